@@ -1,0 +1,397 @@
+#!/usr/bin/env python3
+"""Build the emutrace test programs.
+
+Library use (the repository root must be on sys.path)::
+
+    from bins.build import build, BuildUnavailable, BuildError, PROGRAMS, VARIANTS
+    exe = build("strings", "nopie")          # -> bins/out/nopie/strings
+    exe = build("diffprog", "v1")            # -> pie build with -DVARIANT=1
+    exe = build("fib", "pg", defines={"N": 20})   # -> bins/out/pg+N=20/fib
+
+``build(prog, variant="pie", defines=None)`` compiles ``bins/<prog>.c``
+(``.cpp``, ``.S``) into ``bins/out/<variant>/<prog>`` and returns the path.
+It only rebuilds when a source file (or this script) is newer than the output,
+and it is safe to call from several processes at once (each builds into a
+temporary name and then ``os.replace``\\ s it into place).
+
+``defines`` (a mapping NAME -> value, value None meaning a bare ``-DNAME``)
+adds ``-D`` options; such builds go to ``bins/out/<variant>+NAME=VALUE,.../``.
+``diffprog`` is meant to be built as variants ``v0`` and ``v1`` (the pie build
+with ``-DVARIANT=0`` / ``-DVARIANT=1``).
+
+It raises ``BuildUnavailable`` when the needed tool is missing (g++,
+musl-gcc, strip, ...) or the variant does not apply to that program (e.g.
+``musl-static`` for C++), so tests can ``pytest.skip``; ``BuildError`` when
+the compiler fails for any other reason.
+
+The demo (``demo``) is built against ``libdemo.so``, which is built into the
+same output directory (``build("libdemo", variant)`` returns its path), and
+finds it through ``-rpath $ORIGIN``.
+
+Command line::
+
+    python3 bins/build.py --all               # every program in every variant
+    python3 bins/build.py PROG [VARIANT...]   # default variant: pie
+    python3 bins/build.py --list              # programs and their variants
+    python3 bins/build.py --prebuilt          # regenerate bins/prebuilt/*
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Dict, Iterable, List, Mapping, Optional, Tuple
+
+BINS = Path(__file__).resolve().parent
+OUT = BINS / "out"
+PREBUILT = BINS / "prebuilt"
+
+
+class BuildUnavailable(Exception):
+    """The program/variant cannot be built here (missing tool, or the variant
+    does not apply to the program).  Tests should skip."""
+
+
+class BuildError(RuntimeError):
+    """The compiler was there but failed."""
+
+
+# --------------------------------------------------------------------------
+# Variants
+
+# name -> (compiler kind, flags, post-processing)
+#   compiler kind: "gnu" (gcc/g++) or "musl" (musl-gcc, C only)
+_VARIANT_FLAGS: Dict[str, Tuple[str, Tuple[str, ...], Optional[str]]] = {
+    "pie":         ("gnu", ("-O1", "-fPIE", "-pie"), None),
+    "nopie":       ("gnu", ("-O1", "-fno-pie", "-no-pie"), None),
+    "znow":        ("gnu", ("-O1", "-Wl,-z,now"), None),
+    "zlazy":       ("gnu", ("-O1", "-Wl,-z,lazy"), None),
+    # Debian's crt*.o carry no IBT property, so ask ld for the IBT PLT
+    # (.plt + .plt.sec) explicitly.
+    "ibt":         ("gnu", ("-O1", "-fcf-protection=full", "-Wl,-z,now",
+                            "-Wl,-z,ibtplt"), None),
+    "fnoplt":      ("gnu", ("-O1", "-fno-plt"), None),
+    "static":      ("gnu", ("-O1", "-static"), None),
+    "static-pie":  ("gnu", ("-O1", "-fPIE", "-static-pie"), None),
+    "musl-static": ("musl", ("-O1", "-static"), None),
+    "pg":          ("gnu", ("-O0", "-pg"), None),
+    "plain":       ("gnu", ("-O0",), None),
+    "stripped":    ("gnu", ("-O1", "-fPIE", "-pie"), "strip"),
+    "v0":          ("gnu", ("-O1", "-fPIE", "-pie", "-DVARIANT=0"), None),
+    "v1":          ("gnu", ("-O1", "-fPIE", "-pie", "-DVARIANT=1"), None),
+}
+
+VARIANTS: Tuple[str, ...] = tuple(_VARIANT_FLAGS)
+
+# the variants that make sense for an ordinary C program
+C_VARIANTS: Tuple[str, ...] = (
+    "pie", "nopie", "znow", "zlazy", "ibt", "fnoplt", "static", "static-pie",
+    "musl-static", "pg", "plain", "stripped",
+)
+CXX_VARIANTS: Tuple[str, ...] = tuple(v for v in C_VARIANTS if v != "musl-static")
+
+# --------------------------------------------------------------------------
+# Programs
+
+# Every C program gets -fno-builtin so that each library call in the source
+# is a real call in the binary (gcc would otherwise fold strlen("x"), turn
+# printf("x\n") into puts, drop malloc/free pairs, ...).
+_C_FLAGS = ("-fno-builtin",)
+_NOLIBC_FLAGS = ("-nostdlib", "-ffreestanding", "-fno-stack-protector")
+
+
+def _p(lang: str, desc: str, variants: Iterable[str] = (), flags: Iterable[str] = (),
+       **extra) -> dict:
+    if not variants:
+        variants = CXX_VARIANTS if lang == "c++" else C_VARIANTS
+    meta = {
+        "lang": lang,                   # "c", "c++" or "asm"
+        "variants": tuple(variants),    # variants that apply
+        "flags": tuple(flags),          # extra compiler/linker flags
+        "desc": desc,
+    }
+    meta.update(extra)
+    return meta
+
+
+PROGRAMS: Dict[str, dict] = {
+    "demo": _p("c", "no-libc program using libdemo.so (raw syscalls, own _start)",
+               ("pie", "nopie"), _NOLIBC_FLAGS, kind="nolibc", needs=("libdemo",)),
+    "libdemo": _p("c", "no-libc shared library for the demo (output: libdemo.so)",
+                  ("pie", "nopie"), _NOLIBC_FLAGS + ("-fPIC", "-shared",
+                                                     "-Wl,-soname,libdemo.so"),
+                  kind="shared", output="libdemo.so"),
+    "hello": _p("c", "hello world (prebuilt as a musl static binary)", flags=_C_FLAGS),
+    "strings": _p("c", "string/stdlib/stdio calls", flags=_C_FLAGS),
+    "files": _p("c", "file-system calls in a scratch dir (argv[1])", flags=_C_FLAGS),
+    "signal": _p("c", "sigaction/raise/kill/sigprocmask", flags=_C_FLAGS),
+    "crash": _p("c", "prints 'before crash' then SIGSEGV", flags=_C_FLAGS),
+    "cxx": _p("c++", "C++ containers, iostream, exceptions, virtual calls"),
+    "jmp": _p("c", "setjmp/longjmp, longjmp out of qsort, sigsetjmp", flags=_C_FLAGS),
+    "qsort": _p("c", "qsort with a strcmp comparator", flags=_C_FLAGS),
+    "protos": _p("c", "every kind of library-call argument", flags=_C_FLAGS),
+    "determinism": _p("c", "clocks, ids, randomness, addresses", flags=_C_FLAGS),
+    "escape": _p("c", "hostile: reads the paths in argv", flags=_C_FLAGS, hostile=True),
+    "escape_symlink": _p("c", "hostile: symlinks to / and ../.. then reads",
+                         flags=_C_FLAGS, hostile=True),
+    "writer": _p("c", "hostile: writes the paths in argv, reads them back",
+                 flags=_C_FLAGS, hostile=True),
+    "sock": _p("c", "hostile: TCP connect to 127.0.0.1:PORT", flags=_C_FLAGS, hostile=True),
+    "spin": _p("c", "hostile: endless loop without syscalls", flags=_C_FLAGS, hostile=True),
+    "membomb": _p("c", "hostile: allocates until malloc fails or cap MiB",
+                  flags=_C_FLAGS, hostile=True),
+    "threads": _p("c", "N threads, mutex counter, condvar barrier",
+                  flags=_C_FLAGS + ("-pthread",)),
+    "forkwait": _p("c", "fork/waitpid and vfork/_exit", flags=_C_FLAGS),
+    "system": _p("c", "system() and popen()", flags=_C_FLAGS),
+    "sigs": _p("c", "SA_SIGINFO, SIGSEGV recovery, alarm+pause", flags=_C_FLAGS),
+    "getenv_time": _p("c", "prints HOME and time()", flags=_C_FLAGS),
+    "diffprog": _p("c", "two builds differing in one library call (v0/v1)",
+                   ("v0", "v1") + C_VARIANTS, _C_FLAGS),
+    "fib": _p("c", "recursive fib for function tracing", flags=_C_FLAGS),
+    "callloop": _p("c", "N x malloc/strcpy/strlen/free (benchmark)", flags=_C_FLAGS),
+    "readloop": _p("c", "N one-byte reads (benchmark)", flags=_C_FLAGS),
+}
+
+# --------------------------------------------------------------------------
+# Building
+
+
+def source_of(prog: str) -> Path:
+    for ext in (".c", ".cpp", ".S"):
+        p = BINS / (prog + ext)
+        if p.exists():
+            return p
+    raise BuildUnavailable(f"no source for {prog!r} in {BINS}")
+
+
+def _define_args(defines: Optional[Mapping[str, object]]) -> List[str]:
+    if not defines:
+        return []
+    out = []
+    for k in sorted(defines):
+        v = defines[k]
+        out.append(f"-D{k}" if v is None else f"-D{k}={v}")
+    return out
+
+
+def out_dir(variant: str, defines: Optional[Mapping[str, object]] = None) -> Path:
+    name = variant
+    if defines:
+        parts = []
+        for k in sorted(defines):
+            v = defines[k]
+            parts.append(k if v is None else f"{k}={v}")
+        name += "+" + ",".join(parts)
+        name = "".join(c if c.isalnum() or c in "+=,-_." else "_" for c in name)
+    return OUT / name
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name)
+    if not path:
+        raise BuildUnavailable(f"{name} not found on PATH")
+    return path
+
+
+def _compiler(lang: str, kind: str) -> str:
+    if kind == "musl":
+        if lang == "c++":
+            raise BuildUnavailable("musl-gcc cannot build C++ programs")
+        return _tool("musl-gcc")
+    return _tool("g++" if lang == "c++" else "gcc")
+
+
+def _run(cmd: List[str], what: str) -> None:
+    env = dict(os.environ, LC_ALL="C")
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          env=env, universal_newlines=True)
+    if proc.returncode != 0:
+        msg = f"building {what} failed:\n$ {' '.join(cmd)}\n{proc.stdout}"
+        # A toolchain without the needed library (e.g. no static libstdc++)
+        # means "cannot build here", not "the program is broken".
+        if "cannot find -l" in proc.stdout:
+            raise BuildUnavailable(msg)
+        raise BuildError(msg)
+
+
+def _up_to_date(output: Path, inputs: Iterable[Path]) -> bool:
+    try:
+        out_m = output.stat().st_mtime
+    except FileNotFoundError:
+        return False
+    return all(p.stat().st_mtime <= out_m for p in inputs)
+
+
+def command(prog: str, variant: str = "pie", output: Optional[Path] = None,
+            defines: Optional[Mapping[str, object]] = None) -> List[str]:
+    """The compiler command line used for prog/variant (output defaults to
+    the final path).  Raises BuildUnavailable like build()."""
+    if prog not in PROGRAMS:
+        raise BuildUnavailable(f"unknown program {prog!r}")
+    if variant not in _VARIANT_FLAGS:
+        raise BuildUnavailable(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
+    meta = PROGRAMS[prog]
+    if variant not in meta["variants"]:
+        raise BuildUnavailable(
+            f"variant {variant!r} does not apply to {prog!r} "
+            f"(applies: {', '.join(meta['variants'])})")
+    kind, vflags, _post = _VARIANT_FLAGS[variant]
+    lang = meta["lang"]
+    cc = _compiler(lang, kind)
+    odir = out_dir(variant, defines)
+    if output is None:
+        output = odir / meta.get("output", prog)
+    cmd = [cc]
+    if meta.get("kind") == "shared":
+        # position-independent shared object whatever the variant
+        cmd += ["-O1"]
+    else:
+        cmd += list(vflags)
+    cmd += list(meta["flags"]) + _define_args(defines)
+    cmd += ["-o", str(output), str(source_of(prog))]
+    for dep in meta.get("needs", ()):
+        cmd += [f"-L{odir}", f"-l{dep[3:] if dep.startswith('lib') else dep}"]
+    if meta.get("needs"):
+        cmd += ["-Wl,-rpath,$ORIGIN"]
+    return cmd
+
+
+def build(prog: str, variant: str = "pie",
+          defines: Optional[Mapping[str, object]] = None) -> Path:
+    """Build bins/<prog>.{c,cpp,S} as `variant`; return the output path."""
+    cmd = command(prog, variant, defines=defines)     # validates everything
+    meta = PROGRAMS[prog]
+    post = _VARIANT_FLAGS[variant][2]
+    if post == "strip":
+        strip = _tool("strip")
+    odir = out_dir(variant, defines)
+    final = odir / meta.get("output", prog)
+
+    inputs = [source_of(prog), Path(__file__).resolve()]
+    for dep in meta.get("needs", ()):
+        dep_path = build(dep, variant, defines)
+        inputs += [source_of(dep), dep_path]
+    if _up_to_date(final, inputs):
+        return final
+
+    odir.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=odir)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        cmd = command(prog, variant, output=tmp, defines=defines)
+        _run(cmd, f"{prog} ({variant})")
+        if post == "strip":
+            _run([strip, "-s", str(tmp)], f"strip {prog}")
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, final)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return final
+
+
+def available(prog: str, variant: str = "pie") -> bool:
+    """True if build(prog, variant) would not raise BuildUnavailable for a
+    missing tool or an inapplicable variant (does not build anything)."""
+    try:
+        command(prog, variant)
+        if _VARIANT_FLAGS[variant][2] == "strip":
+            _tool("strip")
+        return True
+    except BuildUnavailable:
+        return False
+
+
+def build_all(jobs: Optional[int] = None) -> List[Tuple[str, str, object]]:
+    """Build everything; returns (prog, variant, Path or exception) triples."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pairs = [(p, v) for p, m in PROGRAMS.items() for v in m["variants"]]
+    # libdemo first: the demo links against it
+    pairs.sort(key=lambda pv: pv[0] != "libdemo")
+
+    def one(pv):
+        try:
+            return (pv[0], pv[1], build(*pv))
+        except (BuildUnavailable, BuildError) as e:
+            return (pv[0], pv[1], e)
+
+    first = [one(pv) for pv in pairs if pv[0] == "libdemo"]
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 2) as ex:
+        rest = list(ex.map(one, [pv for pv in pairs if pv[0] != "libdemo"]))
+    return first + rest
+
+
+def build_prebuilt() -> List[Path]:
+    """Regenerate bins/prebuilt/{demo,libdemo.so,hello-static} (stripped)."""
+    strip = _tool("strip")
+    PREBUILT.mkdir(exist_ok=True)
+    made = []
+    for prog, variant, name in (("libdemo", "pie", "libdemo.so"),
+                                ("demo", "pie", "demo"),
+                                ("hello", "musl-static", "hello-static")):
+        src = build(prog, variant)
+        dst = PREBUILT / name
+        tmp = PREBUILT / f".{name}.tmp{os.getpid()}"
+        shutil.copyfile(src, tmp)
+        _run([strip, "-s", str(tmp)], f"strip {name}")
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, dst)
+        made.append(dst)
+    return made
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description="Build the emutrace test programs.")
+    ap.add_argument("--all", action="store_true", help="build every program in every variant")
+    ap.add_argument("--prebuilt", action="store_true",
+                    help="regenerate bins/prebuilt/ (demo, libdemo.so, hello-static)")
+    ap.add_argument("--list", action="store_true", help="list programs and variants")
+    ap.add_argument("-D", dest="defines", action="append", default=[],
+                    metavar="NAME[=VALUE]", help="extra -D define (PROG mode)")
+    ap.add_argument("prog", nargs="?", help="program name")
+    ap.add_argument("variants", nargs="*", help=f"variants (default pie); known: {' '.join(VARIANTS)}")
+    args = ap.parse_args(argv)
+
+    if args.list:
+        for name, meta in PROGRAMS.items():
+            print(f"{name:15} {meta['lang']:4} {' '.join(meta['variants'])}")
+        return 0
+    status = 0
+    if args.prebuilt:
+        for p in build_prebuilt():
+            print(p)
+    if args.all:
+        for prog, variant, res in build_all():
+            if isinstance(res, Path):
+                print(res)
+            else:
+                kind = "unavailable" if isinstance(res, BuildUnavailable) else "FAILED"
+                print(f"{prog} ({variant}): {kind}: {res}", file=sys.stderr)
+                if isinstance(res, BuildError):
+                    status = 1
+    if args.prog:
+        defines = {}
+        for d in args.defines:
+            k, sep, v = d.partition("=")
+            defines[k] = v if sep else None
+        for variant in args.variants or ["pie"]:
+            try:
+                print(build(args.prog, variant, defines or None))
+            except (BuildUnavailable, BuildError) as e:
+                print(f"{args.prog} ({variant}): {e}", file=sys.stderr)
+                status = 1
+    if not (args.all or args.prog or args.prebuilt):
+        ap.print_usage(sys.stderr)
+        return 2
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

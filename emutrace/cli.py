@@ -1,0 +1,95 @@
+"""The command line: `emutrace [options] PROGRAM [ARGS...]`.
+
+Exit status: the program's own; when the program is killed by a signal, emutrace ends by the
+same signal (core dumps off), as strace does. emutrace's own errors: 125 (usage, internal,
+limits), 126 (cannot run: not ELF, wrong machine, malformed), 127 (not found), 124 (--timeout).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import List, Optional
+
+USAGE_STATUS, NOEXEC_STATUS, NOTFOUND_STATUS, TIMEOUT_STATUS = 125, 126, 127, 124
+
+
+def fail(message: str, status: int) -> int:
+    sys.stderr.write(f"emutrace: {message}\n")
+    sys.stderr.flush()
+    return status
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    from .options import UsageError, parse
+    try:
+        cfg = parse(argv)
+    except UsageError as e:
+        return fail(str(e), USAGE_STATUS)
+    if cfg.subcommand is not None:
+        return cfg.subcommand(cfg)
+    try:
+        return run(cfg)
+    except KeyboardInterrupt:
+        return fail("interrupted", 130)
+    except BrokenPipeError:
+        return 141
+
+
+def run(cfg) -> int:
+    from .session import EmutraceError, Session
+    from .tracer import build_observers
+    try:
+        session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
+        outputs = build_observers(session, cfg)
+        try:
+            session.start()
+            result = session.run()
+        finally:
+            for out in outputs:
+                out.close()
+    except EmutraceError as e:
+        return fail(str(e), e.status)
+    except OSError as e:
+        return fail(f"{e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}", USAGE_STATUS)
+    except MemoryError:
+        return fail("out of host memory", USAGE_STATUS)
+    except RecursionError:
+        return fail("internal error: recursion too deep", USAGE_STATUS)
+    sys.stdout.flush()
+    if result.signal:
+        die_by_signal(result.signal)
+    return result.status
+
+
+def die_by_signal(sig: int) -> None:
+    """End this process by the guest's signal, so a shell sees the same status (no core dump)."""
+    import signal as hostsig
+    try:
+        import resource
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    except (ImportError, ValueError, OSError):
+        pass
+    try:
+        sys.stderr.flush()
+        host = _host_signal(sig)
+        if host is not None and hasattr(os, "kill"):
+            hostsig.signal(host, hostsig.SIG_DFL)
+            if hasattr(hostsig, "pthread_sigmask"):
+                hostsig.pthread_sigmask(hostsig.SIG_UNBLOCK, {host})
+            os.kill(os.getpid(), host)
+    except (OSError, ValueError):
+        pass
+    os._exit(128 + sig)
+
+
+def _host_signal(linux_sig: int):
+    """The host's number for a Linux signal, found by name (macOS numbers differ)."""
+    import signal as hostsig
+    from syscalls.xlat import signal_name
+    name = signal_name(linux_sig)
+    return getattr(hostsig, name, None) if name and name.startswith("SIG") else None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""The CPU: one Unicorn x86-64 engine, a fixed CPUID model, and cheap register access.
+
+The stock binding's reg_read costs ~2 µs (it builds ctypes objects each call); hot paths here
+call the C library directly with preallocated buffers instead.
+"""
+from __future__ import annotations
+
+import ctypes
+import struct
+
+from unicorn import Uc, UcError, UC_ARCH_X86, UC_MODE_64, UC_HOOK_INSN
+from unicorn import unicorn_const as UCC
+from unicorn import x86_const as X
+from unicorn.unicorn_py3.unicorn import uclib
+
+# General-purpose registers in the order the syscall ABI and the signal frame use them
+REG = {
+    "rax": X.UC_X86_REG_RAX, "rbx": X.UC_X86_REG_RBX, "rcx": X.UC_X86_REG_RCX, "rdx": X.UC_X86_REG_RDX,
+    "rsi": X.UC_X86_REG_RSI, "rdi": X.UC_X86_REG_RDI, "rbp": X.UC_X86_REG_RBP, "rsp": X.UC_X86_REG_RSP,
+    "r8": X.UC_X86_REG_R8, "r9": X.UC_X86_REG_R9, "r10": X.UC_X86_REG_R10, "r11": X.UC_X86_REG_R11,
+    "r12": X.UC_X86_REG_R12, "r13": X.UC_X86_REG_R13, "r14": X.UC_X86_REG_R14, "r15": X.UC_X86_REG_R15,
+    "rip": X.UC_X86_REG_RIP, "eflags": X.UC_X86_REG_EFLAGS,
+    "fs_base": X.UC_X86_REG_FS_BASE, "gs_base": X.UC_X86_REG_GS_BASE,
+}
+GPRS = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11",
+        "r12", "r13", "r14", "r15", "rip", "eflags", "fs_base", "gs_base")
+SYSCALL_ARGS = ("rax", "rdi", "rsi", "rdx", "r10", "r8", "r9")
+CALL_ARGS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9", "rsp")
+
+# ---------------------------------------------------------------- CPUID
+# One fixed model on every host: an Intel family-6 part with SSE up to SSE4.2 and POPCNT, no
+# AVX/AVX-512/XSAVE/PCLMUL/RDRAND (instructions Unicorn lacks or gets wrong; glibc's IFUNCs
+# then choose the SSE2/SSSE3/SSE4 string functions). Cache geometry comes from leaf 4 so
+# glibc's memcpy thresholds are sane.
+_EDX1 = sum(1 << b for b in (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16, 17, 19, 23, 24, 25, 26))
+_ECX1 = sum(1 << b for b in (0, 9, 13, 19, 20, 23))      # SSE3 SSSE3 CX16 SSE4.1 SSE4.2 POPCNT
+_BRAND = b"emutrace virtual x86-64 CPU".ljust(48, b"\0")
+
+
+def _brand(i):
+    chunk = _BRAND[16 * i:16 * i + 16]
+    return struct.unpack("<4I", chunk)
+
+
+def _cache(type_, level, ways, line, sets, sharing=0):
+    eax = type_ | (level << 5) | (1 << 8) | (sharing << 14)
+    ebx = ((ways - 1) << 22) | (line - 1)
+    return eax, ebx, sets - 1, 0
+
+
+CPUID_LEAVES = {
+    (0, 0): (0xD, 0x756E6547, 0x6C65746E, 0x49656E69),            # "GenuineIntel", max leaf 0xD
+    (1, 0): (0x000306A9, 0x00010800, _ECX1, _EDX1),
+    (2, 0): (0x0000FF01, 0, 0, 0),                                 # "use leaf 4"
+    (4, 0): _cache(1, 1, 8, 64, 64),                               # L1d 32 KiB
+    (4, 1): _cache(2, 1, 8, 64, 64),                               # L1i 32 KiB
+    (4, 2): _cache(3, 2, 4, 64, 1024),                             # L2 256 KiB
+    (4, 3): _cache(3, 3, 16, 64, 8192),                            # L3 8 MiB
+    (7, 0): (0, 1 << 9, 0, 0),                                     # ERMS only
+    (0x80000000, 0): (0x80000008, 0, 0, 0),
+    (0x80000001, 0): (0, 0, 1, (1 << 11) | (1 << 20) | (1 << 29)),  # LAHF; SYSCALL NX LM
+    (0x80000002, 0): _brand(0), (0x80000003, 0): _brand(1), (0x80000004, 0): _brand(2),
+    (0x80000006, 0): (0, 0, 0x01006040, 0),
+    (0x80000008, 0): (0x00003027, 0, 0, 0),
+}
+CPU_FLAGS = ("fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush "
+             "mmx fxsr sse sse2 syscall nx lm pni ssse3 cx16 sse4_1 sse4_2 popcnt lahf_lm erms")
+
+
+def cpuid(leaf: int, sub: int):
+    if leaf in (4, 7, 0xD):
+        return CPUID_LEAVES.get((leaf, sub), (0, 0, 0, 0))
+    return CPUID_LEAVES.get((leaf, 0), (0, 0, 0, 0))
+
+
+class Machine:
+    """A Unicorn engine with emutrace's CPU model and fast register access."""
+
+    def __init__(self):
+        self.uc = Uc(UC_ARCH_X86, UC_MODE_64)
+        self._h = self.uc._uch
+        self._buf = ctypes.c_uint64(0)
+        self._bufref = ctypes.byref(self._buf)
+        self._hooks = []
+        self._hooks.append(self.uc.hook_add(UC_HOOK_INSN, self._on_cpuid, None, 1, 0, X.UC_X86_INS_CPUID))
+        # batch read of the syscall registers: one C call
+        n = len(SYSCALL_ARGS)
+        self._sc_ids = (ctypes.c_int * n)(*[REG[r] for r in SYSCALL_ARGS])
+        self._sc_vals = (ctypes.c_uint64 * n)()
+        self._sc_ptrs = (ctypes.c_void_p * n)(*[ctypes.addressof(self._sc_vals) + 8 * i for i in range(n)])
+        n = len(CALL_ARGS)
+        self._ca_ids = (ctypes.c_int * n)(*[REG[r] for r in CALL_ARGS])
+        self._ca_vals = (ctypes.c_uint64 * n)()
+        self._ca_ptrs = (ctypes.c_void_p * n)(*[ctypes.addressof(self._ca_vals) + 8 * i for i in range(n)])
+        self.reset_fpu()
+
+    # -- registers ---------------------------------------------------------
+    def reg(self, name: str) -> int:
+        uclib.uc_reg_read(self._h, REG[name], self._bufref)
+        return self._buf.value
+
+    def set_reg(self, name: str, value: int) -> None:
+        self._buf.value = value & 0xFFFFFFFFFFFFFFFF
+        uclib.uc_reg_write(self._h, REG[name], self._bufref)
+
+    def syscall_regs(self):
+        """(rax, rdi, rsi, rdx, r10, r8, r9) in one C call."""
+        uclib.uc_reg_read_batch(self._h, self._sc_ids, self._sc_ptrs, len(SYSCALL_ARGS))
+        return tuple(self._sc_vals)
+
+    def call_regs(self):
+        """(rdi, rsi, rdx, rcx, r8, r9, rsp) in one C call."""
+        uclib.uc_reg_read_batch(self._h, self._ca_ids, self._ca_ptrs, len(CALL_ARGS))
+        return tuple(self._ca_vals)
+
+    def xmm(self, i: int) -> bytes:
+        v = self.uc.reg_read(X.UC_X86_REG_XMM0 + i)
+        return int(v).to_bytes(16, "little")
+
+    def set_xmm(self, i: int, data: bytes) -> None:
+        self.uc.reg_write(X.UC_X86_REG_XMM0 + i, int.from_bytes(data, "little"))
+
+    def save_gprs(self) -> dict:
+        return {r: self.reg(r) for r in GPRS}
+
+    def load_gprs(self, regs: dict) -> None:
+        for r, v in regs.items():
+            self.set_reg(r, v)
+
+    def reset_fpu(self) -> None:
+        # as Linux starts a process: x87 control word 0x037F, MXCSR 0x1F80
+        self.uc.reg_write(X.UC_X86_REG_FPCW, 0x037F)
+        self.uc.reg_write(X.UC_X86_REG_MXCSR, 0x1F80)
+
+    def fp_state(self) -> bytes:
+        """FXSAVE-format image of the x87/SSE state (for signal frames)."""
+        from syscalls.layouts import FXSAVE
+        xmm = b"".join(self.xmm(i) for i in range(16))
+        st = b"".join(self._st(i) for i in range(8))
+        return FXSAVE.pack(cwd=self.uc.reg_read(X.UC_X86_REG_FPCW) & 0xFFFF,
+                           swd=self.uc.reg_read(X.UC_X86_REG_FPSW) & 0xFFFF,
+                           ftw=self.uc.reg_read(X.UC_X86_REG_FPTAG) & 0xFFFF,
+                           mxcsr=self.uc.reg_read(X.UC_X86_REG_MXCSR) & 0xFFFFFFFF,
+                           mxcsr_mask=0xFFFF, st_space=st, xmm_space=xmm)
+
+    def _st(self, i):
+        mant, exp = self.uc.reg_read(X.UC_X86_REG_ST0 + i)
+        return struct.pack("<QH6x", mant & 0xFFFFFFFFFFFFFFFF, exp & 0xFFFF)
+
+    def set_fp_state(self, image: bytes) -> None:
+        from syscalls.layouts import FXSAVE
+        f = FXSAVE.unpack(image)
+        self.uc.reg_write(X.UC_X86_REG_FPCW, f["cwd"])
+        self.uc.reg_write(X.UC_X86_REG_MXCSR, f["mxcsr"] & 0xFFFF)
+        for i in range(16):
+            self.set_xmm(i, f["xmm_space"][16 * i:16 * i + 16])
+
+    # -- memory ------------------------------------------------------------
+    def read(self, addr: int, size: int) -> bytes:
+        return bytes(self.uc.mem_read(addr, size))
+
+    def write(self, addr: int, data: bytes) -> None:
+        self.uc.mem_write(addr, bytes(data))
+
+    # -- CPUID -------------------------------------------------------------
+    def _on_cpuid(self, uc, _ud):
+        leaf = self.reg("rax") & 0xFFFFFFFF
+        sub = self.reg("rcx") & 0xFFFFFFFF
+        a, b, c, d = cpuid(leaf, sub)
+        self.set_reg("rax", a)
+        self.set_reg("rbx", b)
+        self.set_reg("rcx", c)
+        self.set_reg("rdx", d)
+        return 1        # skip the instruction: the answer is ours, never the host's
+
+
+__all__ = ["Machine", "UcError", "UCC", "REG", "cpuid", "CPU_FLAGS"]

@@ -1,0 +1,288 @@
+"""The guest address space: the list of mappings (VMAs) behind mmap/munmap/mprotect/brk.
+
+Unicorn holds the bytes; this module knows what each range is (permissions, name for
+/proc/self/maps), where free space is, and how much the guest has mapped, so a memory bomb
+gets ENOMEM at --max-mem instead of growing the host. Guest-visible reads and writes made on
+the guest's behalf (syscall buffers) check the guest's permissions and raise GuestFault,
+which the syscall layer turns into EFAULT.
+"""
+from __future__ import annotations
+
+import bisect
+import struct
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+from unicorn import UcError
+
+PAGE = 0x1000
+PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4
+
+# Fixed addresses (no ASLR): what Linux picks with randomisation off.
+PIE_BASE = 0x555555554000
+MMAP_TOP = 0x7FFFF7FFF000
+STACK_TOP = 0x7FFFFFFFF000
+STACK_SIZE = 8 << 20
+LOW_LIMIT = 0x10000          # vm.mmap_min_addr
+
+
+class GuestFault(Exception):
+    """An access on the guest's behalf to memory the guest may not access (EFAULT)."""
+
+    def __init__(self, addr: int):
+        super().__init__(f"bad guest address {addr:#x}")
+        self.addr = addr
+
+
+class OutOfMemory(Exception):
+    """The guest asked for more memory than --max-mem allows (ENOMEM)."""
+
+
+def page_up(x: int) -> int:
+    return (x + PAGE - 1) & ~(PAGE - 1)
+
+
+def page_down(x: int) -> int:
+    return x & ~(PAGE - 1)
+
+
+@dataclass
+class Vma:
+    start: int
+    end: int
+    prot: int
+    name: str = ""
+    offset: int = 0
+
+    def split(self, at: int) -> Tuple["Vma", "Vma"]:
+        left = Vma(self.start, at, self.prot, self.name, self.offset)
+        right = Vma(at, self.end, self.prot, self.name, self.offset + (at - self.start) if self.name else 0)
+        return left, right
+
+
+def _uc_prot(prot: int) -> int:
+    # x86 cannot map execute-only or write-only pages: exec and write imply read
+    return prot | PROT_READ if prot & (PROT_WRITE | PROT_EXEC) else prot
+
+
+class AddressSpace:
+    def __init__(self, uc, max_mem: int):
+        self.uc = uc
+        self.max_mem = max_mem
+        self.vmas: List[Vma] = []
+        self._starts: List[int] = []
+        self.mapped = 0
+        self.brk_start = 0
+        self.brk = 0
+        self.mmap_top = MMAP_TOP
+
+    # -- lookup ------------------------------------------------------------
+    def _reindex(self) -> None:
+        self.vmas.sort(key=lambda v: v.start)
+        self._starts = [v.start for v in self.vmas]
+
+    def find(self, addr: int) -> Optional[Vma]:
+        i = bisect.bisect_right(self._starts, addr) - 1
+        if i >= 0 and self.vmas[i].start <= addr < self.vmas[i].end:
+            return self.vmas[i]
+        return None
+
+    def overlapping(self, start: int, end: int) -> List[Vma]:
+        i = max(0, bisect.bisect_right(self._starts, start) - 1)
+        out = []
+        for v in self.vmas[i:]:
+            if v.start >= end:
+                break
+            if v.end > start:
+                out.append(v)
+        return out
+
+    def is_free(self, start: int, end: int) -> bool:
+        return not self.overlapping(start, end)
+
+    def find_free(self, size: int, top: Optional[int] = None) -> int:
+        """Highest free range of `size` below `top` (top-down, as Linux's mmap)."""
+        top = page_down(top or self.mmap_top)
+        end = top
+        for v in reversed(self.vmas):
+            if v.start >= end:
+                continue
+            if v.end <= end and end - max(v.end, LOW_LIMIT) >= size:
+                return end - size        # the gap [v.end, end) fits
+            end = v.start
+        if end - size >= LOW_LIMIT:
+            return end - size
+        raise OutOfMemory("address space exhausted")
+
+    # -- changes -----------------------------------------------------------
+    def map(self, start: int, size: int, prot: int, name: str = "", offset: int = 0) -> int:
+        """Map [start, start+size) fresh (zero-filled); anything there is unmapped first."""
+        size = page_up(size)
+        if start & (PAGE - 1) or size <= 0 or start + size > 1 << 47:
+            raise OutOfMemory("bad range")
+        self.unmap(start, size)
+        if self.mapped + size > self.max_mem:
+            raise OutOfMemory(f"guest memory limit ({self.max_mem} bytes) reached")
+        try:
+            self.uc.mem_map(start, size, _uc_prot(prot))
+        except UcError as e:
+            raise OutOfMemory(str(e)) from None
+        self.mapped += size
+        self.vmas.append(Vma(start, start + size, prot, name, offset))
+        self._reindex()
+        return start
+
+    def unmap(self, start: int, size: int) -> None:
+        end = start + page_up(size)
+        hit = self.overlapping(start, end)
+        if not hit:
+            return
+        for v in hit:
+            lo, hi = max(v.start, start), min(v.end, end)
+            self.uc.mem_unmap(lo, hi - lo)
+            self.mapped -= hi - lo
+            self.vmas.remove(v)
+            if v.start < lo:
+                self.vmas.append(v.split(lo)[0])
+            if hi < v.end:
+                self.vmas.append(v.split(hi)[1])
+        self._reindex()
+
+    def protect(self, start: int, size: int, prot: int) -> bool:
+        """False when part of the range is unmapped (mprotect's ENOMEM)."""
+        end = start + page_up(size)
+        hit = self.overlapping(start, end)
+        covered = sum(min(v.end, end) - max(v.start, start) for v in hit)
+        if covered != end - start:
+            return False
+        for v in hit:
+            lo, hi = max(v.start, start), min(v.end, end)
+            self.uc.mem_protect(lo, hi - lo, _uc_prot(prot))
+            self.vmas.remove(v)
+            parts = [v]
+            if v.start < lo:
+                left, v = v.split(lo)
+                parts = [left, v]
+                self.vmas.append(left)
+            if hi < v.end:
+                v, right = v.split(hi)
+                self.vmas.append(right)
+            v.prot = prot
+            self.vmas.append(v)
+        self._reindex()
+        return True
+
+    def set_brk(self, new: int) -> int:
+        if new < self.brk_start:
+            return self.brk
+        old_top, new_top = page_up(self.brk), page_up(new)
+        try:
+            if new_top > old_top:
+                if not self.is_free(old_top, new_top):
+                    return self.brk
+                self.map(old_top, new_top - old_top, PROT_READ | PROT_WRITE, "[heap]")
+            elif new_top < old_top:
+                self.unmap(new_top, old_top - new_top)
+        except OutOfMemory:
+            return self.brk
+        self.brk = new
+        return new
+
+    # -- guest-checked access ---------------------------------------------
+    def check(self, addr: int, size: int, want: int) -> None:
+        end = addr + size
+        while addr < end:
+            v = self.find(addr)
+            if v is None or (v.prot & want) != want:
+                raise GuestFault(addr)
+            addr = v.end
+
+    def read(self, addr: int, size: int) -> bytes:
+        if size <= 0:
+            return b""
+        self.check(addr, size, PROT_READ)
+        return bytes(self.uc.mem_read(addr, size))
+
+    def write(self, addr: int, data: bytes) -> None:
+        if not data:
+            return
+        self.check(addr, len(data), PROT_WRITE)
+        self.uc.mem_write(addr, bytes(data))
+
+    def read_u64(self, addr: int) -> int:
+        return struct.unpack("<Q", self.read(addr, 8))[0]
+
+    def write_u64(self, addr: int, v: int) -> None:
+        self.write(addr, struct.pack("<Q", v & 0xFFFFFFFFFFFFFFFF))
+
+    def write_u32(self, addr: int, v: int) -> None:
+        self.write(addr, struct.pack("<I", v & 0xFFFFFFFF))
+
+    def read_cstr(self, addr: int, limit: int = 4096) -> bytes:
+        """A NUL-terminated string; GuestFault if it starts unmapped, ENAMETOOLONG-style cut at limit."""
+        out = bytearray()
+        while len(out) < limit:
+            v = self.find(addr)
+            if v is None or not v.prot & PROT_READ:
+                raise GuestFault(addr)
+            chunk = bytes(self.uc.mem_read(addr, min(v.end - addr, 256, limit - len(out))))
+            nul = chunk.find(b"\0")
+            if nul >= 0:
+                out += chunk[:nul]
+                return bytes(out)
+            out += chunk
+            addr += len(chunk)
+        return bytes(out)
+
+    def read_ptr_array(self, addr: int, limit: int = 1 << 16) -> List[int]:
+        out = []
+        while addr and len(out) < limit:
+            p = self.read_u64(addr)
+            if p == 0:
+                break
+            out.append(p)
+            addr += 8
+        return out
+
+    # -- decoder-facing (never raises) --------------------------------------
+    def peek(self, addr: int, size: int) -> Optional[bytes]:
+        try:
+            return self.read(addr, size)
+        except GuestFault:
+            return None
+
+    def cstring(self, addr: int, limit: int):
+        """(bytes, terminated) for trace decoders, or None when unreadable."""
+        if not addr:
+            return None
+        try:
+            s = self.read_cstr(addr, limit + 1)
+        except GuestFault:
+            return None
+        if len(s) > limit:
+            return s[:limit], False
+        return s, True
+
+    def maps_text(self) -> str:
+        lines = []
+        for v in self.vmas:
+            perms = ("r" if v.prot & 1 else "-") + ("w" if v.prot & 2 else "-") + ("x" if v.prot & 4 else "-") + "p"
+            name = v.name
+            ino = 0
+            lines.append(f"{v.start:08x}-{v.end:08x} {perms} {v.offset:08x} 00:00 {ino:<10d}" + (f" {name}" if name else ""))
+        return "\n".join(lines) + "\n"
+
+
+class MemView:
+    """The `mem` object trace decoders receive: read(addr,size)->bytes|None, cstring(addr,limit)."""
+
+    __slots__ = ("aspace",)
+
+    def __init__(self, aspace: AddressSpace):
+        self.aspace = aspace
+
+    def read(self, addr: int, size: int) -> Optional[bytes]:
+        return self.aspace.peek(addr, size)
+
+    def cstring(self, addr: int, limit: int):
+        return self.aspace.cstring(addr, limit)

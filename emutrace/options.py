@@ -1,0 +1,317 @@
+"""Command-line options: ltrace's and strace's flags where they have them, plus emutrace's own.
+
+Options end at the first word that is not an option (the program) or at `--`. Subcommands
+(`diff`, `sysroot`) are recognized only as a bare first word.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable, List, Optional
+
+from .session import Options
+from .world import World
+
+HELP = """usage: emutrace [options] PROGRAM [ARGS...]
+       emutrace diff A.jsonl B.jsonl
+       emutrace sysroot PROGRAM OUT.tar
+
+Runs an x86-64 Linux program inside the Unicorn emulator (no ptrace, nothing runs on the host CPU)
+and traces its library calls (default), system calls (-S, --strace) or functions (--ftrace).
+
+Tracing:
+  -o FILE            write the trace to FILE (default: stderr)
+  -S                 also show system calls, interleaved with library calls (ltrace -S)
+  --strace           system calls only, in strace's format
+  -L                 no library calls
+  -e EXPR            ltrace filter (malloc+free, -strlen, *@libc.so*, /regex/) or, with --strace,
+                     strace's -e trace=NAME,%class,!NAME
+  -x FILTER          also trace program-internal functions matching FILTER
+  -l LIB             only calls into libraries matching LIB
+  -F FILE            extra prototypes in ltrace.conf syntax
+  -s N               string length limit (default 32)
+  -n N               indent nested calls by N spaces
+  -C                 demangle C++ names
+  -i                 show the instruction pointer of each call
+  -T                 show the (virtual) time spent in each call
+  -t, -tt, -ttt, -r  timestamps on the virtual clock
+  -c                 summary table instead of a trace
+  -y                 show paths beside file descriptors (--strace)
+  -f                 follow forks and threads
+  --format FMT       text (default) or jsonl
+  --ftrace           trace every function of the program; --ftrace-libs adds the libraries'
+  --chrome FILE      write a Chrome trace-event JSON timeline
+  --folded FILE      write folded stacks for flame graphs
+  --no-trace         run without tracing
+
+Sandbox and determinism:
+  --root DIR         the guest's file system (default /), read-only; writes go to a throw-away overlay
+  --rw HOST[:GUEST]  grant real writes to a host directory
+  --cwd DIR          the guest's working directory (default: the host's, when inside the root)
+  --env K=V          add to the fixed default environment; --inherit-env passes the host's
+  --seed N           seed for AT_RANDOM, getrandom, /dev/urandom (default 0)
+  --clock T          start of the virtual clock, in seconds since the epoch
+  --uid N, --gid N   the guest's user and group ids (default 1000)
+  --net              allow network system calls (default: denied with EACCES)
+  --timeout S        stop after S seconds of wall time (exit status 124)
+  --max-insns N      stop after about N guest instructions (exit status 124)
+  --max-mem BYTES    guest memory limit (default 4G; suffixes K M G)
+  --max-procs N      process limit (default 64)
+  --loader MODE      auto (default), interp (run the program's ld.so) or builtin (emutrace links)
+
+Exit status: the program's; 124 a limit was reached, 125 usage or internal error,
+126 the program cannot be run, 127 it was not found.
+"""
+
+
+class UsageError(Exception):
+    pass
+
+
+@dataclass
+class TraceConfig:
+    output: Optional[str] = None
+    syscalls: bool = False              # -S
+    strace: bool = False                # --strace
+    libcalls: bool = True
+    filters: List[str] = field(default_factory=list)
+    internal: List[str] = field(default_factory=list)   # -x
+    libs: List[str] = field(default_factory=list)       # -l
+    proto_files: List[str] = field(default_factory=list)
+    string_limit: int = 32
+    indent: int = 0
+    demangle: bool = False
+    show_ip: bool = False
+    show_time_spent: bool = False
+    timestamps: int = 0                 # 1 -t, 2 -tt, 3 -ttt
+    relative: bool = False
+    summary: bool = False
+    fd_paths: bool = False
+    follow: bool = False
+    format: str = "text"
+    ftrace: bool = False
+    ftrace_libs: bool = False
+    chrome: Optional[str] = None
+    folded: Optional[str] = None
+    enabled: bool = True
+
+
+@dataclass
+class Config:
+    argv: List[str]
+    program: str
+    world: World
+    options: Options
+    trace: TraceConfig
+    subcommand: Optional[Callable] = None
+    sub_args: List[str] = field(default_factory=list)
+
+
+def parse_size(text: str) -> int:
+    t = text.strip().upper()
+    mult = 1
+    for suffix, m in (("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("T", 1 << 40)):
+        if t.endswith(suffix) or t.endswith(suffix + "B") or t.endswith(suffix + "IB"):
+            t = t[:t.index(suffix)]
+            mult = m
+            break
+    try:
+        v = int(float(t) * mult)
+    except ValueError:
+        raise UsageError(f"bad size: {text!r}") from None
+    if v <= 0:
+        raise UsageError(f"bad size: {text!r}")
+    return v
+
+
+def _int(text: str, what: str, lo: int = 0) -> int:
+    try:
+        v = int(text, 0)
+    except ValueError:
+        raise UsageError(f"{what} takes a number, not {text!r}") from None
+    if v < lo:
+        raise UsageError(f"{what} must be at least {lo}")
+    return v
+
+
+# options that take a value: name → (setter)
+def parse(argv: List[str]) -> Config:
+    if argv and argv[0] in ("diff", "sysroot"):
+        from . import subcommands
+        return Config(argv=[], program="", world=World(), options=Options(), trace=TraceConfig(),
+                      subcommand=getattr(subcommands, argv[0]), sub_args=argv[1:])
+    world = World()
+    opts = Options()
+    tc = TraceConfig()
+    env_add: List[str] = []
+    inherit = False
+    i = 0
+
+    def value(name: str) -> str:
+        nonlocal i
+        if i + 1 >= len(argv):
+            raise UsageError(f"option {name} needs a value")
+        i += 1
+        return argv[i]
+
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            i += 1
+            break
+        if not a.startswith("-") or a == "-":
+            break
+        name, eq, attached = a.partition("=") if a.startswith("--") else (a, "", "")
+        if a.startswith("--"):
+            val = (lambda n=name: attached) if eq else (lambda n=name: value(n))
+            if name in ("--help",):
+                raise UsageError(HELP.rstrip())
+            elif name == "--version":
+                from . import __version__
+                raise UsageError(f"emutrace {__version__}")
+            elif name == "--strace":
+                tc.strace, tc.libcalls = True, False
+            elif name == "--ftrace":
+                tc.ftrace = True
+            elif name == "--ftrace-libs":
+                tc.ftrace = tc.ftrace_libs = True
+            elif name == "--format":
+                tc.format = val()
+                if tc.format not in ("text", "jsonl"):
+                    raise UsageError("--format is text or jsonl")
+            elif name == "--chrome":
+                tc.chrome = val()
+            elif name == "--folded":
+                tc.folded = val()
+            elif name == "--no-trace":
+                tc.enabled = False
+            elif name == "--root":
+                opts.root = val()
+                if not os.path.isdir(opts.root):
+                    raise UsageError(f"--root {opts.root}: not a directory")
+            elif name == "--rw":
+                spec = val()
+                host, _, guest = spec.partition(":")
+                if not os.path.isdir(host):
+                    raise UsageError(f"--rw {host}: not a directory")
+                opts.rw += ((host, guest or os.path.abspath(host)),)
+            elif name == "--cwd":
+                opts.cwd = val()
+            elif name == "--env":
+                kv = val()
+                if "=" not in kv:
+                    raise UsageError("--env takes NAME=VALUE")
+                env_add.append(kv)
+            elif name == "--inherit-env":
+                inherit = True
+            elif name == "--seed":
+                world.seed = _int(val(), "--seed", -(1 << 63))
+            elif name == "--clock":
+                world.clock_start = _int(val(), "--clock")
+            elif name == "--uid":
+                world.uid = _int(val(), "--uid")
+            elif name == "--gid":
+                world.gid = _int(val(), "--gid")
+            elif name == "--net":
+                opts.net = True
+            elif name == "--timeout":
+                try:
+                    opts.timeout = float(val())
+                except ValueError:
+                    raise UsageError("--timeout takes seconds") from None
+            elif name == "--max-insns":
+                opts.max_insns = _int(val(), "--max-insns", 1)
+            elif name == "--max-mem":
+                opts.max_mem = parse_size(val())
+            elif name == "--max-procs":
+                opts.max_procs = _int(val(), "--max-procs", 1)
+            elif name == "--loader":
+                opts.loader = val()
+                if opts.loader not in ("auto", "interp", "builtin"):
+                    raise UsageError("--loader is auto, interp or builtin")
+            elif name == "--output":
+                tc.output = val()
+            else:
+                raise UsageError(f"unknown option {name} (see emutrace --help)")
+            i += 1
+            continue
+        # short options, possibly clustered (-tt, -fS) or with an attached value (-s64, -oFILE)
+        j = 1
+        while j < len(a):
+            c = a[j]
+            rest = a[j + 1:]
+
+            def sval(flag=c):
+                nonlocal i
+                if rest:
+                    return rest
+                if i + 1 >= len(argv):
+                    raise UsageError(f"option -{flag} needs a value")
+                i += 1
+                return argv[i]
+
+            if c == "h":
+                raise UsageError(HELP.rstrip())
+            if c in "oesnFlxuEIAaPDp":
+                v = sval()
+                if c == "o":
+                    tc.output = v
+                elif c == "e":
+                    tc.filters.append(v)
+                elif c == "s":
+                    tc.string_limit = _int(v, "-s")
+                elif c == "n":
+                    tc.indent = _int(v, "-n")
+                elif c == "F":
+                    tc.proto_files.append(v)
+                elif c == "l":
+                    tc.libs.append(v)
+                elif c == "x":
+                    tc.internal.append(v)
+                else:
+                    raise UsageError(f"option -{c} is not supported")
+                break
+            elif c == "S":
+                tc.syscalls = True
+            elif c == "L":
+                tc.libcalls = False
+            elif c == "C":
+                tc.demangle = True
+            elif c == "i":
+                tc.show_ip = True
+            elif c == "T":
+                tc.show_time_spent = True
+            elif c == "t":
+                tc.timestamps += 1
+            elif c == "r":
+                tc.relative = True
+            elif c == "c":
+                tc.summary = True
+            elif c == "y":
+                tc.fd_paths = True
+            elif c == "f":
+                tc.follow = True
+            else:
+                raise UsageError(f"unknown option -{c} (see emutrace --help)")
+            j += 1
+        i += 1
+
+    rest = argv[i:]
+    if not rest:
+        raise UsageError("no program given (usage: emutrace [options] PROGRAM [ARGS...]; see --help)")
+    if inherit:
+        world.env = dict(os.environ)
+    for kv in env_add:
+        k, _, v = kv.partition("=")
+        world.env[k] = v
+    tc.timestamps = min(tc.timestamps, 3)
+    if opts.cwd is None:
+        host_cwd = os.getcwd()
+        root = os.path.abspath(opts.root)
+        if root == os.sep or root == os.path.abspath(os.sep):
+            opts.cwd = host_cwd.replace(os.sep, "/") if os.sep != "/" else host_cwd
+        elif host_cwd == root or host_cwd.startswith(root + os.sep):
+            opts.cwd = "/" + os.path.relpath(host_cwd, root).replace(os.sep, "/").lstrip("./")
+        else:
+            opts.cwd = "/"
+    return Config(argv=rest, program=rest[0], world=world, options=opts, trace=tc)

@@ -1,0 +1,245 @@
+"""A Session runs one program inside the emulator and reports what happens to observers.
+
+It builds the World, the VFS and the Kernel, execs the program as the kernel would, installs
+the two hooks every run needs (the `syscall` instruction and invalid memory / CPU exceptions),
+and runs the loop that turns faults into signals and ends in an exit status. The CLI and the
+Python API both drive this class; it never prints a trace itself.
+"""
+from __future__ import annotations
+
+import time as _time
+from dataclasses import dataclass, field
+from typing import List, Optional, Tuple
+
+from unicorn import UcError, UC_HOOK_INSN, UC_HOOK_INTR, UC_HOOK_MEM_INVALID
+from unicorn import unicorn_const as UCC
+from unicorn import x86_const as X
+
+from syscalls import procfs
+from syscalls.files import FdTable, HostStream, O_RDONLY, O_WRONLY
+from syscalls.kernel import GuestDeadlock, Kernel, NORETURN, Process, ProcessExit
+from syscalls.signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, deliver_pending, force_signal
+from syscalls.time import check_alarm
+from syscalls.vfs import Vfs
+
+from .world import World
+
+SEGV_MAPERR, SEGV_ACCERR, FPE_INTDIV, ILL_ILLOPN, TRAP_BRKPT, SI_KERNEL = 1, 2, 1, 2, 1, 0x80
+DEFAULT_MAX_MEM = 4 << 30
+
+_UNMAPPED = {UCC.UC_ERR_READ_UNMAPPED, UCC.UC_ERR_WRITE_UNMAPPED, UCC.UC_ERR_FETCH_UNMAPPED}
+_PROT = {UCC.UC_ERR_READ_PROT, UCC.UC_ERR_WRITE_PROT, UCC.UC_ERR_FETCH_PROT}
+
+
+class EmutraceError(Exception):
+    """An error of emutrace's, reported as one line; `status` is the exit status to use."""
+
+    def __init__(self, message: str, status: int = 125):
+        super().__init__(message)
+        self.status = status
+
+
+class LimitReached(EmutraceError):
+    """--timeout, --max-insns or a deadlock ended the run."""
+
+
+@dataclass
+class Options:
+    root: str = "/"
+    rw: Tuple[Tuple[str, str], ...] = ()
+    cwd: Optional[str] = None
+    loader: str = "auto"                  # auto | interp | builtin
+    max_mem: int = DEFAULT_MAX_MEM
+    max_procs: int = 64
+    timeout: float = 0.0                  # wall seconds, 0 = none
+    max_insns: int = 0                    # 0 = none
+    net: bool = False
+
+
+@dataclass
+class Result:
+    status: int = 0                       # exit status (0-255) when the program exited
+    signal: int = 0                       # the signal that killed it, else 0
+    core: bool = False
+    limit: Optional[str] = None           # which limit ended the run, if any
+
+    @property
+    def exit_code(self) -> int:
+        """What a shell would report: the status, or 128 + signal."""
+        return 128 + self.signal if self.signal else self.status
+
+
+class Session:
+    def __init__(self, argv: List[str], world: Optional[World] = None, options: Optional[Options] = None,
+                 program: Optional[str] = None):
+        self.argv = list(argv)
+        self.program = program or argv[0]
+        self.world = world or World()
+        self.opts = options or Options()
+        self.observers: list = []
+        self.vfs = Vfs(self.opts.root, self.opts.rw, clock_ns=self.world.realtime_ns,
+                       uid=self.world.uid, gid=self.world.gid)
+        self.kernel = Kernel(self.world, self.vfs, max_procs=self.opts.max_procs)
+        self.kernel.max_mem = self.opts.max_mem
+        self.kernel.on_new_machine = self._attach
+        self.kernel.current = None
+        self.kernel.pids = lambda: [p.pid for p in self.processes]
+        self.kernel.process = lambda pid: next((p for p in self.processes if p.pid == pid), None)
+        procfs.install(self.vfs, self.kernel)
+        self.processes: List[Process] = []
+        self._fault = None
+        self.started = False
+
+    # -- set-up ---------------------------------------------------------------
+    def add_observer(self, obs) -> None:
+        self.observers.append(obs)
+
+    def _initial_process(self) -> Process:
+        fds = FdTable()
+        fds.install(HostStream("/dev/stdin", O_RDONLY, 0))
+        fds.install(HostStream("/dev/stdout", O_WRONLY, 1))
+        fds.install(HostStream("/dev/stderr", O_WRONLY, 2))
+        cwd = self.opts.cwd or "/"
+        proc = Process(self.kernel, self.world.pid, self.world.ppid, None, None, fds, cwd)
+        self.processes.append(proc)
+        self.kernel.current = proc
+        return proc
+
+    def _attach(self, proc: Process) -> None:
+        """Install the hooks on a process's (new) machine."""
+        uc = proc.machine.uc
+        uc.hook_add(UC_HOOK_INSN, self._on_syscall, proc, 1, 0, X.UC_X86_INS_SYSCALL)
+        uc.hook_add(UC_HOOK_MEM_INVALID, self._on_bad_memory, proc)
+        uc.hook_add(UC_HOOK_INTR, self._on_interrupt, proc)
+        for obs in self.observers:
+            attach = getattr(obs, "attach", None)
+            if attach is not None:
+                attach(proc)
+
+    def start(self) -> Process:
+        """Exec the program; raises EmutraceError (126/127) if it cannot start."""
+        from loader.exec import ExecError, exec_into
+        from syscalls import errno as E
+        proc = self._initial_process()
+        env = [f"{k}={v}" for k, v in self.world.env.items()]
+        try:
+            exec_into(proc, self.program, self.argv, env, proc.cwd, self.opts.loader)
+        except ExecError as e:
+            status = 127 if e.errno == E.ENOENT else 126
+            raise EmutraceError(str(e), status) from None
+        self.started = True
+        for obs in self.observers:
+            hook = getattr(obs, "started", None)
+            if hook is not None:
+                hook(proc)
+        return proc
+
+    # -- hooks -------------------------------------------------------------------
+    def _on_syscall(self, uc, proc: Process):
+        regs = proc.machine.syscall_regs()
+        ret = self.kernel.syscall(proc, regs[0], regs[1:])
+        if ret is not NORETURN:
+            proc.machine.set_reg("rax", ret)
+        check_alarm(proc)
+        if proc.stop_requested or proc.machine.uc is not uc:
+            uc.emu_stop()
+
+    def _on_bad_memory(self, uc, access, addr, size, value, proc):
+        self._fault = (access, addr)
+        return False
+
+    def _on_interrupt(self, uc, intno, proc):
+        self._fault = ("intr", intno)
+        uc.emu_stop()
+
+    # -- the run loop ---------------------------------------------------------------
+    def run(self) -> Result:
+        if not self.started:
+            self.start()
+        proc = self.processes[0]
+        deadline = _time.monotonic() + self.opts.timeout if self.opts.timeout else 0
+        try:
+            while True:
+                m = proc.machine
+                rip = proc.resume_at if proc.resume_at is not None else m.reg("rip")
+                proc.resume_at = None
+                proc.stop_requested = False
+                self._fault = None
+                timeout_us = 0
+                if deadline:
+                    left = deadline - _time.monotonic()
+                    if left <= 0:
+                        raise LimitReached(f"time limit of {self.opts.timeout:g} s reached", 124)
+                    timeout_us = max(1, int(left * 1e6))
+                try:
+                    m.uc.emu_start(rip, 0, timeout=timeout_us)
+                except UcError as e:
+                    self._guest_fault(proc, e)
+                else:
+                    if self._fault and self._fault[0] == "intr":
+                        self._cpu_exception(proc, self._fault[1])
+                    elif not proc.stop_requested and proc.machine is m and proc.resume_at is None:
+                        self._stopped_by_itself(proc, m, deadline)
+                if proc.machine is not m and proc.resume_at is None:
+                    proc.resume_at = proc.machine.reg("rip")
+                deliver_pending(proc, self._signal_observer())
+        except ProcessExit as e:
+            result = Result(status=e.status, signal=e.signal, core=e.core)
+        except GuestDeadlock as e:
+            raise LimitReached(f"the program cannot continue: {e}", 125) from None
+        for obs in self.observers:
+            hook = getattr(obs, "exited", None)
+            if hook is not None:
+                hook(proc, result)
+        return result
+
+    def _signal_observer(self):
+        class _Fanout:
+            def __init__(s, obs):
+                s.obs = obs
+
+            def signal(s, proc, info):
+                for o in s.obs:
+                    h = getattr(o, "signal", None)
+                    if h is not None:
+                        h(proc, info)
+        return _Fanout(self.observers) if self.observers else None
+
+    def _stopped_by_itself(self, proc, m, deadline):
+        """emu_start returned with nobody asking: a timeout, or a `hlt` (privileged: SIGSEGV)."""
+        if deadline and _time.monotonic() >= deadline:
+            raise LimitReached(f"time limit of {self.opts.timeout:g} s reached", 124)
+        rip = m.reg("rip")
+        force_signal(proc, {"si_signo": SIGSEGV, "si_code": SI_KERNEL, "si_addr": 0, "_trapno": 13})
+
+    def _guest_fault(self, proc, err: UcError):
+        rip = proc.machine.reg("rip")
+        fault = self._fault
+        if err.errno in _UNMAPPED or err.errno in _PROT:
+            addr = fault[1] if fault and fault[0] != "intr" else rip
+            code = SEGV_MAPERR if err.errno in _UNMAPPED else SEGV_ACCERR
+            if err.errno in _PROT and proc.aspace.find(addr) is None:
+                code = SEGV_MAPERR
+            force_signal(proc, {"si_signo": SIGSEGV, "si_code": code, "si_addr": addr, "_trapno": 14,
+                                "_err": 4 | (2 if err.errno in (UCC.UC_ERR_WRITE_UNMAPPED, UCC.UC_ERR_WRITE_PROT) else 0)})
+        elif err.errno == UCC.UC_ERR_INSN_INVALID:
+            force_signal(proc, {"si_signo": SIGILL, "si_code": ILL_ILLOPN, "si_addr": rip, "_trapno": 6})
+        elif err.errno == UCC.UC_ERR_EXCEPTION and fault and fault[0] == "intr":
+            self._cpu_exception(proc, fault[1])
+        elif err.errno in (UCC.UC_ERR_READ_UNALIGNED, UCC.UC_ERR_WRITE_UNALIGNED, UCC.UC_ERR_FETCH_UNALIGNED):
+            force_signal(proc, {"si_signo": SIGBUS, "si_code": 1, "si_addr": rip})
+        else:
+            force_signal(proc, {"si_signo": SIGSEGV, "si_code": SI_KERNEL, "si_addr": 0, "_trapno": 13})
+        proc.resume_at = rip
+
+    def _cpu_exception(self, proc, intno: int):
+        rip = proc.machine.reg("rip")
+        table = {
+            0: (SIGFPE, FPE_INTDIV, rip), 1: (SIGTRAP, 2, rip), 3: (SIGTRAP, SI_KERNEL, 0),
+            4: (SIGSEGV, SI_KERNEL, 0), 5: (SIGSEGV, SI_KERNEL, 0), 6: (SIGILL, ILL_ILLOPN, rip),
+            7: (SIGFPE, 0, rip), 13: (SIGSEGV, SI_KERNEL, 0), 16: (SIGFPE, 0, rip), 17: (SIGBUS, 2, 0),
+            19: (SIGFPE, 0, rip),
+        }
+        sig, code, addr = table.get(intno, (SIGSEGV, SI_KERNEL, 0))
+        force_signal(proc, {"si_signo": sig, "si_code": code, "si_addr": addr, "_trapno": intno})
+        proc.resume_at = rip

@@ -1,0 +1,80 @@
+"""The World: every source of nondeterminism a guest can observe, in one place.
+
+Same World settings and same inputs → same bytes out, on any host and at any time:
+- the clock is virtual: it starts at `clock_start` (default 2024-01-01T00:00:00Z) and advances
+  by `tick_ns` at every system call, and by exactly the time a sleep or timeout asks for
+  (sleeps cost no real time);
+- randomness (AT_RANDOM, getrandom, /dev/urandom, /dev/random) is a SHA-256 counter stream
+  seeded by `seed`;
+- pid, ppid, uid, gid, hostname and uname are fixed; load addresses are fixed (no ASLR);
+- the environment is fixed unless the user adds to it or inherits the host's.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Dict
+
+DEFAULT_CLOCK_START = 1704067200          # 2024-01-01T00:00:00Z
+DEFAULT_ENV = {
+    "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "HOME": "/root",
+    "LANG": "C",
+    "TERM": "dumb",
+}
+
+
+@dataclass
+class World:
+    seed: int = 0
+    clock_start: int = DEFAULT_CLOCK_START
+    tick_ns: int = 1000                   # 1 µs per system call
+    pid: int = 1000
+    ppid: int = 999
+    uid: int = 1000
+    gid: int = 1000
+    hostname: str = "emutrace"
+    kernel_release: str = "6.1.0-emutrace"
+    kernel_version: str = "#1 SMP PREEMPT_DYNAMIC Mon Jan  1 00:00:00 UTC 2024"
+    env: Dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ENV))
+    elapsed_ns: int = 0                   # virtual time since start
+    _rand_counter: int = 0
+    _rand_pool: bytes = b""
+    _next_pid: int = 0
+
+    # -- clock -------------------------------------------------------------
+    def tick(self, ns: int = 0) -> None:
+        self.elapsed_ns += ns or self.tick_ns
+
+    def realtime_ns(self) -> int:
+        return self.clock_start * 1_000_000_000 + self.elapsed_ns
+
+    def monotonic_ns(self) -> int:
+        return 10_000_000_000 + self.elapsed_ns     # "booted" 10 s before the program started
+
+    def clock_ns(self, clock_id: int) -> int:
+        # CLOCK_REALTIME(0) _COARSE(5) _ALARM(8) TAI(11) follow the wall clock; the rest are monotonic;
+        # process/thread CPU clocks (2, 3) count virtual time since start.
+        if clock_id in (0, 5, 8, 11):
+            return self.realtime_ns()
+        if clock_id in (2, 3):
+            return self.elapsed_ns
+        return self.monotonic_ns()
+
+    # -- randomness --------------------------------------------------------
+    def random_bytes(self, n: int) -> bytes:
+        out = bytearray()
+        while len(out) < n:
+            if not self._rand_pool:
+                self._rand_pool = hashlib.sha256(
+                    self.seed.to_bytes(8, "little", signed=True) + self._rand_counter.to_bytes(8, "little")).digest()
+                self._rand_counter += 1
+            take = min(n - len(out), len(self._rand_pool))
+            out += self._rand_pool[:take]
+            self._rand_pool = self._rand_pool[take:]
+        return bytes(out)
+
+    # -- ids ---------------------------------------------------------------
+    def new_pid(self) -> int:
+        self._next_pid = max(self._next_pid, self.pid) + 1
+        return self._next_pid

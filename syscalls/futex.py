@@ -1,0 +1,115 @@
+"""futex: the one primitive every thread library blocks on.
+
+Without other threads a FUTEX_WAIT whose value matches would sleep forever, unless it has a
+timeout (then the virtual clock jumps to it); the scheduler (kernel.futex_wait) takes over
+when threads exist.
+"""
+from __future__ import annotations
+
+import struct
+
+from . import errno as E
+from .dispatch import s32, syscall
+from .layouts import TIMESPEC
+
+FUTEX_WAIT, FUTEX_WAKE, FUTEX_FD, FUTEX_REQUEUE, FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP = 0, 1, 2, 3, 4, 5
+FUTEX_LOCK_PI, FUTEX_UNLOCK_PI, FUTEX_TRYLOCK_PI, FUTEX_WAIT_BITSET, FUTEX_WAKE_BITSET = 6, 7, 8, 9, 10
+FUTEX_WAIT_REQUEUE_PI, FUTEX_CMP_REQUEUE_PI, FUTEX_LOCK_PI2 = 11, 12, 13
+FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
+FUTEX_CMD_MASK = ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)
+FUTEX_OWNER_DIED, FUTEX_WAITERS, FUTEX_TID_MASK = 0x40000000, 0x80000000, 0x3FFFFFFF
+
+
+def _u32(proc, addr):
+    return struct.unpack("<I", proc.mem.read(addr, 4))[0]
+
+
+def _timeout_ns(proc, op, cmd, addr):
+    """Relative nanoseconds to wait, or -1 for forever."""
+    if not addr:
+        return -1
+    ts = TIMESPEC.unpack(proc.mem.read(addr, 16))
+    if ts["tv_sec"] < 0 or not 0 <= ts["tv_nsec"] < 10**9:
+        raise ValueError
+    ns = ts["tv_sec"] * 10**9 + ts["tv_nsec"]
+    if cmd in (FUTEX_WAIT_BITSET, FUTEX_LOCK_PI, FUTEX_LOCK_PI2):        # absolute deadlines
+        clock = 0 if (op & FUTEX_CLOCK_REALTIME or cmd == FUTEX_LOCK_PI) else 1
+        ns = max(0, ns - proc.kernel.world.clock_ns(clock))
+    return ns
+
+
+def _wake_op_cmp(oldval, cmparg, cmp):
+    return [oldval == cmparg, oldval != cmparg, oldval < cmparg, oldval <= cmparg,
+            oldval > cmparg, oldval >= cmparg][cmp] if cmp < 6 else False
+
+
+@syscall("futex")
+def sys_futex(proc, uaddr, op, val, timeout, uaddr2, val3):
+    cmd = op & FUTEX_CMD_MASK & 0x7F
+    sched = getattr(proc.kernel, "futex", None)
+    val = val & 0xFFFFFFFF
+    if uaddr & 3:
+        return -E.EINVAL
+    if cmd in (FUTEX_WAIT, FUTEX_WAIT_BITSET):
+        if cmd == FUTEX_WAIT_BITSET and (val3 & 0xFFFFFFFF) == 0:
+            return -E.EINVAL
+        try:
+            ns = _timeout_ns(proc, op, cmd, timeout)
+        except ValueError:
+            return -E.EINVAL
+        if _u32(proc, uaddr) != val:
+            return -E.EAGAIN
+        if sched is not None:
+            return sched.wait(proc, uaddr, ns, val3 if cmd == FUTEX_WAIT_BITSET else 0xFFFFFFFF)
+        if ns < 0:
+            from .kernel import GuestDeadlock
+            raise GuestDeadlock(f"futex wait at {uaddr:#x} with no other thread to wake it")
+        proc.kernel.world.tick(ns)
+        return -E.ETIMEDOUT
+    if cmd in (FUTEX_WAKE, FUTEX_WAKE_BITSET):
+        if cmd == FUTEX_WAKE_BITSET and (val3 & 0xFFFFFFFF) == 0:
+            return -E.EINVAL
+        return sched.wake(proc, uaddr, val, val3 if cmd == FUTEX_WAKE_BITSET else 0xFFFFFFFF) if sched else 0
+    if cmd in (FUTEX_REQUEUE, FUTEX_CMP_REQUEUE):
+        if cmd == FUTEX_CMP_REQUEUE and _u32(proc, uaddr) != (val3 & 0xFFFFFFFF):
+            return -E.EAGAIN
+        return sched.requeue(proc, uaddr, uaddr2, val, timeout & 0xFFFFFFFF) if sched else 0
+    if cmd == FUTEX_WAKE_OP:
+        encoded = val3 & 0xFFFFFFFF
+        opk, cmp = (encoded >> 28) & 0xF, (encoded >> 24) & 0xF
+        oparg, cmparg = (encoded >> 12) & 0xFFF, encoded & 0xFFF
+        if opk & 8:
+            oparg = 1 << (oparg & 31)
+            opk &= 7
+        old = _u32(proc, uaddr2)
+        new = [oparg, old + oparg, old | oparg, old & ~oparg, old ^ oparg][opk] if opk < 5 else None
+        if new is None:
+            return -E.ENOSYS
+        proc.mem.write_u32(uaddr2, new)
+        woken = sched.wake(proc, uaddr, val, 0xFFFFFFFF) if sched else 0
+        if _wake_op_cmp(old, cmparg, cmp):
+            woken += sched.wake(proc, uaddr2, timeout & 0xFFFFFFFF, 0xFFFFFFFF) if sched else 0
+        return woken
+    if cmd in (FUTEX_LOCK_PI, FUTEX_LOCK_PI2, FUTEX_TRYLOCK_PI):
+        word = _u32(proc, uaddr)
+        tid = proc.thread.tid
+        if word & FUTEX_TID_MASK == 0:
+            proc.mem.write_u32(uaddr, tid | (word & FUTEX_OWNER_DIED))
+            return 0
+        if word & FUTEX_TID_MASK == tid:
+            return -E.EDEADLK
+        if cmd == FUTEX_TRYLOCK_PI:
+            return -E.EAGAIN
+        if sched is not None:
+            return sched.lock_pi(proc, uaddr, _timeout_ns(proc, op, cmd, timeout))
+        from .kernel import GuestDeadlock
+        raise GuestDeadlock(f"PI futex at {uaddr:#x} is held by thread {word & FUTEX_TID_MASK}, which does not exist")
+    if cmd == FUTEX_UNLOCK_PI:
+        word = _u32(proc, uaddr)
+        if word & FUTEX_TID_MASK != proc.thread.tid:
+            return -E.EPERM
+        if sched is not None:
+            return sched.unlock_pi(proc, uaddr)
+        proc.mem.write_u32(uaddr, 0)
+        return 0
+    return -E.ENOSYS

@@ -1,0 +1,29 @@
+"""System calls that fit no other area: getrandom, eventfd, memfd, and the like."""
+from __future__ import annotations
+
+from . import errno as E
+from .dispatch import syscall
+from .files import O_CLOEXEC, MemFile
+from .vfs import S_IFREG, Node, OvNode
+
+GRND_NONBLOCK, GRND_RANDOM, GRND_INSECURE = 1, 2, 4
+MFD_CLOEXEC = 1
+
+
+@syscall("getrandom")
+def sys_getrandom(proc, buf, count, flags, *_):
+    if flags & ~7:
+        return -E.EINVAL
+    count = min(count, 1 << 25)
+    proc.mem.write(buf, proc.kernel.world.random_bytes(count))
+    return count
+
+
+@syscall("memfd_create")
+def sys_memfd_create(proc, name, flags, *_):
+    label = proc.mem.read_cstr(name, 249).decode("utf-8", "replace")
+    vfs = proc.kernel.vfs
+    stat = vfs._new_stat(S_IFREG | 0o777)
+    node = Node(f"/memfd:{label} (deleted)", stat, ov=OvNode(stat))
+    f = MemFile(node.path, 2, node, proc.kernel.world.realtime_ns)
+    return proc.fds.install(f, cloexec=bool(flags & MFD_CLOEXEC))

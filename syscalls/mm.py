@@ -1,0 +1,150 @@
+"""Memory system calls: mmap, munmap, mprotect, mremap, brk, madvise and friends."""
+from __future__ import annotations
+
+from emutrace.memory import OutOfMemory, page_down, page_up, PAGE
+
+from . import errno as E
+from .dispatch import s32, s64, syscall
+from .files import DeviceFile, PipeEnd
+
+MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE, MAP_TYPE = 1, 2, 3, 0xF
+MAP_FIXED, MAP_ANONYMOUS, MAP_GROWSDOWN, MAP_FIXED_NOREPLACE = 0x10, 0x20, 0x100, 0x100000
+MREMAP_MAYMOVE, MREMAP_FIXED, MREMAP_DONTUNMAP = 1, 2, 4
+MADV_DONTNEED, MADV_REMOVE, MADV_FREE = 4, 9, 8
+RLIMIT_AS = 9
+
+
+def _check_as(proc, grow: int) -> None:
+    limit = proc.rlimit(RLIMIT_AS)
+    if proc.aspace.mapped + grow > limit:
+        raise OutOfMemory("RLIMIT_AS")
+
+
+@syscall("mmap")
+def sys_mmap(proc, addr, length, prot, flags, fd, off):
+    aspace = proc.aspace
+    fd = s32(fd)
+    if length == 0 or off & (PAGE - 1) or length > 1 << 47:
+        return -E.EINVAL
+    mtype = flags & MAP_TYPE
+    if mtype not in (MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE):
+        return -E.EINVAL
+    size = page_up(length)
+    f = None
+    if not flags & MAP_ANONYMOUS:
+        f = proc.fds.get(fd)
+        if not f.readable:
+            return -E.EACCES
+        if isinstance(f, PipeEnd) or f.kind in ("dir", "stream"):
+            return -E.ENODEV
+        if mtype != MAP_PRIVATE and prot & 2 and not f.writable:
+            return -E.EACCES
+    _check_as(proc, size)
+    if flags & (MAP_FIXED | MAP_FIXED_NOREPLACE):
+        if addr & (PAGE - 1):
+            return -E.EINVAL
+        if flags & MAP_FIXED_NOREPLACE and not flags & MAP_FIXED and not aspace.is_free(addr, addr + size):
+            return -E.EEXIST
+        start = addr
+    elif addr and aspace.is_free(page_down(addr), page_down(addr) + size) and page_down(addr) >= 0x10000 \
+            and page_down(addr) + size <= aspace.mmap_top:
+        start = page_down(addr)
+    else:
+        start = aspace.find_free(size)
+    name = f.path if f is not None and not isinstance(f, DeviceFile) else ""
+    aspace.map(start, size, prot, name, off if f is not None else 0)
+    if f is not None and not isinstance(f, DeviceFile):
+        data = f.pread(length, off)
+        if data:
+            proc.machine.write(start, data)
+        listener = proc.kernel.on_mmap
+        if listener is not None:
+            listener(proc, start, size, prot, f, off)
+    return start
+
+
+@syscall("munmap")
+def sys_munmap(proc, addr, length, *_):
+    if addr & (PAGE - 1) or length == 0:
+        return -E.EINVAL
+    proc.aspace.unmap(addr, length)
+    return 0
+
+
+@syscall("mprotect", "pkey_mprotect")
+def sys_mprotect(proc, addr, length, prot, *_):
+    if addr & (PAGE - 1):
+        return -E.EINVAL
+    if prot & ~(7 | 0x01000000 | 0x02000000):    # PROT_GROWSDOWN/GROWSUP
+        return -E.EINVAL
+    if length == 0:
+        return 0
+    return 0 if proc.aspace.protect(addr, length, prot & 7) else -E.ENOMEM
+
+
+@syscall("mremap")
+def sys_mremap(proc, old, old_size, new_size, flags, new_addr, *_):
+    aspace = proc.aspace
+    if old & (PAGE - 1) or new_size == 0 or flags & ~7:
+        return -E.EINVAL
+    old_size, new_size = page_up(old_size), page_up(new_size)
+    vma = aspace.find(old)
+    if vma is None or old + old_size > vma.end:
+        return -E.EFAULT
+    if flags & MREMAP_FIXED:
+        if not flags & MREMAP_MAYMOVE:
+            return -E.EINVAL
+        target = new_addr
+    elif new_size <= old_size:
+        if new_size < old_size:
+            aspace.unmap(old + new_size, old_size - new_size)
+        return old
+    elif aspace.is_free(old + old_size, old + new_size):
+        _check_as(proc, new_size - old_size)
+        aspace.map(old + old_size, new_size - old_size, vma.prot, vma.name, vma.offset + old_size)
+        return old
+    elif not flags & MREMAP_MAYMOVE:
+        return -E.ENOMEM
+    else:
+        target = aspace.find_free(new_size)
+    _check_as(proc, new_size)
+    data = proc.machine.read(old, min(old_size, new_size))
+    prot, name, offset = vma.prot, vma.name, vma.offset
+    aspace.map(target, new_size, prot, name, offset)
+    proc.machine.write(target, data)
+    if not flags & MREMAP_DONTUNMAP:
+        aspace.unmap(old, old_size)
+    return target
+
+
+@syscall("brk")
+def sys_brk(proc, addr, *_):
+    if addr and addr - proc.aspace.brk_start + proc.aspace.mapped > proc.rlimit(RLIMIT_AS):
+        return proc.aspace.brk
+    return proc.aspace.set_brk(addr) if addr else proc.aspace.brk
+
+
+@syscall("madvise")
+def sys_madvise(proc, addr, length, advice, *_):
+    if addr & (PAGE - 1):
+        return -E.EINVAL
+    if advice in (MADV_DONTNEED, MADV_REMOVE, MADV_FREE) and length:
+        # private anonymous pages read back as zeros afterwards
+        end = addr + page_up(length)
+        for v in proc.aspace.overlapping(addr, end):
+            lo, hi = max(v.start, addr), min(v.end, end)
+            if not v.name or v.name.startswith("["):
+                proc.machine.write(lo, bytes(hi - lo)) if hi - lo <= 1 << 20 else \
+                    proc.aspace.map(lo, hi - lo, v.prot, v.name)
+    return 0
+
+
+@syscall("msync", "mlock", "munlock", "mlock2", "mlockall", "munlockall")
+def sys_mlock(proc, *_):
+    return 0
+
+
+@syscall("membarrier")
+def sys_membarrier(proc, cmd, *_):
+    # MEMBARRIER_CMD_QUERY answers "no commands supported"; one CPU runs at a time anyway
+    return 0 if cmd == 0 else -E.EINVAL

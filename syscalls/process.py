@@ -1,0 +1,400 @@
+"""Process system calls: exit, ids, limits, uname, arch_prctl, execve, and friends."""
+from __future__ import annotations
+
+import struct
+
+from . import errno as E
+from .dispatch import s32, s64, syscall
+from .kernel import ProcessExit, NORETURN
+from .layouts import RLIMIT, RUSAGE, SYSINFO, UTSNAME
+
+ARCH_SET_GS, ARCH_SET_FS, ARCH_GET_FS, ARCH_GET_GS = 0x1001, 0x1002, 0x1003, 0x1004
+RLIM_INFINITY = 0xFFFFFFFFFFFFFFFF
+RLIMIT_NLIMITS = 16
+
+
+@syscall("exit")
+def sys_exit(proc, status, *_):
+    ender = getattr(proc.kernel, "exit_thread", None)
+    if ender is not None and len(proc.threads) > 1:
+        return ender(proc, status & 0xFF)
+    raise ProcessExit(status & 0xFF)
+
+
+@syscall("exit_group")
+def sys_exit_group(proc, status, *_):
+    raise ProcessExit(status & 0xFF)
+
+
+@syscall("getpid")
+def sys_getpid(proc, *_):
+    return proc.pid
+
+
+@syscall("gettid")
+def sys_gettid(proc, *_):
+    return proc.thread.tid
+
+
+@syscall("getppid")
+def sys_getppid(proc, *_):
+    return proc.ppid
+
+
+@syscall("getuid", "geteuid")
+def sys_getuid(proc, *_):
+    return proc.kernel.world.uid
+
+
+@syscall("getgid", "getegid")
+def sys_getgid(proc, *_):
+    return proc.kernel.world.gid
+
+
+@syscall("getresuid")
+def sys_getresuid(proc, r, e, s, *_):
+    for a in (r, e, s):
+        proc.mem.write_u32(a, proc.kernel.world.uid)
+    return 0
+
+
+@syscall("getresgid")
+def sys_getresgid(proc, r, e, s, *_):
+    for a in (r, e, s):
+        proc.mem.write_u32(a, proc.kernel.world.gid)
+    return 0
+
+
+@syscall("setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setfsuid", "setfsgid")
+def sys_setid(proc, *args):
+    # changing identity needs privilege; succeed only when nothing would change
+    world = proc.kernel.world
+    mine = (world.uid, world.gid, 0xFFFFFFFF)
+    if world.uid == 0 or all((a & 0xFFFFFFFF) in mine for a in args[:3] if a is not None):
+        return 0
+    return -E.EPERM
+
+
+@syscall("getgroups")
+def sys_getgroups(proc, size, lst, *_):
+    if s32(size) < 0:
+        return -E.EINVAL
+    if size == 0:
+        return 1
+    proc.mem.write_u32(lst, proc.kernel.world.gid)
+    return 1
+
+
+@syscall("setgroups")
+def sys_setgroups(proc, *_):
+    return -E.EPERM if proc.kernel.world.uid else 0
+
+
+@syscall("getpgrp")
+def sys_getpgrp(proc, *_):
+    return proc.pid
+
+
+@syscall("getpgid", "getsid")
+def sys_getpgid(proc, pid, *_):
+    return proc.pid
+
+
+@syscall("setpgid")
+def sys_setpgid(proc, *_):
+    return 0
+
+
+@syscall("setsid")
+def sys_setsid(proc, *_):
+    return proc.pid
+
+
+@syscall("uname")
+def sys_uname(proc, buf, *_):
+    w = proc.kernel.world
+    proc.mem.write(buf, UTSNAME.pack(sysname=b"Linux", nodename=w.hostname.encode(),
+                                     release=w.kernel_release.encode(), version=w.kernel_version.encode(),
+                                     machine=b"x86_64", domainname=b"(none)"))
+    return 0
+
+
+@syscall("sethostname", "setdomainname")
+def sys_sethostname(proc, *_):
+    return -E.EPERM
+
+
+@syscall("arch_prctl")
+def sys_arch_prctl(proc, code, addr, *_):
+    m = proc.machine
+    if code == ARCH_SET_FS:
+        m.set_reg("fs_base", addr)
+        return 0
+    if code == ARCH_SET_GS:
+        m.set_reg("gs_base", addr)
+        return 0
+    if code == ARCH_GET_FS:
+        proc.mem.write_u64(addr, m.reg("fs_base"))
+        return 0
+    if code == ARCH_GET_GS:
+        proc.mem.write_u64(addr, m.reg("gs_base"))
+        return 0
+    return -E.EINVAL
+
+
+@syscall("set_tid_address")
+def sys_set_tid_address(proc, addr, *_):
+    proc.thread.clear_child_tid = addr
+    return proc.thread.tid
+
+
+@syscall("set_robust_list")
+def sys_set_robust_list(proc, head, length, *_):
+    if length != 24:
+        return -E.EINVAL
+    proc.thread.robust_list, proc.thread.robust_len = head, length
+    return 0
+
+
+@syscall("get_robust_list")
+def sys_get_robust_list(proc, pid, head_ptr, len_ptr, *_):
+    if pid and pid != proc.pid and pid != proc.thread.tid:
+        t = next((t for t in proc.threads if t.tid == pid), None)
+        if t is None:
+            return -E.ESRCH
+    else:
+        t = proc.thread
+    proc.mem.write_u64(head_ptr, t.robust_list)
+    proc.mem.write_u64(len_ptr, 24)
+    return 0
+
+
+@syscall("rseq")
+def sys_rseq(proc, *_):
+    # restartable sequences need the kernel to rewrite rip on preemption; glibc works without them
+    return -E.ENOSYS
+
+
+def _rlimit_get(proc, res):
+    return proc.rlimits.get(res, [RLIM_INFINITY, RLIM_INFINITY])
+
+
+@syscall("prlimit64")
+def sys_prlimit64(proc, pid, res, new, old, *_):
+    if pid and pid != proc.pid:
+        return -E.ESRCH
+    if res >= RLIMIT_NLIMITS:
+        return -E.EINVAL
+    cur = _rlimit_get(proc, res)
+    if new:
+        lim = RLIMIT.unpack(proc.mem.read(new, 16))
+        if lim["rlim_cur"] > lim["rlim_max"]:
+            return -E.EINVAL
+        if lim["rlim_max"] > cur[1] and proc.kernel.world.uid != 0:
+            return -E.EPERM
+    if old:
+        proc.mem.write(old, RLIMIT.pack(rlim_cur=cur[0], rlim_max=cur[1]))
+    if new:
+        proc.rlimits[res] = [lim["rlim_cur"], lim["rlim_max"]]
+    return 0
+
+
+@syscall("getrlimit")
+def sys_getrlimit(proc, res, old, *_):
+    return sys_prlimit64(proc, 0, res, 0, old)
+
+
+@syscall("setrlimit")
+def sys_setrlimit(proc, res, new, *_):
+    return sys_prlimit64(proc, 0, res, new, 0)
+
+
+@syscall("getrusage")
+def sys_getrusage(proc, who, buf, *_):
+    ns = proc.kernel.world.elapsed_ns if s32(who) != -1 else 0
+    proc.mem.write(buf, RUSAGE.pack(ru_utime_sec=ns // 10**9, ru_utime_usec=ns % 10**9 // 1000,
+                                    ru_maxrss=proc.aspace.mapped // 1024))
+    return 0
+
+
+@syscall("sysinfo")
+def sys_sysinfo(proc, buf, *_):
+    w = proc.kernel.world
+    total = proc.aspace.max_mem
+    proc.mem.write(buf, SYSINFO.pack(uptime=w.monotonic_ns() // 10**9, loads=(0, 0, 0), totalram=total,
+                                     freeram=max(0, total - proc.aspace.mapped), procs=1, mem_unit=1))
+    return 0
+
+
+@syscall("sched_getaffinity")
+def sys_sched_getaffinity(proc, pid, size, mask, *_):
+    if size < 8 or size & 7:
+        return -E.EINVAL
+    proc.mem.write(mask, struct.pack("<Q", 1))       # one CPU: the emulated one
+    return 8
+
+
+@syscall("sched_setaffinity")
+def sys_sched_setaffinity(proc, *_):
+    return 0
+
+
+@syscall("sched_yield")
+def sys_sched_yield(proc, *_):
+    y = getattr(proc.kernel, "yield_thread", None)
+    if y is not None:
+        y(proc)
+    return 0
+
+
+@syscall("sched_getscheduler")
+def sys_sched_getscheduler(proc, *_):
+    return 0
+
+
+@syscall("sched_getparam")
+def sys_sched_getparam(proc, pid, param, *_):
+    proc.mem.write_u32(param, 0)
+    return 0
+
+
+@syscall("sched_setscheduler", "sched_setparam")
+def sys_sched_setscheduler(proc, *_):
+    return -E.EPERM
+
+
+@syscall("sched_get_priority_max")
+def sys_prio_max(proc, policy, *_):
+    return 99 if policy in (1, 2) else 0
+
+
+@syscall("sched_get_priority_min")
+def sys_prio_min(proc, policy, *_):
+    return 1 if policy in (1, 2) else 0
+
+
+@syscall("getpriority")
+def sys_getpriority(proc, *_):
+    return 20        # the kernel returns 20 - nice
+
+
+@syscall("setpriority")
+def sys_setpriority(proc, which, who, prio, *_):
+    return 0 if s32(prio) >= 0 else -E.EACCES
+
+
+PR_SET_PDEATHSIG, PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_DUMPABLE = 1, 2, 3, 4
+PR_SET_NAME, PR_GET_NAME, PR_SET_NO_NEW_PRIVS, PR_GET_NO_NEW_PRIVS = 15, 16, 38, 39
+PR_CAPBSET_READ, PR_SET_VMA, PR_SET_SECCOMP, PR_GET_SECCOMP = 23, 0x53564D41, 22, 21
+
+
+@syscall("prctl")
+def sys_prctl(proc, option, a2, *_):
+    if option == PR_SET_NAME:
+        proc.comm = proc.mem.read_cstr(a2, 16)[:15].decode("utf-8", "replace")
+        return 0
+    if option == PR_GET_NAME:
+        name = getattr(proc, "comm", proc.exe.rsplit("/", 1)[-1])[:15].encode()
+        proc.mem.write(a2, name + b"\0")
+        return 0
+    if option in (PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_VMA):
+        return 0
+    if option == PR_GET_PDEATHSIG:
+        proc.mem.write_u32(a2, 0)
+        return 0
+    if option == PR_GET_DUMPABLE:
+        return 1
+    if option in (PR_GET_NO_NEW_PRIVS, PR_GET_SECCOMP):
+        return 0
+    if option == PR_CAPBSET_READ:
+        return 0
+    return -E.EINVAL
+
+
+@syscall("capget")
+def sys_capget(proc, hdr, data, *_):
+    if data:
+        proc.mem.write(data, bytes(24))
+    return 0
+
+
+@syscall("capset")
+def sys_capset(proc, *_):
+    return -E.EPERM
+
+
+@syscall("personality")
+def sys_personality(proc, persona, *_):
+    return 0        # PER_LINUX; changing it is accepted and ignored
+
+
+@syscall("getcpu")
+def sys_getcpu(proc, cpu, node, *_):
+    if cpu:
+        proc.mem.write_u32(cpu, 0)
+    if node:
+        proc.mem.write_u32(node, 0)
+    return 0
+
+
+@syscall("execve")
+def sys_execve(proc, path, argv, envp, *_):
+    return _execve(proc, -100, path, argv, envp, 0)
+
+
+@syscall("execveat")
+def sys_execveat(proc, dirfd, path, argv, envp, flags, *_):
+    return _execve(proc, dirfd, path, argv, envp, flags)
+
+
+def _execve(proc, dirfd, path_addr, argv_addr, envp_addr, flags):
+    from loader.exec import ExecError, exec_into
+    from .fs import guest_path, base_dir
+    path = guest_path(proc, path_addr)
+    read = lambda addr: proc.mem.read_cstr(addr, 1 << 17).decode("utf-8", "surrogateescape")
+    argv = [read(a) for a in proc.mem.read_ptr_array(argv_addr)] if argv_addr else []
+    envp = [read(a) for a in proc.mem.read_ptr_array(envp_addr)] if envp_addr else []
+    base = proc.cwd if path.startswith("/") else base_dir(proc, dirfd)
+    try:
+        exec_into(proc, path, argv, envp, base)
+    except ExecError as e:
+        return -e.errno
+    return NORETURN
+
+
+@syscall("wait4")
+def sys_wait4(proc, pid, status, options, rusage, *_):
+    waiter = getattr(proc.kernel, "wait_child", None)
+    if waiter is None:
+        return -E.ECHILD
+    return waiter(proc, s32(pid), status, options, rusage)
+
+
+@syscall("waitid")
+def sys_waitid(proc, idtype, id_, infop, options, rusage, *_):
+    waiter = getattr(proc.kernel, "waitid_child", None)
+    if waiter is None:
+        return -E.ECHILD
+    return waiter(proc, idtype, s32(id_), infop, options)
+
+
+@syscall("ptrace")
+def sys_ptrace(proc, *_):
+    return -E.EPERM
+
+
+@syscall("kcmp")
+def sys_kcmp(proc, *_):
+    return -E.EPERM
+
+
+@syscall("seccomp")
+def sys_seccomp(proc, *_):
+    return -E.EINVAL
+
+
+@syscall("unshare", "setns", "mount", "umount2", "pivot_root", "swapon", "swapoff", "reboot",
+         "init_module", "delete_module", "finit_module", "acct", "settimeofday", "clock_settime",
+         "adjtimex", "clock_adjtime", "iopl", "ioperm", "quotactl", "vhangup", "syslog")
+def sys_privileged(proc, *_):
+    return -E.EPERM

@@ -1,0 +1,327 @@
+"""Signals: rt_sigaction and masks, kill/tgkill, sigaltstack, and delivery with a real
+rt_sigframe (the layout Linux pushes), undone by rt_sigreturn."""
+from __future__ import annotations
+
+from . import errno as E
+from .dispatch import s32, syscall
+from .kernel import NORETURN, ProcessExit, SigAction
+from .layouts import FXSAVE, KSIGACTION, RT_SIGFRAME_SIZE, SIGCONTEXT_GREGS, SIGINFO, STACK_T, UCONTEXT
+
+SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGKILL = 1, 2, 3, 4, 5, 6, 7, 8, 9
+SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGCHLD, SIGCONT, SIGSTOP = 10, 11, 12, 13, 14, 15, 17, 18, 19
+SIGTSTP, SIGTTIN, SIGTTOU, SIGURG, SIGWINCH, SIGSYS = 20, 21, 22, 23, 28, 31
+NSIG = 64
+SIG_DFL, SIG_IGN = 0, 1
+SA_NOCLDSTOP, SA_NOCLDWAIT, SA_SIGINFO, SA_RESTORER = 1, 2, 4, 0x04000000
+SA_ONSTACK, SA_RESTART, SA_NODEFER, SA_RESETHAND = 0x08000000, 0x10000000, 0x40000000, 0x80000000
+SIG_BLOCK, SIG_UNBLOCK, SIG_SETMASK = 0, 1, 2
+SS_ONSTACK, SS_DISABLE = 1, 2
+SI_USER, SI_KERNEL, SI_TKILL = 0, 0x80, -6
+UNBLOCKABLE = (1 << (SIGKILL - 1)) | (1 << (SIGSTOP - 1))
+MINSIGSTKSZ = 2048
+
+CORE = {SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, 24, 25, SIGSYS}   # XCPU XFSZ
+IGNORE = {SIGCHLD, SIGCONT, SIGURG, SIGWINCH}
+STOP = {SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU}      # treated as ignore: there is no job control here
+
+
+def bit(sig: int) -> int:
+    return 1 << (sig - 1)
+
+
+def default_action(sig: int) -> str:
+    if sig in CORE:
+        return "core"
+    if sig in IGNORE or sig in STOP:
+        return "ignore"
+    return "term"
+
+
+def _action(proc, sig) -> SigAction:
+    return proc.sigactions.get(sig) or SigAction()
+
+
+# ---------------------------------------------------------------- syscalls
+
+@syscall("rt_sigaction")
+def sys_rt_sigaction(proc, sig, act, oact, size, *_):
+    sig = s32(sig)
+    if size != 8 or not 1 <= sig <= NSIG:
+        return -E.EINVAL
+    if act and sig in (SIGKILL, SIGSTOP):
+        return -E.EINVAL
+    old = _action(proc, sig)
+    new = None
+    if act:
+        a = KSIGACTION.unpack(proc.mem.read(act, KSIGACTION.size))
+        new = SigAction(a["sa_handler"], a["sa_flags"], a["sa_restorer"], a["sa_mask"] & ~UNBLOCKABLE)
+    if oact:
+        proc.mem.write(oact, KSIGACTION.pack(sa_handler=old.handler, sa_flags=old.flags,
+                                             sa_restorer=old.restorer, sa_mask=old.mask))
+    if new is not None:
+        proc.sigactions[sig] = new
+        if new.handler == SIG_IGN or (new.handler == SIG_DFL and default_action(sig) == "ignore"):
+            proc.pending = [i for i in proc.pending if i["si_signo"] != sig]
+    return 0
+
+
+@syscall("rt_sigprocmask")
+def sys_rt_sigprocmask(proc, how, set_, oset, size, *_):
+    if size != 8:
+        return -E.EINVAL
+    t = proc.thread
+    old = t.sigmask
+    if set_:
+        m = proc.mem.read_u64(set_)
+        if how == SIG_BLOCK:
+            t.sigmask = old | m
+        elif how == SIG_UNBLOCK:
+            t.sigmask = old & ~m
+        elif how == SIG_SETMASK:
+            t.sigmask = m
+        else:
+            return -E.EINVAL
+        t.sigmask &= ~UNBLOCKABLE
+    if oset:
+        proc.mem.write_u64(oset, old)
+    if proc.deliverable():
+        proc.request_stop()
+    return 0
+
+
+@syscall("rt_sigpending")
+def sys_rt_sigpending(proc, set_, size, *_):
+    m = 0
+    for i in proc.pending + proc.thread.pending:
+        m |= bit(i["si_signo"])
+    proc.mem.write_u64(set_, m & proc.thread.sigmask)
+    return 0
+
+
+@syscall("sigaltstack")
+def sys_sigaltstack(proc, ss, old, *_):
+    t = proc.thread
+    if old:
+        on = t.altstack_sp <= proc.machine.reg("rsp") < t.altstack_sp + t.altstack_size
+        proc.mem.write(old, STACK_T.pack(ss_sp=t.altstack_sp, ss_flags=SS_ONSTACK if on and not t.altstack_flags
+                                         else t.altstack_flags, ss_size=t.altstack_size))
+    if ss:
+        s = STACK_T.unpack(proc.mem.read(ss, 24))
+        if s["ss_flags"] & ~(SS_DISABLE | 0x80000000):
+            return -E.EINVAL
+        if s["ss_flags"] & SS_DISABLE:
+            t.altstack_sp, t.altstack_size, t.altstack_flags = 0, 0, SS_DISABLE
+        else:
+            if s["ss_size"] < MINSIGSTKSZ:
+                return -E.ENOMEM
+            t.altstack_sp, t.altstack_size, t.altstack_flags = s["ss_sp"], s["ss_size"], 0
+    return 0
+
+
+def _info(proc, sig, code=SI_USER):
+    return {"si_signo": sig, "si_code": code, "si_pid": proc.pid, "si_uid": proc.kernel.world.uid}
+
+
+@syscall("kill")
+def sys_kill(proc, pid, sig, *_):
+    pid, sig = s32(pid), s32(sig)
+    if not 0 <= sig <= NSIG:
+        return -E.EINVAL
+    sender = getattr(proc.kernel, "kill_process", None)
+    if pid in (proc.pid, 0, -1) or pid == -proc.pid:
+        if sig:
+            proc.queue_signal(_info(proc, sig))
+        if sender is not None and pid in (0, -1):
+            sender(proc, pid, sig)
+        return 0
+    if sender is not None:
+        return sender(proc, pid, sig)
+    return -E.ESRCH
+
+
+@syscall("tgkill")
+def sys_tgkill(proc, tgid, tid, sig, *_):
+    return _tkill(proc, s32(tid), s32(sig), tgid=s32(tgid))
+
+
+@syscall("tkill")
+def sys_tkill(proc, tid, sig, *_):
+    return _tkill(proc, s32(tid), s32(sig))
+
+
+def _tkill(proc, tid, sig, tgid=None):
+    if not 0 <= sig <= NSIG or tid <= 0:
+        return -E.EINVAL
+    if tgid is not None and tgid != proc.pid:
+        sender = getattr(proc.kernel, "kill_thread", None)
+        return sender(proc, tgid, tid, sig) if sender else -E.ESRCH
+    target = next((t for t in proc.threads if t.tid == tid), None)
+    if target is None:
+        sender = getattr(proc.kernel, "kill_thread", None)
+        return sender(proc, tgid, tid, sig) if sender else -E.ESRCH
+    if sig:
+        proc.queue_signal(_info(proc, sig, SI_TKILL), thread=target)
+    return 0
+
+
+@syscall("rt_sigqueueinfo", "rt_tgsigqueueinfo")
+def sys_rt_sigqueueinfo(proc, *args):
+    return -E.EPERM
+
+
+@syscall("rt_sigreturn")
+def sys_rt_sigreturn(proc, *_):
+    m = proc.machine
+    uc_addr = m.reg("rsp")                       # the handler's `ret` popped pretcode
+    uc = UCONTEXT.unpack(proc.mem.read(uc_addr, UCONTEXT.size))
+    regs = {r: uc[r] for r in SIGCONTEXT_GREGS}
+    rip = regs.pop("rip")
+    # only the arithmetic and control flags come back from user space
+    regs["eflags"] = (m.reg("eflags") & ~0x50DD5) | (regs["eflags"] & 0x50DD5)
+    for r, v in regs.items():
+        m.set_reg(r, v)
+    if uc["fpstate"]:
+        image = proc.mem.peek(uc["fpstate"], FXSAVE.size)
+        if image:
+            m.set_fp_state(image)
+    proc.thread.sigmask = uc["uc_sigmask"] & ~UNBLOCKABLE
+    ss = proc.mem.peek(uc_addr + 16, 24)
+    del ss
+    proc.request_stop(resume_at=rip)
+    return NORETURN
+
+
+@syscall("rt_sigsuspend")
+def sys_rt_sigsuspend(proc, mask, size, *_):
+    if size != 8:
+        return -E.EINVAL
+    new = proc.mem.read_u64(mask) & ~UNBLOCKABLE
+    t = proc.thread
+    t.saved_mask = t.sigmask          # the handler's frame restores this mask, not `new`
+    t.sigmask = new
+    waiter = getattr(proc.kernel, "wait_signal", None)
+    if waiter is not None:
+        waiter(proc)
+    elif not proc.deliverable():
+        _advance_to_alarm(proc)
+        if not proc.deliverable():
+            raise _deadlock(proc)
+    proc.request_stop()
+    return -E.EINTR
+
+
+@syscall("pause")
+def sys_pause(proc, *_):
+    waiter = getattr(proc.kernel, "wait_signal", None)
+    if waiter is not None:
+        waiter(proc)
+    elif not proc.deliverable():
+        _advance_to_alarm(proc)
+        if not proc.deliverable():
+            raise _deadlock(proc)
+    return -E.EINTR
+
+
+def _advance_to_alarm(proc):
+    """A lone process waiting for a signal: jump the virtual clock to its pending alarm."""
+    from .time import check_alarm
+    if proc.alarm_at_ns:
+        now = proc.kernel.world.monotonic_ns()
+        if proc.alarm_at_ns > now:
+            proc.kernel.world.tick(proc.alarm_at_ns - now)
+        check_alarm(proc)
+
+
+def _deadlock(proc):
+    from .kernel import GuestDeadlock
+    return GuestDeadlock(f"process {proc.pid} waits for a signal that nothing can send")
+
+
+# ---------------------------------------------------------------- delivery
+
+def next_signal(proc):
+    """Pop the next deliverable (siginfo, thread-directed?) or None."""
+    mask = proc.thread.sigmask
+    for queue in (proc.thread.pending, proc.pending):
+        for i, info in enumerate(queue):
+            if not mask & bit(info["si_signo"]):
+                return queue.pop(i)
+    return None
+
+
+def deliver_pending(proc, observer=None) -> None:
+    """Deliver every pending unblocked signal: run default actions or push handler frames."""
+    while True:
+        info = next_signal(proc)
+        if info is None:
+            return
+        sig = info["si_signo"]
+        act = _action(proc, sig)
+        if observer is not None:
+            observer.signal(proc, info)
+        if act.handler == SIG_IGN:
+            continue
+        if act.handler == SIG_DFL:
+            what = default_action(sig)
+            if what == "ignore":
+                continue
+            raise ProcessExit(0, signal=sig, core=what == "core")
+        push_frame(proc, sig, info, act)
+        if act.flags & SA_RESETHAND:
+            proc.sigactions[sig] = SigAction()
+        return      # the handler runs first; further signals are delivered when it next stops
+
+
+def force_signal(proc, info) -> None:
+    """A synchronous fault: delivered even if blocked or ignored (then it kills), as Linux's force_sig."""
+    sig = info["si_signo"]
+    act = _action(proc, sig)
+    if proc.thread.sigmask & bit(sig) or act.handler == SIG_IGN:
+        proc.sigactions[sig] = SigAction()
+        proc.thread.sigmask &= ~bit(sig)
+    proc.thread.pending.insert(0, info)
+
+
+def push_frame(proc, sig, info, act) -> None:
+    m = proc.machine
+    t = proc.thread
+    regs = m.save_gprs()
+    rip = proc.resume_at if proc.resume_at is not None else regs["rip"]
+    regs["rip"] = rip
+    sp = regs["rsp"]
+    on_alt = t.altstack_size and t.altstack_sp <= sp < t.altstack_sp + t.altstack_size
+    if act.flags & SA_ONSTACK and t.altstack_size and not t.altstack_flags and not on_alt:
+        sp = t.altstack_sp + t.altstack_size
+    else:
+        sp -= 128                                         # the red zone
+    fpstate = (sp - FXSAVE.size) & ~63
+    frame = ((fpstate - RT_SIGFRAME_SIZE) & ~15) - 8
+    uc = frame + 8
+    siginfo = uc + UCONTEXT.size
+    frame_mask = t.sigmask if t.saved_mask is None else t.saved_mask
+    t.saved_mask = None
+    gregs = {r: regs[r] for r in SIGCONTEXT_GREGS}
+    gregs["eflags"] = regs["eflags"]
+    ucontext = UCONTEXT.pack(
+        uc_flags=0x6, uc_link=0, ss_sp=t.altstack_sp, ss_flags=t.altstack_flags, ss_size=t.altstack_size,
+        cs=0x33, ss=0x2B, err=info.get("_err", 0), trapno=info.get("_trapno", 0), oldmask=frame_mask,
+        cr2=info.get("si_addr", 0) if sig in (SIGSEGV, SIGBUS) else 0, fpstate=fpstate,
+        uc_sigmask=frame_mask, **gregs)
+    fields = {k: v for k, v in info.items() if not k.startswith("_")}
+    try:
+        proc.aspace.write(fpstate, m.fp_state())
+        proc.aspace.write(frame, (act.restorer if act.flags & SA_RESTORER else 0).to_bytes(8, "little"))
+        proc.aspace.write(uc, ucontext)
+        proc.aspace.write(siginfo, SIGINFO.pack(fields))
+    except Exception:
+        # no room for the frame (stack overflow): Linux kills the process with SIGSEGV
+        raise ProcessExit(0, signal=SIGSEGV, core=True) from None
+    t.sigmask |= act.mask | (0 if act.flags & SA_NODEFER else bit(sig))
+    t.sigmask &= ~UNBLOCKABLE
+    m.set_reg("rsp", frame)
+    m.set_reg("rdi", sig)
+    m.set_reg("rsi", siginfo)
+    m.set_reg("rdx", uc)
+    m.set_reg("rax", 0)
+    m.set_reg("eflags", regs["eflags"] & ~(0x100 | 0x400))   # clear TF and DF, as the kernel does
+    proc.resume_at = act.handler
