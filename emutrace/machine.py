@@ -144,7 +144,7 @@ class Machine:
                            mxcsr_mask=0xFFFF, st_space=st, xmm_space=xmm)
 
     def _st(self, i):
-        mant, exp = self.uc.reg_read(X.UC_X86_REG_ST0 + i)
+        mant, exp = self.uc.reg_read(X.UC_X86_REG_FP0 + i)
         return struct.pack("<QH6x", mant & 0xFFFFFFFFFFFFFFFF, exp & 0xFFFF)
 
     def set_fp_state(self, image: bytes) -> None:
@@ -154,6 +154,9 @@ class Machine:
         self.uc.reg_write(X.UC_X86_REG_MXCSR, f["mxcsr"] & 0xFFFF)
         for i in range(16):
             self.set_xmm(i, f["xmm_space"][16 * i:16 * i + 16])
+        for i in range(8):
+            mant, exp = struct.unpack_from("<QH", f["st_space"], 16 * i)
+            self.uc.reg_write(X.UC_X86_REG_FP0 + i, (mant, exp))
 
     # -- memory ------------------------------------------------------------
     def read(self, addr: int, size: int) -> bytes:

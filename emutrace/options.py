@@ -51,7 +51,7 @@ Sandbox and determinism:
   --env K=V          add to the fixed default environment; --inherit-env passes the host's
   --seed N           seed for AT_RANDOM, getrandom, /dev/urandom (default 0)
   --clock T          start of the virtual clock, in seconds since the epoch
-  --uid N, --gid N   the guest's user and group ids (default 1000)
+  --uid N, --gid N   the guest's user and group ids (default 0: root of the sandbox)
   --net              allow network system calls (default: denied with EACCES)
   --timeout S        stop after S seconds of wall time (exit status 124)
   --max-insns N      stop after about N guest instructions (exit status 124)

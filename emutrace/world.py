@@ -6,7 +6,8 @@ Same World settings and same inputs → same bytes out, on any host and at any t
   (sleeps cost no real time);
 - randomness (AT_RANDOM, getrandom, /dev/urandom, /dev/random) is a SHA-256 counter stream
   seeded by `seed`;
-- pid, ppid, uid, gid, hostname and uname are fixed; load addresses are fixed (no ASLR);
+- pid, ppid, uid/gid (0 by default: the guest is root of its own sandbox), hostname and uname
+  are fixed; load addresses are fixed (no ASLR);
 - the environment is fixed unless the user adds to it or inherits the host's.
 """
 from __future__ import annotations
@@ -31,8 +32,8 @@ class World:
     tick_ns: int = 1000                   # 1 µs per system call
     pid: int = 1000
     ppid: int = 999
-    uid: int = 1000
-    gid: int = 1000
+    uid: int = 0                          # root of its own sandbox, as in a container: writes only
+    gid: int = 0                          # ever reach the overlay, and CI runs natively as root
     hostname: str = "emutrace"
     kernel_release: str = "6.1.0-emutrace"
     kernel_version: str = "#1 SMP PREEMPT_DYNAMIC Mon Jan  1 00:00:00 UTC 2024"

@@ -2,6 +2,8 @@
 rt_sigframe (the layout Linux pushes), undone by rt_sigreturn."""
 from __future__ import annotations
 
+from emutrace.memory import GuestFault
+
 from . import errno as E
 from .dispatch import s32, syscall
 from .kernel import NORETURN, ProcessExit, SigAction
@@ -313,7 +315,7 @@ def push_frame(proc, sig, info, act) -> None:
         proc.aspace.write(frame, (act.restorer if act.flags & SA_RESTORER else 0).to_bytes(8, "little"))
         proc.aspace.write(uc, ucontext)
         proc.aspace.write(siginfo, SIGINFO.pack(fields))
-    except Exception:
+    except GuestFault:
         # no room for the frame (stack overflow): Linux kills the process with SIGSEGV
         raise ProcessExit(0, signal=SIGSEGV, core=True) from None
     t.sigmask |= act.mask | (0 if act.flags & SA_NODEFER else bit(sig))
