@@ -82,6 +82,8 @@ class Session:
         self.kernel = Kernel(self.world, self.vfs, max_procs=self.opts.max_procs)
         self.kernel.max_mem = self.opts.max_mem
         self.kernel.on_new_machine = self._attach
+        self.kernel.on_mmap = self._on_mmap
+        self._elf_cache = {}
         self.kernel.current = None
         self.kernel.pids = lambda: [p.pid for p in self.processes]
         self.kernel.process = lambda pid: next((p for p in self.processes if p.pid == pid), None)
@@ -143,6 +145,30 @@ class Session:
         check_alarm(proc)
         if proc.stop_requested or proc.machine.uc is not uc:
             uc.emu_stop()
+
+    def _on_mmap(self, proc: Process, start: int, size: int, prot: int, f, offset: int) -> None:
+        """A file mapped at offset 0 that is an ELF file starts a module (ld.so maps libraries so)."""
+        if offset != 0 or any(m.path == f.path for m in proc.modules):
+            return
+        head = f.pread(4, 0)
+        if head != b"\x7fELF":
+            return
+        from loader.elf import ElfError, parse_elf
+        from loader.modules import Module
+        elf = self._elf_cache.get(f.path)
+        if elf is None:
+            try:
+                elf = parse_elf(f.path, f.pread(f.size(), 0))
+            except ElfError:
+                return
+            self._elf_cache[f.path] = elf
+        lo, _ = elf.span()
+        module = Module(f.path, elf, start - lo)
+        proc.modules.append(module)
+        for obs in self.observers:
+            hook = getattr(obs, "module_loaded", None)
+            if hook is not None:
+                hook(proc, module)
 
     def _on_bad_memory(self, uc, access, addr, size, value, proc):
         self._fault = (access, addr)

@@ -1,0 +1,362 @@
+"""Catching library calls where they cross modules, and their returns.
+
+Where calls are caught (exact addresses only; nothing runs per instruction elsewhere):
+- PLT entries (.plt, .plt.sec for IBT, .plt.got): each entry's `jmp *slot(%rip)` names its GOT
+  slot, the slot's relocation names the function, whatever the binding (lazy or now);
+- GOT slots no PLT entry uses (`-fno-plt` code does `call *slot(%rip)`): once ld.so has filled
+  them (at the program's entry), they are pointed at jump stubs on emutrace's service page;
+- static programs: the entries of known C-library functions (the prototype database), and
+  IRELATIVE PLT entries named by their IFUNC, counted only when called from the program's code.
+Returns are caught at the return address with an exact-address hook and matched by stack
+pointer, so nothing foreign is ever written where an unwinder looks (C++ exceptions, longjmp);
+frames abandoned by longjmp or an exception are reported as unwound.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from unicorn import UC_HOOK_CODE
+
+from loader.elf import STT_FUNC, STT_GNU_IFUNC, SHN_UNDEF, parse_elf
+from loader.linker import Scope
+from loader.modules import Module
+
+from .events import Call, Return
+
+R_GLOB_DAT, R_JUMP_SLOT, R_IRELATIVE = 6, 7, 37
+STUB_SIZE = 16
+ENDBR64 = b"\xf3\x0f\x1e\xfa"
+
+
+@dataclass
+class Site:
+    """One way into a function from a traced module."""
+    name: str
+    caller: Module
+    definer: str = ""
+    traced: bool = True
+    proto: object = None
+
+
+@dataclass
+class Frame:
+    id: int
+    site: Site
+    rsp: int
+    ret_addr: int
+    state: object
+    depth: int
+    time_ns: int
+
+
+class Regs:
+    """The argument source the value formatter reads (SysV x86-64 ABI), fetched lazily."""
+    __slots__ = ("m", "mem", "_regs", "_rsp")
+
+    def __init__(self, machine, mem):
+        self.m = machine
+        self.mem = mem
+        self._regs = None
+
+    def _load(self):
+        if self._regs is None:
+            self._regs = self.m.call_regs()
+        return self._regs
+
+    def int_arg(self, i: int) -> int:
+        r = self._load()
+        if i < 6:
+            return r[i]
+        data = self.mem.read(r[6] + 8 * (i - 5), 8)
+        return struct.unpack("<Q", data)[0] if data else 0
+
+    def float_arg(self, i: int) -> float:
+        if i >= 8:
+            return 0.0
+        return struct.unpack("<d", self.m.xmm(i)[:8])[0]
+
+    def ret_int(self) -> int:
+        return self.m.reg("rax")
+
+    def ret_float(self) -> float:
+        return struct.unpack("<d", self.m.xmm(0)[:8])[0]
+
+
+def plt_slots(module: Module) -> Dict[int, int]:
+    """PLT entry address → GOT slot address, from each entry's `jmp *disp(%rip)`.
+
+    Entry sizes vary (16 in .plt and .plt.sec, 8 in .plt.got and in static programs' .plt), so
+    every `ff 25` jump is found by scanning; an entry starts at the jump, or at the endbr64 and
+    bnd prefix before it."""
+    out = {}
+    elf = module.elf
+    names = (".plt.sec",) if elf.section(".plt.sec") else (".plt", ".iplt")
+    for secname in names + (".plt.got",):
+        sec = elf.section(secname)
+        if sec is None or sec.size == 0 or sec.offset + sec.size > len(elf.data):
+            continue
+        data = elf.data[sec.offset:sec.offset + sec.size]
+        i = 0
+        while i < len(data) - 5:
+            if data[i] == 0xFF and data[i + 1] == 0x25:
+                disp = struct.unpack_from("<i", data, i + 2)[0]
+                start = i - 1 if i >= 1 and data[i - 1] == 0xF2 else i
+                if start >= 4 and data[start - 4:start] == ENDBR64:
+                    start -= 4
+                out[sec.addr + start + module.base] = sec.addr + i + 6 + disp + module.base
+                i += 6
+            else:
+                i += 1
+    return out
+
+
+class LibcallTracer:
+    def __init__(self, session, emit, formatter, protos, call_filter, string_limit: int = 32,
+                 ftrace=None):
+        self.session = session
+        self.emit = emit
+        self.fmt = formatter
+        self.protos = protos
+        self.filter = call_filter
+        self.next_id = 1
+        self.stacks: Dict[tuple, List[Frame]] = {}
+        self.sites: Dict[int, Site] = {}          # hooked address → site
+        self.ret_hooked: set = set()
+        self.module_sites: Dict[str, bool] = {}
+        self.redirect_done = set()
+        self.stubs: Dict[int, Site] = {}
+        self.counts: Dict[str, list] = {}
+
+    # -- set-up, per process and module -------------------------------------------
+    def attach(self, proc) -> None:
+        proc._lt_ret_hooked = set()
+        proc._lt_hooked_modules = set()
+
+    def started(self, proc) -> None:
+        for m in list(proc.modules):
+            self.module_loaded(proc, m)
+        entry = proc.modules[0].elf.entry + proc.modules[0].base
+        if proc.machine.reg("rip") != entry:      # ld.so runs first: its GOT work is done at entry
+            proc.machine.uc.hook_add(UC_HOOK_CODE, self._at_entry, proc, entry, entry)
+        else:
+            self._redirect_got(proc)
+
+    def module_loaded(self, proc, module: Module) -> None:
+        if module.path in proc._lt_hooked_modules:
+            return
+        is_main = module is proc.modules[0]
+        if not self.filter.traces_module(module.name, is_main):
+            return
+        proc._lt_hooked_modules.add(module.path)
+        if is_main and module.elf.is_static and not module.elf.needed:
+            self._hook_static(proc, module)
+            return
+        self._hook_plt(proc, module, is_main)
+
+    def _site(self, proc, module: Module, name: str, is_main: bool) -> Site:
+        definer = self._definer(proc, name)
+        site = Site(name, module, definer)
+        site.traced = self.filter.matches(name, module.name, is_main, definer)
+        site.proto = self.protos.get(name)
+        return site
+
+    def _definer(self, proc, name: str) -> str:
+        for m in proc.modules[1:]:
+            for s in m.elf.dynsyms:
+                if s.name == name and s.defined:
+                    return m.name
+        return ""
+
+    def _slot_relocs(self, module: Module) -> Dict[int, str]:
+        """GOT slot (absolute) → symbol name, for function relocations."""
+        out = {}
+        syms = module.elf.dynsyms
+        for r in module.elf.plt_relocs + module.elf.relocs:
+            if r.type in (R_JUMP_SLOT, R_GLOB_DAT) and 0 < r.sym < len(syms):
+                s = syms[r.sym]
+                if r.type == R_JUMP_SLOT or s.type in (STT_FUNC, STT_GNU_IFUNC) or \
+                        (s.shndx == SHN_UNDEF and s.type == STT_FUNC):
+                    out[r.offset + module.base] = s.name
+        return out
+
+    def _hook_plt(self, proc, module: Module, is_main: bool) -> None:
+        slots = self._slot_relocs(module)
+        entries = plt_slots(module)
+        hooked_slots = set()
+        lo, hi = None, None
+        for entry, slot in entries.items():
+            name = slots.get(slot)
+            if name is None:
+                continue
+            site = self._site(proc, module, name, is_main)
+            if not site.traced:
+                continue
+            self.sites[entry] = site
+            hooked_slots.add(slot)
+            lo = entry if lo is None else min(lo, entry)
+            hi = entry if hi is None else max(hi, entry)
+        if lo is not None:
+            proc.machine.uc.hook_add(UC_HOOK_CODE, self._on_entry, proc, lo, hi)
+        # slots reached without a PLT entry (-fno-plt): redirected once ld.so has filled them
+        proc._lt_pending_got = getattr(proc, "_lt_pending_got", [])
+        for slot, name in slots.items():
+            if slot not in hooked_slots and slot not in entries.values():
+                site = self._site(proc, module, name, is_main)
+                if site.traced:
+                    proc._lt_pending_got.append((slot, site))
+
+    def _at_entry(self, uc, addr, size, proc):
+        self._redirect_got(proc)
+
+    def _redirect_got(self, proc) -> None:
+        pending = getattr(proc, "_lt_pending_got", [])
+        if not pending or proc.pid in self.redirect_done:
+            return
+        self.redirect_done.add(proc.pid)
+        from loader.callguest import service_page
+        base = service_page(proc) + 0x800                 # stubs live in the page's upper half
+        m = proc.machine
+        code = bytearray()
+        start = base
+        for i, (slot, site) in enumerate(pending[: (0x800 // STUB_SIZE)]):
+            target = struct.unpack("<Q", m.read(slot, 8))[0]
+            stub = base + i * STUB_SIZE
+            # jmp *[rip+2]; ud2; .quad target
+            code += b"\xff\x25\x02\x00\x00\x00\x0f\x0b" + struct.pack("<Q", target)
+            m.write(slot, struct.pack("<Q", stub))
+            self.sites[stub] = site
+        m.write(start, bytes(code))
+        m.uc.ctl_remove_cache(start, start + len(code))
+        m.uc.hook_add(UC_HOOK_CODE, self._on_entry, proc, start, start + len(code) - 1)
+
+    def _hook_static(self, proc, module: Module) -> None:
+        """Static programs: hook known C-library functions and IRELATIVE PLT entries."""
+        elf = module.elf
+        ifunc_by_resolver = {s.value: s.name for s in elf.symtab if s.type == STT_GNU_IFUNC and s.defined}
+        # IRELATIVE slots: static-pie keeps them in .rela.dyn, static in .rela.iplt
+        irel = {r.offset: r.addend for r in elf.relocs + elf.plt_relocs if r.type == R_IRELATIVE}
+        for sec in [elf.section(".rela.iplt"), elf.section(".rela.plt")]:
+            if sec is None or elf.dynamic:
+                continue
+            for off in range(sec.offset, sec.offset + sec.size - 23, 24):
+                r_off, info, addend = struct.unpack_from("<QQq", elf.data, off)
+                if info & 0xFFFFFFFF == R_IRELATIVE:
+                    irel[r_off] = addend
+        names: Dict[int, str] = {}
+        for entry, slot in plt_slots(module).items():
+            addend = irel.get(slot - module.base)
+            if addend is not None and addend in ifunc_by_resolver:
+                names[entry] = ifunc_by_resolver[addend]
+        for s in elf.symtab:
+            if s.defined and s.type == STT_FUNC and s.value and self.protos.get(s.name) is not None:
+                names.setdefault(s.value + module.base, s.name)
+        self.static_module = module
+        self.internal = _InternalCode(module, self.protos)
+        for addr, name in names.items():
+            site = Site(name, module, "libc")
+            site.traced = self.filter.matches(name, module.name, True, "libc")
+            site.proto = self.protos.get(name)
+            site.static = True
+            if site.traced:
+                self.sites[addr] = site
+                proc.machine.uc.hook_add(UC_HOOK_CODE, self._on_entry, proc, addr, addr)
+
+    # -- the hot path ---------------------------------------------------------------
+    def _on_entry(self, uc, addr, size, proc):
+        site = self.sites.get(addr)
+        if site is None:
+            return
+        m = proc.machine
+        rsp = m.reg("rsp")
+        data = m.read(rsp, 8)
+        ret_addr = struct.unpack("<Q", data)[0]
+        key = (proc.pid, proc.thread.tid)
+        stack = self.stacks.setdefault(key, [])
+        if getattr(site, "static", False):
+            if self.internal.is_internal(ret_addr):
+                return
+            if stack and stack[-1].rsp == rsp:     # a traced function tail-calling another
+                return
+        world = self.session.world
+        while stack and stack[-1].rsp < rsp:          # left by longjmp or an exception
+            self._unwound(proc, stack.pop())
+        regs = Regs(m, proc.mem)
+        mem = self.mem_view(proc)
+        st = self.fmt.enter(site.name, site.proto, regs, mem)
+        fid = self.next_id
+        self.next_id += 1
+        frame = Frame(fid, site, rsp, ret_addr, st, len(stack), world.elapsed_ns)
+        stack.append(frame)
+        self.emit(Call(fid, proc.pid, proc.thread.tid, world.elapsed_ns, frame.depth, st.display_name,
+                       site.definer, site.caller.name, ret_addr, st.text, list(st._left_args)))
+        if ret_addr not in proc._lt_ret_hooked:
+            proc._lt_ret_hooked.add(ret_addr)
+            uc.hook_add(UC_HOOK_CODE, self._on_return, proc, ret_addr, ret_addr)
+            uc.ctl_remove_cache(ret_addr, ret_addr + 1)
+
+    def _on_return(self, uc, addr, size, proc):
+        stack = self.stacks.get((proc.pid, proc.thread.tid))
+        if not stack:
+            return
+        rsp = proc.machine.reg("rsp")
+        while stack and stack[-1].rsp + 8 < rsp:
+            self._unwound(proc, stack.pop())
+        if not stack or stack[-1].rsp + 8 != rsp or stack[-1].ret_addr != addr:
+            return
+        frame = stack.pop()
+        regs = Regs(proc.machine, proc.mem)
+        self.fmt.exit(frame.state, regs, self.mem_view(proc))
+        st = frame.state
+        now = self.session.world.elapsed_ns
+        self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
+                         list(st.args), st.ret, now - frame.time_ns))
+
+    def _unwound(self, proc, frame: Frame) -> None:
+        now = self.session.world.elapsed_ns
+        st = frame.state
+        self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, "",
+                         list(getattr(st, "_left_args", [])), "", now - frame.time_ns, unwound=True))
+
+    def finish(self, proc) -> None:
+        """At exit: calls that never returned (exit, abort) stay unfinished, as ltrace shows them."""
+        self.stacks.pop((proc.pid, proc.thread.tid), None)
+
+    @staticmethod
+    def mem_view(proc):
+        from .memory import MemView
+        mv = getattr(proc, "_memview", None)
+        if mv is None or mv.aspace is not proc.aspace:
+            mv = proc._memview = MemView(proc.aspace)
+        return mv
+
+
+class _InternalCode:
+    """For static programs: is a return address outside the program's own code?
+
+    The linker lays out .text in link order: start files, the program's objects, then the C
+    library's archive members. The program's code is therefore the run of functions around
+    `main` (in address order) that contains no C-library function — none in the prototype
+    database, none with a reserved name (leading underscore)."""
+
+    def __init__(self, module: Module, protos):
+        funcs = sorted({(s.value, s.size, s.name) for s in module.elf.symtab
+                        if s.defined and s.type in (STT_FUNC, STT_GNU_IFUNC) and s.value})
+        libc = lambda name: name.startswith("_") or protos.get(name) is not None
+        main = next((i for i, f in enumerate(funcs) if f[2] == "main"), None)
+        self.lo = self.hi = 0
+        if main is not None:
+            lo = hi = main
+            while lo > 0 and not libc(funcs[lo - 1][2]):
+                lo -= 1
+            while hi + 1 < len(funcs) and not libc(funcs[hi + 1][2]):
+                hi += 1
+            self.lo = funcs[lo][0] + module.base
+            last = funcs[hi]
+            self.hi = max(last[0] + last[1], funcs[hi + 1][0] if hi + 1 < len(funcs) else 0) + module.base
+            if hi + 1 < len(funcs):
+                self.hi = funcs[hi + 1][0] + module.base
+
+    def is_internal(self, addr: int) -> bool:
+        return not self.lo <= addr < self.hi

@@ -1,0 +1,212 @@
+"""Formatters: trace events in, text out. ltrace's and strace's text formats, and JSON lines.
+
+Each writes every event as it happens and flushes, so a killed run keeps its trace up to the
+kill. No formatter touches the emulator: everything arrives decoded in the events.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import asdict
+from typing import Dict, List, Optional, TextIO
+
+from .events import Call, Exit, Return, Signal, Syscall
+from .values import close_call, DEFAULT_ALIGN
+
+
+def open_stream(path: Optional[str]) -> TextIO:
+    if path is None:
+        return sys.stderr
+    return open(path, "w", encoding="utf-8", errors="backslashreplace")
+
+
+class Timestamps:
+    """-t / -tt / -ttt / -r prefixes, on the virtual clock."""
+
+    def __init__(self, world, level: int, relative: bool):
+        self.world = world
+        self.level = level
+        self.relative = relative
+        self.last = 0
+
+    def prefix(self, time_ns: int) -> str:
+        out = ""
+        if self.relative:
+            d = time_ns - self.last
+            self.last = time_ns
+            out += f"{d // 10**9:3d}.{d % 10**9 // 1000:06d} "
+        if self.level:
+            t = self.world.clock_start * 10**9 + time_ns
+            sec, ns = divmod(t, 10**9)
+            if self.level >= 3:
+                out += f"{sec}.{ns // 1000:06d} "
+            else:
+                hms = time.strftime("%H:%M:%S", time.gmtime(sec))
+                out += f"{hms}.{ns // 1000:06d} " if self.level == 2 else f"{hms} "
+        return out
+
+
+class Writer:
+    def __init__(self, stream: TextIO, own: bool):
+        self.stream = stream
+        self.own = own
+
+    def write(self, text: str) -> None:
+        self.stream.write(text)
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.own:
+            self.stream.close()
+        else:
+            self.stream.flush()
+
+
+class LtraceText:
+    """ltrace's output: `name(args) = ret`, nested calls as <unfinished ...> / <... resumed>."""
+
+    def __init__(self, writer: Writer, world, cfg, multi_pid: bool = False):
+        self.w = writer
+        self.cfg = cfg
+        self.ts = Timestamps(world, cfg.timestamps, cfg.relative)
+        self.open: Optional[Call] = None      # a call whose line is still open
+        self.multi = multi_pid or cfg.follow
+        self.summary: Dict[str, List[int]] = {}
+        self.calls_by_id: Dict[int, Call] = {}
+
+    def _prefix(self, ev) -> str:
+        p = f"[pid {ev.pid}] " if self.multi else ""
+        return p + self.ts.prefix(ev.time_ns)
+
+    def _close_open(self) -> None:
+        if self.open is not None:
+            self.w.write(" <unfinished ...>\n")
+            self.open = None
+
+    def _indent(self, depth: int) -> str:
+        return " " * (self.cfg.indent * depth) if self.cfg.indent else ""
+
+    def event(self, ev) -> None:
+        if self.cfg.summary:
+            self._count(ev)
+            return
+        if isinstance(ev, Call):
+            self._close_open()
+            ip = f"[{ev.caller_addr:#x}] " if self.cfg.show_ip else ""
+            self.w.write(self._prefix(ev) + ip + self._indent(ev.depth) + ev.text)
+            self.open = ev
+            self.calls_by_id[ev.id] = ev
+        elif isinstance(ev, Return):
+            call = self.calls_by_id.pop(ev.id, None)
+            if ev.unwound:
+                if self.open is not None and self.open.id == ev.id:
+                    self._close_open()
+                return
+            spent = f" <{ev.duration_ns // 10**9}.{ev.duration_ns % 10**9 // 1000:06d}>" if self.cfg.show_time_spent else ""
+            if self.open is not None and self.open.id == ev.id:
+                ip = f"[{call.caller_addr:#x}] " if self.cfg.show_ip and call else ""
+                head = self._prefix(call) + ip + self._indent(ev.depth) + call.text if call else ""
+                line = close_call(head + ev.right, ev.ret, DEFAULT_ALIGN)
+                self.w.write(line[len(head):] + spent + "\n")
+                self.open = None
+            else:
+                self._close_open()
+                head = self._prefix(ev) + self._indent(ev.depth) + f"<... {ev.name} resumed> "
+                self.w.write(close_call(head + ev.right, ev.ret, DEFAULT_ALIGN) + spent + "\n")
+        elif isinstance(ev, Syscall):
+            if not self.cfg.syscalls:
+                return
+            self._close_open()
+            name, _, rest = ev.line.partition("(")
+            args, _, ret = rest.rpartition(") = ")
+            text = self._prefix(ev) + f"SYS_{name}({args}"
+            self.w.write((close_call(text, ret, DEFAULT_ALIGN) if ev.ret is not None else text + ") = ?") + "\n")
+        elif isinstance(ev, Signal):
+            self._close_open()
+            from syscalls.xlat import signal_description
+            self.w.write(self._prefix(ev) + f"--- {ev.name} ({signal_description(ev.signo)}) ---\n")
+        elif isinstance(ev, Exit):
+            self._close_open()
+            if ev.signal:
+                self.w.write(self._prefix(ev) + f"+++ killed by {ev.signal_name} +++\n")
+            else:
+                self.w.write(self._prefix(ev) + f"+++ exited (status {ev.status}) +++\n")
+
+    def _count(self, ev) -> None:
+        if isinstance(ev, Call):
+            self.calls_by_id[ev.id] = ev
+        elif isinstance(ev, Return) and not ev.unwound:
+            self.calls_by_id.pop(ev.id, None)
+            row = self.summary.setdefault(ev.name, [0, 0])
+            row[0] += 1
+            row[1] += ev.duration_ns
+
+    def close(self) -> None:
+        if self.cfg.summary:
+            from .values import format_summary
+            rows = [(name, calls, ns / 1e9) for name, (calls, ns) in self.summary.items()]
+            self.w.write(format_summary(rows))
+        else:
+            if self.open is not None:
+                self.w.write(" <no return ...>\n")
+                self.open = None
+        self.w.close()
+
+
+class StraceText:
+    """strace's output: one line per system call, signals and exits between them."""
+
+    def __init__(self, writer: Writer, world, cfg, multi_pid: bool = False):
+        self.w = writer
+        self.cfg = cfg
+        self.ts = Timestamps(world, cfg.timestamps, cfg.relative)
+        self.multi = multi_pid or cfg.follow
+        self.summary: Dict[str, List] = {}
+
+    def _prefix(self, ev) -> str:
+        return (f"[pid {ev.pid}] " if self.multi else "") + self.ts.prefix(ev.time_ns)
+
+    def event(self, ev) -> None:
+        if self.cfg.summary:
+            if isinstance(ev, Syscall):
+                row = self.summary.setdefault(ev.name, [0, 0, 0])
+                row[0] += 1
+                row[1] += 1 if ev.errno else 0
+                row[2] += ev.duration_ns
+            return
+        if isinstance(ev, Syscall):
+            spent = f" <{ev.duration_ns // 10**9}.{ev.duration_ns % 10**9 // 1000:06d}>" if self.cfg.show_time_spent and ev.ret is not None else ""
+            self.w.write(self._prefix(ev) + ev.line + spent + "\n")
+        elif isinstance(ev, Signal):
+            self.w.write(self._prefix(ev) + ev.line + "\n")
+        elif isinstance(ev, Exit):
+            from syscalls.strace import format_exited, format_killed
+            line = format_killed(ev.signal, ev.core) if ev.signal else format_exited(ev.status)
+            self.w.write(self._prefix(ev) + line + "\n")
+
+    def close(self) -> None:
+        if self.cfg.summary:
+            from syscalls.strace import format_summary
+            rows = [(name, c, e, ns / 1e9) for name, (c, e, ns) in self.summary.items()]
+            self.w.write(format_summary(rows))
+        self.w.close()
+
+
+class JsonLines:
+    """One JSON object per event (schema in README)."""
+
+    def __init__(self, writer: Writer, world, cfg, multi_pid: bool = False):
+        self.w = writer
+        self.cfg = cfg
+
+    def event(self, ev) -> None:
+        if isinstance(ev, Syscall) and not (self.cfg.syscalls or self.cfg.strace):
+            return
+        d = asdict(ev)
+        d.pop("text", None)
+        d.pop("right", None)
+        self.w.write(json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n")
+
+    def close(self) -> None:
+        self.w.close()

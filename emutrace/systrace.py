@@ -1,0 +1,113 @@
+"""System-call tracing: the kernel's observer, turning each syscall into a decoded event.
+
+Decoding uses the one syscall table (syscalls.table) through syscalls.strace; `-e trace=`
+selects by name, `!name` and `%class`, as strace does.
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+from syscalls import errno as E
+from syscalls.table import BY_NAME
+
+from .events import Signal, Syscall
+
+CLASSES = ("%file", "%desc", "%memory", "%process", "%signal", "%network", "%ipc", "%clock",
+           "%creds", "%stat", "%lstat", "%fstat", "%statfs", "%pure")
+
+
+class TraceSpecError(ValueError):
+    pass
+
+
+class SyscallSelection:
+    """strace's `-e trace=SET`: names, %classes, and a leading ! to negate."""
+
+    def __init__(self, specs: List[str]):
+        self.names: Optional[set] = None
+        for spec in specs:
+            negate = spec.startswith("!")
+            body = spec[1:] if negate else spec
+            chosen = set()
+            for item in body.split(","):
+                item = item.strip()
+                if not item:
+                    continue
+                if item in ("all", "%all"):
+                    chosen |= set(BY_NAME)
+                elif item.startswith("%"):
+                    if item not in CLASSES:
+                        raise TraceSpecError(f"unknown system call class {item}")
+                    chosen |= {n for n, sc in BY_NAME.items() if item in sc.classes}
+                elif item == "none":
+                    continue
+                else:
+                    if item not in BY_NAME:
+                        raise TraceSpecError(f"unknown system call {item!r}")
+                    chosen.add(item)
+            if negate:
+                base = set(BY_NAME) if self.names is None else self.names
+                self.names = base - chosen
+            else:
+                self.names = chosen if self.names is None else self.names | chosen
+
+    def wants(self, name: str) -> bool:
+        return self.names is None or name in self.names
+
+
+class SyscallObserver:
+    def __init__(self, session, emit, string_limit: int = 32, fd_paths: bool = False,
+                 selection: Optional[SyscallSelection] = None):
+        from syscalls.strace import SyscallFormatter
+        self.session = session
+        self.emit = emit
+        self.sel = selection or SyscallSelection([])
+        self.fmt = SyscallFormatter(string_limit=string_limit, fd_paths=fd_paths, fd_path=self._fd_path)
+
+    def _fd_path(self, fd: int):
+        proc = self.session.kernel.current
+        f = proc.fds.fds.get(fd) if proc else None
+        return f.path if f is not None else None
+
+    @staticmethod
+    def _mem(proc):
+        from .libcalls import LibcallTracer
+        return LibcallTracer.mem_view(proc)
+
+    def syscall_enter(self, proc, nr, sc, args):
+        name = sc.name if sc is not None else f"syscall_{nr:#x}"
+        if not self.sel.wants(name):
+            return None
+        if sc is None:
+            from syscalls.table import Syscall as Row
+            sc = Row(nr, name, ("hex",) * 6)
+        state = self.fmt.enter(sc, args, self._mem(proc))
+        return (sc, args, state, self.session.world.elapsed_ns)
+
+    def syscall_exit(self, proc, st, ret):
+        if st is None:
+            return
+        sc, args, state, t0 = st
+        if ret is not None and not isinstance(ret, int):       # NORETURN (execve, rt_sigreturn)
+            line = self.fmt.no_return(state) if sc.name != "rt_sigreturn" else self.fmt.exit(state, proc.machine.reg("rax"), self._mem(proc))
+            ret = None
+        else:
+            line = self.fmt.exit(state, ret, self._mem(proc))
+        err = E.NAME.get(-ret) if isinstance(ret, int) and -4096 < ret < 0 else None
+        now = self.session.world.elapsed_ns
+        self.emit(Syscall(proc.pid, proc.thread.tid, now, sc.name, sc.nr, line, list(args), ret, err, now - t0))
+
+    def syscall_noreturn(self, proc, st):
+        if st is None:
+            return
+        sc, args, state, t0 = st
+        now = self.session.world.elapsed_ns
+        self.emit(Syscall(proc.pid, proc.thread.tid, now, sc.name, sc.nr, self.fmt.no_return(state),
+                          list(args), None, None, now - t0))
+
+    def signal(self, proc, info):
+        from syscalls.strace import format_signal
+        from syscalls.xlat import signal_name
+        fields = {k: v for k, v in info.items() if not k.startswith("_")}
+        self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],
+                         signal_name(info["si_signo"]), format_signal(fields), fields))

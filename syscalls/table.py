@@ -1,0 +1,537 @@
+"""The one table of Linux x86-64 system calls: number, name, argument kinds, return kind, classes.
+
+It drives dispatch (syscalls.dispatch finds the handler by name), decoding (strace.py reads
+the argument kinds), `-e trace=%class` filters and the "not implemented" report.
+
+Every x86-64 syscall is listed: 0..334 and 424..462 (numbers from asm/unistd_64.h; 451..462 are
+newer than strace 6.1, which prints them as syscall_0x1c3(...); we print their names). Argument
+counts follow strace 6.1's syscallent.h (what strace prints), classes are the ones strace 6.1
+reports for `-e trace=%class` (checked against strace itself with fault injection).
+
+An argument kind is a short string, "base" or "base:param":
+  int uint long ulong hex ptr         plain values: int/uint are the low 32 bits, signed/unsigned;
+                                      long/ulong 64 bits; hex prints 0x..., 0 as 0; ptr prints NULL / 0x...
+  fd dirfd                            file descriptors (int; dirfd prints AT_FDCWD)
+  uid gid                             32-bit ids, (uid_t)-1 printed as -1
+  path                                NUL-terminated input path, printed in full (strace ignores -s for paths)
+  str                                 NUL-terminated input string, cut at the string limit
+  path_out                            output path (getcwd): string of (return value - 1) bytes, at exit
+  buf_in:N                            input buffer whose length is argument N
+  buf_out:N                           output buffer, decoded at exit, length = return value (max arg N)
+  flags:SET enum:SET                  symbolic values from xlat.SETS[SET]
+  flags_mode:SET                      flags from SET in the bits above 0777, then the permission
+                                      bits in octal (shmget/semget/msgget: IPC_CREAT|0600)
+  mode                                permission bits in octal, 0%03o (0644, 04755, 000)
+  open_mode                           mode printed only if the flags argument before it has O_CREAT
+                                      or O_TMPFILE (open, openat, mq_open); otherwise not printed
+  fmode                               file type and permissions (mknod): S_IFREG|0644
+  octal                               plain octal number
+  dev                                 device number: makedev(0x1, 0x3) (mknod: only for S_IFCHR/S_IFBLK)
+  struct_in:NAME struct_out:NAME      struct read before / written by the call (strace.py decoders;
+                                      an unknown NAME prints the pointer in hex, as strace does)
+  signo                               signal number: SIGINT
+  sigset_in:N sigset_out:N            sigset_t pointer, size is argument N: [INT TERM], ~[RTMIN]
+  ipc_key                             SysV IPC key: IPC_PRIVATE or 0x...
+  pollfd:N                            struct pollfd array of N entries, in at entry, revents at exit
+  fdset:N                             select() fd_set of argument-N descriptors: [0 3]
+  iovec_in:N iovec_out:N              iovec array with N entries; contents at entry / at exit
+  argv envp                           execve string arrays: ["ls", "-l"] / 0x7ffc... /* 20 vars */
+  dirents:N dirents64:N               getdents(64) output: 0x55... /* 12 entries */, N = buffer size
+  fdpair_out                          int[2] written by the call (pipe, socketpair): [3, 4]
+  int_out uint_out uid_out            pointer to a 32-bit value written by the call: [7]
+  long_out ulong_out ptr_out          pointer to a 64-bit value written by the call: [7] / [0x7f...]
+  off_io                              loff_t pointer read and updated (sendfile, splice): [0] => [10]
+  socklen_io                          socklen_t pointer read and updated (accept): [16] / [128 => 16]
+  addr_in:N                           struct sockaddr of argument-N bytes: {sa_family=AF_INET, ...}
+  addr_out:N                          struct sockaddr written by the call, length from socklen_io arg N
+  wstatus                             wait status pointer: [{WIFEXITED(s) && WEXITSTATUS(s) == 0}]
+  sembuf:N                            struct sembuf array of N entries
+  msgbuf_in:N msgbuf_out:N            struct msgbuf {mtype, mtext} with N bytes of text
+  gids_in:N gids_out:N                gid_t array of argument-N entries (setgroups, getgroups)
+  cpuset_in:N cpuset_out:N            CPU mask of argument-N bytes: [0 1 2 3]
+  epoll_events:N                      struct epoll_event array written by the call, at most arg N
+  ioctl_req                           ioctl request: TCGETS, or _IOC(dir, type, nr, size) if unknown
+  futex_op                            futex op: FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME
+  personality                         personality(2) persona: PER_LINUX|ADDR_NO_RANDOMIZE
+  quotactl_cmd                        QCMD(Q_SYNC, USRQUOTA)
+  ioprio                              IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4)
+  close_range_max                     unsigned int, ~0U printed as strace does
+  dep                                 meaning depends on another argument (ioctl argument, fcntl
+                                      argument, futex values, prctl/ptrace/socket arguments...):
+                                      printed by the syscall's own decoder in strace.py, else in hex
+  (anything else is printed as an integer)
+A return kind is one of:
+  int fd hex ptr void                 decimal, decimal fd, 0x..., 0x..., none (no return: "= ?")
+  octal                               umask: 022
+  signo                               signal number, printed "10 (SIGUSR1)"
+  personality                         hex plus the persona: 0 (PER_LINUX)
+  enum:SET                            number plus the name: 0 (SCHED_OTHER), 0 (TIME_OK)
+Classes are strace's: %file %desc %memory %process %signal %network %ipc %clock %creds %pure
+%stat %lstat %fstat %%stat %statfs %fstatfs %%statfs (see CLASSES).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class Syscall:
+    nr: int
+    name: str
+    args: Tuple[str, ...]
+    ret: str = "int"
+    classes: frozenset = frozenset()
+
+
+def _row(nr, name, args="", ret="int", cls=""):
+    kinds = tuple(a.strip() for a in args.split(",") if a.strip())
+    return Syscall(nr, name, kinds, ret, frozenset(c for c in cls.split() if c))
+
+
+# The trace classes strace knows (-e trace=%NAME).
+CLASSES = frozenset({
+    "%file", "%desc", "%memory", "%process", "%signal", "%network", "%ipc", "%clock", "%creds",
+    "%pure", "%stat", "%lstat", "%fstat", "%%stat", "%statfs", "%fstatfs", "%%statfs",
+})
+
+# base kind -> what its parameter is: None (no parameter), "arg" (an argument index, optional if
+# the kind is in _OPTIONAL_PARAM), "set" (an xlat set name), "struct" (a struct decoder name)
+KINDS: Dict[str, Optional[str]] = {
+    "int": None, "uint": None, "long": None, "ulong": None, "hex": None, "ptr": None,
+    "fd": None, "dirfd": None, "uid": None, "gid": None, "path": None, "str": None,
+    "path_out": None, "buf_in": "arg", "buf_out": "arg", "flags": "set", "enum": "set",
+    "flags_mode": "set", "mode": None, "open_mode": None, "fmode": None, "octal": None, "dev": None,
+    "struct_in": "struct", "struct_out": "struct", "signo": None,
+    "sigset_in": "arg", "sigset_out": "arg", "ipc_key": None, "pollfd": "arg", "fdset": "arg",
+    "iovec_in": "arg", "iovec_out": "arg", "argv": None, "envp": None,
+    "dirents": "arg", "dirents64": "arg", "fdpair_out": None,
+    "int_out": None, "uint_out": None, "uid_out": None, "long_out": None, "ulong_out": None,
+    "ptr_out": None, "off_io": None, "socklen_io": None, "addr_in": "arg", "addr_out": "arg",
+    "wstatus": None, "sembuf": "arg", "msgbuf_in": "arg", "msgbuf_out": "arg",
+    "gids_in": "arg", "gids_out": "arg", "cpuset_in": "arg", "cpuset_out": "arg",
+    "epoll_events": "arg", "ioctl_req": None, "futex_op": None, "personality": None,
+    "quotactl_cmd": None, "ioprio": None, "close_range_max": None, "dep": None,
+}
+_OPTIONAL_PARAM = frozenset({"sigset_in", "sigset_out"})
+
+RET_KINDS = frozenset({"int", "fd", "hex", "ptr", "void", "octal", "signo", "personality"})
+
+
+def parse_kind(kind: str) -> Tuple[str, Optional[object]]:
+    """Split a kind into (base, param): param is an int for argument indices, a str for set and
+    struct names, None when absent. Raises ValueError for a kind this module does not define."""
+    base, sep, param = kind.partition(":")
+    if base not in KINDS:
+        raise ValueError(f"unknown argument kind {kind!r}")
+    want = KINDS[base]
+    if not sep:
+        if want is not None and base not in _OPTIONAL_PARAM:
+            raise ValueError(f"argument kind {kind!r} needs a parameter")
+        return base, None
+    if want is None or not param:
+        raise ValueError(f"argument kind {kind!r} takes no parameter")
+    if want == "arg":
+        if not param.isdigit() or int(param) > 5:
+            raise ValueError(f"argument kind {kind!r}: parameter must be an argument index 0..5")
+        return base, int(param)
+    return base, param
+
+
+def parse_ret(kind: str) -> Tuple[str, Optional[str]]:
+    """Split a return kind into (base, set name or None)."""
+    if kind in RET_KINDS:
+        return kind, None
+    base, sep, param = kind.partition(":")
+    if base == "enum" and param:
+        return base, param
+    raise ValueError(f"unknown return kind {kind!r}")
+
+
+# (nr, name, "arg kinds", return kind, "classes")
+ROWS = (
+    _row(0, "read", "fd, buf_out:2, ulong", "int", "%desc"),
+    _row(1, "write", "fd, buf_in:2, ulong", "int", "%desc"),
+    _row(2, "open", "path, flags:open_flags, open_mode", "fd", "%file %desc"),
+    _row(3, "close", "fd", "int", "%desc"),
+    _row(4, "stat", "path, struct_out:stat", "int", "%file %stat %%stat"),
+    _row(5, "fstat", "fd, struct_out:stat", "int", "%desc %fstat %%stat"),
+    _row(6, "lstat", "path, struct_out:stat", "int", "%file %lstat %%stat"),
+    _row(7, "poll", "pollfd:1, uint, int", "int", "%desc"),
+    _row(8, "lseek", "fd, long, enum:whence", "int", "%desc"),
+    _row(9, "mmap", "ptr, ulong, flags:mmap_prot, flags:mmap_flags, fd, hex", "ptr", "%desc %memory"),
+    _row(10, "mprotect", "ptr, ulong, flags:mmap_prot", "int", "%memory"),
+    _row(11, "munmap", "ptr, ulong", "int", "%memory"),
+    _row(12, "brk", "ptr", "ptr", "%memory"),
+    _row(13, "rt_sigaction", "signo, struct_in:sigaction, struct_out:sigaction, ulong", "int", "%signal"),
+    _row(14, "rt_sigprocmask", "enum:sigprocmask_how, sigset_in:3, sigset_out:3, ulong", "int", "%signal"),
+    _row(15, "rt_sigreturn", "", "int", "%signal"),
+    _row(16, "ioctl", "fd, ioctl_req, dep", "int", "%desc"),
+    _row(17, "pread64", "fd, buf_out:2, ulong, long", "int", "%desc"),
+    _row(18, "pwrite64", "fd, buf_in:2, ulong, long", "int", "%desc"),
+    _row(19, "readv", "fd, iovec_out:2, int", "int", "%desc"),
+    _row(20, "writev", "fd, iovec_in:2, int", "int", "%desc"),
+    _row(21, "access", "path, flags:access_modes", "int", "%file"),
+    _row(22, "pipe", "fdpair_out", "int", "%desc"),
+    _row(23, "select", "int, fdset:0, fdset:0, fdset:0, struct_in:timeval", "int", "%desc"),
+    _row(24, "sched_yield", "", "int", ""),
+    _row(25, "mremap", "ptr, ulong, ulong, flags:mremap_flags, ptr", "ptr", "%memory"),
+    _row(26, "msync", "ptr, ulong, flags:msync_flags", "int", "%memory"),
+    _row(27, "mincore", "ptr, ulong, ptr", "int", "%memory"),
+    _row(28, "madvise", "ptr, ulong, enum:madvise_advice", "int", "%memory"),
+    _row(29, "shmget", "ipc_key, ulong, flags_mode:ipc_flags", "int", "%ipc"),
+    _row(30, "shmat", "int, ptr, flags:shmat_flags", "hex", "%memory %ipc"),
+    _row(31, "shmctl", "int, enum:shmctl_cmd, ptr", "int", "%ipc"),
+    _row(32, "dup", "fd", "fd", "%desc"),
+    _row(33, "dup2", "fd, fd", "fd", "%desc"),
+    _row(34, "pause", "", "int", "%signal"),
+    _row(35, "nanosleep", "struct_in:timespec, struct_out:timespec", "int", ""),
+    _row(36, "getitimer", "enum:itimer_which, struct_out:itimerval", "int", ""),
+    _row(37, "alarm", "uint", "int", ""),
+    _row(38, "setitimer", "enum:itimer_which, struct_in:itimerval, struct_out:itimerval", "int", ""),
+    _row(39, "getpid", "", "int", "%pure"),
+    _row(40, "sendfile", "fd, fd, off_io, ulong", "int", "%desc %network"),
+    _row(41, "socket", "enum:address_families, flags:socket_type, dep", "fd", "%network"),
+    _row(42, "connect", "fd, addr_in:2, int", "int", "%network"),
+    _row(43, "accept", "fd, addr_out:2, socklen_io", "fd", "%network"),
+    _row(44, "sendto", "fd, buf_in:2, ulong, flags:msg_flags, addr_in:5, int", "int", "%network"),
+    _row(45, "recvfrom", "fd, buf_out:2, ulong, flags:msg_flags, addr_out:5, socklen_io", "int", "%network"),
+    _row(46, "sendmsg", "fd, struct_in:msghdr, flags:msg_flags", "int", "%network"),
+    _row(47, "recvmsg", "fd, struct_out:msghdr, flags:msg_flags", "int", "%network"),
+    _row(48, "shutdown", "fd, enum:shutdown_how", "int", "%network"),
+    _row(49, "bind", "fd, addr_in:2, int", "int", "%network"),
+    _row(50, "listen", "fd, int", "int", "%network"),
+    _row(51, "getsockname", "fd, addr_out:2, socklen_io", "int", "%network"),
+    _row(52, "getpeername", "fd, addr_out:2, socklen_io", "int", "%network"),
+    _row(53, "socketpair", "enum:address_families, flags:socket_type, dep, fdpair_out", "int", "%network"),
+    _row(54, "setsockopt", "fd, enum:sockopt_level, dep, dep, int", "int", "%network"),
+    _row(55, "getsockopt", "fd, enum:sockopt_level, dep, dep, socklen_io", "int", "%network"),
+    _row(56, "clone", "flags:clone_flags, ptr, ptr, ptr, hex", "int", "%process"),
+    _row(57, "fork", "", "int", "%process"),
+    _row(58, "vfork", "", "int", "%process"),
+    _row(59, "execve", "path, argv, envp", "int", "%file %process"),
+    _row(60, "exit", "int", "void", "%process"),
+    _row(61, "wait4", "int, wstatus, flags:wait_options, struct_out:rusage", "int", "%process"),
+    _row(62, "kill", "int, signo", "int", "%process %signal"),
+    _row(63, "uname", "struct_out:utsname", "int", ""),
+    _row(64, "semget", "ipc_key, int, flags_mode:ipc_flags", "int", "%ipc"),
+    _row(65, "semop", "int, sembuf:2, ulong", "int", "%ipc"),
+    _row(66, "semctl", "int, int, enum:semctl_cmd, ptr", "int", "%ipc"),
+    _row(67, "shmdt", "ptr", "int", "%memory %ipc"),
+    _row(68, "msgget", "ipc_key, flags_mode:ipc_flags", "int", "%ipc"),
+    _row(69, "msgsnd", "int, msgbuf_in:2, ulong, flags:ipc_msg_flags", "int", "%ipc"),
+    _row(70, "msgrcv", "int, msgbuf_out:2, ulong, long, flags:ipc_msg_flags", "int", "%ipc"),
+    _row(71, "msgctl", "int, enum:msgctl_cmd, ptr", "int", "%ipc"),
+    _row(72, "fcntl", "fd, enum:fcntl_cmds, dep", "int", "%desc"),
+    _row(73, "flock", "fd, flags:flock_ops", "int", "%desc"),
+    _row(74, "fsync", "fd", "int", "%desc"),
+    _row(75, "fdatasync", "fd", "int", "%desc"),
+    _row(76, "truncate", "path, long", "int", "%file"),
+    _row(77, "ftruncate", "fd, long", "int", "%desc"),
+    _row(78, "getdents", "fd, dirents:2, uint", "int", "%desc"),
+    _row(79, "getcwd", "path_out, ulong", "int", "%file"),
+    _row(80, "chdir", "path", "int", "%file"),
+    _row(81, "fchdir", "fd", "int", "%desc"),
+    _row(82, "rename", "path, path", "int", "%file"),
+    _row(83, "mkdir", "path, mode", "int", "%file"),
+    _row(84, "rmdir", "path", "int", "%file"),
+    _row(85, "creat", "path, mode", "fd", "%file %desc"),
+    _row(86, "link", "path, path", "int", "%file"),
+    _row(87, "unlink", "path", "int", "%file"),
+    _row(88, "symlink", "path, path", "int", "%file"),
+    _row(89, "readlink", "path, buf_out:2, ulong", "int", "%file"),
+    _row(90, "chmod", "path, mode", "int", "%file"),
+    _row(91, "fchmod", "fd, mode", "int", "%desc"),
+    _row(92, "chown", "path, uid, gid", "int", "%file"),
+    _row(93, "fchown", "fd, uid, gid", "int", "%desc"),
+    _row(94, "lchown", "path, uid, gid", "int", "%file"),
+    _row(95, "umask", "mode", "octal", ""),
+    _row(96, "gettimeofday", "struct_out:timeval, struct_out:timezone", "int", "%clock"),
+    _row(97, "getrlimit", "enum:rlimit_resources, struct_out:rlimit", "int", ""),
+    _row(98, "getrusage", "enum:rusage_who, struct_out:rusage", "int", ""),
+    _row(99, "sysinfo", "struct_out:sysinfo", "int", ""),
+    _row(100, "times", "struct_out:tms", "int", ""),
+    _row(101, "ptrace", "enum:ptrace_cmds, int, ptr, dep", "int", ""),
+    _row(102, "getuid", "", "int", "%creds %pure"),
+    _row(103, "syslog", "enum:syslog_action, buf_out:2, int", "int", ""),
+    _row(104, "getgid", "", "int", "%creds %pure"),
+    _row(105, "setuid", "uid", "int", "%creds"),
+    _row(106, "setgid", "gid", "int", "%creds"),
+    _row(107, "geteuid", "", "int", "%creds %pure"),
+    _row(108, "getegid", "", "int", "%creds %pure"),
+    _row(109, "setpgid", "int, int", "int", ""),
+    _row(110, "getppid", "", "int", "%pure"),
+    _row(111, "getpgrp", "", "int", "%pure"),
+    _row(112, "setsid", "", "int", ""),
+    _row(113, "setreuid", "uid, uid", "int", "%creds"),
+    _row(114, "setregid", "gid, gid", "int", "%creds"),
+    _row(115, "getgroups", "int, gids_out:0", "int", "%creds"),
+    _row(116, "setgroups", "int, gids_in:0", "int", "%creds"),
+    _row(117, "setresuid", "uid, uid, uid", "int", "%creds"),
+    _row(118, "getresuid", "uid_out, uid_out, uid_out", "int", "%creds"),
+    _row(119, "setresgid", "gid, gid, gid", "int", "%creds"),
+    _row(120, "getresgid", "uid_out, uid_out, uid_out", "int", "%creds"),
+    _row(121, "getpgid", "int", "int", ""),
+    _row(122, "setfsuid", "uid", "int", "%creds"),
+    _row(123, "setfsgid", "gid", "int", "%creds"),
+    _row(124, "getsid", "int", "int", ""),
+    _row(125, "capget", "struct_in:cap_user_header, struct_out:cap_user_data", "int", "%creds"),
+    _row(126, "capset", "struct_in:cap_user_header, struct_in:cap_user_data", "int", "%creds"),
+    _row(127, "rt_sigpending", "sigset_out:1, ulong", "int", "%signal"),
+    _row(128, "rt_sigtimedwait", "sigset_in:3, struct_out:siginfo, struct_in:timespec, ulong", "signo", "%signal"),
+    _row(129, "rt_sigqueueinfo", "int, signo, struct_in:siginfo", "int", "%process %signal"),
+    _row(130, "rt_sigsuspend", "sigset_in:1, ulong", "int", "%signal"),
+    _row(131, "sigaltstack", "struct_in:stack_t, struct_out:stack_t", "int", "%signal"),
+    _row(132, "utime", "path, struct_in:utimbuf", "int", "%file"),
+    _row(133, "mknod", "path, fmode, dev", "int", "%file"),
+    _row(134, "uselib", "path", "int", "%file"),
+    _row(135, "personality", "personality", "personality", ""),
+    _row(136, "ustat", "dev, ptr", "int", "%%statfs"),
+    _row(137, "statfs", "path, struct_out:statfs", "int", "%file %statfs %%statfs"),
+    _row(138, "fstatfs", "fd, struct_out:statfs", "int", "%desc %fstatfs %%statfs"),
+    _row(139, "sysfs", "int, ulong, ulong", "int", ""),
+    _row(140, "getpriority", "enum:priorities, int", "int", ""),
+    _row(141, "setpriority", "enum:priorities, int, int", "int", ""),
+    _row(142, "sched_setparam", "int, struct_in:sched_param", "int", ""),
+    _row(143, "sched_getparam", "int, struct_out:sched_param", "int", ""),
+    _row(144, "sched_setscheduler", "int, enum:sched_policies, struct_in:sched_param", "int", ""),
+    _row(145, "sched_getscheduler", "int", "enum:sched_policies", ""),
+    _row(146, "sched_get_priority_max", "enum:sched_policies", "int", ""),
+    _row(147, "sched_get_priority_min", "enum:sched_policies", "int", ""),
+    _row(148, "sched_rr_get_interval", "int, struct_out:timespec", "int", ""),
+    _row(149, "mlock", "ptr, ulong", "int", "%memory"),
+    _row(150, "munlock", "ptr, ulong", "int", "%memory"),
+    _row(151, "mlockall", "flags:mlockall_flags", "int", "%memory"),
+    _row(152, "munlockall", "", "int", "%memory"),
+    _row(153, "vhangup", "", "int", ""),
+    _row(154, "modify_ldt", "int, ptr, ulong", "int", ""),
+    _row(155, "pivot_root", "path, path", "int", "%file"),
+    _row(156, "_sysctl", "ptr", "int", ""),
+    _row(157, "prctl", "enum:prctl_options, dep, dep, dep, dep", "int", "%creds"),
+    _row(158, "arch_prctl", "enum:arch_prctl_code, dep", "int", ""),
+    _row(159, "adjtimex", "ptr", "enum:adjtimex_state", "%clock"),
+    _row(160, "setrlimit", "enum:rlimit_resources, struct_in:rlimit", "int", ""),
+    _row(161, "chroot", "path", "int", "%file"),
+    _row(162, "sync", "", "int", ""),
+    _row(163, "acct", "path", "int", "%file"),
+    _row(164, "settimeofday", "struct_in:timeval, struct_in:timezone", "int", "%clock"),
+    _row(165, "mount", "path, path, str, flags:mount_flags, str", "int", "%file"),
+    _row(166, "umount2", "path, flags:umount_flags", "int", "%file"),
+    _row(167, "swapon", "path, flags:swap_flags", "int", "%file"),
+    _row(168, "swapoff", "path", "int", "%file"),
+    _row(169, "reboot", "enum:reboot_magic, enum:reboot_magic, enum:reboot_cmd, str", "int", ""),
+    _row(170, "sethostname", "buf_in:1, int", "int", ""),
+    _row(171, "setdomainname", "buf_in:1, int", "int", ""),
+    _row(172, "iopl", "int", "int", ""),
+    _row(173, "ioperm", "ulong, ulong, int", "int", ""),
+    _row(174, "create_module", "hex, hex", "int", ""),
+    _row(175, "init_module", "ptr, ulong, str", "int", ""),
+    _row(176, "delete_module", "str, flags:delete_module_flags", "int", ""),
+    _row(177, "get_kernel_syms", "hex", "int", ""),
+    _row(178, "query_module", "hex, hex, hex, hex, hex", "int", ""),
+    _row(179, "quotactl", "quotactl_cmd, path, int, ptr", "int", "%file"),
+    _row(180, "nfsservctl", "hex, hex, hex", "int", ""),
+    _row(181, "getpmsg", "hex, hex, hex, hex, hex", "int", "%network"),
+    _row(182, "putpmsg", "hex, hex, hex, hex, hex", "int", "%network"),
+    _row(183, "afs_syscall", "hex, hex, hex, hex, hex", "int", ""),
+    _row(184, "tuxcall", "hex, hex, hex", "int", ""),
+    _row(185, "security", "hex, hex, hex", "int", ""),
+    _row(186, "gettid", "", "int", "%pure"),
+    _row(187, "readahead", "fd, long, ulong", "int", "%desc"),
+    _row(188, "setxattr", "path, str, buf_in:3, ulong, flags:xattr_flags", "int", "%file"),
+    _row(189, "lsetxattr", "path, str, buf_in:3, ulong, flags:xattr_flags", "int", "%file"),
+    _row(190, "fsetxattr", "fd, str, buf_in:3, ulong, flags:xattr_flags", "int", "%desc"),
+    _row(191, "getxattr", "path, str, buf_out:3, ulong", "int", "%file"),
+    _row(192, "lgetxattr", "path, str, buf_out:3, ulong", "int", "%file"),
+    _row(193, "fgetxattr", "fd, str, buf_out:3, ulong", "int", "%desc"),
+    _row(194, "listxattr", "path, buf_out:2, ulong", "int", "%file"),
+    _row(195, "llistxattr", "path, buf_out:2, ulong", "int", "%file"),
+    _row(196, "flistxattr", "fd, buf_out:2, ulong", "int", "%desc"),
+    _row(197, "removexattr", "path, str", "int", "%file"),
+    _row(198, "lremovexattr", "path, str", "int", "%file"),
+    _row(199, "fremovexattr", "fd, str", "int", "%desc"),
+    _row(200, "tkill", "int, signo", "int", "%process %signal"),
+    _row(201, "time", "long_out", "int", "%clock"),
+    _row(202, "futex", "ptr, futex_op, dep, dep, dep, dep", "int", ""),
+    _row(203, "sched_setaffinity", "int, ulong, cpuset_in:1", "int", ""),
+    _row(204, "sched_getaffinity", "int, ulong, cpuset_out:1", "int", ""),
+    _row(205, "set_thread_area", "ptr", "int", ""),
+    _row(206, "io_setup", "uint, ptr_out", "int", "%memory"),
+    _row(207, "io_destroy", "ptr", "int", "%memory"),
+    _row(208, "io_getevents", "ptr, long, long, ptr, struct_in:timespec", "int", ""),
+    _row(209, "io_submit", "ptr, long, ptr", "int", ""),
+    _row(210, "io_cancel", "ptr, ptr, ptr", "int", ""),
+    _row(211, "get_thread_area", "ptr", "int", ""),
+    _row(212, "lookup_dcookie", "ulong, buf_out:2, ulong", "int", ""),
+    _row(213, "epoll_create", "int", "fd", "%desc"),
+    _row(214, "epoll_ctl_old", "hex, hex, hex, hex", "int", ""),
+    _row(215, "epoll_wait_old", "hex, hex, hex, hex", "int", ""),
+    _row(216, "remap_file_pages", "ptr, ulong, flags:mmap_prot, ulong, flags:mmap_flags", "int", "%memory"),
+    _row(217, "getdents64", "fd, dirents64:2, uint", "int", "%desc"),
+    _row(218, "set_tid_address", "hex", "int", ""),
+    _row(219, "restart_syscall", "", "int", ""),
+    _row(220, "semtimedop", "int, sembuf:2, ulong, struct_in:timespec", "int", "%ipc"),
+    _row(221, "fadvise64", "fd, long, long, enum:fadvise_advice", "int", "%desc"),
+    _row(222, "timer_create", "enum:clocks, struct_in:sigevent, int_out", "int", ""),
+    _row(223, "timer_settime", "int, flags:timer_flags, struct_in:itimerspec, struct_out:itimerspec", "int", ""),
+    _row(224, "timer_gettime", "int, struct_out:itimerspec", "int", ""),
+    _row(225, "timer_getoverrun", "int", "int", ""),
+    _row(226, "timer_delete", "int", "int", ""),
+    _row(227, "clock_settime", "enum:clocks, struct_in:timespec", "int", "%clock"),
+    _row(228, "clock_gettime", "enum:clocks, struct_out:timespec", "int", "%clock"),
+    _row(229, "clock_getres", "enum:clocks, struct_out:timespec", "int", "%clock"),
+    _row(230, "clock_nanosleep", "enum:clocks, flags:timer_flags, struct_in:timespec, struct_out:timespec", "int", ""),
+    _row(231, "exit_group", "int", "void", "%process"),
+    _row(232, "epoll_wait", "fd, epoll_events:2, int, int", "int", "%desc"),
+    _row(233, "epoll_ctl", "fd, enum:epoll_ctl_ops, fd, struct_in:epoll_event", "int", "%desc"),
+    _row(234, "tgkill", "int, int, signo", "int", "%process %signal"),
+    _row(235, "utimes", "path, struct_in:timeval_pair", "int", "%file"),
+    _row(236, "vserver", "hex, hex, hex, hex, hex", "int", ""),
+    _row(237, "mbind", "ptr, ulong, enum:mpol_modes, ptr, ulong, flags:mbind_flags", "int", "%memory"),
+    _row(238, "set_mempolicy", "enum:mpol_modes, ptr, ulong", "int", "%memory"),
+    _row(239, "get_mempolicy", "ptr, ptr, ulong, ptr, flags:get_mempolicy_flags", "int", "%memory"),
+    _row(240, "mq_open", "str, flags:open_flags, open_mode, struct_in:mq_attr", "fd", "%desc"),
+    _row(241, "mq_unlink", "str", "int", ""),
+    _row(242, "mq_timedsend", "fd, buf_in:2, ulong, uint, struct_in:timespec", "int", "%desc"),
+    _row(243, "mq_timedreceive", "fd, buf_out:2, ulong, int_out, struct_in:timespec", "int", "%desc"),
+    _row(244, "mq_notify", "fd, struct_in:sigevent", "int", "%desc"),
+    _row(245, "mq_getsetattr", "fd, struct_in:mq_attr, struct_out:mq_attr", "int", "%desc"),
+    _row(246, "kexec_load", "ptr, ulong, ptr, flags:kexec_load_flags", "int", ""),
+    _row(247, "waitid", "enum:idtypes, int, struct_out:siginfo, flags:wait_options, struct_out:rusage", "int", "%process"),
+    _row(248, "add_key", "str, str, buf_in:3, ulong, int", "int", ""),
+    _row(249, "request_key", "str, str, str, int", "int", ""),
+    _row(250, "keyctl", "enum:keyctl_commands, hex, hex, hex, hex", "int", ""),
+    _row(251, "ioprio_set", "enum:ioprio_who, int, ioprio", "int", ""),
+    _row(252, "ioprio_get", "enum:ioprio_who, int", "int", ""),
+    _row(253, "inotify_init", "", "fd", "%desc"),
+    _row(254, "inotify_add_watch", "fd, path, flags:inotify_flags", "int", "%file %desc"),
+    _row(255, "inotify_rm_watch", "fd, int", "int", "%desc"),
+    _row(256, "migrate_pages", "int, ulong, ptr, ptr", "int", "%memory"),
+    _row(257, "openat", "dirfd, path, flags:open_flags, open_mode", "fd", "%file %desc"),
+    _row(258, "mkdirat", "dirfd, path, mode", "int", "%file %desc"),
+    _row(259, "mknodat", "dirfd, path, fmode, dev", "int", "%file %desc"),
+    _row(260, "fchownat", "dirfd, path, uid, gid, flags:at_flags", "int", "%file %desc"),
+    _row(261, "futimesat", "dirfd, path, struct_in:timeval_pair", "int", "%file %desc"),
+    _row(262, "newfstatat", "dirfd, path, struct_out:stat, flags:at_flags", "int", "%file %desc %fstat %%stat"),
+    _row(263, "unlinkat", "dirfd, path, flags:at_flags", "int", "%file %desc"),
+    _row(264, "renameat", "dirfd, path, dirfd, path", "int", "%file %desc"),
+    _row(265, "linkat", "dirfd, path, dirfd, path, flags:at_flags", "int", "%file %desc"),
+    _row(266, "symlinkat", "path, dirfd, path", "int", "%file %desc"),
+    _row(267, "readlinkat", "dirfd, path, buf_out:3, ulong", "int", "%file %desc"),
+    _row(268, "fchmodat", "dirfd, path, mode", "int", "%file %desc"),
+    _row(269, "faccessat", "dirfd, path, flags:access_modes", "int", "%file %desc"),
+    _row(270, "pselect6", "int, fdset:0, fdset:0, fdset:0, struct_in:timespec, struct_in:pselect6_data", "int", "%desc"),
+    _row(271, "ppoll", "pollfd:1, uint, struct_in:timespec, sigset_in:4, ulong", "int", "%desc"),
+    _row(272, "unshare", "flags:clone_flags", "int", ""),
+    _row(273, "set_robust_list", "ptr, ulong", "int", ""),
+    _row(274, "get_robust_list", "int, ptr_out, ulong_out", "int", ""),
+    _row(275, "splice", "fd, off_io, fd, off_io, ulong, flags:splice_flags", "int", "%desc"),
+    _row(276, "tee", "fd, fd, ulong, flags:splice_flags", "int", "%desc"),
+    _row(277, "sync_file_range", "fd, long, long, flags:sync_file_range_flags", "int", "%desc"),
+    _row(278, "vmsplice", "fd, iovec_in:2, ulong, flags:splice_flags", "int", "%desc"),
+    _row(279, "move_pages", "int, ulong, ptr, ptr, ptr, flags:mbind_flags", "int", "%memory"),
+    _row(280, "utimensat", "dirfd, path, struct_in:timespec_pair, flags:at_flags", "int", "%file %desc"),
+    _row(281, "epoll_pwait", "fd, epoll_events:2, int, int, sigset_in:5, ulong", "int", "%desc"),
+    _row(282, "signalfd", "fd, sigset_in:2, ulong", "fd", "%desc %signal"),
+    _row(283, "timerfd_create", "enum:clocks, flags:timerfd_flags", "fd", "%desc"),
+    _row(284, "eventfd", "uint", "fd", "%desc"),
+    _row(285, "fallocate", "fd, flags:fallocate_flags, long, long", "int", "%desc"),
+    _row(286, "timerfd_settime", "fd, flags:timerfd_flags, struct_in:itimerspec, struct_out:itimerspec", "int", "%desc"),
+    _row(287, "timerfd_gettime", "fd, struct_out:itimerspec", "int", "%desc"),
+    _row(288, "accept4", "fd, addr_out:2, socklen_io, flags:sock_type_flags", "fd", "%network"),
+    _row(289, "signalfd4", "fd, sigset_in:2, ulong, flags:sfd_flags", "fd", "%desc %signal"),
+    _row(290, "eventfd2", "uint, flags:efd_flags", "fd", "%desc"),
+    _row(291, "epoll_create1", "flags:epollflags", "fd", "%desc"),
+    _row(292, "dup3", "fd, fd, flags:dup3_flags", "fd", "%desc"),
+    _row(293, "pipe2", "fdpair_out, flags:pipe_flags", "int", "%desc"),
+    _row(294, "inotify_init1", "flags:inotify_init_flags", "fd", "%desc"),
+    _row(295, "preadv", "fd, iovec_out:2, int, long", "int", "%desc"),
+    _row(296, "pwritev", "fd, iovec_in:2, int, long", "int", "%desc"),
+    _row(297, "rt_tgsigqueueinfo", "int, int, signo, struct_in:siginfo", "int", "%process %signal"),
+    _row(298, "perf_event_open", "ptr, int, int, fd, flags:perf_event_open_flags", "fd", "%desc"),
+    _row(299, "recvmmsg", "fd, ptr, uint, flags:msg_flags, struct_in:timespec", "int", "%network"),
+    _row(300, "fanotify_init", "flags:fan_init_flags, flags:open_flags", "fd", "%desc"),
+    _row(301, "fanotify_mark", "fd, flags:fan_mark_flags, flags:fan_event_flags, dirfd, path", "int", "%file %desc"),
+    _row(302, "prlimit64", "int, enum:rlimit_resources, struct_in:rlimit, struct_out:rlimit", "int", ""),
+    _row(303, "name_to_handle_at", "dirfd, path, ptr, ptr, flags:at_flags", "int", "%file %desc"),
+    _row(304, "open_by_handle_at", "fd, ptr, flags:open_flags", "fd", "%desc"),
+    _row(305, "clock_adjtime", "enum:clocks, ptr", "enum:adjtimex_state", "%clock"),
+    _row(306, "syncfs", "fd", "int", "%desc"),
+    _row(307, "sendmmsg", "fd, ptr, uint, flags:msg_flags", "int", "%network"),
+    _row(308, "setns", "fd, flags:clone_flags", "int", "%desc"),
+    _row(309, "getcpu", "uint_out, uint_out, ptr", "int", ""),
+    _row(310, "process_vm_readv", "int, iovec_out:2, ulong, ptr, ulong, ulong", "int", ""),
+    _row(311, "process_vm_writev", "int, iovec_in:2, ulong, ptr, ulong, ulong", "int", ""),
+    _row(312, "kcmp", "int, int, enum:kcmp_types, ulong, ulong", "int", ""),
+    _row(313, "finit_module", "fd, str, flags:module_init_flags", "int", "%desc"),
+    _row(314, "sched_setattr", "int, struct_in:sched_attr, uint", "int", ""),
+    _row(315, "sched_getattr", "int, struct_out:sched_attr, uint, uint", "int", ""),
+    _row(316, "renameat2", "dirfd, path, dirfd, path, flags:rename_flags", "int", "%file %desc"),
+    _row(317, "seccomp", "enum:seccomp_ops, flags:seccomp_filter_flags, ptr", "int", ""),
+    _row(318, "getrandom", "buf_out:1, ulong, flags:getrandom_flags", "int", ""),
+    _row(319, "memfd_create", "str, flags:memfd_create_flags", "fd", "%desc"),
+    _row(320, "kexec_file_load", "fd, fd, ulong, str, flags:kexec_file_load_flags", "int", "%desc"),
+    _row(321, "bpf", "enum:bpf_commands, ptr, uint", "int", "%desc"),
+    _row(322, "execveat", "dirfd, path, argv, envp, flags:at_flags", "int", "%file %desc %process"),
+    _row(323, "userfaultfd", "flags:uffd_flags", "fd", "%desc"),
+    _row(324, "membarrier", "enum:membarrier_cmds, hex", "int", ""),
+    _row(325, "mlock2", "ptr, ulong, flags:mlock_flags", "int", "%memory"),
+    _row(326, "copy_file_range", "fd, off_io, fd, off_io, ulong, uint", "int", "%desc"),
+    _row(327, "preadv2", "fd, iovec_out:2, int, long, flags:rwf_flags", "int", "%desc"),
+    _row(328, "pwritev2", "fd, iovec_in:2, int, long, flags:rwf_flags", "int", "%desc"),
+    _row(329, "pkey_mprotect", "ptr, ulong, flags:mmap_prot, int", "int", "%memory"),
+    _row(330, "pkey_alloc", "uint, flags:pkey_access", "int", ""),
+    _row(331, "pkey_free", "int", "int", ""),
+    _row(332, "statx", "dirfd, path, flags:at_statx_flags, flags:statx_mask, struct_out:statx", "int", "%file %desc %fstat %%stat"),
+    _row(333, "io_pgetevents", "ptr, long, long, ptr, struct_in:timespec, ptr", "int", ""),
+    _row(334, "rseq", "hex, hex, flags:rseq_flags, hex", "int", ""),
+    _row(424, "pidfd_send_signal", "fd, signo, struct_in:siginfo, uint", "int", "%desc %process %signal"),
+    _row(425, "io_uring_setup", "uint, ptr", "fd", "%desc"),
+    _row(426, "io_uring_enter", "fd, uint, uint, flags:io_uring_enter_flags, sigset_in:5, ulong", "int", "%desc %signal"),
+    _row(427, "io_uring_register", "fd, enum:io_uring_register_opcodes, ptr, uint", "int", "%desc %memory"),
+    _row(428, "open_tree", "dirfd, path, flags:open_tree_flags", "fd", "%file %desc"),
+    _row(429, "move_mount", "dirfd, path, dirfd, path, flags:move_mount_flags", "int", "%file %desc"),
+    _row(430, "fsopen", "str, flags:fsopen_flags", "fd", "%desc"),
+    _row(431, "fsconfig", "fd, enum:fsconfig_cmds, str, dep, int", "int", "%file %desc"),
+    _row(432, "fsmount", "fd, flags:fsmount_flags, flags:mount_attr_flags", "fd", "%desc"),
+    _row(433, "fspick", "dirfd, path, flags:fspick_flags", "fd", "%file %desc"),
+    _row(434, "pidfd_open", "int, flags:pidfd_open_flags", "fd", "%desc"),
+    _row(435, "clone3", "struct_in:clone_args, ulong", "int", "%process"),
+    _row(436, "close_range", "fd, close_range_max, flags:close_range_flags", "int", ""),
+    _row(437, "openat2", "dirfd, path, struct_in:open_how, ulong", "fd", "%file %desc"),
+    _row(438, "pidfd_getfd", "fd, fd, uint", "fd", "%desc"),
+    _row(439, "faccessat2", "dirfd, path, flags:access_modes, flags:at_flags", "int", "%file %desc"),
+    _row(440, "process_madvise", "fd, iovec_in:2, ulong, enum:madvise_advice, uint", "int", "%desc"),
+    _row(441, "epoll_pwait2", "fd, epoll_events:2, int, struct_in:timespec, sigset_in:5, ulong", "int", "%desc"),
+    _row(442, "mount_setattr", "dirfd, path, flags:at_flags, struct_in:mount_attr, ulong", "int", "%file %desc"),
+    _row(443, "quotactl_fd", "fd, quotactl_cmd, int, ptr", "int", "%desc"),
+    _row(444, "landlock_create_ruleset", "ptr, ulong, flags:landlock_create_ruleset_flags", "fd", "%desc"),
+    _row(445, "landlock_add_rule", "fd, enum:landlock_rule_types, ptr, uint", "int", "%desc"),
+    _row(446, "landlock_restrict_self", "fd, uint", "int", "%desc"),
+    _row(447, "memfd_secret", "flags:memfd_secret_flags", "fd", "%desc"),
+    _row(448, "process_mrelease", "fd, uint", "int", "%desc"),
+    _row(449, "futex_waitv", "ptr, uint, uint, struct_in:timespec, enum:clocks", "int", ""),
+    _row(450, "set_mempolicy_home_node", "ptr, ulong, ulong, ulong", "int", "%memory"),
+    _row(451, "cachestat", "fd, ptr, ptr, uint", "int", "%desc"),
+    _row(452, "fchmodat2", "dirfd, path, mode, flags:at_flags", "int", "%desc %file"),
+    _row(453, "map_shadow_stack", "ptr, ulong, hex", "ptr", "%memory"),
+    _row(454, "futex_wake", "ptr, hex, int, hex", "int", ""),
+    _row(455, "futex_wait", "ptr, hex, hex, hex, struct_in:timespec, enum:clocks", "int", ""),
+    _row(456, "futex_requeue", "ptr, hex, int, int", "int", ""),
+    _row(457, "statmount", "ptr, ptr, ulong, hex", "int", ""),
+    _row(458, "listmount", "ptr, ptr, ulong, hex", "int", ""),
+    _row(459, "lsm_get_self_attr", "uint, ptr, ptr, hex", "int", ""),
+    _row(460, "lsm_set_self_attr", "uint, ptr, uint, hex", "int", ""),
+    _row(461, "lsm_list_modules", "ptr, ptr, hex", "int", ""),
+    _row(462, "mseal", "ptr, ulong, hex", "int", "%memory"),
+)
+
+BY_NR: Dict[int, Syscall] = {row.nr: row for row in ROWS}
+BY_NAME: Dict[str, Syscall] = {row.name: row for row in ROWS}
+
+
+def by_class(cls: str) -> Tuple[Syscall, ...]:
+    """The syscalls in a trace class ("%file"; "file" is accepted too)."""
+    if not cls.startswith("%"):
+        cls = "%" + cls
+    return tuple(row for row in ROWS if cls in row.classes)
