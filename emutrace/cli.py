@@ -21,9 +21,12 @@ def fail(message: str, status: int) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    from .options import UsageError, parse
+    from .options import InfoRequested, UsageError, parse
     try:
         cfg = parse(argv)
+    except InfoRequested as e:
+        print(e)
+        return 0
     except UsageError as e:
         return fail(str(e), USAGE_STATUS)
     if cfg.subcommand is not None:

@@ -68,6 +68,10 @@ class UsageError(Exception):
     pass
 
 
+class InfoRequested(Exception):
+    """--help or --version: print the text on stdout and exit 0."""
+
+
 @dataclass
 class TraceConfig:
     output: Optional[str] = None
@@ -165,10 +169,10 @@ def parse(argv: List[str]) -> Config:
         if a.startswith("--"):
             val = (lambda n=name: attached) if eq else (lambda n=name: value(n))
             if name in ("--help",):
-                raise UsageError(HELP.rstrip())
+                raise InfoRequested(HELP.rstrip())
             elif name == "--version":
                 from . import __version__
-                raise UsageError(f"emutrace {__version__}")
+                raise InfoRequested(f"emutrace {__version__}")
             elif name == "--strace":
                 tc.strace, tc.libcalls = True, False
             elif name == "--ftrace":
@@ -251,7 +255,7 @@ def parse(argv: List[str]) -> Config:
                 return argv[i]
 
             if c == "h":
-                raise UsageError(HELP.rstrip())
+                raise InfoRequested(HELP.rstrip())
             if c in "oesnFlxuEIAaPDp":
                 v = sval()
                 if c == "o":

@@ -11,7 +11,7 @@ import time as _time
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
-from unicorn import UcError, UC_HOOK_INSN, UC_HOOK_INTR, UC_HOOK_MEM_INVALID
+from unicorn import UcError, UC_HOOK_BLOCK, UC_HOOK_INSN, UC_HOOK_INTR, UC_HOOK_MEM_INVALID
 from unicorn import unicorn_const as UCC
 from unicorn import x86_const as X
 
@@ -91,6 +91,8 @@ class Session:
         self.processes: List[Process] = []
         self._fault = None
         self.started = False
+        self.insns = 0                    # guest instructions run (counted only with --max-insns)
+        self._block_insns = {}
 
     # -- set-up ---------------------------------------------------------------
     def add_observer(self, obs) -> None:
@@ -113,6 +115,9 @@ class Session:
         uc.hook_add(UC_HOOK_INSN, self._on_syscall, proc, 1, 0, X.UC_X86_INS_SYSCALL)
         uc.hook_add(UC_HOOK_MEM_INVALID, self._on_bad_memory, proc)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt, proc)
+        if self.opts.max_insns:
+            # opt-in only: a block hook costs ~1 µs per basic block
+            uc.hook_add(UC_HOOK_BLOCK, self._count_block, proc)
         for obs in self.observers:
             attach = getattr(obs, "attach", None)
             if attach is not None:
@@ -125,7 +130,7 @@ class Session:
         proc = self._initial_process()
         env = [f"{k}={v}" for k, v in self.world.env.items()]
         try:
-            exec_into(proc, self.program, self.argv, env, proc.cwd, self.opts.loader)
+            exec_into(proc, self.find_program(self.program), self.argv, env, proc.cwd, self.opts.loader)
         except ExecError as e:
             status = 127 if e.errno == E.ENOENT else 126
             raise EmutraceError(str(e), status) from None
@@ -135,6 +140,21 @@ class Session:
             if hook is not None:
                 hook(proc)
         return proc
+
+    def find_program(self, name: str) -> str:
+        """A name without a slash is looked up in the guest's PATH, inside the guest's root (as execvp)."""
+        if "/" in name:
+            return name
+        from syscalls.vfs import S_IFREG, VfsError
+        for d in self.world.env.get("PATH", "/usr/bin:/bin").split(":"):
+            cand = (d.rstrip("/") or "") + "/" + name
+            try:
+                node = self.vfs.lookup(cand, self.opts.cwd or "/")
+            except VfsError:
+                continue
+            if node.stat.type == S_IFREG and node.stat.mode & 0o111:
+                return cand
+        return name
 
     # -- hooks -------------------------------------------------------------------
     def _on_syscall(self, uc, proc: Process):
@@ -169,6 +189,14 @@ class Session:
             hook = getattr(obs, "module_loaded", None)
             if hook is not None:
                 hook(proc, module)
+
+    def _count_block(self, uc, addr, size, proc):
+        n = self._block_insns.get(addr)
+        if n is None:
+            n = self._block_insns[addr] = _count_instructions(proc.machine.read(addr, size), addr)
+        self.insns += n
+        if self.insns > self.opts.max_insns:
+            raise LimitReached(f"instruction limit of {self.opts.max_insns} reached", 124)
 
     def _on_bad_memory(self, uc, access, addr, size, value, proc):
         self._fault = (access, addr)
@@ -269,3 +297,11 @@ class Session:
         sig, code, addr = table.get(intno, (SIGSEGV, SI_KERNEL, 0))
         force_signal(proc, {"si_signo": sig, "si_code": code, "si_addr": addr, "_trapno": intno})
         proc.resume_at = rip
+
+
+def _count_instructions(code: bytes, addr: int) -> int:
+    import capstone
+    md = _count_instructions.__dict__.get("md")
+    if md is None:
+        md = _count_instructions.md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+    return sum(1 for _ in md.disasm_lite(code, addr)) or 1
