@@ -86,8 +86,9 @@ class CallFilter:
         names = self._libname(name, is_main)
         return any(r.add and any(r.library(n) for n in names) for ch in self.chains for r in ch)
 
-    def matches(self, symbol: str, caller: str, is_main: bool, definer: str) -> bool:
-        if self.definer and not any(p(definer) for p in self.definer):
+    def matches(self, symbol: str, caller: str, is_main: bool, definer) -> bool:
+        """definer None means not known yet: the -l test waits until it is."""
+        if self.definer and definer is not None and not any(p(definer) for p in self.definer):
             return False
         names = self._libname(caller, is_main)
         for chain in self.chains:

@@ -35,9 +35,11 @@ class Site:
     """One way into a function from a traced module."""
     name: str
     caller: Module
-    definer: str = ""
+    definer: Optional[str] = None     # resolved at the first call: libraries load after exec
     traced: bool = True
     proto: object = None
+    is_main: bool = True
+    static: bool = False
 
 
 @dataclass
@@ -128,6 +130,9 @@ class LibcallTracer:
         self.redirect_done = set()
         self.stubs: Dict[int, Site] = {}
         self.counts: Dict[str, list] = {}
+        # the API's hook (emutrace.api): enter(proc, frame, regs) -> True when it already returned
+        # from the call (it set rax: the function does not run); leave(proc, frame, regs) at return
+        self.intercept = None
 
     # -- set-up, per process and module -------------------------------------------
     def attach(self, proc) -> None:
@@ -156,18 +161,22 @@ class LibcallTracer:
         self._hook_plt(proc, module, is_main)
 
     def _site(self, proc, module: Module, name: str, is_main: bool) -> Site:
-        definer = self._definer(proc, name)
-        site = Site(name, module, definer)
-        site.traced = self.filter.matches(name, module.name, is_main, definer)
+        site = Site(name, module, None, is_main=is_main)
+        site.traced = self.filter.matches(name, module.name, is_main, None)
         site.proto = self.protos.get(name)
         return site
 
     def _definer(self, proc, name: str) -> str:
-        for m in proc.modules[1:]:
-            for s in m.elf.dynsyms:
-                if s.name == name and s.defined:
-                    return m.name
-        return ""
+        """The module ld.so binds `name` to (scope order, versions), from emutrace's own resolver.
+
+        Libraries mapped later (dlopen) are not in the scope yet: the resolver is rebuilt when the
+        module list grows."""
+        resolver = getattr(proc, "_lt_resolver", None)
+        if resolver is None or resolver[0] != len(proc.modules):
+            from loader.resolve import GotResolver
+            resolver = proc._lt_resolver = (len(proc.modules), GotResolver(proc.modules))
+        dm, _ = resolver[1].lookup(name, None, for_plt=True)
+        return dm.name if dm is not None and dm is not proc.modules[0] else ""
 
     def _slot_relocs(self, module: Module) -> Dict[int, str]:
         """GOT slot (absolute) → symbol name, for function relocations."""
@@ -255,10 +264,9 @@ class LibcallTracer:
         self.static_module = module
         self.internal = _InternalCode(module, self.protos)
         for addr, name in names.items():
-            site = Site(name, module, "libc")
+            site = Site(name, module, "libc", static=True)
             site.traced = self.filter.matches(name, module.name, True, "libc")
             site.proto = self.protos.get(name)
-            site.static = True
             if site.traced:
                 self.sites[addr] = site
                 proc.machine.uc.hook_add(UC_HOOK_CODE, self._on_entry, proc, addr, addr)
@@ -267,6 +275,11 @@ class LibcallTracer:
     def _on_entry(self, uc, addr, size, proc):
         site = self.sites.get(addr)
         if site is None:
+            return
+        if site.definer is None:
+            site.definer = self._definer(proc, site.name) if not site.static else "libc"
+            site.traced = self.filter.matches(site.name, site.caller.name, site.is_main, site.definer)
+        if not site.traced:
             return
         m = proc.machine
         rsp = m.reg("rsp")
@@ -290,7 +303,14 @@ class LibcallTracer:
         frame = Frame(fid, site, rsp, ret_addr, st, len(stack), world.elapsed_ns)
         stack.append(frame)
         self.emit(Call(fid, proc.pid, proc.thread.tid, world.elapsed_ns, frame.depth, st.display_name,
-                       site.definer, site.caller.name, ret_addr, st.text, list(st._left_args)))
+                       site.definer, site.caller.name, ret_addr, st.text, list(st.left_args)))
+        if self.intercept is not None and self.intercept.enter(proc, frame, regs):
+            # skipped: return to the caller as the function's `ret` would, with the hook's rax
+            m.set_reg("rsp", rsp + 8)
+            m.set_reg("rip", ret_addr)
+            stack.pop()
+            self._returned(proc, frame, Regs(m, proc.mem))
+            return
         if ret_addr not in proc._lt_ret_hooked:
             proc._lt_ret_hooked.add(ret_addr)
             uc.hook_add(UC_HOOK_CODE, self._on_return, proc, ret_addr, ret_addr)
@@ -307,6 +327,11 @@ class LibcallTracer:
             return
         frame = stack.pop()
         regs = Regs(proc.machine, proc.mem)
+        if self.intercept is not None:
+            self.intercept.leave(proc, frame, regs)
+        self._returned(proc, frame, regs)
+
+    def _returned(self, proc, frame: Frame, regs: Regs) -> None:
         self.fmt.exit(frame.state, regs, self.mem_view(proc))
         st = frame.state
         now = self.session.world.elapsed_ns
@@ -317,7 +342,7 @@ class LibcallTracer:
         now = self.session.world.elapsed_ns
         st = frame.state
         self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, "",
-                         list(getattr(st, "_left_args", [])), "", now - frame.time_ns, unwound=True))
+                         list(getattr(st, "left_args", [])), "", now - frame.time_ns, unwound=True))
 
     def finish(self, proc) -> None:
         """At exit: calls that never returned (exit, abort) stay unfinished, as ltrace shows them."""

@@ -58,8 +58,7 @@ def find_library(vfs, name: str, requester_path: str, requester: ElfFile) -> Opt
         if node.ov is not None:
             return canon, bytes(node.ov.data)
         try:
-            with open(node.host, "rb") as f:
-                data = f.read()
+            data = vfs.read_host(node)
         except OSError:
             continue
         vfs.reads.append(node.host)
@@ -108,24 +107,34 @@ def applies(vfs, elf: ElfFile, path: str) -> bool:
 # ---------------------------------------------------------------- symbol scope
 
 class Scope:
+    """Symbol lookup in global scope order, as ld.so does it: the first module that defines the
+    name (with the requested version, or the default one) wins, weak or not. The program's
+    undefined function symbols with a value (canonical PLT addresses of non-PIE programs) satisfy
+    non-PLT references, so every module sees one address per function."""
+
     def __init__(self, modules: List[Module]):
         self.modules = modules
         self.tables: List[Dict[str, List[Symbol]]] = []
-        for m in modules:
+        for i, m in enumerate(modules):
             t: Dict[str, List[Symbol]] = {}
             for s in m.elf.dynsyms:
-                if s.defined and s.bind != STB_LOCAL and s.name:
+                if not s.name or s.bind == STB_LOCAL:
+                    continue
+                canonical_plt = i == 0 and not s.defined and s.value and m.elf.type != ET_DYN
+                if s.defined or canonical_plt:
                     t.setdefault(s.name, []).append(s)
             self.tables.append(t)
 
-    def lookup(self, name: str, version: Optional[str], skip: Optional[Module] = None) -> Optional[Tuple[Module, Symbol]]:
-        weak = None
+    def lookup(self, name: str, version: Optional[str], skip: Optional[Module] = None,
+               for_plt: bool = False) -> Optional[Tuple[Module, Symbol]]:
         for m, t in zip(self.modules, self.tables):
             if m is skip:
                 continue
             cands = t.get(name)
             if not cands:
                 continue
+            if for_plt:
+                cands = [s for s in cands if s.defined]
             pick = None
             for s in cands:
                 if version and s.version == version:
@@ -133,17 +142,13 @@ class Scope:
                     break
                 if not version and not s.hidden_version:
                     pick = pick or s
-            if pick is None and not version:
+            if pick is None and cands and not version:
                 pick = cands[0]
             if pick is None and version:
                 pick = next((s for s in cands if s.version is None), None)
-            if pick is None:
-                continue
-            if pick.bind == STB_WEAK and weak is None:
-                weak = (m, pick)
-                continue
-            return m, pick
-        return weak
+            if pick is not None:
+                return m, pick
+        return None
 
 
 # ---------------------------------------------------------------- relocations
@@ -169,7 +174,7 @@ class Linker:
             return 0, None, None
         if sym.bind == STB_LOCAL:
             return sym.value + mod.base, mod, sym
-        found = self.scope.lookup(sym.name, sym.version)
+        found = self.scope.lookup(sym.name, sym.version, for_plt=r.type == R_JUMP_SLOT)
         if found is None:
             if sym.bind == STB_WEAK:
                 return 0, None, sym
