@@ -11,6 +11,7 @@ reports for `-e trace=%class` (checked against strace itself with fault injectio
 An argument kind is a short string, "base" or "base:param":
   int uint long ulong hex ptr         plain values: int/uint are the low 32 bits, signed/unsigned;
                                       long/ulong 64 bits; hex prints 0x..., 0 as 0; ptr prints NULL / 0x...
+  hex32                               the low 32 bits in hex (flags arguments strace prints raw)
   fd dirfd                            file descriptors (int; dirfd prints AT_FDCWD)
   uid gid                             32-bit ids, (uid_t)-1 printed as -1
   path                                NUL-terminated input path, printed in full (strace ignores -s for paths)
@@ -18,9 +19,8 @@ An argument kind is a short string, "base" or "base:param":
   path_out                            output path (getcwd): string of (return value - 1) bytes, at exit
   buf_in:N                            input buffer whose length is argument N
   buf_out:N                           output buffer, decoded at exit, length = return value (max arg N)
-  flags:SET enum:SET                  symbolic values from xlat.SETS[SET]
-  flags_mode:SET                      flags from SET in the bits above 0777, then the permission
-                                      bits in octal (shmget/semget/msgget: IPC_CREAT|0600)
+  flags:SET enum:SET                  symbolic values from xlat.SETS[SET] (a flag set may print
+                                      permission bits too: shmget's IPC_CREAT|0600)
   mode                                permission bits in octal, 0%03o (0644, 04755, 000)
   open_mode                           mode printed only if the flags argument before it has O_CREAT
                                       or O_TMPFILE (open, openat, mq_open); otherwise not printed
@@ -35,12 +35,14 @@ An argument kind is a short string, "base" or "base:param":
   pollfd:N                            struct pollfd array of N entries, in at entry, revents at exit
   fdset:N                             select() fd_set of argument-N descriptors: [0 3]
   iovec_in:N iovec_out:N              iovec array with N entries; contents at entry / at exit
+  iovec_remote:N                      iovec array of another process: bases as addresses
   argv envp                           execve string arrays: ["ls", "-l"] / 0x7ffc... /* 20 vars */
   dirents:N dirents64:N               getdents(64) output: 0x55... /* 12 entries */, N = buffer size
   fdpair_out                          int[2] written by the call (pipe, socketpair): [3, 4]
   int_out uint_out uid_out            pointer to a 32-bit value written by the call: [7]
   long_out ulong_out ptr_out          pointer to a 64-bit value written by the call: [7] / [0x7f...]
-  off_io                              loff_t pointer read and updated (sendfile, splice): [0] => [10]
+  off_in                              loff_t pointer printed at entry (splice): [5]
+  off_io                              loff_t pointer read and updated (sendfile): [0] => [10]
   socklen_io                          socklen_t pointer read and updated (accept): [16] / [128 => 16]
   addr_in:N                           struct sockaddr of argument-N bytes: {sa_family=AF_INET, ...}
   addr_out:N                          struct sockaddr written by the call, length from socklen_io arg N
@@ -55,7 +57,11 @@ An argument kind is a short string, "base" or "base:param":
   personality                         personality(2) persona: PER_LINUX|ADDR_NO_RANDOMIZE
   quotactl_cmd                        QCMD(Q_SYNC, USRQUOTA)
   ioprio                              IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4)
-  close_range_max                     unsigned int, ~0U printed as strace does
+  keyserial                           key serial number: KEY_SPEC_SESSION_KEYRING or decimal
+  mpol_mode                           NUMA policy mode with its flags: MPOL_F_STATIC_NODES|MPOL_BIND
+  fan_dirfd                           fanotify_mark's dirfd: FAN_NOFD for -1, else as dirfd
+  skip                                a raw register strace does not print (the high half of
+                                      preadv2's split offset): printed arguments skip it
   dep                                 meaning depends on another argument (ioctl argument, fcntl
                                       argument, futex values, prctl/ptrace/socket arguments...):
                                       printed by the syscall's own decoder in strace.py, else in hex
@@ -98,20 +104,21 @@ CLASSES = frozenset({
 # base kind -> what its parameter is: None (no parameter), "arg" (an argument index, optional if
 # the kind is in _OPTIONAL_PARAM), "set" (an xlat set name), "struct" (a struct decoder name)
 KINDS: Dict[str, Optional[str]] = {
-    "int": None, "uint": None, "long": None, "ulong": None, "hex": None, "ptr": None,
+    "int": None, "uint": None, "long": None, "ulong": None, "hex": None, "hex32": None, "ptr": None,
     "fd": None, "dirfd": None, "uid": None, "gid": None, "path": None, "str": None,
     "path_out": None, "buf_in": "arg", "buf_out": "arg", "flags": "set", "enum": "set",
-    "flags_mode": "set", "mode": None, "open_mode": None, "fmode": None, "octal": None, "dev": None,
+    "mode": None, "open_mode": None, "fmode": None, "octal": None, "dev": None,
     "struct_in": "struct", "struct_out": "struct", "signo": None,
     "sigset_in": "arg", "sigset_out": "arg", "ipc_key": None, "pollfd": "arg", "fdset": "arg",
-    "iovec_in": "arg", "iovec_out": "arg", "argv": None, "envp": None,
+    "iovec_in": "arg", "iovec_out": "arg", "iovec_remote": "arg", "argv": None, "envp": None,
     "dirents": "arg", "dirents64": "arg", "fdpair_out": None,
     "int_out": None, "uint_out": None, "uid_out": None, "long_out": None, "ulong_out": None,
-    "ptr_out": None, "off_io": None, "socklen_io": None, "addr_in": "arg", "addr_out": "arg",
+    "ptr_out": None, "off_in": None, "off_io": None, "socklen_io": None, "addr_in": "arg", "addr_out": "arg",
     "wstatus": None, "sembuf": "arg", "msgbuf_in": "arg", "msgbuf_out": "arg",
     "gids_in": "arg", "gids_out": "arg", "cpuset_in": "arg", "cpuset_out": "arg",
     "epoll_events": "arg", "ioctl_req": None, "futex_op": None, "personality": None,
-    "quotactl_cmd": None, "ioprio": None, "close_range_max": None, "dep": None,
+    "quotactl_cmd": None, "ioprio": None, "keyserial": None, "mpol_mode": None,
+    "fan_dirfd": None, "skip": None, "dep": None,
 }
 _OPTIONAL_PARAM = frozenset({"sigset_in", "sigset_out"})
 
@@ -169,8 +176,8 @@ ROWS = (
     _row(16, "ioctl", "fd, ioctl_req, dep", "int", "%desc"),
     _row(17, "pread64", "fd, buf_out:2, ulong, long", "int", "%desc"),
     _row(18, "pwrite64", "fd, buf_in:2, ulong, long", "int", "%desc"),
-    _row(19, "readv", "fd, iovec_out:2, int", "int", "%desc"),
-    _row(20, "writev", "fd, iovec_in:2, int", "int", "%desc"),
+    _row(19, "readv", "fd, iovec_out:2, ulong", "int", "%desc"),
+    _row(20, "writev", "fd, iovec_in:2, ulong", "int", "%desc"),
     _row(21, "access", "path, flags:access_modes", "int", "%file"),
     _row(22, "pipe", "fdpair_out", "int", "%desc"),
     _row(23, "select", "int, fdset:0, fdset:0, fdset:0, struct_in:timeval", "int", "%desc"),
@@ -179,7 +186,7 @@ ROWS = (
     _row(26, "msync", "ptr, ulong, flags:msync_flags", "int", "%memory"),
     _row(27, "mincore", "ptr, ulong, ptr", "int", "%memory"),
     _row(28, "madvise", "ptr, ulong, enum:madvise_advice", "int", "%memory"),
-    _row(29, "shmget", "ipc_key, ulong, flags_mode:ipc_flags", "int", "%ipc"),
+    _row(29, "shmget", "ipc_key, ulong, flags:ipc_flags", "int", "%ipc"),
     _row(30, "shmat", "int, ptr, flags:shmat_flags", "hex", "%memory %ipc"),
     _row(31, "shmctl", "int, enum:shmctl_cmd, ptr", "int", "%ipc"),
     _row(32, "dup", "fd", "fd", "%desc"),
@@ -214,11 +221,11 @@ ROWS = (
     _row(61, "wait4", "int, wstatus, flags:wait_options, struct_out:rusage", "int", "%process"),
     _row(62, "kill", "int, signo", "int", "%process %signal"),
     _row(63, "uname", "struct_out:utsname", "int", ""),
-    _row(64, "semget", "ipc_key, int, flags_mode:ipc_flags", "int", "%ipc"),
-    _row(65, "semop", "int, sembuf:2, ulong", "int", "%ipc"),
+    _row(64, "semget", "ipc_key, int, flags:ipc_resource_flags", "int", "%ipc"),
+    _row(65, "semop", "int, sembuf:2, uint", "int", "%ipc"),
     _row(66, "semctl", "int, int, enum:semctl_cmd, ptr", "int", "%ipc"),
     _row(67, "shmdt", "ptr", "int", "%memory %ipc"),
-    _row(68, "msgget", "ipc_key, flags_mode:ipc_flags", "int", "%ipc"),
+    _row(68, "msgget", "ipc_key, flags:ipc_resource_flags", "int", "%ipc"),
     _row(69, "msgsnd", "int, msgbuf_in:2, ulong, flags:ipc_msg_flags", "int", "%ipc"),
     _row(70, "msgrcv", "int, msgbuf_out:2, ulong, long, flags:ipc_msg_flags", "int", "%ipc"),
     _row(71, "msgctl", "int, enum:msgctl_cmd, ptr", "int", "%ipc"),
@@ -226,8 +233,8 @@ ROWS = (
     _row(73, "flock", "fd, flags:flock_ops", "int", "%desc"),
     _row(74, "fsync", "fd", "int", "%desc"),
     _row(75, "fdatasync", "fd", "int", "%desc"),
-    _row(76, "truncate", "path, long", "int", "%file"),
-    _row(77, "ftruncate", "fd, long", "int", "%desc"),
+    _row(76, "truncate", "path, ulong", "int", "%file"),
+    _row(77, "ftruncate", "fd, ulong", "int", "%desc"),
     _row(78, "getdents", "fd, dirents:2, uint", "int", "%desc"),
     _row(79, "getcwd", "path_out, ulong", "int", "%file"),
     _row(80, "chdir", "path", "int", "%file"),
@@ -289,7 +296,7 @@ ROWS = (
     _row(136, "ustat", "dev, ptr", "int", "%%statfs"),
     _row(137, "statfs", "path, struct_out:statfs", "int", "%file %statfs %%statfs"),
     _row(138, "fstatfs", "fd, struct_out:statfs", "int", "%desc %fstatfs %%statfs"),
-    _row(139, "sysfs", "int, ulong, ulong", "int", ""),
+    _row(139, "sysfs", "hex, hex, hex", "int", ""),
     _row(140, "getpriority", "enum:priorities, int", "int", ""),
     _row(141, "setpriority", "enum:priorities, int, int", "int", ""),
     _row(142, "sched_setparam", "int, struct_in:sched_param", "int", ""),
@@ -309,7 +316,7 @@ ROWS = (
     _row(156, "_sysctl", "ptr", "int", ""),
     _row(157, "prctl", "enum:prctl_options, dep, dep, dep, dep", "int", "%creds"),
     _row(158, "arch_prctl", "enum:arch_prctl_code, dep", "int", ""),
-    _row(159, "adjtimex", "ptr", "enum:adjtimex_state", "%clock"),
+    _row(159, "adjtimex", "struct_out:timex", "enum:adjtimex_state", "%clock"),
     _row(160, "setrlimit", "enum:rlimit_resources, struct_in:rlimit", "int", ""),
     _row(161, "chroot", "path", "int", "%file"),
     _row(162, "sync", "", "int", ""),
@@ -320,10 +327,10 @@ ROWS = (
     _row(167, "swapon", "path, flags:swap_flags", "int", "%file"),
     _row(168, "swapoff", "path", "int", "%file"),
     _row(169, "reboot", "enum:reboot_magic, enum:reboot_magic, enum:reboot_cmd, str", "int", ""),
-    _row(170, "sethostname", "buf_in:1, int", "int", ""),
-    _row(171, "setdomainname", "buf_in:1, int", "int", ""),
+    _row(170, "sethostname", "buf_in:1, uint", "int", ""),
+    _row(171, "setdomainname", "buf_in:1, uint", "int", ""),
     _row(172, "iopl", "int", "int", ""),
-    _row(173, "ioperm", "ulong, ulong, int", "int", ""),
+    _row(173, "ioperm", "hex, hex, int", "int", ""),
     _row(174, "create_module", "hex, hex", "int", ""),
     _row(175, "init_module", "ptr, ulong, str", "int", ""),
     _row(176, "delete_module", "str, flags:delete_module_flags", "int", ""),
@@ -353,8 +360,8 @@ ROWS = (
     _row(200, "tkill", "int, signo", "int", "%process %signal"),
     _row(201, "time", "long_out", "int", "%clock"),
     _row(202, "futex", "ptr, futex_op, dep, dep, dep, dep", "int", ""),
-    _row(203, "sched_setaffinity", "int, ulong, cpuset_in:1", "int", ""),
-    _row(204, "sched_getaffinity", "int, ulong, cpuset_out:1", "int", ""),
+    _row(203, "sched_setaffinity", "int, uint, cpuset_in:1", "int", ""),
+    _row(204, "sched_getaffinity", "int, uint, cpuset_out:1", "int", ""),
     _row(205, "set_thread_area", "ptr", "int", ""),
     _row(206, "io_setup", "uint, ptr_out", "int", "%memory"),
     _row(207, "io_destroy", "ptr", "int", "%memory"),
@@ -370,8 +377,8 @@ ROWS = (
     _row(217, "getdents64", "fd, dirents64:2, uint", "int", "%desc"),
     _row(218, "set_tid_address", "hex", "int", ""),
     _row(219, "restart_syscall", "", "int", ""),
-    _row(220, "semtimedop", "int, sembuf:2, ulong, struct_in:timespec", "int", "%ipc"),
-    _row(221, "fadvise64", "fd, long, long, enum:fadvise_advice", "int", "%desc"),
+    _row(220, "semtimedop", "int, sembuf:2, uint, struct_in:timespec", "int", "%ipc"),
+    _row(221, "fadvise64", "fd, long, ulong, enum:fadvise_advice", "int", "%desc"),
     _row(222, "timer_create", "enum:clocks, struct_in:sigevent, int_out", "int", ""),
     _row(223, "timer_settime", "int, flags:timer_flags, struct_in:itimerspec, struct_out:itimerspec", "int", ""),
     _row(224, "timer_gettime", "int, struct_out:itimerspec", "int", ""),
@@ -387,8 +394,8 @@ ROWS = (
     _row(234, "tgkill", "int, int, signo", "int", "%process %signal"),
     _row(235, "utimes", "path, struct_in:timeval_pair", "int", "%file"),
     _row(236, "vserver", "hex, hex, hex, hex, hex", "int", ""),
-    _row(237, "mbind", "ptr, ulong, enum:mpol_modes, ptr, ulong, flags:mbind_flags", "int", "%memory"),
-    _row(238, "set_mempolicy", "enum:mpol_modes, ptr, ulong", "int", "%memory"),
+    _row(237, "mbind", "ptr, ulong, mpol_mode, ptr, ulong, flags:mbind_flags", "int", "%memory"),
+    _row(238, "set_mempolicy", "mpol_mode, ptr, ulong", "int", "%memory"),
     _row(239, "get_mempolicy", "ptr, ptr, ulong, ptr, flags:get_mempolicy_flags", "int", "%memory"),
     _row(240, "mq_open", "str, flags:open_flags, open_mode, struct_in:mq_attr", "fd", "%desc"),
     _row(241, "mq_unlink", "str", "int", ""),
@@ -398,9 +405,9 @@ ROWS = (
     _row(245, "mq_getsetattr", "fd, struct_in:mq_attr, struct_out:mq_attr", "int", "%desc"),
     _row(246, "kexec_load", "ptr, ulong, ptr, flags:kexec_load_flags", "int", ""),
     _row(247, "waitid", "enum:idtypes, int, struct_out:siginfo, flags:wait_options, struct_out:rusage", "int", "%process"),
-    _row(248, "add_key", "str, str, buf_in:3, ulong, int", "int", ""),
-    _row(249, "request_key", "str, str, str, int", "int", ""),
-    _row(250, "keyctl", "enum:keyctl_commands, hex, hex, hex, hex", "int", ""),
+    _row(248, "add_key", "str, str, buf_in:3, ulong, keyserial", "int", ""),
+    _row(249, "request_key", "str, str, str, keyserial", "int", ""),
+    _row(250, "keyctl", "enum:keyctl_commands, keyserial, hex, hex, hex", "int", ""),
     _row(251, "ioprio_set", "enum:ioprio_who, int, ioprio", "int", ""),
     _row(252, "ioprio_get", "enum:ioprio_who, int", "int", ""),
     _row(253, "inotify_init", "", "fd", "%desc"),
@@ -422,14 +429,14 @@ ROWS = (
     _row(269, "faccessat", "dirfd, path, flags:access_modes", "int", "%file %desc"),
     _row(270, "pselect6", "int, fdset:0, fdset:0, fdset:0, struct_in:timespec, struct_in:pselect6_data", "int", "%desc"),
     _row(271, "ppoll", "pollfd:1, uint, struct_in:timespec, sigset_in:4, ulong", "int", "%desc"),
-    _row(272, "unshare", "flags:clone_flags", "int", ""),
+    _row(272, "unshare", "flags:unshare_flags", "int", ""),
     _row(273, "set_robust_list", "ptr, ulong", "int", ""),
     _row(274, "get_robust_list", "int, ptr_out, ulong_out", "int", ""),
-    _row(275, "splice", "fd, off_io, fd, off_io, ulong, flags:splice_flags", "int", "%desc"),
+    _row(275, "splice", "fd, off_in, fd, off_in, ulong, flags:splice_flags", "int", "%desc"),
     _row(276, "tee", "fd, fd, ulong, flags:splice_flags", "int", "%desc"),
     _row(277, "sync_file_range", "fd, long, long, flags:sync_file_range_flags", "int", "%desc"),
     _row(278, "vmsplice", "fd, iovec_in:2, ulong, flags:splice_flags", "int", "%desc"),
-    _row(279, "move_pages", "int, ulong, ptr, ptr, ptr, flags:mbind_flags", "int", "%memory"),
+    _row(279, "move_pages", "int, ulong, ptr, ptr, ptr, flags:move_pages_flags", "int", "%memory"),
     _row(280, "utimensat", "dirfd, path, struct_in:timespec_pair, flags:at_flags", "int", "%file %desc"),
     _row(281, "epoll_pwait", "fd, epoll_events:2, int, int, sigset_in:5, ulong", "int", "%desc"),
     _row(282, "signalfd", "fd, sigset_in:2, ulong", "fd", "%desc %signal"),
@@ -445,24 +452,24 @@ ROWS = (
     _row(292, "dup3", "fd, fd, flags:dup3_flags", "fd", "%desc"),
     _row(293, "pipe2", "fdpair_out, flags:pipe_flags", "int", "%desc"),
     _row(294, "inotify_init1", "flags:inotify_init_flags", "fd", "%desc"),
-    _row(295, "preadv", "fd, iovec_out:2, int, long", "int", "%desc"),
-    _row(296, "pwritev", "fd, iovec_in:2, int, long", "int", "%desc"),
+    _row(295, "preadv", "fd, iovec_out:2, ulong, long", "int", "%desc"),
+    _row(296, "pwritev", "fd, iovec_in:2, ulong, long", "int", "%desc"),
     _row(297, "rt_tgsigqueueinfo", "int, int, signo, struct_in:siginfo", "int", "%process %signal"),
     _row(298, "perf_event_open", "ptr, int, int, fd, flags:perf_event_open_flags", "fd", "%desc"),
     _row(299, "recvmmsg", "fd, ptr, uint, flags:msg_flags, struct_in:timespec", "int", "%network"),
     _row(300, "fanotify_init", "flags:fan_init_flags, flags:open_flags", "fd", "%desc"),
-    _row(301, "fanotify_mark", "fd, flags:fan_mark_flags, flags:fan_event_flags, dirfd, path", "int", "%file %desc"),
+    _row(301, "fanotify_mark", "fd, flags:fan_mark_flags, flags:fan_event_flags, fan_dirfd, path", "int", "%file %desc"),
     _row(302, "prlimit64", "int, enum:rlimit_resources, struct_in:rlimit, struct_out:rlimit", "int", ""),
-    _row(303, "name_to_handle_at", "dirfd, path, ptr, ptr, flags:at_flags", "int", "%file %desc"),
+    _row(303, "name_to_handle_at", "dirfd, path, ptr, ptr, flags:name_to_handle_at_flags", "int", "%file %desc"),
     _row(304, "open_by_handle_at", "fd, ptr, flags:open_flags", "fd", "%desc"),
-    _row(305, "clock_adjtime", "enum:clocks, ptr", "enum:adjtimex_state", "%clock"),
+    _row(305, "clock_adjtime", "enum:clocks, struct_out:timex", "enum:adjtimex_state", "%clock"),
     _row(306, "syncfs", "fd", "int", "%desc"),
     _row(307, "sendmmsg", "fd, ptr, uint, flags:msg_flags", "int", "%network"),
-    _row(308, "setns", "fd, flags:clone_flags", "int", "%desc"),
+    _row(308, "setns", "fd, flags:setns_types", "int", "%desc"),
     _row(309, "getcpu", "uint_out, uint_out, ptr", "int", ""),
-    _row(310, "process_vm_readv", "int, iovec_out:2, ulong, ptr, ulong, ulong", "int", ""),
-    _row(311, "process_vm_writev", "int, iovec_in:2, ulong, ptr, ulong, ulong", "int", ""),
-    _row(312, "kcmp", "int, int, enum:kcmp_types, ulong, ulong", "int", ""),
+    _row(310, "process_vm_readv", "int, iovec_out:2, ulong, iovec_remote:4, ulong, ulong", "int", ""),
+    _row(311, "process_vm_writev", "int, iovec_in:2, ulong, iovec_remote:4, ulong, ulong", "int", ""),
+    _row(312, "kcmp", "int, int, enum:kcmp_types, hex, hex", "int", ""),
     _row(313, "finit_module", "fd, str, flags:module_init_flags", "int", "%desc"),
     _row(314, "sched_setattr", "int, struct_in:sched_attr, uint", "int", ""),
     _row(315, "sched_getattr", "int, struct_out:sched_attr, uint, uint", "int", ""),
@@ -474,44 +481,44 @@ ROWS = (
     _row(321, "bpf", "enum:bpf_commands, ptr, uint", "int", "%desc"),
     _row(322, "execveat", "dirfd, path, argv, envp, flags:at_flags", "int", "%file %desc %process"),
     _row(323, "userfaultfd", "flags:uffd_flags", "fd", "%desc"),
-    _row(324, "membarrier", "enum:membarrier_cmds, hex", "int", ""),
+    _row(324, "membarrier", "enum:membarrier_cmds, flags:membarrier_flags, int", "int", ""),
     _row(325, "mlock2", "ptr, ulong, flags:mlock_flags", "int", "%memory"),
-    _row(326, "copy_file_range", "fd, off_io, fd, off_io, ulong, uint", "int", "%desc"),
-    _row(327, "preadv2", "fd, iovec_out:2, int, long, flags:rwf_flags", "int", "%desc"),
-    _row(328, "pwritev2", "fd, iovec_in:2, int, long, flags:rwf_flags", "int", "%desc"),
+    _row(326, "copy_file_range", "fd, off_in, fd, off_in, ulong, uint", "int", "%desc"),
+    _row(327, "preadv2", "fd, iovec_out:2, ulong, long, skip, flags:rwf_flags", "int", "%desc"),
+    _row(328, "pwritev2", "fd, iovec_in:2, ulong, long, skip, flags:rwf_flags", "int", "%desc"),
     _row(329, "pkey_mprotect", "ptr, ulong, flags:mmap_prot, int", "int", "%memory"),
-    _row(330, "pkey_alloc", "uint, flags:pkey_access", "int", ""),
+    _row(330, "pkey_alloc", "hex, flags:pkey_access", "int", ""),
     _row(331, "pkey_free", "int", "int", ""),
     _row(332, "statx", "dirfd, path, flags:at_statx_flags, flags:statx_mask, struct_out:statx", "int", "%file %desc %fstat %%stat"),
     _row(333, "io_pgetevents", "ptr, long, long, ptr, struct_in:timespec, ptr", "int", ""),
-    _row(334, "rseq", "hex, hex, flags:rseq_flags, hex", "int", ""),
-    _row(424, "pidfd_send_signal", "fd, signo, struct_in:siginfo, uint", "int", "%desc %process %signal"),
+    _row(334, "rseq", "hex, hex, hex, hex", "int", ""),
+    _row(424, "pidfd_send_signal", "fd, signo, struct_in:siginfo, hex32", "int", "%desc %process %signal"),
     _row(425, "io_uring_setup", "uint, ptr", "fd", "%desc"),
     _row(426, "io_uring_enter", "fd, uint, uint, flags:io_uring_enter_flags, sigset_in:5, ulong", "int", "%desc %signal"),
     _row(427, "io_uring_register", "fd, enum:io_uring_register_opcodes, ptr, uint", "int", "%desc %memory"),
     _row(428, "open_tree", "dirfd, path, flags:open_tree_flags", "fd", "%file %desc"),
     _row(429, "move_mount", "dirfd, path, dirfd, path, flags:move_mount_flags", "int", "%file %desc"),
     _row(430, "fsopen", "str, flags:fsopen_flags", "fd", "%desc"),
-    _row(431, "fsconfig", "fd, enum:fsconfig_cmds, str, dep, int", "int", "%file %desc"),
+    _row(431, "fsconfig", "fd, enum:fsconfig_cmds, str, ptr, int", "int", "%file %desc"),
     _row(432, "fsmount", "fd, flags:fsmount_flags, flags:mount_attr_flags", "fd", "%desc"),
     _row(433, "fspick", "dirfd, path, flags:fspick_flags", "fd", "%file %desc"),
     _row(434, "pidfd_open", "int, flags:pidfd_open_flags", "fd", "%desc"),
     _row(435, "clone3", "struct_in:clone_args, ulong", "int", "%process"),
-    _row(436, "close_range", "fd, close_range_max, flags:close_range_flags", "int", ""),
+    _row(436, "close_range", "uint, uint, flags:close_range_flags", "int", ""),
     _row(437, "openat2", "dirfd, path, struct_in:open_how, ulong", "fd", "%file %desc"),
-    _row(438, "pidfd_getfd", "fd, fd, uint", "fd", "%desc"),
-    _row(439, "faccessat2", "dirfd, path, flags:access_modes, flags:at_flags", "int", "%file %desc"),
-    _row(440, "process_madvise", "fd, iovec_in:2, ulong, enum:madvise_advice, uint", "int", "%desc"),
+    _row(438, "pidfd_getfd", "fd, fd, hex32", "fd", "%desc"),
+    _row(439, "faccessat2", "dirfd, path, flags:access_modes, flags:faccessat_flags", "int", "%file %desc"),
+    _row(440, "process_madvise", "fd, iovec_in:2, ulong, enum:madvise_advice, hex32", "int", "%desc"),
     _row(441, "epoll_pwait2", "fd, epoll_events:2, int, struct_in:timespec, sigset_in:5, ulong", "int", "%desc"),
-    _row(442, "mount_setattr", "dirfd, path, flags:at_flags, struct_in:mount_attr, ulong", "int", "%file %desc"),
+    _row(442, "mount_setattr", "dirfd, path, flags:mount_setattr_flags, struct_in:mount_attr, ulong", "int", "%file %desc"),
     _row(443, "quotactl_fd", "fd, quotactl_cmd, int, ptr", "int", "%desc"),
     _row(444, "landlock_create_ruleset", "ptr, ulong, flags:landlock_create_ruleset_flags", "fd", "%desc"),
-    _row(445, "landlock_add_rule", "fd, enum:landlock_rule_types, ptr, uint", "int", "%desc"),
-    _row(446, "landlock_restrict_self", "fd, uint", "int", "%desc"),
+    _row(445, "landlock_add_rule", "fd, enum:landlock_rule_types, ptr, hex32", "int", "%desc"),
+    _row(446, "landlock_restrict_self", "fd, hex32", "int", "%desc"),
     _row(447, "memfd_secret", "flags:memfd_secret_flags", "fd", "%desc"),
-    _row(448, "process_mrelease", "fd, uint", "int", "%desc"),
-    _row(449, "futex_waitv", "ptr, uint, uint, struct_in:timespec, enum:clocks", "int", ""),
-    _row(450, "set_mempolicy_home_node", "ptr, ulong, ulong, ulong", "int", "%memory"),
+    _row(448, "process_mrelease", "fd, hex32", "int", "%desc"),
+    _row(449, "futex_waitv", "ptr, uint, hex32, struct_in:timespec, enum:clocks", "int", ""),
+    _row(450, "set_mempolicy_home_node", "ptr, ulong, ulong, hex", "int", "%memory"),
     _row(451, "cachestat", "fd, ptr, ptr, uint", "int", "%desc"),
     _row(452, "fchmodat2", "dirfd, path, mode, flags:at_flags", "int", "%desc %file"),
     _row(453, "map_shadow_stack", "ptr, ulong, hex", "ptr", "%memory"),
