@@ -51,6 +51,75 @@ class Frame:
     state: object
     depth: int
     time_ns: int
+    kind: str = "call"        # call | function (emutrace.ftrace)
+    owner: object = None      # who reports its return: .returned(proc, frame), .unwound(proc, frame)
+    entry: int = 0            # the hooked address the frame was entered at
+    landed: bool = False      # ftrace: the call has reached the function it calls
+
+
+class CallStacks:
+    """Per-thread shadow stacks of open calls, and the return-address hooks that close them.
+
+    One instance is shared by the library-call tracer and the function tracer, so a run with
+    both has one nesting. A frame is pushed at a call's entry with the stack pointer that points
+    at its return address, and closed when execution reaches that return address with the stack
+    pointer just above it. Frames left by longjmp or an exception are found at the next entry or
+    return: a frame whose return slot lies below the stack pointer is gone, and so is one whose
+    slot now holds another return address (a new call reused it), or, at a return address, one
+    whose slot is just below the stack pointer but which returns elsewhere (longjmp back to a
+    setjmp's return); they are reported as unwound. Frames sharing one return slot and address
+    (tail calls) close together, innermost first."""
+
+    def __init__(self):
+        self.stacks: Dict[tuple, List[Frame]] = {}
+        self.next_id = 1
+
+    def attach(self, proc) -> None:
+        if getattr(proc, "_lt_ret_machine", None) is not proc.machine:
+            proc._lt_ret_machine = proc.machine
+            proc._lt_ret_hooked = set()
+
+    def stack(self, proc) -> List[Frame]:
+        key = (proc.pid, proc.thread.tid)
+        stack = self.stacks.get(key)
+        if stack is None:
+            stack = self.stacks[key] = []
+        return stack
+
+    def new_id(self) -> int:
+        fid = self.next_id
+        self.next_id += 1
+        return fid
+
+    @staticmethod
+    def unwind_to(proc, stack: List[Frame], rsp: int, ret_addr: Optional[int] = None) -> None:
+        """At an entry with this stack pointer (and return address): frames whose return slot is
+        below it, or is its slot holding another return address, are gone."""
+        while stack and (stack[-1].rsp < rsp or (stack[-1].rsp == rsp and ret_addr is not None
+                                                  and stack[-1].ret_addr != ret_addr)):
+            frame = stack.pop()                       # left by longjmp or an exception
+            frame.owner.unwound(proc, frame)
+
+    def hook_return(self, proc, uc, ret_addr: int) -> None:
+        if ret_addr not in proc._lt_ret_hooked:
+            proc._lt_ret_hooked.add(ret_addr)
+            uc.hook_add(UC_HOOK_CODE, self._on_return, proc, ret_addr, ret_addr)
+            uc.ctl_remove_cache(ret_addr, ret_addr + 1)
+
+    def _on_return(self, uc, addr, size, proc):
+        stack = self.stacks.get((proc.pid, proc.thread.tid))
+        if not stack:
+            return
+        rsp = proc.machine.reg("rsp")
+        while stack and stack[-1].rsp + 8 <= rsp:
+            frame = stack.pop()
+            if frame.rsp + 8 == rsp and frame.ret_addr == addr:
+                frame.owner.returned(proc, frame)
+            else:
+                frame.owner.unwound(proc, frame)
+
+    def finish(self, proc) -> None:
+        self.stacks.pop((proc.pid, proc.thread.tid), None)
 
 
 class Regs:
@@ -116,14 +185,14 @@ def plt_slots(module: Module) -> Dict[int, int]:
 
 class LibcallTracer:
     def __init__(self, session, emit, formatter, protos, call_filter, string_limit: int = 32,
-                 ftrace=None):
+                 ftrace=None, calls: Optional[CallStacks] = None):
         self.session = session
         self.emit = emit
         self.fmt = formatter
         self.protos = protos
         self.filter = call_filter
-        self.next_id = 1
-        self.stacks: Dict[tuple, List[Frame]] = {}
+        self.calls = calls if calls is not None else CallStacks()   # shared with --ftrace
+        self.stacks: Dict[tuple, List[Frame]] = self.calls.stacks
         self.sites: Dict[int, Site] = {}          # hooked address → site
         self.ret_hooked: set = set()
         self.module_sites: Dict[str, bool] = {}
@@ -136,7 +205,7 @@ class LibcallTracer:
 
     # -- set-up, per process and module -------------------------------------------
     def attach(self, proc) -> None:
-        proc._lt_ret_hooked = set()
+        self.calls.attach(proc)
         proc._lt_hooked_modules = set()
 
     def started(self, proc) -> None:
@@ -285,22 +354,19 @@ class LibcallTracer:
         rsp = m.reg("rsp")
         data = m.read(rsp, 8)
         ret_addr = struct.unpack("<Q", data)[0]
-        key = (proc.pid, proc.thread.tid)
-        stack = self.stacks.setdefault(key, [])
+        stack = self.calls.stack(proc)
         if getattr(site, "static", False):
             if self.internal.is_internal(ret_addr):
                 return
             if stack and stack[-1].rsp == rsp:     # a traced function tail-calling another
                 return
         world = self.session.world
-        while stack and stack[-1].rsp < rsp:          # left by longjmp or an exception
-            self._unwound(proc, stack.pop())
+        self.calls.unwind_to(proc, stack, rsp, ret_addr)
         regs = Regs(m, proc.mem)
         mem = self.mem_view(proc)
         st = self.fmt.enter(site.name, site.proto, regs, mem)
-        fid = self.next_id
-        self.next_id += 1
-        frame = Frame(fid, site, rsp, ret_addr, st, len(stack), world.elapsed_ns)
+        fid = self.calls.new_id()
+        frame = Frame(fid, site, rsp, ret_addr, st, len(stack), world.elapsed_ns, owner=self, entry=addr)
         stack.append(frame)
         self.emit(Call(fid, proc.pid, proc.thread.tid, world.elapsed_ns, frame.depth, st.display_name,
                        site.definer, site.caller.name, ret_addr, st.text, list(st.left_args)))
@@ -311,21 +377,13 @@ class LibcallTracer:
             stack.pop()
             self._returned(proc, frame, Regs(m, proc.mem))
             return
-        if ret_addr not in proc._lt_ret_hooked:
-            proc._lt_ret_hooked.add(ret_addr)
-            uc.hook_add(UC_HOOK_CODE, self._on_return, proc, ret_addr, ret_addr)
-            uc.ctl_remove_cache(ret_addr, ret_addr + 1)
+        self.calls.hook_return(proc, uc, ret_addr)
 
     def _on_return(self, uc, addr, size, proc):
-        stack = self.stacks.get((proc.pid, proc.thread.tid))
-        if not stack:
-            return
-        rsp = proc.machine.reg("rsp")
-        while stack and stack[-1].rsp + 8 < rsp:
-            self._unwound(proc, stack.pop())
-        if not stack or stack[-1].rsp + 8 != rsp or stack[-1].ret_addr != addr:
-            return
-        frame = stack.pop()
+        self.calls._on_return(uc, addr, size, proc)
+
+    def returned(self, proc, frame: Frame) -> None:
+        """The frame's function returned (called by CallStacks at its return address)."""
         regs = Regs(proc.machine, proc.mem)
         if self.intercept is not None:
             self.intercept.leave(proc, frame, regs)
@@ -338,6 +396,9 @@ class LibcallTracer:
         self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
                          list(st.args), st.ret, now - frame.time_ns))
 
+    def unwound(self, proc, frame: Frame) -> None:
+        self._unwound(proc, frame)
+
     def _unwound(self, proc, frame: Frame) -> None:
         now = self.session.world.elapsed_ns
         st = frame.state
@@ -346,7 +407,7 @@ class LibcallTracer:
 
     def finish(self, proc) -> None:
         """At exit: calls that never returned (exit, abort) stay unfinished, as ltrace shows them."""
-        self.stacks.pop((proc.pid, proc.thread.tid), None)
+        self.calls.finish(proc)
 
     @staticmethod
     def mem_view(proc):

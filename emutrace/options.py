@@ -40,12 +40,14 @@ Tracing:
   -f                 follow forks and threads
   --format FMT       text (default) or jsonl
   --ftrace           trace every function of the program; --ftrace-libs adds the libraries'
+  --ftrace-depth N   report calls nested at most N deep (functions and library calls)
   --chrome FILE      write a Chrome trace-event JSON timeline
   --folded FILE      write folded stacks for flame graphs
   --no-trace         run without tracing
 
 Sandbox and determinism:
-  --root DIR         the guest's file system (default /), read-only; writes go to a throw-away overlay
+  --root DIR|TAR     the guest's file system (default /), read-only; writes go to a throw-away overlay;
+                     a .tar/.tar.gz archive (docker export, rootfs tarball, `emutrace sysroot`) is read in place
   --rw HOST[:GUEST]  grant real writes to a host directory
   --cwd DIR          the guest's working directory (default: the host's, when inside the root)
   --env K=V          add to the fixed default environment; --inherit-env passes the host's
@@ -95,6 +97,7 @@ class TraceConfig:
     format: str = "text"
     ftrace: bool = False
     ftrace_libs: bool = False
+    ftrace_depth: int = 0               # 0: no limit
     chrome: Optional[str] = None
     folded: Optional[str] = None
     enabled: bool = True
@@ -179,6 +182,8 @@ def parse(argv: List[str]) -> Config:
                 tc.ftrace = True
             elif name == "--ftrace-libs":
                 tc.ftrace = tc.ftrace_libs = True
+            elif name == "--ftrace-depth":
+                tc.ftrace_depth = _int(val(), "--ftrace-depth", 1)
             elif name == "--format":
                 tc.format = val()
                 if tc.format not in ("text", "jsonl"):
@@ -192,7 +197,9 @@ def parse(argv: List[str]) -> Config:
             elif name == "--root":
                 opts.root = val()
                 if not os.path.isdir(opts.root):
-                    raise UsageError(f"--root {opts.root}: not a directory")
+                    from syscalls.tarfs import is_tar_archive
+                    if not is_tar_archive(opts.root):
+                        raise UsageError(f"--root {opts.root}: not a directory or a tar archive")
             elif name == "--rw":
                 spec = val()
                 host, _, guest = spec.partition(":")

@@ -124,7 +124,7 @@ class LtraceText:
             self.w.write((close_call(text, ret, DEFAULT_ALIGN) if ev.ret is not None else text + ") = ?") + "\n")
         elif isinstance(ev, Signal):
             self._close_open()
-            from syscalls.xlat import signal_description
+            from syscalls.sigdesc import signal_description
             self.w.write(self._prefix(ev) + f"--- {ev.name} ({signal_description(ev.signo)}) ---\n")
         elif isinstance(ev, Exit):
             self._close_open()
@@ -154,6 +154,14 @@ class LtraceText:
         self.w.close()
 
 
+def strace_align(prefix: str, line: str) -> str:
+    """strace pads a call to column 40 before ` = result` (the result never holds ') = ')."""
+    head, sep, ret = line.rpartition(") = ")
+    if not sep:
+        return prefix + line
+    return (prefix + head + ")").ljust(39) + " = " + ret
+
+
 class StraceText:
     """strace's output: one line per system call, signals and exits between them."""
 
@@ -177,7 +185,7 @@ class StraceText:
             return
         if isinstance(ev, Syscall):
             spent = f" <{ev.duration_ns // 10**9}.{ev.duration_ns % 10**9 // 1000:06d}>" if self.cfg.show_time_spent and ev.ret is not None else ""
-            self.w.write(self._prefix(ev) + ev.line + spent + "\n")
+            self.w.write(strace_align(self._prefix(ev), ev.line) + spent + "\n")
         elif isinstance(ev, Signal):
             self.w.write(self._prefix(ev) + ev.line + "\n")
         elif isinstance(ev, Exit):
@@ -190,6 +198,117 @@ class StraceText:
             from syscalls.strace import format_summary
             rows = [(name, c, e, ns / 1e9) for name, (c, e, ns) in self.summary.items()]
             self.w.write(format_summary(rows))
+        self.w.close()
+
+
+def _grouped(n: int) -> str:
+    """12345678 → 12'345'678 (kprintf's `'` flag)."""
+    return f"{n:,}".replace(",", "'")
+
+
+class FtraceText:
+    """--ftrace's text: Cosmopolitan's `--ftrace` lines, one per function entry,
+
+        FUN <pid> <tid> <nanoseconds> <stack use> <2×depth spaces>&<name>
+
+    as its ftracer prints them (`FUN %6P %6H %'18T %'*ld %*s%t`): nanoseconds on the virtual
+    clock, stack use in bytes between the thread's stack top (the stack pointer at program
+    start; for other threads, at their first traced call) and the call's return slot, numbers
+    grouped with `'`. Returns are not printed (the indentation shows them). Library calls, when
+    traced too, are FUN lines at their place in the nesting, named `&name@library`. System
+    calls (-S) are Cosmopolitan's --strace lines, `SYS <pid> <tid> <nanoseconds> <call>`.
+    Unlike Cosmopolitan, a function entered twice in a row (recursion) is printed twice.
+
+    With -c: a table of calls, total and self time per function, as `uftrace report` prints
+    it, sorted by total time. The total time of a recursive function counts its outermost calls
+    only; self time is total minus the time of the calls it made."""
+
+    STACK_DIGITS = len(_grouped(8 << 20))          # Cosmopolitan sizes the column by the stack
+
+    def __init__(self, writer: Writer, world, cfg, stack_use=None):
+        self.w = writer
+        self.cfg = cfg
+        self.stack_use = stack_use or (lambda ev: None)
+        self.frames: Dict[tuple, List[list]] = {}     # (pid, tid) → [[id, name, start, children]]
+        self.rows: Dict[str, List[int]] = {}           # name → [calls, total ns, self ns]
+        self.active: Dict[tuple, Dict[str, int]] = {}  # (pid, tid) → name → open instances
+        self.last_ns = 0
+
+    def _prefix(self, tag: str, ev) -> str:
+        return f"{tag} {ev.pid:6d} {ev.tid:6d} {_grouped(ev.time_ns):>18} "
+
+    def event(self, ev) -> None:
+        self.last_ns = max(self.last_ns, ev.time_ns)
+        if self.cfg.summary:
+            self._count(ev)
+            return
+        if isinstance(ev, Call):
+            use = self.stack_use(ev)
+            name = ev.name if ev.kind == "function" or not ev.lib else f"{ev.name}@{ev.lib}"
+            self.w.write(self._prefix("FUN", ev) + f"{_grouped(use or 0):>{self.STACK_DIGITS}} "
+                         + "  " * ev.depth + "&" + name + "\n")
+        elif isinstance(ev, Syscall):
+            self.w.write(self._prefix("SYS", ev) + ev.line + "\n")
+        elif isinstance(ev, Signal):
+            self.w.write(self._prefix("SIG", ev) + (ev.line or f"--- {ev.name} ---") + "\n")
+        elif isinstance(ev, Exit):
+            what = f"killed by {ev.signal_name or ev.signal}" if ev.signal else f"exited with {ev.status}"
+            self.w.write(self._prefix("EXI", ev) + f"+++ {what} +++\n")
+
+    # -- the -c table --------------------------------------------------------------------
+    def _count(self, ev) -> None:
+        if isinstance(ev, Call):
+            key = (ev.pid, ev.tid)
+            active = self.active.setdefault(key, {})
+            outer = active.get(ev.name, 0) == 0
+            active[ev.name] = active.get(ev.name, 0) + 1
+            self.frames.setdefault(key, []).append([ev.id, ev.name, ev.time_ns, 0, outer])
+            self.rows.setdefault(ev.name, [0, 0, 0])[0] += 1
+        elif isinstance(ev, Return):
+            stack = self.frames.get((ev.pid, ev.tid))
+            if stack and any(f[0] == ev.id for f in stack):
+                while stack:
+                    done = stack[-1][0] == ev.id
+                    self._close(ev.pid, ev.tid, stack, ev.time_ns)
+                    if done:
+                        break
+        elif isinstance(ev, Exit):
+            for (pid, tid), stack in self.frames.items():
+                if pid == ev.pid:
+                    while stack:
+                        self._close(pid, tid, stack, ev.time_ns)
+
+    def _close(self, pid: int, tid: int, stack: List[list], now: int) -> None:
+        fid, name, start, children, outer = stack.pop()
+        dur = now - start
+        row = self.rows[name]
+        if outer:
+            row[1] += dur
+        row[2] += dur - children
+        active = self.active[(pid, tid)]
+        active[name] -= 1
+        if stack:
+            stack[-1][3] += dur
+
+    @staticmethod
+    def _time(ns: int) -> str:
+        if ns < 1_000_000:
+            return f"{ns / 1e3:7.3f} us"
+        if ns < 1_000_000_000:
+            return f"{ns / 1e6:7.3f} ms"
+        return f"{ns / 1e9:7.3f}  s"
+
+    def close(self) -> None:
+        if self.cfg.summary:
+            for (pid, tid), stack in self.frames.items():
+                while stack:
+                    self._close(pid, tid, stack, self.last_ns)
+            rows = sorted(self.rows.items(), key=lambda kv: (-kv[1][1], -kv[1][2], -kv[1][0], kv[0]))
+            out = ["  Total time   Self time       Calls  Function",
+                   "  ==========  ==========  ==========  ===================="]
+            for name, (calls, total, self_ns) in rows:
+                out.append(f"  {self._time(total)}  {self._time(self_ns)}  {calls:10d}  {name}")
+            self.w.write("\n".join(out) + "\n")
         self.w.close()
 
 

@@ -66,8 +66,44 @@ class SyscallObserver:
 
     def _fd_path(self, fd: int):
         proc = self.session.kernel.current
-        f = proc.fds.fds.get(fd) if proc else None
+        if proc is None:
+            return None
+        if fd == -100:                          # AT_FDCWD</cwd> under -y
+            return proc.cwd
+        f = proc.fds.fds.get(fd)
         return f.path if f is not None else None
+
+    def started(self, proc):
+        """strace's first line: the execve that started the program, decoded from the initial stack."""
+        from syscalls.table import BY_NAME
+        sc = BY_NAME.get("execve")
+        if sc is None or not self.sel.wants("execve"):
+            return
+        m = proc.machine
+        rsp = m.reg("rsp")
+        mem = self._mem(proc)
+        raw = mem.read(rsp, 8)
+        if raw is None:
+            return
+        argc = int.from_bytes(raw, "little")
+        argv = rsp + 8
+        envp = argv + 8 * (argc + 1)
+        p = envp
+        while (w := mem.read(p, 8)) is not None and w != bytes(8):
+            p += 8
+        execfn = 0
+        auxv = p + 8
+        while (pair := mem.read(auxv, 16)) is not None:
+            key, val = int.from_bytes(pair[:8], "little"), int.from_bytes(pair[8:], "little")
+            if key == 31:                       # AT_EXECFN
+                execfn = val
+            if key == 0:
+                break
+            auxv += 16
+        args = (execfn, argv, envp, 0, 0, 0)
+        state = self.fmt.enter(sc, args, mem, tid=proc.thread.tid)
+        self.emit(Syscall(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, "execve", sc.nr,
+                          self.fmt.exit(state, 0, mem), list(args), 0, None, 0))
 
     @staticmethod
     def _mem(proc):
@@ -81,7 +117,8 @@ class SyscallObserver:
         if sc is None:
             from syscalls.table import Syscall as Row
             sc = Row(nr, name, ("hex",) * 6)
-        state = self.fmt.enter(sc, args, self._mem(proc))
+        sp = proc.machine.reg("rsp") if sc.name == "rt_sigreturn" else None
+        state = self.fmt.enter(sc, args, self._mem(proc), tid=proc.thread.tid, sp=sp)
         return (sc, args, state, self.session.world.elapsed_ns)
 
     def syscall_exit(self, proc, st, ret):

@@ -1,13 +1,15 @@
 """Wiring: from a parsed command line to the observers on a Session and the formatters they feed.
 
-Events flow one way: hooks (libcalls, systrace) → emit() → every formatter.
+Events flow one way: hooks (libcalls, ftrace, systrace) → emit() → every formatter.
+Library calls and functions (--ftrace, -x) share one CallStacks, so together they nest as one
+tree; --ftrace-depth drops the events nested deeper than asked (the frames are still tracked).
 """
 from __future__ import annotations
 
 from typing import List
 
-from .events import Exit
-from .output import JsonLines, LtraceText, StraceText, Writer, open_stream
+from .events import Call, Exit, Return
+from .output import FtraceText, JsonLines, LtraceText, StraceText, Writer, open_stream
 
 
 class Tracer:
@@ -17,24 +19,40 @@ class Tracer:
         self.session = session
         self.sinks = sinks
         self.libcalls = None
+        self.functions = None
         self.syscalls = None
+        self.max_depth = 0                # --ftrace-depth
 
     def emit(self, ev) -> None:
+        if self.max_depth and isinstance(ev, (Call, Return)) and ev.depth >= self.max_depth:
+            return
+        traces = getattr(self.session, "traces", None)
+        if traces is not None and not traces(ev.pid, ev.tid):     # other threads/processes need -f
+            return
         for s in self.sinks:
             s.event(ev)
 
-    # session observer interface
+    # session observer interface (the library-call tracer first: at an address both hook, its
+    # frame is the one kept)
     def attach(self, proc):
         if self.libcalls:
             self.libcalls.attach(proc)
+        if self.functions:
+            self.functions.attach(proc)
 
     def started(self, proc):
+        if self.syscalls:
+            self.syscalls.started(proc)
         if self.libcalls:
             self.libcalls.started(proc)
+        if self.functions:
+            self.functions.started(proc)
 
     def module_loaded(self, proc, module):
         if self.libcalls:
             self.libcalls.module_loaded(proc, module)
+        if self.functions:
+            self.functions.module_loaded(proc, module)
 
     def signal(self, proc, info):
         if self.syscalls:
@@ -50,6 +68,8 @@ class Tracer:
         from syscalls.xlat import signal_name
         if self.libcalls:
             self.libcalls.finish(proc)
+        if self.functions:
+            self.functions.finish(proc)
         self.emit(Exit(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, result.status, result.signal,
                        signal_name(result.signal) if result.signal else "", result.core))
 
@@ -74,17 +94,22 @@ def build_observers(session, cfg) -> List:
         return []
     from .session import EmutraceError
     sys_specs, call_exprs = split_filters(tc)
+    functions = tc.ftrace or bool(tc.internal)
     stream = open_stream(tc.output)
     writer = Writer(stream, own=tc.output is not None)
     if tc.format == "jsonl":
         sink = JsonLines(writer, session.world, tc)
+    elif tc.ftrace:
+        sink = FtraceText(writer, session.world, tc)
     elif tc.strace:
         sink = StraceText(writer, session.world, tc)
     else:
         sink = LtraceText(writer, session.world, tc)
     sinks = [sink]
     tracer = Tracer(session, sinks)
+    tracer.max_depth = tc.ftrace_depth
     try:
+        _timeline_sinks(session, tc, sinks)
         if tc.strace or tc.syscalls or sys_specs:
             from .systrace import SyscallObserver, SyscallSelection, TraceSpecError
             try:
@@ -93,27 +118,55 @@ def build_observers(session, cfg) -> List:
                 raise EmutraceError(str(e), 125) from None
             tracer.syscalls = SyscallObserver(session, tracer.emit, tc.string_limit, tc.fd_paths, sel)
             session.kernel.observer = tracer.syscalls
-        if tc.libcalls and not tc.strace:
+        libcalls = tc.libcalls and not tc.strace
+        if libcalls or functions:
             from .filters import CallFilter, FilterError
-            from .libcalls import LibcallTracer
+            from .libcalls import CallStacks, LibcallTracer
             from .protos import ConfError, load_prototypes
             from .values import CallFormatter
             try:
                 protos = load_prototypes(extra_files=tc.proto_files)
             except (ConfError, OSError) as e:
                 raise EmutraceError(f"prototypes: {e}", 125) from None
-            try:
-                flt = CallFilter(call_exprs, tc.libs)
-            except FilterError as e:
-                raise EmutraceError(str(e), 125) from None
             fmt = CallFormatter(string_limit=tc.string_limit, demangle=tc.demangle,
                                 symbolize=lambda addr: _symbolize(session, addr))
-            tracer.libcalls = LibcallTracer(session, tracer.emit, fmt, protos, flt, tc.string_limit)
+            calls = CallStacks()
+            try:
+                flt = CallFilter(call_exprs, tc.libs) if libcalls else None
+                # -x selects functions (ltrace's chains: fib+leaf, /regex/, *@libc.so.6); without
+                # it, every function of the program, and of the libraries with --ftrace-libs
+                select = CallFilter(tc.internal or (["*@*"] if tc.ftrace_libs else ["*@MAIN"])) \
+                    if functions else None
+            except FilterError as e:
+                raise EmutraceError(str(e), 125) from None
+            if libcalls:
+                tracer.libcalls = LibcallTracer(session, tracer.emit, fmt, protos, flt, tc.string_limit,
+                                                calls=calls)
+            if functions:
+                from .ftrace import FunctionTracer
+                # --ftrace's formats show names; -x alone is ltrace's: arguments decoded
+                tracer.functions = FunctionTracer(session, tracer.emit, calls, select, fmt, protos,
+                                                  decode=not tc.ftrace)
+                if isinstance(sink, FtraceText):
+                    sink.stack_use = tracer.functions.stack_use
     except BaseException:
         writer.close()
+        for extra in sinks[1:]:
+            extra.f.close()
         raise
     session.add_observer(tracer)
     return sinks
+
+
+def _timeline_sinks(session, tc, sinks) -> None:
+    """--chrome FILE and --folded FILE: extra sinks beside the text or jsonl one."""
+    import os
+    from .timeline import ChromeTrace, FoldedStacks
+    if tc.chrome:
+        name = os.path.basename(session.program)
+        sinks.append(ChromeTrace(open(tc.chrome, "w", encoding="utf-8"), name))
+    if tc.folded:
+        sinks.append(FoldedStacks(open(tc.folded, "w", encoding="utf-8")))
 
 
 def _symbolize(session, addr: int):

@@ -1,0 +1,201 @@
+"""--ftrace: the entry and return of every function, nested.
+
+Which functions: those of the program (emutrace.funcs: .symtab, else .dynsym and .eh_frame
+FDEs named `fun_<addr>`), and with --ftrace-libs those each library exports (.dynsym), as the
+libraries arrive (module_loaded). `-x` chains (`fib+leaf`, `/^str/`, `*@libc.so.6`, see
+emutrace.filters) select among them.
+
+How: one exact-address UC_HOOK_CODE per selected function entry, and the return caught at the
+return address, matched by stack pointer, through the CallStacks the library-call tracer uses
+too — so with both on there is one stack per thread and one nesting. Nothing is written into
+guest memory, so unwinders (C++ exceptions, longjmp) see the program as it is; frames they
+abandon are reported as unwound at the next event that shows them gone.
+
+Nesting rules, at a function's entry with stack pointer `rsp` (pointing at its return address):
+- frames whose return slot is below `rsp` are gone (longjmp, exception): unwound first;
+- a frame with the same return slot on top means either the same call seen again (the entry
+  re-executed by a self tail call turned into a loop; or, the first time only, a library
+  call's PLT jump landing on the function the call reached, which the library-call tracer
+  reports already): not a new frame; or a tail call (`jmp` from another function, or from
+  the library function a traced library call reached): the callee nests under the caller and
+  both close at the one return;
+- a signal handler nests under whatever it interrupted (its frame is below it), and closes
+  when it returns to the signal trampoline.
+
+Cost: each hook is checked by Unicorn at every hooked instruction (a linear list), so a run with
+thousands of functions hooked (--ftrace-libs, or a static program whose .symtab holds its C
+library) pays a few microseconds per event more.
+"""
+from __future__ import annotations
+
+import struct
+from typing import Dict, Optional
+
+from unicorn import UC_HOOK_CODE
+
+from loader.modules import Module, module_at
+
+from .events import Call, Return
+from .funcs import discover
+from .libcalls import CallStacks, Frame, Regs, LibcallTracer
+
+PROT_EXEC = 4
+
+
+class FuncSite:
+    """One hooked function entry."""
+    __slots__ = ("name", "module", "display", "proto")
+
+    def __init__(self, name: str, module: Module, proto=None):
+        self.name = name
+        self.module = module
+        self.display = None          # demangled (-C) at the first call: most functions never run
+        self.proto = proto
+
+
+class _Plain:
+    """The call state of a function traced without argument decoding (--ftrace)."""
+    __slots__ = ("display_name", "text", "left_args", "args", "right", "ret")
+
+    def __init__(self, display_name: str):
+        self.display_name = display_name
+        self.text = display_name + "("
+        self.left_args = []
+        self.args = []
+        self.right = ""
+        self.ret = ""
+
+
+class FunctionTracer:
+    """Session observer for function entries and returns (see the module docstring).
+
+    `decode`: decode arguments and return values with the call formatter (ltrace's `-x`
+    output; unknown prototypes show as ltrace shows them); off for --ftrace, whose formats
+    show names only."""
+
+    def __init__(self, session, emit, calls: CallStacks, select, formatter=None, protos=None,
+                 decode: bool = False):
+        self.session = session
+        self.emit = emit
+        self.calls = calls
+        self.select = select                     # a filters.CallFilter over (name, module)
+        self.fmt = formatter
+        self.protos = protos
+        self.decode = decode and formatter is not None
+        self._discovered: Dict[str, Dict[int, str]] = {}
+        self.tops: Dict[tuple, int] = {}         # (pid, tid) → stack top (for stack use)
+
+    # -- set-up ---------------------------------------------------------------------
+    def attach(self, proc) -> None:
+        self.calls.attach(proc)
+        proc._ft_modules = set()
+        proc._ft_ret_ok = {}
+
+    def started(self, proc) -> None:
+        self.tops[(proc.pid, proc.thread.tid)] = proc.machine.reg("rsp")
+        for m in list(proc.modules):
+            self.module_loaded(proc, m)
+
+    def module_loaded(self, proc, module: Module) -> None:
+        if not hasattr(proc, "_ft_modules") or module.path in proc._ft_modules or not proc.modules:
+            return
+        is_main = module is proc.modules[0]
+        if not self.select.traces_module(module.name, is_main):
+            return
+        proc._ft_modules.add(module.path)
+        funcs = self._discovered.get(module.path)
+        if funcs is None:
+            funcs = self._discovered[module.path] = discover(module.elf, program=is_main)
+        uc = proc.machine.uc
+        lo = hi = None
+        for addr, name in funcs.items():
+            if ".cold" in name or not self.select.matches(name, module.name, is_main, None):
+                continue                 # `f.cold` parts are jumped to, never called
+            at = addr + module.base
+            site = FuncSite(name, module, self.protos.get(name) if self.protos and self.decode else None)
+            uc.hook_add(UC_HOOK_CODE, self._on_entry, (proc, site), at, at)
+            lo = at if lo is None else min(lo, at)
+            hi = at if hi is None else max(hi, at)
+        if lo is not None:
+            uc.ctl_remove_cache(lo, hi + 1)      # code already translated gets the hooks too
+
+    # -- the hot path -----------------------------------------------------------------
+    def _on_entry(self, uc, addr, size, ud):
+        proc, site = ud
+        m = proc.machine
+        rsp = m.reg("rsp")
+        ret_addr = struct.unpack("<Q", m.read(rsp, 8))[0]
+        stack = self.calls.stack(proc)
+        if stack:
+            top = stack[-1]
+            if top.rsp <= rsp:
+                self.calls.unwind_to(proc, stack, rsp, ret_addr)
+                if stack and stack[-1].rsp == rsp:
+                    top = stack[-1]
+                    if top.entry == addr or (top.kind == "call" and not top.landed):
+                        top.landed = True
+                        return           # the same call (see the module docstring)
+        tid = proc.thread.tid
+        key = (proc.pid, tid)
+        if key not in self.tops:
+            self.tops[key] = rsp
+        now = self.session.world.elapsed_ns
+        if self.decode:
+            st = self.fmt.enter(site.name, site.proto, Regs(m, proc.mem), LibcallTracer.mem_view(proc))
+        else:
+            if site.display is None:
+                site.display = self.fmt.display_name(site.name) if self.fmt is not None else site.name
+            st = _Plain(site.display)
+        fid = self.calls.new_id()
+        frame = Frame(fid, site, rsp, ret_addr, st, len(stack), now, kind="function", owner=self, entry=addr)
+        stack.append(frame)
+        caller = self._caller(proc, ret_addr)
+        self.emit(Call(fid, proc.pid, tid, now, frame.depth, st.display_name, site.module.name,
+                       caller or "", ret_addr, st.text, list(st.left_args), kind="function"))
+        if caller is not None:
+            self.calls.hook_return(proc, uc, ret_addr)
+
+    def _caller(self, proc, ret_addr: int) -> Optional[str]:
+        """The module a return address is in; None when it cannot be one (not executable code:
+        `_start` is jumped to with argc where a return address would be)."""
+        ok = proc._ft_ret_ok.get(ret_addr, False)
+        if ok is False:
+            vma = proc.aspace.find(ret_addr)
+            if vma is None or not vma.prot & PROT_EXEC:
+                ok = None
+            else:
+                mod = module_at(proc.modules, ret_addr)
+                ok = mod.name if mod is not None else (vma.name.rsplit("/", 1)[-1] or "?")
+            proc._ft_ret_ok[ret_addr] = ok
+        return ok
+
+    # -- CallStacks' owner interface ------------------------------------------------------
+    def returned(self, proc, frame: Frame) -> None:
+        st = frame.state
+        if self.decode:
+            self.fmt.exit(st, Regs(proc.machine, proc.mem), LibcallTracer.mem_view(proc))
+        now = self.session.world.elapsed_ns
+        self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
+                         list(st.args), st.ret, now - frame.time_ns, kind="function"))
+
+    def unwound(self, proc, frame: Frame) -> None:
+        st = frame.state
+        now = self.session.world.elapsed_ns
+        self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, "",
+                         list(st.left_args), "", now - frame.time_ns, unwound=True, kind="function"))
+
+    def finish(self, proc) -> None:
+        self.calls.finish(proc)
+
+    # -- for the Cosmopolitan-style text --------------------------------------------------
+    def stack_use(self, ev) -> Optional[int]:
+        """Bytes of stack between the thread's top and the call's return slot, for a Call
+        event just emitted (its frame is on top of the stack, or close to it)."""
+        stack = self.calls.stacks.get((ev.pid, ev.tid))
+        top = self.tops.get((ev.pid, ev.tid))
+        if not stack or top is None:
+            return None
+        for frame in reversed(stack):
+            if frame.id == ev.id:
+                return top - frame.rsp
+        return None
