@@ -20,7 +20,7 @@ F_DUPFD_CLOEXEC, F_SETPIPE_SZ, F_GETPIPE_SZ, F_ADD_SEALS, F_GET_SEALS = 1030, 10
 FD_CLOEXEC = 1
 TCGETS, TCSETS, TCSETSW, TCSETSF, TIOCGWINSZ, TIOCSWINSZ = 0x5401, 0x5402, 0x5403, 0x5404, 0x5413, 0x5414
 TIOCGPGRP, TIOCSPGRP, FIONREAD, FIONBIO, FIOCLEX, FIONCLEX, TCFLSH = 0x540F, 0x5410, 0x541B, 0x5421, 0x5451, 0x5450, 0x540B
-STATX_BASIC_STATS = 0x7FF
+STATX_BASIC_STATS, STATX_MNT_ID = 0x7FF, 0x1000
 R_OK, W_OK, X_OK = 4, 2, 1
 SETTABLE_FL = O_APPEND | O_NONBLOCK | 0o40000 | 0o1000000 | 0o4010000   # APPEND NONBLOCK DIRECT NOATIME ASYNC
 
@@ -153,7 +153,7 @@ def _minor(dev):
 
 def pack_statx(st: StatInfo) -> bytes:
     return STATX.pack(
-        stx_mask=STATX_BASIC_STATS, stx_blksize=st.blksize, stx_nlink=st.nlink, stx_uid=st.uid, stx_gid=st.gid,
+        stx_mask=STATX_BASIC_STATS | STATX_MNT_ID, stx_mnt_id=st.dev & 0xFFFF, stx_blksize=st.blksize, stx_nlink=st.nlink, stx_uid=st.uid, stx_gid=st.gid,
         stx_mode=st.mode & 0xFFFF, stx_ino=st.ino, stx_size=st.size, stx_blocks=st.blocks,
         stx_atime_sec=st.atime_ns // 10**9, stx_atime_nsec=st.atime_ns % 10**9,
         stx_ctime_sec=st.ctime_ns // 10**9, stx_ctime_nsec=st.ctime_ns % 10**9,

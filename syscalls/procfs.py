@@ -6,6 +6,14 @@ from typing import Callable, Optional
 from .vfs import DT_DIR, DT_LNK, DT_REG, S_IFCHR, S_IFDIR, S_IFLNK, S_IFREG, SynthNode, Vfs
 
 DEVICES = ("null", "zero", "full", "random", "urandom")
+# the list a Linux 6.1 kernel as distributions build it prints
+FILESYSTEMS = "".join(f"{'nodev' if nodev else ''}\t{name}\n" for nodev, name in (
+    (1, "sysfs"), (1, "tmpfs"), (1, "proc"), (1, "cgroup"), (1, "cgroup2"), (1, "cpuset"), (1,
+    "devtmpfs"), (1, "binfmt_misc"), (1, "debugfs"), (1, "tracefs"), (1, "securityfs"), (1,
+    "sockfs"), (1, "bpf"), (1, "pipefs"), (1, "ramfs"), (1, "hugetlbfs"), (1, "devpts"), (0,
+    "ext3"), (0, "ext2"), (0, "ext4"), (0, "squashfs"), (1, "autofs"), (0, "fuseblk"), (1, "fuse"),
+    (1, "fusectl"), (1, "overlay"), (0, "xfs"), (0, "erofs"), (1, "mqueue"), (0, "btrfs"), (1,
+    "pstore")))
 
 
 def _file(fn: Callable[[], str]) -> SynthNode:
@@ -75,7 +83,7 @@ def install(vfs: Vfs, kernel) -> None:
                                f"MemAvailable:   {max(0, kernel.max_mem - cur().aspace.mapped) // 1024} kB\n",
             "uptime": lambda: f"{kernel.world.monotonic_ns() / 1e9:.2f} 0.00\n",
             "version": lambda: f"Linux version {kernel.world.kernel_release} (emutrace) {kernel.world.kernel_version}\n",
-            "filesystems": lambda: "nodev\tproc\nnodev\ttmpfs\n\text4\n",
+            "filesystems": lambda: FILESYSTEMS,
             "stat": lambda: "cpu  0 0 0 0 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\nbtime "
                             f"{kernel.world.clock_start}\nprocesses 1\n",
             "loadavg": lambda: "0.00 0.00 0.00 1/1 1\n",
