@@ -55,8 +55,7 @@ def read_guest_file(vfs, path: str, base: str) -> tuple:
     if node.host is None:
         raise ExecError(E.EACCES, f"{path}: cannot be executed")
     try:
-        with open(node.host, "rb") as f:
-            data = f.read()
+        data = vfs.read_host(node)
         vfs.reads.append(node.host)
     except OSError as e:
         raise ExecError(E.from_host(e), f"{path}: {e.strerror}") from None
@@ -135,6 +134,7 @@ def load_image(proc, path: str, argv: List[str], envp: List[str], base: str, loa
         return load_image(proc, interp, new_argv, envp, base, loader, depth + 1)
     elf = _parse(canon, data)
     check_entry(elf)
+    proc.execfn = path                  # AT_EXECFN: the name as given to execve
     from . import linker
     interp_elf = None
     use_builtin = loader == "builtin" or (loader == "auto" and linker.applies(vfs, elf, canon))
@@ -225,7 +225,7 @@ def build_stack(proc, machine, program: Module, interp: Optional[Module], argv, 
         return sp
 
     enc = lambda s: s.encode("utf-8", "surrogateescape") + b"\0"
-    execfn = push_bytes(enc(proc.exe))
+    execfn = push_bytes(enc(getattr(proc, "execfn", "") or proc.exe))
     env_ptrs = [push_bytes(enc(e)) for e in reversed(envp)][::-1]
     arg_ptrs = [push_bytes(enc(a)) for a in reversed(argv)][::-1]
     platform = push_bytes(b"x86_64\0")

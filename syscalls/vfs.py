@@ -1,5 +1,6 @@
-"""The virtual file system the guest sees: a read-only root, an in-memory overlay, granted
-host directories, and synthesized /proc and /dev.
+"""The virtual file system the guest sees: a read-only root (a host directory, or a tar archive
+read in place: syscalls.tarfs), an in-memory overlay, granted host directories, and synthesized
+/proc and /dev. Root and granted files are reached only through a tree (DirTree, TarTree).
 
 Paths are resolved component by component inside the root, as under chroot: `..` stops at the
 root, absolute symlinks restart at the root, and nothing (symlinks, /proc/self/root, dirfds)
@@ -71,6 +72,64 @@ def host_error(exc: OSError) -> VfsError:
     return VfsError(E.from_host(exc), str(exc))
 
 
+# ---------------------------------------------------------------- host trees
+
+class DirTree:
+    """Files under a host directory: the default root and every --rw grant.
+
+    A tree answers lstat/stat/readlink/listdir/open for its own `host` strings (here: host paths;
+    a TarTree uses `archive!/member`). Every other module reaches root files only through the
+    node's tree, so the root can be something other than a host directory. Errors are OSError."""
+
+    def __init__(self, top: str):
+        self.top = os.path.abspath(top)
+
+    def join(self, path: str) -> str:
+        """The host string of a guest path (absolute, already resolved) inside this tree."""
+        rest = path.lstrip("/")
+        return os.path.join(self.top, *rest.split("/")) if rest else self.top
+
+    def lstat(self, host: str) -> StatInfo:
+        return stat_from_host(os.lstat(host))
+
+    def stat(self, host: str) -> StatInfo:
+        return stat_from_host(os.stat(host))
+
+    def readlink(self, host: str) -> str:
+        return os.readlink(host)
+
+    def listdir(self, host: str) -> List[Tuple[str, int, int]]:
+        """(name, d_type, d_ino) of each entry, without '.' and '..'."""
+        out = []
+        with os.scandir(host) as it:
+            for de in it:
+                try:
+                    mode = de.stat(follow_symlinks=False).st_mode
+                except OSError:
+                    mode = 0
+                out.append((de.name, DT_OF_MODE.get(mode & S_IFMT, DT_UNKNOWN), de.inode()))
+        return out
+
+    def open(self, host: str):
+        """A binary file object (seek, read, close) for reading."""
+        return open(host, "rb", buffering=0)
+
+    def fstat(self, f, node) -> StatInfo:
+        return stat_from_host(os.fstat(f.fileno()))
+
+    def read(self, host: str) -> bytes:
+        with self.open(host) as f:
+            return f.read()
+
+
+def open_tree(root: str):
+    """The tree for --root: a host directory, or a tar archive (read in place)."""
+    if os.path.isdir(root):
+        return DirTree(root)
+    from .tarfs import TarTree
+    return TarTree(root)
+
+
 # ---------------------------------------------------------------- nodes
 
 @dataclass
@@ -96,10 +155,11 @@ class Node:
     """What a resolved path names."""
     path: str                       # guest absolute path
     stat: StatInfo
-    host: Optional[str] = None      # host path for root/granted files
+    host: Optional[str] = None      # host path for root/granted files (in `tree`'s terms)
     writable_host: bool = False     # inside a --rw grant
     ov: Optional[OvNode] = None
     synth: Optional[SynthNode] = None
+    tree: Optional[object] = None   # the DirTree / TarTree holding `host`
 
     @property
     def is_dir(self) -> bool:
@@ -108,6 +168,12 @@ class Node:
     @property
     def is_link(self) -> bool:
         return self.stat.type == S_IFLNK
+
+
+def stable_ino(path: str) -> int:
+    """An inode number for a synthesized entry that is the same in every run (Python's hash() is not)."""
+    import zlib
+    return zlib.crc32(path.encode("utf-8", "surrogateescape"))
 
 
 def _split(path: str) -> List[str]:
@@ -129,9 +195,11 @@ class Vfs:
     def __init__(self, root: str = "/", rw: Tuple[Tuple[str, str], ...] = (), clock_ns=None,
                  uid: int = 0, gid: int = 0):
         self.root = os.path.abspath(root)
+        self.tree = open_tree(self.root)     # OSError if it is neither a directory nor a tar archive
         # (guest prefix, host dir) grants, longest prefix first
         self.rw = sorted(((g.rstrip("/") or "/", os.path.abspath(h)) for h, g in rw),
                          key=lambda t: -len(t[0]))
+        self._grant_tree = DirTree("/")
         self.overlay: Dict[str, OvNode] = {}
         self.whiteouts: set = set()
         self.synth: Dict[str, SynthNode] = {}
@@ -175,8 +243,14 @@ class Vfs:
             if path == gprefix or path.startswith(gprefix.rstrip("/") + "/"):
                 rest = path[len(gprefix):].lstrip("/")
                 return (os.path.join(hdir, *rest.split("/")) if rest else hdir), True
-        rest = path.lstrip("/")
-        return (os.path.join(self.root, *rest.split("/")) if rest else self.root), False
+        return self.tree.join(path), False
+
+    def tree_of(self, writable: bool):
+        return self._grant_tree if writable else self.tree
+
+    def read_host(self, node: Node) -> bytes:
+        """The whole content of a root or granted file (OSError on failure)."""
+        return (node.tree or self.tree_of(node.writable_host)).read(node.host)
 
     def _lnode(self, path: str) -> Optional[Node]:
         """The node at an already-resolved parent + name, without following a final symlink."""
@@ -191,15 +265,17 @@ class Vfs:
         if self._synth_owned(path):
             return None
         host, writable = self.host_path(path)
+        tree = self.tree_of(writable)
         try:
-            st = os.lstat(host)
+            st = tree.lstat(host)
         except OSError:
             return None
-        return Node(path, stat_from_host(st), host=host, writable_host=writable)
+        return Node(path, st, host=host, writable_host=writable, tree=tree)
 
     def _synth_stat(self, path: str, sn: SynthNode) -> StatInfo:
         size = 0
-        return StatInfo(mode=sn.mode, size=size, ino=(hash(path) & 0xFFFFFF) | 0x1000000, dev=SYNTH_DEV,
+        return StatInfo(mode=sn.mode, size=size, ino=(stable_ino(path) & 0xFFFFFF) | 0x1000000, dev=SYNTH_DEV,
+                        blksize=1024 if sn.mode & S_IFMT == S_IFREG else 4096,      # as procfs reports
                         nlink=2 if sn.mode & S_IFMT == S_IFDIR else 1, uid=self.uid, gid=self.gid,
                         rdev=0x103 if sn.device else 0, mtime_ns=self.clock_ns(), atime_ns=self.clock_ns(),
                         ctime_ns=self.clock_ns())
@@ -210,7 +286,7 @@ class Vfs:
         if node.synth is not None:
             return node.synth.target() if node.synth.target else ""
         try:
-            return os.readlink(node.host)
+            return (node.tree or self.tree_of(node.writable_host)).readlink(node.host)
         except OSError as e:
             raise host_error(e) from None
 
@@ -270,11 +346,12 @@ class Vfs:
         ov = self.overlay.get("/")
         if ov is not None:
             return Node("/", ov.stat, ov=ov)
+        tree = self.tree_of(writable)
         try:
-            st = stat_from_host(os.stat(host))
+            st = tree.stat(host)
         except OSError:
             st = StatInfo(mode=S_IFDIR | 0o755)
-        return Node("/", st, host=host, writable_host=writable)
+        return Node("/", st, host=host, writable_host=writable, tree=tree)
 
     def lookup(self, path: str, base: str = "/", follow: bool = True) -> Node:
         _, node = self.resolve(path, base, follow)
@@ -288,16 +365,11 @@ class Vfs:
         entries: Dict[str, Tuple[int, int]] = {}
         if node.synth is not None and node.synth.children:
             for name, dtype in node.synth.children():
-                entries[name] = (dtype, (hash(_join(node.path, name)) & 0xFFFFFF) | 0x1000000)
+                entries[name] = (dtype, (stable_ino(_join(node.path, name)) & 0xFFFFFF) | 0x1000000)
         elif node.host is not None and node.ov is None:
             try:
-                with os.scandir(node.host) as it:
-                    for de in it:
-                        try:
-                            mode = de.stat(follow_symlinks=False).st_mode
-                        except OSError:
-                            mode = 0
-                        entries[de.name] = (DT_OF_MODE.get(mode & S_IFMT, DT_UNKNOWN), de.inode())
+                for name, dtype, ino in (node.tree or self.tree_of(node.writable_host)).listdir(node.host):
+                    entries[name] = (dtype, ino)
             except OSError as e:
                 raise host_error(e) from None
         prefix = node.path.rstrip("/") + "/"
@@ -323,7 +395,7 @@ class Vfs:
             if p.startswith(prefix) and "/" not in p[len(prefix):]:
                 sn = self._synth_node(p)
                 if sn is not None:
-                    out[p[len(prefix):]] = (DT_OF_MODE.get(sn.mode & S_IFMT, DT_UNKNOWN), (hash(p) & 0xFFFFFF) | 0x1000000)
+                    out[p[len(prefix):]] = (DT_OF_MODE.get(sn.mode & S_IFMT, DT_UNKNOWN), (stable_ino(p) & 0xFFFFFF) | 0x1000000)
         return out
 
     # -- overlay writes ----------------------------------------------------------
@@ -364,8 +436,7 @@ class Vfs:
         data = bytearray()
         if node.stat.type == S_IFREG:
             try:
-                with open(node.host, "rb") as f:
-                    data = bytearray(f.read())
+                data = bytearray(self.read_host(node))
             except OSError as e:
                 raise host_error(e) from None
         st = StatInfo(**{**node.stat.__dict__})
