@@ -20,6 +20,7 @@ class Call:
     text: str                 # ltrace's text up to the first output argument: 'strtol("42", '
     args: List[str] = field(default_factory=list)   # arguments decoded at entry
     kind: str = "call"        # call | function (ftrace)
+    via: str = ""             # plt | plt.got | got | static: where the call was caught (library calls)
     type: str = "call"
 
 

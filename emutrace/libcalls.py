@@ -40,6 +40,7 @@ class Site:
     proto: object = None
     is_main: bool = True
     static: bool = False
+    via: str = "plt"                  # how the call is caught: plt | got (a redirected slot) | static
 
 
 @dataclass
@@ -264,6 +265,8 @@ class LibcallTracer:
         entries = plt_slots(module)
         hooked_slots = set()
         lo, hi = None, None
+        pltgot = module.elf.section(".plt.got")
+        in_pltgot = (lambda a: pltgot.addr <= a - module.base < pltgot.addr + pltgot.size) if pltgot else (lambda a: False)
         for entry, slot in entries.items():
             name = slots.get(slot)
             if name is None:
@@ -271,6 +274,7 @@ class LibcallTracer:
             site = self._site(proc, module, name, is_main)
             if not site.traced:
                 continue
+            site.via = "plt.got" if in_pltgot(entry) else "plt"
             self.sites[entry] = site
             hooked_slots.add(slot)
             lo = entry if lo is None else min(lo, entry)
@@ -293,17 +297,20 @@ class LibcallTracer:
         if not pending or proc.pid in self.redirect_done:
             return
         self.redirect_done.add(proc.pid)
-        from loader.callguest import service_page
-        base = service_page(proc) + 0x800                 # stubs live in the page's upper half
+        from emutrace.memory import page_up
         m = proc.machine
+        size = page_up(len(pending) * STUB_SIZE)
+        base = proc.aspace.find_free(size)
+        proc.aspace.map(base, size, 5, "[emutrace]")      # r-x: one jump stub per redirected slot
         code = bytearray()
         start = base
-        for i, (slot, site) in enumerate(pending[: (0x800 // STUB_SIZE)]):
+        for i, (slot, site) in enumerate(pending):
             target = struct.unpack("<Q", m.read(slot, 8))[0]
             stub = base + i * STUB_SIZE
             # jmp *[rip+2]; ud2; .quad target
             code += b"\xff\x25\x02\x00\x00\x00\x0f\x0b" + struct.pack("<Q", target)
             m.write(slot, struct.pack("<Q", stub))
+            site.via = "got"
             self.sites[stub] = site
         m.write(start, bytes(code))
         m.uc.ctl_remove_cache(start, start + len(code))
@@ -333,7 +340,7 @@ class LibcallTracer:
         self.static_module = module
         self.internal = _InternalCode(module, self.protos)
         for addr, name in names.items():
-            site = Site(name, module, "libc", static=True)
+            site = Site(name, module, "libc", static=True, via="static")
             site.traced = self.filter.matches(name, module.name, True, "libc")
             site.proto = self.protos.get(name)
             if site.traced:
@@ -369,7 +376,7 @@ class LibcallTracer:
         frame = Frame(fid, site, rsp, ret_addr, st, len(stack), world.elapsed_ns, owner=self, entry=addr)
         stack.append(frame)
         self.emit(Call(fid, proc.pid, proc.thread.tid, world.elapsed_ns, frame.depth, st.display_name,
-                       site.definer, site.caller.name, ret_addr, st.text, list(st.left_args)))
+                       site.definer, site.caller.name, ret_addr, st.text, list(st.left_args), via=site.via))
         if self.intercept is not None and self.intercept.enter(proc, frame, regs):
             # skipped: return to the caller as the function's `ret` would, with the hook's rax
             m.set_reg("rsp", rsp + 8)

@@ -99,7 +99,12 @@ class DirTree:
         return os.readlink(host)
 
     def listdir(self, host: str) -> List[Tuple[str, int, int]]:
-        """(name, d_type, d_ino) of each entry, without '.' and '..'."""
+        """(name, d_type, d_ino) of each entry in the host's own order. On a Linux host the raw
+        getdents64 stream is read, so '.' and '..' keep their places and d_type is the
+        filesystem's, exactly as a native run sees them; elsewhere scandir (no '.' and '..')."""
+        raw = _host_getdents(host)
+        if raw is not None:
+            return raw
         out = []
         with os.scandir(host) as it:
             for de in it:
@@ -120,6 +125,43 @@ class DirTree:
     def read(self, host: str) -> bytes:
         with self.open(host) as f:
             return f.read()
+
+
+_GETDENTS64 = {"x86_64": 217, "amd64": 217, "aarch64": 61, "arm64": 61}
+
+
+def _host_getdents(host: str):
+    """The host directory's raw getdents64 records (Linux hosts only), or None to fall back."""
+    import platform
+    import struct
+    import sys
+    nr = _GETDENTS64.get(platform.machine().lower())
+    if not sys.platform.startswith("linux") or nr is None:
+        return None
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+    fd = os.open(host, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        buf = ctypes.create_string_buffer(1 << 16)
+        out = []
+        while True:
+            n = libc.syscall(nr, fd, buf, len(buf))
+            if n < 0:
+                return None
+            if n == 0:
+                return out
+            data = buf.raw[:n]
+            off = 0
+            while off < n:
+                ino, _doff, reclen, dtype = struct.unpack_from("<QqHB", data, off)
+                name = data[off + 19:off + reclen].split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
+                out.append((name, dtype, ino))
+                off += reclen
+    finally:
+        os.close(fd)
 
 
 def open_tree(root: str):
@@ -382,9 +424,11 @@ class Vfs:
         for name, (dtype, ino) in list(self._synth_children(node.path).items()):
             entries.setdefault(name, (dtype, ino))
         parent = self._lnode(_parent(node.path)) if node.path != "/" else node
-        out = [(".", DT_DIR, node.stat.ino), ("..", DT_DIR, parent.stat.ino if parent else node.stat.ino)]
-        out += [(n, t, i) for n, (t, i) in entries.items()]
-        return out
+        dots = {".": (DT_DIR, node.stat.ino), "..": (DT_DIR, parent.stat.ino if parent else node.stat.ino)}
+        if "." in entries and ".." in entries:
+            entries.update(dots)            # the host's order, with the guest's own inode numbers
+            return [(n, t, i) for n, (t, i) in entries.items()]
+        return [(n, t, i) for n, (t, i) in dots.items()] + [(n, t, i) for n, (t, i) in entries.items()]
 
     def _synth_children(self, path: str) -> Dict[str, Tuple[int, int]]:
         """Synthesized entries that live directly in a real directory (e.g. /proc, /dev/null)."""
