@@ -104,7 +104,10 @@ class CallStacks:
     def hook_return(self, proc, uc, ret_addr: int) -> None:
         if ret_addr not in proc._lt_ret_hooked:
             proc._lt_ret_hooked.add(ret_addr)
-            uc.hook_add(UC_HOOK_CODE, self._on_return, proc, ret_addr, ret_addr)
+            cb = getattr(proc, "_lt_ret_cb", None)
+            if cb is None or cb[0] is not proc.machine:
+                cb = proc._lt_ret_cb = (proc.machine, lambda a, p=proc: self._on_return(p.machine.uc, a, 0, p))
+            proc.machine.hook_code(cb[1], ret_addr, ret_addr)
             uc.ctl_remove_cache(ret_addr, ret_addr + 1)
 
     def _on_return(self, uc, addr, size, proc):
@@ -277,10 +280,9 @@ class LibcallTracer:
             site.via = "plt.got" if in_pltgot(entry) else "plt"
             self.sites[entry] = site
             hooked_slots.add(slot)
-            lo = entry if lo is None else min(lo, entry)
-            hi = entry if hi is None else max(hi, entry)
-        if lo is not None:
-            proc.machine.uc.hook_add(UC_HOOK_CODE, self._on_entry, proc, lo, hi)
+            # one exact hook per entry: a range hook would also fire on the entry's later
+            # instructions (endbr64; bnd jmp), twice per call
+            proc.machine.hook_code(self._entry_cb(proc), entry, entry)
         # slots reached without a PLT entry (-fno-plt): redirected once ld.so has filled them
         proc._lt_pending_got = getattr(proc, "_lt_pending_got", [])
         for slot, name in slots.items():
@@ -314,7 +316,7 @@ class LibcallTracer:
             self.sites[stub] = site
         m.write(start, bytes(code))
         m.uc.ctl_remove_cache(start, start + len(code))
-        m.uc.hook_add(UC_HOOK_CODE, self._on_entry, proc, start, start + len(code) - 1)
+        m.hook_code(self._entry_cb(proc), start, start + len(code) - 1)
 
     def _hook_static(self, proc, module: Module) -> None:
         """Static programs: hook known C-library functions and IRELATIVE PLT entries."""
@@ -345,9 +347,16 @@ class LibcallTracer:
             site.proto = self.protos.get(name)
             if site.traced:
                 self.sites[addr] = site
-                proc.machine.uc.hook_add(UC_HOOK_CODE, self._on_entry, proc, addr, addr)
+                proc.machine.hook_code(self._entry_cb(proc), addr, addr)
 
     # -- the hot path ---------------------------------------------------------------
+    def _entry_cb(self, proc):
+        """The entry callback for a process's machine (one closure, shared by all its hooks)."""
+        cb = getattr(proc, "_lt_entry_cb", None)
+        if cb is None or cb[0] is not proc.machine:
+            cb = proc._lt_entry_cb = (proc.machine, lambda a, p=proc: self._on_entry(p.machine.uc, a, 0, p))
+        return cb[1]
+
     def _on_entry(self, uc, addr, size, proc):
         site = self.sites.get(addr)
         if site is None:
@@ -359,7 +368,7 @@ class LibcallTracer:
             return
         m = proc.machine
         rsp = m.reg("rsp")
-        data = m.read(rsp, 8)
+        data = m.read_fast(rsp, 8)
         ret_addr = struct.unpack("<Q", data)[0]
         stack = self.calls.stack(proc)
         if getattr(site, "static", False):

@@ -82,6 +82,7 @@ class Machine:
         self._buf = ctypes.c_uint64(0)
         self._bufref = ctypes.byref(self._buf)
         self._hooks = []
+        self._rbuf = ctypes.create_string_buffer(4096)
         self._hooks.append(self.uc.hook_add(UC_HOOK_INSN, self._on_cpuid, None, 1, 0, X.UC_X86_INS_CPUID))
         # batch read of the syscall registers: one C call
         n = len(SYSCALL_ARGS)
@@ -157,6 +158,41 @@ class Machine:
         for i in range(8):
             mant, exp = struct.unpack_from("<QH", f["st_space"], 16 * i)
             self.uc.reg_write(X.UC_X86_REG_FP0 + i, (mant, exp))
+
+    # -- hooks on exact addresses, without the binding's per-call wrappers ----
+    _CODE_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_void_p)
+
+    def hook_code(self, fn, begin: int, end: int):
+        """fn(address) on each instruction in [begin, end]. Called straight from Unicorn's C code:
+        the stock binding adds two Python frames and argument conversions per call, which is most
+        of a hot hook's cost. An exception stops emulation and is raised by emu_start, as the
+        binding's own hooks do."""
+        uc = self.uc
+
+        def trampoline(_handle, address, _size, _user):
+            try:
+                fn(address)
+            except BaseException as e:
+                if uc._hook_exception is None:
+                    uc._hook_exception = e
+                uclib.uc_emu_stop(self._h)
+
+        cb = self._CODE_CB(trampoline)
+        handle = ctypes.c_size_t()
+        err = uclib.uc_hook_add(self._h, ctypes.byref(handle), UCC.UC_HOOK_CODE,
+                                ctypes.cast(cb, ctypes.c_void_p), None, ctypes.c_uint64(begin), ctypes.c_uint64(end))
+        if err != UCC.UC_ERR_OK:
+            raise UcError(err)
+        self._hooks.append(cb)              # the C side keeps only a pointer: keep the callback alive
+        return handle.value
+
+    def read_fast(self, addr: int, size: int) -> bytes:
+        """Raw guest memory (no permission check), through one preallocated buffer."""
+        if size > len(self._rbuf):
+            self._rbuf = ctypes.create_string_buffer(max(size, 2 * len(self._rbuf)))
+        if uclib.uc_mem_read(self._h, ctypes.c_uint64(addr), self._rbuf, ctypes.c_size_t(size)) != UCC.UC_ERR_OK:
+            raise UcError(UCC.UC_ERR_READ_UNMAPPED)
+        return self._rbuf.raw[:size]
 
     # -- memory ------------------------------------------------------------
     def read(self, addr: int, size: int) -> bytes:

@@ -75,6 +75,7 @@ class AddressSpace:
         self.brk_start = 0
         self.brk = 0
         self.mmap_top = MMAP_TOP
+        self.raw_read = lambda addr, size: bytes(uc.mem_read(addr, size))   # Machine installs a faster one
 
     # -- lookup ------------------------------------------------------------
     def _reindex(self) -> None:
@@ -201,7 +202,7 @@ class AddressSpace:
         if size <= 0:
             return b""
         self.check(addr, size, PROT_READ)
-        return bytes(self.uc.mem_read(addr, size))
+        return self.raw_read(addr, size)
 
     def write(self, addr: int, data: bytes) -> None:
         if not data:
@@ -225,7 +226,7 @@ class AddressSpace:
             v = self.find(addr)
             if v is None or not v.prot & PROT_READ:
                 raise GuestFault(addr)
-            chunk = bytes(self.uc.mem_read(addr, min(v.end - addr, 256, limit - len(out))))
+            chunk = self.raw_read(addr, min(v.end - addr, 256, limit - len(out)))
             nul = chunk.find(b"\0")
             if nul >= 0:
                 out += chunk[:nul]

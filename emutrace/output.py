@@ -48,19 +48,42 @@ class Timestamps:
 
 
 class Writer:
+    """Streams trace text: system calls, signals and exits are flushed at once; library-call
+    lines at least every FLUSH_EVERY seconds of wall time (and whenever the guest makes a system
+    call, so trace and program output keep their order), so a run that is killed keeps its
+    trace up to a moment before the kill without paying a flush per call."""
+    FLUSH_EVERY = 0.2
+    MAX_BUFFER = 1 << 16
+
     def __init__(self, stream: TextIO, own: bool):
         self.stream = stream
         self.own = own
+        self.buf: List[str] = []
+        self.size = 0
+        self.last = time.monotonic()
 
-    def write(self, text: str) -> None:
-        self.stream.write(text)
+    def write(self, text: str, urgent: bool = False) -> None:
+        self.buf.append(text)
+        self.size += len(text)
+        if urgent or self.size > self.MAX_BUFFER:
+            self.flush()
+        else:
+            now = time.monotonic()
+            if now - self.last > self.FLUSH_EVERY:
+                self.flush(now)
+
+    def flush(self, now: float = 0.0) -> None:
+        if self.buf:
+            self.stream.write("".join(self.buf))
+            self.buf.clear()
+            self.size = 0
         self.stream.flush()
+        self.last = now or time.monotonic()
 
     def close(self) -> None:
+        self.flush()
         if self.own:
             self.stream.close()
-        else:
-            self.stream.flush()
 
 
 class LtraceText:
@@ -121,17 +144,17 @@ class LtraceText:
             name, _, rest = ev.line.partition("(")
             args, _, ret = rest.rpartition(") = ")
             text = self._prefix(ev) + f"SYS_{name}({args}"
-            self.w.write((close_call(text, ret, DEFAULT_ALIGN) if ev.ret is not None else text + ") = ?") + "\n")
+            self.w.write((close_call(text, ret, DEFAULT_ALIGN) if ev.ret is not None else text + ") = ?") + "\n", urgent=True)
         elif isinstance(ev, Signal):
             self._close_open()
             from syscalls.sigdesc import signal_description
-            self.w.write(self._prefix(ev) + f"--- {ev.name} ({signal_description(ev.signo)}) ---\n")
+            self.w.write(self._prefix(ev) + f"--- {ev.name} ({signal_description(ev.signo)}) ---\n", urgent=True)
         elif isinstance(ev, Exit):
             self._close_open()
             if ev.signal:
-                self.w.write(self._prefix(ev) + f"+++ killed by {ev.signal_name} +++\n")
+                self.w.write(self._prefix(ev) + f"+++ killed by {ev.signal_name} +++\n", urgent=True)
             else:
-                self.w.write(self._prefix(ev) + f"+++ exited (status {ev.status}) +++\n")
+                self.w.write(self._prefix(ev) + f"+++ exited (status {ev.status}) +++\n", urgent=True)
 
     def _count(self, ev) -> None:
         if isinstance(ev, Call):
@@ -185,13 +208,13 @@ class StraceText:
             return
         if isinstance(ev, Syscall):
             spent = f" <{ev.duration_ns // 10**9}.{ev.duration_ns % 10**9 // 1000:06d}>" if self.cfg.show_time_spent and ev.ret is not None else ""
-            self.w.write(strace_align(self._prefix(ev), ev.line) + spent + "\n")
+            self.w.write(strace_align(self._prefix(ev), ev.line) + spent + "\n", urgent=True)
         elif isinstance(ev, Signal):
-            self.w.write(self._prefix(ev) + ev.line + "\n")
+            self.w.write(self._prefix(ev) + ev.line + "\n", urgent=True)
         elif isinstance(ev, Exit):
             from syscalls.strace import format_exited, format_killed
             line = format_killed(ev.signal, ev.core) if ev.signal else format_exited(ev.status)
-            self.w.write(self._prefix(ev) + line + "\n")
+            self.w.write(self._prefix(ev) + line + "\n", urgent=True)
 
     def close(self) -> None:
         if self.cfg.summary:
@@ -248,12 +271,12 @@ class FtraceText:
             self.w.write(self._prefix("FUN", ev) + f"{_grouped(use or 0):>{self.STACK_DIGITS}} "
                          + "  " * ev.depth + "&" + name + "\n")
         elif isinstance(ev, Syscall):
-            self.w.write(self._prefix("SYS", ev) + ev.line + "\n")
+            self.w.write(self._prefix("SYS", ev) + ev.line + "\n", urgent=True)
         elif isinstance(ev, Signal):
-            self.w.write(self._prefix("SIG", ev) + (ev.line or f"--- {ev.name} ---") + "\n")
+            self.w.write(self._prefix("SIG", ev) + (ev.line or f"--- {ev.name} ---") + "\n", urgent=True)
         elif isinstance(ev, Exit):
             what = f"killed by {ev.signal_name or ev.signal}" if ev.signal else f"exited with {ev.status}"
-            self.w.write(self._prefix("EXI", ev) + f"+++ {what} +++\n")
+            self.w.write(self._prefix("EXI", ev) + f"+++ {what} +++\n", urgent=True)
 
     # -- the -c table --------------------------------------------------------------------
     def _count(self, ev) -> None:
@@ -325,7 +348,8 @@ class JsonLines:
         d = asdict(ev)
         d.pop("text", None)
         d.pop("right", None)
-        self.w.write(json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n")
+        self.w.write(json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n",
+                     urgent=not isinstance(ev, (Call, Return)))
 
     def close(self) -> None:
         self.w.close()

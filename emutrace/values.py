@@ -115,9 +115,16 @@ def _esc_char(c: int) -> str:
     return "\\%03o" % (c & 0xFF)
 
 
+_ESC_TABLE = [_esc_char(c) for c in range(256)]
+_PLAIN = bytes(c for c in range(32, 127) if c != 92)
+
+
 def escape_bytes(b: bytes) -> str:
     """ltrace's escaping of string contents (no quotes added)."""
-    return "".join(_esc_char(c) for c in b)
+    if not b.translate(None, _PLAIN):           # the common case: nothing to escape
+        return b.decode("ascii")
+    table = _ESC_TABLE
+    return "".join([table[c] for c in b])
 
 
 def _esc_wchar(c: int) -> str:
