@@ -55,6 +55,9 @@ class StatInfo:
 
 
 def stat_from_host(st: os.stat_result) -> StatInfo:
+    """A Linux stat of a host file. The access time is reported as the modification time: the
+    host's atime changes whenever anything (this run included) reads the file, so it would make
+    runs differ, and it tells the guest about host activity it has no business seeing."""
     blocks = getattr(st, "st_blocks", None)
     if blocks is None:
         blocks = (st.st_size + 511) // 512
@@ -65,7 +68,7 @@ def stat_from_host(st: os.stat_result) -> StatInfo:
                     dev=getattr(st, "st_dev", 0) & 0xFFFFFFFFFFFFFFFF, nlink=st.st_nlink,
                     uid=getattr(st, "st_uid", 0), gid=getattr(st, "st_gid", 0),
                     rdev=getattr(st, "st_rdev", 0) or 0, blksize=getattr(st, "st_blksize", 4096) or 4096,
-                    blocks=blocks, atime_ns=st.st_atime_ns, mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns)
+                    blocks=blocks, atime_ns=st.st_mtime_ns, mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns)
 
 
 def host_error(exc: OSError) -> VfsError:
