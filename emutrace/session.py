@@ -18,6 +18,7 @@ from unicorn import x86_const as X
 from syscalls import procfs
 from syscalls.files import FdTable, HostStream, O_RDONLY, O_WRONLY
 from syscalls.kernel import GuestDeadlock, Kernel, NORETURN, Process, ProcessExit
+from syscalls.sched import Block
 from syscalls.signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, deliver_pending, force_signal
 from syscalls.time import check_alarm
 from syscalls.vfs import Vfs
@@ -83,12 +84,18 @@ class Session:
         self.kernel.max_mem = self.opts.max_mem
         self.kernel.on_new_machine = self._attach
         self.kernel.on_mmap = self._on_mmap
+        self.kernel.on_exec = self._on_exec
+        self.kernel.on_fork = self._on_fork
         self._elf_cache = {}
         self.kernel.current = None
-        self.kernel.pids = lambda: [p.pid for p in self.processes]
-        self.kernel.process = lambda pid: next((p for p in self.processes if p.pid == pid), None)
+        self.kernel.pids = lambda: [p.pid for p in self.kernel.sched.procs]
+        self.kernel.process = lambda pid: next((p for p in self.kernel.sched.procs if p.pid == pid), None)
         procfs.install(self.vfs, self.kernel)
-        self.processes: List[Process] = []
+        from .tsc import TscObserver
+        self.observers.append(TscObserver(self.world))     # RDTSC from the virtual clock
+        self.processes: List[Process] = []     # every process of the run, in creation order
+        self.follow: Optional[bool] = None     # trace children too (-f); None: ask the observers
+        self._main_result: Optional[Result] = None
         self._fault = None
         self.started = False
         self.insns = 0                    # guest instructions run (counted only with --max-insns)
@@ -110,18 +117,61 @@ class Session:
         return proc
 
     def _attach(self, proc: Process) -> None:
-        """Install the hooks on a process's (new) machine."""
+        """Install the hooks on a process's (new) machine (exec, fork).
+
+        The hooks act for `kernel.current`, the process running: a vfork child runs on its
+        parent's machine, whose hooks were installed for the parent."""
         uc = proc.machine.uc
+        self.kernel.sched.load_new_machine(proc)
         uc.hook_add(UC_HOOK_INSN, self._on_syscall, proc, 1, 0, X.UC_X86_INS_SYSCALL)
         uc.hook_add(UC_HOOK_MEM_INVALID, self._on_bad_memory, proc)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt, proc)
         if self.opts.max_insns:
             # opt-in only: a block hook costs ~1 µs per basic block
             uc.hook_add(UC_HOOK_BLOCK, self._count_block, proc)
-        for obs in self.observers:
+        for obs in self._observers_of(proc):
             attach = getattr(obs, "attach", None)
             if attach is not None:
                 attach(proc)
+
+    def _observers_of(self, proc: Process) -> list:
+        """The observers that hook this process: all of them for a traced process; for one that is
+        not traced (a child without -f) all but the tracer, whose events it would not report
+        (the others, such as the RDTSC observer, make the run what it is)."""
+        if proc.traced:
+            return self.observers
+        from .tracer import Tracer
+        return [o for o in self.observers if not isinstance(o, Tracer)]
+
+    def _on_fork(self, parent: Process, child: Process) -> None:
+        """A forked child of a followed process: its copied modules get the observers' hooks."""
+        self.processes.append(child)
+        if child.machine is parent.machine:
+            return
+        for obs in self._observers_of(child):
+            hook = getattr(obs, "forked", None)
+            if hook is not None:
+                hook(parent, child)
+                continue
+            hook = getattr(obs, "module_loaded", None)
+            if hook is not None:
+                for module in list(child.modules):
+                    hook(child, module)
+
+    def _on_exec(self, proc: Process, image) -> None:
+        """After a successful execve (not the first exec: start() reports that one)."""
+        if not self.started:
+            return
+        self.kernel.exec_done(proc)
+        for obs in self._observers_of(proc):
+            hook = getattr(obs, "execed", None)
+            if hook is not None:
+                hook(proc)
+                continue
+            hook = getattr(obs, "module_loaded", None)      # the new program and its interpreter
+            if hook is not None:
+                for module in list(proc.modules):
+                    hook(proc, module)
 
     def start(self) -> Process:
         """Exec the program; raises EmutraceError (126/127) if it cannot start."""
@@ -157,13 +207,23 @@ class Session:
         return name
 
     # -- hooks -------------------------------------------------------------------
-    def _on_syscall(self, uc, proc: Process):
-        regs = proc.machine.syscall_regs()
-        ret = self.kernel.syscall(proc, regs[0], regs[1:])
-        if ret is not NORETURN:
-            proc.machine.set_reg("rax", ret)
+    def _on_syscall(self, uc, _proc):
+        kernel = self.kernel
+        proc = kernel.current
+        m = proc.machine
+        regs = m.syscall_regs()
+        try:
+            ret = kernel.syscall(proc, regs[0], regs[1:])
+        except Block as b:                       # the thread sleeps; another one runs
+            kernel.sched.block(proc.thread, b.wait)
+            proc.stop_requested = True
+            uc.emu_stop()
+            return
+        if ret is not NORETURN and proc.machine is m:      # (after execve: a new machine)
+            m.set_reg("rax", ret)
         check_alarm(proc)
-        if proc.stop_requested or proc.machine.uc is not uc:
+        if proc.stop_requested or proc.machine is not m or kernel.sched.should_stop(proc.thread):
+            proc.stop_requested = True
             uc.emu_stop()
 
     def _on_mmap(self, proc: Process, start: int, size: int, prot: int, f, offset: int) -> None:
@@ -185,7 +245,7 @@ class Session:
         lo, _ = elf.span()
         module = Module(f.path, elf, start - lo)
         proc.modules.append(module)
-        for obs in self.observers:
+        for obs in self._observers_of(proc):
             hook = getattr(obs, "module_loaded", None)
             if hook is not None:
                 hook(proc, module)
@@ -208,44 +268,108 @@ class Session:
 
     # -- the run loop ---------------------------------------------------------------
     def run(self) -> Result:
+        """Run every process until all have ended; the result is the first process's.
+
+        Each turn: the scheduler picks a thread (syscalls/sched.py), it is loaded on its
+        machine, a system call it was blocked in ends (or it stays blocked), pending signals
+        are delivered, and it runs until it blocks, stops, faults or uses up its budget."""
         if not self.started:
             self.start()
-        proc = self.processes[0]
+        sched = self.kernel.sched
+        main = self._main = self.processes[0]
+        if self.follow is None:
+            self.follow = any(_follows(o) for o in self.observers)
+        self.kernel.follow = self.follow
+        sched.admit_process(main)
         deadline = _time.monotonic() + self.opts.timeout if self.opts.timeout else 0
+        fanout = self._signal_observer()
+        idle = 0                              # wake-ups in a row that ended blocked again
         try:
             while True:
-                m = proc.machine
-                rip = proc.resume_at if proc.resume_at is not None else m.reg("rip")
-                proc.resume_at = None
-                proc.stop_requested = False
-                self._fault = None
-                timeout_us = 0
-                if deadline:
-                    left = deadline - _time.monotonic()
-                    if left <= 0:
-                        raise LimitReached(f"time limit of {self.opts.timeout:g} s reached", 124)
-                    timeout_us = max(1, int(left * 1e6))
                 try:
-                    m.uc.emu_start(rip, 0, timeout=timeout_us)
-                except UcError as e:
-                    self._guest_fault(proc, e)
-                else:
-                    if self._fault and self._fault[0] == "intr":
-                        self._cpu_exception(proc, self._fault[1])
-                    elif not proc.stop_requested and proc.machine is m and proc.resume_at is None:
-                        self._stopped_by_itself(proc, m, deadline)
-                if proc.machine is not m and proc.resume_at is None:
-                    proc.resume_at = proc.machine.reg("rip")
-                deliver_pending(proc, self._signal_observer())
-        except ProcessExit as e:
-            result = Result(status=e.status, signal=e.signal, core=e.core)
+                    t = sched.pick()
+                except GuestDeadlock:
+                    if main.exit is None:
+                        raise
+                    self._end_orphans()       # what is left after the first process waits forever
+                    break
+                if t is None:
+                    break
+                proc = t.proc
+                sched.switch_to(t)
+                try:
+                    if t.wait is not None and not sched.resume(t):
+                        idle += 1
+                        if idle > 100_000:            # a wait whose condition lies: never wakes
+                            raise GuestDeadlock(sched.deadlock_message())
+                        continue
+                    idle = 0
+                    self._apply_resume(proc)
+                    deliver_pending(proc, fanout if proc.traced else None)
+                    self._apply_resume(proc)
+                    if t.alive and t.wait is None:
+                        self._slice(proc, t, deadline)
+                        self._apply_resume(proc)
+                except ProcessExit as e:
+                    self._process_exit(proc, e)
         except GuestDeadlock as e:
             raise LimitReached(f"the program cannot continue: {e}", 125) from None
-        for obs in self.observers:
+        return self._main_result or Result()
+
+    def _slice(self, proc: Process, t, deadline) -> None:
+        """Run thread t on its machine until it blocks, stops, faults or its budget ends."""
+        sched = self.kernel.sched
+        m = proc.machine
+        count = sched.budget(t)
+        proc.stop_requested = False
+        self._fault = None
+        timeout_us = 0
+        if deadline:
+            left = deadline - _time.monotonic()
+            if left <= 0:
+                raise LimitReached(f"time limit of {self.opts.timeout:g} s reached", 124)
+            timeout_us = max(1, int(left * 1e6))
+        try:
+            m.uc.emu_start(m.reg("rip"), 0, timeout=timeout_us, count=count)
+        except UcError as e:
+            self._guest_fault(proc, e)
+            return
+        if self._fault and self._fault[0] == "intr":
+            self._cpu_exception(proc, self._fault[1])
+        elif proc.stop_requested or proc.machine is not m or proc.resume_at is not None \
+                or not t.alive or t.wait is not None:
+            return
+        elif deadline and _time.monotonic() >= deadline:
+            raise LimitReached(f"time limit of {self.opts.timeout:g} s reached", 124)
+        elif count:
+            sched.slice_used_up(t)          # (a `hlt` here cannot be told apart: it goes on)
+        else:
+            self._stopped_by_itself(proc, m, deadline)
+
+    @staticmethod
+    def _apply_resume(proc: Process) -> None:
+        """A handler or a signal frame moved the thread: its rip goes into the CPU state."""
+        if proc.resume_at is not None and proc.machine is not None:
+            proc.machine.set_reg("rip", proc.resume_at)
+            proc.resume_at = None
+
+    def _process_exit(self, proc: Process, e: ProcessExit) -> None:
+        self.kernel.end_process(proc, e)
+        result = Result(status=e.status, signal=e.signal, core=e.core)
+        if proc is self._main:
+            self._main_result = result
+        for obs in self._observers_of(proc):
             hook = getattr(obs, "exited", None)
             if hook is not None:
                 hook(proc, result)
-        return result
+        if proc is not self._main:              # (the first one stays inspectable after the run)
+            self.kernel.release_process(proc)
+
+    def _end_orphans(self) -> None:
+        """The first process has ended and the rest wait forever: they are killed."""
+        for p in list(self.kernel.sched.procs):
+            if p.exit is None:
+                self._process_exit(p, ProcessExit(0, signal=9))
 
     def _signal_observer(self):
         class _Fanout:
@@ -297,6 +421,15 @@ class Session:
         sig, code, addr = table.get(intno, (SIGSEGV, SI_KERNEL, 0))
         force_signal(proc, {"si_signo": sig, "si_code": code, "si_addr": addr, "_trapno": intno})
         proc.resume_at = rip
+
+
+def _follows(observer) -> bool:
+    """Does this observer want child processes and threads traced (-f)? An observer says so with
+    a `follow` attribute; the CLI's Tracer says it through its formatters' configuration."""
+    f = getattr(observer, "follow", None)
+    if f is not None:
+        return bool(f)
+    return any(getattr(getattr(s, "cfg", None), "follow", False) for s in getattr(observer, "sinks", ()))
 
 
 def _count_instructions(code: bytes, addr: int) -> int:

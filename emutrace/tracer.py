@@ -26,9 +26,6 @@ class Tracer:
     def emit(self, ev) -> None:
         if self.max_depth and isinstance(ev, (Call, Return)) and ev.depth >= self.max_depth:
             return
-        traces = getattr(self.session, "traces", None)
-        if traces is not None and not traces(ev.pid, ev.tid):     # other threads/processes need -f
-            return
         for s in self.sinks:
             s.event(ev)
 

@@ -10,7 +10,7 @@ import os
 from typing import Dict, List, Optional
 
 from . import errno as E
-from .vfs import (DT_DIR, DT_OF_MODE, Node, S_IFCHR, S_IFIFO, S_IFREG, StatInfo, Vfs, VfsError,
+from .vfs import (DT_DIR, DT_OF_MODE, DirTree, Node, S_IFCHR, S_IFIFO, S_IFREG, StatInfo, Vfs, VfsError,
                   host_error, stat_from_host)
 
 O_ACCMODE, O_RDONLY, O_WRONLY, O_RDWR = 3, 0, 1, 2
@@ -111,8 +111,9 @@ class HostFile(OpenFile):
 
     def __init__(self, path, flags, node, host_path):
         super().__init__(path, flags, node)
+        self.tree = node.tree if node is not None and node.tree is not None else DirTree("/")
         try:
-            self.f = open(host_path, "rb", buffering=0)
+            self.f = self.tree.open(host_path)      # a host file, or a member of a tar root
         except OSError as e:
             raise host_error(e) from None
 
@@ -125,7 +126,7 @@ class HostFile(OpenFile):
 
     def stat(self):
         try:
-            return stat_from_host(os.fstat(self.f.fileno()))
+            return self.tree.fstat(self.f, self.node)
         except OSError:
             return self.node.stat
 
@@ -138,6 +139,7 @@ class HostRwFile(HostFile):
 
     def __init__(self, path, flags, node, host_path):
         OpenFile.__init__(self, path, flags, node)
+        self.tree = DirTree("/")                    # grants are always host directories
         mode = "r+b" if (flags & O_ACCMODE) != O_RDONLY else "rb"
         try:
             self.f = open(host_path, mode, buffering=0)
@@ -404,6 +406,7 @@ class FdTable:
         self.fds: Dict[int, OpenFile] = {}
         self.cloexec: Dict[int, bool] = {}
         self.limit = limit
+        self.users = 1          # processes sharing this table (clone with CLONE_FILES)
 
     def get(self, fd: int) -> OpenFile:
         f = self.fds.get(fd)

@@ -1,8 +1,9 @@
 """futex: the one primitive every thread library blocks on.
 
-Without other threads a FUTEX_WAIT whose value matches would sleep forever, unless it has a
-timeout (then the virtual clock jumps to it); the scheduler (kernel.futex_wait) takes over
-when threads exist.
+The value checks and the word updates are here; waiting and waking are the scheduler's
+(syscalls/sched.py, `kernel.futex`): FIFO wait queues per (address space, address), bitsets,
+timeouts on the virtual clock, PI hand-over. Without a scheduler a wait that matches would
+sleep forever, unless it has a timeout (then the virtual clock jumps to it).
 """
 from __future__ import annotations
 
@@ -43,6 +44,10 @@ def _wake_op_cmp(oldval, cmparg, cmp):
             oldval > cmparg, oldval >= cmparg][cmp] if cmp < 6 else False
 
 
+def _sext12(v: int) -> int:
+    return v - 0x1000 if v & 0x800 else v
+
+
 @syscall("futex")
 def sys_futex(proc, uaddr, op, val, timeout, uaddr2, val3):
     cmd = op & FUTEX_CMD_MASK & 0x7F
@@ -77,13 +82,13 @@ def sys_futex(proc, uaddr, op, val, timeout, uaddr2, val3):
     if cmd == FUTEX_WAKE_OP:
         encoded = val3 & 0xFFFFFFFF
         opk, cmp = (encoded >> 28) & 0xF, (encoded >> 24) & 0xF
-        oparg, cmparg = (encoded >> 12) & 0xFFF, encoded & 0xFFF
-        if opk & 8:
+        oparg, cmparg = _sext12((encoded >> 12) & 0xFFF), _sext12(encoded & 0xFFF)   # signed, as Linux
+        if opk & 8:                                 # FUTEX_OP_OPARG_SHIFT
             oparg = 1 << (oparg & 31)
             opk &= 7
-        old = _u32(proc, uaddr2)
+        old = s32(_u32(proc, uaddr2))
         new = [oparg, old + oparg, old | oparg, old & ~oparg, old ^ oparg][opk] if opk < 5 else None
-        if new is None:
+        if new is None or cmp > 5:
             return -E.ENOSYS
         proc.mem.write_u32(uaddr2, new)
         woken = sched.wake(proc, uaddr, val, 0xFFFFFFFF) if sched else 0
@@ -101,7 +106,11 @@ def sys_futex(proc, uaddr, op, val, timeout, uaddr2, val3):
         if cmd == FUTEX_TRYLOCK_PI:
             return -E.EAGAIN
         if sched is not None:
-            return sched.lock_pi(proc, uaddr, _timeout_ns(proc, op, cmd, timeout))
+            try:
+                ns = _timeout_ns(proc, op, cmd, timeout)
+            except ValueError:
+                return -E.EINVAL
+            return sched.lock_pi(proc, uaddr, ns)
         from .kernel import GuestDeadlock
         raise GuestDeadlock(f"PI futex at {uaddr:#x} is held by thread {word & FUTEX_TID_MASK}, which does not exist")
     if cmd == FUTEX_UNLOCK_PI:

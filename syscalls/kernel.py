@@ -49,7 +49,7 @@ class SigAction:
     mask: int = 0
 
 
-@dataclass
+@dataclass(eq=False)              # a thread is itself: compared and hashed by identity
 class Thread:
     tid: int
     sigmask: int = 0
@@ -61,6 +61,13 @@ class Thread:
     altstack_flags: int = 2   # SS_DISABLE
     saved_mask: Optional[int] = None   # rt_sigsuspend's mask to restore after the handler
     pending: List[dict] = field(default_factory=list)
+    # scheduling (syscalls/sched.py)
+    proc: Optional["Process"] = field(default=None, repr=False)   # the thread group it belongs to
+    alive: bool = True
+    seq: int = 0                       # creation order: the round-robin order
+    ctx: object = field(default=None, repr=False)   # saved CPU state while another thread is loaded
+    wait: object = field(default=None, repr=False)  # sched.Wait while blocked in a system call
+    resumed: object = field(default=None, repr=False)  # the Wait it woke from, while its handler reruns
 
 
 class Process:
@@ -90,6 +97,16 @@ class Process:
         self.exit: Optional[ProcessExit] = None
         self.alarm_at_ns = 0
         self.itimers: Dict[int, List[int]] = {}
+        # process tree (syscalls/clone.py)
+        self.parent: Optional["Process"] = None    # None: the host, or reparented to init
+        self.children: List["Process"] = []        # live children and zombies not yet reaped
+        self.pgid = pid
+        self.sid = pid
+        self.exit_signal = 17                     # SIGCHLD: sent to the parent at exit
+        self.wait_status = 0                      # the wait4 status word, once it exited
+        self.reaped = False
+        self.vfork_done = True                    # False while a vfork parent waits for us
+        self.traced = True                        # observers see it (the first process; -f: all)
 
     # -- helpers handlers use -------------------------------------------------
     def rlimit(self, res: int) -> int:
@@ -121,21 +138,72 @@ class Kernel:
         self.max_procs = max_procs
         self.handlers = load_all()
         self.observer = None                # receives syscall_enter/syscall_exit
+        self.intercept = None               # the API's hook: enter() may fake a result, exit() may change it
         self.on_new_machine = None          # called when exec gives a process a fresh machine
         self.on_mmap = None                 # called for each file-backed mmap (module discovery)
         self.on_exec = None
         self.max_mem = 4 << 30
         self.notify = notify or (lambda msg: print(f"emutrace: {msg}", file=sys.stderr, flush=True))
         self.unimplemented_seen: set = set()
+        self._calls: Dict[int, tuple] = {}     # id(thread) → the call its handler is running
+        self.follow = False                 # -f: child processes are traced too
+        from .sched import Scheduler
+        self.sched = Scheduler(self)
+        from . import clone
+        clone.install(self)
         self.counts: Dict[str, int] = {}
 
     def syscall(self, proc: Process, nr: int, args: tuple):
-        """Run one system call; returns the raw result or NORETURN."""
+        """Run one system call; returns the raw result or NORETURN.
+
+        A handler that must wait raises sched.Block; the Block leaves here carrying the call
+        (`wait.call`), and the scheduler later ends the call with `finish` or runs the handler
+        again with `rerun`, so the trace shows each call once, when it returns."""
         self.world.tick()
         sc: Optional[Syscall] = BY_NR.get(nr)
-        obs = self.observer
+        obs = self.observer_for(proc)
         state = obs.syscall_enter(proc, nr, sc, args) if obs is not None else None
+        call = (nr, sc, args, state)
+        ic = self.intercept
+        faked = ic.enter(proc, nr, sc, args) if ic is not None else None
+        if faked is not None:               # denied or faked: the handler does not run
+            ret = faked
+        else:
+            ret = self._handle(proc, call)
+        return self.finish(proc, call, ret)
+
+    def observer_for(self, proc: Process):
+        """The syscall observer, if this process is traced (without -f: the first one only)."""
+        return self.observer if proc.traced else None
+
+    def rerun(self, proc: Process, call):
+        """Run a blocked call's handler again (its thread was woken); may raise Block again."""
+        return self.finish(proc, call, self._handle(proc, call))
+
+    def current_call(self, proc: Process):
+        """(nr, sc, args, trace state) of the system call proc's thread is in, or None."""
+        return self._calls.get(id(proc.thread))
+
+    def current_call_name(self, proc: Process) -> str:
+        call = self._calls.get(id(proc.thread))
+        return call[1].name if call is not None and call[1] is not None else ""
+
+    def _handle(self, proc: Process, call):
+        from .sched import Block
+        nr, sc, args, state = call
         handler = self.handlers.get(sc.name) if sc is not None else None
+        key = id(proc.thread)
+        self._calls[key] = call
+        try:
+            return self._run_handler(proc, nr, sc, args, state, handler)
+        except Block as b:
+            b.wait.call = call
+            raise
+        finally:
+            self._calls.pop(key, None)
+
+    def _run_handler(self, proc, nr, sc, args, state, handler):
+        obs = self.observer_for(proc)
         if handler is None:
             name = sc.name if sc is not None else f"syscall_{nr:#x}"
             if name not in self.unimplemented_seen:
@@ -155,6 +223,17 @@ class Kernel:
                 if obs is not None:
                     obs.syscall_noreturn(proc, state)
                 raise
+        return ret
+
+    def finish(self, proc: Process, call, ret):
+        """A call's result reaches the API's intercept and the trace; returns the (final) result."""
+        if call is None:
+            return ret
+        nr, sc, args, state = call
+        ic = self.intercept
+        if ic is not None and ret is not NORETURN:
+            ret = ic.exit(proc, nr, sc, args, ret)
+        obs = self.observer_for(proc)
         if obs is not None:
             obs.syscall_exit(proc, state, ret)
         return ret

@@ -5,7 +5,7 @@ import struct
 
 from . import errno as E
 from .dispatch import s32, s64, syscall
-from .kernel import ProcessExit, NORETURN
+from .kernel import ProcessExit
 from .layouts import RLIMIT, RUSAGE, SYSINFO, UTSNAME
 
 ARCH_SET_GS, ARCH_SET_FS, ARCH_GET_FS, ARCH_GET_GS = 0x1001, 0x1002, 0x1003, 0x1004
@@ -92,21 +92,49 @@ def sys_setgroups(proc, *_):
 
 @syscall("getpgrp")
 def sys_getpgrp(proc, *_):
-    return proc.pid
+    return proc.pgid
 
 
-@syscall("getpgid", "getsid")
+def _process(proc, pid):
+    pid = s32(pid)
+    if pid == 0 or pid == proc.pid:
+        return proc
+    find = getattr(proc.kernel, "process", None)
+    p = find(pid) if find is not None else None
+    return p if p is not None and not getattr(p, "reaped", False) else None
+
+
+@syscall("getpgid")
 def sys_getpgid(proc, pid, *_):
-    return proc.pid
+    p = _process(proc, pid)
+    return p.pgid if p is not None else -E.ESRCH
+
+
+@syscall("getsid")
+def sys_getsid(proc, pid, *_):
+    p = _process(proc, pid)
+    return p.sid if p is not None else -E.ESRCH
 
 
 @syscall("setpgid")
-def sys_setpgid(proc, *_):
+def sys_setpgid(proc, pid, pgid, *_):
+    pgid = s32(pgid)
+    if pgid < 0:
+        return -E.EINVAL
+    p = _process(proc, pid)
+    if p is None or (p is not proc and p.parent is not proc):
+        return -E.ESRCH
+    if p.sid == p.pid and p.pgid == p.pid and pgid not in (0, p.pid):
+        return -E.EPERM                  # a session leader stays where it is
+    p.pgid = pgid or p.pid
     return 0
 
 
 @syscall("setsid")
 def sys_setsid(proc, *_):
+    if proc.pgid == proc.pid:
+        return -E.EPERM                  # already a process group leader
+    proc.pgid = proc.sid = proc.pid
     return proc.pid
 
 
@@ -169,10 +197,27 @@ def sys_get_robust_list(proc, pid, head_ptr, len_ptr, *_):
     return 0
 
 
+RSEQ_FLAG_UNREGISTER, RSEQ_SIG_MIN_LEN = 1, 32
+
+
 @syscall("rseq")
-def sys_rseq(proc, *_):
-    # restartable sequences need the kernel to rewrite rip on preemption; glibc works without them
-    return -E.ENOSYS
+def sys_rseq(proc, area, length, flags, sig, *_):
+    """Registration only: the area gets cpu_id_start = cpu_id = 0 (the one emulated CPU), which
+    is what glibc's sched_getcpu reads. Critical sections are not aborted on preemption; glibc
+    registers rseq but runs no critical sections of its own."""
+    t = proc.thread
+    if flags & ~RSEQ_FLAG_UNREGISTER or length < RSEQ_SIG_MIN_LEN or area & 31:
+        return -E.EINVAL
+    if flags & RSEQ_FLAG_UNREGISTER:
+        if getattr(t, "rseq_area", 0) != area:
+            return -E.EINVAL
+        t.rseq_area = 0
+        return 0
+    if getattr(t, "rseq_area", 0):
+        return -E.EBUSY if t.rseq_area == area else -E.EINVAL
+    proc.mem.write(area, (0).to_bytes(4, "little") * 2)     # cpu_id_start, cpu_id
+    t.rseq_area = area
+    return 0
 
 
 def _rlimit_get(proc, res):
@@ -359,7 +404,7 @@ def _execve(proc, dirfd, path_addr, argv_addr, envp_addr, flags):
         exec_into(proc, path, argv, envp, base)
     except ExecError as e:
         return -e.errno
-    return NORETURN
+    return 0            # (as strace shows it; the new image starts with its own registers)
 
 
 @syscall("wait4")

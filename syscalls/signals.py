@@ -130,14 +130,12 @@ def sys_kill(proc, pid, sig, *_):
     if not 0 <= sig <= NSIG:
         return -E.EINVAL
     sender = getattr(proc.kernel, "kill_process", None)
-    if pid in (proc.pid, 0, -1) or pid == -proc.pid:
-        if sig:
-            proc.queue_signal(_info(proc, sig))
-        if sender is not None and pid in (0, -1):
-            sender(proc, pid, sig)
-        return 0
-    if sender is not None:
+    if sender is not None:                  # every emulated process, this one included
         return sender(proc, pid, sig)
+    if pid in (proc.pid, 0, -1) or pid == -proc.pid:
+        if sig and pid != -1:
+            proc.queue_signal(_info(proc, sig))
+        return 0
     return -E.ESRCH
 
 
@@ -224,6 +222,44 @@ def sys_pause(proc, *_):
     return -E.EINTR
 
 
+@syscall("rt_sigtimedwait")
+def sys_rt_sigtimedwait(proc, set_, info, timeout, size, *_):
+    """sigwaitinfo/sigtimedwait: take a pending signal of `set` (usually blocked) off the queue."""
+    if size != 8:
+        return -E.EINVAL
+    want = proc.mem.read_u64(set_) & ~UNBLOCKABLE
+    ns = -1
+    if timeout:
+        from .time import read_timespec
+        try:
+            ns = read_timespec(proc, timeout)
+        except ValueError:
+            return -E.EINVAL
+    t = proc.thread
+
+    def pending():
+        return any(want & bit(i["si_signo"]) for i in t.pending + proc.pending)
+
+    for queue in (t.pending, proc.pending):
+        for k, i in enumerate(queue):
+            if want & bit(i["si_signo"]):
+                queue.pop(k)
+                if info:
+                    proc.mem.write(info, SIGINFO.pack({f: v for f, v in i.items() if not f.startswith("_")}))
+                return i["si_signo"]
+    sched = getattr(proc.kernel, "sched", None)
+    if ns == 0 or sched is None:
+        return -E.EAGAIN
+    prev = sched.previous_wait(t)
+    if prev is not None and prev.deadline is not None and sched.now() >= prev.deadline:
+        return -E.EAGAIN                                   # the timeout passed
+    from .sched import Block, Wait
+    deadline = prev.deadline if prev is not None and prev.deadline is not None else \
+        (sched.now() + ns if ns > 0 else None)
+    raise Block(Wait("sigwait", "a signal (sigtimedwait)", t, ready=pending, deadline=deadline,
+                     restart="nohand"))
+
+
 def _advance_to_alarm(proc):
     """A lone process waiting for a signal: jump the virtual clock to its pending alarm."""
     from .time import check_alarm
@@ -267,7 +303,8 @@ def deliver_pending(proc, observer=None) -> None:
             what = default_action(sig)
             if what == "ignore":
                 continue
-            raise ProcessExit(0, signal=sig, core=what == "core")
+            # a core is dumped only when RLIMIT_CORE allows one (its soft limit is 0 by default)
+            raise ProcessExit(0, signal=sig, core=what == "core" and proc.rlimit(4) > 0)
         push_frame(proc, sig, info, act)
         if act.flags & SA_RESETHAND:
             proc.sigactions[sig] = SigAction()
@@ -317,7 +354,7 @@ def push_frame(proc, sig, info, act) -> None:
         proc.aspace.write(siginfo, SIGINFO.pack(fields))
     except GuestFault:
         # no room for the frame (stack overflow): Linux kills the process with SIGSEGV
-        raise ProcessExit(0, signal=SIGSEGV, core=True) from None
+        raise ProcessExit(0, signal=SIGSEGV, core=proc.rlimit(4) > 0) from None
     t.sigmask |= act.mask | (0 if act.flags & SA_NODEFER else bit(sig))
     t.sigmask &= ~UNBLOCKABLE
     m.set_reg("rsp", frame)

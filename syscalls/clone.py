@@ -1,0 +1,489 @@
+"""Processes and threads: clone, clone3, fork and vfork; a thread's exit; a process's end
+(zombie, SIGCHLD to its parent, orphans); wait4 and waitid; kill and tgkill between processes.
+
+A thread (CLONE_VM|CLONE_THREAD) joins its process and shares its Unicorn engine: it starts
+with the caller's registers (rax 0, its own stack and TLS). A new process gets its own
+Process: with CLONE_VM (vfork, posix_spawn) it runs on its parent's engine and address space
+while the parent waits; without it (fork) it gets a new engine and a copy of every mapping,
+bytes and permissions (no copy-on-write; pages still zero are not copied). Its fd table is a
+copy sharing the open file descriptions (CLONE_FILES shares the table itself).
+"""
+from __future__ import annotations
+
+import struct
+
+from . import errno as E
+from .dispatch import syscall
+from .kernel import NORETURN, ProcessExit, Process, RLIMIT_NPROC, SigAction, Thread
+from .layouts import CLONE_ARGS, RUSAGE, SIGINFO
+from .sched import MAX_THREADS, Block, Wait
+
+CSIGNAL = 0x000000FF
+CLONE_VM, CLONE_FS, CLONE_FILES, CLONE_SIGHAND = 0x100, 0x200, 0x400, 0x800
+CLONE_PIDFD, CLONE_PTRACE, CLONE_VFORK, CLONE_PARENT = 0x1000, 0x2000, 0x4000, 0x8000
+CLONE_THREAD, CLONE_NEWNS, CLONE_SYSVSEM, CLONE_SETTLS = 0x10000, 0x20000, 0x40000, 0x80000
+CLONE_PARENT_SETTID, CLONE_CHILD_CLEARTID, CLONE_DETACHED = 0x100000, 0x200000, 0x400000
+CLONE_UNTRACED, CLONE_CHILD_SETTID, CLONE_NEWCGROUP = 0x800000, 0x1000000, 0x2000000
+CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID = 0x4000000, 0x8000000, 0x10000000, 0x20000000
+CLONE_NEWNET, CLONE_IO = 0x40000000, 0x80000000
+CLONE_CLEAR_SIGHAND, CLONE_INTO_CGROUP = 0x100000000, 0x200000000
+NAMESPACES = (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID
+              | CLONE_NEWNET)
+CLONE_ARGS_SIZE_VER0 = 64
+
+SIGKILL, SIGCHLD = 9, 17
+CLD_EXITED, CLD_KILLED, CLD_DUMPED = 1, 2, 3
+WNOHANG, WUNTRACED, WSTOPPED, WEXITED, WCONTINUED, WNOWAIT = 1, 2, 2, 4, 8, 0x01000000
+__WNOTHREAD, __WALL, __WCLONE = 0x20000000, 0x40000000, 0x80000000
+P_ALL, P_PID, P_PGID, P_PIDFD = 0, 1, 2, 3
+SA_NOCLDWAIT = 2
+SIG_IGN = 1
+COPY_CHUNK = 1 << 20
+_ZERO = bytes(COPY_CHUNK)
+
+
+def install(kernel) -> None:
+    """The hooks the handlers in fs.py, futex.py, process.py, signals.py and time.py look for."""
+    s = kernel.sched
+    kernel.futex = s.futex
+    kernel.wait_for_io = s.wait_for_io
+    kernel.wait_for_poll = s.wait_for_poll
+    kernel.sleep = s.sleep
+    kernel.wait_signal = s.wait_signal
+    kernel.yield_thread = s.yield_thread
+    kernel.exit_thread = exit_thread
+    kernel.wait_child = wait_child
+    kernel.waitid_child = waitid_child
+    kernel.kill_process = kill_process
+    kernel.kill_thread = kill_thread
+    kernel.end_process = end_process
+    kernel.release_process = release_process
+    kernel.exec_done = exec_done
+
+
+# ---------------------------------------------------------------- creation
+
+@syscall("clone")
+def sys_clone(proc, flags, stack, ptid, ctid, tls, *_):
+    # x86-64 argument order: flags, stack, parent_tid, child_tid, tls
+    return do_clone(proc, flags & ~CSIGNAL & 0xFFFFFFFF, flags & CSIGNAL, stack, ptid, ctid, tls)
+
+
+@syscall("clone3")
+def sys_clone3(proc, uargs, size, *_):
+    if size < CLONE_ARGS_SIZE_VER0:
+        return -E.EINVAL
+    if size > 4096:
+        return -E.E2BIG
+    raw = proc.mem.read(uargs, size)
+    a = CLONE_ARGS.unpack(raw[:CLONE_ARGS.size])
+    if size > CLONE_ARGS.size and any(raw[88:]):          # fields this kernel does not know
+        return -E.E2BIG
+    set_tid_size = struct.unpack_from("<Q", raw, 72)[0] if size >= 80 else 0
+    flags = a["flags"]
+    if set_tid_size or flags & (CLONE_INTO_CGROUP | CSIGNAL | CLONE_DETACHED):
+        return -E.EINVAL
+    if a["exit_signal"] > 64 or (flags & CLONE_THREAD and a["exit_signal"]):
+        return -E.EINVAL
+    stack, stack_size = a["stack"], a["stack_size"]
+    if bool(stack) != bool(stack_size):
+        return -E.EINVAL
+    sp = stack + stack_size if stack else 0
+    return do_clone(proc, flags, a["exit_signal"], sp, a["parent_tid"], a["child_tid"], a["tls"])
+
+
+@syscall("fork")
+def sys_fork(proc, *_):
+    return do_clone(proc, 0, SIGCHLD, 0, 0, 0, 0)
+
+
+@syscall("vfork")
+def sys_vfork(proc, *_):
+    return do_clone(proc, CLONE_VM | CLONE_VFORK, SIGCHLD, 0, 0, 0, 0)
+
+
+def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: int, tls: int):
+    if flags & CLONE_THREAD and not flags & CLONE_SIGHAND:
+        return -E.EINVAL
+    if flags & CLONE_SIGHAND and not flags & CLONE_VM:
+        return -E.EINVAL
+    if flags & CLONE_CLEAR_SIGHAND and flags & CLONE_SIGHAND:
+        return -E.EINVAL
+    if flags & NAMESPACES:
+        return -E.EPERM                      # no namespaces in here
+    if flags & CLONE_PIDFD:
+        return -E.EINVAL                     # pidfds are not emulated
+    kernel = proc.kernel
+    sched = kernel.sched
+    if sched.thread_count() >= MAX_THREADS:
+        return -E.EAGAIN
+    if not flags & CLONE_THREAD:
+        live = sum(1 for p in sched.procs if not p.reaped)
+        if live >= min(proc.rlimit(RLIMIT_NPROC), kernel.max_procs):
+            return -E.EAGAIN                 # RLIMIT_NPROC / --max-procs: a fork bomb ends here
+    m = proc.machine
+    parent_thread = proc.thread
+    # in the syscall hook rip is still at the `syscall` instruction; the child starts after it
+    regs = {"rax": 0, "rip": m.reg("rip") + 2}
+    if stack:
+        regs["rsp"] = stack
+    if flags & CLONE_SETTLS:
+        regs["fs_base"] = tls
+    tid = kernel.world.new_pid()
+    child_thread = Thread(tid, sigmask=parent_thread.sigmask)
+    if flags & CLONE_CHILD_CLEARTID:
+        child_thread.clear_child_tid = ctid
+    if flags & CLONE_VM and not flags & CLONE_VFORK:
+        child_thread.altstack_sp, child_thread.altstack_size, child_thread.altstack_flags = 0, 0, 2
+    else:
+        child_thread.altstack_sp = parent_thread.altstack_sp
+        child_thread.altstack_size = parent_thread.altstack_size
+        child_thread.altstack_flags = parent_thread.altstack_flags
+
+    if flags & CLONE_THREAD:
+        child_thread.ctx = _derived_context(m, regs)
+        proc.threads.append(child_thread)
+        sched.admit(child_thread, proc)
+        if flags & CLONE_PARENT_SETTID:
+            proc.mem.write_u32(ptid, tid)
+        if flags & CLONE_CHILD_SETTID:
+            proc.mem.write_u32(ctid, tid)
+        return tid
+
+    child = Process(kernel, tid, proc.pid, None, None, None, proc.cwd)
+    child.thread = child_thread
+    child.threads = [child_thread]
+    if flags & CLONE_FILES:
+        child.fds = proc.fds
+        proc.fds.users = getattr(proc.fds, "users", 1) + 1
+    else:
+        child.fds = proc.fds.fork()
+    child.umask = proc.umask
+    child.exe, child.argv = proc.exe, list(proc.argv)
+    if hasattr(proc, "comm"):
+        child.comm = proc.comm
+    if flags & CLONE_SIGHAND:
+        child.sigactions = proc.sigactions
+    elif flags & CLONE_CLEAR_SIGHAND:
+        child.sigactions = {s: SigAction(handler=SIG_IGN) for s, a in proc.sigactions.items() if a.handler == SIG_IGN}
+    else:
+        child.sigactions = {s: SigAction(a.handler, a.flags, a.restorer, a.mask) for s, a in proc.sigactions.items()}
+    child.rlimits = {k: list(v) for k, v in proc.rlimits.items()}
+    parent = proc.parent if flags & CLONE_PARENT else proc
+    child.parent = parent
+    child.ppid = parent.pid if parent is not None else proc.ppid
+    child.pgid, child.sid = proc.pgid, proc.sid
+    child.exit_signal = exit_signal
+    child.traced = proc.traced and bool(getattr(kernel, "follow", False))
+    if flags & CLONE_VM:
+        # runs on the parent's engine and memory (vfork, posix_spawn): the parent waits
+        child.machine, child.aspace, child.mem = m, proc.aspace, proc.mem
+        child.modules = proc.modules
+        child.service_page = getattr(proc, "service_page", None)
+        child_thread.ctx = _derived_context(m, regs)
+    else:
+        _fork_machine(proc, child, regs)
+    if parent is not None:
+        parent.children.append(child)
+    sched.admit_process(child)
+    if flags & CLONE_PARENT_SETTID:
+        proc.mem.write_u32(ptid, tid)
+    if flags & CLONE_CHILD_SETTID:
+        child.mem.write_u32(ctid, tid)
+    hook = getattr(kernel, "on_fork", None)
+    if hook is not None:
+        hook(proc, child)
+    if flags & CLONE_VFORK:
+        child.vfork_done = False
+        raise Block(Wait("vfork", f"vfork child {tid} to exec or exit", parent_thread,
+                         ready=lambda: child.vfork_done, result=tid, restart="none"))
+    return tid
+
+
+def _derived_context(m, regs: dict):
+    """The CPU state of a child on the same engine: the caller's, with `regs` changed."""
+    uc = m.uc
+    saved = uc.context_save()
+    for r, v in regs.items():
+        m.set_reg(r, v)
+    ctx = uc.context_save()
+    uc.context_restore(saved)
+    return ctx
+
+
+def _fork_machine(proc, child, regs: dict) -> None:
+    """A new engine for the child: a copy of the parent's memory and registers."""
+    from emutrace.machine import Machine
+    from emutrace.memory import AddressSpace
+    kernel = proc.kernel
+    pm = proc.machine
+    cm = Machine()
+    cas = AddressSpace(cm.uc, kernel.max_mem)
+    copy_address_space(proc.aspace, cas)
+    gprs = pm.save_gprs()
+    gprs.update(regs)
+    cm.load_gprs(gprs)
+    cm.set_fp_state(pm.fp_state())
+    child.machine, child.aspace, child.mem = cm, cas, cas
+    child.modules = list(proc.modules)
+    child.service_page = getattr(proc, "service_page", None)
+    hook = kernel.on_new_machine
+    if hook is not None:
+        hook(child)
+    else:
+        kernel.sched.load_new_machine(child)
+
+
+def copy_address_space(src, dst) -> None:
+    """Every mapping of src, with its permissions and bytes, into dst (pages of zeros skipped)."""
+    for v in src.vmas:
+        dst.map(v.start, v.end - v.start, v.prot, v.name, v.offset)
+    dst.brk_start, dst.brk, dst.mmap_top = src.brk_start, src.brk, src.mmap_top
+    rd, wr = src.uc.mem_read, dst.uc.mem_write
+    for v in src.vmas:
+        a = v.start
+        while a < v.end:
+            n = min(COPY_CHUNK, v.end - a)
+            data = rd(a, n)
+            if data != (_ZERO if n == COPY_CHUNK else bytes(n)):
+                wr(a, bytes(data))
+            a += n
+
+
+# ---------------------------------------------------------------- ends
+
+def exit_thread(proc, status: int):
+    """exit() of one thread while others remain: its robust futexes and clear_child_tid are
+    released (that is what pthread_join waits for) and it leaves the run queue."""
+    kernel = proc.kernel
+    t = proc.thread
+    kernel.sched.futex.thread_died(proc, t)
+    if t in proc.threads:
+        proc.threads.remove(t)
+    kernel.sched.remove(t)
+    proc.request_stop()
+    return NORETURN
+
+
+def wait_status(exc: ProcessExit) -> int:
+    if exc.signal:
+        return (exc.signal & 0x7F) | (0x80 if exc.core else 0)
+    return (exc.status & 0xFF) << 8
+
+
+def end_process(proc, exc: ProcessExit) -> None:
+    """The process ended (exit_group, a fatal signal, its last thread's exit): every thread
+    goes, its files close, its vfork parent goes on, its children are orphaned, and it becomes
+    a zombie its parent is told about with SIGCHLD (or is reaped at once)."""
+    if proc.exit is not None:
+        return
+    kernel = proc.kernel
+    sched = kernel.sched
+    # keep the status, not the traceback: its frames hold the process's machine
+    exc = ProcessExit(exc.status, exc.signal, exc.core)
+    proc.exit = exc
+    proc.wait_status = wait_status(exc)
+    shared = any(p is not proc and p.exit is None and p.machine is proc.machine for p in sched.procs)
+    for t in list(proc.threads):
+        if shared and proc.machine is not None:
+            sched.futex.thread_died(proc, t)       # the memory lives on: clear_child_tid matters
+        sched.remove(t)
+    fds = proc.fds
+    if fds is not None:
+        fds.users = getattr(fds, "users", 1) - 1
+        if fds.users <= 0:
+            fds.close_all()
+    proc.vfork_done = True
+    proc.alarm_at_ns = 0
+    proc.pending.clear()
+    for c in list(proc.children):
+        c.parent = None
+        c.ppid = 1                               # reparented to init, which reaps zombies
+        if c.exit is not None:
+            reap(c)
+    proc.children = []
+    parent = proc.parent
+    if parent is None or parent.exit is not None:
+        reap(proc)
+        return
+    sig = proc.exit_signal
+    act = parent.sigactions.get(SIGCHLD)
+    if sig == SIGCHLD and act is not None and (act.handler == SIG_IGN or act.flags & SA_NOCLDWAIT):
+        reap(proc)                               # the parent said it will not wait
+    if sig:
+        code = CLD_DUMPED if exc.core else CLD_KILLED if exc.signal else CLD_EXITED
+        parent.queue_signal({"si_signo": sig, "si_code": code, "si_pid": proc.pid,
+                             "si_uid": kernel.world.uid, "si_status": exc.signal or exc.status,
+                             "si_utime": 0, "si_stime": 0})
+
+
+def reap(proc) -> None:
+    proc.reaped = True
+    sched = proc.kernel.sched
+    if proc in sched.procs:
+        sched.procs.remove(proc)
+    parent = proc.parent
+    if parent is not None and proc in parent.children:
+        parent.children.remove(proc)
+
+
+def release_process(proc) -> None:
+    """Drop an ended process's engine and memory (the engine is freed with its last user)."""
+    m, a = proc.machine, proc.aspace
+
+    def holds(v):
+        if isinstance(v, (tuple, list)):
+            return any(holds(x) for x in v)
+        return v is not None and (v is m or v is a or getattr(v, "aspace", None) is a)
+    for k, v in list(vars(proc).items()):
+        if k != "modules" and holds(v):
+            setattr(proc, k, None)
+
+
+def exec_done(proc) -> None:
+    """After a successful execve: other threads end, the caller takes the leader's id, and a
+    vfork parent goes on."""
+    sched = proc.kernel.sched
+    t = proc.thread
+    for o in list(proc.threads):
+        if o is not t:
+            sched.remove(o)
+    proc.threads = [t]
+    t.tid = proc.pid
+    t.robust_list = 0
+    t.clear_child_tid = 0
+    proc.vfork_done = True
+    sched.load_new_machine(proc)
+
+
+# ---------------------------------------------------------------- wait4 / waitid
+
+def _matches(proc, c, pid: int, options: int) -> bool:
+    if pid > 0:
+        ok = c.pid == pid
+    elif pid == 0:
+        ok = c.pgid == proc.pgid
+    elif pid == -1:
+        ok = True
+    else:
+        ok = c.pgid == -pid
+    if not ok:
+        return False
+    if options & __WALL:
+        return True
+    return (c.exit_signal != SIGCHLD) == bool(options & __WCLONE)
+
+
+def _find(proc, pid: int, options: int):
+    """(matching children, the first of them that is a zombie or None)."""
+    kids = [c for c in proc.children if _matches(proc, c, pid, options)]
+    return kids, next((c for c in kids if c.exit is not None), None)
+
+
+def _wait_block(proc, kids, what: str):
+    def ready():
+        return any(c.exit is not None or c.reaped for c in kids)
+    raise Block(Wait("child", what, proc.thread, ready=ready, restart="sys"))
+
+
+def wait_child(proc, pid: int, status: int, options: int, rusage: int) -> int:
+    options &= 0xFFFFFFFF
+    if options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WALL | __WCLONE):
+        return -E.EINVAL
+    kids, z = _find(proc, pid, options)
+    if not kids:
+        return -E.ECHILD
+    if z is None:
+        if options & WNOHANG:
+            return 0
+        _wait_block(proc, kids, "a child to exit" if pid == -1 else f"child {pid} to exit" if pid > 0
+                    else "a child of its process group to exit")
+    if status:
+        proc.mem.write_u32(status, z.wait_status)
+    if rusage:
+        proc.mem.write(rusage, RUSAGE.pack())
+    reap(z)
+    return z.pid
+
+
+def waitid_child(proc, idtype: int, id_: int, infop: int, options: int) -> int:
+    options &= 0xFFFFFFFF
+    idtype &= 0xFFFFFFFF
+    if options & ~(WNOHANG | WSTOPPED | WEXITED | WCONTINUED | WNOWAIT | __WNOTHREAD | __WALL | __WCLONE):
+        return -E.EINVAL
+    if not options & (WEXITED | WSTOPPED | WCONTINUED):
+        return -E.EINVAL
+    if idtype == P_ALL:
+        pid = -1
+    elif idtype == P_PID:
+        if id_ <= 0:
+            return -E.EINVAL
+        pid = id_
+    elif idtype == P_PGID:
+        if id_ < 0:
+            return -E.EINVAL
+        pid = -id_ if id_ else 0
+    else:
+        return -E.EINVAL
+    kids, z = _find(proc, pid, options)
+    if not kids:
+        return -E.ECHILD
+    if z is None or not options & WEXITED:
+        if options & WNOHANG:
+            if infop:
+                proc.mem.write(infop, SIGINFO.pack())
+            return 0
+        if not options & WEXITED:
+            _wait_block(proc, [], "a child to stop or continue (never, here)")
+        _wait_block(proc, kids, "a child to exit")
+    if infop:
+        exc = z.exit
+        code = CLD_DUMPED if exc.core else CLD_KILLED if exc.signal else CLD_EXITED
+        proc.mem.write(infop, SIGINFO.pack(si_signo=SIGCHLD, si_code=code, si_pid=z.pid,
+                                           si_uid=proc.kernel.world.uid,
+                                           si_status=exc.signal or exc.status))
+    if not options & WNOWAIT:
+        reap(z)
+    return 0
+
+
+# ---------------------------------------------------------------- kill between processes
+
+def _sig_info(proc, sig: int, code: int = 0) -> dict:
+    return {"si_signo": sig, "si_code": code, "si_pid": proc.pid, "si_uid": proc.kernel.world.uid}
+
+
+def kill_process(proc, pid: int, sig: int) -> int:
+    """kill(2): pid > 0 one process, 0 the caller's group, -1 everyone but init, < -1 a group."""
+    from .signals import NSIG
+    if not 0 <= sig <= NSIG:
+        return -E.EINVAL
+    procs = [p for p in proc.kernel.sched.procs if not p.reaped]
+    if pid > 0:
+        targets = [p for p in procs if p.pid == pid]
+    elif pid == 0:
+        targets = [p for p in procs if p.pgid == proc.pgid]
+    elif pid == -1:
+        targets = [p for p in procs if p is not proc]     # all but the caller (and init)
+    else:
+        targets = [p for p in procs if p.pgid == -pid]
+    if not targets:
+        return -E.ESRCH
+    if sig:
+        for p in targets:
+            if p.exit is None:
+                p.queue_signal(_sig_info(proc, sig))
+    return 0
+
+
+def kill_thread(proc, tgid, tid: int, sig: int) -> int:
+    """tgkill/tkill to a thread of any process."""
+    from .signals import NSIG
+    if not 0 <= sig <= NSIG or tid <= 0:
+        return -E.EINVAL
+    t = proc.kernel.sched.find_thread(tid)
+    if t is None or (tgid is not None and t.proc.pid != tgid):
+        return -E.ESRCH
+    if sig:
+        t.proc.queue_signal(_sig_info(proc, sig, -6), thread=t)      # SI_TKILL
+    return 0

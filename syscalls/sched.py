@@ -1,0 +1,638 @@
+"""The scheduler: every emulated process and thread, which one runs, and blocking and waking.
+
+One thread runs at a time, and the same inputs always give the same interleaving:
+
+- Threads are kept in creation order (`Scheduler.tasks`). The session's run loop asks `pick()`
+  for the thread to run next: the running thread again after a stop that is not a switch
+  (a signal to deliver, rt_sigreturn, execve), else the next runnable thread after it in
+  that order (round robin).
+- A switch happens when the running thread blocks (futex, pipe, wait4, poll, sleep, pause,
+  vfork), yields, exits, or uses up its budget. The budget (QUANTUM instructions, Unicorn's
+  emu_start `count`, or SYSCALL_QUANTUM system calls) only exists while another thread is
+  runnable, so a thread spinning without system calls cannot starve the others. A thread
+  running alone runs with no instruction counting at all: Unicorn's count costs a helper call
+  per instruction (10-20x slower code) and switching it on flushes the translation cache, so
+  it is on exactly while two threads compete. When a system call of a thread running alone
+  makes another thread runnable (a futex wake, a pipe write, a new thread), the switch
+  happens right there.
+- A blocking handler raises Block(Wait) (through the kernel's wait_* hooks below). The
+  thread sleeps until the Wait says it can go on: woken by a futex wake or a vfork child,
+  its condition became true (a pipe has data, a child is a zombie), its deadline on the
+  virtual clock passed, or a signal it must handle arrived. It then finishes its system call
+  with a fixed result, or runs the handler again (which sees the new state).
+- Threads of one process share one Unicorn engine; switching between them saves and restores
+  the CPU state (Unicorn's context: general registers, fs/gs base, x87/SSE). Each process has
+  its own engine, except a vfork child (CLONE_VM), which runs on its parent's while the
+  parent waits.
+- When no thread can run, the virtual clock jumps to the nearest deadline (a timed wait, a
+  sleep, an alarm); when there is none, every thread waits for something that nothing can
+  provide and the run ends with GuestDeadlock, naming what each thread waits for.
+"""
+from __future__ import annotations
+
+import struct
+from typing import Callable, Dict, List, Optional
+
+from . import errno as E
+
+QUANTUM = 100_000            # instructions per slice while another thread is runnable
+SYSCALL_QUANTUM = 64         # ... or this many system calls
+MAX_THREADS = 4096           # every thread of every process, together
+
+
+class Block(Exception):
+    """Raised by a system call handler when the calling thread must sleep; carries the Wait."""
+
+    def __init__(self, wait: "Wait"):
+        super().__init__(wait.what)
+        self.wait = wait
+
+
+class Wait:
+    """What a blocked thread waits for, and how its system call ends.
+
+    restart: what a signal with a handler does to the call, as Linux's restart codes:
+      "sys"    (ERESTARTSYS) restarted if the handler has SA_RESTART, else EINTR;
+      "nohand" (ERESTARTNOHAND) EINTR;
+      "always" (ERESTARTNOINTR) restarted;
+      "none"   not interruptible (only SIGKILL ends it).
+    result / timeout_result: the call's return value when woken / when the deadline passed;
+      None means: run the handler again (it finds the new state, or its expired deadline).
+    """
+
+    __slots__ = ("kind", "what", "thread", "deadline", "ready", "done", "result", "timeout_result",
+                 "restart", "call", "key", "bitset", "cancel", "on_eintr")
+
+    def __init__(self, kind: str, what: str, thread, *, deadline: Optional[int] = None,
+                 ready: Optional[Callable[[], bool]] = None, result=None, timeout_result=None,
+                 restart: str = "sys"):
+        self.kind = kind
+        self.what = what
+        self.thread = thread
+        self.deadline = deadline          # monotonic ns on the virtual clock, or None
+        self.ready = ready
+        self.done = False                 # set by an explicit wake (futex, vfork)
+        self.result = result
+        self.timeout_result = timeout_result
+        self.restart = restart
+        self.call = None                  # (nr, sc, args, trace state): set by the kernel
+        self.key = None
+        self.bitset = 0
+        self.cancel: Optional[Callable[[], None]] = None   # leave the wait queue (futexes)
+        self.on_eintr: Optional[Callable[[], None]] = None  # before EINTR returns (nanosleep's rem)
+
+
+def _u32(proc, addr: int) -> int:
+    return struct.unpack("<I", proc.mem.read(addr, 4))[0]
+
+
+class Scheduler:
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self.procs: list = []             # every process not yet reaped (the session's list)
+        self.tasks: list = []             # every live thread, in creation order
+        self.current = None               # the thread running (or last run)
+        self.rotate = False               # the next pick goes on to the next thread
+        self.counting = False             # the running slice has an instruction budget
+        self.syscalls = 0                 # system calls made in the running slice
+        self.woke = False                 # the running system call woke a thread (futex)
+        self._seq = 0
+        self.futex = Futexes(self)
+
+    # -- bookkeeping -----------------------------------------------------------
+    def admit(self, thread, proc) -> None:
+        """A new thread (of a new or existing process) joins the run queue."""
+        thread.proc = proc
+        thread.alive = True
+        self._seq += 1
+        thread.seq = self._seq
+        self.tasks.append(thread)
+
+    def admit_process(self, proc) -> None:
+        if proc not in self.procs:
+            self.procs.append(proc)
+        for t in proc.threads:
+            if t.seq == 0:
+                self.admit(t, proc)
+
+    def remove(self, thread) -> None:
+        """A thread ended: it leaves the run queue and whatever it waited on."""
+        thread.alive = False
+        w = thread.wait
+        if w is not None and w.cancel is not None:
+            w.cancel()
+        thread.wait = None
+        if thread in self.tasks:
+            self.tasks.remove(thread)
+        if self.current is thread:
+            self.rotate = True
+
+    def thread_count(self) -> int:
+        return len(self.tasks)
+
+    def find_thread(self, tid: int):
+        for t in self.tasks:
+            if t.tid == tid:
+                return t
+        return None
+
+    def now(self) -> int:
+        return self.kernel.world.monotonic_ns()
+
+    # -- switching -----------------------------------------------------------------
+    def switch_to(self, t) -> None:
+        """Make t the running thread: its process is `kernel.current`, its CPU state is loaded."""
+        proc = t.proc
+        m = proc.machine
+        loaded = getattr(m, "loaded", None)
+        if loaded is not t:
+            if loaded is not None and loaded.alive and loaded.proc is not None and loaded.proc.machine is m:
+                loaded.ctx = m.uc.context_save()
+            if t.ctx is not None:
+                m.uc.context_restore(t.ctx)
+                t.ctx = None
+            m.loaded = t
+        proc.thread = t
+        self.kernel.current = proc
+        self.current = t
+
+    def load_new_machine(self, proc) -> None:
+        """exec (or fork) gave proc a fresh machine whose CPU state is its current thread's."""
+        m = proc.machine
+        m.loaded = proc.thread
+        m.counted = False
+
+    # -- who can run -----------------------------------------------------------------
+    def runnable(self, t) -> bool:
+        w = t.wait
+        if w is None:
+            return True
+        return self._wake_reason(t, w) is not None
+
+    def _wake_reason(self, t, w) -> Optional[str]:
+        if w.done:
+            return "ready"
+        if w.ready is not None and w.ready():
+            return "ready"
+        if w.deadline is not None and self.now() >= w.deadline:
+            return "timeout"
+        if self.signal_for(t, interruptible=w.restart != "none") is not None:
+            return "signal"
+        return None
+
+    def signal_for(self, t, interruptible: bool = True):
+        """The pending signal that should wake thread t (one it will handle or die of), or None."""
+        from .signals import SIGKILL, bit
+        proc = t.proc
+        if not t.pending and not proc.pending:
+            return None
+        mask = t.sigmask
+        for info in t.pending:
+            sig = info["si_signo"]
+            if sig == SIGKILL or (interruptible and not mask & bit(sig) and not _ignored(proc, sig)):
+                return info
+        for info in proc.pending:
+            sig = info["si_signo"]
+            if sig == SIGKILL:
+                return info
+            if not interruptible or mask & bit(sig) or _ignored(proc, sig):
+                continue
+            # a process-directed signal goes to the first thread that does not block it
+            target = next((o for o in proc.threads if o.alive and not o.sigmask & bit(sig)
+                           and (o.wait is None or o.wait.restart != "none")), None)
+            if target is t:
+                return info
+        return None
+
+    def others_runnable(self, t) -> bool:
+        if len(self.tasks) < 2:
+            return False
+        for o in self.tasks:
+            if o is not t and self.runnable(o):
+                return True
+        return False
+
+    def should_stop(self, t) -> bool:
+        """After a system call: must the running thread make room for another?
+
+        A thread running alone (no budget) stops at the system call that made another thread
+        runnable, which gets to run at once; a thread with a budget stops at a futex wake (the
+        woken thread goes first, as a wake-up preemption), and after SYSCALL_QUANTUM system
+        calls (its instruction count does not see the time they take)."""
+        if len(self.tasks) < 2:
+            return False
+        woke, self.woke = self.woke, False
+        if self.counting:
+            self.syscalls += 1
+            if self.syscalls < SYSCALL_QUANTUM and not woke:
+                return False
+        if self.others_runnable(t):
+            self.rotate = True
+            return True
+        return False
+
+    def pick(self):
+        """The next thread to run (rotating when asked), None when every process has ended.
+
+        Advances the virtual clock when nobody can run; raises GuestDeadlock when nothing can
+        ever make a thread runnable again."""
+        from .kernel import GuestDeadlock
+        while True:
+            tasks = self.tasks
+            if not tasks:
+                return None
+            self.check_alarms()
+            n = len(tasks)
+            start = 0
+            cur = self.current
+            if cur is not None:
+                seq = cur.seq
+                start = next((i for i, o in enumerate(tasks)
+                              if o.seq > seq or (o.seq == seq and not self.rotate)), 0)
+            for i in range(n):
+                t = tasks[(start + i) % n]
+                if self.runnable(t):
+                    self.rotate = False
+                    return t
+            if not self._advance_clock():
+                raise GuestDeadlock(self.deadlock_message())
+
+    def _advance_clock(self) -> bool:
+        """Nobody can run: jump the virtual clock to the nearest deadline or alarm."""
+        now = self.now()
+        cands = [t.wait.deadline for t in self.tasks if t.wait is not None and t.wait.deadline is not None]
+        # an alarm helps only if its SIGALRM is not already pending (undelivered, so blocked)
+        cands += [p.alarm_at_ns for p in self.procs if p.exit is None and p.alarm_at_ns
+                  and not any(i["si_signo"] == 14 for i in p.pending)]
+        if not cands:
+            return False
+        nxt = min(cands)
+        if nxt > now:
+            self.kernel.world.tick(nxt - now)
+        return True
+
+    def check_alarms(self) -> None:
+        from .time import check_alarm
+        for p in self.procs:
+            if p.exit is None and p.alarm_at_ns:
+                check_alarm(p)
+
+    def deadlock_message(self) -> str:
+        parts = []
+        for t in self.tasks:
+            what = t.wait.what if t.wait is not None else "nothing"
+            who = f"process {t.proc.pid}" if t.tid == t.proc.pid else f"thread {t.tid} of process {t.proc.pid}"
+            parts.append(f"{who} waits for {what}")
+        if len(parts) == 1:
+            return parts[0] + ", and nothing else can run"
+        return "every thread is blocked: " + "; ".join(parts)
+
+    # -- budgets -------------------------------------------------------------------------
+    def budget(self, t) -> int:
+        """The instruction count for t's next slice (0: no counting)."""
+        m = t.proc.machine
+        counted = getattr(m, "counted", False)
+        self.syscalls = 0
+        self.counting = self.others_runnable(t)
+        if self.counting:
+            if not counted:
+                # Unicorn counts only in blocks translated while its count hook exists
+                m.uc.ctl_flush_tb()
+                m.counted = True
+            return QUANTUM
+        # alone: no counting (emu_start with count 0 removes Unicorn's hook and its blocks)
+        m.counted = False
+        return 0
+
+    def slice_used_up(self, t) -> None:
+        """The running thread used its whole budget: on to the next thread."""
+        self.rotate = True
+
+    # -- blocking ------------------------------------------------------------------------
+    def block(self, t, w: Wait) -> None:
+        t.wait = w
+        self.rotate = True
+
+    def resume(self, t) -> bool:
+        """t (now loaded) was blocked: end its system call if it can. True when it may run on."""
+        from .kernel import NORETURN
+        w = t.wait
+        reason = self._wake_reason(t, w)
+        if reason is None:
+            return False
+        proc = t.proc
+        kernel = self.kernel
+        m = proc.machine
+        t.wait = None
+        if reason == "signal":
+            if w.cancel is not None:
+                w.cancel()
+            ret = self._interrupted(proc, t, w)
+            if ret is None:                 # restart: the syscall instruction runs again
+                nr = w.call[0] if w.call else m.reg("rax")
+                m.set_reg("rip", m.reg("rip") - 2)
+                kernel.finish(proc, w.call, -E.ERESTARTSYS)
+                m.set_reg("rax", nr)
+                return True
+            if w.on_eintr is not None:
+                w.on_eintr()
+        elif reason == "timeout" and w.timeout_result is not None:
+            if w.cancel is not None:
+                w.cancel()
+            ret = w.timeout_result
+        elif reason == "ready" and w.result is not None:
+            ret = w.result
+        else:
+            if w.cancel is not None:
+                w.cancel()
+            t.resumed = w
+            try:
+                ret = kernel.rerun(proc, w.call)
+            except Block as b:
+                if b.wait.deadline is None and w.deadline is not None:
+                    b.wait.deadline = w.deadline
+                self.block(t, b.wait)
+                return False
+            finally:
+                t.resumed = None
+            if ret is not NORETURN:
+                m.set_reg("rax", ret)
+            return True
+        ret = kernel.finish(proc, w.call, ret)
+        if ret is not NORETURN:
+            m.set_reg("rax", ret)
+        return True
+
+    def _interrupted(self, proc, t, w):
+        """The result of a call a signal interrupted, or None to restart it."""
+        from .signals import SA_RESTART, SIG_DFL, _action
+        info = self.signal_for(t, interruptible=True) or self.signal_for(t, interruptible=False)
+        if w.restart == "always":
+            return None
+        if info is None:
+            return -E.EINTR
+        act = _action(proc, info["si_signo"])
+        if w.restart == "sys" and act.handler != SIG_DFL and act.flags & SA_RESTART:
+            return None
+        return -E.EINTR
+
+    def previous_wait(self, t) -> Optional[Wait]:
+        """When a handler runs again after its thread was woken: the Wait it slept on."""
+        return t.resumed
+
+    # -- the kernel's wait hooks (looked up by the handlers in fs.py, time.py, signals.py) ----
+    def wait_for_io(self, proc, f) -> bool:
+        """read/write on a blocking fd would block: sleep until it is ready."""
+        t = proc.thread
+        want = 1 if f.readable and not f.writable else 4 if f.writable and not f.readable else 5
+        op = self.kernel.current_call_name(proc)
+        if f.readable and f.writable and op:
+            want = 4 if "write" in op or "send" in op else 1
+        what = f"{'write to' if want == 4 else 'read from'} {f.path}"
+        raise Block(Wait("io", what, t, ready=lambda: bool(f.ready() & want), restart="sys"))
+
+    def wait_for_poll(self, proc, timeout_ns: int) -> None:
+        """poll/select found nothing ready: sleep until an fd may be, or the timeout."""
+        t = proc.thread
+        prev = self.previous_wait(t)
+        if prev is not None and prev.deadline is not None and self.now() >= prev.deadline:
+            return                                  # the timeout passed: the caller reports 0
+        deadline = prev.deadline if prev is not None and prev.deadline is not None else \
+            (self.now() + timeout_ns if timeout_ns >= 0 else None)
+        call = self.kernel.current_call(proc)
+        ready = _poll_ready(proc, call) if call is not None else None
+        name = call[1].name if call is not None and call[1] is not None else "poll"
+        raise Block(Wait("poll", f"{name} on its file descriptors", t, deadline=deadline, ready=ready,
+                         restart="nohand"))
+
+    def sleep(self, proc, ns: int) -> int:
+        t = proc.thread
+        if ns <= 0:
+            self.yield_thread(proc)
+            return 0
+        w = Wait("sleep", f"a sleep of {ns / 1e9:g} s", t, deadline=self.now() + ns,
+                 timeout_result=0, restart="nohand")
+        call = self.kernel.current_call(proc)
+        name = call[1].name if call is not None and call[1] is not None else ""
+        rem = call[2][1] if name == "nanosleep" else \
+            call[2][3] if name == "clock_nanosleep" and not call[2][1] & 1 else 0     # TIMER_ABSTIME
+        if rem:
+            def write_rem():
+                from emutrace.memory import GuestFault
+                left = max(0, w.deadline - self.now())
+                try:
+                    proc.mem.write(rem, struct.pack("<qq", left // 10**9, left % 10**9))
+                except GuestFault:
+                    pass
+            w.on_eintr = write_rem
+        raise Block(w)
+
+    def wait_signal(self, proc) -> None:
+        """pause / rt_sigsuspend: sleep until a signal that is handled (or fatal) arrives."""
+        t = proc.thread
+        if self.signal_for(t) is not None:
+            return
+        raise Block(Wait("signal", "a signal", t, restart="nohand"))
+
+    def yield_thread(self, proc) -> None:
+        if self.others_runnable(proc.thread):
+            self.rotate = True
+            proc.request_stop()
+
+
+def _ignored(proc, sig: int) -> bool:
+    from .signals import SIG_DFL, SIG_IGN, _action, default_action
+    act = _action(proc, sig)
+    return act.handler == SIG_IGN or (act.handler == SIG_DFL and default_action(sig) == "ignore")
+
+
+def _poll_ready(proc, call):
+    """A readiness test for a blocked poll/ppoll/select/pselect6 (re-reads its fd sets)."""
+    from .fs import POLLIN, POLLOUT, _poll_once
+    from .layouts import POLLFD
+    nr, sc, args, _ = call
+    name = sc.name if sc is not None else ""
+    try:
+        if name in ("poll", "ppoll"):
+            addr, nfds = args[0], args[1]
+            raw = proc.mem.read(addr, 8 * nfds) if nfds else b""
+            entries = []
+            for i in range(nfds):
+                p = POLLFD.unpack(raw[8 * i:8 * i + 8])
+                entries.append((p["fd"], p["events"] & 0xFFFF))
+        elif name in ("select", "pselect6"):
+            nfds = args[0] & 0xFFFFFFFF
+            nbytes = ((nfds + 63) // 64) * 8
+            sets = [int.from_bytes(proc.mem.read(a, nbytes), "little") if a else 0 for a in args[1:4]]
+            entries = []
+            for fd in range(nfds):
+                ev = (POLLIN if sets[0] >> fd & 1 else 0) | (POLLOUT if sets[1] >> fd & 1 else 0)
+                if ev:
+                    entries.append((fd, ev))
+        else:
+            return None
+    except Exception:
+        return None
+    return lambda: _poll_once(proc, entries)[0] > 0
+
+
+# ---------------------------------------------------------------------- futexes
+
+FUTEX_OWNER_DIED, FUTEX_WAITERS, FUTEX_TID_MASK = 0x40000000, 0x80000000, 0x3FFFFFFF
+
+
+class Futexes:
+    """Wait queues keyed by (address space, address), woken in FIFO order."""
+
+    def __init__(self, sched: Scheduler):
+        self.sched = sched
+        self.queues: Dict[tuple, List[Wait]] = {}
+        self.pi_queues: Dict[tuple, List[Wait]] = {}
+
+    @staticmethod
+    def _key(proc, uaddr: int) -> tuple:
+        return (id(proc.aspace), uaddr)
+
+    def _enqueue(self, table, key, w: Wait) -> None:
+        w.key = key
+        table.setdefault(key, []).append(w)
+
+        def cancel():
+            q = table.get(w.key)
+            if q is not None and w in q:
+                q.remove(w)
+                if not q:
+                    del table[w.key]
+        w.cancel = cancel
+
+    def wait(self, proc, uaddr: int, ns: int, bitset: int) -> int:
+        if ns == 0:
+            return -E.ETIMEDOUT
+        s = self.sched
+        t = proc.thread
+        w = Wait("futex", f"a futex wake at {uaddr:#x}", t, result=0,
+                 deadline=s.now() + ns if ns > 0 else None,
+                 timeout_result=-E.ETIMEDOUT, restart="sys" if ns < 0 else "nohand")
+        w.bitset = bitset & 0xFFFFFFFF
+        self._enqueue(self.queues, self._key(proc, uaddr), w)
+        raise Block(w)
+
+    def _wake_key(self, key, n: int, bitset: int) -> int:
+        q = self.queues.get(key)
+        if not q:
+            return 0
+        woken = 0
+        for w in list(q):
+            if not w.bitset & bitset:
+                continue
+            q.remove(w)
+            w.done = True
+            self.sched.woke = True
+            woken += 1
+            if woken >= n:
+                break
+        if not q:
+            del self.queues[key]
+        return woken
+
+    def wake(self, proc, uaddr: int, n: int, bitset: int) -> int:
+        # as Linux: the count is checked after each wake, so 0 (or less) still wakes one
+        return self._wake_key(self._key(proc, uaddr), max(_s32(n), 1), bitset & 0xFFFFFFFF)
+
+    def requeue(self, proc, uaddr: int, uaddr2: int, nwake: int, nreq: int) -> int:
+        nwake, nreq = _s32(nwake), _s32(nreq)
+        if nwake < 0 or nreq < 0:
+            return -E.EINVAL
+        key, key2 = self._key(proc, uaddr), self._key(proc, uaddr2)
+        woken = self._wake_key(key, nwake, 0xFFFFFFFF) if nwake else 0
+        moved = 0
+        q = self.queues.get(key)
+        if q and key != key2:
+            while q and moved < nreq:
+                w = q.pop(0)
+                w.key = key2
+                self.queues.setdefault(key2, []).append(w)
+                moved += 1
+            if not q:
+                del self.queues[key]
+        return woken + moved
+
+    def lock_pi(self, proc, uaddr: int, ns: int) -> int:
+        s = self.sched
+        t = proc.thread
+        word = _u32(proc, uaddr)
+        owner = word & FUTEX_TID_MASK
+        if s.find_thread(owner) is None:
+            return -E.ESRCH
+        proc.mem.write_u32(uaddr, word | FUTEX_WAITERS)
+        if ns == 0:
+            return -E.ETIMEDOUT
+        w = Wait("futex_pi", f"PI futex {uaddr:#x} held by thread {owner}", t, result=0,
+                 deadline=s.now() + ns if ns > 0 else None, timeout_result=-E.ETIMEDOUT, restart="always")
+        self._enqueue(self.pi_queues, self._key(proc, uaddr), w)
+        raise Block(w)
+
+    def unlock_pi(self, proc, uaddr: int) -> int:
+        self._hand_over(proc, uaddr, 0)
+        return 0
+
+    def _hand_over(self, proc, uaddr: int, flags: int) -> None:
+        """Give a PI futex to its first waiter (or leave it free), keeping `flags` (OWNER_DIED)."""
+        key = self._key(proc, uaddr)
+        q = self.pi_queues.get(key)
+        if q:
+            w = q.pop(0)
+            if not q:
+                del self.pi_queues[key]
+            proc.mem.write_u32(uaddr, w.thread.tid | flags | (FUTEX_WAITERS if q else 0))
+            w.done = True
+            self.sched.woke = True
+        else:
+            proc.mem.write_u32(uaddr, flags)
+
+    # -- a thread's death ---------------------------------------------------------------
+    def thread_died(self, proc, t) -> None:
+        """Robust futexes the thread held are marked OWNER_DIED and a waiter woken; then
+        clear_child_tid is zeroed and woken (pthread_join)."""
+        from emutrace.memory import GuestFault
+        if t.robust_list:
+            try:
+                self._robust(proc, t)
+            except GuestFault:
+                pass
+        if t.clear_child_tid:
+            try:
+                proc.mem.write_u32(t.clear_child_tid, 0)
+                self._wake_key(self._key(proc, t.clear_child_tid), 1, 0xFFFFFFFF)
+            except Exception:
+                pass
+
+    def _robust(self, proc, t) -> None:
+        head = t.robust_list
+        mem = proc.mem
+        nxt, offset, pending = struct.unpack("<QqQ", mem.read(head, 24))
+        entry, seen = nxt, 0
+        while entry != head and seen < 2048:            # ROBUST_LIST_LIMIT
+            following = mem.read_u64(entry & ~1)
+            if entry != pending:
+                self._death(proc, t, (entry & ~1) + offset, entry & 1)
+            entry = following
+            seen += 1
+        if pending:
+            self._death(proc, t, (pending & ~1) + offset, pending & 1)
+
+    def _death(self, proc, t, uaddr: int, pi: int) -> None:
+        word = _u32(proc, uaddr)
+        if word & FUTEX_TID_MASK != t.tid:
+            return
+        if pi and self.pi_queues.get(self._key(proc, uaddr)):
+            self._hand_over(proc, uaddr, FUTEX_OWNER_DIED)
+            return
+        proc.mem.write_u32(uaddr, (word & FUTEX_WAITERS) | FUTEX_OWNER_DIED)
+        if word & FUTEX_WAITERS:
+            self._wake_key(self._key(proc, uaddr), 1, 0xFFFFFFFF)
+
+
+def _s32(v: int) -> int:
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >> 31 else v
