@@ -76,9 +76,16 @@ class CallStacks:
         self.next_id = 1
 
     def attach(self, proc) -> None:
-        if getattr(proc, "_lt_ret_machine", None) is not proc.machine:
-            proc._lt_ret_machine = proc.machine
-            proc._lt_ret_hooked = set()
+        self._hooked(proc)
+
+    @staticmethod
+    def _hooked(proc) -> set:
+        """Return addresses already hooked, per engine (a vfork child shares its parent's)."""
+        m = proc.machine
+        hooked = getattr(m, "_lt_ret_hooked", None)
+        if hooked is None:
+            hooked = m._lt_ret_hooked = set()
+        return hooked
 
     def stack(self, proc) -> List[Frame]:
         key = (proc.pid, proc.thread.tid)
@@ -102,11 +109,19 @@ class CallStacks:
             frame.owner.unwound(proc, frame)
 
     def hook_return(self, proc, uc, ret_addr: int) -> None:
-        if ret_addr not in proc._lt_ret_hooked:
-            proc._lt_ret_hooked.add(ret_addr)
-            cb = getattr(proc, "_lt_ret_cb", None)
-            if cb is None or cb[0] is not proc.machine:
-                cb = proc._lt_ret_cb = (proc.machine, lambda a, p=proc: self._on_return(p.machine.uc, a, 0, p))
+        hooked = self._hooked(proc)
+        if ret_addr not in hooked:
+            hooked.add(ret_addr)
+            m = proc.machine
+            cb = getattr(m, "_lt_ret_cb", None)
+            if cb is None:
+                kernel, first = proc.kernel, proc
+
+                def cb(a, m=m):
+                    # the process running on this engine now (a vfork child shares its parent's)
+                    self._on_return(m.uc, a, 0, getattr(kernel, "current", None) or first)
+                m._lt_ret_cb = cb
+            cb = (m, cb)
             proc.machine.hook_code(cb[1], ret_addr, ret_addr)
             uc.ctl_remove_cache(ret_addr, ret_addr + 1)
 
@@ -352,14 +367,22 @@ class LibcallTracer:
     # -- the hot path ---------------------------------------------------------------
     def _entry_cb(self, proc):
         """The entry callback for a process's machine (one closure, shared by all its hooks)."""
-        cb = getattr(proc, "_lt_entry_cb", None)
-        if cb is None or cb[0] is not proc.machine:
-            cb = proc._lt_entry_cb = (proc.machine, lambda a, p=proc: self._on_entry(p.machine.uc, a, 0, p))
-        return cb[1]
+        m = proc.machine
+        cb = getattr(m, "_lt_entry_cb", None)
+        if cb is None:
+            kernel, first = proc.kernel, proc
+
+            def cb(a, m=m):
+                # the process running on this engine now (a vfork child shares its parent's)
+                self._on_entry(m.uc, a, 0, getattr(kernel, "current", None) or first)
+            m._lt_entry_cb = cb
+        return cb
 
     def _on_entry(self, uc, addr, size, proc):
         site = self.sites.get(addr)
         if site is None:
+            return
+        if not getattr(proc, "traced", True):          # a child run without -f
             return
         if site.definer is None:
             site.definer = self._definer(proc, site.name) if not site.static else "libc"

@@ -99,7 +99,7 @@ class LtraceText:
         self.calls_by_id: Dict[int, Call] = {}
 
     def _prefix(self, ev) -> str:
-        p = f"[pid {ev.pid}] " if self.multi else ""
+        p = f"[pid {ev.tid}] " if self.multi else ""
         return p + self.ts.prefix(ev.time_ns)
 
     def _close_open(self) -> None:
@@ -196,7 +196,7 @@ class StraceText:
         self.summary: Dict[str, List] = {}
 
     def _prefix(self, ev) -> str:
-        return (f"[pid {ev.pid}] " if self.multi else "") + self.ts.prefix(ev.time_ns)
+        return (f"[pid {ev.tid}] " if self.multi else "") + self.ts.prefix(ev.time_ns)
 
     def event(self, ev) -> None:
         if self.cfg.summary:

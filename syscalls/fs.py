@@ -1,6 +1,7 @@
 """File-system and descriptor system calls: open/read/write/stat/getdents/readlink/... over the VFS."""
 from __future__ import annotations
 
+import re
 import struct
 
 from . import errno as E
@@ -123,7 +124,34 @@ def open_node(proc, path: str, node, flags: int, mode: int) -> OpenFile:
     return HostFile(path, flags, node, node.host)
 
 
+_FD_LINK = re.compile(r"^/proc/(\d+)/fd/(\d+)$")
+
+
+def _reopen_fd_link(proc, dirfd, addr, flags):
+    """Opening /proc/PID/fd/N (also through /dev/fd, /dev/stdin...) opens what fd N holds, as
+    Linux's magic links do — pipes and sockets included, which have no path to resolve."""
+    try:
+        link, node = resolve_at(proc, dirfd, addr, follow=False)
+        for _ in range(8):                       # /dev/stdin → /proc/self/fd/0 → ...
+            if node is None or not node.is_link:
+                return None
+            m = _FD_LINK.match(link)
+            if m:
+                owner = proc.kernel.process(int(m.group(1))) if hasattr(proc.kernel, "process") else proc
+                target = (owner or proc).fds.fds.get(int(m.group(2)))
+                return target
+            target = proc.kernel.vfs.readlink_node(node)
+            base = link.rsplit("/", 1)[0] or "/"
+            link, node = proc.kernel.vfs.resolve(target, base, follow=False)
+    except VfsError:
+        return None
+    return None
+
+
 def do_open(proc, dirfd: int, addr: int, flags: int, mode: int) -> int:
+    shared = _reopen_fd_link(proc, dirfd, addr, flags)
+    if shared is not None and shared.node is None:       # a pipe, socket or stream: share it
+        return _install(proc, shared, bool(flags & O_CLOEXEC))
     path, node = resolve_at(proc, dirfd, addr, follow=not flags & O_NOFOLLOW, must_exist=not flags & O_CREAT)
     f = open_node(proc, path, node, flags, mode)
     return _install(proc, f, bool(flags & O_CLOEXEC))

@@ -460,6 +460,11 @@ def _poll_ready(proc, call):
             for i in range(nfds):
                 p = POLLFD.unpack(raw[8 * i:8 * i + 8])
                 entries.append((p["fd"], p["events"] & 0xFFFF))
+        elif name in ("epoll_wait", "epoll_pwait", "epoll_pwait2"):
+            ep = proc.fds.fds.get(args[0] & 0xFFFFFFFF)
+            if ep is None or not hasattr(ep, "ready_events"):
+                return None
+            return lambda: bool(ep.ready_events(proc))
         elif name in ("select", "pselect6"):
             nfds = args[0] & 0xFFFFFFFF
             nbytes = ((nfds + 63) // 64) * 8

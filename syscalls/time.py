@@ -84,11 +84,11 @@ def sys_nanosleep(proc, req, rem, *_):
 @syscall("clock_nanosleep")
 def sys_clock_nanosleep(proc, clk, flags, req, rem, *_):
     if not _clock_ok(clk):
-        return E.EINVAL            # clock_nanosleep returns the error number itself
+        return -E.EINVAL           # the system call returns -errno; glibc's wrapper turns it positive
     try:
         ns = read_timespec(proc, req)
     except ValueError:
-        return E.EINVAL
+        return -E.EINVAL
     if flags & TIMER_ABSTIME:
         ns = max(0, ns - proc.kernel.world.clock_ns(s32(clk)))
     return _sleep(proc, ns)
