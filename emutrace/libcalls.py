@@ -355,6 +355,10 @@ class LibcallTracer:
             if s.defined and s.type == STT_FUNC and s.value and self.protos.get(s.name) is not None:
                 names.setdefault(s.value + module.base, s.name)
         self.static_module = module
+        if not names:
+            # nothing to hook: say why rather than print an empty trace
+            proc.kernel.notify(f"{module.path} is statically linked and has no symbols: its C-library "
+                               "calls cannot be named (system calls still can: -S or --strace)")
         self.internal = _InternalCode(module, self.protos)
         for addr, name in names.items():
             site = Site(name, module, "libc", static=True, via="static")

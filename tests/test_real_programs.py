@@ -56,3 +56,12 @@ def test_ls_on_a_terminal_free_stdout_is_one_per_line():
     n = native(["/bin/ls", "/"])
     e = emutrace(["--no-trace", "/bin/ls", "/"])
     assert e.stdout == n.stdout
+
+
+@pytest.mark.skipif(not os.path.exists("/bin/busybox"), reason="busybox not installed")
+@pytest.mark.parametrize("argv", [["echo", "hi"], ["sh", "-c", "echo $((6*7)); ls / | wc -l"],
+                                  ["sort", "/etc/passwd"], ["sha256sum", "/etc/passwd"]], ids=lambda a: a[0])
+def test_static_busybox(argv):
+    n = native(["/bin/busybox", *argv])
+    e = emutrace(["--no-trace", "/bin/busybox", *argv])
+    assert e.stdout == n.stdout and status_of(e) == status_of(n), e.stderr

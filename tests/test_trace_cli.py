@@ -136,3 +136,11 @@ def test_unimplemented_syscall_is_enosys_and_reported_once(tmp_path):
     assert e.stdout == b"-1 38\n" * 3
     assert e.stderr.decode().count("io_uring_setup") == 1
     assert e.stderr.decode().startswith("emutrace: system call io_uring_setup (425) is not implemented")
+
+
+def test_stripped_static_program_says_why_no_calls():
+    from conftest import ROOT
+    e = emutrace([str(ROOT / "bins" / "prebuilt" / "hello-static")])
+    assert e.stdout == b"hello, world\n"
+    err = e.stderr.decode()
+    assert "is statically linked and has no symbols" in err and "+++ exited (status 0) +++" in err
