@@ -339,13 +339,33 @@ class HostStream(OpenFile):
 
 
 class Pipe:
-    """A pipe buffer shared by its two ends."""
+    """A pipe buffer shared by its two ends (also one direction of a socket pair)."""
     CAPACITY = 65536
 
     def __init__(self):
         self.buf = bytearray()
         self.readers = 0
         self.writers = 0
+
+    def take(self, n: int) -> bytes:
+        """Up to n bytes; b"" at end of file (no writer left); WouldBlock when empty."""
+        if not self.buf:
+            if self.writers == 0:
+                return b""
+            raise WouldBlock()
+        data = bytes(self.buf[:n])
+        del self.buf[:n]
+        return data
+
+    def put(self, data: bytes) -> int:
+        """As much as fits; EPIPE when no reader is left; WouldBlock when full."""
+        if self.readers == 0:
+            raise VfsError(E.EPIPE)
+        room = self.CAPACITY - len(self.buf)
+        if room <= 0:
+            raise WouldBlock()
+        self.buf += data[:room]
+        return min(room, len(data))
 
 
 class PipeEnd(OpenFile):
@@ -364,26 +384,12 @@ class PipeEnd(OpenFile):
     def read(self, n):
         if not self.readable:
             raise VfsError(E.EBADF)
-        p = self.pipe
-        if not p.buf:
-            if p.writers == 0:
-                return b""
-            raise WouldBlock()
-        data = bytes(p.buf[:n])
-        del p.buf[:n]
-        return data
+        return self.pipe.take(n)
 
     def write(self, data):
         if not self.writable:
             raise VfsError(E.EBADF)
-        p = self.pipe
-        if p.readers == 0:
-            raise VfsError(E.EPIPE)
-        room = Pipe.CAPACITY - len(p.buf)
-        if room <= 0:
-            raise WouldBlock()
-        p.buf += data[:room]
-        return min(room, len(data))
+        return self.pipe.put(data)
 
     def ready(self):
         p = self.pipe

@@ -676,11 +676,16 @@ def sys_chroot(proc, *_):
     return -E.EPERM
 
 
-def _mkdir(proc, dirfd, path, mode):
-    p, node = resolve_at(proc, dirfd, path, follow=False, must_exist=False)
+def new_path(proc, dirfd, addr) -> str:
+    """The canonical path for a name about to be created (EEXIST if something is there)."""
+    p, node = resolve_at(proc, dirfd, addr, follow=False, must_exist=False)
     if node is not None:
-        return -E.EEXIST
-    proc.kernel.vfs.mkdir(p, mode & ~proc.umask)
+        raise VfsError(E.EEXIST)
+    return p
+
+
+def _mkdir(proc, dirfd, path, mode):
+    proc.kernel.vfs.mkdir(new_path(proc, dirfd, path), mode & ~proc.umask)
     return 0
 
 
@@ -748,10 +753,7 @@ def sys_renameat2(proc, od, old, nd, new, flags, *_):
 
 def _symlink(proc, target, dirfd, path):
     tgt = guest_path(proc, target)
-    p, node = resolve_at(proc, dirfd, path, follow=False, must_exist=False)
-    if node is not None:
-        return -E.EEXIST
-    proc.kernel.vfs.symlink(tgt, p)
+    proc.kernel.vfs.symlink(tgt, new_path(proc, dirfd, path))
     return 0
 
 
@@ -767,10 +769,7 @@ def sys_symlinkat(proc, target, dirfd, path, *_):
 
 def _link(proc, od, old, nd, new, flags):
     _, src = resolve_at(proc, od, old, follow=bool(flags & AT_SYMLINK_FOLLOW), empty_ok=bool(flags & AT_EMPTY_PATH))
-    p, dst = resolve_at(proc, nd, new, follow=False, must_exist=False)
-    if dst is not None:
-        return -E.EEXIST
-    proc.kernel.vfs.link(src, p)
+    proc.kernel.vfs.link(src, new_path(proc, nd, new))
     return 0
 
 

@@ -46,26 +46,12 @@ class UnixSocket(OpenFile):
     def read(self, n):
         if self.rx is None:
             raise VfsError(E.ENOTCONN)
-        p = self.rx
-        if not p.buf:
-            if p.writers == 0:
-                return b""
-            raise WouldBlock()
-        data = bytes(p.buf[:n])
-        del p.buf[:n]
-        return data
+        return self.rx.take(n)
 
     def write(self, data):
         if self.tx is None:
             raise VfsError(E.ENOTCONN)
-        p = self.tx
-        if p.readers == 0:
-            raise VfsError(E.EPIPE)
-        room = Pipe.CAPACITY - len(p.buf)
-        if room <= 0:
-            raise WouldBlock()
-        p.buf += data[:room]
-        return min(room, len(data))
+        return self.tx.put(data)
 
     def ready(self):
         r = 1 if self.rx is not None and (self.rx.buf or self.rx.writers == 0) else 0
