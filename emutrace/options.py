@@ -54,7 +54,7 @@ Sandbox and determinism:
   --seed N           seed for AT_RANDOM, getrandom, /dev/urandom (default 0)
   --clock T          start of the virtual clock, in seconds since the epoch
   --uid N, --gid N   the guest's user and group ids (default 0: root of the sandbox)
-  --net              (not supported yet) the guest has no network: Internet sockets fail with EACCES
+  --net              let Internet sockets through to the host (default: they fail with EACCES)
   --timeout S        stop after S seconds of wall time (exit status 124)
   --max-insns N      stop after about N guest instructions (exit status 124)
   --max-mem BYTES    guest memory limit (default 4G; suffixes K M G)
@@ -224,8 +224,7 @@ def parse(argv: List[str]) -> Config:
             elif name == "--gid":
                 world.gid = _int(val(), "--gid")
             elif name == "--net":
-                # passing sockets through to the host is not built: say so rather than ignore it
-                raise UsageError("--net is not supported yet: the guest has no network (AF_UNIX sockets work)")
+                opts.net = True
             elif name == "--timeout":
                 try:
                     opts.timeout = float(val())

@@ -82,6 +82,8 @@ class Session:
                        uid=self.world.uid, gid=self.world.gid)
         self.kernel = Kernel(self.world, self.vfs, max_procs=self.opts.max_procs)
         self.kernel.max_mem = self.opts.max_mem
+        self.kernel.net = self.opts.net                  # --net: Internet sockets reach the host
+        self.kernel.wall_deadline = 0                    # set by run() when --timeout is given
         self.kernel.on_new_machine = self._attach
         self.kernel.on_mmap = self._on_mmap
         self.kernel.on_exec = self._on_exec
@@ -282,6 +284,7 @@ class Session:
         self.kernel.follow = self.follow
         sched.admit_process(main)
         deadline = _time.monotonic() + self.opts.timeout if self.opts.timeout else 0
+        self.kernel.wall_deadline = deadline            # host-socket waits stop there too
         fanout = self._signal_observer()
         idle = 0                              # wake-ups in a row that ended blocked again
         try:

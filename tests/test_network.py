@@ -1,0 +1,61 @@
+"""--net: Internet sockets pass through to the host (loopback servers started by the test);
+without it they are denied."""
+import http.server
+import socket
+import threading
+
+from conftest import built, emutrace
+
+
+def one_shot_server(reply=b"pong\n"):
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    got = []
+
+    def serve():
+        srv.settimeout(60)
+        c, _ = srv.accept()
+        got.append(c.recv(100))
+        c.sendall(reply)
+        c.close()
+        srv.close()
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    return srv.getsockname()[1], got, t
+
+
+def test_tcp_client_reaches_a_loopback_server_with_net():
+    port, got, t = one_shot_server()
+    e = emutrace(["--no-trace", "--net", "--timeout", "60", built("sock", "pie"), str(port)])
+    t.join(10)
+    assert b"connect 127.0.0.1:%d: ok" % port in e.stdout, e.stdout + e.stderr
+    assert got == [b"hello from sock\n"]
+
+
+def test_without_net_sockets_are_denied():
+    e = emutrace(["--no-trace", built("sock", "pie"), "9"])
+    assert b"socket: EACCES" in e.stdout
+
+
+def test_python_http_client_with_net():
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = b"hello over http\n"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        code = ("import urllib.request; print(urllib.request.urlopen("
+                f"'http://127.0.0.1:{srv.server_address[1]}/x', timeout=20).read().decode(), end='')")
+        e = emutrace(["--no-trace", "--net", "--timeout", "120", "/usr/bin/python3", "-c", code])
+        assert e.stdout == b"hello over http\n", e.stderr[-2000:]
+    finally:
+        srv.shutdown()
