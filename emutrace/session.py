@@ -235,12 +235,12 @@ class Session:
         head = f.pread(4, 0)
         if head != b"\x7fELF":
             return
-        from loader.elf import ElfError, parse_elf
+        from loader.elf import ElfError, read_elf
         from loader.modules import Module
         elf = self._elf_cache.get(f.path)
         if elf is None:
             try:
-                elf = parse_elf(f.path, f.pread(f.size(), 0))
+                elf = read_elf(f.path, f.pread(f.size(), 0))
             except ElfError:
                 return
             self._elf_cache[f.path] = elf

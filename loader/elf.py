@@ -423,5 +423,31 @@ def _symbol_versions(elf: ElfFile, strtab: bytes, count: int) -> Optional[List[T
     return out
 
 
+_MEMO: Dict[Tuple[str, bytes], ElfFile] = {}
+
+
 def read_elf(path: str, data: bytes) -> ElfFile:
-    return parse_elf(path, data)
+    """parse_elf, parsed once per content: memoized in this process (every exec of a shell loop
+    maps the same ld.so and libc) and cached on disk (emutrace.cache) so a warm run parses
+    nothing. The cached model leaves out the file's bytes, which the caller already holds."""
+    import hashlib
+    digest = hashlib.blake2b(data, digest_size=20).digest()
+    hit = _MEMO.get((path, digest))
+    if hit is not None:
+        return hit
+    try:
+        from emutrace.cache import cached
+    except ImportError:                     # the loader used on its own
+        elf = parse_elf(path, data)
+    else:
+        def parse_without_bytes():
+            model = parse_elf(path, data)
+            model.data = b""
+            return model
+        elf = cached("elf", digest.hex() + "-" + hashlib.blake2b(path.encode(), digest_size=8).hexdigest(),
+                     parse_without_bytes)
+        elf = ElfFile(**{**elf.__dict__, "data": data})
+    if len(_MEMO) > 256:
+        _MEMO.clear()
+    _MEMO[(path, digest)] = elf
+    return elf

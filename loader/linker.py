@@ -17,7 +17,7 @@ from syscalls import errno as E
 from syscalls.vfs import VfsError
 
 from .elf import (DT_FINI, DT_INIT, DT_INIT_ARRAY, DT_INIT_ARRAYSZ, DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ,
-                  ET_DYN, STB_LOCAL, STB_WEAK, STT_GNU_IFUNC, STT_TLS, ElfFile, Reloc, Symbol, parse_elf)
+                  ET_DYN, STB_LOCAL, STB_WEAK, STT_GNU_IFUNC, STT_TLS, ElfFile, Reloc, Symbol, parse_elf, read_elf)
 from .modules import Module
 
 DEFAULT_DIRS = ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib")
@@ -81,7 +81,7 @@ def closure(vfs, path: str, elf: ElfFile) -> Optional[List[Tuple[str, ElfFile]]]
             if found is None:
                 return None
             try:
-                lib = parse_elf(found[0], found[1])
+                lib = read_elf(found[0], found[1])
             except Exception:
                 return None
             if lib.soname:
