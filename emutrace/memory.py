@@ -5,13 +5,18 @@ Unicorn holds the bytes; this module knows what each range is (permissions, name
 gets ENOMEM at --max-mem instead of growing the host. Guest-visible reads and writes made on
 the guest's behalf (syscall buffers) check the guest's permissions and raise GuestFault,
 which the syscall layer turns into EFAULT.
+
+MAP_SHARED mappings are backed by a SharedMemory: host memory allocated once and mapped into
+every engine that maps it (Unicorn's mem_map_ptr), so processes see each other's writes.
 """
 from __future__ import annotations
 
 import bisect
+import ctypes
+import mmap
 import struct
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import Callable, Iterator, List, Optional, Tuple
 
 from unicorn import UcError
 
@@ -46,6 +51,77 @@ def page_down(x: int) -> int:
     return x & ~(PAGE - 1)
 
 
+class SharedMemory:
+    """The pages behind MAP_SHARED mappings: of one shmem/tmpfs file (an overlay file, a memfd)
+    or of one shared anonymous mapping. Several address spaces (engines) map the same host
+    memory, as Linux's page cache does.
+
+    The host memory comes in extents (page-aligned ranges of the object, each one anonymous host
+    mmap), created when a mapping first needs that range; a file mapped further on later gets
+    a new extent, never a moved one, so the engines that map the older ones stay valid. A new
+    extent starts as `fill(offset, size)` says (the file's bytes; zeros by default). The object
+    lives as long as a Vma (or a futex queue) refers to it."""
+
+    def __init__(self, fill: Optional[Callable[[int, int], bytes]] = None):
+        self.fill = fill
+        self.extents: List[Tuple[int, int, mmap.mmap, int]] = []     # (offset, size, buffer, host address)
+
+    def ensure(self, off: int, end: int) -> None:
+        """Give [off, end) host memory (page-aligned)."""
+        off, end = page_down(off), page_up(end)
+        holes = []
+        pos = off
+        for o, n, _, _ in self.extents:
+            if o + n <= pos:
+                continue
+            if o >= end:
+                break
+            if o > pos:
+                holes.append((pos, o))
+            pos = max(pos, o + n)
+        if pos < end:
+            holes.append((pos, end))
+        for lo, hi in holes:
+            buf = mmap.mmap(-1, hi - lo)
+            if self.fill is not None:
+                data = self.fill(lo, hi - lo)
+                if data:
+                    buf[:len(data)] = data
+            addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))   # the export pins the buffer
+            self.extents.append((lo, hi - lo, buf, addr))
+        if holes:
+            self.extents.sort(key=lambda e: e[0])
+
+    def pieces(self, off: int, end: int) -> Iterator[Tuple[int, int, int]]:
+        """(object offset, size, host address) covering [off, end), which must exist (ensure)."""
+        for o, n, _, addr in self.extents:
+            lo, hi = max(o, off), min(o + n, end)
+            if lo < hi:
+                yield lo, hi - lo, addr + (lo - o)
+
+    def read_into(self, data: bytearray, off: int = 0) -> None:
+        """Copy the host memory that overlaps data's range [off, off+len(data)) into data."""
+        end = off + len(data)
+        for o, n, buf, _ in self.extents:
+            lo, hi = max(o, off), min(o + n, end)
+            if lo < hi:
+                data[lo - off:hi - off] = buf[lo - o:hi - o]
+
+    def write(self, off: int, data: bytes) -> None:
+        """Write `data` at `off` into the host memory that exists there (the rest is not mapped)."""
+        end = off + len(data)
+        for o, n, buf, _ in self.extents:
+            lo, hi = max(o, off), min(o + n, end)
+            if lo < hi:
+                buf[lo - o:hi - o] = data[lo - off:hi - off]
+
+    def zero(self, off: int, end: int) -> None:
+        for o, n, buf, _ in self.extents:
+            lo, hi = max(o, off), min(o + n, end)
+            if lo < hi:
+                buf[lo - o:hi - o] = bytes(hi - lo)
+
+
 @dataclass
 class Vma:
     start: int
@@ -53,10 +129,13 @@ class Vma:
     prot: int
     name: str = ""
     offset: int = 0
+    shm: Optional[SharedMemory] = None      # MAP_SHARED: the memory it shows ...
+    shm_off: int = 0                        # ... from this offset of it
 
     def split(self, at: int) -> Tuple["Vma", "Vma"]:
-        left = Vma(self.start, at, self.prot, self.name, self.offset)
-        right = Vma(at, self.end, self.prot, self.name, self.offset + (at - self.start) if self.name else 0)
+        left = Vma(self.start, at, self.prot, self.name, self.offset, self.shm, self.shm_off)
+        right = Vma(at, self.end, self.prot, self.name, self.offset + (at - self.start) if self.name else 0,
+                    self.shm, self.shm_off + (at - self.start) if self.shm is not None else 0)
         return left, right
 
 
@@ -132,6 +211,38 @@ class AddressSpace:
         self.vmas.append(Vma(start, start + size, prot, name, offset))
         self._reindex()
         return start
+
+    def map_shared(self, start: int, size: int, prot: int, shm: SharedMemory, shm_off: int,
+                   name: str = "", offset: int = 0) -> int:
+        """Map [start, start+size) onto shm's memory from shm_off: the same bytes as every other
+        mapping of shm, in this engine or another. Anything there is unmapped first."""
+        size = page_up(size)
+        if start & (PAGE - 1) or shm_off & (PAGE - 1) or size <= 0 or start + size > 1 << 47:
+            raise OutOfMemory("bad range")
+        self.unmap(start, size)
+        if self.mapped + size > self.max_mem:
+            raise OutOfMemory(f"guest memory limit ({self.max_mem} bytes) reached")
+        try:
+            shm.ensure(shm_off, shm_off + size)
+        except (OSError, ValueError) as e:
+            raise OutOfMemory(str(e)) from None
+        done = []
+        try:
+            for o, n, addr in shm.pieces(shm_off, shm_off + size):
+                at = start + (o - shm_off)
+                self.uc.mem_map_ptr(at, n, _uc_prot(prot), addr)
+                done.append((at, n))
+        except UcError as e:
+            for at, n in done:
+                self.uc.mem_unmap(at, n)
+            raise OutOfMemory(str(e)) from None
+        self.mapped += size
+        self.vmas.append(Vma(start, start + size, prot, name, offset, shm, shm_off))
+        self._reindex()
+        return start
+
+    def shared(self) -> List[Vma]:
+        return [v for v in self.vmas if v.shm is not None]
 
     def unmap(self, start: int, size: int) -> None:
         end = start + page_up(size)
@@ -267,7 +378,8 @@ class AddressSpace:
     def maps_text(self) -> str:
         lines = []
         for v in self.vmas:
-            perms = ("r" if v.prot & 1 else "-") + ("w" if v.prot & 2 else "-") + ("x" if v.prot & 4 else "-") + "p"
+            perms = ("r" if v.prot & 1 else "-") + ("w" if v.prot & 2 else "-") + ("x" if v.prot & 4 else "-") \
+                + ("s" if v.shm is not None else "p")
             name = v.name
             ino = 0
             lines.append(f"{v.start:08x}-{v.end:08x} {perms} {v.offset:08x} 00:00 {ino:<10d}" + (f" {name}" if name else ""))

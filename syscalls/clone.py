@@ -4,8 +4,10 @@
 A thread (CLONE_VM|CLONE_THREAD) joins its process and shares its Unicorn engine: it starts
 with the caller's registers (rax 0, its own stack and TLS). A new process gets its own
 Process: with CLONE_VM (vfork, posix_spawn) it runs on its parent's engine and address space
-while the parent waits; without it (fork) it gets a new engine and a copy of every mapping,
-bytes and permissions (no copy-on-write; pages still zero are not copied). Its fd table is a
+while the parent waits; without it (fork) it gets a new engine and a copy of every private
+mapping, bytes and permissions (no copy-on-write; pages still zero are not copied), while
+every MAP_SHARED mapping is mapped onto the same host memory as the parent's (shared, not
+copied). Its fd table is a
 copy sharing the open file descriptions (CLONE_FILES shares the table itself).
 """
 from __future__ import annotations
@@ -235,12 +237,18 @@ def _fork_machine(proc, child, regs: dict) -> None:
 
 
 def copy_address_space(src, dst) -> None:
-    """Every mapping of src, with its permissions and bytes, into dst (pages of zeros skipped)."""
+    """Every mapping of src into dst: a private one with its permissions and bytes (pages of
+    zeros skipped), a shared one onto the same memory."""
     for v in src.vmas:
-        dst.map(v.start, v.end - v.start, v.prot, v.name, v.offset)
+        if v.shm is not None:
+            dst.map_shared(v.start, v.end - v.start, v.prot, v.shm, v.shm_off, v.name, v.offset)
+        else:
+            dst.map(v.start, v.end - v.start, v.prot, v.name, v.offset)
     dst.brk_start, dst.brk, dst.mmap_top = src.brk_start, src.brk, src.mmap_top
     rd, wr = src.uc.mem_read, dst.uc.mem_write
     for v in src.vmas:
+        if v.shm is not None:
+            continue
         a = v.start
         while a < v.end:
             n = min(COPY_CHUNK, v.end - a)
@@ -284,6 +292,8 @@ def end_process(proc, exc: ProcessExit) -> None:
     proc.exit = exc
     proc.wait_status = wait_status(exc)
     shared = any(p is not proc and p.exit is None and p.machine is proc.machine for p in sched.procs)
+    # robust mutexes in MAP_SHARED memory outlive the process: their waiters must hear of its death
+    shared = shared or (proc.aspace is not None and bool(proc.aspace.shared()))
     for t in list(proc.threads):
         if shared and proc.machine is not None:
             sched.futex.thread_died(proc, t)       # the memory lives on: clear_child_tid matters

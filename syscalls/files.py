@@ -7,6 +7,7 @@ end, and the host's own stdin/stdout/stderr. All speak Linux errnos via VfsError
 from __future__ import annotations
 
 import os
+import weakref
 from typing import Dict, List, Optional
 
 from . import errno as E
@@ -157,8 +158,33 @@ class HostRwFile(HostFile):
         self.f.truncate(length)
 
 
+def shared_memory_of(ov, create: bool = False):
+    """The SharedMemory behind an overlay file's MAP_SHARED mappings (tmpfs, /dev/shm, memfd):
+    the file's pages while a mapping holds them, so every process that maps the file sees the
+    same bytes. None when nothing maps it (and not `create`)."""
+    ref = getattr(ov, "shm_ref", None)
+    shm = ref() if ref is not None else None
+    if shm is None and create:
+        from emutrace.memory import SharedMemory
+        shm = SharedMemory(fill=lambda off, n: bytes(ov.data[off:off + n]))
+        ov.shm_ref = weakref.ref(shm)
+        # when the last mapping goes, what was written through mappings stays in the file
+        weakref.finalize(shm, _write_back, shm.extents, ov).atexit = False
+    return shm
+
+
+def _write_back(extents, ov) -> None:
+    data = ov.data
+    for o, n, buf, _ in extents:
+        hi = min(o + n, len(data))
+        if o < hi:
+            data[o:hi] = buf[:hi - o]
+
+
 class MemFile(OpenFile):
-    """A file of the in-memory overlay."""
+    """A file of the in-memory overlay. While the file is mapped MAP_SHARED, the mapped pages
+    live in its SharedMemory: reads and writes go through them, so read() sees what a mapping
+    wrote and a mapping sees what write() wrote."""
 
     def __init__(self, path, flags, node, now_ns):
         super().__init__(path, flags, node)
@@ -169,19 +195,29 @@ class MemFile(OpenFile):
         return len(self.ov.data)
 
     def pread(self, n, off):
-        return bytes(self.ov.data[off:off + n])
+        out = bytearray(self.ov.data[off:off + n])
+        shm = shared_memory_of(self.ov)
+        if shm is not None and out:
+            shm.read_into(out, off)
+        return bytes(out)
 
     def pwrite(self, data, off):
         buf = self.ov.data
         if off > len(buf):
             buf.extend(b"\0" * (off - len(buf)))
         buf[off:off + len(data)] = data
+        shm = shared_memory_of(self.ov)
+        if shm is not None:
+            shm.write(off, bytes(data))
         self._touch()
         return len(data)
 
     def truncate(self, length):
         buf = self.ov.data
+        shm = shared_memory_of(self.ov)
         if length < len(buf):
+            if shm is not None:
+                shm.zero(length, 1 << 62)          # cut pages read back as zeros if the file grows again
             del buf[length:]
         else:
             buf.extend(b"\0" * (length - len(buf)))

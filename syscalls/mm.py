@@ -1,11 +1,19 @@
-"""Memory system calls: mmap, munmap, mprotect, mremap, brk, madvise and friends."""
+"""Memory system calls: mmap, munmap, mprotect, mremap, brk, madvise and friends.
+
+MAP_SHARED is real sharing: the mapping shows a SharedMemory (emutrace/memory.py), which fork
+maps into the child instead of copying. A shared anonymous mapping (or one of /dev/zero) gets
+its own; a tmpfs/overlay file (/dev/shm, memfd, any file the guest wrote) has one per file,
+so every process that maps it sees the same pages, and read()/write() see them too; a file of
+the read-only root (or of a --rw grant) is shared with the processes forked after the mmap,
+starting from the file's bytes, and is not written back to the host.
+"""
 from __future__ import annotations
 
-from emutrace.memory import OutOfMemory, page_down, page_up, PAGE
+from emutrace.memory import OutOfMemory, SharedMemory, page_down, page_up, PAGE
 
 from . import errno as E
 from .dispatch import s32, s64, syscall
-from .files import DeviceFile, PipeEnd
+from .files import DeviceFile, MemFile, PipeEnd, shared_memory_of
 
 MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE, MAP_TYPE = 1, 2, 3, 0xF
 MAP_FIXED, MAP_ANONYMOUS, MAP_GROWSDOWN, MAP_FIXED_NOREPLACE = 0x10, 0x20, 0x100, 0x100000
@@ -52,15 +60,32 @@ def sys_mmap(proc, addr, length, prot, flags, fd, off):
     else:
         start = aspace.find_free(size)
     name = f.path if f is not None and not isinstance(f, DeviceFile) else ""
-    aspace.map(start, size, prot, name, off if f is not None else 0)
+    if mtype != MAP_PRIVATE:
+        _map_shared(proc, start, size, prot, f, off, length, name)
+    else:
+        aspace.map(start, size, prot, name, off if f is not None else 0)
     if f is not None and not isinstance(f, DeviceFile):
-        data = f.pread(length, off)
-        if data:
-            proc.machine.write(start, data)
+        if mtype == MAP_PRIVATE:
+            data = f.pread(length, off)
+            if data:
+                proc.machine.write(start, data)
         listener = proc.kernel.on_mmap
         if listener is not None:
             listener(proc, start, size, prot, f, off)
     return start
+
+
+def _map_shared(proc, start, size, prot, f, off, length, name) -> None:
+    if f is None or isinstance(f, DeviceFile):
+        # shared anonymous memory is a deleted shmem file, as Linux shows it
+        proc.aspace.map_shared(start, size, prot, SharedMemory(), 0, "/dev/zero (deleted)", 0)
+    elif isinstance(f, MemFile):
+        proc.aspace.map_shared(start, size, prot, shared_memory_of(f.ov, create=True), off, name, off)
+    else:
+        data = f.pread(length, off)
+        shm = SharedMemory(fill=lambda o, n: data[o:o + n])
+        proc.aspace.map_shared(start, size, prot, shm, 0, name, off)
+        shm.fill = None
 
 
 @syscall("munmap")
@@ -101,13 +126,27 @@ def sys_mremap(proc, old, old_size, new_size, flags, new_addr, *_):
         return old
     elif aspace.is_free(old + old_size, old + new_size):
         _check_as(proc, new_size - old_size)
-        aspace.map(old + old_size, new_size - old_size, vma.prot, vma.name, vma.offset + old_size)
+        if vma.shm is not None:
+            aspace.map_shared(old + old_size, new_size - old_size, vma.prot, vma.shm,
+                              vma.shm_off + (old - vma.start) + old_size, vma.name, vma.offset + old_size)
+        else:
+            aspace.map(old + old_size, new_size - old_size, vma.prot, vma.name, vma.offset + old_size)
         return old
     elif not flags & MREMAP_MAYMOVE:
         return -E.ENOMEM
     else:
         target = aspace.find_free(new_size)
     _check_as(proc, new_size)
+    if vma.shm is not None:
+        # the same pages at the new place (and, grown, more of the same object)
+        if target < old + old_size and old < target + new_size:
+            return -E.EINVAL
+        shm, shm_off = vma.shm, vma.shm_off + (old - vma.start)
+        offset = vma.offset + (old - vma.start) if vma.name else 0
+        aspace.map_shared(target, new_size, vma.prot, shm, shm_off, vma.name, offset)
+        if not flags & MREMAP_DONTUNMAP:
+            aspace.unmap(old, old_size)
+        return target
     data = proc.machine.read(old, min(old_size, new_size))
     prot, name, offset = vma.prot, vma.name, vma.offset
     aspace.map(target, new_size, prot, name, offset)
@@ -133,6 +172,11 @@ def sys_madvise(proc, addr, length, advice, *_):
         end = addr + page_up(length)
         for v in proc.aspace.overlapping(addr, end):
             lo, hi = max(v.start, addr), min(v.end, end)
+            if v.shm is not None:
+                # shared pages keep their contents, unless a hole is punched in them
+                if advice == MADV_REMOVE:
+                    v.shm.zero(v.shm_off + lo - v.start, v.shm_off + hi - v.start)
+                continue
             if not v.name or v.name.startswith("["):
                 proc.machine.write(lo, bytes(hi - lo)) if hi - lo <= 1 << 20 else \
                     proc.aspace.map(lo, hi - lo, v.prot, v.name)

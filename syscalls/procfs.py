@@ -55,11 +55,10 @@ def install(vfs: Vfs, kernel) -> None:
         if rest in ("stdin", "stdout", "stderr"):
             n = ("stdin", "stdout", "stderr").index(rest)
             return _link(lambda: f"/proc/self/fd/{n}")
-        if rest == "shm":
-            return _dir(lambda: [])
         return None
 
     vfs.add_synth_tree("/dev", dev)
+    vfs.add_tmpfs("/dev/shm")       # POSIX shared memory and named semaphores (shm_open, sem_open)
 
     # ---- /proc
     def proc_entry(rest: str) -> Optional[SynthNode]:
@@ -141,7 +140,8 @@ def install(vfs: Vfs, kernel) -> None:
         if head == "environ" and not tail:
             return SynthNode(S_IFREG | 0o400, content=lambda: b"")
         if head == "mounts" and not tail:
-            return _file(lambda: "/ / ext4 ro,relatime 0 0\nproc /proc proc rw 0 0\n")
+            return _file(lambda: "/ / ext4 ro,relatime 0 0\nproc /proc proc rw 0 0\n"
+                                 "tmpfs /dev/shm tmpfs rw,nosuid,nodev 0 0\n")
         if head == "status" and not tail:
             w = kernel.world
             return _file(lambda: f"Name:\t{p.exe.rsplit('/', 1)[-1][:15]}\nState:\tR (running)\nTgid:\t{p.pid}\n"

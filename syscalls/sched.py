@@ -486,16 +486,29 @@ def _poll_ready(proc, call):
 FUTEX_OWNER_DIED, FUTEX_WAITERS, FUTEX_TID_MASK = 0x40000000, 0x80000000, 0x3FFFFFFF
 
 
+FUTEX_PRIVATE_FLAG = 128
+
+
 class Futexes:
-    """Wait queues keyed by (address space, address), woken in FIFO order."""
+    """Wait queues, woken in FIFO order, keyed as Linux keys futexes: by (address space,
+    address), except a shared futex (an operation without FUTEX_PRIVATE_FLAG) on a MAP_SHARED
+    mapping, keyed by (its SharedMemory, offset in it), so processes that map the memory at
+    any address wake each other. The kernel's own wakes (clear_child_tid, robust lists) are
+    shared ones."""
 
     def __init__(self, sched: Scheduler):
         self.sched = sched
         self.queues: Dict[tuple, List[Wait]] = {}
         self.pi_queues: Dict[tuple, List[Wait]] = {}
 
-    @staticmethod
-    def _key(proc, uaddr: int) -> tuple:
+    def _key(self, proc, uaddr: int) -> tuple:
+        call = self.sched.kernel.current_call(proc)
+        if call is not None and call[1] is not None and call[1].name == "futex" \
+                and call[2][1] & FUTEX_PRIVATE_FLAG:
+            return (id(proc.aspace), uaddr)
+        v = proc.aspace.find(uaddr)
+        if v is not None and v.shm is not None:
+            return (v.shm, v.shm_off + (uaddr - v.start))
         return (id(proc.aspace), uaddr)
 
     def _enqueue(self, table, key, w: Wait) -> None:

@@ -249,6 +249,7 @@ class Vfs:
         self.whiteouts: set = set()
         self.synth: Dict[str, SynthNode] = {}
         self.synth_dirs: List[Tuple[str, Callable[[str], Optional[SynthNode]]]] = []
+        self.tmpfs: List[str] = []          # overlay-only directories, even inside a synthesized tree
         self.clock_ns = clock_ns or (lambda: 0)
         self.uid, self.gid = uid, gid
         self._next_ino = 0x100000
@@ -262,6 +263,19 @@ class Vfs:
         """Every path under `prefix` (and prefix itself) is answered by resolver(rest)."""
         self.synth_dirs.append((prefix, resolver))
 
+    def add_tmpfs(self, path: str, mode: int = 0o1777) -> None:
+        """A writable, initially empty directory at `path` (e.g. /dev/shm inside the synthesized
+        /dev) whose whole content lives in the overlay: nothing under it is looked up on the host."""
+        now = self.clock_ns()
+        st = StatInfo(mode=S_IFDIR | (mode & 0o7777), ino=(stable_ino(path) & 0xFFFFFF) | 0x1000000,
+                      dev=OVERLAY_DEV, nlink=2, uid=self.uid, gid=self.gid, atime_ns=now, mtime_ns=now,
+                      ctime_ns=now)
+        self.overlay[path] = OvNode(st)
+        self.tmpfs.append(path)
+
+    def _in_tmpfs(self, path: str) -> bool:
+        return any(path == t or path.startswith(t + "/") for t in self.tmpfs)
+
     def _synth_node(self, path: str) -> Optional[SynthNode]:
         n = self.synth.get(path)
         if n is not None:
@@ -272,6 +286,8 @@ class Vfs:
         return None
 
     def _synth_owned(self, path: str) -> bool:
+        if self.tmpfs and self._in_tmpfs(path):
+            return False
         for prefix, _ in self.synth_dirs:
             if path == prefix or path.startswith(prefix + "/"):
                 return True
@@ -302,7 +318,7 @@ class Vfs:
         ov = self.overlay.get(path)
         if ov is not None:
             return Node(path, ov.stat, ov=ov)
-        if path in self.whiteouts:
+        if path in self.whiteouts or (self.tmpfs and self._in_tmpfs(path)):
             return None
         sn = self._synth_node(path)
         if sn is not None:
