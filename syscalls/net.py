@@ -6,9 +6,11 @@ socket, holding up the other guest threads as a read of the host's stdin does. N
 traffic is by nature not deterministic.
 
 AF_UNIX sockets are local IPC, and programs use them without meaning the network (glibc's NSS
-probes nscd's socket; libraries use socketpair): they exist inside the sandbox. A connect()
-looks the path up in the guest's VFS — ENOENT when nothing is there, ECONNREFUSED when a host
-socket is (the sandbox never connects to one); socketpair() gives two connected endpoints.
+probes nscd's socket; libraries use socketpair; Python's multiprocessing managers listen on
+one): they exist inside the sandbox. A stream socket bound and listening at a path is found by
+a connect() to that path from any emulated process; a connect() to anything else looks the
+path up in the guest's VFS — ENOENT when nothing is there, ECONNREFUSED otherwise (the sandbox
+never connects to a host socket); socketpair() gives two connected endpoints.
 """
 from __future__ import annotations
 
@@ -39,6 +41,8 @@ class UnixSocket(OpenFile):
         self.tx: Pipe = None          # what the peer reads
         self.listening = False
         self.bound = ""
+        self.backlog = []             # server ends of connections not yet accepted
+        self.registry = None          # the kernel's listener table while listening
 
     def connect_pair(self, other: "UnixSocket") -> None:
         self.rx, other.rx = Pipe(), Pipe()
@@ -58,6 +62,8 @@ class UnixSocket(OpenFile):
         return self.tx.put(data)
 
     def ready(self):
+        if self.listening:
+            return 1 if self.backlog else 0
         r = 1 if self.rx is not None and (self.rx.buf or self.rx.writers == 0) else 0
         w = 4 if self.tx is not None and len(self.tx.buf) < Pipe.CAPACITY else 0
         return r | w
@@ -73,9 +79,13 @@ class UnixSocket(OpenFile):
             self.tx.writers -= 1
 
     def close(self):
+        if self.registry is not None and self.registry.get(self.bound) is self:
+            del self.registry[self.bound]
+        for pending in self.backlog:          # connections never accepted: their clients see EOF
+            pending.close()
+        self.backlog = []
         if self.rx is not None:
             self.rx.readers -= 1
-            self.rx.writers -= 0
         if self.tx is not None:
             self.tx.writers -= 1
 
@@ -159,9 +169,24 @@ def sys_connect(proc, fd, addr, length, *_):
             return -E.from_host(OSError(err, "")) if err else 0
         return -name
     path = _unix_path(proc, addr, length)
-    node = proc.kernel.vfs.lookup(path, proc.cwd)      # ENOENT when nothing is there
-    del node
-    return -E.ECONNREFUSED                            # never a host socket; no emulated listener here
+    canon, node = proc.kernel.vfs.resolve(path, proc.cwd)      # ENOENT when nothing is there
+    listener = _listeners(proc).get(canon)
+    if listener is None or sock.stype == SOCK_DGRAM or listener.stype != sock.stype:
+        return -E.ECONNREFUSED                        # never a host socket; no emulated listener here
+    if sock.rx is not None:
+        return -E.EISCONN
+    server_end = UnixSocket(sock.stype, 0, proc.kernel.vfs.new_ino())
+    sock.connect_pair(server_end)
+    listener.backlog.append(server_end)
+    return 0
+
+
+def _listeners(proc) -> dict:
+    """Listening AF_UNIX sockets by canonical path, shared by every emulated process."""
+    table = getattr(proc.kernel, "unix_listeners", None)
+    if table is None:
+        table = proc.kernel.unix_listeners = {}
+    return table
 
 
 def _host_opt(level: str, name: str):
@@ -204,6 +229,8 @@ def sys_listen(proc, fd, backlog, *_):
     if not sock.bound or sock.stype == SOCK_DGRAM:
         return -E.EINVAL
     sock.listening = True
+    sock.registry = _listeners(proc)
+    sock.registry[sock.bound] = sock
     return 0
 
 
@@ -218,7 +245,19 @@ def sys_accept(proc, fd, addr=0, alen=0, flags=0, *_):
         return proc.fds.install(new, cloexec=bool(flags & SOCK_CLOEXEC))
     if not sock.listening:
         return -E.EINVAL
-    return -E.EAGAIN if sock.flags & O_NONBLOCK else -E.EDEADLK
+
+    def take():
+        if not sock.backlog:
+            raise WouldBlock()
+        return sock.backlog.pop(0)
+    from .fs import blocking
+    conn = blocking(proc, sock, take)           # EAGAIN when non-blocking; else the scheduler waits
+    if isinstance(conn, int):
+        return conn
+    if flags & SOCK_NONBLOCK:
+        conn.flags |= O_NONBLOCK
+    _put_addr(proc, addr, alen, struct.pack("<H", AF_UNIX))
+    return proc.fds.install(conn, cloexec=bool(flags & SOCK_CLOEXEC))
 
 
 def _put_addr(proc, addr, alen, raw: bytes) -> None:

@@ -59,3 +59,32 @@ def test_python_http_client_with_net():
         assert e.stdout == b"hello over http\n", e.stderr[-2000:]
     finally:
         srv.shutdown()
+
+
+UNIX_FORK = """
+import os, socket, tempfile
+p = tempfile.mktemp()
+s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(1)
+if os.fork() == 0:
+    c = socket.socket(socket.AF_UNIX); c.connect(p); c.sendall(b"hi from the child"); c.close(); os._exit(0)
+conn, _ = s.accept()
+print(conn.recv(100), os.wait()[1])
+try:
+    socket.socket(socket.AF_UNIX).connect(p + ".missing")
+except OSError as e:
+    print(type(e).__name__)
+"""
+
+
+def test_unix_socket_between_processes_like_native():
+    from conftest import native
+    n = native(["/usr/bin/python3", "-c", UNIX_FORK])
+    e = emutrace(["--no-trace", "/usr/bin/python3", "-c", UNIX_FORK])
+    assert e.stdout == n.stdout == b"b'hi from the child' 0\nFileNotFoundError\n", e.stderr[-2000:]
+
+
+def test_multiprocessing_manager():
+    code = ("from multiprocessing import Manager\nwith Manager() as m:\n"
+            "    d = m.dict(); d['a'] = 1; l = m.list([1, 2]); l.append(3); print(dict(d), list(l))")
+    e = emutrace(["--no-trace", "--timeout", "120", "/usr/bin/python3", "-c", code])
+    assert e.stdout == b"{'a': 1} [1, 2, 3]\n", e.stderr[-2000:]
