@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Dict, List, Optional
 
 from unicorn import UC_HOOK_CODE
@@ -24,6 +25,10 @@ from loader.linker import Scope
 from loader.modules import Module
 
 from .events import Call, Return
+from .memory import MemView, PROT_READ
+from .values import FastCallState
+
+_UNSET = object()
 
 R_GLOB_DAT, R_JUMP_SLOT, R_IRELATIVE = 6, 7, 37
 STUB_SIZE = 16
@@ -41,6 +46,8 @@ class Site:
     is_main: bool = True
     static: bool = False
     via: str = "plt"                  # how the call is caught: plt | got (a redirected slot) | static
+    plan: object = _UNSET             # the formatter's compiled prototype (None: generic path)
+    display: str = ""                 # the name as displayed (-C)
 
 
 @dataclass
@@ -74,6 +81,8 @@ class CallStacks:
     def __init__(self):
         self.stacks: Dict[tuple, List[Frame]] = {}
         self.next_id = 1
+        self.ret_frame: Optional[Frame] = None    # the frame being returned from, and rax then
+        self.ret_rax = 0
 
     def attach(self, proc) -> None:
         self._hooked(proc)
@@ -115,24 +124,27 @@ class CallStacks:
             m = proc.machine
             cb = getattr(m, "_lt_ret_cb", None)
             if cb is None:
-                kernel, first = proc.kernel, proc
-
-                def cb(a, m=m):
-                    # the process running on this engine now (a vfork child shares its parent's)
-                    self._on_return(m.uc, a, 0, getattr(kernel, "current", None) or first)
-                m._lt_ret_cb = cb
+                # called straight from the hook (no wrapper frame): the process is found there
+                cb = m._lt_ret_cb = partial(self._return_at, proc.kernel, proc)
             cb = (m, cb)
             proc.machine.hook_code(cb[1], ret_addr, ret_addr)
             uc.ctl_remove_cache(ret_addr, ret_addr + 1)
 
     def _on_return(self, uc, addr, size, proc):
+        self._return_at(None, proc, addr, proc)
+
+    def _return_at(self, kernel, first, addr, proc=None):
+        if proc is None:
+            # the process running on this engine now (a vfork child shares its parent's)
+            proc = getattr(kernel, "current", None) or first
         stack = self.stacks.get((proc.pid, proc.thread.tid))
         if not stack:
             return
-        rsp = proc.machine.reg("rsp")
+        rax, rsp = proc.machine.rax_rsp()
         while stack and stack[-1].rsp + 8 <= rsp:
             frame = stack.pop()
             if frame.rsp + 8 == rsp and frame.ret_addr == addr:
+                self.ret_frame, self.ret_rax = frame, rax     # rax as the frame returned it
                 frame.owner.returned(proc, frame)
             else:
                 frame.owner.unwound(proc, frame)
@@ -145,10 +157,10 @@ class Regs:
     """The argument source the value formatter reads (SysV x86-64 ABI), fetched lazily."""
     __slots__ = ("m", "mem", "_regs", "_rsp")
 
-    def __init__(self, machine, mem):
+    def __init__(self, machine, mem, regs=None):
         self.m = machine
         self.mem = mem
-        self._regs = None
+        self._regs = regs               # (rdi, rsi, rdx, rcx, r8, r9, rsp) when already read
 
     def _load(self):
         if self._regs is None:
@@ -374,18 +386,20 @@ class LibcallTracer:
         m = proc.machine
         cb = getattr(m, "_lt_entry_cb", None)
         if cb is None:
-            kernel, first = proc.kernel, proc
-
-            def cb(a, m=m):
-                # the process running on this engine now (a vfork child shares its parent's)
-                self._on_entry(m.uc, a, 0, getattr(kernel, "current", None) or first)
-            m._lt_entry_cb = cb
+            # called straight from the hook (no wrapper frame): the process is found there
+            cb = m._lt_entry_cb = partial(self._entry_at, proc.kernel, proc)
         return cb
 
     def _on_entry(self, uc, addr, size, proc):
+        self._entry_at(None, proc, addr, proc)
+
+    def _entry_at(self, kernel, first, addr, proc=None):
         site = self.sites.get(addr)
         if site is None:
             return
+        if proc is None:
+            # the process running on this engine now (a vfork child shares its parent's)
+            proc = getattr(kernel, "current", None) or first
         if not getattr(proc, "traced", True):          # a child run without -f
             return
         if site.definer is None:
@@ -394,39 +408,74 @@ class LibcallTracer:
         if not site.traced:
             return
         m = proc.machine
-        rsp = m.reg("rsp")
-        data = m.read_fast(rsp, 8)
-        ret_addr = struct.unpack("<Q", data)[0]
-        stack = self.calls.stack(proc)
-        if getattr(site, "static", False):
+        uc = m.uc
+        rv = m.call_words()                             # rdi, rsi, rdx, rcx, r8, r9, rsp
+        rsp = rv[6]
+        ret_addr = m.read_u64(rsp)
+        calls = self.calls
+        key = (proc.pid, proc.thread.tid)
+        stack = calls.stacks.get(key)
+        if stack is None:
+            stack = calls.stacks[key] = []
+        if site.static:
             if self.internal.is_internal(ret_addr):
                 return
             if stack and stack[-1].rsp == rsp:     # a traced function tail-calling another
                 return
-        world = self.session.world
-        self.calls.unwind_to(proc, stack, rsp, ret_addr)
-        regs = Regs(m, proc.mem)
+        if stack:
+            top = stack[-1]
+            if top.rsp < rsp or (top.rsp == rsp and top.ret_addr != ret_addr):
+                calls.unwind_to(proc, stack, rsp, ret_addr)
         mem = self.mem_view(proc)
-        st = self.fmt.enter(site.name, site.proto, regs, mem)
-        fid = self.calls.new_id()
-        frame = Frame(fid, site, rsp, ret_addr, st, len(stack), world.elapsed_ns, owner=self, entry=addr)
+        plan = site.plan
+        if plan is _UNSET:
+            plan = site.plan = self._plan(site)
+        if plan is not None and plan.nwords <= 6:
+            st = self.fmt.enter_words(site.name, site.display, plan, rv, mem)
+            left = st._left_args[:]             # the event's own list, as below
+        else:
+            st = self.fmt.enter(site.name, site.proto, Regs(m, proc.mem, rv), mem)
+            left = list(st.left_args)
+        fid = calls.next_id
+        calls.next_id = fid + 1
+        now = self.session.world.elapsed_ns
+        frame = Frame(fid, site, rsp, ret_addr, st, len(stack), now, owner=self, entry=addr)
         stack.append(frame)
-        self.emit(Call(fid, proc.pid, proc.thread.tid, world.elapsed_ns, frame.depth, st.display_name,
-                       site.definer, site.caller.name, ret_addr, st.text, list(st.left_args), via=site.via))
-        if self.intercept is not None and self.intercept.enter(proc, frame, regs):
+        self.emit(Call(fid, proc.pid, key[1], now, frame.depth, st.display_name,
+                       site.definer, site.caller.name, ret_addr, st.text, left, via=site.via))
+        if self.intercept is not None and self.intercept.enter(proc, frame, Regs(m, proc.mem, rv)):
             # skipped: return to the caller as the function's `ret` would, with the hook's rax
             m.set_reg("rsp", rsp + 8)
             m.set_reg("rip", ret_addr)
             stack.pop()
             self._returned(proc, frame, Regs(m, proc.mem))
             return
-        self.calls.hook_return(proc, uc, ret_addr)
+        hooked = getattr(m, "_lt_ret_hooked", None)
+        if hooked is None or ret_addr not in hooked:
+            calls.hook_return(proc, uc, ret_addr)
+
+    def _plan(self, site: Site):
+        """The site's compiled prototype, or None for the formatter's generic path."""
+        fmt = self.fmt
+        site.display = fmt.display_name(site.name) if hasattr(fmt, "display_name") else site.name
+        if not getattr(fmt, "compiled", False):
+            return None
+        return fmt.plan(site.proto)
 
     def _on_return(self, uc, addr, size, proc):
         self.calls._on_return(uc, addr, size, proc)
 
     def returned(self, proc, frame: Frame) -> None:
         """The frame's function returned (called by CallStacks at its return address)."""
+        st = frame.state
+        if self.intercept is None and type(st) is FastCallState:
+            calls = self.calls
+            rax = calls.ret_rax if calls.ret_frame is frame else proc.machine.reg("rax")
+            self.fmt.exit_word(st, rax, self.mem_view(proc))
+            now = self.session.world.elapsed_ns
+            self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
+                             st.args, st.ret, now - frame.time_ns))
+            return
         regs = Regs(proc.machine, proc.mem)
         if self.intercept is not None:
             self.intercept.leave(proc, frame, regs)
@@ -454,11 +503,36 @@ class LibcallTracer:
 
     @staticmethod
     def mem_view(proc):
-        from .memory import MemView
         mv = getattr(proc, "_memview", None)
         if mv is None or mv.aspace is not proc.aspace:
-            mv = proc._memview = MemView(proc.aspace)
+            mv = proc._memview = TraceMem(proc.aspace, proc.machine)
         return mv
+
+
+class TraceMem(MemView):
+    """The memory view of the call decoders: MemView with a C string read in one piece when it
+    lies within one mapping (the common case); the same answers as MemView."""
+    __slots__ = ("raw_read",)
+
+    def __init__(self, aspace, machine=None):
+        super().__init__(aspace)
+        # the machine's unchecked small read when it is the engine behind this address space
+        fast = machine is not None and aspace.raw_read == getattr(machine, "read_fast", None)
+        self.raw_read = machine.read_small if fast else aspace.raw_read
+
+    def cstring(self, addr: int, limit: int):
+        if not addr:
+            return None
+        a = self.aspace
+        want = limit + 1
+        v = a.find(addr)
+        if v is not None and v.prot & PROT_READ and addr + want <= v.end and want <= 4096:
+            chunk = self.raw_read(addr, want)
+            nul = chunk.find(b"\0")
+            if nul >= 0:
+                return chunk[:nul], True
+            return chunk[:limit], False
+        return a.cstring(addr, limit)
 
 
 class _InternalCode:

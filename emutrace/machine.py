@@ -194,6 +194,54 @@ class Machine:
             raise UcError(UCC.UC_ERR_READ_UNMAPPED)
         return self._rbuf.raw[:size]
 
+    # -- the library-call hot path: C calls without the binding's argument checks ----------
+    # The stock ctypes prototypes convert and check every argument (~0.4 µs a call); these
+    # function objects have none, so each argument is passed as an exact ctypes value. They
+    # keep the GIL (PyDLL): the calls are short and releasing it costs more than they do.
+    def _hot(self):
+        lib = ctypes.PyDLL(uclib._name, handle=uclib._handle)
+        batch, mem_read = lib.uc_reg_read_batch, lib.uc_mem_read
+        batch.restype = mem_read.restype = ctypes.c_int
+        h = ctypes.c_void_p(self._h.value if isinstance(self._h, ctypes.c_void_p) else self._h)
+        ids, ptrs, vals = self._ca_ids, self._ca_ptrs, self._ca_vals
+        n = ctypes.c_int(len(CALL_ARGS))
+        rr_ids = (ctypes.c_int * 2)(REG["rax"], REG["rsp"])
+        rr_vals = (ctypes.c_uint64 * 2)()
+        rr_ptrs = (ctypes.c_void_p * 2)(ctypes.addressof(rr_vals), ctypes.addressof(rr_vals) + 8)
+        two = ctypes.c_int(2)
+        buf = ctypes.create_string_buffer(4096)
+        u64, ok = ctypes.c_uint64, UCC.UC_ERR_OK
+
+        def call_words():
+            """[rdi, rsi, rdx, rcx, r8, r9, rsp] in one C call."""
+            batch(h, ids, ptrs, n)
+            return vals[:]
+
+        def rax_rsp():
+            """[rax, rsp] in one C call."""
+            batch(h, rr_ids, rr_ptrs, two)
+            return rr_vals[:]
+
+        def read_small(addr: int, size: int) -> bytes:
+            """Raw guest memory, at most 4096 bytes (no permission check)."""
+            if mem_read(h, u64(addr), buf, u64(size)) != ok:
+                raise UcError(UCC.UC_ERR_READ_UNMAPPED)
+            return buf[:size]
+
+        def read_u64(addr: int) -> int:
+            if mem_read(h, u64(addr), buf, u64(8)) != ok:
+                raise UcError(UCC.UC_ERR_READ_UNMAPPED)
+            return int.from_bytes(buf[:8], "little")
+
+        self.call_words, self.rax_rsp, self.read_small, self.read_u64 = call_words, rax_rsp, read_small, read_u64
+
+    def __getattr__(self, name):
+        # the hot-path functions are made on first use
+        if name in ("call_words", "rax_rsp", "read_small", "read_u64"):
+            self._hot()
+            return self.__dict__[name]
+        raise AttributeError(name)
+
     # -- memory ------------------------------------------------------------
     def read(self, addr: int, size: int) -> bytes:
         return bytes(self.uc.mem_read(addr, size))

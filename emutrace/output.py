@@ -97,6 +97,9 @@ class LtraceText:
         self.multi = multi_pid or cfg.follow
         self.summary: Dict[str, List[int]] = {}
         self.calls_by_id: Dict[int, Call] = {}
+        # no prefix, address or indentation before a call: its line is its text (event's fast path)
+        self.plain = not (cfg.summary or self.multi or cfg.timestamps or cfg.relative or cfg.indent
+                          or cfg.show_ip)
 
     def _prefix(self, ev) -> str:
         p = f"[pid {ev.tid}] " if self.multi else ""
@@ -111,6 +114,27 @@ class LtraceText:
         return " " * (self.cfg.indent * depth) if self.cfg.indent else ""
 
     def event(self, ev) -> None:
+        if self.plain:
+            # the common case, as the general code below prints it: a call, then its return
+            t = type(ev)
+            if t is Call:
+                if self.open is not None:
+                    self.w.write(" <unfinished ...>\n")
+                self.w.write(ev.text)
+                self.open = ev
+                self.calls_by_id[ev.id] = ev
+                return
+            if t is Return and not ev.unwound:
+                call = self.open
+                if call is not None and call.id == ev.id and self.calls_by_id.get(ev.id) is call:
+                    del self.calls_by_id[ev.id]
+                    self.open = None
+                    rest = ev.right + ") "
+                    pad = DEFAULT_ALIGN - 1 - len(call.text) - len(rest)
+                    spent = f" <{ev.duration_ns // 10**9}.{ev.duration_ns % 10**9 // 1000:06d}>" \
+                        if self.cfg.show_time_spent else ""
+                    self.w.write((rest + " " * pad if pad > 0 else rest) + "= " + ev.ret + spent + "\n")
+                    return
         if self.cfg.summary:
             self._count(ev)
             return

@@ -29,6 +29,13 @@ class Tracer:
         for s in self.sinks:
             s.event(ev)
 
+    def call_emit(self):
+        """emit for the library-call hot path: the one sink's own event method when nothing
+        else would happen in between (one sink, no depth limit)."""
+        if len(self.sinks) == 1 and not self.max_depth:
+            return self.sinks[0].event
+        return self.emit
+
     # session observer interface (the library-call tracer first: at an address both hook, its
     # frame is the one kept)
     def attach(self, proc):
@@ -137,7 +144,7 @@ def build_observers(session, cfg) -> List:
             except FilterError as e:
                 raise EmutraceError(str(e), 125) from None
             if libcalls:
-                tracer.libcalls = LibcallTracer(session, tracer.emit, fmt, protos, flt, tc.string_limit,
+                tracer.libcalls = LibcallTracer(session, tracer.call_emit(), fmt, protos, flt, tc.string_limit,
                                                 calls=calls)
             if functions:
                 from .ftrace import FunctionTracer

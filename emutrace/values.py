@@ -79,7 +79,7 @@ from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
 from emutrace.protos import (Array, ArgRef, Const, EltRef, Expr, Pointer, Prim, Prototype,
                              Struct, Type, Zero, default_prototype, FLOATING, SIGNED)
 
-__all__ = ["CallFormatter", "CallState", "close_call", "escape_bytes", "format_summary",
+__all__ = ["CallFormatter", "CallState", "FastCallState", "close_call", "escape_bytes", "format_summary",
            "DEFAULT_ALIGN", "DEFAULT_STRING_LIMIT", "DEFAULT_ARRAY_LIMIT"]
 
 DEFAULT_ALIGN = 50          # ltrace -a
@@ -602,6 +602,127 @@ class CallState:
 
 
 # ----------------------------------------------------------------------------
+# compiled prototypes: the hot path of library-call tracing
+#
+# Most prototypes take only integer-class arguments (ints, pointers, strings) whose rendering
+# depends on nothing but the argument word and memory. Such a prototype is compiled once into
+# one small function per argument (and one for the return value), so a call does no type
+# dispatch: it formats the argument words straight from the registers. Anything else
+# (floats, structures passed by value, format strings, lengths taken from other arguments,
+# cond()) stays on the generic path. Both give the same text, byte for byte
+# (tests/test_fastpath.py).
+
+_UNSET = object()
+_INT_KINDS = {"char", "short", "ushort", "int", "uint", "long", "ulong", "wchar"}
+
+
+class _NotCompiled(Exception):
+    pass
+
+
+class _Plan:
+    """A compiled prototype: ``left(words, mem)`` and ``right(words, mem)`` (None when nothing is
+    an output parameter) give the shown arguments before and after the split; ``ret(rax, mem)``
+    the return value (None for void)."""
+    __slots__ = ("proto", "known", "nwords", "left", "right", "ret", "ret_hidden")
+
+    def __init__(self, proto, known, nwords, left, right, ret, ret_hidden):
+        self.proto = proto
+        self.known = known
+        self.nwords = nwords
+        self.left = left
+        self.right = right
+        self.ret = ret
+        self.ret_hidden = ret_hidden
+
+
+def _args_fn(items):
+    """fn(words, mem) -> [str, ...] for ((word index, fn), ...), unrolled for the usual counts."""
+    n = len(items)
+    if n == 0:
+        return lambda w, mem: []
+    if n == 1:
+        (i0, f0), = items
+        return lambda w, mem: [f0(w[i0], mem)]
+    if n == 2:
+        (i0, f0), (i1, f1) = items
+        return lambda w, mem: [f0(w[i0], mem), f1(w[i1], mem)]
+    if n == 3:
+        (i0, f0), (i1, f1), (i2, f2) = items
+        return lambda w, mem: [f0(w[i0], mem), f1(w[i1], mem), f2(w[i2], mem)]
+    return lambda w, mem: [f(w[i], mem) for i, f in items]
+
+
+class FastCallState:
+    """A call traced through a compiled prototype: the same public fields as CallState."""
+    __slots__ = ("name", "display_name", "plan", "words", "text", "right", "args", "ret",
+                 "finished", "_left_args")
+
+    def __init__(self, name: str, display_name: str, plan: _Plan, words, text: str, left: List[str]):
+        self.name = name
+        self.display_name = display_name
+        self.plan = plan
+        self.words = words
+        self.text = text
+        self._left_args = left
+        self.right = ""
+        self.args: List[str] = []
+        self.ret = ""
+        self.finished = False
+
+    @property
+    def proto(self) -> Prototype:
+        return self.plan.proto
+
+    @property
+    def known(self) -> bool:
+        return self.plan.known
+
+    @property
+    def left_args(self) -> List[str]:
+        return self._left_args
+
+    line = CallState.line
+    unfinished_line = CallState.unfinished_line
+    resumed_line = CallState.resumed_line
+
+    def __repr__(self):
+        return "CallState(%r, text=%r, right=%r, ret=%r)" % (self.name, self.text, self.right, self.ret)
+
+
+def _expr_self_contained(e) -> bool:
+    if isinstance(e, Const):
+        return True
+    if isinstance(e, Zero):
+        return e.limit is None or _expr_self_contained(e.limit)
+    if isinstance(e, EltRef):
+        return True             # the surrounding structure, known while formatting it
+    return False                # ArgRef: another argument or the return value
+
+
+def _self_contained(t, seen: set) -> bool:
+    """True when rendering t needs no other argument (no argN/retval lengths, no cond())."""
+    if id(t) in seen:
+        return True
+    seen.add(id(t))
+    if t.lens == "cond" or getattr(t, "cond", None) is not None:
+        return False
+    if isinstance(t, Prim):
+        return True
+    if isinstance(t, Pointer):
+        return _self_contained(t.target, seen)
+    if isinstance(t, Array):
+        return _expr_self_contained(t.length) and _self_contained(t.elem, seen)
+    if isinstance(t, Struct):
+        return all(_self_contained(f, seen) for f in t.fields)
+    return False
+
+
+def _hidden(w, mem):
+    return None
+
+
+# ----------------------------------------------------------------------------
 # formatting
 
 class _Ctx:
@@ -617,12 +738,17 @@ class CallFormatter:
     def __init__(self, string_limit: int = DEFAULT_STRING_LIMIT,
                  symbolize: Optional[Callable[[int], Optional[str]]] = None,
                  array_limit: int = DEFAULT_ARRAY_LIMIT, demangle: bool = False,
-                 align: int = DEFAULT_ALIGN):
+                 align: int = DEFAULT_ALIGN, compiled: bool = True):
         self.string_limit = string_limit
         self.array_limit = array_limit
         self.symbolize = symbolize
         self.demangle = demangle
         self.align = align
+        # prototypes compiled into per-argument formatters (see _Plan); compiled=False keeps
+        # every call on the generic path (tests compare the two)
+        self.compiled = compiled
+        self._plans: dict = {}
+        self._default_plan: Any = _UNSET
 
     # -- public API ---------------------------------------------------------
     def display_name(self, name: str) -> str:
@@ -637,6 +763,17 @@ class CallFormatter:
         return name
 
     def enter(self, name: str, proto: Optional[Prototype], regs, mem) -> CallState:
+        plan = self.plan(proto) if self.compiled else None
+        if plan is not None:
+            try:
+                words = [regs.int_arg(i) & _M64 for i in range(plan.nwords)]
+            except Exception:           # the generic path shows what could not be fetched as '?'
+                plan = None
+            else:
+                return self.enter_words(name, self.display_name(name), plan, words, mem)
+        return self._enter_generic(name, proto, regs, mem)
+
+    def _enter_generic(self, name: str, proto: Optional[Prototype], regs, mem) -> CallState:
         known = proto is not None
         if proto is None:
             proto = default_prototype(name)
@@ -653,6 +790,12 @@ class CallFormatter:
         return st
 
     def exit(self, st: CallState, regs, mem) -> str:
+        if type(st) is FastCallState:
+            try:
+                rax = regs.ret_int() & _M64
+            except Exception:
+                rax = None
+            return self.exit_word(st, rax, mem)
         proto = st.proto
         rt = proto.ret
         st._retval = _Val(rt, self._fetch_ret(rt, regs, mem))
@@ -674,6 +817,163 @@ class CallFormatter:
             st.ret = "<void>" if r is None else r
         st.finished = True
         return st.right + ") = " + st.ret
+
+    # -- compiled prototypes (the hot path) ----------------------------------
+    def plan(self, proto: Optional[Prototype]) -> Optional[_Plan]:
+        """The compiled form of ``proto`` (None: ltrace's default prototype), or None when it
+        needs the generic path. Computed once per prototype."""
+        if proto is None:
+            if self._default_plan is _UNSET:
+                self._default_plan = self._compile(default_prototype(""), False)
+            return self._default_plan
+        got = self._plans.get(id(proto))
+        if got is None or got[0] is not proto:
+            got = self._plans[id(proto)] = (proto, self._compile(proto, True))
+        return got[1]
+
+    def enter_words(self, name: str, display_name: str, plan: _Plan, words, mem) -> FastCallState:
+        """``enter`` through a compiled prototype: ``words`` are the integer argument slots
+        (rdi, rsi, rdx, rcx, r8, r9, then the stack), at least ``plan.nwords`` of them."""
+        left = plan.left(words, mem)
+        return FastCallState(name, display_name, plan, words,
+                             display_name + "(" + ", ".join(left), left)
+
+    def exit_word(self, st: FastCallState, rax: Optional[int], mem) -> str:
+        """``exit`` through a compiled prototype, with the return register's value."""
+        plan = st.plan
+        left = st._left_args
+        if plan.right is not None:
+            right = plan.right(st.words, mem)
+            joined = ", ".join(right)
+            if right and left:
+                joined = ", " + joined
+            st.right = joined
+            st.args = left + right
+        else:
+            st.args = left[:]
+        fn = plan.ret
+        if fn is None:
+            st.ret = "<void>"
+        elif rax is None:
+            st.ret = "<void>" if plan.ret_hidden else "?"
+        else:
+            r = fn(rax, mem)
+            st.ret = "<void>" if r is None else r
+        st.finished = True
+        return st.right + ") = " + st.ret
+
+    def _compile(self, proto: Prototype, known: bool) -> Optional[_Plan]:
+        rt = proto.ret
+        if proto.pack is not None:
+            return None
+        try:
+            fns = [self._compile_word(t, True) for t in proto.params]
+            if isinstance(rt, Prim) and rt.kind == "void" and rt.lens in (None, "hide"):
+                ret = None
+            else:
+                ret = self._compile_word(rt, False)
+        except _NotCompiled:
+            return None
+        split = min(proto.out_start, len(fns))
+        # hidden arguments take their word and show nothing
+        left = tuple((i, fn) for i, fn in enumerate(fns[:split]) if fn is not _hidden)
+        right = tuple((i + split, fn) for i, fn in enumerate(fns[split:]) if fn is not _hidden)
+        return _Plan(proto, known, len(fns), _args_fn(left), _args_fn(right) if split < len(fns) else None,
+                     ret, rt.lens == "hide")
+
+    def _compile_word(self, t: Type, param: bool):
+        """fn(word, mem) -> str | None rendering a value held in one integer register, exactly
+        as ``_fmt`` renders its 8 bytes; _NotCompiled when the generic path is needed."""
+        if isinstance(t, Array):
+            if not param:
+                raise _NotCompiled
+            inner = t.with_lens(None)           # arrays decay into pointers, as _fetch_one
+            p = Pointer(inner, t.lens)
+            p.cond, p.inner_lens = t.cond, t.inner_lens
+            t = p
+        if isinstance(t, Struct) or (isinstance(t, Prim) and t.kind in FLOATING):
+            raise _NotCompiled
+        if not _self_contained(t, set()):
+            raise _NotCompiled
+        lens = t.lens
+        if lens == "hide":
+            return _hidden
+        if isinstance(t, Prim):
+            return self._compile_prim(t, lens)
+        if isinstance(t, Pointer):
+            return self._compile_pointer(t, lens)
+        raise _NotCompiled
+
+    def _compile_prim(self, t: Prim, lens: Optional[str]):
+        k = t.kind
+        if k in _INT_KINDS and k not in ("char", "wchar"):
+            size = t.size()
+            mask = (1 << (size * 8)) - 1
+            if lens is None:
+                if k in SIGNED:
+                    top, full = 1 << (size * 8 - 1), 1 << (size * 8)
+
+                    def signed(w, mem, mask=mask, top=top, full=full):
+                        u = w & mask
+                        return str(u - full if u & top else u)
+                    return signed
+
+                def unsigned(w, mem, mask=mask):
+                    return str(w & mask)
+                return unsigned
+            if lens == "hex":
+                def hexa(w, mem, mask=mask):
+                    u = w & mask
+                    return "0x%x" % u if u else "0"
+                return hexa
+            if lens == "guess" and size == 8:
+                def guess(w, mem):
+                    i = w - (1 << 64) if w >> 63 else w
+                    if i < -10000 or i > 10000:
+                        return "0x%x" % w
+                    return str(i)
+                return guess
+        fmt_prim = self._fmt_prim
+
+        def prim(w, mem, t=t, lens=lens):
+            return fmt_prim(t, w.to_bytes(8, "little"), lens)
+        return prim
+
+    def _compile_pointer(self, t: Pointer, lens: Optional[str]):
+        target = t.target
+        if isinstance(target, Prim) and target.kind == "void":
+            if lens not in ("funcptr", "bool", "guess", "oct"):
+                def address(w, mem):
+                    return "0x%x" % w if w else "0"
+                return address
+        elif lens == "string" and not getattr(t, "wide", False):
+            arr = target
+            if isinstance(arr, Prim) and arr.kind == "char":
+                arr = Array(arr, Zero(None))
+            if isinstance(arr, Array) and isinstance(arr.elem, Prim) and arr.elem.kind == "char" \
+                    and isinstance(arr.length, Zero) and arr.length.limit is None:
+                limit = self.string_limit
+                cap = limit + 1
+
+                def string(w, mem, limit=limit, cap=cap):
+                    if not w:
+                        return "nil"
+                    got = mem.cstring(w, cap)
+                    if got is None:
+                        return "0x%x" % w
+                    s = got[0]
+                    n = len(s)
+                    if n > cap:
+                        n = cap
+                    if n >= limit:
+                        return '"' + escape_bytes(s[:limit]) + '"...'
+                    return '"' + escape_bytes(s[:n]) + '"'
+                return string
+        fmt = self._fmt
+
+        def pointer(w, mem, t=t):
+            return fmt(t, w.to_bytes(8, "little"), None, _Ctx(self, mem, None))
+        return pointer
 
     def format_call(self, name: str, proto: Optional[Prototype], regs_entry, mem, regs_exit=None,
                     mem_exit=None) -> CallState:
