@@ -96,4 +96,5 @@ def test_all_together(tmp_path):
     names = TOTALS["names"][0] / TOTALS["names"][1]
     # The issue asks 98% of names; 97% is what is reached: every remaining name difference is one
     # of ld.so's minimal-malloc mmaps, which move with the CPU model (README, "strace differences").
+    print(f"strace agreement: lines {lines:.3f} names {names:.3f}")
     assert lines >= 0.95 and names >= 0.965, f"lines {lines:.3f} names {names:.3f}"
