@@ -35,7 +35,8 @@ class EhFrameError(ValueError):
     pass
 
 
-def _uleb(data: bytes, off: int) -> Tuple[int, int]:
+def _leb(data: bytes, off: int, signed: bool) -> Tuple[int, int]:
+    """(value, next offset) of a LEB128 number."""
     result = shift = 0
     while True:
         if off >= len(data):
@@ -45,22 +46,17 @@ def _uleb(data: bytes, off: int) -> Tuple[int, int]:
         result |= (b & 0x7F) << shift
         shift += 7
         if not b & 0x80:
+            if signed and b & 0x40:
+                result -= 1 << shift
             return result, off
+
+
+def _uleb(data: bytes, off: int) -> Tuple[int, int]:
+    return _leb(data, off, False)
 
 
 def _sleb(data: bytes, off: int) -> Tuple[int, int]:
-    result = shift = 0
-    while True:
-        if off >= len(data):
-            raise EhFrameError("truncated LEB128")
-        b = data[off]
-        off += 1
-        result |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            if b & 0x40:
-                result -= 1 << shift
-            return result, off
+    return _leb(data, off, True)
 
 
 _FIXED = {PE_ABSPTR: "<Q", PE_UDATA2: "<H", PE_UDATA4: "<I", PE_UDATA8: "<Q",

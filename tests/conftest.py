@@ -57,3 +57,13 @@ def ptrace_works() -> bool:
 @pytest.fixture
 def tmpdir_path(tmp_path):
     return str(tmp_path)
+
+
+def same_as_native(args, timeout=300):
+    """Run natively and under emutrace (untraced): same stdout, same status, nothing on stderr."""
+    n = native(args)
+    e = emutrace(["--no-trace", *args], timeout=timeout)
+    assert e.stderr.decode(errors="replace") == ""
+    assert e.stdout == n.stdout
+    assert status_of(e) == status_of(n)
+    return e

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import emutrace, native, status_of
+from conftest import emutrace, native, status_of, same_as_native
 
 SHM_C = r"""
 #define _GNU_SOURCE
@@ -242,17 +242,6 @@ def shm_prog(tmp_path_factory):
     return str(exe)
 
 
-def like_native(args, timeout=300):
-    n = native(args)
-    e = emutrace(["--no-trace", *args], timeout=timeout)
-    err = [line for line in e.stderr.decode(errors="replace").splitlines()
-           if not line.startswith("emutrace: system call epoll")]
-    assert err == []
-    assert e.stdout == n.stdout
-    assert status_of(e) == status_of(n)
-    return e
-
-
 def repeatable(args, tmp_path, timeout=300):
     runs = []
     for i in range(2):
@@ -266,8 +255,8 @@ def repeatable(args, tmp_path, timeout=300):
 
 # ---------------------------------------------------------------- C: mmap, shm_open, sem_t, mutexes
 
-def test_c_shared_memory_like_native(shm_prog):
-    e = like_native([shm_prog])
+def test_c_shared_memory_same_as_native(shm_prog):
+    e = same_as_native([shm_prog])
     out = e.stdout.decode()
     assert "anon 42 43 private 1\n" in out
     assert "counter 6000\n" in out
@@ -284,8 +273,8 @@ def test_c_shared_memory_trace_repeatable(shm_prog, tmp_path):
 
 # ---------------------------------------------------------------- Python's multiprocessing
 
-def test_multiprocessing_pool_like_native():
-    e = like_native([_python(), "-c", POOL])
+def test_multiprocessing_pool_same_as_native():
+    e = same_as_native([_python(), "-c", POOL])
     assert e.stdout == b"[1, 2, 3]\n"
 
 
@@ -295,10 +284,10 @@ def test_multiprocessing_pool_trace_repeatable(tmp_path):
     assert b'openat(AT_FDCWD, "/dev/shm/sem.' in trace
 
 
-def test_multiprocessing_value_queue_event_array_like_native(tmp_path):
+def test_multiprocessing_value_queue_event_array_same_as_native(tmp_path):
     script = tmp_path / "mp.py"
     script.write_text(PY_MP)
-    e = like_native([_python(), str(script)])
+    e = same_as_native([_python(), str(script)])
     assert e.stdout.startswith(b"value 300 [0, 0, 0]\n")
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import built, emutrace, native, status_of
+from conftest import built, emutrace, native, status_of, same_as_native
 
 PY_POOL_SUBPROCESS = r"""
 import subprocess, threading
@@ -69,18 +69,6 @@ def cprog(tmp_path_factory):
             done[name] = str(exe)
         return done[name]
     return get
-
-
-def same_as_native(args, timeout=300):
-    n = native(args)
-    e = emutrace(["--no-trace", *args], timeout=timeout)
-    # (Python probes epoll, which emutrace does not have: that note is the only stderr allowed)
-    err = [line for line in e.stderr.decode(errors="replace").splitlines()
-           if not line.startswith("emutrace: system call epoll")]
-    assert err == []
-    assert e.stdout == n.stdout
-    assert status_of(e) == status_of(n)
-    return e
 
 
 def events(path):
