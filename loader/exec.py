@@ -137,7 +137,12 @@ def load_image(proc, path: str, argv: List[str], envp: List[str], base: str, loa
     proc.execfn = path                  # AT_EXECFN: the name as given to execve
     from . import linker
     interp_elf = None
-    use_builtin = loader == "builtin" or (loader == "auto" and linker.applies(vfs, elf, canon))
+    # static and static-pie programs relocate themselves: only a program with an interpreter is
+    # ever linked by emutrace, and only when no library in its closure is a C library with an rtld
+    use_builtin = bool(elf.interp) and (loader == "builtin" or (loader == "auto" and linker.applies(vfs, elf, canon)))
+    if loader == "builtin" and elf.interp and not linker.applies(vfs, elf, canon):
+        raise ExecError(E.ENOEXEC, f"{canon}: --loader builtin cannot run it: its libraries are missing or include a "
+                                   "C library that needs its own dynamic linker (use --loader interp)")
     if elf.interp and not use_builtin:
         icanon, idata = read_guest_file(vfs, elf.interp, "/")
         interp_elf = _parse(icanon, idata)

@@ -193,8 +193,12 @@ class Linker:
 
     def call(self, fn: int, args: List[int]) -> int:
         """Run a guest function to completion (IFUNC resolvers, initialisers) and return rax."""
+        from unicorn import UcError
         from .callguest import call_guest
-        return call_guest(self.proc, fn, args)
+        try:
+            return call_guest(self.proc, fn, args)
+        except UcError as e:
+            raise LinkError(f"the library code at {fn:#x} faulted while being linked ({e})") from None
 
     # -- relocation kinds, one function each --
     def r_none(self, m, r):

@@ -54,3 +54,23 @@ def test_demo_trace_shows_library_calls():
     assert "demo_add(2, 3)" in err and "= 5" in err
     assert "demo_apply(square, 7" in err
     assert "+++ exited (status 0) +++" in err
+
+
+@pytest.mark.parametrize("loader", ["builtin", "interp"])
+def test_demo_under_both_loaders(loader):
+    """The builtin linker and the program's own ld.so give the same run."""
+    from conftest import ROOT
+    demo = str(ROOT / "bins" / "prebuilt" / "demo")
+    e = emutrace(["--no-trace", "--loader", loader, demo])
+    assert e.returncode == 0 and e.stdout == native([demo]).stdout
+
+
+def test_forced_builtin_loader():
+    """Static programs relocate themselves (nothing to link); a glibc program needs glibc's own
+    dynamic linker, so forcing the builtin linker is refused with a clear reason."""
+    sp = built("strings", "static-pie")
+    e = emutrace(["--no-trace", "--loader", "builtin", sp, "/tmp"])
+    assert e.returncode == 0 and b"strings done" in e.stdout
+    e = emutrace(["--no-trace", "--loader", "builtin", built("strings", "pie")])
+    assert e.returncode == 126 and e.stderr.startswith(b"emutrace: ") and b"use --loader interp" in e.stderr
+    assert b"Traceback" not in e.stderr
