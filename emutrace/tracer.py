@@ -130,8 +130,10 @@ def build_observers(session, cfg) -> List:
             from .values import CallFormatter
             try:
                 protos = load_prototypes(extra_files=tc.proto_files)
-            except (ConfError, OSError) as e:
+            except ConfError as e:
                 raise EmutraceError(f"prototypes: {e}", 125) from None
+            except OSError as e:
+                raise EmutraceError(f"-F {e.filename}: {e.strerror}", 125) from None
             fmt = CallFormatter(string_limit=tc.string_limit, demangle=tc.demangle,
                                 symbolize=lambda addr: _symbolize(session, addr))
             calls = CallStacks()
