@@ -14,14 +14,13 @@ frames abandoned by longjmp or an exception are reported as unwound.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Dict, List, Optional
 
 from unicorn import UC_HOOK_CODE
 
-from loader.elf import STT_FUNC, STT_GNU_IFUNC, SHN_UNDEF, parse_elf
-from loader.linker import Scope
+from loader.elf import STT_FUNC, STT_GNU_IFUNC, SHN_UNDEF
 from loader.modules import Module
 
 from .events import Call, Return
@@ -294,7 +293,6 @@ class LibcallTracer:
         slots = self._slot_relocs(module)
         entries = plt_slots(module)
         hooked_slots = set()
-        lo, hi = None, None
         pltgot = module.elf.section(".plt.got")
         in_pltgot = (lambda a: pltgot.addr <= a - module.base < pltgot.addr + pltgot.size) if pltgot else (lambda a: False)
         for entry, slot in entries.items():

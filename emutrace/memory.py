@@ -271,10 +271,8 @@ class AddressSpace:
             lo, hi = max(v.start, start), min(v.end, end)
             self.uc.mem_protect(lo, hi - lo, _uc_prot(prot))
             self.vmas.remove(v)
-            parts = [v]
             if v.start < lo:
                 left, v = v.split(lo)
-                parts = [left, v]
                 self.vmas.append(left)
             if hi < v.end:
                 v, right = v.split(hi)

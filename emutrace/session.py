@@ -8,7 +8,7 @@ Python API both drive this class; it never prints a trace itself.
 from __future__ import annotations
 
 import time as _time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from unicorn import UcError, UC_HOOK_BLOCK, UC_HOOK_INSN, UC_HOOK_INTR, UC_HOOK_MEM_INVALID
@@ -390,7 +390,6 @@ class Session:
         """emu_start returned with nobody asking: a timeout, or a `hlt` (privileged: SIGSEGV)."""
         if deadline and _time.monotonic() >= deadline:
             raise LimitReached(f"time limit of {self.opts.timeout:g} s reached", 124)
-        rip = m.reg("rip")
         force_signal(proc, {"si_signo": SIGSEGV, "si_code": SI_KERNEL, "si_addr": 0, "_trapno": 13})
 
     def _guest_fault(self, proc, err: UcError):

@@ -359,8 +359,6 @@ class _PrintfPack:
 
     def next(self) -> Optional[Type]:
         hlf = lng = 0
-        fmt_type = None
-        lens = None
         len_buf = ""
         s = self.fmt
         while self.pos < len(s):
@@ -376,7 +374,6 @@ class _PrintfPack:
             if c == "*":
                 self.future = True
                 self.pos += 1
-                fmt_type = "int"
                 return self._form("int", None, hlf, lng, len_buf)
             if c.isdigit():
                 if len(len_buf) < 24:

@@ -16,7 +16,7 @@ from emutrace.memory import (AddressSpace, OutOfMemory, PAGE, PIE_BASE, STACK_SI
 from syscalls import errno as E
 from syscalls.vfs import S_IFDIR, S_IFREG, VfsError
 
-from .elf import ET_DYN, PF_R, PF_W, PF_X, PT_LOAD, PT_PHDR, ElfError, ElfFile, parse_elf, read_elf
+from .elf import ET_DYN, PF_R, PF_W, PF_X, PT_PHDR, ElfError, ElfFile, read_elf
 from .modules import Module
 
 AT_NULL, AT_PHDR, AT_PHENT, AT_PHNUM, AT_PAGESZ, AT_BASE, AT_FLAGS, AT_ENTRY = 0, 3, 4, 5, 6, 7, 8, 9

@@ -8,16 +8,15 @@ libraries' initialisers inside the emulator, and returns the program's entry poi
 """
 from __future__ import annotations
 
-import os
 import struct
 from typing import Callable, Dict, List, Optional, Tuple
 
-from emutrace.memory import PAGE, page_up
+from emutrace.memory import page_up
 from syscalls import errno as E
 from syscalls.vfs import VfsError
 
-from .elf import (DT_FINI, DT_INIT, DT_INIT_ARRAY, DT_INIT_ARRAYSZ, DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ,
-                  ET_DYN, STB_LOCAL, STB_WEAK, STT_GNU_IFUNC, STT_TLS, ElfFile, Reloc, Symbol, parse_elf, read_elf)
+from .elf import (DT_INIT, DT_INIT_ARRAY, DT_INIT_ARRAYSZ, DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ, ET_DYN,
+                  STB_LOCAL, STB_WEAK, STT_GNU_IFUNC, ElfFile, Reloc, Symbol, read_elf)
 from .modules import Module
 
 DEFAULT_DIRS = ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib")

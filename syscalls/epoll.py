@@ -2,7 +2,6 @@
 EPOLLONESHOT are honoured in their effect on what is reported)."""
 from __future__ import annotations
 
-import struct
 
 from . import errno as E
 from .dispatch import s32, syscall

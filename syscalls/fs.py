@@ -10,7 +10,7 @@ from .files import (O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_EXCL
                     O_PATH, O_RDONLY, O_TRUNC, O_WRONLY, DeviceFile, DirFile, HostFile, HostRwFile, MemFile,
                     OpenFile, Pipe, PipeEnd, SynthFile, WouldBlock)
 from .layouts import DIRENT64, IOVEC, POLLFD, STAT, STATFS, STATX, TERMIOS, TIMESPEC, WINSIZE
-from .vfs import S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, Node, StatInfo, VfsError
+from .vfs import S_IFDIR, S_IFMT, Node, StatInfo, VfsError
 
 AT_FDCWD = -100
 AT_SYMLINK_NOFOLLOW, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, AT_EACCESS, AT_EMPTY_PATH = 0x100, 0x200, 0x400, 0x200, 0x1000

@@ -219,7 +219,7 @@ class Kernel:
                 ret = -E.EFAULT
             except OutOfMemory:
                 ret = -E.ENOMEM
-            except ProcessExit as e:
+            except ProcessExit:
                 if obs is not None:
                     obs.syscall_noreturn(proc, state)
                 raise
@@ -237,16 +237,6 @@ class Kernel:
         if obs is not None:
             obs.syscall_exit(proc, state, ret)
         return ret
-
-
-def errno_result(fn):
-    """Decorator for helpers that return -errno on VfsError (used outside dispatch)."""
-    def wrapped(*a, **kw):
-        try:
-            return fn(*a, **kw)
-        except VfsError as e:
-            return -e.errno
-    return wrapped
 
 
 __all__ = ["Kernel", "Process", "Thread", "SigAction", "ProcessExit", "NORETURN", "s64"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from . import errno as E
 from .dispatch import syscall
-from .files import O_CLOEXEC, MemFile
+from .files import MemFile
 from .vfs import S_IFREG, Node, OvNode
 
 GRND_NONBLOCK, GRND_RANDOM, GRND_INSECURE = 1, 2, 4

@@ -12,7 +12,7 @@ from __future__ import annotations
 from emutrace.memory import OutOfMemory, SharedMemory, page_down, page_up, PAGE
 
 from . import errno as E
-from .dispatch import s32, s64, syscall
+from .dispatch import s32, syscall
 from .files import DeviceFile, MemFile, PipeEnd, shared_memory_of
 
 MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE, MAP_TYPE = 1, 2, 3, 0xF
@@ -178,7 +178,9 @@ def sys_madvise(proc, addr, length, advice, *_):
                     v.shm.zero(v.shm_off + lo - v.start, v.shm_off + hi - v.start)
                 continue
             if not v.name or v.name.startswith("["):
-                proc.machine.write(lo, bytes(hi - lo)) if hi - lo <= 1 << 20 else \
+                if hi - lo <= 1 << 20:
+                    proc.machine.write(lo, bytes(hi - lo))
+                else:                                   # large ranges: fresh zero pages are cheaper
                     proc.aspace.map(lo, hi - lo, v.prot, v.name)
     return 0
 

@@ -18,7 +18,7 @@ import struct
 
 from . import errno as E
 from .dispatch import s32, syscall
-from .files import O_CLOEXEC, O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
+from .files import O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
 from .vfs import S_IFSOCK, StatInfo, VfsError
 
 AF_UNIX = 1
@@ -359,7 +359,7 @@ def sys_recvmsg(proc, fd, msg, flags, *_):
 
 @syscall("sendmmsg")
 def sys_sendmmsg(proc, fd, vec, vlen, flags, *_):
-    sock = _sock(proc, fd)
+    _sock(proc, fd)                             # ENOTSOCK before anything is sent
     sent = 0
     for i in range(min(vlen, 1024)):
         hdr = vec + 64 * i                      # struct mmsghdr: msghdr (56) + msg_len (4) + pad
@@ -368,7 +368,6 @@ def sys_sendmmsg(proc, fd, vec, vlen, flags, *_):
             return n if sent == 0 else sent
         proc.mem.write_u32(hdr + 56, n)
         sent += 1
-    del sock
     return sent
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import struct
 
 from . import errno as E
-from .dispatch import s32, s64, syscall
+from .dispatch import s32, syscall
 from .kernel import ProcessExit
 from .layouts import RLIMIT, RUSAGE, SYSINFO, UTSNAME
 

@@ -185,8 +185,6 @@ def sys_rt_sigreturn(proc, *_):
         if image:
             m.set_fp_state(image)
     proc.thread.sigmask = uc["uc_sigmask"] & ~UNBLOCKABLE
-    ss = proc.mem.peek(uc_addr + 16, 24)
-    del ss
     proc.request_stop(resume_at=rip)
     return NORETURN
 

@@ -1,10 +1,9 @@
 """Time system calls, all answered from the World's virtual clock (sleeps cost no real time)."""
 from __future__ import annotations
 
-import struct
 
 from . import errno as E
-from .dispatch import s32, s64, syscall
+from .dispatch import s32, syscall
 from .layouts import ITIMERVAL, TIMESPEC, TIMEVAL, TMS
 
 CLOCK_IDS = set(range(12))

@@ -572,7 +572,7 @@ class Vfs:
                 raise VfsError(E.EISDIR)
             if dst.is_dir and len(self.listdir(dst)) > 2:
                 raise VfsError(E.ENOTEMPTY)
-        moved = self.copy_up(src)
+        self.copy_up(src)                 # the overlay holds what moves
         ov = self.overlay.pop(src.path)
         if src.host is not None:
             self.whiteouts.add(src.path)
@@ -584,7 +584,6 @@ class Vfs:
         prefix = src.path.rstrip("/") + "/"
         for p in [p for p in self.overlay if p.startswith(prefix)]:
             self.overlay[dst_path.rstrip("/") + "/" + p[len(prefix):]] = self.overlay.pop(p)
-        del moved
 
     def link(self, src: Node, dst_path: str) -> None:
         if self._lnode(dst_path) is not None:
