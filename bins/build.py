@@ -153,6 +153,8 @@ PROGRAMS: Dict[str, dict] = {
     "diffprog": _p("c", "two builds differing in one library call (v0/v1)",
                    ("v0", "v1") + C_VARIANTS, _C_FLAGS),
     "fib": _p("c", "recursive fib for function tracing", flags=_C_FLAGS),
+    "calllog": _p("c", "edge cases of calls logged in guest code (page edges, cancel, backtrace)",
+                  flags=_C_FLAGS + ("-pthread",)),
     "callloop": _p("c", "N x malloc/strcpy/strlen/free (benchmark)", flags=_C_FLAGS),
     "readloop": _p("c", "N one-byte reads (benchmark)", flags=_C_FLAGS),
 }

@@ -136,6 +136,8 @@ class CallStacks:
         if proc is None:
             # the process running on this engine now (a vfork child shares its parent's)
             proc = getattr(kernel, "current", None) or first
+        if proc.machine.flush_log is not None:
+            proc.machine.flush_log(proc)               # calls logged by guest code come first
         stack = self.stacks.get((proc.pid, proc.thread.tid))
         if not stack:
             return
@@ -232,6 +234,12 @@ class LibcallTracer:
         # the API's hook (emutrace.api): enter(proc, frame, regs) -> True when it already returned
         # from the call (it set rax: the function does not run); leave(proc, frame, regs) at return
         self.intercept = None
+        # calls logged by guest code from the program's entry on (emutrace.guestlog); off with
+        # --hook-returns, with an intercept, and beside --ftrace (which needs every return hooked)
+        self.guest_log = False
+        self.fast_sites: list = [None]            # tag → guestlog.FastSite (tag 0 is never used)
+        self.stub_ranges: List[tuple] = []        # hooked jump stubs of redirected GOT slots
+        self.leaf_out = None                      # the sink's leaf(text, ret), when its output is plain
 
     # -- set-up, per process and module -------------------------------------------
     def attach(self, proc) -> None:
@@ -241,11 +249,47 @@ class LibcallTracer:
     def started(self, proc) -> None:
         for m in list(proc.modules):
             self.module_loaded(proc, m)
+        self._arm(proc)
+
+    def _arm(self, proc) -> None:
+        """Once ld.so has bound the program (at its entry): redirect -fno-plt GOT slots and move
+        the loggable call sites to guest code. Once per engine (the first program, each exec)."""
+        m = proc.machine
+        if getattr(m, "_lt_armed", False):
+            return
+        m._lt_armed = True
         entry = proc.modules[0].elf.entry + proc.modules[0].base
-        if proc.machine.reg("rip") != entry:      # ld.so runs first: its GOT work is done at entry
-            proc.machine.uc.hook_add(UC_HOOK_CODE, self._at_entry, proc, entry, entry)
+        if m.reg("rip") != entry:      # ld.so runs first: its GOT work is done at entry
+            m.uc.hook_add(UC_HOOK_CODE, self._at_entry, proc, entry, entry)
         else:
             self._redirect_got(proc)
+
+    def forked(self, parent, child) -> None:
+        """A forked child's engine is a copy: patched entries, trampolines and stubs are there
+        already; it gets the hooks of the sites that stay hooked, and of the stubs."""
+        pm, cm = parent.machine, child.machine
+        child._lt_hooked_modules = set(getattr(parent, "_lt_hooked_modules", ()))
+        cm._lt_armed = getattr(pm, "_lt_armed", False)
+        cm._lt_entry_done = getattr(pm, "_lt_entry_done", False)
+        child._lt_pending_got = list(getattr(parent, "_lt_pending_got", []))
+        child._lt_plt_entries = dict(getattr(parent, "_lt_plt_entries", {}))
+        gl = pm.guest_log
+        if gl is not None:
+            gl = gl.clone_for(child)
+            for module in child.modules:
+                gl.hook_unwinders(child, module)
+        cb = self._entry_cb(child)
+        cm._lt_entry_hooks = {}
+        for entries in child._lt_plt_entries.values():
+            for entry, _slot, _site in entries:
+                if gl is None or entry not in gl.patched:
+                    cm._lt_entry_hooks[entry] = cm.hook_code(cb, entry, entry)
+        for lo, hi in self.stub_ranges:
+            if child.aspace.find(lo) is not None:
+                cm.hook_code(cb, lo, hi)
+        if cm._lt_armed and not cm._lt_entry_done:
+            entry = child.modules[0].elf.entry + child.modules[0].base
+            cm.uc.hook_add(UC_HOOK_CODE, self._at_entry, child, entry, entry)
 
     def module_loaded(self, proc, module: Module) -> None:
         if module.path in proc._lt_hooked_modules:
@@ -254,10 +298,15 @@ class LibcallTracer:
         if not self.filter.traces_module(module.name, is_main):
             return
         proc._lt_hooked_modules.add(module.path)
+        gl = proc.machine.guest_log
+        if gl is not None:
+            gl.hook_unwinders(proc, module)
         if is_main and module.elf.is_static and not module.elf.needed:
             self._hook_static(proc, module)
             return
         self._hook_plt(proc, module, is_main)
+        if is_main and self.session.started:
+            self._arm(proc)                 # an exec'd program
 
     def _site(self, proc, module: Module, name: str, is_main: bool) -> Site:
         site = Site(name, module, None, is_main=is_main)
@@ -293,6 +342,14 @@ class LibcallTracer:
         slots = self._slot_relocs(module)
         entries = plt_slots(module)
         hooked_slots = set()
+        m = proc.machine
+        hooks = getattr(m, "_lt_entry_hooks", None)
+        if hooks is None:
+            hooks = m._lt_entry_hooks = {}
+        plt_entries = getattr(proc, "_lt_plt_entries", None)
+        if plt_entries is None:
+            plt_entries = proc._lt_plt_entries = {}
+        mine = plt_entries[module.path] = []
         pltgot = module.elf.section(".plt.got")
         in_pltgot = (lambda a: pltgot.addr <= a - module.base < pltgot.addr + pltgot.size) if pltgot else (lambda a: False)
         for entry, slot in entries.items():
@@ -305,9 +362,10 @@ class LibcallTracer:
             site.via = "plt.got" if in_pltgot(entry) else "plt"
             self.sites[entry] = site
             hooked_slots.add(slot)
+            mine.append((entry, slot, site))
             # one exact hook per entry: a range hook would also fire on the entry's later
             # instructions (endbr64; bnd jmp), twice per call
-            proc.machine.hook_code(self._entry_cb(proc), entry, entry)
+            hooks[entry] = m.hook_code(self._entry_cb(proc), entry, entry)
         # slots reached without a PLT entry (-fno-plt): redirected once ld.so has filled them
         proc._lt_pending_got = getattr(proc, "_lt_pending_got", [])
         for slot, name in slots.items():
@@ -320,12 +378,17 @@ class LibcallTracer:
         self._redirect_got(proc)
 
     def _redirect_got(self, proc) -> None:
-        pending = getattr(proc, "_lt_pending_got", [])
-        if not pending or proc.pid in self.redirect_done:
-            return
-        self.redirect_done.add(proc.pid)
-        from emutrace.memory import page_up
         m = proc.machine
+        if getattr(m, "_lt_entry_done", False):
+            return
+        m._lt_entry_done = True
+        pending = getattr(proc, "_lt_pending_got", [])
+        proc._lt_pending_got = []
+        if self.guest_log and self.intercept is None:
+            pending = self._to_guest_log(proc, pending)
+        if not pending:
+            return
+        from emutrace.memory import page_up
         size = page_up(len(pending) * STUB_SIZE)
         base = proc.aspace.find_free(size)
         proc.aspace.map(base, size, 5, "[emutrace]")      # r-x: one jump stub per redirected slot
@@ -342,6 +405,71 @@ class LibcallTracer:
         m.write(start, bytes(code))
         m.uc.ctl_remove_cache(start, start + len(code))
         m.hook_code(self._entry_cb(proc), start, start + len(code) - 1)
+        self.stub_ranges.append((start, start + len(code) - 1))
+
+    # -- guest-code logging (emutrace.guestlog) ------------------------------------------
+    def _to_guest_log(self, proc, pending: list) -> list:
+        """Move every loggable PLT site and pending GOT slot to guest code; returns the GOT slots
+        left for hooked stubs."""
+        from .guestlog import GuestLog, HEAD, capture_plan, FastSite, HOOKED_ONLY
+        fmt = self.fmt
+        limit = getattr(fmt, "string_limit", 32)
+        if not getattr(fmt, "compiled", False) or limit + 1 > 4096:
+            return pending
+        m = proc.machine
+        gl = m.guest_log
+        if gl is None:
+            gl = GuestLog(self, proc, HEAD + 6 * ((limit + 8) & ~7) + 64)
+        for module in proc.modules:
+            gl.hook_unwinders(proc, module)
+
+        def fast(site, where):
+            if site.static or site.name in HOOKED_ONLY:
+                return None
+            if site.definer is None:
+                site.definer = self._definer(proc, site.name)
+                site.traced = self.filter.matches(site.name, site.caller.name, site.is_main, site.definer)
+            if not site.traced:
+                return None
+            plan = site.plan
+            if plan is _UNSET:
+                plan = site.plan = self._plan(site)
+            caps = capture_plan(plan)
+            if caps is None:
+                return None
+            fs = FastSite(len(self.fast_sites), site, plan, caps, where)
+            self.fast_sites.append(fs)
+            return fs
+
+        hooks = getattr(m, "_lt_entry_hooks", {})
+        by_module: Dict[str, list] = {}
+        for path, entries in getattr(proc, "_lt_plt_entries", {}).items():
+            for entry, slot, site in entries:
+                if entry in gl.patched or entry not in hooks:
+                    continue
+                fs = fast(site, entry)
+                if fs is not None:
+                    by_module.setdefault(path, []).append((fs, slot, entry))
+        left = []
+        for slot, site in pending:
+            fs = fast(site, slot)
+            if fs is None:
+                left.append((slot, site))
+            else:
+                site.via = "got"
+                by_module.setdefault(site.caller.path, []).append((fs, slot, None))
+        for module in proc.modules:
+            group = by_module.pop(module.path, None)
+            if not group:
+                continue
+            if gl.build(proc, module.base + module.elf.span()[0], group):
+                for fs, slot, entry in group:
+                    if entry is not None:
+                        m.hook_del(hooks.pop(entry))
+                        m.uc.ctl_remove_cache(entry, entry + 1)
+            else:
+                left += [(slot, fs.site) for fs, slot, entry in group if entry is None]
+        return left
 
     def _hook_static(self, proc, module: Module) -> None:
         """Static programs: hook known C-library functions and IRELATIVE PLT entries."""
@@ -400,12 +528,14 @@ class LibcallTracer:
             proc = getattr(kernel, "current", None) or first
         if not getattr(proc, "traced", True):          # a child run without -f
             return
+        m = proc.machine
+        if m.flush_log is not None:
+            m.flush_log(proc)                           # calls logged by guest code come first
         if site.definer is None:
             site.definer = self._definer(proc, site.name) if not site.static else "libc"
             site.traced = self.filter.matches(site.name, site.caller.name, site.is_main, site.definer)
         if not site.traced:
             return
-        m = proc.machine
         uc = m.uc
         rv = m.call_words()                             # rdi, rsi, rdx, rcx, r8, r9, rsp
         rsp = rv[6]
@@ -420,9 +550,11 @@ class LibcallTracer:
                 return
             if stack and stack[-1].rsp == rsp:     # a traced function tail-calling another
                 return
+        gl = m.guest_log
+        logged_frame = gl is not None and ret_addr == gl.ret_tramp   # tail-called by a logged call
         if stack:
             top = stack[-1]
-            if top.rsp < rsp or (top.rsp == rsp and top.ret_addr != ret_addr):
+            if top.rsp < rsp or (top.rsp == rsp and top.ret_addr != ret_addr and not logged_frame):
                 calls.unwind_to(proc, stack, rsp, ret_addr)
         mem = self.mem_view(proc)
         plan = site.plan
@@ -448,6 +580,8 @@ class LibcallTracer:
             stack.pop()
             self._returned(proc, frame, Regs(m, proc.mem))
             return
+        if logged_frame:
+            return                  # closed by the return record of the call it replaced
         hooked = getattr(m, "_lt_ret_hooked", None)
         if hooked is None or ret_addr not in hooked:
             calls.hook_return(proc, uc, ret_addr)

@@ -76,6 +76,13 @@ def cpuid(leaf: int, sub: int):
 class Machine:
     """A Unicorn engine with emutrace's CPU model and fast register access."""
 
+    # set by emutrace.guestlog when library calls are logged by guest code on this engine
+    guest_log = None
+    flush_log = None            # flush_log(proc): report the records of the loaded thread
+    thread_switch = None        # thread_switch(old, new): the scheduler loads another thread
+    fault_fixup = None          # fault_fixup(proc, rip) -> True: the fault was ours and is handled
+    in_guest_code = None        # in_guest_code(addr) -> True inside emutrace's own guest code
+
     def __init__(self):
         self.uc = Uc(UC_ARCH_X86, UC_MODE_64)
         self._h = self.uc._uch
@@ -186,13 +193,19 @@ class Machine:
         self._hooks.append(cb)              # the C side keeps only a pointer: keep the callback alive
         return handle.value
 
+    def hook_del(self, handle: int) -> None:
+        """Remove a hook made by hook_code."""
+        err = uclib.uc_hook_del(self._h, ctypes.c_size_t(handle))
+        if err != UCC.UC_ERR_OK:
+            raise UcError(err)
+
     def read_fast(self, addr: int, size: int) -> bytes:
         """Raw guest memory (no permission check), through one preallocated buffer."""
         if size > len(self._rbuf):
             self._rbuf = ctypes.create_string_buffer(max(size, 2 * len(self._rbuf)))
         if uclib.uc_mem_read(self._h, ctypes.c_uint64(addr), self._rbuf, ctypes.c_size_t(size)) != UCC.UC_ERR_OK:
             raise UcError(UCC.UC_ERR_READ_UNMAPPED)
-        return self._rbuf.raw[:size]
+        return self._rbuf[:size]          # (not .raw[:size]: .raw copies the whole buffer first)
 
     # -- the library-call hot path: C calls without the binding's argument checks ----------
     # The stock ctypes prototypes convert and check every argument (~0.4 µs a call); these

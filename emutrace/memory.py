@@ -241,6 +241,11 @@ class AddressSpace:
         self._reindex()
         return start
 
+    def guest_mapped(self) -> int:
+        """What the program has mapped: emutrace's own pages ("[emutrace]": call-log rings and
+        trampolines) are left out, so memory figures do not depend on how it is traced."""
+        return self.mapped - sum(v.end - v.start for v in self.vmas if v.name == "[emutrace]")
+
     def shared(self) -> List[Vma]:
         return [v for v in self.vmas if v.shm is not None]
 

@@ -44,6 +44,8 @@ Tracing:
   --chrome FILE      write a Chrome trace-event JSON timeline
   --folded FILE      write folded stacks for flame graphs
   --no-trace         run without tracing
+  --hook-returns     catch every return with a Python hook instead of logging library calls in
+                     guest code (slower; leaves every return address on the stack untouched)
 
 Sandbox and determinism:
   --root DIR|TAR     the guest's file system (default /), read-only; writes go to a throw-away overlay;
@@ -101,6 +103,7 @@ class TraceConfig:
     chrome: Optional[str] = None
     folded: Optional[str] = None
     enabled: bool = True
+    guest_log: bool = True              # library calls logged by guest code (--hook-returns: off)
 
 
 @dataclass
@@ -194,6 +197,8 @@ def parse(argv: List[str]) -> Config:
                 tc.folded = val()
             elif name == "--no-trace":
                 tc.enabled = False
+            elif name == "--hook-returns":
+                tc.guest_log = False
             elif name == "--root":
                 opts.root = val()
                 if not os.path.isdir(opts.root):

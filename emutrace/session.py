@@ -213,6 +213,8 @@ class Session:
         kernel = self.kernel
         proc = kernel.current
         m = proc.machine
+        if m.flush_log is not None:
+            m.flush_log(proc)                    # library calls logged by guest code come first
         regs = m.syscall_regs()
         try:
             ret = kernel.syscall(proc, regs[0], regs[1:])
@@ -335,8 +337,12 @@ class Session:
         try:
             m.uc.emu_start(m.reg("rip"), 0, timeout=timeout_us, count=count)
         except UcError as e:
+            if m.fault_fixup is not None and m.fault_fixup(proc, m.reg("rip")):
+                return                           # a string copy of the call log hit a bad pointer
+            self._flush_log(proc, m)
             self._guest_fault(proc, e)
             return
+        self._flush_log(proc, m)
         if self._fault and self._fault[0] == "intr":
             self._cpu_exception(proc, self._fault[1])
         elif proc.stop_requested or proc.machine is not m or proc.resume_at is not None \
@@ -348,6 +354,21 @@ class Session:
             sched.slice_used_up(t)          # (a `hlt` here cannot be told apart: it goes on)
         else:
             self._stopped_by_itself(proc, m, deadline)
+
+    @staticmethod
+    def _flush_log(proc: Process, m) -> None:
+        """At the end of a slice: a thread stopped inside emutrace's guest code (its budget ran
+        out there) is stepped out of it, then the calls it logged are reported."""
+        if m.flush_log is None or proc.machine is not m:
+            return
+        inside = m.in_guest_code
+        while inside(m.reg("rip")):
+            try:
+                m.uc.emu_start(m.reg("rip"), 0, count=1)
+            except UcError:
+                if not (m.fault_fixup is not None and m.fault_fixup(proc, m.reg("rip"))):
+                    break
+        m.flush_log(proc)
 
     @staticmethod
     def _apply_resume(proc: Process) -> None:

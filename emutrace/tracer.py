@@ -58,6 +58,14 @@ class Tracer:
         if self.functions:
             self.functions.module_loaded(proc, module)
 
+    def forked(self, parent, child):
+        """A forked child with its own engine (a copy of the parent's memory)."""
+        if self.libcalls:
+            self.libcalls.forked(parent, child)
+        if self.functions:
+            for module in list(child.modules):
+                self.functions.module_loaded(child, module)
+
     def signal(self, proc, info):
         if self.syscalls:
             self.syscalls.signal(proc, info)
@@ -148,6 +156,9 @@ def build_observers(session, cfg) -> List:
             if libcalls:
                 tracer.libcalls = LibcallTracer(session, tracer.call_emit(), fmt, protos, flt, tc.string_limit,
                                                 calls=calls)
+                tracer.libcalls.guest_log = tc.guest_log and not functions
+                if len(sinks) == 1 and isinstance(sink, LtraceText) and sink.plain and not tracer.max_depth:
+                    tracer.libcalls.leaf_out = sink.leaf
             if functions:
                 from .ftrace import FunctionTracer
                 # --ftrace's formats show names; -x alone is ltrace's: arguments decoded

@@ -621,9 +621,12 @@ class _Plan:
     """A compiled prototype: ``left(words, mem)`` and ``right(words, mem)`` (None when nothing is
     an output parameter) give the shown arguments before and after the split; ``ret(rax, mem)``
     the return value (None for void)."""
-    __slots__ = ("proto", "known", "nwords", "left", "right", "ret", "ret_hidden")
+    __slots__ = ("proto", "known", "nwords", "left", "right", "ret", "ret_hidden", "left_items",
+                 "right_items")
 
-    def __init__(self, proto, known, nwords, left, right, ret, ret_hidden):
+    def __init__(self, proto, known, nwords, left, right, ret, ret_hidden, left_items=(), right_items=()):
+        self.left_items = left_items      # ((word index, fn), ...): what left and right are made of
+        self.right_items = right_items
         self.proto = proto
         self.known = known
         self.nwords = nwords
@@ -634,8 +637,12 @@ class _Plan:
 
 
 def _args_fn(items):
-    """fn(words, mem) -> [str, ...] for ((word index, fn), ...), unrolled for the usual counts."""
+    """fn(words, mem) -> [str, ...] for ((word index, fn), ...), unrolled for the usual counts.
+    A renderer with a `len_arg` also gets that word (a buffer and its length)."""
     n = len(items)
+    if any(hasattr(fn, "len_arg") for _, fn in items):
+        triples = tuple((i, fn, getattr(fn, "len_arg", None)) for i, fn in items)
+        return lambda w, mem: [f(w[i], mem) if j is None else f(w[i], mem, w[j]) for i, f, j in triples]
     if n == 0:
         return lambda w, mem: []
     if n == 1:
@@ -717,6 +724,16 @@ def _self_contained(t, seen: set) -> bool:
 
 def _hidden(w, mem):
     return None
+
+
+# What a compiled argument renderer needs besides its word (emutrace.guestlog reads this to
+# know which calls guest code can log whole): nothing, or the C string the word points at.
+_hidden.word_only = True
+
+
+def _word_only(fn):
+    fn.word_only = True
+    return fn
 
 
 # ----------------------------------------------------------------------------
@@ -864,7 +881,7 @@ class CallFormatter:
         if proto.pack is not None:
             return None
         try:
-            fns = [self._compile_word(t, True) for t in proto.params]
+            fns = [self._bounded_string(t, proto) or self._compile_word(t, True) for t in proto.params]
             if isinstance(rt, Prim) and rt.kind == "void" and rt.lens in (None, "hide"):
                 ret = None
             else:
@@ -876,7 +893,42 @@ class CallFormatter:
         left = tuple((i, fn) for i, fn in enumerate(fns[:split]) if fn is not _hidden)
         right = tuple((i + split, fn) for i, fn in enumerate(fns[split:]) if fn is not _hidden)
         return _Plan(proto, known, len(fns), _args_fn(left), _args_fn(right) if split < len(fns) else None,
-                     ret, rt.lens == "hide")
+                     ret, rt.lens == "hide", left, right)
+
+    def _bounded_string(self, t: Type, proto: Prototype):
+        """A char buffer whose length is another argument (memcmp's `string(array(char, arg3)*)`,
+        write's `string3`), when that argument is a 64-bit integer: fn(word, mem, length word),
+        rendered as _fmt_array renders it; None for anything else."""
+        if isinstance(t, Array) or not isinstance(t, Pointer) or t.lens != "string" or getattr(t, "wide", False):
+            return None
+        arr = t.target
+        if not (isinstance(arr, Array) and isinstance(arr.elem, Prim) and arr.elem.kind == "char"
+                and isinstance(arr.length, ArgRef) and 1 <= arr.length.index <= len(proto.params)):
+            return None
+        if getattr(t, "cond", None) is not None or t.inner_lens not in (None, "string"):
+            return None
+        lt = proto.params[arr.length.index - 1]
+        if not (isinstance(lt, Prim) and lt.kind in ("long", "ulong") and lt.lens is None):
+            return None
+        limit = self.string_limit
+        read_prefix = self._read_prefix
+
+        def bounded(w, mem, n, limit=limit):
+            if not w:
+                return "nil"
+            if n > limit:
+                n = limit + 1
+            shown = n if n < limit else limit
+            raw = read_prefix(mem, w, shown)
+            if raw is None:
+                return "0x%x" % w if shown else '""'
+            body = escape_bytes(raw)
+            if len(raw) < shown:
+                body += "?"
+            return '"' + body + ('"...' if n >= limit else '"')
+        bounded.len_arg = arr.length.index - 1
+        bounded.string_cap = limit + 1
+        return bounded
 
     def _compile_word(self, t: Type, param: bool):
         """fn(word, mem) -> str | None rendering a value held in one integer register, exactly
@@ -913,28 +965,28 @@ class CallFormatter:
                     def signed(w, mem, mask=mask, top=top, full=full):
                         u = w & mask
                         return str(u - full if u & top else u)
-                    return signed
+                    return _word_only(signed)
 
                 def unsigned(w, mem, mask=mask):
                     return str(w & mask)
-                return unsigned
+                return _word_only(unsigned)
             if lens == "hex":
                 def hexa(w, mem, mask=mask):
                     u = w & mask
                     return "0x%x" % u if u else "0"
-                return hexa
+                return _word_only(hexa)
             if lens == "guess" and size == 8:
                 def guess(w, mem):
                     i = w - (1 << 64) if w >> 63 else w
                     if i < -10000 or i > 10000:
                         return "0x%x" % w
                     return str(i)
-                return guess
+                return _word_only(guess)
         fmt_prim = self._fmt_prim
 
         def prim(w, mem, t=t, lens=lens):
             return fmt_prim(t, w.to_bytes(8, "little"), lens)
-        return prim
+        return _word_only(prim)
 
     def _compile_pointer(self, t: Pointer, lens: Optional[str]):
         target = t.target
@@ -942,7 +994,7 @@ class CallFormatter:
             if lens not in ("funcptr", "bool", "guess", "oct"):
                 def address(w, mem):
                     return "0x%x" % w if w else "0"
-                return address
+                return _word_only(address)
         elif lens == "string" and not getattr(t, "wide", False):
             arr = target
             if isinstance(arr, Prim) and arr.kind == "char":
@@ -965,6 +1017,7 @@ class CallFormatter:
                     if n >= limit:
                         return '"' + escape_bytes(s[:limit]) + '"...'
                     return '"' + escape_bytes(s[:n]) + '"'
+                string.string_cap = cap
                 return string
         fmt = self._fmt
 

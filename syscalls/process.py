@@ -258,7 +258,7 @@ def sys_setrlimit(proc, res, new, *_):
 def sys_getrusage(proc, who, buf, *_):
     ns = proc.kernel.world.elapsed_ns if s32(who) != -1 else 0
     proc.mem.write(buf, RUSAGE.pack(ru_utime_sec=ns // 10**9, ru_utime_usec=ns % 10**9 // 1000,
-                                    ru_maxrss=proc.aspace.mapped // 1024))
+                                    ru_maxrss=proc.aspace.guest_mapped() // 1024))
     return 0
 
 
@@ -267,7 +267,7 @@ def sys_sysinfo(proc, buf, *_):
     w = proc.kernel.world
     total = proc.aspace.max_mem
     proc.mem.write(buf, SYSINFO.pack(uptime=w.monotonic_ns() // 10**9, loads=(0, 0, 0), totalram=total,
-                                     freeram=max(0, total - proc.aspace.mapped), procs=1, mem_unit=1))
+                                     freeram=max(0, total - proc.aspace.guest_mapped()), procs=1, mem_unit=1))
     return 0
 
 

@@ -78,8 +78,8 @@ def install(vfs: Vfs, kernel) -> None:
         static = {
             "cpuinfo": cpuinfo,
             "meminfo": lambda: f"MemTotal:       {kernel.max_mem // 1024} kB\nMemFree:        "
-                               f"{max(0, kernel.max_mem - cur().aspace.mapped) // 1024} kB\n"
-                               f"MemAvailable:   {max(0, kernel.max_mem - cur().aspace.mapped) // 1024} kB\n",
+                               f"{max(0, kernel.max_mem - cur().aspace.guest_mapped()) // 1024} kB\n"
+                               f"MemAvailable:   {max(0, kernel.max_mem - cur().aspace.guest_mapped()) // 1024} kB\n",
             "uptime": lambda: f"{kernel.world.monotonic_ns() / 1e9:.2f} 0.00\n",
             "version": lambda: f"Linux version {kernel.world.kernel_release} (emutrace) {kernel.world.kernel_version}\n",
             "filesystems": lambda: FILESYSTEMS,
@@ -147,7 +147,7 @@ def install(vfs: Vfs, kernel) -> None:
             return _file(lambda: f"Name:\t{p.exe.rsplit('/', 1)[-1][:15]}\nState:\tR (running)\nTgid:\t{p.pid}\n"
                                  f"Pid:\t{p.pid}\nPPid:\t{p.ppid}\nUid:\t{w.uid}\t{w.uid}\t{w.uid}\t{w.uid}\n"
                                  f"Gid:\t{w.gid}\t{w.gid}\t{w.gid}\t{w.gid}\nThreads:\t{len(p.threads)}\n"
-                                 f"VmRSS:\t{p.aspace.mapped // 1024} kB\n")
+                                 f"VmRSS:\t{p.aspace.guest_mapped() // 1024} kB\n")
         if head == "stat" and not tail:
             return _file(lambda: f"{p.pid} ({p.exe.rsplit('/', 1)[-1][:15]}) R {p.ppid} {p.pid} {p.pid} 0 -1 "
                                  + " ".join(["0"] * 44) + "\n")

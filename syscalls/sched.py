@@ -151,6 +151,8 @@ class Scheduler:
             if t.ctx is not None:
                 m.uc.context_restore(t.ctx)
                 t.ctx = None
+            if m.thread_switch is not None:
+                m.thread_switch(loaded, t)          # per-thread guest state of the tracer
             m.loaded = t
         proc.thread = t
         self.kernel.current = proc

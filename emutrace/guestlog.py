@@ -1,0 +1,603 @@
+"""Library calls logged by guest code, not by a Python callback per call.
+
+A Python hook costs ~0.5 µs before it does anything and a few µs with register reads; a few
+instructions in guest memory cost ~0.1 µs. So, once ld.so has bound the program (at its entry),
+each traced PLT entry whose prototype guest code can capture whole (integer words, and C strings
+copied at the call) is patched with a `jmp` to its own trampoline, and each traced -fno-plt GOT
+slot is pointed at one. A trampoline:
+
+- appends a call record (site tag, the six argument registers, the return slot and return
+  address, the bytes of each string argument) to the running thread's ring buffer;
+- pushes (return slot, return address) on the thread's shadow stack in guest memory and puts
+  the return trampoline's address in the return slot;
+- jumps on to the function (through the GOT slot: lazy binding keeps working).
+
+The return trampoline pops the shadow stack (entries whose slot lies below the stack pointer
+belong to frames left by longjmp), appends a return record (slot, return address, rax) and
+jumps to the real return address. Python reads the ring in bulk — at every system call, at the
+end of every time slice, before every Python hook that reports something, and when it fills —
+and turns the records into the same Call and Return events as the hooked path, in order.
+
+A return address replaced on the stack is foreign to an unwinder, so the unwinder's entry
+points (_Unwind_RaiseException, _Unwind_ForcedUnwind, _Unwind_Backtrace, _Unwind_Resume...)
+carry a Python hook that first writes every replaced return address of the thread back and
+hands those frames to the hooked path: C++ exceptions, thread cancellation and backtrace()
+see the real stack. Functions that read their own return address or return twice (dlsym,
+dlopen, setjmp, vfork, getcontext...) are never logged here: they keep the hooked path.
+`--hook-returns` turns all of this off.
+
+Per thread: a ring (RING_SIZE bytes) and a shadow stack, whose pointers live in a control page
+the trampolines address absolutely; the scheduler swaps them when it switches threads. A
+thread stopped in the middle of a trampoline is stepped out of it before anything else runs,
+so records are never half-written when Python looks at them.
+"""
+from __future__ import annotations
+
+import struct
+from typing import Dict, List, Optional, Tuple
+
+from .memory import page_up
+from .x86enc import ARG_REGS, Asm, JAE, JB, JBE, JNE, R10, R11, RAX, RBX, RCX, RDI, RSI, RSP, in_rel32
+
+# control page: the running thread's pointers, then where the trampolines keep the registers
+# they borrow (never the stack: what they left below the stack pointer would show up in the
+# program's uninitialized variables)
+RPTR, REND, SHTOP, SHEND, SHBASE = 0, 8, 16, 24, 32
+CTRL_WORDS = 5
+S_RAX, S_R10, S_RBX, S_RCX, S_RSI, S_RDI, S_JMP = 64, 72, 80, 88, 96, 104, 112
+HEAD = 72                          # call record: tag, 6 argument words, slot, return address
+RET_SIZE = 32                      # return record: RET_TAG, slot, return address, rax
+RET_TAG = (1 << 64) - 1
+RING_SIZE = 256 << 10
+SHADOW_SIZE = 64 << 10             # 4096 open calls per thread; doubled when full
+# Where emutrace's pages go: away from where the program's own mmaps land (top-down from below
+# the stack), so the program sees the same addresses however it is traced. Rings and the
+# control page lie far below everything; trampolines must be within a rel32 jump of their
+# module, so they go 1 GiB below it.
+LOG_TOP = 0x100000000000
+TRAMPOLINE_GAP = 1 << 30
+
+# Never logged by guest code: they read their own return address (the caller's object for
+# dlsym/dlopen), return twice or switch stacks, or exist only to unwind or never return.
+HOOKED_ONLY = frozenset("""
+    dlopen dlmopen dlsym dlvsym dlinfo dladdr dladdr1 __libc_dlopen_mode __libc_dlsym
+    setjmp _setjmp __setjmp sigsetjmp __sigsetjmp savectx vfork __vfork fork _Fork clone
+    getcontext setcontext swapcontext makecontext longjmp _longjmp siglongjmp __longjmp_chk
+    __libc_start_main __libc_start_call exit _exit _Exit abort pthread_exit __cxa_throw
+    __cxa_rethrow __cxa_end_catch __cxa_begin_catch _Unwind_RaiseException _Unwind_Resume
+    _Unwind_ForcedUnwind _Unwind_Backtrace _Unwind_Resume_or_Rethrow _Unwind_Find_FDE
+    backtrace __stack_chk_fail __tls_get_addr __cyg_profile_func_enter __cyg_profile_func_exit
+    mcount _mcount __fentry__
+""".split())
+
+# Entry points that walk the stack: every replaced return address is written back first.
+UNWINDERS = ("_Unwind_RaiseException", "_Unwind_ForcedUnwind", "_Unwind_Backtrace", "_Unwind_Resume",
+             "_Unwind_Resume_or_Rethrow", "__libc_unwind_link_get", "backtrace")
+
+_Q = struct.Struct("<Q")
+_HEADW = struct.Struct("<9Q")      # tag, rdi..r9, slot, return address
+_RETW = struct.Struct("<3Q")
+
+
+def capture_plan(plan) -> Optional[Tuple[Tuple[int, int, Optional[int]], ...]]:
+    """The captures ((word index, bytes, length word index or None), ...) that make a compiled
+    prototype loggable by guest code, or None when it needs more than the argument words, C
+    strings and buffers with a length argument at the call."""
+    if plan is None or plan.nwords > 6 or plan.right is not None:
+        return None
+    if plan.ret is not None and not getattr(plan.ret, "word_only", False):
+        return None
+    caps = []
+    for i, fn in plan.left_items:
+        if getattr(fn, "word_only", False):
+            continue
+        cap = getattr(fn, "string_cap", None)
+        if cap is None:
+            return None
+        caps.append((i, cap, getattr(fn, "len_arg", None)))
+    return tuple(caps)
+
+
+class FastSite:
+    """A call site logged by guest code: its tag in the records and the layout of its record."""
+    __slots__ = ("tag", "site", "plan", "strings", "size", "entry")
+
+    def __init__(self, tag: int, site, plan, caps, entry: int):
+        self.tag = tag
+        self.site = site
+        self.plan = plan
+        self.entry = entry
+        off = HEAD
+        strings = []
+        for i, cap, j in caps:
+            strings.append((i, off, cap, j))
+            off += (cap + 7) & ~7
+        self.strings = tuple(strings)
+        self.size = off
+
+
+class _Captured:
+    """The memory the string renderers read at drain time: the bytes copied at the call."""
+    __slots__ = ("items", "fallback")
+
+    def __init__(self):
+        self.items: List[Tuple[int, bytes]] = []
+        self.fallback = None
+
+    def read(self, addr: int, size: int):
+        for a, area in self.items:
+            if area is not None and a <= addr and addr + size <= a + len(area):
+                return area[addr - a:addr - a + size]
+        return None
+
+    def cstring(self, addr: int, limit: int):
+        for a, area in self.items:
+            if a == addr:
+                if area is None:
+                    return None
+                nul = area.find(b"\0")
+                if nul >= 0:
+                    return area[:nul], True
+                return area[:limit], False
+        return self.fallback.cstring(addr, limit)
+
+
+class ThreadLog:
+    """One thread's ring buffer and shadow stack (guest addresses) and how far Python has read."""
+    __slots__ = ("ring", "read", "shadow", "shadow_size", "ctrl")
+
+    def __init__(self, ring: int, shadow: int, shadow_size: int):
+        self.ring = ring
+        self.read = ring
+        self.shadow = shadow
+        self.shadow_size = shadow_size
+        self.ctrl: Optional[bytes] = None     # the control words while the thread is not loaded
+
+
+class GuestLog:
+    """The guest-side call log of one engine (one address space): control page, return
+    trampoline, per-thread rings, and the trampoline regions of its modules."""
+
+    def __init__(self, tracer, proc, maxrec: int):
+        self.tracer = tracer
+        self.maxrec = maxrec
+        self.threads: Dict[object, ThreadLog] = {}
+        self.code_ranges: List[Tuple[int, int]] = []      # guest code of ours: never stop inside
+        self.loads: Dict[int, Tuple[int, int]] = {}       # string-copy load → (resume address, area)
+        self.faulted: Dict[int, int] = {}                 # area address → bytes copied before a fault
+        self.cap = _Captured()
+        self.stub_hooks: Dict[int, Tuple[int, int]] = {}
+        self.patched: set = set()                         # PLT entries jumping to a trampoline
+        self.unwind_hooked: set = set()
+        self.m = None
+        self._map(proc)
+
+    # -- set-up ---------------------------------------------------------------------
+    def _map(self, proc) -> None:
+        aspace = proc.aspace
+        base = aspace.find_free(2 * 4096, top=LOG_TOP)
+        aspace.map(base, 4096, 5, "[emutrace]")              # the return trampoline (r-x)
+        aspace.map(base + 4096, 4096, 3, "[emutrace]")       # control words (rw-)
+        self.ctrl = base + 4096
+        a = Asm(base)
+        self._return_code(a)
+        code = a.link()
+        self.ret_tramp = a.addr("ret")
+        self.ret_full = a.addr("ret_full")
+        self.lost = a.addr("lost")
+        proc.machine.write(base, code)
+        self.code_ranges.append((base, base + len(code)))
+        self.attach_machine(proc)
+
+    def _return_code(self, a: Asm) -> None:
+        # Reached by `ret` from a logged call: rsp = slot + 8. The registers it uses are kept in
+        # the control page and restored, and the real return address is put back in the slot,
+        # so the caller finds registers and stack as a native return leaves them.
+        a.label("ret")
+        a.movabs(R11, self.ctrl)
+        for r, save in ((RCX, S_RCX), (RSI, S_RSI), (RDI, S_RDI), (R10, S_R10)):
+            a.store(R11, save, r)
+        a.load(RSI, R11, RPTR)
+        a.cmp_reg_mem(RSI, R11, REND)
+        a.jcc(JAE, "full")
+        a.load(R10, R11, SHTOP)
+        a.lea(RCX, RSP, -8)                 # the slot the return address was in
+        a.label("pop")
+        a.cmp_reg_mem(R10, R11, SHBASE)
+        a.jcc(JBE, "lost")
+        a.sub_imm(R10, 16)
+        a.cmp_mem_reg(R10, 0, RCX)
+        a.jcc(JB, "pop")                    # a deeper frame, left by longjmp: dropped
+        a.jcc(JNE, "lost")
+        a.store(R11, SHTOP, R10)
+        a.store_imm(RSI, 0, -1)             # RET_TAG
+        a.store(RSI, 8, RCX)
+        a.load(RDI, R10, 8)
+        a.store(RSI, 16, RDI)
+        a.store(RSI, 24, RAX)
+        a.add_imm(RSI, RET_SIZE)
+        a.store(R11, RPTR, RSI)
+        a.store(RSP, -8, RDI)               # the slot holds the real return address again
+        a.store(R11, S_JMP, RDI)
+        for r, save in ((RCX, S_RCX), (RSI, S_RSI), (RDI, S_RDI), (R10, S_R10)):
+            a.load(r, R11, save)
+        a.jmp_mem(R11, S_JMP)
+        a.label("full")
+        for r, save in ((RCX, S_RCX), (RSI, S_RSI), (RDI, S_RDI), (R10, S_R10)):
+            a.load(r, R11, save)
+        a.label("ret_full")                 # hooked: Python empties the ring, then it starts over
+        a.jmp("ret")
+        a.label("lost")                     # hooked: the return address cannot be found
+        a.jmp("ret")
+
+    def attach_machine(self, proc) -> None:
+        """Hooks and callbacks on this engine (the first one, or a forked child's copy)."""
+        m = self.m = proc.machine
+        m.guest_log = self
+        m.flush_log = self.flush
+        m.thread_switch = self.switch
+        m.fault_fixup = self.fault_fixup
+        m.in_guest_code = self.in_code
+        m.hook_code(self._on_ret_full, self.ret_full, self.ret_full)
+        m.hook_code(self._on_lost, self.lost, self.lost)
+        loaded = getattr(m, "loaded", None) or proc.thread
+        if loaded not in self.threads:
+            self._new_thread(proc, loaded)
+
+    def clone_for(self, child) -> "GuestLog":
+        """A forked child's engine holds a copy of every page: the same addresses serve it."""
+        c = GuestLog.__new__(GuestLog)
+        c.tracer, c.maxrec = self.tracer, self.maxrec
+        c.code_ranges = list(self.code_ranges)
+        c.loads, c.faulted, c.cap = dict(self.loads), {}, _Captured()
+        c.ctrl, c.ret_tramp, c.ret_full, c.lost = self.ctrl, self.ret_tramp, self.ret_full, self.lost
+        parent_thread = getattr(self.m, "loaded", None)
+        tl = self.threads.get(parent_thread)
+        c.threads = {}
+        if tl is not None:
+            t = ThreadLog(tl.ring, tl.shadow, tl.shadow_size)
+            t.read = child.machine.read_u64(c.ctrl + RPTR)
+            c.threads[child.thread] = t
+        c.attach_machine(child)
+        c.stub_hooks, c.patched, c.unwind_hooked = dict(self.stub_hooks), set(self.patched), set()
+        for stub_lo, stub_hi in c.stub_hooks.values():
+            child.machine.hook_code(c._on_full, stub_lo, stub_hi)
+        return c
+
+    def _new_thread(self, proc, thread) -> ThreadLog:
+        aspace = proc.aspace
+        size = RING_SIZE + SHADOW_SIZE
+        base = aspace.find_free(size, top=LOG_TOP)
+        aspace.map(base, size, 3, "[emutrace]")
+        tl = ThreadLog(base, base + RING_SIZE, SHADOW_SIZE)
+        self.threads[thread] = tl
+        self._load(tl)
+        return tl
+
+    def _words(self, tl: ThreadLog) -> bytes:
+        return struct.pack("<5Q", tl.ring, tl.ring + RING_SIZE - self.maxrec, tl.shadow,
+                           tl.shadow + tl.shadow_size - 16, tl.shadow)
+
+    def _load(self, tl: ThreadLog) -> None:
+        self.m.write(self.ctrl, tl.ctrl if tl.ctrl is not None else self._words(tl))
+        tl.ctrl = None
+
+    def switch(self, old, new) -> None:
+        """The scheduler loads another thread on this engine: its ring and shadow stack too."""
+        m = self.m
+        if old is not None:
+            tl = self.threads.get(old)
+            if tl is not None:
+                if getattr(old, "alive", True):
+                    tl.ctrl = m.read(self.ctrl, 8 * CTRL_WORDS)
+                else:
+                    del self.threads[old]
+        tl = self.threads.get(new)
+        if tl is None:
+            self._new_thread(new.proc, new)
+        else:
+            self._load(tl)
+
+    def in_code(self, addr: int) -> bool:
+        for lo, hi in self.code_ranges:
+            if lo <= addr < hi:
+                return True
+        return False
+
+    # -- trampolines ------------------------------------------------------------------
+    def build(self, proc, near: int, entries: List[Tuple[FastSite, int, Optional[int]]]) -> bool:
+        """Trampolines for (site, GOT slot, PLT entry or None), placed within a rel32 jump of
+        `near` (the module) and of every entry and slot.
+
+        A PLT entry is patched with a jmp to its trampoline, which goes on through the entry's
+        GOT slot, so lazy binding keeps working. Without an entry (-fno-plt), the slot's
+        function address moves into the trampoline region and the slot is pointed at the
+        trampoline. False when no free range is near enough."""
+        m = proc.machine
+        n = len(entries)
+        got_sites = [k for k, (_, _, e) in enumerate(entries) if e is None]
+        est = sum(400 + 64 * len(fs.strings) for fs, _, _ in entries)     # generous; checked after assembly
+        head = (5 * n + 7) & ~7
+        size = page_up(head + 8 * len(got_sites) + est)
+        try:
+            base = proc.aspace.find_free(size, top=max(near - TRAMPOLINE_GAP, 1 << 20))
+        except Exception:
+            return False
+        if not in_rel32(base, near) or any(not in_rel32(base, slot) or (e is not None and not in_rel32(base, e))
+                                          for _, slot, e in entries):
+            return False
+        stubs = base            # one `jmp trampoline` per site, hooked: reached when full
+        data = base + head      # the function addresses of -fno-plt slots
+        through = {}
+        for j, k in enumerate(got_sites):
+            through[k] = data + 8 * j
+        a = Asm(base)
+        a.raw(b"\xcc" * (head + 8 * len(got_sites)))
+        for k, (fs, slot, entry) in enumerate(entries):
+            a.label(f"t{k}")
+            self._trampoline(a, fs, through.get(k, slot), k, stubs)
+        code = bytearray(a.link())
+        if len(code) > size:
+            return False
+        for k in range(n):
+            code[5 * k:5 * k + 5] = b"\xe9" + struct.pack("<i", a.labels[f"t{k}"] - 5 * (k + 1))
+        for k, addr in through.items():
+            struct.pack_into("<Q", code, addr - base, m.read_u64(entries[k][1]))
+        proc.aspace.map(base, size, 5, "[emutrace]")
+        m.write(base, bytes(code))
+        self.code_ranges.append((base, base + len(code)))
+        m.hook_code(self._on_full, stubs, stubs + 5 * n - 1)
+        self.stub_hooks[base] = (stubs, stubs + 5 * n - 1)
+        for k, (fs, slot, entry) in enumerate(entries):
+            tramp = a.addr(f"t{k}")
+            if entry is not None:
+                m.write(entry, b"\xe9" + struct.pack("<i", tramp - (entry + 5)))
+                m.uc.ctl_remove_cache(entry, entry + 5)
+                self.patched.add(entry)
+            else:
+                m.write(slot, struct.pack("<Q", tramp))        # the slot the caller reads
+                fs.entry = tramp
+        return True
+
+    def _trampoline(self, a: Asm, fs: FastSite, through: int, k: int, stubs: int) -> None:
+        # At a function's entry: [rsp] is the return address; r11 is free (the psABI lets PLT
+        # code clobber it); every other register is preserved
+        a.movabs(R11, self.ctrl)
+        a.store(R11, S_RAX, RAX)
+        a.load(RAX, R11, SHTOP)
+        a.cmp_reg_mem(RAX, R11, SHEND)
+        a.jcc(JAE, f"full{k}")
+        a.load(RAX, R11, RPTR)
+        a.cmp_reg_mem(RAX, R11, REND)
+        a.jcc(JAE, f"full{k}")
+        a.store(R11, S_R10, R10)
+        if fs.strings:
+            a.store(R11, S_RBX, RBX)
+        a.store_imm(RAX, 0, fs.tag)
+        for i, r in enumerate(ARG_REGS):
+            a.store(RAX, 8 + 8 * i, r)
+        a.store(RAX, 56, RSP)                         # the return slot
+        a.load(R10, RSP, 0)
+        a.store(RAX, 64, R10)                         # the return address
+        for i, off, cap, j in fs.strings:
+            if j is None:
+                load, done = a.copy_cstring(ARG_REGS[i], RAX, off, cap)
+            else:
+                load, done = a.copy_bytes(ARG_REGS[i], ARG_REGS[j], RAX, off, cap)
+            self.loads[load] = (done, off)
+        if fs.strings:
+            a.movabs(R11, self.ctrl)
+            a.load(RBX, R11, S_RBX)
+        a.add_imm(RAX, fs.size)
+        a.store(R11, RPTR, RAX)                       # the record is complete: publish it
+        a.load(RAX, R11, SHTOP)
+        a.store(RAX, 0, RSP)
+        a.load(R10, RSP, 0)
+        a.store(RAX, 8, R10)
+        a.add_imm(RAX, 16)
+        a.store(R11, SHTOP, RAX)
+        a.movabs(R10, self.ret_tramp)
+        a.store(RSP, 0, R10)                          # the return comes to the return trampoline
+        a.load(R10, R11, S_R10)
+        a.load(RAX, R11, S_RAX)
+        a.jmp_rip_mem(through)
+        a.label(f"full{k}")
+        a.load(RAX, R11, S_RAX)
+        a.jmp_to(stubs + 5 * k)
+
+    # -- Python's side --------------------------------------------------------------------
+    def _on_full(self, addr: int) -> None:
+        """A trampoline found the ring or the shadow stack full (it starts over afterwards)."""
+        proc = self.tracer.session.kernel.current
+        self.flush(proc, safe=True)
+        m = self.m
+        top, end, base = (m.read_u64(self.ctrl + SHTOP), m.read_u64(self.ctrl + SHEND),
+                          m.read_u64(self.ctrl + SHBASE))
+        if top >= end:
+            self._grow_shadow(proc, base, top)
+
+    def _grow_shadow(self, proc, base: int, top: int) -> None:
+        tl = self.threads[getattr(self.m, "loaded", None) or proc.thread]
+        size = tl.shadow_size * 2
+        new = proc.aspace.find_free(size, top=LOG_TOP)
+        proc.aspace.map(new, size, 3, "[emutrace]")
+        used = top - base
+        self.m.write(new, self.m.read(base, used))
+        proc.aspace.unmap(base, tl.shadow_size)
+        tl.shadow, tl.shadow_size = new, size
+        self.m.write(self.ctrl + SHTOP, struct.pack("<QQQ", new + used, new + size - 16, new))
+
+    def _on_ret_full(self, addr: int) -> None:
+        self.flush(self.tracer.session.kernel.current, safe=True)
+
+    def _on_lost(self, addr: int) -> None:
+        from .session import EmutraceError
+        slot = self.m.reg("rsp") - 8
+        raise EmutraceError(f"lost the return address of a library call (stack slot {slot:#x}): the "
+                            "program moved it; run again with --hook-returns", 125)
+
+    def flush(self, proc, safe: bool = False) -> None:
+        """Report every record of the loaded thread; empty its ring unless it is inside a
+        trampoline (whose record may be half-written) — `safe`: it is at a point where none is."""
+        m = self.m
+        tl = self.threads.get(getattr(m, "loaded", None))
+        if tl is None:
+            return
+        ctrl = self.ctrl
+        end = m.read_u64(ctrl)
+        if end != tl.read:
+            if not tl.ring <= end <= tl.ring + RING_SIZE or end < tl.read:
+                from .session import EmutraceError
+                raise EmutraceError("the program overwrote emutrace's call log", 125)
+            start = tl.read
+            data = m.read_fast(start, end - start)
+            tl.read = end
+            self.decode(proc, data, start)
+        if end != tl.ring and (safe or not self.in_code(m.reg("rip"))):
+            m.write(ctrl, _Q.pack(tl.ring))
+            tl.read = tl.ring
+
+    def decode(self, proc, data: bytes, start: int) -> None:
+        """Turn the records into Call and Return events, as the hooked path makes them. A call
+        whose return record follows it directly (a leaf: the common case) goes to the sink's
+        `leaf` in one piece when the output is plain ltrace text."""
+        tracer = self.tracer
+        sites = tracer.fast_sites
+        calls = tracer.calls
+        key = (proc.pid, proc.thread.tid)
+        stack = calls.stacks.get(key)
+        if stack is None:
+            stack = calls.stacks[key] = []
+        fmt = tracer.fmt
+        emit = tracer.emit
+        leaf = tracer.leaf_out
+        now = tracer.session.world.elapsed_ns
+        rt = self.ret_tramp
+        cap = self.cap
+        plain = cap.fallback = tracer.mem_view(proc)
+        faulted = self.faulted
+        from .events import Call
+        from .libcalls import Frame
+        unpack_head, unpack_ret = _HEADW.unpack_from, _RETW.unpack_from
+        off, n = 0, len(data)
+        try:
+            while off < n:
+                if data[off] == 0xFF and data[off + 7] == 0xFF:          # RET_TAG
+                    slot, orig, rax = unpack_ret(data, off + 8)
+                    off += RET_SIZE
+                    rsp = slot + 8
+                    while stack and stack[-1].rsp < rsp:
+                        frame = stack.pop()
+                        if frame.rsp == slot and (frame.ret_addr == orig or frame.ret_addr == rt):
+                            calls.ret_frame, calls.ret_rax = frame, rax
+                            frame.owner.returned(proc, frame)
+                        else:
+                            frame.owner.unwound(proc, frame)
+                    continue
+                w = unpack_head(data, off)
+                fs = sites[w[0]]
+                slot, ret = w[7], w[8]
+                if stack:
+                    top = stack[-1]
+                    if top.rsp < slot or (top.rsp == slot and ret != rt and top.ret_addr != ret):
+                        calls.unwind_to(proc, stack, slot, ret)
+                if fs.strings:
+                    items = cap.items = []
+                    for i, a_off, size, j in fs.strings:
+                        if j is not None:
+                            ln = w[1 + j]
+                            if ln < size:
+                                size = ln
+                        area = data[off + a_off:off + a_off + size]
+                        if faulted:
+                            got = faulted.pop(start + off + a_off, None)
+                            if got is not None:
+                                # a C string with no NUL before unreadable memory is shown as
+                                # its address (as MemView.cstring); a buffer, as far as readable
+                                area = area[:got] if got and j is not None else None
+                        items.append((w[1 + i], area))
+                    mem = cap
+                else:
+                    mem = plain
+                nxt = off + fs.size
+                plan = fs.plan
+                if leaf is not None and nxt < n and data[nxt] == 0xFF and data[nxt + 7] == 0xFF:
+                    rslot, rorig, rax = unpack_ret(data, nxt + 8)
+                    if rslot == slot and rorig == ret:
+                        # a leaf call: nothing happened between its call and its return
+                        calls.next_id += 1
+                        fn = plan.ret
+                        r = fn(rax, mem) if fn is not None else None
+                        leaf(fs.site.display + "(" + ", ".join(plan.left(w[1:7], mem)),
+                             "<void>" if r is None else r)
+                        off = nxt + RET_SIZE
+                        continue
+                site = fs.site
+                st = fmt.enter_words(site.name, site.display, plan, w[1:7], mem)
+                fid = calls.next_id
+                calls.next_id = fid + 1
+                frame = Frame(fid, site, slot, ret, st, len(stack), now, owner=tracer, entry=fs.entry)
+                stack.append(frame)
+                caller = ret if ret != rt else next((f.ret_addr for f in reversed(stack)
+                                                     if f.rsp == slot and f.ret_addr != rt), ret)
+                emit(Call(fid, proc.pid, key[1], now, frame.depth, st.display_name, site.definer,
+                          site.caller.name, caller, st.text, st._left_args[:], via=site.via))
+                off = nxt
+        except (IndexError, struct.error):
+            from .session import EmutraceError
+            raise EmutraceError("the program overwrote emutrace's call log", 125) from None
+
+    def fault_fixup(self, proc, rip: int) -> bool:
+        """A string argument's copy faulted: the copy ends there (the call goes on as natively)."""
+        got = self.loads.get(rip)
+        if got is None:
+            return False
+        done, area_off = got
+        m = self.m
+        rax, r10 = m.reg("rax"), m.reg("r10")
+        self.faulted[rax + area_off] = r10
+        m.set_reg("rip", done)
+        return True
+
+    # -- unwinders ----------------------------------------------------------------------
+    def hook_unwinders(self, proc, module) -> None:
+        done = self.unwind_hooked
+        syms = module.elf.dynsyms or module.elf.symtab
+        for s in syms:
+            if s.name in UNWINDERS and s.defined and s.value:
+                addr = module.base + s.value
+                if addr not in done:
+                    done.add(addr)
+                    self.m.hook_code(self._on_unwinder, addr, addr)
+
+    def _on_unwinder(self, addr: int) -> None:
+        proc = self.tracer.session.kernel.current
+        self.restore(proc)
+
+    def restore(self, proc) -> None:
+        """Write every replaced return address of the running thread back; its open logged calls
+        are closed by return hooks from now on, like hooked ones."""
+        self.flush(proc)
+        m = self.m
+        base, top = m.read_u64(self.ctrl + SHBASE), m.read_u64(self.ctrl + SHTOP)
+        if top <= base:
+            return
+        raw = m.read(base, top - base)
+        real: Dict[int, int] = {}
+        for i in range(0, len(raw), 16):
+            slot, orig = struct.unpack_from("<QQ", raw, i)
+            if orig != self.ret_tramp:
+                real[slot] = orig
+                try:
+                    if m.read_u64(slot) == self.ret_tramp:
+                        m.write(slot, _Q.pack(orig))
+                except Exception:
+                    pass
+        m.write(self.ctrl + SHTOP, _Q.pack(base))
+        calls = self.tracer.calls
+        stack = calls.stacks.get((proc.pid, proc.thread.tid), [])
+        for frame in stack:
+            if frame.ret_addr == self.ret_tramp and frame.rsp in real:
+                frame.ret_addr = real[frame.rsp]
+            if frame.rsp in real:
+                calls.hook_return(proc, m.uc, frame.ret_addr)

@@ -1,0 +1,177 @@
+"""Library calls logged by guest code (emutrace.guestlog) against the hooked path.
+
+The guest log is the default; `--hook-returns` is the hooked path it replaces. Both must print
+the same trace byte for byte (single-threaded programs: with threads, the extra instructions
+of the trampolines move preemption points, so interleavings may differ), the program must
+behave as natively (page-edge strings, thread cancellation through a logged call, backtrace,
+siglongjmp, C++ exceptions), and the calls must really be logged in guest code.
+"""
+from __future__ import annotations
+
+import re
+import struct
+
+import pytest
+
+from conftest import built, emutrace, native, status_of
+from emutrace.x86enc import ARG_REGS, Asm, JAE, R10, R11, RAX, RSP
+
+C_VARIANTS = ["pie", "nopie", "znow", "zlazy", "ibt", "fnoplt"]
+
+
+def _trace(tmp_path, name, args, extra=()):
+    out = tmp_path / name
+    r = emutrace([*extra, "-o", str(out), *args])
+    return r, out.read_text(errors="replace")
+
+
+def _both(tmp_path, args, extra=()):
+    a, ta = _trace(tmp_path, "log.txt", args, extra)
+    b, tb = _trace(tmp_path, "hooked.txt", args, ("--hook-returns", *extra))
+    assert status_of(a) == status_of(b)
+    assert a.stdout == b.stdout
+    return ta, tb
+
+
+# GLOB_DAT slots of functions (a destructor handed to __cxa_atexit) point at a trampoline in one
+# mode and at a jump stub in the other: the program sees either address as that function's
+_REDIRECTED = re.compile(r"0x5555155[0-9a-f]+|0x7ffff7fc9[0-9a-f]{3}")
+
+
+@pytest.mark.parametrize("variant", C_VARIANTS)
+@pytest.mark.parametrize("prog", ["strings", "files", "signal", "jmp", "qsort", "protos", "calllog", "cxx"])
+def test_same_trace_as_hooked_path(tmp_path, prog, variant):
+    if prog == "cxx" and variant not in ("pie", "nopie", "znow", "ibt"):
+        pytest.skip("C++ is built in fewer variants")
+    exe = built(prog, variant)
+    args = [exe, str(tmp_path)] if prog == "files" else [exe]
+    ta, tb = _both(tmp_path, args)
+    if prog == "cxx":
+        ta, tb = _REDIRECTED.sub("F", ta), _REDIRECTED.sub("F", tb)
+    assert ta == tb
+
+
+@pytest.mark.parametrize("variant", C_VARIANTS)
+def test_calllog_behaves_as_natively(variant):
+    exe = built("calllog", variant)
+    n = native([exe])
+    e = emutrace(["-o", "/dev/null", exe])
+    assert e.stderr == b""
+    assert e.stdout == n.stdout
+    assert status_of(e) == status_of(n) == 0
+    assert b"cleanup ran: sleeper" in n.stdout and b"joined: canceled" in n.stdout
+
+
+def test_page_edge_string_shown_as_pointer_buffer_as_readable(tmp_path):
+    _, t = _trace(tmp_path, "t.txt", [built("calllog")])
+    assert re.search(r'^strncmp\(0x[0-9a-f]+, "abc", 3\) += 0$', t, re.M)
+    assert re.search(r'^memcmp\("abc", "abd", 3\) += -1$', t, re.M)
+
+
+def test_options_that_shape_lines_agree(tmp_path):
+    exe = built("strings")
+    for extra in (["-T", "-tt", "-i", "-n", "2"], ["-c"], ["--format", "jsonl"], ["-S"], ["-s", "4"],
+                  ["-e", "strlen+malloc"]):
+        ta, tb = _both(tmp_path, [exe], extra)
+        assert ta == tb, extra
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cmd", [["/usr/bin/sort", "LINES"], ["/bin/ls", "-l", "/usr"],
+                                 ["/usr/bin/python3", "-c", "print(sorted('guest log'))"]])
+def test_real_programs_same_trace(tmp_path, cmd):
+    lines = tmp_path / "lines.txt"
+    lines.write_text("".join(f"{(i * 7919) % 1000:04d} line\n" for i in range(500)))
+    args = [str(lines) if a == "LINES" else a for a in cmd]
+    if not all(__import__("os").path.exists(a) for a in args if a.startswith("/")):
+        pytest.skip("program not installed")
+    ta, tb = _both(tmp_path, args)
+    # the host's own stdio (each run gets a new pipe from the test) is not the program's doing
+    host_stdio = re.compile(r"^(fstat64|fstat|newfstatat)\([0-2],.*$", re.M)
+    assert host_stdio.sub("", ta) == host_stdio.sub("", tb)
+    assert len(ta.splitlines()) > 50
+
+
+def test_calls_are_logged_in_guest_code(tmp_path):
+    """The PLT entries are patched, their Python hooks removed, and the trace is unchanged."""
+    from emutrace.options import parse
+    from emutrace.session import Session
+    from emutrace.tracer import build_observers
+    out = tmp_path / "t.txt"
+    cfg = parse(["-o", str(out), built("callloop"), "300"])
+    session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
+    sinks = build_observers(session, cfg)
+    session.start()
+    result = session.run()
+    for s in sinks:
+        s.close()
+    assert result.status == 0
+    proc = session.processes[0]
+    gl = proc.machine.guest_log
+    assert gl is not None and len(gl.patched) >= 4
+    m = proc.machine
+    for entry in gl.patched:
+        assert m.read(entry, 1) == b"\xe9"                          # jmp rel32 to a trampoline
+        assert entry not in m._lt_entry_hooks
+    text = out.read_text()
+    assert text.count('strlen("hello, callloop")') == 300
+    assert text.count("free(") == 300
+
+
+def test_ring_overflow_and_deep_shadow_stack(tmp_path):
+    """More records than one ring holds between two system calls, and calls nested deeper than
+    the first shadow stack (calllog recurses 200 deep through strlen; callloop makes 40,000
+    calls with no system call between them)."""
+    ta, tb = _both(tmp_path, [built("callloop"), "10000"])
+    assert ta == tb and ta.count("strcpy(") == 10000
+
+
+def test_forked_child_keeps_logging(tmp_path):
+    ta, tb = _both(tmp_path, [built("forkwait")], ["-f"])
+    assert ta == tb
+    assert re.search(r"^\[pid 1001\] ", ta, re.M)
+
+
+def test_threads_traced_deterministically(tmp_path):
+    exe = built("threads")
+    _, t1 = _trace(tmp_path, "a.txt", [exe], ["-f"])
+    _, t2 = _trace(tmp_path, "b.txt", [exe], ["-f"])
+    assert t1 == t2
+    assert sorted(re.findall(r"^\[pid (\d+)\]", t1, re.M)) == sorted(re.findall(r"^\[pid (\d+)\]", t1, re.M))
+    assert len(set(re.findall(r"^\[pid (\d+)\]", t1, re.M))) >= 3
+
+
+# -- the assembler of the guest code ---------------------------------------------------------
+
+def test_assembler_encodings():
+    capstone = pytest.importorskip("capstone")
+    a = Asm(0x1000)
+    a.push(RAX)
+    a.movabs(R11, 0x1122334455667788)
+    a.load(RAX, R11, 8)
+    a.cmp_reg_mem(RAX, R11, 16)
+    a.jcc(JAE, "out")
+    for i, r in enumerate(ARG_REGS):
+        a.store(RAX, 8 * i, r)
+    a.lea(R10, RSP, 24)
+    a.store(RSP, 16, R10)
+    load, done = a.copy_cstring(ARG_REGS[0], RAX, 72, 33)
+    load2, done2 = a.copy_bytes(ARG_REGS[1], ARG_REGS[2], RAX, 112, 33)
+    a.label("out")
+    a.jmp_reg(R11)
+    md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+    text = [f"{i.mnemonic} {i.op_str}".strip() for i in md.disasm(a.link(), 0x1000)]
+    assert text[:5] == ["push rax", "movabs r11, 0x1122334455667788", "mov rax, qword ptr [r11 + 8]",
+                        "cmp rax, qword ptr [r11 + 0x10]", f"jae {a.addr('out'):#x}"]
+    assert text[5:11] == [f"mov qword ptr [rax + {o}], {r}" if o else f"mov qword ptr [rax], {r}"
+                          for o, r in zip(["", "8", "0x10", "0x18", "0x20", "0x28"],
+                                          ["rdi", "rsi", "rdx", "rcx", "r8", "r9"])]
+    assert "lea r10, [rsp + 0x18]" in text and "mov qword ptr [rsp + 0x10], r10" in text
+    assert "movzx ebx, byte ptr [r11 + r10]" in text and "mov byte ptr [rax + r10 + 0x48], bl" in text
+    assert "mov byte ptr [rax + r10 + 0x70], bl" in text and "cmp r10, rdx" in text
+    # every branch of the copy loops lands on an instruction boundary inside them or after them
+    insns = {i.address: i for i in md.disasm(a.link(), 0x1000)}
+    for i in insns.values():
+        if i.mnemonic.startswith("j") and i.op_str.startswith("0x"):
+            assert int(i.op_str, 16) in insns or int(i.op_str, 16) == a.here
+    assert text[-1] == "jmp r11" and load in insns and done in insns and load2 in insns and done2 in insns
