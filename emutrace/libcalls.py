@@ -238,7 +238,6 @@ class LibcallTracer:
         # --hook-returns, with an intercept, and beside --ftrace (which needs every return hooked)
         self.guest_log = False
         self.fast_sites: list = [None]            # tag → guestlog.FastSite (tag 0 is never used)
-        self.stub_ranges: List[tuple] = []        # hooked jump stubs of redirected GOT slots
         self.leaf_out = None                      # the sink's leaf(text, ret), when its output is plain
 
     # -- set-up, per process and module -------------------------------------------
@@ -278,15 +277,13 @@ class LibcallTracer:
             gl = gl.clone_for(child)
             for module in child.modules:
                 gl.hook_unwinders(child, module)
+        # the child's hooks are the parent's: entries still hooked one by one, and stub ranges
         cb = self._entry_cb(child)
-        cm._lt_entry_hooks = {}
-        for entries in child._lt_plt_entries.values():
-            for entry, _slot, _site in entries:
-                if gl is None or entry not in gl.patched:
-                    cm._lt_entry_hooks[entry] = cm.hook_code(cb, entry, entry)
-        for lo, hi in self.stub_ranges:
-            if child.aspace.find(lo) is not None:
-                cm.hook_code(cb, lo, hi)
+        cm._lt_entry_hooks = {entry: cm.hook_code(cb, entry, entry)
+                              for entry in getattr(pm, "_lt_entry_hooks", {})}
+        cm._lt_ranges = list(getattr(pm, "_lt_ranges", []))
+        for lo, hi in cm._lt_ranges:
+            cm.hook_code(cb, lo, hi)
         if cm._lt_armed and not cm._lt_entry_done:
             entry = child.modules[0].elf.entry + child.modules[0].base
             cm.uc.hook_add(UC_HOOK_CODE, self._at_entry, child, entry, entry)
@@ -386,11 +383,13 @@ class LibcallTracer:
         proc._lt_pending_got = []
         if self.guest_log and self.intercept is None:
             pending = self._to_guest_log(proc, pending)
+        self._stub_hooked_entries(proc)
         if not pending:
             return
         from emutrace.memory import page_up
+        from .guestlog import LOG_TOP
         size = page_up(len(pending) * STUB_SIZE)
-        base = proc.aspace.find_free(size)
+        base = proc.aspace.find_free(size, top=LOG_TOP)
         proc.aspace.map(base, size, 5, "[emutrace]")      # r-x: one jump stub per redirected slot
         code = bytearray()
         start = base
@@ -404,8 +403,51 @@ class LibcallTracer:
             self.sites[stub] = site
         m.write(start, bytes(code))
         m.uc.ctl_remove_cache(start, start + len(code))
-        m.hook_code(self._entry_cb(proc), start, start + len(code) - 1)
-        self.stub_ranges.append((start, start + len(code) - 1))
+        self._hook_range(proc, start, start + len(code) - 1)
+
+    def _hook_range(self, proc, lo: int, hi: int) -> None:
+        m = proc.machine
+        m.hook_code(self._entry_cb(proc), lo, hi)
+        ranges = getattr(m, "_lt_ranges", None)
+        if ranges is None:
+            ranges = m._lt_ranges = []
+        ranges.append((lo, hi))
+
+    def _stub_hooked_entries(self, proc) -> None:
+        """PLT entries that keep a Python hook jump to one stub each (`jmp *slot(%rip)`), in one
+        hooked range per module. Unicorn checks every code hook for every instruction it
+        translates, so hundreds of exact-address hooks slow the translation of all code (python3
+        starts ~40% slower with 600 of them); a range per module costs what one hook costs."""
+        from .guestlog import TRAMPOLINE_GAP
+        from .memory import page_up
+        from .x86enc import in_rel32
+        m = proc.machine
+        hooks = getattr(m, "_lt_entry_hooks", {})
+        for module in proc.modules:
+            entries = [(entry, slot) for entry, slot, _site in getattr(proc, "_lt_plt_entries", {}).get(module.path, ())
+                       if entry in hooks]
+            if not entries:
+                continue
+            near = module.base + module.elf.span()[0]
+            size = page_up(8 * len(entries))
+            try:
+                base = proc.aspace.find_free(size, top=max(near - TRAMPOLINE_GAP, 1 << 20))
+            except Exception:
+                continue
+            if not all(in_rel32(base, e) and in_rel32(base, s) for e, s in entries):
+                continue
+            proc.aspace.map(base, size, 5, "[emutrace]")
+            code = bytearray()
+            for k, (entry, slot) in enumerate(entries):
+                stub = base + 8 * k
+                code += b"\xff\x25" + struct.pack("<i", slot - (stub + 6)) + b"\x0f\x0b"   # jmp *slot(%rip); ud2
+                self.sites[stub] = self.sites[entry]
+            m.write(base, bytes(code))
+            self._hook_range(proc, base, base + len(code) - 1)
+            for k, (entry, slot) in enumerate(entries):
+                m.write(entry, b"\xe9" + struct.pack("<i", base + 8 * k - (entry + 5)))
+                m.hook_del(hooks.pop(entry))
+                m.uc.ctl_remove_cache(entry, entry + 5)
 
     # -- guest-code logging (emutrace.guestlog) ------------------------------------------
     def _to_guest_log(self, proc, pending: list) -> list:
