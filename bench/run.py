@@ -54,6 +54,7 @@ TOOL_LABEL = {
     "qiling": "Qiling",
     "py-unicorn": "python3 -c 'import unicorn'",
 }
+SLOW_RUN = 60.0            # seconds: a run this slow is measured once, not --reps times
 WORKLOADS = ("callloop", "sort", "ls", "sha256sum", "python", "readloop", "startup")
 
 
@@ -433,8 +434,8 @@ def run_cases(cases: List[Case], tools: Sequence[str], cfg: Config, env: Env) ->
         for rep in range(cfg.reps):
             for t in active:
                 res = results[(case.label, t)]
-                if res.timed_out:
-                    continue            # a timeout is not retried: one is enough
+                if res.timed_out or (res.runs and res.runs[-1].wall > SLOW_RUN):
+                    continue            # a timeout is not retried, nor a run over SLOW_RUN: one shows it
                 cmd, trace = tool_command(t, case.argv, case.kind, env)
                 r = measure(cmd, env.tmp, cfg.timeout, scratch, trace)
                 res.runs.append(r)

@@ -39,7 +39,8 @@ def cached(kind: str, key: str, make: Callable[[], Any]) -> Any:
         try:
             with open(path, "rb") as f:
                 return pickle.load(f)
-        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError):
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError,
+                KeyError, ValueError, IndexError):
             pass
     value = make()
     if path:

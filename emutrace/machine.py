@@ -193,6 +193,30 @@ class Machine:
         self._hooks.append(cb)              # the C side keeps only a pointer: keep the callback alive
         return handle.value
 
+    _SYSCALL_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+
+    def hook_syscall(self, fn):
+        """fn() at each `syscall` instruction, straight from Unicorn's C code (as hook_code)."""
+        uc = self.uc
+
+        def trampoline(_handle, _user):
+            try:
+                fn()
+            except BaseException as e:
+                if uc._hook_exception is None:
+                    uc._hook_exception = e
+                uclib.uc_emu_stop(self._h)
+
+        cb = self._SYSCALL_CB(trampoline)
+        handle = ctypes.c_size_t()
+        err = uclib.uc_hook_add(self._h, ctypes.byref(handle), UCC.UC_HOOK_INSN,
+                                ctypes.cast(cb, ctypes.c_void_p), None, ctypes.c_uint64(1), ctypes.c_uint64(0),
+                                ctypes.c_int(X.UC_X86_INS_SYSCALL))
+        if err != UCC.UC_ERR_OK:
+            raise UcError(err)
+        self._hooks.append(cb)
+        return handle.value
+
     def hook_del(self, handle: int) -> None:
         """Remove a hook made by hook_code."""
         err = uclib.uc_hook_del(self._h, ctypes.c_size_t(handle))

@@ -125,7 +125,7 @@ class Session:
         parent's machine, whose hooks were installed for the parent."""
         uc = proc.machine.uc
         self.kernel.sched.load_new_machine(proc)
-        uc.hook_add(UC_HOOK_INSN, self._on_syscall, proc, 1, 0, X.UC_X86_INS_SYSCALL)
+        proc.machine.hook_syscall(self._on_syscall_insn)
         uc.hook_add(UC_HOOK_MEM_INVALID, self._on_bad_memory, proc)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt, proc)
         if self.opts.max_insns:
@@ -210,9 +210,13 @@ class Session:
 
     # -- hooks -------------------------------------------------------------------
     def _on_syscall(self, uc, _proc):
+        self._on_syscall_insn()
+
+    def _on_syscall_insn(self):
         kernel = self.kernel
         proc = kernel.current
         m = proc.machine
+        uc = m.uc
         if m.flush_log is not None:
             m.flush_log(proc)                    # library calls logged by guest code come first
         regs = m.syscall_regs()

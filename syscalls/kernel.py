@@ -14,6 +14,7 @@ from . import errno as E
 from .dispatch import load_all, s64
 from .files import FdTable
 from emutrace.memory import GuestFault, OutOfMemory
+from .sched import Block
 from .table import BY_NR, Syscall
 from .vfs import Vfs, VfsError
 
@@ -189,7 +190,6 @@ class Kernel:
         return call[1].name if call is not None and call[1] is not None else ""
 
     def _handle(self, proc: Process, call):
-        from .sched import Block
         nr, sc, args, state = call
         handler = self.handlers.get(sc.name) if sc is not None else None
         key = id(proc.thread)

@@ -74,6 +74,7 @@ Extensions (not in ltrace 0.7.3)
 from __future__ import annotations
 
 import os
+import pickle
 import re
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
@@ -854,15 +855,51 @@ def builtin_conf_files() -> List[str]:
 
 
 class PrototypeDB:
-    """name -> Prototype, plus the typedefs seen while loading."""
+    """name -> Prototype, plus the typedefs seen while loading.
+
+    Pickled (the on-disk cache) one prototype per entry, and unpickled one by one as they are
+    asked for: a run needs a few hundred of the ~1600, and unpickling them all took longer than
+    everything else at start-up but the interpreter."""
 
     def __init__(self):
         self.protos: Dict[str, Prototype] = {}
-        self.typedefs: Dict[str, Type] = {}
+        self._typedefs: Optional[Dict[str, Type]] = {}
+        self._typedefs_blob: Optional[bytes] = None
+        self._packed: Dict[str, bytes] = {}
         self.files: List[str] = []
+
+    @property
+    def typedefs(self) -> Dict[str, Type]:
+        if self._typedefs is None:
+            self._typedefs = pickle.loads(self._typedefs_blob)
+            self._typedefs_blob = None
+        return self._typedefs
+
+    def __getstate__(self):
+        packed = dict(self._packed)
+        for name, p in self.protos.items():
+            packed[name] = pickle.dumps(p, pickle.HIGHEST_PROTOCOL)
+        return {"packed": packed, "typedefs": pickle.dumps(self.typedefs, pickle.HIGHEST_PROTOCOL),
+                "files": self.files}
+
+    def __setstate__(self, state):
+        self.protos = {}
+        self._packed = state["packed"]
+        self._typedefs, self._typedefs_blob = None, state["typedefs"]
+        self.files = state["files"]
+
+    def _lookup(self, name: str) -> Optional[Prototype]:
+        p = self.protos.get(name)
+        if p is None:
+            blob = self._packed.pop(name, None)
+            if blob is not None:
+                p = self.protos[name] = pickle.loads(blob)
+        return p
 
     def load_text(self, text: str, filename: str) -> Dict[str, Prototype]:
         got = parse_conf(text, filename, self.typedefs)
+        for name in got:
+            self._packed.pop(name, None)
         self.protos.update(got)
         self.files.append(filename)
         return got
@@ -873,8 +910,10 @@ class PrototypeDB:
 
     def get(self, name: str) -> Optional[Prototype]:
         p = self.protos.get(name)
-        if p is None and "@" in name:
-            p = self.protos.get(name.split("@", 1)[0])
+        if p is None:
+            p = self._lookup(name)
+            if p is None and "@" in name:
+                p = self._lookup(name.split("@", 1)[0])
         return p
 
     def __contains__(self, name: str) -> bool:
@@ -887,13 +926,13 @@ class PrototypeDB:
         return p
 
     def __len__(self) -> int:
-        return len(self.protos)
+        return len(self.protos) + len(self._packed)
 
     def __iter__(self):
-        return iter(self.protos)
+        return iter(list(self.protos) + list(self._packed))
 
     def names(self) -> List[str]:
-        return sorted(self.protos)
+        return sorted(list(self.protos) + list(self._packed))
 
 
 def load_prototypes(extra_files: Optional[Iterable[str]] = None, builtin: bool = True,
@@ -916,5 +955,5 @@ def load_prototypes(extra_files: Optional[Iterable[str]] = None, builtin: bool =
 
     # parsing ~1600 prototypes costs ~0.2 s: a warm run loads them parsed, keyed by the texts
     from emutrace.cache import cached, key_of
-    key = key_of([t.encode() for _, t in texts] + [p.encode() for p, _ in texts])
+    key = key_of([t.encode() for _, t in texts] + [p.encode() for p, _ in texts] + [b"packed-db"])
     return cached("protos", key, parse_all)
