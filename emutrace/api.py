@@ -369,6 +369,11 @@ class _CallHooks:
             got = self._by_site[id(site)] = (site, pick(self.entry), pick(self.ret), library)
         return got
 
+    def wants(self, proc, site) -> bool:
+        """Does a hook name this site? (Those stay on the hooked path.)"""
+        _, on_entry, on_return, _ = self._for(proc, site)
+        return bool(on_entry or on_return)
+
     def enter(self, proc, frame, regs) -> bool:
         _, on_entry, on_return, library = self._for(proc, frame.site)
         if not on_entry and not on_return:
@@ -657,6 +662,8 @@ class Session:
                   ltrace's -e syntax ("malloc+free", "*@MAIN", "*@*")
     trace_syscalls  report system calls as events (default False; counts are always kept)
     string_limit, demangle   how arguments are decoded in events, as -s and -C
+    hook_returns  catch every call and return with a Python hook (the CLI's --hook-returns);
+                  by default calls without a hook of yours are logged in guest code
     """
 
     def __init__(self, argv: Union[str, Sequence[str]], *, root: PathLike = "/", cwd: Optional[str] = None,
@@ -667,7 +674,8 @@ class Session:
                  max_procs: int = 64, loader: str = "auto", stdin: Optional[Union[bytes, str]] = None,
                  capture_output: bool = False, trace_calls: bool = True,
                  calls: Optional[Union[str, Sequence[str]]] = None, trace_syscalls: bool = False,
-                 string_limit: int = 32, demangle: bool = False, program: Optional[str] = None):
+                 string_limit: int = 32, demangle: bool = False, program: Optional[str] = None,
+                 hook_returns: bool = False):
         argv = [argv] if isinstance(argv, (str, os.PathLike)) else list(argv)
         if not argv or not all(isinstance(a, (str, os.PathLike)) for a in argv):
             raise ApiError("argv must be a program name or a non-empty list of strings")
@@ -715,6 +723,7 @@ class Session:
         except OSError as e:        # an unreadable or corrupt tar root
             raise EmutraceError(f"{e.filename + ': ' if e.filename else ''}{e.strerror or e}", 125) from None
         self.trace_calls = trace_calls
+        self.hook_returns = hook_returns
         self.trace_syscalls = trace_syscalls
         self.string_limit = string_limit
         self.demangle = demangle
@@ -862,6 +871,7 @@ class Session:
             lt = LibcallTracer(core, tracer.emit, fmt, load_prototypes(), _CallFilter(base, self._call_hooks),
                                self.string_limit)
             lt.intercept = self._call_hooks
+            lt.guest_log = not self.hook_returns       # sites the hooks name keep Python hooks
             self._call_hooks.tracer = lt
             tracer.libcalls = lt
         core.add_observer(tracer)

@@ -381,7 +381,7 @@ class LibcallTracer:
         m._lt_entry_done = True
         pending = getattr(proc, "_lt_pending_got", [])
         proc._lt_pending_got = []
-        if self.guest_log and self.intercept is None:
+        if self.guest_log:
             pending = self._to_guest_log(proc, pending)
         self._stub_hooked_entries(proc)
         if not pending:
@@ -468,6 +468,8 @@ class LibcallTracer:
         def fast(site, where):
             if site.static or site.name in HOOKED_ONLY:
                 return None
+            if self.intercept is not None and self.intercept.wants(proc, site):
+                return None                     # the API's hooks run in Python
             if site.definer is None:
                 site.definer = self._definer(proc, site.name)
                 site.traced = self.filter.matches(site.name, site.caller.name, site.is_main, site.definer)
@@ -642,7 +644,7 @@ class LibcallTracer:
     def returned(self, proc, frame: Frame) -> None:
         """The frame's function returned (called by CallStacks at its return address)."""
         st = frame.state
-        if self.intercept is None and type(st) is FastCallState:
+        if type(st) is FastCallState and (self.intercept is None or getattr(frame, "api_call", None) is None):
             calls = self.calls
             rax = calls.ret_rax if calls.ret_frame is frame else proc.machine.reg("rax")
             self.fmt.exit_word(st, rax, self.mem_view(proc))

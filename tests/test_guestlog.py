@@ -180,3 +180,22 @@ def test_assembler_encodings():
         if i.mnemonic.startswith("j") and i.op_str.startswith("0x"):
             assert int(i.op_str, 16) in insns or int(i.op_str, 16) == a.here
     assert text[-1] == "jmp r11" and load in insns and done in insns and load2 in insns and done2 in insns
+
+
+def test_api_events_same_in_both_modes_and_hooks_still_run():
+    """The Python API logs in guest code the calls no hook names; a hooked call keeps its hook."""
+    import emutrace as api
+    from emutrace.events import Call, Return
+    exe = built("strings")
+
+    def run(hook_returns):
+        s = api.Session([exe], capture_output=True, hook_returns=hook_returns)
+        seen = []
+        s.on_call("strlen", lambda call: seen.append(call.name))
+        evs = [(type(e).__name__, e.name, list(e.args), getattr(e, "ret", None))
+               for e in s.events() if isinstance(e, (Call, Return))]
+        return evs, seen, s.result.stdout
+
+    a, b = run(False), run(True)
+    assert a == b
+    assert a[1] and a[1] == ["strlen"] * len(a[1])
