@@ -37,14 +37,14 @@ import struct
 from typing import Dict, List, Optional, Tuple
 
 from .memory import page_up
-from .x86enc import ARG_REGS, Asm, JAE, JB, JBE, JNE, R10, R11, RAX, RBX, RCX, RDI, RSI, RSP, in_rel32
+from .x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
 
 # control page: the running thread's pointers, then where the trampolines keep the registers
 # they borrow (never the stack: what they left below the stack pointer would show up in the
 # program's uninitialized variables)
 RPTR, REND, SHTOP, SHEND, SHBASE = 0, 8, 16, 24, 32
 CTRL_WORDS = 5
-S_RAX, S_R10, S_RBX, S_RCX, S_RSI, S_RDI, S_JMP = 64, 72, 80, 88, 96, 104, 112
+S_RAX, S_R10, S_RBX, S_RCX, S_RSI, S_RDI, S_JMP, S_RDX = 64, 72, 80, 88, 96, 104, 112, 120
 HEAD = 72                          # call record: tag, 6 argument words, slot, return address
 RET_SIZE = 32                      # return record: RET_TAG, slot, return address, rax
 RET_TAG = (1 << 64) - 1
@@ -111,9 +111,15 @@ class FastSite:
         strings = []
         for i, cap, j in caps:
             strings.append((i, off, cap, j))
-            off += (cap + 7) & ~7
+            off += area_size(cap)
         self.strings = tuple(strings)
         self.size = off
+
+
+def area_size(cap: int) -> int:
+    """Bytes a capture of `cap` bytes takes in a record: copied a qword at a time, the last store
+    may reach 7 bytes past `cap`."""
+    return (cap + 7 + 7) & ~7
 
 
 class _Captured:
@@ -316,7 +322,7 @@ class GuestLog:
         m = proc.machine
         n = len(entries)
         got_sites = [k for k, (_, _, e) in enumerate(entries) if e is None]
-        est = sum(400 + 64 * len(fs.strings) for fs, _, _ in entries)     # generous; checked after assembly
+        est = sum(400 + 220 * len(fs.strings) for fs, _, _ in entries)     # generous; checked after assembly
         head = (5 * n + 7) & ~7
         size = page_up(head + 8 * len(got_sites) + est)
         try:
@@ -379,12 +385,8 @@ class GuestLog:
         a.store(RAX, 56, RSP)                         # the return slot
         a.load(R10, RSP, 0)
         a.store(RAX, 64, R10)                         # the return address
-        for i, off, cap, j in fs.strings:
-            if j is None:
-                load, done = a.copy_cstring(ARG_REGS[i], RAX, off, cap)
-            else:
-                load, done = a.copy_bytes(ARG_REGS[i], ARG_REGS[j], RAX, off, cap)
-            self.loads[load] = (done, off)
+        for k2, (i, off, cap, j) in enumerate(fs.strings):
+            self._copy(a, ARG_REGS[i], None if j is None else ARG_REGS[j], off, cap, f"c{k}_{k2}")
         if fs.strings:
             a.movabs(R11, self.ctrl)
             a.load(RBX, R11, S_RBX)
@@ -404,6 +406,76 @@ class GuestLog:
         a.label(f"full{k}")
         a.load(RAX, R11, S_RAX)
         a.jmp_to(stubs + 5 * k)
+
+    def _copy(self, a: Asm, src: int, length: Optional[int], off: int, cap: int, tag: str) -> None:
+        """Copy a C string (length None: up to its NUL) or a buffer (min(length register, cap)
+        bytes) into [rax+off...], at most `cap` bytes; nothing for NULL. Byte by byte up to the
+        first 8-aligned address, then a qword at a time: an aligned qword never reaches into
+        another page, so the copy faults only where the byte-wise copy would. rcx, rdx, rbx,
+        r10 and r11 are used (rcx and rdx restored, rbx by the caller); r11 is the control page
+        on entry and on exit."""
+        done, head, body = f"{tag}done", f"{tag}head", f"{tag}body"
+        a.store(R11, S_RCX, RCX)
+        a.store(R11, S_RDX, RDX)
+        a.mov(R11, src)
+        a.raw(b"\x45\x31\xd2")                         # xor r10d, r10d
+        a.raw(b"\x4d\x85\xdb")                         # test r11, r11
+        a.jcc(JE, done)
+        if length is not None:
+            a.mov(RCX, length)
+            a.raw(b"\x48\x81\xf9" + struct.pack("<i", cap))   # cmp rcx, cap
+            a.jcc(JBE, f"{tag}short")
+            a.raw(b"\xb9" + struct.pack("<I", cap))            # mov ecx, cap
+            a.label(f"{tag}short")
+        a.label(head)
+        a.raw(b"\x4b\x8d\x1c\x13")                     # lea rbx, [r11+r10]
+        a.raw(b"\xf6\xc3\x07")                         # test bl, 7
+        a.jcc(JE, body)
+        if length is not None:
+            a.raw(b"\x49\x39\xca")                     # cmp r10, rcx
+            a.jcc(JAE, done)
+        self.loads[a.here] = (tag, off)
+        a.raw(b"\x43\x0f\xb6\x1c\x13")                 # movzx ebx, byte [r11+r10]
+        a.raw(b"\x42\x88\x9c\x10" + struct.pack("<i", off))    # mov [rax+r10+off], bl
+        if length is None:
+            a.raw(b"\x84\xdb")                         # test bl, bl
+            a.jcc(JE, done)
+        a.raw(b"\x49\xff\xc2")                         # inc r10
+        if length is None:
+            a.raw(b"\x49\x81\xfa" + struct.pack("<i", cap))   # cmp r10, cap
+            a.jcc(JAE, done)
+        a.jmp(head)
+        a.label(body)
+        if length is None:
+            a.movabs(RDX, 0x0101010101010101)
+        a.label(f"{tag}q")
+        if length is None:
+            a.raw(b"\x49\x81\xfa" + struct.pack("<i", cap))   # cmp r10, cap
+        else:
+            a.raw(b"\x49\x39\xca")                     # cmp r10, rcx
+        a.jcc(JAE, done)
+        self.loads[a.here] = (tag, off)
+        a.raw(b"\x4b\x8b\x1c\x13")                     # mov rbx, [r11+r10] (aligned)
+        a.raw(b"\x4a\x89\x9c\x10" + struct.pack("<i", off))    # mov [rax+r10+off], rbx
+        if length is None:
+            # a zero byte in rbx: (rbx - 0x0101..01) & ~rbx & 0x8080..80
+            a.mov(RCX, RBX)
+            a.raw(b"\x48\x29\xd1")                     # sub rcx, rdx
+            a.raw(b"\x48\xf7\xd3")                     # not rbx
+            a.raw(b"\x48\x21\xd9")                     # and rcx, rbx
+            a.mov(RBX, RDX)
+            a.raw(b"\x48\xc1\xe3\x07")                 # shl rbx, 7
+            a.raw(b"\x48\x21\xd9")                     # and rcx, rbx
+            a.jcc(JNE, done)
+        a.add_imm(R10, 8)
+        a.jmp(f"{tag}q")
+        a.label(done)
+        for addr, (t, o) in list(self.loads.items()):
+            if t == tag:
+                self.loads[addr] = (a.addr(done), o)     # a fault in the copy resumes here
+        a.movabs(R11, self.ctrl)
+        a.load(RCX, R11, S_RCX)
+        a.load(RDX, R11, S_RDX)
 
     # -- Python's side --------------------------------------------------------------------
     def _on_full(self, addr: int) -> None:

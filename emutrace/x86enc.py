@@ -115,49 +115,6 @@ class Asm:
         """jmp qword [rip+disp32]: to the address stored at `target_of_qword` (within 2 GiB)."""
         self.code += b"\xff\x25" + struct.pack("<i", rel32(self.here + 6, target_of_qword))
 
-    # -- the bounded C-string copy of a call's string argument -------------------------
-    def copy_cstring(self, src_reg: int, rec: int, off: int, cap: int, tmp_src: int = R11,
-                     idx: int = R10) -> Tuple[int, int]:
-        """Copy up to `cap` bytes of the NUL-terminated string at src_reg into [rec+off...],
-        stopping after the NUL; nothing for NULL. Clobbers tmp_src, idx and rbx. Returns the
-        guest addresses of the loop's load instruction and of the code after the loop (where a
-        fault in the load resumes)."""
-        assert rec == RAX and tmp_src == R11 and idx == R10
-        self.mov(R11, src_reg)
-        self.code += b"\x45\x31\xd2"                  # xor r10d, r10d
-        self.code += b"\x4d\x85\xdb"                  # test r11, r11
-        self.code += b"\x74\x1d"                      # jz done (+29)
-        load = self.here
-        self.code += b"\x43\x0f\xb6\x1c\x13"          # movzx ebx, byte [r11+r10]
-        self.code += b"\x42\x88\x9c\x10" + struct.pack("<i", off)   # mov [rax+r10+off], bl
-        self.code += b"\x84\xdb"                      # test bl, bl
-        self.code += b"\x74\x0c"                      # jz done (+12)
-        self.code += b"\x49\xff\xc2"                  # inc r10
-        self.code += b"\x49\x81\xfa" + struct.pack("<i", cap)      # cmp r10, cap
-        self.code += b"\x72\xe3"                      # jb load (-29)
-        return load, self.here
-
-    def copy_bytes(self, src_reg: int, len_reg: int, rec: int, off: int, cap: int) -> Tuple[int, int]:
-        """Copy min(len_reg, cap) bytes from src_reg to [rec+off...] (a buffer and its length
-        argument); nothing for NULL. Clobbers r11, r10 and rbx; returns as copy_cstring."""
-        assert rec == RAX
-        self.mov(R11, src_reg)
-        self.code += b"\x45\x31\xd2"                  # xor r10d, r10d
-        self.code += b"\x4d\x85\xdb"                  # test r11, r11
-        self.code += b"\x74\x20"                      # jz done (+32)
-        top = self.here
-        # cmp r10, len_reg
-        self.code += bytes([0x49 | ((len_reg >> 3) << 2), 0x39, 0xC0 | ((len_reg & 7) << 3) | 2])
-        self.code += b"\x73\x1b"                      # jae done (+27)
-        self.code += b"\x49\x81\xfa" + struct.pack("<i", cap)      # cmp r10, cap
-        self.code += b"\x73\x12"                      # jae done (+18)
-        load = self.here
-        self.code += b"\x43\x0f\xb6\x1c\x13"          # movzx ebx, byte [r11+r10]
-        self.code += b"\x42\x88\x9c\x10" + struct.pack("<i", off)   # mov [rax+r10+off], bl
-        self.code += b"\x49\xff\xc2"                  # inc r10
-        self.code += b"\xeb" + bytes([(top - (self.here + 2)) & 0xFF])   # jmp top
-        return load, self.here
-
     def link(self) -> bytes:
         for pos, name in self.fixups:
             target = self.labels[name]

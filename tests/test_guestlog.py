@@ -160,8 +160,7 @@ def test_assembler_encodings():
         a.store(RAX, 8 * i, r)
     a.lea(R10, RSP, 24)
     a.store(RSP, 16, R10)
-    load, done = a.copy_cstring(ARG_REGS[0], RAX, 72, 33)
-    load2, done2 = a.copy_bytes(ARG_REGS[1], ARG_REGS[2], RAX, 112, 33)
+    a.jmp_mem(R11, 112)
     a.label("out")
     a.jmp_reg(R11)
     md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
@@ -171,31 +170,77 @@ def test_assembler_encodings():
     assert text[5:11] == [f"mov qword ptr [rax + {o}], {r}" if o else f"mov qword ptr [rax], {r}"
                           for o, r in zip(["", "8", "0x10", "0x18", "0x20", "0x28"],
                                           ["rdi", "rsi", "rdx", "rcx", "r8", "r9"])]
-    assert "lea r10, [rsp + 0x18]" in text and "mov qword ptr [rsp + 0x10], r10" in text
-    assert "movzx ebx, byte ptr [r11 + r10]" in text and "mov byte ptr [rax + r10 + 0x48], bl" in text
-    assert "mov byte ptr [rax + r10 + 0x70], bl" in text and "cmp r10, rdx" in text
-    # every branch of the copy loops lands on an instruction boundary inside them or after them
-    insns = {i.address: i for i in md.disasm(a.link(), 0x1000)}
-    for i in insns.values():
-        if i.mnemonic.startswith("j") and i.op_str.startswith("0x"):
-            assert int(i.op_str, 16) in insns or int(i.op_str, 16) == a.here
-    assert text[-1] == "jmp r11" and load in insns and done in insns and load2 in insns and done2 in insns
+    assert text[11:] == ["lea r10, [rsp + 0x18]", "mov qword ptr [rsp + 0x10], r10",
+                         "jmp qword ptr [r11 + 0x70]", "jmp r11"]
 
 
-def test_api_events_same_in_both_modes_and_hooks_still_run():
-    """The Python API logs in guest code the calls no hook names; a hooked call keeps its hook."""
-    import emutrace as api
-    from emutrace.events import Call, Return
-    exe = built("strings")
+def _run_copy(src_bytes, where, length=None, cap=33):
+    """Run guestlog's string copy in a bare engine: src_bytes placed at `where` (an offset in a
+    mapped page followed by an unmapped one); returns (bytes copied, faulted)."""
+    from unicorn import Uc, UcError, UC_ARCH_X86, UC_MODE_64
+    from unicorn import x86_const as X
+    from emutrace.guestlog import GuestLog, area_size
+    from emutrace.x86enc import RDI, RSI
+    code, ctrl, rec, data = 0x10000, 0x20000, 0x30000, 0x40000
+    gl = GuestLog.__new__(GuestLog)
+    gl.ctrl, gl.loads = ctrl, {}
+    a = Asm(code)
+    gl._copy(a, RDI, None if length is None else RSI, 72, cap, "t")
+    a.raw(b"\xf4")                                            # hlt: the end
+    uc = Uc(UC_ARCH_X86, UC_MODE_64)
+    for base in (code, ctrl, rec, data):
+        uc.mem_map(base, 0x1000)
+    uc.mem_write(code, a.link())
+    uc.mem_write(rec, b"\xee" * 0x1000)
+    uc.mem_write(data, b"\xaa" * 0x1000)
+    uc.mem_write(data + where, src_bytes)
+    regs = {X.UC_X86_REG_RAX: rec, X.UC_X86_REG_R11: ctrl, X.UC_X86_REG_RDI: data + where,
+            X.UC_X86_REG_RSI: length or 0, X.UC_X86_REG_RCX: 0x1111, X.UC_X86_REG_RDX: 0x2222}
+    for r, v in regs.items():
+        uc.reg_write(r, v)
+    faulted = False
+    pc = code
+    while True:
+        try:
+            uc.emu_start(pc, 0, count=100000)
+        except UcError:
+            rip = uc.reg_read(X.UC_X86_REG_RIP)
+            assert rip in gl.loads                            # only the copy's loads may fault
+            faulted, pc = True, gl.loads[rip][0]
+            got = uc.reg_read(X.UC_X86_REG_R10)
+            continue
+        break
+    assert uc.reg_read(X.UC_X86_REG_RCX) == 0x1111 and uc.reg_read(X.UC_X86_REG_RDX) == 0x2222
+    assert uc.reg_read(X.UC_X86_REG_R11) == ctrl and uc.reg_read(X.UC_X86_REG_RAX) == rec
+    area = bytes(uc.mem_read(rec + 72, area_size(cap)))
+    assert bytes(uc.mem_read(rec + 72 + area_size(cap), 8)) == b"\xee" * 8   # nothing past the area
+    if faulted:
+        return area[:got], True
+    if length is not None:
+        return area[:min(length, cap)], False
+    return area[:cap], False
 
-    def run(hook_returns):
-        s = api.Session([exe], capture_output=True, hook_returns=hook_returns)
-        seen = []
-        s.on_call("strlen", lambda call: seen.append(call.name))
-        evs = [(type(e).__name__, e.name, list(e.args), getattr(e, "ret", None))
-               for e in s.events() if isinstance(e, (Call, Return))]
-        return evs, seen, s.result.stdout
 
-    a, b = run(False), run(True)
-    assert a == b
-    assert a[1] and a[1] == ["strlen"] * len(a[1])
+@pytest.mark.parametrize("where", [0, 1, 3, 7, 8, 100, 0x1000 - 64])
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 15, 16, 31, 32, 33, 40])
+def test_guest_string_copy(where, n):
+    text = bytes(range(1, n + 1)).replace(b"\0", b"x")
+    got, faulted = _run_copy(text + b"\0", where)
+    assert not faulted
+    nul = got.find(b"\0")
+    assert got[:nul] == text[:33] if nul >= 0 else got == text[:33]
+    buf, faulted = _run_copy(text + b"\0", where, length=n)
+    assert not faulted and buf == text[:33]
+
+
+@pytest.mark.parametrize("n", [1, 5, 8, 13])
+def test_guest_string_copy_at_the_end_of_a_page(n):
+    """A string without NUL running to an unmapped page: the copy faults where a byte-wise copy
+    would, with the bytes before it; a NUL before the page end never faults."""
+    text = b"z" * n
+    got, faulted = _run_copy(text, 0x1000 - n)
+    assert faulted and got == text
+    got, faulted = _run_copy(text[:-1] + b"\0", 0x1000 - n)
+    assert not faulted and got.split(b"\0")[0] == text[:-1]
+    buf, faulted = _run_copy(text, 0x1000 - n, length=n)
+    assert not faulted and buf == text
