@@ -36,7 +36,10 @@ from __future__ import annotations
 import struct
 from typing import Dict, List, Optional, Tuple
 
+from .events import Call
+from .libcalls import Frame
 from .memory import page_up
+from .values import DEFAULT_ALIGN, FastCallState
 from .x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
 
 # control page: the running thread's pointers, then where the trampolines keep the registers
@@ -74,6 +77,7 @@ HOOKED_ONLY = frozenset("""
 UNWINDERS = ("_Unwind_RaiseException", "_Unwind_ForcedUnwind", "_Unwind_Backtrace", "_Unwind_Resume",
              "_Unwind_Resume_or_Rethrow", "__libc_unwind_link_get", "backtrace")
 
+_ALIGN_PAD = DEFAULT_ALIGN - 3          # a leaf line: text + ") " + padding + "= " + ret
 _Q = struct.Struct("<Q")
 _HEADW = struct.Struct("<9Q")      # tag, rdi..r9, slot, return address
 _RETW = struct.Struct("<3Q")
@@ -99,8 +103,9 @@ def capture_plan(plan) -> Optional[Tuple[Tuple[int, int, Optional[int]], ...]]:
 
 
 class FastSite:
-    """A call site logged by guest code: its tag in the records and the layout of its record."""
-    __slots__ = ("tag", "site", "plan", "strings", "size", "entry")
+    """A call site logged by guest code: its tag in the records, the layout of its record, and
+    `left(record words, data, offset)`: its shown arguments rendered from the record."""
+    __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left")
 
     def __init__(self, tag: int, site, plan, caps, entry: int):
         self.tag = tag
@@ -114,6 +119,34 @@ class FastSite:
             off += area_size(cap)
         self.strings = tuple(strings)
         self.size = off
+        self.left = _left_renderer(plan, self.strings)
+
+
+def _left_renderer(plan, strings):
+    """fn(w, data, off) -> [str]: w is the record's words (tag first), data[off:] the record."""
+    at = {i: (a_off, cap, j) for i, a_off, cap, j in strings}
+    parts = []
+    for i, fn in plan.left_items:
+        if i in at:
+            a_off, cap, j = at[i]
+            f = fn.from_bytes
+            if j is None:
+                parts.append(lambda w, data, off, i=i + 1, f=f, a=a_off, c=cap: f(w[i], data[off + a:off + a + c]))
+            else:
+                parts.append(lambda w, data, off, i=i + 1, j=j + 1, f=f, a=a_off, c=cap:
+                             f(w[i], data[off + a:off + a + min(w[j], c)], w[j]))
+        else:
+            parts.append(lambda w, data, off, i=i + 1, f=fn: f(w[i], None))
+    if len(parts) == 1:
+        p0, = parts
+        return lambda w, data, off: [p0(w, data, off)]
+    if len(parts) == 2:
+        p0, p1 = parts
+        return lambda w, data, off: [p0(w, data, off), p1(w, data, off)]
+    if len(parts) == 3:
+        p0, p1, p2 = parts
+        return lambda w, data, off: [p0(w, data, off), p1(w, data, off), p2(w, data, off)]
+    return lambda w, data, off: [p(w, data, off) for p in parts]
 
 
 def area_size(cap: int) -> int:
@@ -531,8 +564,8 @@ class GuestLog:
 
     def decode(self, proc, data: bytes, start: int) -> None:
         """Turn the records into Call and Return events, as the hooked path makes them. A call
-        whose return record follows it directly (a leaf: the common case) goes to the sink's
-        `leaf` in one piece when the output is plain ltrace text."""
+        whose return record follows it directly (a leaf: the common case) becomes a finished
+        line for the sink's `leaf_lines` when the output is plain ltrace text, with no events."""
         tracer = self.tracer
         sites = tracer.fast_sites
         calls = tracer.calls
@@ -540,16 +573,14 @@ class GuestLog:
         stack = calls.stacks.get(key)
         if stack is None:
             stack = calls.stacks[key] = []
-        fmt = tracer.fmt
         emit = tracer.emit
-        leaf = tracer.leaf_out
+        sink = tracer.leaf_out
+        suffix = sink.leaf_suffix if sink is not None else ""
+        lines: List[str] = []
         now = tracer.session.world.elapsed_ns
         rt = self.ret_tramp
-        cap = self.cap
-        plain = cap.fallback = tracer.mem_view(proc)
+        self.cap.fallback = tracer.mem_view(proc)
         faulted = self.faulted
-        from .events import Call
-        from .libcalls import Frame
         unpack_head, unpack_ret = _HEADW.unpack_from, _RETW.unpack_from
         off, n = 0, len(data)
         try:
@@ -558,6 +589,9 @@ class GuestLog:
                     slot, orig, rax = unpack_ret(data, off + 8)
                     off += RET_SIZE
                     rsp = slot + 8
+                    if lines:
+                        sink.leaf_lines(lines)
+                        lines = []
                     while stack and stack[-1].rsp < rsp:
                         frame = stack.pop()
                         if frame.rsp == slot and (frame.ret_addr == orig or frame.ret_addr == rt):
@@ -572,40 +606,35 @@ class GuestLog:
                 if stack:
                     top = stack[-1]
                     if top.rsp < slot or (top.rsp == slot and ret != rt and top.ret_addr != ret):
+                        if lines:
+                            sink.leaf_lines(lines)
+                            lines = []
                         calls.unwind_to(proc, stack, slot, ret)
-                if fs.strings:
-                    items = cap.items = []
-                    for i, a_off, size, j in fs.strings:
-                        if j is not None:
-                            ln = w[1 + j]
-                            if ln < size:
-                                size = ln
-                        area = data[off + a_off:off + a_off + size]
-                        if faulted:
-                            got = faulted.pop(start + off + a_off, None)
-                            if got is not None:
-                                # a C string with no NUL before unreadable memory is shown as
-                                # its address (as MemView.cstring); a buffer, as far as readable
-                                area = area[:got] if got and j is not None else None
-                        items.append((w[1 + i], area))
-                    mem = cap
-                else:
-                    mem = plain
-                nxt = off + fs.size
                 plan = fs.plan
-                if leaf is not None and nxt < n and data[nxt] == 0xFF and data[nxt + 7] == 0xFF:
+                if faulted and fs.strings:
+                    left = plan.left(w[1:7], self._captured(w, data, off, start, fs))
+                else:
+                    left = fs.left(w, data, off)
+                nxt = off + fs.size
+                if sink is not None and nxt < n and data[nxt] == 0xFF and data[nxt + 7] == 0xFF:
                     rslot, rorig, rax = unpack_ret(data, nxt + 8)
                     if rslot == slot and rorig == ret:
                         # a leaf call: nothing happened between its call and its return
                         calls.next_id += 1
                         fn = plan.ret
-                        r = fn(rax, mem) if fn is not None else None
-                        leaf(fs.site.display + "(" + ", ".join(plan.left(w[1:7], mem)),
-                             "<void>" if r is None else r)
+                        r = fn(rax, None) if fn is not None else None
+                        text = fs.site.display + "(" + ", ".join(left)
+                        pad = _ALIGN_PAD - len(text)
+                        lines.append(text + (") " + " " * pad if pad > 0 else ") ") + "= " +
+                                     ("<void>" if r is None else r) + suffix)
                         off = nxt + RET_SIZE
                         continue
+                if lines:
+                    sink.leaf_lines(lines)
+                    lines = []
                 site = fs.site
-                st = fmt.enter_words(site.name, site.display, plan, w[1:7], mem)
+                words = w[1:7]
+                st = FastCallState(site.name, site.display, plan, words, site.display + "(" + ", ".join(left), left)
                 fid = calls.next_id
                 calls.next_id = fid + 1
                 frame = Frame(fid, site, slot, ret, st, len(stack), now, owner=tracer, entry=fs.entry)
@@ -613,11 +642,30 @@ class GuestLog:
                 caller = ret if ret != rt else next((f.ret_addr for f in reversed(stack)
                                                      if f.rsp == slot and f.ret_addr != rt), ret)
                 emit(Call(fid, proc.pid, key[1], now, frame.depth, st.display_name, site.definer,
-                          site.caller.name, caller, st.text, st._left_args[:], via=site.via))
+                          site.caller.name, caller, st.text, left[:], via=site.via))
                 off = nxt
         except (IndexError, struct.error):
             from .session import EmutraceError
             raise EmutraceError("the program overwrote emutrace's call log", 125) from None
+        finally:
+            if lines:
+                sink.leaf_lines(lines)
+
+    def _captured(self, w, data: bytes, off: int, start: int, fs: FastSite) -> "_Captured":
+        """The captures of a record as memory for the renderers, after a copy that faulted."""
+        cap = self.cap
+        items = cap.items = []
+        for i, a_off, size, j in fs.strings:
+            if j is not None and w[1 + j] < size:
+                size = w[1 + j]
+            area = data[off + a_off:off + a_off + size]
+            got = self.faulted.pop(start + off + a_off, None)
+            if got is not None:
+                # a C string with no NUL before unreadable memory is shown as its address (as
+                # MemView.cstring shows it); a buffer, as far as it was readable
+                area = area[:got] if got and j is not None else None
+            items.append((w[1 + i], area))
+        return cap
 
     def fault_fixup(self, proc, rip: int) -> bool:
         """A string argument's copy faulted: the copy ends there (the call goes on as natively)."""

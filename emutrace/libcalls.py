@@ -238,7 +238,7 @@ class LibcallTracer:
         # --hook-returns, with an intercept, and beside --ftrace (which needs every return hooked)
         self.guest_log = False
         self.fast_sites: list = [None]            # tag → guestlog.FastSite (tag 0 is never used)
-        self.leaf_out = None                      # the sink's leaf(text, ret), when its output is plain
+X
 
     # -- set-up, per process and module -------------------------------------------
     def attach(self, proc) -> None:

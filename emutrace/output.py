@@ -185,15 +185,18 @@ class LtraceText:
             else:
                 self.w.write(self._prefix(ev) + f"+++ exited (status {ev.status}) +++\n", urgent=True)
 
-    def leaf(self, text: str, ret: str) -> None:
-        """A call and its return with nothing between them, as event() prints the pair (plain
-        output only): the call log's common case, without making the two events."""
+    def leaf_lines(self, lines: List[str]) -> None:
+        """Finished lines of leaf calls (a call and its return with nothing between them), each
+        as event() prints the pair in plain output, ending in leaf_suffix: the call log's common
+        case, without making the two events."""
         if self.open is not None:
             self.w.write(" <unfinished ...>\n")
             self.open = None
-        pad = DEFAULT_ALIGN - 3 - len(text)
-        spent = " <0.000000>" if self.cfg.show_time_spent else ""
-        self.w.write(text + (") " + " " * pad if pad > 0 else ") ") + "= " + ret + spent + "\n")
+        self.w.write("".join(lines))
+
+    @property
+    def leaf_suffix(self) -> str:
+        return " <0.000000>\n" if self.cfg.show_time_spent else "\n"
 
     def _count(self, ev) -> None:
         if isinstance(ev, Call):

@@ -158,7 +158,7 @@ def build_observers(session, cfg) -> List:
                                                 calls=calls)
                 tracer.libcalls.guest_log = tc.guest_log and not functions
                 if len(sinks) == 1 and isinstance(sink, LtraceText) and sink.plain and not tracer.max_depth:
-                    tracer.libcalls.leaf_out = sink.leaf
+                    tracer.libcalls.leaf_out = sink
             if functions:
                 from .ftrace import FunctionTracer
                 # --ftrace's formats show names; -x alone is ltrace's: arguments decoded

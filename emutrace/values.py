@@ -926,8 +926,25 @@ class CallFormatter:
             if len(raw) < shown:
                 body += "?"
             return '"' + body + ('"...' if n >= limit else '"')
+
+        def bounded_from(w, raw, n, limit=limit):
+            """The same, from the bytes copied at the call (min(n, limit + 1) of them; fewer
+            when the buffer ran into unreadable memory, None when none was readable)."""
+            if not w:
+                return "nil"
+            if n > limit:
+                n = limit + 1
+            shown = n if n < limit else limit
+            if raw is None:
+                return "0x%x" % w if shown else '""'
+            raw = raw[:shown]
+            body = escape_bytes(raw)
+            if len(raw) < shown:
+                body += "?"
+            return '"' + body + ('"...' if n >= limit else '"')
         bounded.len_arg = arr.length.index - 1
         bounded.string_cap = limit + 1
+        bounded.from_bytes = bounded_from
         return bounded
 
     def _compile_word(self, t: Type, param: bool):
@@ -1017,7 +1034,22 @@ class CallFormatter:
                     if n >= limit:
                         return '"' + escape_bytes(s[:limit]) + '"...'
                     return '"' + escape_bytes(s[:n]) + '"'
+
+                def string_from(w, area, limit=limit):
+                    """The same, from the string's first `cap` bytes copied at the call (None:
+                    unreadable without a NUL)."""
+                    if not w:
+                        return "nil"
+                    if area is None:
+                        return "0x%x" % w
+                    nul = area.find(b"\0")
+                    if nul < 0:
+                        return '"' + escape_bytes(area[:limit]) + '"...'
+                    if nul >= limit:
+                        return '"' + escape_bytes(area[:limit]) + '"...'
+                    return '"' + escape_bytes(area[:nul]) + '"'
                 string.string_cap = cap
+                string.from_bytes = string_from
                 return string
         fmt = self._fmt
 

@@ -244,3 +244,28 @@ def test_guest_string_copy_at_the_end_of_a_page(n):
     assert not faulted and got.split(b"\0")[0] == text[:-1]
     buf, faulted = _run_copy(text, 0x1000 - n, length=n)
     assert not faulted and buf == text
+
+
+@pytest.mark.parametrize("limit", [0, 1, 5, 32])
+def test_renderers_from_captured_bytes_match_live_memory(limit):
+    """The call log renders string arguments from the bytes copied at the call: the same text as
+    the renderers reading live memory."""
+    from emutrace.protos import parse_conf
+    from emutrace.values import CallFormatter
+    from test_values import FakeMem
+    db = parse_conf("int f(string, string(array(char, arg3)*), ulong);", "t.conf")
+    fmt = CallFormatter(string_limit=limit)
+    plan = fmt.plan(db.get("f"))
+    (_, sfn), (_, bfn), _ = plan.left_items
+    mem = FakeMem()
+    for text in [b"", b"a", b"abcde", b"x" * limit, b"y" * (limit + 1), b"z" * 40, b"t\tq\"\xff\n"]:
+        p = mem.s(text)
+        area = text[:limit + 1] + b"\0" if len(text) <= limit else text[:limit + 1]
+        assert sfn.from_bytes(p, area) == sfn(p, mem)
+        for n in (0, 1, len(text), limit, limit + 1, 100):
+            if n > len(text) + 1:
+                continue
+            raw = (text + b"\0")[:min(n, limit + 1)]
+            assert bfn.from_bytes(p, raw, n) == bfn(p, mem, n), (text, n)
+    assert sfn.from_bytes(0, None) == sfn(0, mem) == "nil"
+    assert sfn.from_bytes(0xdead0000, None) == sfn(0xdead0000, mem)
