@@ -235,10 +235,11 @@ class LibcallTracer:
         # from the call (it set rax: the function does not run); leave(proc, frame, regs) at return
         self.intercept = None
         # calls logged by guest code from the program's entry on (emutrace.guestlog); off with
-        # --hook-returns, with an intercept, and beside --ftrace (which needs every return hooked)
+        # --hook-returns and beside --ftrace (which needs every return hooked); the sites the
+        # API's hooks name keep Python hooks
         self.guest_log = False
         self.fast_sites: list = [None]            # tag → guestlog.FastSite (tag 0 is never used)
-X
+        self.leaf_out = None                      # the sink taking leaf_lines, when its output is plain
 
     # -- set-up, per process and module -------------------------------------------
     def attach(self, proc) -> None:
