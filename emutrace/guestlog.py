@@ -48,11 +48,14 @@ from .x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RC
 RPTR, REND, SHTOP, SHEND, SHBASE = 0, 8, 16, 24, 32
 CTRL_WORDS = 5
 S_RAX, S_R10, S_RBX, S_RCX, S_RSI, S_RDI, S_JMP, S_RDX = 64, 72, 80, 88, 96, 104, 112, 120
+S2_RCX, S2_RDX = 128, 136          # the return trampoline's string copy keeps rcx and rdx here
 HEAD = 72                          # call record: tag, 6 argument words, slot, return address
-RET_SIZE = 32                      # return record: RET_TAG, slot, return address, rax
+RET_SIZE = 40                      # return record: RET_TAG, slot, return address, rax, captured?
+                                   # (then the returned string's bytes when it is captured)
+SHADOW_ENTRY = 24                  # shadow stack entry: return slot, return address, capture rax?
 RET_TAG = (1 << 64) - 1
 RING_SIZE = 256 << 10
-SHADOW_SIZE = 64 << 10             # 4096 open calls per thread; doubled when full
+SHADOW_SIZE = 64 << 10             # ~2700 open calls per thread; doubled when full
 # Where emutrace's pages go: away from where the program's own mmaps land (top-down from below
 # the stack), so the program sees the same addresses however it is traced. Rings and the
 # control page lie far below everything; trampolines must be within a rel32 jump of their
@@ -80,7 +83,7 @@ UNWINDERS = ("_Unwind_RaiseException", "_Unwind_ForcedUnwind", "_Unwind_Backtrac
 _ALIGN_PAD = DEFAULT_ALIGN - 3          # a leaf line: text + ") " + padding + "= " + ret
 _Q = struct.Struct("<Q")
 _HEADW = struct.Struct("<9Q")      # tag, rdi..r9, slot, return address
-_RETW = struct.Struct("<3Q")
+_RETW = struct.Struct("<4Q")
 
 
 def capture_plan(plan) -> Optional[Tuple[Tuple[int, int, Optional[int]], ...]]:
@@ -89,7 +92,8 @@ def capture_plan(plan) -> Optional[Tuple[Tuple[int, int, Optional[int]], ...]]:
     strings and buffers with a length argument at the call."""
     if plan is None or plan.nwords > 6 or plan.right is not None:
         return None
-    if plan.ret is not None and not getattr(plan.ret, "word_only", False):
+    if plan.ret is not None and not getattr(plan.ret, "word_only", False) and \
+            (getattr(plan.ret, "from_bytes", None) is None or hasattr(plan.ret, "len_arg")):
         return None
     caps = []
     for i, fn in plan.left_items:
@@ -105,7 +109,7 @@ def capture_plan(plan) -> Optional[Tuple[Tuple[int, int, Optional[int]], ...]]:
 class FastSite:
     """A call site logged by guest code: its tag in the records, the layout of its record, and
     `left(record words, data, offset)`: its shown arguments rendered from the record."""
-    __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left")
+    __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left", "ret_string")
 
     def __init__(self, tag: int, site, plan, caps, entry: int):
         self.tag = tag
@@ -120,6 +124,8 @@ class FastSite:
         self.strings = tuple(strings)
         self.size = off
         self.left = _left_renderer(plan, self.strings)
+        # a returned C string (strchr, getenv...): the return trampoline copies it
+        self.ret_string = plan.ret is not None and not getattr(plan.ret, "word_only", False)
 
 
 def _left_renderer(plan, strings):
@@ -197,9 +203,10 @@ class GuestLog:
     """The guest-side call log of one engine (one address space): control page, return
     trampoline, per-thread rings, and the trampoline regions of its modules."""
 
-    def __init__(self, tracer, proc, maxrec: int):
+    def __init__(self, tracer, proc, maxrec: int, ret_cap: int):
         self.tracer = tracer
         self.maxrec = maxrec
+        self.ret_cap = ret_cap            # bytes of a returned string the return trampoline copies
         self.threads: Dict[object, ThreadLog] = {}
         self.code_ranges: List[Tuple[int, int]] = []      # guest code of ours: never stop inside
         self.loads: Dict[int, Tuple[int, int]] = {}       # string-copy load → (resume address, area)
@@ -244,7 +251,7 @@ class GuestLog:
         a.label("pop")
         a.cmp_reg_mem(R10, R11, SHBASE)
         a.jcc(JBE, "lost")
-        a.sub_imm(R10, 16)
+        a.sub_imm(R10, SHADOW_ENTRY)
         a.cmp_mem_reg(R10, 0, RCX)
         a.jcc(JB, "pop")                    # a deeper frame, left by longjmp: dropped
         a.jcc(JNE, "lost")
@@ -254,10 +261,25 @@ class GuestLog:
         a.load(RDI, R10, 8)
         a.store(RSI, 16, RDI)
         a.store(RSI, 24, RAX)
-        a.add_imm(RSI, RET_SIZE)
-        a.store(R11, RPTR, RSI)
         a.store(RSP, -8, RDI)               # the slot holds the real return address again
         a.store(R11, S_JMP, RDI)
+        a.load(RCX, R10, 16)
+        a.store(RSI, 32, RCX)
+        a.raw(b"\x48\x85\xc9")             # test rcx, rcx
+        a.jcc(JE, "nocap")
+        # the function returns a C string: copy it, as the entry copies string arguments
+        a.store(R11, S_RAX, RAX)
+        a.store(R11, S_RBX, RBX)
+        a.mov(RDI, RAX)
+        a.mov(RAX, RSI)
+        self._copy(a, RDI, None, RET_SIZE, self.ret_cap, "rs", S2_RCX, S2_RDX)
+        a.mov(RSI, RAX)
+        a.load(RAX, R11, S_RAX)
+        a.load(RBX, R11, S_RBX)
+        a.add_imm(RSI, area_size(self.ret_cap))
+        a.label("nocap")
+        a.add_imm(RSI, RET_SIZE)
+        a.store(R11, RPTR, RSI)
         for r, save in ((RCX, S_RCX), (RSI, S_RSI), (RDI, S_RDI), (R10, S_R10)):
             a.load(r, R11, save)
         a.jmp_mem(R11, S_JMP)
@@ -286,7 +308,7 @@ class GuestLog:
     def clone_for(self, child) -> "GuestLog":
         """A forked child's engine holds a copy of every page: the same addresses serve it."""
         c = GuestLog.__new__(GuestLog)
-        c.tracer, c.maxrec = self.tracer, self.maxrec
+        c.tracer, c.maxrec, c.ret_cap = self.tracer, self.maxrec, self.ret_cap
         c.code_ranges = list(self.code_ranges)
         c.loads, c.faulted, c.cap = dict(self.loads), {}, _Captured()
         c.ctrl, c.ret_tramp, c.ret_full, c.lost = self.ctrl, self.ret_tramp, self.ret_full, self.lost
@@ -315,7 +337,7 @@ class GuestLog:
 
     def _words(self, tl: ThreadLog) -> bytes:
         return struct.pack("<5Q", tl.ring, tl.ring + RING_SIZE - self.maxrec, tl.shadow,
-                           tl.shadow + tl.shadow_size - 16, tl.shadow)
+                           tl.shadow + tl.shadow_size - SHADOW_ENTRY, tl.shadow)
 
     def _load(self, tl: ThreadLog) -> None:
         self.m.write(self.ctrl, tl.ctrl if tl.ctrl is not None else self._words(tl))
@@ -429,7 +451,8 @@ class GuestLog:
         a.store(RAX, 0, RSP)
         a.load(R10, RSP, 0)
         a.store(RAX, 8, R10)
-        a.add_imm(RAX, 16)
+        a.store_imm(RAX, 16, 1 if fs.ret_string else 0)
+        a.add_imm(RAX, SHADOW_ENTRY)
         a.store(R11, SHTOP, RAX)
         a.movabs(R10, self.ret_tramp)
         a.store(RSP, 0, R10)                          # the return comes to the return trampoline
@@ -440,7 +463,8 @@ class GuestLog:
         a.load(RAX, R11, S_RAX)
         a.jmp_to(stubs + 5 * k)
 
-    def _copy(self, a: Asm, src: int, length: Optional[int], off: int, cap: int, tag: str) -> None:
+    def _copy(self, a: Asm, src: int, length: Optional[int], off: int, cap: int, tag: str,
+              save_rcx: int = S_RCX, save_rdx: int = S_RDX) -> None:
         """Copy a C string (length None: up to its NUL) or a buffer (min(length register, cap)
         bytes) into [rax+off...], at most `cap` bytes; nothing for NULL. Byte by byte up to the
         first 8-aligned address, then a qword at a time: an aligned qword never reaches into
@@ -448,8 +472,8 @@ class GuestLog:
         r10 and r11 are used (rcx and rdx restored, rbx by the caller); r11 is the control page
         on entry and on exit."""
         done, head, body = f"{tag}done", f"{tag}head", f"{tag}body"
-        a.store(R11, S_RCX, RCX)
-        a.store(R11, S_RDX, RDX)
+        a.store(R11, save_rcx, RCX)
+        a.store(R11, save_rdx, RDX)
         a.mov(R11, src)
         a.raw(b"\x45\x31\xd2")                         # xor r10d, r10d
         a.raw(b"\x4d\x85\xdb")                         # test r11, r11
@@ -507,8 +531,8 @@ class GuestLog:
             if t == tag:
                 self.loads[addr] = (a.addr(done), o)     # a fault in the copy resumes here
         a.movabs(R11, self.ctrl)
-        a.load(RCX, R11, S_RCX)
-        a.load(RDX, R11, S_RDX)
+        a.load(RCX, R11, save_rcx)
+        a.load(RDX, R11, save_rdx)
 
     # -- Python's side --------------------------------------------------------------------
     def _on_full(self, addr: int) -> None:
@@ -530,7 +554,7 @@ class GuestLog:
         self.m.write(new, self.m.read(base, used))
         proc.aspace.unmap(base, tl.shadow_size)
         tl.shadow, tl.shadow_size = new, size
-        self.m.write(self.ctrl + SHTOP, struct.pack("<QQQ", new + used, new + size - 16, new))
+        self.m.write(self.ctrl + SHTOP, struct.pack("<QQQ", new + used, new + size - SHADOW_ENTRY, new))
 
     def _on_ret_full(self, addr: int) -> None:
         self.flush(self.tracer.session.kernel.current, safe=True)
@@ -582,12 +606,20 @@ class GuestLog:
         self.cap.fallback = tracer.mem_view(proc)
         faulted = self.faulted
         unpack_head, unpack_ret = _HEADW.unpack_from, _RETW.unpack_from
+        ret_area = area_size(self.ret_cap)
         off, n = 0, len(data)
         try:
             while off < n:
                 if data[off] == 0xFF and data[off + 7] == 0xFF:          # RET_TAG
-                    slot, orig, rax = unpack_ret(data, off + 8)
-                    off += RET_SIZE
+                    slot, orig, rax, captured = unpack_ret(data, off + 8)
+                    ret_mem = None
+                    if captured:
+                        ret_mem = _Captured()
+                        ret_mem.items = [(rax, self._ret_area(data, off, start))]
+                        ret_mem.fallback = self.cap.fallback
+                        off += RET_SIZE + ret_area
+                    else:
+                        off += RET_SIZE
                     rsp = slot + 8
                     if lines:
                         sink.leaf_lines(lines)
@@ -595,8 +627,9 @@ class GuestLog:
                     while stack and stack[-1].rsp < rsp:
                         frame = stack.pop()
                         if frame.rsp == slot and (frame.ret_addr == orig or frame.ret_addr == rt):
-                            calls.ret_frame, calls.ret_rax = frame, rax
+                            calls.ret_frame, calls.ret_rax, calls.ret_mem = frame, rax, ret_mem
                             frame.owner.returned(proc, frame)
+                            calls.ret_mem = None
                         else:
                             frame.owner.unwound(proc, frame)
                     continue
@@ -617,12 +650,16 @@ class GuestLog:
                     left = fs.left(w, data, off)
                 nxt = off + fs.size
                 if sink is not None and nxt < n and data[nxt] == 0xFF and data[nxt + 7] == 0xFF:
-                    rslot, rorig, rax = unpack_ret(data, nxt + 8)
+                    rslot, rorig, rax, captured = unpack_ret(data, nxt + 8)
                     if rslot == slot and rorig == ret:
                         # a leaf call: nothing happened between its call and its return
                         calls.next_id += 1
                         fn = plan.ret
-                        r = fn(rax, None) if fn is not None else None
+                        if captured:
+                            r = fn.from_bytes(rax, self._ret_area(data, nxt, start))
+                            nxt += ret_area
+                        else:
+                            r = fn(rax, None) if fn is not None else None
                         text = fs.site.display + "(" + ", ".join(left)
                         pad = _ALIGN_PAD - len(text)
                         lines.append(text + (") " + " " * pad if pad > 0 else ") ") + "= " +
@@ -650,6 +687,13 @@ class GuestLog:
         finally:
             if lines:
                 sink.leaf_lines(lines)
+
+    def _ret_area(self, data: bytes, off: int, start: int) -> Optional[bytes]:
+        """The returned string's bytes in the return record at `off` (None: unreadable)."""
+        area = data[off + RET_SIZE:off + RET_SIZE + self.ret_cap]
+        if self.faulted and self.faulted.pop(start + off + RET_SIZE, None) is not None:
+            return None
+        return area
 
     def _captured(self, w, data: bytes, off: int, start: int, fs: FastSite) -> "_Captured":
         """The captures of a record as memory for the renderers, after a copy that faulted."""
@@ -704,7 +748,7 @@ class GuestLog:
             return
         raw = m.read(base, top - base)
         real: Dict[int, int] = {}
-        for i in range(0, len(raw), 16):
+        for i in range(0, len(raw), SHADOW_ENTRY):
             slot, orig = struct.unpack_from("<QQ", raw, i)
             if orig != self.ret_tramp:
                 real[slot] = orig

@@ -82,6 +82,7 @@ class CallStacks:
         self.next_id = 1
         self.ret_frame: Optional[Frame] = None    # the frame being returned from, and rax then
         self.ret_rax = 0
+        self.ret_mem = None                       # and memory as it was then (the call log's copy)
 
     def attach(self, proc) -> None:
         self._hooked(proc)
@@ -145,7 +146,7 @@ class CallStacks:
         while stack and stack[-1].rsp + 8 <= rsp:
             frame = stack.pop()
             if frame.rsp + 8 == rsp and frame.ret_addr == addr:
-                self.ret_frame, self.ret_rax = frame, rax     # rax as the frame returned it
+                self.ret_frame, self.ret_rax, self.ret_mem = frame, rax, None   # rax as it returned it
                 frame.owner.returned(proc, frame)
             else:
                 frame.owner.unwound(proc, frame)
@@ -454,7 +455,7 @@ class LibcallTracer:
     def _to_guest_log(self, proc, pending: list) -> list:
         """Move every loggable PLT site and pending GOT slot to guest code; returns the GOT slots
         left for hooked stubs."""
-        from .guestlog import GuestLog, HEAD, capture_plan, FastSite, HOOKED_ONLY
+        from .guestlog import GuestLog, HEAD, area_size, capture_plan, FastSite, HOOKED_ONLY
         fmt = self.fmt
         limit = getattr(fmt, "string_limit", 32)
         if not getattr(fmt, "compiled", False) or limit + 1 > 4096:
@@ -462,7 +463,7 @@ class LibcallTracer:
         m = proc.machine
         gl = m.guest_log
         if gl is None:
-            gl = GuestLog(self, proc, HEAD + 6 * ((limit + 8) & ~7) + 64)
+            gl = GuestLog(self, proc, HEAD + 6 * area_size(limit + 1) + 64, limit + 1)
         for module in proc.modules:
             gl.hook_unwinders(proc, module)
 
@@ -647,8 +648,11 @@ class LibcallTracer:
         st = frame.state
         if type(st) is FastCallState and (self.intercept is None or getattr(frame, "api_call", None) is None):
             calls = self.calls
-            rax = calls.ret_rax if calls.ret_frame is frame else proc.machine.reg("rax")
-            self.fmt.exit_word(st, rax, self.mem_view(proc))
+            if calls.ret_frame is frame:
+                rax, mem = calls.ret_rax, calls.ret_mem or self.mem_view(proc)
+            else:
+                rax, mem = proc.machine.reg("rax"), self.mem_view(proc)
+            self.fmt.exit_word(st, rax, mem)
             now = self.session.world.elapsed_ns
             self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
                              st.args, st.ret, now - frame.time_ns))

@@ -123,6 +123,27 @@ def test_calls_are_logged_in_guest_code(tmp_path):
     assert text.count("free(") == 300
 
 
+def test_returned_strings_are_logged_too(tmp_path):
+    """strchr, strrchr and strstr return C strings: the return trampoline copies them."""
+    from emutrace.options import parse
+    from emutrace.session import Session
+    from emutrace.tracer import build_observers
+    out = tmp_path / "t.txt"
+    cfg = parse(["-o", str(out), built("strings")])
+    session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
+    sinks = build_observers(session, cfg)
+    session.start()
+    session.run()
+    for s in sinks:
+        s.close()
+    fast = {fs.site.name: fs for fs in session.observers[-1].libcalls.fast_sites[1:]}
+    for name in ("strchr", "strrchr", "strstr"):
+        assert fast[name].ret_string, name
+    text = out.read_text()
+    assert re.search(r'^strchr\("the quick brown fox.*", \'o\'\) += "own fox', text, re.M), text
+    assert re.search(r'^strstr\(".*", "cat"\) += nil$', text, re.M)
+
+
 def test_ring_overflow_and_deep_shadow_stack(tmp_path):
     """More records than one ring holds between two system calls, and calls nested deeper than
     the first shadow stack (calllog recurses 200 deep through strlen; callloop makes 40,000
