@@ -113,8 +113,13 @@ def sys_mremap(proc, old, old_size, new_size, flags, new_addr, *_):
     if old & (PAGE - 1) or new_size == 0 or flags & ~7:
         return -E.EINVAL
     old_size, new_size = page_up(old_size), page_up(new_size)
-    vma = aspace.find(old)
-    if vma is None or old + old_size > vma.end:
+    # the range may span several mappings that Linux would have merged (an earlier mremap
+    # grown in place leaves two): they must be contiguous, and shared memory one mapping
+    vmas = aspace.overlapping(old, old + old_size)
+    vma = vmas[0] if vmas else None
+    if vma is None or vma.start > old or vmas[-1].end < old + old_size or \
+            any(a.end != b.start for a, b in zip(vmas, vmas[1:])) or \
+            (len(vmas) > 1 and any(v.shm is not None for v in vmas)):
         return -E.EFAULT
     if flags & MREMAP_FIXED:
         if not flags & MREMAP_MAYMOVE:

@@ -5,7 +5,19 @@ import pytest
 from conftest import emutrace, native
 
 CASES = {
-    "rlimit_nofile_gives_emfile": """
+    "mremap_grows_a_mapping_grown_in_place_before": """
+import mmap
+P = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
+a = mmap.mmap(-1, 4096, flags=P)
+b = mmap.mmap(-1, 4096, flags=P)   # placed below a (top-down)
+b[:5] = b"hello"
+a.close()                          # the pages above b are free: b grows in place
+b.resize(8192)
+b[4096:4101] = b"world"
+b.resize(3 * 4096)                 # the range spans what were two mappings (apt's cache does this)
+b[8192:8194] = b"!!"
+print(b[:5], b[4096:4101], b[8192:8194], len(b))
+""",    "rlimit_nofile_gives_emfile": """
 import os, resource, errno
 resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16))
 fds = []
