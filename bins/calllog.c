@@ -2,6 +2,7 @@
  * saw so a run can be compared with a native one.
  *  - a string argument that ends at the end of a mapping (no NUL before the unmapped page);
  *  - a buffer argument whose length runs past the end of a mapping but is never read there;
+ *  - a wide string ending at the end of a mapping (copied as a fixed number of bytes);
  *  - a thread cancelled inside sleep(): the forced unwind walks through a logged call;
  *  - backtrace() called below logged calls, and a deep recursion through logged calls;
  *  - a longjmp out of a signal handler that interrupted nothing in particular. */
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <wchar.h>
 
 static void cleanup(void *arg)
 {
@@ -62,6 +64,9 @@ int main(void)
     printf("strncmp at the edge: %d\n", strncmp(edge, "abc", 3));
     printf("memcmp at the edge: %d\n", memcmp(edge, "abd", 3));
     printf("strnlen at the edge: %zu\n", strnlen(edge, 3));
+    wchar_t *wedge = (wchar_t *)(two + page - 3 * sizeof(wchar_t));
+    wedge[0] = L'x'; wedge[1] = L'y'; wedge[2] = 0;   /* a wide string ending at the page end */
+    printf("wide: %zu %zu %d\n", wcslen(wedge), wcslen(L"wide"), wcscmp(L"wide", L"wider") < 0);
 
     pthread_t t;
     pthread_create(&t, NULL, sleeper, "sleeper");

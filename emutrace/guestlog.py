@@ -80,6 +80,7 @@ HOOKED_ONLY = frozenset("""
 UNWINDERS = ("_Unwind_RaiseException", "_Unwind_ForcedUnwind", "_Unwind_Backtrace", "_Unwind_Resume",
              "_Unwind_Resume_or_Rethrow", "__libc_unwind_link_get", "backtrace")
 
+FIXED = -1                         # a capture of a fixed number of bytes, not bounded by an argument
 _ALIGN_PAD = DEFAULT_ALIGN - 3          # a leaf line: text + ") " + padding + "= " + ret
 _Q = struct.Struct("<Q")
 _HEADW = struct.Struct("<9Q")      # tag, rdi..r9, slot, return address
@@ -93,7 +94,8 @@ def capture_plan(plan) -> Optional[Tuple[Tuple[int, int, Optional[int]], ...]]:
     if plan is None or plan.nwords > 6 or plan.right is not None:
         return None
     if plan.ret is not None and not getattr(plan.ret, "word_only", False) and \
-            (getattr(plan.ret, "from_bytes", None) is None or hasattr(plan.ret, "len_arg")):
+            (getattr(plan.ret, "from_bytes", None) is None or hasattr(plan.ret, "len_arg")
+             or getattr(plan.ret, "fixed", False)):
         return None
     caps = []
     for i, fn in plan.left_items:
@@ -102,7 +104,8 @@ def capture_plan(plan) -> Optional[Tuple[Tuple[int, int, Optional[int]], ...]]:
         cap = getattr(fn, "string_cap", None)
         if cap is None:
             return None
-        caps.append((i, cap, getattr(fn, "len_arg", None)))
+        # the length word's index; FIXED: a fixed number of bytes (wide strings); None: a C string
+        caps.append((i, cap, FIXED if getattr(fn, "fixed", False) else getattr(fn, "len_arg", None)))
     return tuple(caps)
 
 
@@ -136,7 +139,7 @@ def _left_renderer(plan, strings):
         if i in at:
             a_off, cap, j = at[i]
             f = fn.from_bytes
-            if j is None:
+            if j is None or j == FIXED:
                 parts.append(lambda w, data, off, i=i + 1, f=f, a=a_off, c=cap: f(w[i], data[off + a:off + a + c]))
             else:
                 parts.append(lambda w, data, off, i=i + 1, j=j + 1, f=f, a=a_off, c=cap:
@@ -162,18 +165,13 @@ def area_size(cap: int) -> int:
 
 
 class _Captured:
-    """The memory the string renderers read at drain time: the bytes copied at the call."""
+    """What the renderer of a returned C string reads when the frame's return is reported
+    through CallStacks (not as a leaf line): the bytes the return trampoline copied."""
     __slots__ = ("items", "fallback")
 
     def __init__(self):
         self.items: List[Tuple[int, bytes]] = []
         self.fallback = None
-
-    def read(self, addr: int, size: int):
-        for a, area in self.items:
-            if area is not None and a <= addr and addr + size <= a + len(area):
-                return area[addr - a:addr - a + size]
-        return None
 
     def cstring(self, addr: int, limit: int):
         for a, area in self.items:
@@ -211,7 +209,6 @@ class GuestLog:
         self.code_ranges: List[Tuple[int, int]] = []      # guest code of ours: never stop inside
         self.loads: Dict[int, Tuple[int, int]] = {}       # string-copy load → (resume address, area)
         self.faulted: Dict[int, int] = {}                 # area address → bytes copied before a fault
-        self.cap = _Captured()
         self.stub_hooks: Dict[int, Tuple[int, int]] = {}
         self.patched: set = set()                         # PLT entries jumping to a trampoline
         self.unwind_hooked: set = set()
@@ -310,7 +307,7 @@ class GuestLog:
         c = GuestLog.__new__(GuestLog)
         c.tracer, c.maxrec, c.ret_cap = self.tracer, self.maxrec, self.ret_cap
         c.code_ranges = list(self.code_ranges)
-        c.loads, c.faulted, c.cap = dict(self.loads), {}, _Captured()
+        c.loads, c.faulted = dict(self.loads), {}
         c.ctrl, c.ret_tramp, c.ret_full, c.lost = self.ctrl, self.ret_tramp, self.ret_full, self.lost
         parent_thread = getattr(self.m, "loaded", None)
         tl = self.threads.get(parent_thread)
@@ -441,7 +438,8 @@ class GuestLog:
         a.load(R10, RSP, 0)
         a.store(RAX, 64, R10)                         # the return address
         for k2, (i, off, cap, j) in enumerate(fs.strings):
-            self._copy(a, ARG_REGS[i], None if j is None else ARG_REGS[j], off, cap, f"c{k}_{k2}")
+            length = None if j is None else FIXED if j == FIXED else ARG_REGS[j]
+            self._copy(a, ARG_REGS[i], length, off, cap, f"c{k}_{k2}")
         if fs.strings:
             a.movabs(R11, self.ctrl)
             a.load(RBX, R11, S_RBX)
@@ -465,8 +463,9 @@ class GuestLog:
 
     def _copy(self, a: Asm, src: int, length: Optional[int], off: int, cap: int, tag: str,
               save_rcx: int = S_RCX, save_rdx: int = S_RDX) -> None:
-        """Copy a C string (length None: up to its NUL) or a buffer (min(length register, cap)
-        bytes) into [rax+off...], at most `cap` bytes; nothing for NULL. Byte by byte up to the
+        """Copy a C string (length None: up to its NUL), a buffer (min(length register, cap)
+        bytes) or `cap` bytes (length FIXED: a wide string, ended by Python) into [rax+off...];
+        nothing for NULL. Byte by byte up to the
         first 8-aligned address, then a qword at a time: an aligned qword never reaches into
         another page, so the copy faults only where the byte-wise copy would. rcx, rdx, rbx,
         r10 and r11 are used (rcx and rdx restored, rbx by the caller); r11 is the control page
@@ -478,7 +477,9 @@ class GuestLog:
         a.raw(b"\x45\x31\xd2")                         # xor r10d, r10d
         a.raw(b"\x4d\x85\xdb")                         # test r11, r11
         a.jcc(JE, done)
-        if length is not None:
+        if length == FIXED:
+            a.raw(b"\xb9" + struct.pack("<I", cap))            # mov ecx, cap
+        elif length is not None:
             a.mov(RCX, length)
             a.raw(b"\x48\x81\xf9" + struct.pack("<i", cap))   # cmp rcx, cap
             a.jcc(JBE, f"{tag}short")
@@ -603,7 +604,7 @@ class GuestLog:
         lines: List[str] = []
         now = tracer.session.world.elapsed_ns
         rt = self.ret_tramp
-        self.cap.fallback = tracer.mem_view(proc)
+        live = tracer.mem_view(proc)
         faulted = self.faulted
         unpack_head, unpack_ret = _HEADW.unpack_from, _RETW.unpack_from
         ret_area = area_size(self.ret_cap)
@@ -616,7 +617,7 @@ class GuestLog:
                     if captured:
                         ret_mem = _Captured()
                         ret_mem.items = [(rax, self._ret_area(data, off, start))]
-                        ret_mem.fallback = self.cap.fallback
+                        ret_mem.fallback = live
                         off += RET_SIZE + ret_area
                     else:
                         off += RET_SIZE
@@ -645,7 +646,7 @@ class GuestLog:
                         calls.unwind_to(proc, stack, slot, ret)
                 plan = fs.plan
                 if faulted and fs.strings:
-                    left = plan.left(w[1:7], self._captured(w, data, off, start, fs))
+                    left = self._left_after_fault(w, data, off, start, fs)
                 else:
                     left = fs.left(w, data, off)
                 nxt = off + fs.size
@@ -695,21 +696,27 @@ class GuestLog:
             return None
         return area
 
-    def _captured(self, w, data: bytes, off: int, start: int, fs: FastSite) -> "_Captured":
-        """The captures of a record as memory for the renderers, after a copy that faulted."""
-        cap = self.cap
-        items = cap.items = []
-        for i, a_off, size, j in fs.strings:
-            if j is not None and w[1 + j] < size:
-                size = w[1 + j]
+    def _left_after_fault(self, w, data: bytes, off: int, start: int, fs: FastSite) -> List[str]:
+        """The shown arguments of a record one of whose copies faulted: a C string with no NUL
+        before unreadable memory shows as its address (as MemView.cstring has it), a buffer or
+        a wide string as far as it was readable."""
+        at = {}
+        for i, a_off, cap, j in fs.strings:
+            size = cap if j is None or j == FIXED else min(w[1 + j], cap)
             area = data[off + a_off:off + a_off + size]
             got = self.faulted.pop(start + off + a_off, None)
             if got is not None:
-                # a C string with no NUL before unreadable memory is shown as its address (as
-                # MemView.cstring shows it); a buffer, as far as it was readable
-                area = area[:got] if got and j is not None else None
-            items.append((w[1 + i], area))
-        return cap
+                area = None if j is None or not got else area[:got]
+            at[i] = (area, j)
+        out = []
+        for i, fn in fs.plan.left_items:
+            if i in at:
+                area, j = at[i]
+                out.append(fn.from_bytes(w[1 + i], area) if j is None or j == FIXED
+                           else fn.from_bytes(w[1 + i], area, w[1 + j]))
+            else:
+                out.append(fn(w[1 + i], None))
+        return out
 
     def fault_fixup(self, proc, rip: int) -> bool:
         """A string argument's copy faulted: the copy ends there (the call goes on as natively)."""

@@ -1051,11 +1051,64 @@ class CallFormatter:
                 string.string_cap = cap
                 string.from_bytes = string_from
                 return string
+        elif getattr(t, "wide", False) and lens in (None, "string"):
+            wide = self._compile_wstring(target)
+            if wide is not None:
+                return wide
         fmt = self._fmt
 
         def pointer(w, mem, t=t):
             return fmt(t, w.to_bytes(8, "little"), None, _Ctx(self, mem, None))
         return pointer
+
+    def _compile_wstring(self, target):
+        """A NUL-terminated wchar_t string (wcslen's `wstring`), rendered as _fmt_array renders
+        it; None for other shapes."""
+        arr = target
+        if isinstance(arr, Prim) and arr.kind == "wchar":
+            arr = Array(arr, Zero(None))
+        if not (isinstance(arr, Array) and isinstance(arr.elem, Prim) and arr.elem.kind == "wchar"
+                and arr.elem.size() == 4 and isinstance(arr.length, Zero) and arr.length.limit is None):
+            return None
+        limit = self.string_limit
+        cap = limit + 1
+
+        def render(raw, limit=limit, cap=cap):
+            # raw: the readable bytes from the pointer on, at least cap characters' worth or up
+            # to unreadable memory; the string ends at a zero character or where raw ends
+            m = min(len(raw) // 4, cap)
+            n = 0
+            while n < m and raw[4 * n:4 * n + 4] != b"\0\0\0\0":
+                n += 1
+            shown = n if n < limit else limit
+            body = "".join(_esc_wchar(int.from_bytes(raw[4 * k:4 * k + 4], "little")) for k in range(shown))
+            return 'L"' + body + ('"...' if n >= limit else '"')
+
+        def wstring(w, mem):
+            if not w:
+                return "nil"
+            raw = mem.read(w, 4 * cap)
+            if raw is None or len(raw) < 4 * cap:
+                raw = b""                   # character by character, as far as readable
+                for k in range(cap):
+                    c = mem.read(w + 4 * k, 4)
+                    if c is None or len(c) < 4:
+                        break
+                    raw += c
+                    if c == b"\0\0\0\0":
+                        break
+            return render(raw)
+
+        def wstring_from(w, raw):
+            """The same, from the bytes copied at the call (4 * cap of them, fewer when
+            unreadable memory came first)."""
+            if not w:
+                return "nil"
+            return render(raw or b"")
+        wstring.string_cap = 4 * cap
+        wstring.fixed = True                 # copied as a fixed number of bytes, not up to a NUL byte
+        wstring.from_bytes = wstring_from
+        return wstring
 
     def format_call(self, name: str, proto: Optional[Prototype], regs_entry, mem, regs_exit=None,
                     mem_exit=None) -> CallState:
