@@ -107,8 +107,7 @@ class SyscallObserver:
 
     @staticmethod
     def _mem(proc):
-        from .libcalls import LibcallTracer
-        return LibcallTracer.mem_view(proc)
+        return _mem_view(proc)
 
     def syscall_enter(self, proc, nr, sc, args):
         name = sc.name if sc is not None else f"syscall_{nr:#x}"
@@ -148,3 +147,10 @@ class SyscallObserver:
         fields = {k: v for k, v in info.items() if not k.startswith("_")}
         self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],
                          signal_name(info["si_signo"]), format_signal(fields), fields))
+
+
+def _mem_view(proc):
+    from .libcalls import LibcallTracer
+    global _mem_view
+    _mem_view = LibcallTracer.mem_view        # imported on first use: -L runs need no libcalls
+    return _mem_view(proc)

@@ -27,6 +27,8 @@ Syscalls with their own decoders are in CUSTOM_DECODERS, struct decoders in STRU
 """
 from __future__ import annotations
 
+import functools
+
 import struct
 import time as _time
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -233,6 +235,9 @@ class _Args:
         return "".join(sep + fn(ret, mem) for sep, fn in self.items)
 
 
+_parse_kind = functools.lru_cache(maxsize=None)(_table.parse_kind)   # a few hundred distinct kinds
+
+
 class _State:
     """What enter() learned; pass it back to exit()/unfinished()/resumed()/no_return()."""
 
@@ -241,7 +246,7 @@ class _State:
     def __init__(self, sc, args, tid):
         self.sc = sc
         self.name = sc.name
-        self.args = tuple(int(x) & _MASK64 for x in (list(args) + [0] * 6)[:6])
+        self.args = tuple([int(x) & _MASK64 for x in args[:6]] + [0] * (6 - len(args[:6])))
         self.a = _Args()
         self.ret_kind = sc.ret
         self.aux: Optional[Callable] = None      # fn(ret, mem) -> str | None, printed ' (...)'
@@ -385,7 +390,7 @@ class SyscallFormatter:
     def _generic(self, st: _State, mem, kinds: Sequence[str]):
         raw = 0
         for kind in kinds:
-            base, param = _table.parse_kind(kind)
+            base, param = _parse_kind(kind)
             i = raw
             raw += 1
             if base == "skip":
