@@ -11,9 +11,8 @@ import time as _time
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from unicorn import UcError, UC_HOOK_BLOCK, UC_HOOK_INSN, UC_HOOK_INTR, UC_HOOK_MEM_INVALID
+from unicorn import UcError, UC_HOOK_BLOCK, UC_HOOK_INTR, UC_HOOK_MEM_INVALID
 from unicorn import unicorn_const as UCC
-from unicorn import x86_const as X
 
 from syscalls import procfs
 from syscalls.files import FdTable, HostStream, O_RDONLY, O_WRONLY
@@ -125,7 +124,7 @@ class Session:
         parent's machine, whose hooks were installed for the parent."""
         uc = proc.machine.uc
         self.kernel.sched.load_new_machine(proc)
-        proc.machine.hook_syscall(self._on_syscall_insn)
+        proc.machine.hook_syscall(self._on_syscall)
         uc.hook_add(UC_HOOK_MEM_INVALID, self._on_bad_memory, proc)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt, proc)
         if self.opts.max_insns:
@@ -209,10 +208,7 @@ class Session:
         return name
 
     # -- hooks -------------------------------------------------------------------
-    def _on_syscall(self, uc, _proc):
-        self._on_syscall_insn()
-
-    def _on_syscall_insn(self):
+    def _on_syscall(self):
         kernel = self.kernel
         proc = kernel.current
         m = proc.machine

@@ -9,7 +9,6 @@ siglongjmp, C++ exceptions), and the calls must really be logged in guest code.
 from __future__ import annotations
 
 import re
-import struct
 
 import pytest
 
