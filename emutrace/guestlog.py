@@ -48,11 +48,15 @@ from .x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RC
 RPTR, REND, SHTOP, SHEND, SHBASE = 0, 8, 16, 24, 32
 CTRL_WORDS = 5
 S_RAX, S_R10, S_RBX, S_RCX, S_RSI, S_RDI, S_JMP, S_RDX = 64, 72, 80, 88, 96, 104, 112, 120
-S2_RCX, S2_RDX = 128, 136          # the return trampoline's string copy keeps rcx and rdx here
+S2_RCX, S2_RDX = 128, 136          # the return trampoline's copies keep rcx and rdx here
+S_OUTP, S_OUTN = 144, 152          # ... and the output argument's address and size
 HEAD = 72                          # call record: tag, 6 argument words, slot, return address
-RET_SIZE = 40                      # return record: RET_TAG, slot, return address, rax, captured?
-                                   # (then the returned string's bytes when it is captured)
-SHADOW_ENTRY = 24                  # shadow stack entry: return slot, return address, capture rax?
+RET_SIZE = 48                      # return record: RET_TAG, slot, return address, rax, captured?,
+                                   # output bytes; then the returned string's bytes when captured,
+                                   # then the output argument's bytes
+SHADOW_ENTRY = 40                  # shadow stack entry: return slot, return address, capture rax?,
+                                   # output argument's address and size
+OUT_MAX = 512                      # the largest output argument copied at the return
 RET_TAG = (1 << 64) - 1
 RING_SIZE = 256 << 10
 SHADOW_SIZE = 64 << 10             # ~2700 open calls per thread; doubled when full
@@ -84,14 +88,16 @@ FIXED = -1                         # a capture of a fixed number of bytes, not b
 _ALIGN_PAD = DEFAULT_ALIGN - 3          # a leaf line: text + ") " + padding + "= " + ret
 _Q = struct.Struct("<Q")
 _HEADW = struct.Struct("<9Q")      # tag, rdi..r9, slot, return address
-_RETW = struct.Struct("<4Q")
+_RETW = struct.Struct("<5Q")
 
 
 def capture_plan(plan) -> Optional[Tuple[Tuple[int, int, Optional[int]], ...]]:
     """The captures ((word index, bytes, length word index or None), ...) that make a compiled
     prototype loggable by guest code, or None when it needs more than the argument words, C
     strings and buffers with a length argument at the call."""
-    if plan is None or plan.nwords > 6 or plan.right is not None:
+    if plan is None or plan.nwords > 6:
+        return None
+    if plan.right is not None and output_of(plan) is None:
         return None
     if plan.ret is not None and not getattr(plan.ret, "word_only", False) and \
             (getattr(plan.ret, "from_bytes", None) is None or hasattr(plan.ret, "len_arg")
@@ -109,10 +115,25 @@ def capture_plan(plan) -> Optional[Tuple[Tuple[int, int, Optional[int]], ...]]:
     return tuple(caps)
 
 
+def output_of(plan) -> Optional[Tuple[int, int]]:
+    """(word index, size) of the one output argument the return trampoline copies (a structure
+    or array with no pointer in it, as clock_gettime's or stat's), when every other argument
+    after the split renders from its word alone; None otherwise."""
+    out = None
+    for i, fn in plan.right_items:
+        if getattr(fn, "word_only", False):
+            continue
+        size = getattr(fn, "block", None)
+        if size is None or size > OUT_MAX or out is not None:
+            return None
+        out = (i, size)
+    return out
+
+
 class FastSite:
     """A call site logged by guest code: its tag in the records, the layout of its record, and
     `left(record words, data, offset)`: its shown arguments rendered from the record."""
-    __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left", "ret_string")
+    __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left", "ret_string", "out")
 
     def __init__(self, tag: int, site, plan, caps, entry: int):
         self.tag = tag
@@ -129,6 +150,8 @@ class FastSite:
         self.left = _left_renderer(plan, self.strings)
         # a returned C string (strchr, getenv...): the return trampoline copies it
         self.ret_string = plan.ret is not None and not getattr(plan.ret, "word_only", False)
+        # an output argument (clock_gettime's timespec): the return trampoline copies it
+        self.out = output_of(plan) if plan.right is not None else None
 
 
 def _left_renderer(plan, strings):
@@ -165,13 +188,23 @@ def area_size(cap: int) -> int:
 
 
 class _Captured:
-    """What the renderer of a returned C string reads when the frame's return is reported
-    through CallStacks (not as a leaf line): the bytes the return trampoline copied."""
-    __slots__ = ("items", "fallback")
+    """What the renderers of a return read: the bytes the return trampoline copied (a returned
+    C string, an output argument), live memory for anything else."""
+    __slots__ = ("items", "fallback", "block")
 
     def __init__(self):
         self.items: List[Tuple[int, bytes]] = []
         self.fallback = None
+        self.block = None               # (address, size, bytes copied) of an output argument
+
+    def read(self, addr: int, size: int):
+        b = self.block
+        if b is not None and b[0] <= addr < b[0] + b[1]:
+            data = b[2]
+            if addr + size <= b[0] + len(data):
+                return data[addr - b[0]:addr - b[0] + size]
+            return None                 # past what was readable at the return
+        return self.fallback.read(addr, size)
 
     def cstring(self, addr: int, limit: int):
         for a, area in self.items:
@@ -260,6 +293,11 @@ class GuestLog:
         a.store(RSI, 24, RAX)
         a.store(RSP, -8, RDI)               # the slot holds the real return address again
         a.store(R11, S_JMP, RDI)
+        a.load(RCX, R10, 24)
+        a.store(R11, S_OUTP, RCX)
+        a.load(RCX, R10, 32)
+        a.store(R11, S_OUTN, RCX)
+        a.store(RSI, 40, RCX)
         a.load(RCX, R10, 16)
         a.store(RSI, 32, RCX)
         a.raw(b"\x48\x85\xc9")             # test rcx, rcx
@@ -276,6 +314,23 @@ class GuestLog:
         a.add_imm(RSI, area_size(self.ret_cap))
         a.label("nocap")
         a.add_imm(RSI, RET_SIZE)
+        a.load(RCX, R11, S_OUTN)
+        a.raw(b"\x48\x85\xc9")             # test rcx, rcx
+        a.jcc(JE, "noout")
+        # an output argument: its bytes as the function left them
+        a.store(R11, S_RAX, RAX)
+        a.store(R11, S_RBX, RBX)
+        a.load(RDI, R11, S_OUTP)
+        a.mov(RAX, RSI)
+        self._copy(a, RDI, RCX, 0, OUT_MAX, "ro", S2_RCX, S2_RDX)
+        a.mov(RSI, RAX)
+        a.load(RCX, R11, S_OUTN)
+        a.add_imm(RCX, 7)
+        a.raw(b"\x48\x83\xe1\xf8")         # and rcx, -8
+        a.raw(b"\x48\x01\xce")             # add rsi, rcx
+        a.load(RAX, R11, S_RAX)
+        a.load(RBX, R11, S_RBX)
+        a.label("noout")
         a.store(R11, RPTR, RSI)
         for r, save in ((RCX, S_RCX), (RSI, S_RSI), (RDI, S_RDI), (R10, S_R10)):
             a.load(r, R11, save)
@@ -450,6 +505,9 @@ class GuestLog:
         a.load(R10, RSP, 0)
         a.store(RAX, 8, R10)
         a.store_imm(RAX, 16, 1 if fs.ret_string else 0)
+        if fs.out is not None:
+            a.store(RAX, 24, ARG_REGS[fs.out[0]])
+        a.store_imm(RAX, 32, fs.out[1] if fs.out is not None else 0)
         a.add_imm(RAX, SHADOW_ENTRY)
         a.store(R11, SHTOP, RAX)
         a.movabs(R10, self.ret_tramp)
@@ -612,15 +670,11 @@ class GuestLog:
         try:
             while off < n:
                 if data[off] == 0xFF and data[off + 7] == 0xFF:          # RET_TAG
-                    slot, orig, rax, captured = unpack_ret(data, off + 8)
+                    slot, orig, rax, captured, outn = unpack_ret(data, off + 8)
                     ret_mem = None
-                    if captured:
-                        ret_mem = _Captured()
-                        ret_mem.items = [(rax, self._ret_area(data, off, start))]
-                        ret_mem.fallback = live
-                        off += RET_SIZE + ret_area
-                    else:
-                        off += RET_SIZE
+                    if captured or outn:
+                        ret_mem = self._ret_memory(data, off, start, rax, captured, outn, stack, slot, live)
+                    off += RET_SIZE + (ret_area if captured else 0) + ((outn + 7) & ~7)
                     rsp = slot + 8
                     if lines:
                         sink.leaf_lines(lines)
@@ -651,17 +705,22 @@ class GuestLog:
                     left = fs.left(w, data, off)
                 nxt = off + fs.size
                 if sink is not None and nxt < n and data[nxt] == 0xFF and data[nxt + 7] == 0xFF:
-                    rslot, rorig, rax, captured = unpack_ret(data, nxt + 8)
+                    rslot, rorig, rax, captured, outn = unpack_ret(data, nxt + 8)
                     if rslot == slot and rorig == ret:
                         # a leaf call: nothing happened between its call and its return
                         calls.next_id += 1
                         fn = plan.ret
-                        if captured:
-                            r = fn.from_bytes(rax, self._ret_area(data, nxt, start))
-                            nxt += ret_area
+                        text = fs.site.display + "(" + ", ".join(left)
+                        if captured or outn:
+                            mem = self._ret_memory(data, nxt, start, rax, captured, outn, None, w[1:7], live, fs)
+                            r = fn(rax, mem) if fn is not None else None
+                            if plan.right is not None:
+                                right = plan.right(w[1:7], mem)
+                                if right:
+                                    text += (", " if left else "") + ", ".join(right)
+                            nxt += (ret_area if captured else 0) + ((outn + 7) & ~7)
                         else:
                             r = fn(rax, None) if fn is not None else None
-                        text = fs.site.display + "(" + ", ".join(left)
                         pad = _ALIGN_PAD - len(text)
                         lines.append(text + (") " + " " * pad if pad > 0 else ") ") + "= " +
                                      ("<void>" if r is None else r) + suffix)
@@ -689,12 +748,44 @@ class GuestLog:
             if lines:
                 sink.leaf_lines(lines)
 
-    def _ret_area(self, data: bytes, off: int, start: int) -> Optional[bytes]:
-        """The returned string's bytes in the return record at `off` (None: unreadable)."""
-        area = data[off + RET_SIZE:off + RET_SIZE + self.ret_cap]
-        if self.faulted and self.faulted.pop(start + off + RET_SIZE, None) is not None:
-            return None
-        return area
+    def _ret_memory(self, data: bytes, off: int, start: int, rax: int, captured: int, outn: int,
+                    stack, words_or_slot, live, fs: Optional[FastSite] = None) -> "_Captured":
+        """What the renderers of the return value and of the output argument read: the bytes the
+        return trampoline copied (the returned string; the output argument at its address,
+        found in the call's words: those given, or those of the frame being returned to)."""
+        mem = _Captured()
+        mem.fallback = live
+        o = off + RET_SIZE
+        if captured:
+            area = data[o:o + self.ret_cap]
+            if self.faulted and self.faulted.pop(start + o, None) is not None:
+                area = None
+            mem.items = [(rax, area)]
+            o += area_size(self.ret_cap)
+        if outn:
+            block = data[o:o + outn]
+            if self.faulted:
+                got = self.faulted.pop(start + o, None)
+                if got is not None:
+                    block = block[:got]
+            if fs is None:              # a frame's return: its call's words are in its state
+                words, fs = self._frame_words(stack, words_or_slot)
+            else:
+                words = words_or_slot
+            if fs is not None and fs.out is not None and words is not None:
+                mem.block = (words[fs.out[0]], outn, block)
+        return mem
+
+    def _frame_words(self, stack, slot: int):
+        """The argument words and FastSite of the logged frame returning at `slot`."""
+        for frame in reversed(stack):
+            if frame.rsp == slot:
+                st = frame.state
+                fs = self.tracer.fast_by_site.get(id(frame.site))
+                return getattr(st, "words", None), fs
+            if frame.rsp > slot:
+                break
+        return None, None
 
     def _left_after_fault(self, w, data: bytes, off: int, start: int, fs: FastSite) -> List[str]:
         """The shown arguments of a record one of whose copies faulted: a C string with no NUL

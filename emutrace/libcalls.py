@@ -240,6 +240,7 @@ class LibcallTracer:
         # API's hooks name keep Python hooks
         self.guest_log = False
         self.fast_sites: list = [None]            # tag → guestlog.FastSite (tag 0 is never used)
+        self.fast_by_site: Dict[int, object] = {}  # id(Site) → its FastSite
         self.leaf_out = None                      # the sink taking leaf_lines, when its output is plain
 
     # -- set-up, per process and module -------------------------------------------
@@ -455,7 +456,8 @@ class LibcallTracer:
     def _to_guest_log(self, proc, pending: list) -> list:
         """Move every loggable PLT site and pending GOT slot to guest code; returns the GOT slots
         left for hooked stubs."""
-        from .guestlog import GuestLog, HEAD, area_size, capture_plan, FastSite, HOOKED_ONLY
+        from .guestlog import (GuestLog, HEAD, OUT_MAX, RET_SIZE, area_size, capture_plan, FastSite,
+                               HOOKED_ONLY)
         fmt = self.fmt
         limit = getattr(fmt, "string_limit", 32)
         if not getattr(fmt, "compiled", False) or limit + 1 > 4096:
@@ -463,7 +465,8 @@ class LibcallTracer:
         m = proc.machine
         gl = m.guest_log
         if gl is None:
-            gl = GuestLog(self, proc, HEAD + 6 * area_size(limit + 1) + 64, limit + 1)
+            area = area_size(limit + 1)
+            gl = GuestLog(self, proc, max(HEAD + 6 * area, RET_SIZE + area + OUT_MAX + 8) + 64, limit + 1)
         for module in proc.modules:
             gl.hook_unwinders(proc, module)
 
@@ -485,6 +488,7 @@ class LibcallTracer:
                 return None
             fs = FastSite(len(self.fast_sites), site, plan, caps, where)
             self.fast_sites.append(fs)
+            self.fast_by_site[id(site)] = fs
             return fs
 
         hooks = getattr(m, "_lt_entry_hooks", {})

@@ -722,6 +722,25 @@ def _self_contained(t, seen: set) -> bool:
     return False
 
 
+def _flat_size(t) -> Optional[int]:
+    """The size of a value with no pointer in it (integers, fixed arrays of them, structures of
+    those), whose rendering reads only its own bytes; None otherwise."""
+    if getattr(t, "cond", None) is not None or t.lens == "cond":
+        return None
+    if isinstance(t, Prim):             # any lens: a primitive renders from its own bytes
+        return t.size() if t.kind not in ("void",) else None
+    if isinstance(t, Array):
+        if not isinstance(t.length, Const):
+            return None
+        es = _flat_size(t.elem)
+        return es * t.length.value if es is not None else None
+    if isinstance(t, Struct):
+        if not t.fields or any(_flat_size(f) is None for f in t.fields):
+            return None
+        return t.size()
+    return None
+
+
 def _hidden(w, mem):
     return None
 
@@ -1059,6 +1078,9 @@ class CallFormatter:
 
         def pointer(w, mem, t=t):
             return fmt(t, w.to_bytes(8, "little"), None, _Ctx(self, mem, None))
+        size = _flat_size(target) if lens in (None, "hex") else None
+        if size:
+            pointer.block = size        # it reads [w, w + size) and nothing else (emutrace.guestlog)
         return pointer
 
     def _compile_wstring(self, target):

@@ -122,6 +122,29 @@ def test_calls_are_logged_in_guest_code(tmp_path):
     assert text.count("free(") == 300
 
 
+def test_output_arguments_are_logged_too(tmp_path):
+    """stat's struct and pipe's int[2] are copied by the return trampoline: logged in guest
+    code, and shown as the hooked path shows them (test_same_trace_as_hooked_path)."""
+    from emutrace.options import parse
+    from emutrace.session import Session
+    from emutrace.tracer import build_observers
+    out = tmp_path / "t.txt"
+    work = tmp_path / "w"
+    work.mkdir()
+    for prog, args in (("files", [str(work)]), ("protos", [])):
+        cfg = parse(["-o", str(out), built(prog), *args])
+        session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
+        sinks = build_observers(session, cfg)
+        session.start()
+        session.run()
+        for s in sinks:
+            s.close()
+        fast = {fs.site.name: fs for fs in session.observers[-1].libcalls.fast_sites[1:]}
+        for name in (("stat", "fstat", "lstat") if prog == "files" else ("pipe",)):
+            assert fast[name].out is not None, name
+    assert re.search(r"^pipe\(\[ \d+, \d+ \]\) += 0$", out.read_text(), re.M)
+
+
 def test_returned_strings_are_logged_too(tmp_path):
     """strchr, strrchr and strstr return C strings: the return trampoline copies them."""
     from emutrace.options import parse
