@@ -2,19 +2,22 @@
 
 A Python hook costs ~0.5 µs before it does anything and a few µs with register reads; a few
 instructions in guest memory cost ~0.1 µs. So, once ld.so has bound the program (at its entry),
-each traced PLT entry whose prototype guest code can capture whole (integer words, and C strings
-copied at the call) is patched with a `jmp` to its own trampoline, and each traced -fno-plt GOT
-slot is pointed at one. A trampoline:
+each traced PLT entry whose prototype guest code can capture whole (integer words; C strings,
+wide strings and length-bounded buffers copied at the call; a returned C string and one
+pointer-free output argument copied at the return) is patched with a `jmp` to its own
+trampoline, and each traced -fno-plt GOT slot is pointed at one. A trampoline:
 
 - appends a call record (site tag, the six argument registers, the return slot and return
   address, the bytes of each string argument) to the running thread's ring buffer;
-- pushes (return slot, return address) on the thread's shadow stack in guest memory and puts
-  the return trampoline's address in the return slot;
+- pushes (return slot, return address, what to copy at the return) on the thread's shadow
+  stack in guest memory and puts the return trampoline's address in the return slot;
 - jumps on to the function (through the GOT slot: lazy binding keeps working).
 
 The return trampoline pops the shadow stack (entries whose slot lies below the stack pointer
-belong to frames left by longjmp), appends a return record (slot, return address, rax) and
-jumps to the real return address. Python reads the ring in bulk — at every system call, at the
+belong to frames left by longjmp), appends a return record (slot, return address, rax, the
+returned string's and the output argument's bytes) and jumps to the real return address,
+borrowing registers through the control page (never the stack) so that the caller finds
+registers and stack as a native return leaves them. Python reads the ring in bulk — at every system call, at the
 end of every time slice, before every Python hook that reports something, and when it fills —
 and turns the records into the same Call and Return events as the hooked path, in order.
 
