@@ -41,7 +41,7 @@ from typing import Dict, List, Optional, Tuple
 
 from .events import Call
 from .libcalls import Frame
-from .memory import page_up
+from .memory import OutOfMemory, page_up
 from .values import DEFAULT_ALIGN, FastCallState
 from .x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
 
@@ -92,6 +92,25 @@ _ALIGN_PAD = DEFAULT_ALIGN - 3          # a leaf line: text + ") " + padding + "
 _Q = struct.Struct("<Q")
 _HEADW = struct.Struct("<9Q")      # tag, rdi..r9, slot, return address
 _RETW = struct.Struct("<5Q")
+
+
+def free_near(aspace, size: int, near: int, targets) -> Optional[int]:
+    """A free range of `size` bytes TRAMPOLINE_GAP below `near` (a module) from which every
+    address in `targets` (and `near`) is one rel32 jump away; None when there is none."""
+    try:
+        base = aspace.find_free(size, top=max(near - TRAMPOLINE_GAP, 1 << 20))
+    except OutOfMemory:
+        return None
+    if all(in_rel32(base, t) for t in (near, *targets)):
+        return base
+    return None
+
+
+def patch_jmp(m, at: int, target: int) -> None:
+    """Overwrite the instruction at `at` (a PLT entry) with `jmp target` and drop its
+    translation."""
+    m.write(at, b"\xe9" + struct.pack("<i", target - (at + 5)))
+    m.uc.ctl_remove_cache(at, at + 5)
 
 
 def capture_plan(plan) -> Optional[Tuple[Tuple[int, int, Optional[int]], ...]]:
@@ -435,12 +454,9 @@ class GuestLog:
         est = sum(400 + 220 * len(fs.strings) for fs, _, _ in entries)     # generous; checked after assembly
         head = (5 * n + 7) & ~7
         size = page_up(head + 8 * len(got_sites) + est)
-        try:
-            base = proc.aspace.find_free(size, top=max(near - TRAMPOLINE_GAP, 1 << 20))
-        except Exception:
-            return False
-        if not in_rel32(base, near) or any(not in_rel32(base, slot) or (e is not None and not in_rel32(base, e))
-                                          for _, slot, e in entries):
+        base = free_near(proc.aspace, size, near,
+                         [slot for _, slot, _ in entries] + [e for _, _, e in entries if e is not None])
+        if base is None:
             return False
         stubs = base            # one `jmp trampoline` per site, hooked: reached when full
         data = base + head      # the function addresses of -fno-plt slots
@@ -467,8 +483,7 @@ class GuestLog:
         for k, (fs, slot, entry) in enumerate(entries):
             tramp = a.addr(f"t{k}")
             if entry is not None:
-                m.write(entry, b"\xe9" + struct.pack("<i", tramp - (entry + 5)))
-                m.uc.ctl_remove_cache(entry, entry + 5)
+                patch_jmp(m, entry, tramp)
                 self.patched.add(entry)
             else:
                 m.write(slot, struct.pack("<Q", tramp))        # the slot the caller reads

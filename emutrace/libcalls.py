@@ -421,9 +421,8 @@ class LibcallTracer:
         hooked range per module. Unicorn checks every code hook for every instruction it
         translates, so hundreds of exact-address hooks slow the translation of all code (python3
         starts ~40% slower with 600 of them); a range per module costs what one hook costs."""
-        from .guestlog import TRAMPOLINE_GAP
+        from .guestlog import free_near, patch_jmp
         from .memory import page_up
-        from .x86enc import in_rel32
         m = proc.machine
         hooks = getattr(m, "_lt_entry_hooks", {})
         for module in proc.modules:
@@ -431,13 +430,10 @@ class LibcallTracer:
                        if entry in hooks]
             if not entries:
                 continue
-            near = module.base + module.elf.span()[0]
             size = page_up(8 * len(entries))
-            try:
-                base = proc.aspace.find_free(size, top=max(near - TRAMPOLINE_GAP, 1 << 20))
-            except Exception:
-                continue
-            if not all(in_rel32(base, e) and in_rel32(base, s) for e, s in entries):
+            base = free_near(proc.aspace, size, module.base + module.elf.span()[0],
+                             [a for pair in entries for a in pair])
+            if base is None:
                 continue
             proc.aspace.map(base, size, 5, "[emutrace]")
             code = bytearray()
@@ -448,9 +444,8 @@ class LibcallTracer:
             m.write(base, bytes(code))
             self._hook_range(proc, base, base + len(code) - 1)
             for k, (entry, slot) in enumerate(entries):
-                m.write(entry, b"\xe9" + struct.pack("<i", base + 8 * k - (entry + 5)))
                 m.hook_del(hooks.pop(entry))
-                m.uc.ctl_remove_cache(entry, entry + 5)
+                patch_jmp(m, entry, base + 8 * k)
 
     # -- guest-code logging (emutrace.guestlog) ------------------------------------------
     def _to_guest_log(self, proc, pending: list) -> list:
@@ -515,8 +510,7 @@ class LibcallTracer:
             if gl.build(proc, module.base + module.elf.span()[0], group):
                 for fs, slot, entry in group:
                     if entry is not None:
-                        m.hook_del(hooks.pop(entry))
-                        m.uc.ctl_remove_cache(entry, entry + 1)
+                        m.hook_del(hooks.pop(entry))         # (build dropped its translation)
             else:
                 left += [(slot, fs.site) for fs, slot, entry in group if entry is None]
         return left

@@ -174,47 +174,38 @@ class Machine:
         the stock binding adds two Python frames and argument conversions per call, which is most
         of a hot hook's cost. An exception stops emulation and is raised by emu_start, as the
         binding's own hooks do."""
-        uc = self.uc
-
-        def trampoline(_handle, address, _size, _user):
-            try:
-                fn(address)
-            except BaseException as e:
-                if uc._hook_exception is None:
-                    uc._hook_exception = e
-                uclib.uc_emu_stop(self._h)
-
-        cb = self._CODE_CB(trampoline)
-        handle = ctypes.c_size_t()
-        err = uclib.uc_hook_add(self._h, ctypes.byref(handle), UCC.UC_HOOK_CODE,
-                                ctypes.cast(cb, ctypes.c_void_p), None, ctypes.c_uint64(begin), ctypes.c_uint64(end))
-        if err != UCC.UC_ERR_OK:
-            raise UcError(err)
-        self._hooks.append(cb)              # the C side keeps only a pointer: keep the callback alive
-        return handle.value
+        guarded = self._guarded(fn)
+        return self._add_hook(self._CODE_CB(lambda _h, address, _size, _user: guarded(address)),
+                              UCC.UC_HOOK_CODE, begin, end)
 
     _SYSCALL_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 
     def hook_syscall(self, fn):
         """fn() at each `syscall` instruction, straight from Unicorn's C code (as hook_code)."""
-        uc = self.uc
+        guarded = self._guarded(fn)
+        return self._add_hook(self._SYSCALL_CB(lambda _h, _user: guarded()), UCC.UC_HOOK_INSN, 1, 0,
+                              ctypes.c_int(X.UC_X86_INS_SYSCALL))
 
-        def trampoline(_handle, _user):
+    def _guarded(self, fn):
+        """fn, with an exception stopping emulation and kept for emu_start to raise."""
+        uc, h = self.uc, self._h
+
+        def guarded(*args):
             try:
-                fn()
+                fn(*args)
             except BaseException as e:
                 if uc._hook_exception is None:
                     uc._hook_exception = e
-                uclib.uc_emu_stop(self._h)
+                uclib.uc_emu_stop(h)
+        return guarded
 
-        cb = self._SYSCALL_CB(trampoline)
+    def _add_hook(self, cb, htype: int, begin: int, end: int, *extra) -> int:
         handle = ctypes.c_size_t()
-        err = uclib.uc_hook_add(self._h, ctypes.byref(handle), UCC.UC_HOOK_INSN,
-                                ctypes.cast(cb, ctypes.c_void_p), None, ctypes.c_uint64(1), ctypes.c_uint64(0),
-                                ctypes.c_int(X.UC_X86_INS_SYSCALL))
+        err = uclib.uc_hook_add(self._h, ctypes.byref(handle), htype, ctypes.cast(cb, ctypes.c_void_p), None,
+                                ctypes.c_uint64(begin), ctypes.c_uint64(end), *extra)
         if err != UCC.UC_ERR_OK:
             raise UcError(err)
-        self._hooks.append(cb)
+        self._hooks.append(cb)              # the C side keeps only a pointer: keep the callback alive
         return handle.value
 
     def hook_del(self, handle: int) -> None:

@@ -96,19 +96,30 @@ def test_real_programs_same_trace(tmp_path, cmd):
     assert len(ta.splitlines()) > 50
 
 
-def test_calls_are_logged_in_guest_code(tmp_path):
-    """The PLT entries are patched, their Python hooks removed, and the trace is unchanged."""
+def _run_in_process(args):
+    """Run the command line's tracing in this process; returns the Session and its Result."""
     from emutrace.options import parse
     from emutrace.session import Session
     from emutrace.tracer import build_observers
-    out = tmp_path / "t.txt"
-    cfg = parse(["-o", str(out), built("callloop"), "300"])
+    cfg = parse(args)
     session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
     sinks = build_observers(session, cfg)
     session.start()
     result = session.run()
     for s in sinks:
         s.close()
+    return session, result
+
+
+def _fast_sites(run):
+    session, _ = run
+    return {fs.site.name: fs for fs in session.observers[-1].libcalls.fast_sites[1:]}
+
+
+def test_calls_are_logged_in_guest_code(tmp_path):
+    """The PLT entries are patched, their Python hooks removed, and the trace is unchanged."""
+    out = tmp_path / "t.txt"
+    session, result = _run_in_process(["-o", str(out), built("callloop"), "300"])
     assert result.status == 0
     proc = session.processes[0]
     gl = proc.machine.guest_log
@@ -125,21 +136,11 @@ def test_calls_are_logged_in_guest_code(tmp_path):
 def test_output_arguments_are_logged_too(tmp_path):
     """stat's struct and pipe's int[2] are copied by the return trampoline: logged in guest
     code, and shown as the hooked path shows them (test_same_trace_as_hooked_path)."""
-    from emutrace.options import parse
-    from emutrace.session import Session
-    from emutrace.tracer import build_observers
     out = tmp_path / "t.txt"
     work = tmp_path / "w"
     work.mkdir()
     for prog, args in (("files", [str(work)]), ("protos", [])):
-        cfg = parse(["-o", str(out), built(prog), *args])
-        session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
-        sinks = build_observers(session, cfg)
-        session.start()
-        session.run()
-        for s in sinks:
-            s.close()
-        fast = {fs.site.name: fs for fs in session.observers[-1].libcalls.fast_sites[1:]}
+        fast = _fast_sites(_run_in_process(["-o", str(out), built(prog), *args]))
         for name in (("stat", "fstat", "lstat") if prog == "files" else ("pipe",)):
             assert fast[name].out is not None, name
     assert re.search(r"^pipe\(\[ \d+, \d+ \]\) += 0$", out.read_text(), re.M)
@@ -147,18 +148,8 @@ def test_output_arguments_are_logged_too(tmp_path):
 
 def test_returned_strings_are_logged_too(tmp_path):
     """strchr, strrchr and strstr return C strings: the return trampoline copies them."""
-    from emutrace.options import parse
-    from emutrace.session import Session
-    from emutrace.tracer import build_observers
     out = tmp_path / "t.txt"
-    cfg = parse(["-o", str(out), built("strings")])
-    session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
-    sinks = build_observers(session, cfg)
-    session.start()
-    session.run()
-    for s in sinks:
-        s.close()
-    fast = {fs.site.name: fs for fs in session.observers[-1].libcalls.fast_sites[1:]}
+    fast = _fast_sites(_run_in_process(["-o", str(out), built("strings")]))
     for name in ("strchr", "strrchr", "strstr"):
         assert fast[name].ret_string, name
     text = out.read_text()
