@@ -149,6 +149,8 @@ PROGRAMS: Dict[str, dict] = {
     "forkwait": _p("c", "fork/waitpid and vfork/_exit", flags=_C_FLAGS),
     "system": _p("c", "system() and popen()", flags=_C_FLAGS),
     "sigs": _p("c", "SA_SIGINFO, SIGSEGV recovery, alarm+pause", flags=_C_FLAGS),
+    "pages": _p("c", "page permissions, exact fault addresses, code rewritten at run time (JIT)",
+                flags=_C_FLAGS),
     "getenv_time": _p("c", "prints HOME and time()", flags=_C_FLAGS),
     "diffprog": _p("c", "two builds differing in one library call (v0/v1)",
                    ("v0", "v1") + C_VARIANTS, _C_FLAGS),

@@ -20,6 +20,9 @@ from typing import Callable, Iterator, List, Optional, Tuple
 
 from unicorn import UcError
 
+from . import tlb
+from .tlb import uc_prot
+
 PAGE = 0x1000
 PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4
 
@@ -139,11 +142,6 @@ class Vma:
         return left, right
 
 
-def _uc_prot(prot: int) -> int:
-    # x86 cannot map execute-only or write-only pages: exec and write imply read
-    return prot | PROT_READ if prot & (PROT_WRITE | PROT_EXEC) else prot
-
-
 class AddressSpace:
     def __init__(self, uc, max_mem: int):
         self.uc = uc
@@ -155,6 +153,8 @@ class AddressSpace:
         self.brk = 0
         self.mmap_top = MMAP_TOP
         self.raw_read = lambda addr, size: bytes(uc.mem_read(addr, size))   # Machine installs a faster one
+        self.denied = None            # (Unicorn error, address) of the last access refused
+        tlb.attach(uc, self)
 
     # -- lookup ------------------------------------------------------------
     def _reindex(self) -> None:
@@ -204,7 +204,7 @@ class AddressSpace:
         if self.mapped + size > self.max_mem:
             raise OutOfMemory(f"guest memory limit ({self.max_mem} bytes) reached")
         try:
-            self.uc.mem_map(start, size, _uc_prot(prot))
+            self.uc.mem_map(start, size, uc_prot(prot))
         except UcError as e:
             raise OutOfMemory(str(e)) from None
         self.mapped += size
@@ -230,7 +230,7 @@ class AddressSpace:
         try:
             for o, n, addr in shm.pieces(shm_off, shm_off + size):
                 at = start + (o - shm_off)
-                self.uc.mem_map_ptr(at, n, _uc_prot(prot), addr)
+                self.uc.mem_map_ptr(at, n, uc_prot(prot), addr)
                 done.append((at, n))
         except UcError as e:
             for at, n in done:
@@ -254,9 +254,13 @@ class AddressSpace:
         hit = self.overlapping(start, end)
         if not hit:
             return
+        # Unicorn first, while the VMA list still answers its page lookups (emutrace/tlb.py)
+        with tlb.host_lookups(self, flush_after=False):     # the unmap flushes those pages
+            for v in hit:
+                lo, hi = max(v.start, start), min(v.end, end)
+                self.uc.mem_unmap(lo, hi - lo)
         for v in hit:
             lo, hi = max(v.start, start), min(v.end, end)
-            self.uc.mem_unmap(lo, hi - lo)
             self.mapped -= hi - lo
             self.vmas.remove(v)
             if v.start < lo:
@@ -272,9 +276,18 @@ class AddressSpace:
         covered = sum(min(v.end, end) - max(v.start, start) for v in hit)
         if covered != end - start:
             return False
+        with tlb.host_lookups(self):    # (the VMA list unchanged until Unicorn is done)
+            for v in hit:
+                lo, hi = max(v.start, start), min(v.end, end)
+                self.uc.mem_protect(lo, hi - lo, uc_prot(prot))
+                if (v.prot ^ prot) & PROT_EXEC:
+                    # code translated from these pages (or written since without Unicorn
+                    # watching: pages without exec have fast stores) must not outlive the change
+                    self.uc.ctl_remove_cache(lo, hi)
+        # (the flush ending the block: Unicorn flushes its TLB when write permission changes,
+        # not for read or exec)
         for v in hit:
             lo, hi = max(v.start, start), min(v.end, end)
-            self.uc.mem_protect(lo, hi - lo, _uc_prot(prot))
             self.vmas.remove(v)
             if v.start < lo:
                 left, v = v.split(lo)

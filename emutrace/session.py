@@ -11,7 +11,7 @@ import time as _time
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from unicorn import UcError, UC_HOOK_BLOCK, UC_HOOK_INTR, UC_HOOK_MEM_INVALID
+from unicorn import UcError, UC_HOOK_BLOCK, UC_HOOK_INTR
 from unicorn import unicorn_const as UCC
 
 from syscalls import procfs
@@ -22,6 +22,7 @@ from syscalls.signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, deliver_p
 from syscalls.time import check_alarm
 from syscalls.vfs import Vfs
 
+from .faultaddr import exact_address
 from .world import World
 
 SEGV_MAPERR, SEGV_ACCERR, FPE_INTDIV, ILL_ILLOPN, TRAP_BRKPT, SI_KERNEL = 1, 2, 1, 2, 1, 0x80
@@ -125,7 +126,6 @@ class Session:
         uc = proc.machine.uc
         self.kernel.sched.load_new_machine(proc)
         proc.machine.hook_syscall(self._on_syscall)
-        uc.hook_add(UC_HOOK_MEM_INVALID, self._on_bad_memory, proc)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt, proc)
         if self.opts.max_insns:
             # opt-in only: a block hook costs ~1 µs per basic block
@@ -262,10 +262,6 @@ class Session:
         if self.insns > self.opts.max_insns:
             raise LimitReached(f"instruction limit of {self.opts.max_insns} reached", 124)
 
-    def _on_bad_memory(self, uc, access, addr, size, value, proc):
-        self._fault = (access, addr)
-        return False
-
     def _on_interrupt(self, uc, intno, proc):
         self._fault = ("intr", intno)
         uc.emu_stop()
@@ -328,6 +324,7 @@ class Session:
         count = sched.budget(t)
         proc.stop_requested = False
         self._fault = None
+        proc.aspace.denied = None
         timeout_us = 0
         if deadline:
             left = deadline - _time.monotonic()
@@ -339,8 +336,9 @@ class Session:
         except UcError as e:
             if m.fault_fixup is not None and m.fault_fixup(proc, m.reg("rip")):
                 return                           # a string copy of the call log hit a bad pointer
+            denied = proc.aspace.denied       # (error, address): a page access emutrace/tlb.py refused
             self._flush_log(proc, m)
-            self._guest_fault(proc, e)
+            self._guest_fault(proc, e.errno, denied)
             return
         self._flush_log(proc, m)
         if self._fault and self._fault[0] == "intr":
@@ -413,21 +411,26 @@ class Session:
             raise LimitReached(f"time limit of {self.opts.timeout:g} s reached", 124)
         force_signal(proc, {"si_signo": SIGSEGV, "si_code": SI_KERNEL, "si_addr": 0, "_trapno": 13})
 
-    def _guest_fault(self, proc, err: UcError):
+    def _guest_fault(self, proc, err: int, denied=None):
+        """emu_start stopped with Unicorn error `err`. A page access the guest's mappings do not
+        allow stops it with UC_ERR_EXCEPTION, `denied` saying which (emutrace/tlb.py)."""
         rip = proc.machine.reg("rip")
         fault = self._fault
-        if err.errno in _UNMAPPED or err.errno in _PROT:
-            addr = fault[1] if fault and fault[0] != "intr" else rip
-            code = SEGV_MAPERR if err.errno in _UNMAPPED else SEGV_ACCERR
-            if err.errno in _PROT and proc.aspace.find(addr) is None:
+        addr = rip
+        if err == UCC.UC_ERR_EXCEPTION and denied and not (fault and fault[0] == "intr"):
+            err, addr = denied
+            addr = exact_address(proc.machine, err, addr)
+        if err in _UNMAPPED or err in _PROT:
+            code = SEGV_MAPERR if err in _UNMAPPED else SEGV_ACCERR
+            if err in _PROT and proc.aspace.find(addr) is None:
                 code = SEGV_MAPERR
             force_signal(proc, {"si_signo": SIGSEGV, "si_code": code, "si_addr": addr, "_trapno": 14,
-                                "_err": 4 | (2 if err.errno in (UCC.UC_ERR_WRITE_UNMAPPED, UCC.UC_ERR_WRITE_PROT) else 0)})
-        elif err.errno == UCC.UC_ERR_INSN_INVALID:
+                                "_err": 4 | (2 if err in (UCC.UC_ERR_WRITE_UNMAPPED, UCC.UC_ERR_WRITE_PROT) else 0)})
+        elif err == UCC.UC_ERR_INSN_INVALID:
             force_signal(proc, {"si_signo": SIGILL, "si_code": ILL_ILLOPN, "si_addr": rip, "_trapno": 6})
-        elif err.errno == UCC.UC_ERR_EXCEPTION and fault and fault[0] == "intr":
+        elif err == UCC.UC_ERR_EXCEPTION and fault and fault[0] == "intr":
             self._cpu_exception(proc, fault[1])
-        elif err.errno in (UCC.UC_ERR_READ_UNALIGNED, UCC.UC_ERR_WRITE_UNALIGNED, UCC.UC_ERR_FETCH_UNALIGNED):
+        elif err in (UCC.UC_ERR_READ_UNALIGNED, UCC.UC_ERR_WRITE_UNALIGNED, UCC.UC_ERR_FETCH_UNALIGNED):
             force_signal(proc, {"si_signo": SIGBUS, "si_code": 1, "si_addr": rip})
         else:
             force_signal(proc, {"si_signo": SIGSEGV, "si_code": SI_KERNEL, "si_addr": 0, "_trapno": 13})

@@ -1,0 +1,97 @@
+"""Unicorn's TLB filled from the guest's own page permissions (Unicorn's "virtual TLB" mode).
+
+Why: in its default mode Unicorn 2.1 gives every x86 page read, write and execute rights in its
+TLB, and it keeps a page's store fast path closed for good once a page may hold code, or once any
+memory hook covers it (the invalid-access hook that reports faults covers every address). So
+every store of the guest went through the soft-MMU's slow path: ~35 ns instead of ~2, most of
+the gap between Unicorn and qemu-user on ordinary code, and most of what the call-log
+trampolines cost.
+
+Here Unicorn asks for each page it misses in its TLB, and gets the permissions of the guest
+mapping that holds it (AddressSpace's VMAs: identity mapping, virtual = "physical"). A page
+without execute permission then gets fast stores after its first write; pages that are writable
+and executable (JIT code) keep the slow path, which is what notices self-modifying code. An
+access the mapping does not allow is refused here, and the refusal is the fault's report:
+(the Unicorn error the access would have raised, address) in `aspace.denied`, read by the
+session when emu_start stops with UC_ERR_EXCEPTION. With this hook no memory hook is needed at
+all.
+
+One exception: when Unicorn drops translated code for a range (munmap, ctl_remove_cache) it finds
+the range's first page through a fetch fill. That lookup is emutrace's, not the guest's, so
+inside `host_lookups(aspace)` a mapped page is granted execute too; the entry it leaves behind is
+flushed (by the unmap itself, or by the TLB flush that ends the block).
+"""
+from __future__ import annotations
+
+import ctypes
+from contextlib import contextmanager
+
+from unicorn import unicorn_const as UCC
+from unicorn.unicorn_py3.unicorn import uclib
+
+# uc_mem_type of a TLB fill -> (the access's permission bit, error if unmapped, if forbidden)
+_ACCESS = {
+    UCC.UC_MEM_READ: (UCC.UC_PROT_READ, UCC.UC_ERR_READ_UNMAPPED, UCC.UC_ERR_READ_PROT),
+    UCC.UC_MEM_WRITE: (UCC.UC_PROT_WRITE, UCC.UC_ERR_WRITE_UNMAPPED, UCC.UC_ERR_WRITE_PROT),
+    UCC.UC_MEM_FETCH: (UCC.UC_PROT_EXEC, UCC.UC_ERR_FETCH_UNMAPPED, UCC.UC_ERR_FETCH_PROT),
+}
+DENIABLE = frozenset(e for _, *errs in _ACCESS.values() for e in errs)
+_FILL_CB = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
+                            ctypes.c_void_p, ctypes.c_void_p)
+_ENTRY = ctypes.c_uint64 * 2            # uc_tlb_entry: u64 paddr, u32 perms (+ padding)
+
+
+def uc_prot(prot: int) -> int:
+    """Linux PROT_* -> Unicorn's permissions: x86 cannot map execute-only or write-only pages,
+    so exec and write imply read (PROT_* and UC_PROT_* share their bit values)."""
+    return prot | UCC.UC_PROT_READ if prot & (UCC.UC_PROT_WRITE | UCC.UC_PROT_EXEC) else prot
+
+
+def attach(uc, aspace) -> None:
+    """Switch uc to the virtual TLB, filled from aspace's mappings. Before any code runs."""
+    uc.ctl_set_tlb_mode(UCC.UC_TLB_VIRTUAL)
+    find = aspace.find
+    aspace.denied = None
+    aspace.host_lookup = False
+
+    def fill(_h, vaddr, access, entry, _user):
+        v = find(vaddr)
+        need, unmapped, forbidden = _ACCESS.get(access, _ACCESS[UCC.UC_MEM_READ])
+        if v is None:
+            aspace.denied = (unmapped, vaddr)
+            return False
+        perms = uc_prot(v.prot)
+        if aspace.host_lookup:
+            perms |= UCC.UC_PROT_EXEC
+        if not perms & need:
+            aspace.denied = (forbidden, vaddr)
+            return False
+        e = _ENTRY.from_address(entry)
+        e[0] = vaddr & ~0xFFF
+        e[1] = perms
+        return True
+
+    cb = _FILL_CB(fill)
+    handle = ctypes.c_size_t()
+    err = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), UCC.UC_HOOK_TLB_FILL,
+                            ctypes.cast(cb, ctypes.c_void_p), None, ctypes.c_uint64(1), ctypes.c_uint64(0))
+    if err != UCC.UC_ERR_OK:
+        raise RuntimeError(f"Unicorn refused the TLB fill hook (error {err})")
+    aspace._tlb_fill = cb               # the C side keeps only a pointer: keep the callback alive
+
+
+def flush(uc) -> None:
+    """Drop every TLB entry: the next access of each page asks the fill hook again."""
+    uc.ctl(UCC.UC_CTL_TLB_FLUSH, UCC.UC_CTL_IO_WRITE)
+
+
+@contextmanager
+def host_lookups(aspace, flush_after: bool = True):
+    """Unicorn calls made inside look pages up for emutrace: see the module's docstring."""
+    aspace.host_lookup = True
+    try:
+        yield
+    finally:
+        aspace.host_lookup = False
+        if flush_after:
+            flush(aspace.uc)
