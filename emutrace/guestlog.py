@@ -154,8 +154,9 @@ def output_of(plan) -> Optional[Tuple[int, int]]:
 
 class FastSite:
     """A call site logged by guest code: its tag in the records, the layout of its record, and
-    `left(record words, data, offset)`: its shown arguments rendered from the record."""
-    __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left", "ret_string", "out")
+    `left(record words, data, offset)`: its shown arguments rendered from the record, and
+    `leaf(...)`: the whole line of a call that returned before any other was logged."""
+    __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left", "leaf", "ret_string", "out")
 
     def __init__(self, tag: int, site, plan, caps, entry: int):
         self.tag = tag
@@ -170,6 +171,7 @@ class FastSite:
         self.strings = tuple(strings)
         self.size = off
         self.left = _left_renderer(plan, self.strings)
+        self.leaf = _leaf_renderer(site.display, plan, self.strings)
         # a returned C string (strchr, getenv...): the return trampoline copies it
         self.ret_string = plan.ret is not None and not getattr(plan.ret, "word_only", False)
         # an output argument (clock_gettime's timespec): the return trampoline copies it
@@ -201,6 +203,71 @@ def _left_renderer(plan, strings):
         p0, p1, p2 = parts
         return lambda w, data, off: [p0(w, data, off), p1(w, data, off), p2(w, data, off)]
     return lambda w, data, off: [p(w, data, off) for p in parts]
+
+
+MEMO_MAX = 4096                    # finished lines kept per call site (see _leaf_renderer)
+
+
+def _leaf_renderer(display: str, plan, strings):
+    """fn(w, data, off, rax, suffix) -> the finished line of a leaf call whose return captured
+    nothing: what decode's general path makes of it, compiled into one function for the site
+    (renderers that are plain expressions inlined). A site whose text depends only on argument
+    words and rax (malloc, free, close...) keeps the lines it made: a call repeated with the same
+    values (a loop) is rendered once."""
+    at = {i: (a_off, cap, j) for i, a_off, cap, j in strings}
+    env = {"memo": {}, "MEMO_MAX": MEMO_MAX}
+    exprs, used = [], []
+    for k, (i, fn) in enumerate(plan.left_items):
+        word = f"w[{i + 1}]"
+        if i in at:
+            a_off, cap, j = at[i]
+            env[f"f{k}"] = fn.from_bytes
+            if j is None or j == FIXED:
+                exprs.append(f"f{k}({word}, data[off + {a_off}:off + {a_off + cap}])")
+            else:
+                exprs.append(f"f{k}({word}, data[off + {a_off}:off + {a_off} + min(w[{j + 1}], {cap})], "
+                             f"w[{j + 1}])")
+            used = None
+            continue
+        inline = getattr(fn, "inline", None)
+        if inline is not None:
+            exprs.append(inline.format(w=word))
+        else:
+            env[f"f{k}"] = fn
+            exprs.append(f"f{k}({word}, None)")
+        if used is not None:
+            used.append(word)
+    ret = plan.ret
+    if ret is None:
+        rexpr = '"<void>"'
+    elif getattr(ret, "inline", None) is not None:
+        rexpr = ret.inline.format(w="rax")
+    else:
+        env["fr"] = ret
+        rexpr = '_void(fr(rax, None))'
+        env["_void"] = lambda r: "<void>" if r is None else r
+    if used is not None and not all(getattr(fn, "word_only", False) for _, fn in plan.left_items):
+        used = None
+    if ret is not None and not getattr(ret, "word_only", False):
+        used = None
+    env["P"] = display + "("
+    text = " + \", \" + ".join(["P + " + exprs[0]] + exprs[1:]) if exprs else "P"
+    body = [f"    text = {text}",
+            f"    pad = {_ALIGN_PAD} - len(text)",
+            f"    line = text + (\") \" + \" \" * pad if pad > 0 else \") \") + \"= \" + {rexpr}"]
+    if used is not None:
+        key = "(" + ", ".join(used + ["rax"]) + ",)"
+        src = ("def leaf(w, data, off, rax, suffix):\n"
+               f"    key = {key}\n"
+               "    line = memo.get(key)\n"
+               "    if line is None:\n" + "\n".join("    " + b for b in body) + "\n"
+               "        if len(memo) < MEMO_MAX:\n"
+               "            memo[key] = line\n"
+               "    return line + suffix\n")
+    else:
+        src = "def leaf(w, data, off, rax, suffix):\n" + "\n".join(body) + "\n    return line + suffix\n"
+    exec(compile(src, f"<leaf {display}>", "exec"), env)
+    return env["leaf"]
 
 
 def area_size(cap: int) -> int:
@@ -717,16 +784,18 @@ class GuestLog:
                             lines = []
                         calls.unwind_to(proc, stack, slot, ret)
                 plan = fs.plan
-                if faulted and fs.strings:
-                    left = self._left_after_fault(w, data, off, start, fs)
-                else:
-                    left = fs.left(w, data, off)
                 nxt = off + fs.size
+                left = None
                 if sink is not None and nxt < n and data[nxt] == 0xFF and data[nxt + 7] == 0xFF:
                     rslot, rorig, rax, captured, outn = unpack_ret(data, nxt + 8)
                     if rslot == slot and rorig == ret:
                         # a leaf call: nothing happened between its call and its return
                         calls.next_id += 1
+                        if not (captured or outn or faulted):
+                            lines.append(fs.leaf(w, data, off, rax, suffix))
+                            off = nxt + RET_SIZE
+                            continue
+                        left = self._left(w, data, off, start, fs)
                         fn = plan.ret
                         text = fs.site.display + "(" + ", ".join(left)
                         if captured or outn:
@@ -744,6 +813,8 @@ class GuestLog:
                                      ("<void>" if r is None else r) + suffix)
                         off = nxt + RET_SIZE
                         continue
+                if left is None:
+                    left = self._left(w, data, off, start, fs)
                 if lines:
                     sink.leaf_lines(lines)
                     lines = []
@@ -765,6 +836,12 @@ class GuestLog:
         finally:
             if lines:
                 sink.leaf_lines(lines)
+
+    def _left(self, w, data: bytes, off: int, start: int, fs: FastSite) -> List[str]:
+        """The rendered arguments of the call record at data[off:]."""
+        if self.faulted and fs.strings:
+            return self._left_after_fault(w, data, off, start, fs)
+        return fs.left(w, data, off)
 
     def _ret_memory(self, data: bytes, off: int, start: int, rax: int, captured: int, outn: int,
                     stack, words_or_slot, live, fs: Optional[FastSite] = None) -> "_Captured":

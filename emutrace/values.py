@@ -750,8 +750,12 @@ def _hidden(w, mem):
 _hidden.word_only = True
 
 
-def _word_only(fn):
+def _word_only(fn, inline: Optional[str] = None):
+    """A renderer that reads nothing but its word. `inline`: the same as a Python expression of
+    the word `{w}`, which emutrace.guestlog compiles into one function per call site."""
     fn.word_only = True
+    if inline is not None:
+        fn.inline = inline
     return fn
 
 
@@ -1005,12 +1009,12 @@ class CallFormatter:
 
                 def unsigned(w, mem, mask=mask):
                     return str(w & mask)
-                return _word_only(unsigned)
+                return _word_only(unsigned, f"str({{w}} & {mask})")
             if lens == "hex":
                 def hexa(w, mem, mask=mask):
                     u = w & mask
                     return "0x%x" % u if u else "0"
-                return _word_only(hexa)
+                return _word_only(hexa, f'("0x%x" % ({{w}} & {mask}) if {{w}} & {mask} else "0")')
             if lens == "guess" and size == 8:
                 def guess(w, mem):
                     i = w - (1 << 64) if w >> 63 else w
@@ -1030,7 +1034,7 @@ class CallFormatter:
             if lens not in ("funcptr", "bool", "guess", "oct"):
                 def address(w, mem):
                     return "0x%x" % w if w else "0"
-                return _word_only(address)
+                return _word_only(address, '("0x%x" % {w} if {w} else "0")')
         elif lens == "string" and not getattr(t, "wide", False):
             arr = target
             if isinstance(arr, Prim) and arr.kind == "char":

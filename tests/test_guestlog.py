@@ -303,3 +303,42 @@ def test_renderers_from_captured_bytes_match_live_memory(limit):
             assert bfn.from_bytes(p, raw, n) == bfn(p, mem, n), (text, n)
     assert sfn.from_bytes(0, None) == sfn(0, mem) == "nil"
     assert sfn.from_bytes(0xdead0000, None) == sfn(0xdead0000, mem)
+
+
+def test_leaf_lines_compiled_per_site_match_the_general_path():
+    """A leaf call's line comes from one function compiled per site (renderers inlined, lines of
+    word-only sites kept): the same text as the renderers assembled one by one, for repeated and
+    for changing values."""
+    import random
+    import struct
+    from emutrace.guestlog import (HEAD, _ALIGN_PAD, _leaf_renderer, _left_renderer, area_size,
+                                   capture_plan)
+    from emutrace.protos import parse_conf
+    from emutrace.values import CallFormatter
+    db = parse_conf("int f(string, string(array(char, arg3)*), ulong);\n"
+                    "addr malloc(ulong);\nvoid free(addr);\nint g(int, hex(uint), long);\n"
+                    "ulong h();\n", "t.conf")
+    fmt = CallFormatter(string_limit=8)
+    rng = random.Random(5)
+    for name in ("f", "malloc", "free", "g", "h"):
+        plan = fmt.plan(db.get(name))
+        caps = capture_plan(plan)
+        off, strings = HEAD, []
+        for i, cap, j in caps:
+            strings.append((i, off, cap, j))
+            off += area_size(cap)
+        leaf = _leaf_renderer(name, plan, tuple(strings))
+        left = _left_renderer(plan, tuple(strings))
+        values = [rng.choice([0, 1, 5, 64, 0xFFFFFFFF, 1 << 63, rng.getrandbits(64)]) for _ in range(40)]
+        for k in range(200):
+            w = (7, *[values[(k * 7 + a) % len(values)] if k % 3 else values[a] for a in range(6)], 0, 0)
+            data = bytearray(struct.pack("<9Q", *w)) + bytes(off - HEAD)
+            for _i, a_off, cap, _j in strings:
+                text = bytes(rng.choice(b"ab\t\"\x01") for _ in range(rng.randrange(12))) + b"\0"
+                data[a_off:a_off + len(text[:cap])] = text[:cap]
+            rax = values[k % len(values)]
+            want = name + "(" + ", ".join(left(w, bytes(data), 0))
+            pad = _ALIGN_PAD - len(want)
+            r = plan.ret(rax, None) if plan.ret is not None else None
+            want += (") " + " " * pad if pad > 0 else ") ") + "= " + ("<void>" if r is None else r) + "\n"
+            assert leaf(w, bytes(data), 0, rax, "\n") == want, (name, w, rax)
