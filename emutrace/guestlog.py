@@ -171,11 +171,15 @@ class FastSite:
         self.strings = tuple(strings)
         self.size = off
         self.left = _left_renderer(plan, self.strings)
-        self.leaf = _leaf_renderer(site.display, plan, self.strings)
+        self.leaf = self._first_leaf         # compiled on first use: most sites are never called
         # a returned C string (strchr, getenv...): the return trampoline copies it
         self.ret_string = plan.ret is not None and not getattr(plan.ret, "word_only", False)
         # an output argument (clock_gettime's timespec): the return trampoline copies it
         self.out = output_of(plan) if plan.right is not None else None
+
+    def _first_leaf(self, w, data, off, rax, suffix):
+        self.leaf = _leaf_renderer(self.site.display, self.plan, self.strings)
+        return self.leaf(w, data, off, rax, suffix)
 
 
 def _left_renderer(plan, strings):
