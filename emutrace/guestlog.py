@@ -156,7 +156,8 @@ class FastSite:
     """A call site logged by guest code: its tag in the records, the layout of its record, and
     `left(record words, data, offset)`: its shown arguments rendered from the record, and
     `leaf(...)`: the whole line of a call that returned before any other was logged."""
-    __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left", "leaf", "ret_string", "out")
+    __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left", "leaf", "ret_string", "out",
+                 "pair", "pair_end")
 
     def __init__(self, tag: int, site, plan, caps, entry: int):
         self.tag = tag
@@ -170,6 +171,10 @@ class FastSite:
             off += area_size(cap)
         self.strings = tuple(strings)
         self.size = off
+        # the call record's words and the return record right after it, in one unpack: the
+        # common case (a leaf call) is told apart from these alone
+        self.pair = struct.Struct(f"<9Q{off - HEAD}x6Q").unpack_from
+        self.pair_end = off + RET_SIZE
         self.left = _left_renderer(plan, self.strings)
         self.leaf = self._first_leaf         # compiled on first use: most sites are never called
         # a returned C string (strchr, getenv...): the return trampoline copies it
@@ -210,28 +215,52 @@ def _left_renderer(plan, strings):
 
 
 MEMO_MAX = 4096                    # finished lines kept per call site (see _leaf_renderer)
+QUOTED_MAX = 1 << 16               # quoted C strings kept, by their bytes
+_QUOTED: Dict[bytes, str] = {}
 
 
 def _leaf_renderer(display: str, plan, strings):
     """fn(w, data, off, rax, suffix) -> the finished line of a leaf call whose return captured
     nothing: what decode's general path makes of it, compiled into one function for the site
-    (renderers that are plain expressions inlined). A site whose text depends only on argument
-    words and rax (malloc, free, close...) keeps the lines it made: a call repeated with the same
-    values (a loop) is rendered once."""
+    (renderers that are plain expressions inlined).
+
+    A line that depends only on what the function keys it by is kept (up to MEMO_MAX per site):
+    the argument words, the bytes of C-string arguments up to their NUL, and rax. So a call
+    repeated with the same values, as in a loop, is rendered once. Sites with other captures
+    (buffers, wide strings) or renderers that read more than their word are rendered each time.
+    """
     at = {i: (a_off, cap, j) for i, a_off, cap, j in strings}
-    env = {"memo": {}, "MEMO_MAX": MEMO_MAX}
-    exprs, used = [], []
+    env = {"memo": {}, "MEMO_MAX": MEMO_MAX, "Q": _QUOTED, "QUOTED_MAX": QUOTED_MAX, "P": display + "("}
+    exprs = []          # each shown argument's text, as an expression
+    key = []            # what the line depends on, when that is known (None: not memoized)
+    pre = []            # statements before the key is built (C strings' bytes)
+    fill = []           # statements run only when the line is not kept
     for k, (i, fn) in enumerate(plan.left_items):
         word = f"w[{i + 1}]"
         if i in at:
             a_off, cap, j = at[i]
             env[f"f{k}"] = fn.from_bytes
+            limit = getattr(fn.from_bytes, "limit", None)
+            if j is None and limit is not None:
+                # a C string: its text is its bytes up to the NUL, quoted (see string_from)
+                pre += [f"a{k} = data[off + {a_off}:off + {a_off + cap}]",
+                        f"n{k} = a{k}.find(b'\\0')",
+                        f"b{k} = a{k}[:n{k}] if 0 <= n{k} < {limit} and {word} else None"]
+                fill += [f"s{k} = Q.get(b{k}) if b{k} is not None else None",
+                         f"if s{k} is None:",
+                         f"    s{k} = f{k}({word}, a{k})",
+                         f"    if b{k} is not None and len(Q) < QUOTED_MAX:",
+                         f"        Q[b{k}] = s{k}"]
+                exprs.append(f"s{k}")
+                if key is not None:
+                    key += [word, f"b{k}"]
+                continue
             if j is None or j == FIXED:
                 exprs.append(f"f{k}({word}, data[off + {a_off}:off + {a_off + cap}])")
             else:
                 exprs.append(f"f{k}({word}, data[off + {a_off}:off + {a_off} + min(w[{j + 1}], {cap})], "
                              f"w[{j + 1}])")
-            used = None
+            key = None
             continue
         inline = getattr(fn, "inline", None)
         if inline is not None:
@@ -239,8 +268,10 @@ def _leaf_renderer(display: str, plan, strings):
         else:
             env[f"f{k}"] = fn
             exprs.append(f"f{k}({word}, None)")
-        if used is not None:
-            used.append(word)
+        if not getattr(fn, "word_only", False):
+            key = None
+        elif key is not None:
+            key.append(word)
     ret = plan.ret
     if ret is None:
         rexpr = '"<void>"'
@@ -248,29 +279,26 @@ def _leaf_renderer(display: str, plan, strings):
         rexpr = ret.inline.format(w="rax")
     else:
         env["fr"] = ret
-        rexpr = '_void(fr(rax, None))'
         env["_void"] = lambda r: "<void>" if r is None else r
-    if used is not None and not all(getattr(fn, "word_only", False) for _, fn in plan.left_items):
-        used = None
+        rexpr = "_void(fr(rax, None))"
     if ret is not None and not getattr(ret, "word_only", False):
-        used = None
-    env["P"] = display + "("
+        key = None
     text = " + \", \" + ".join(["P + " + exprs[0]] + exprs[1:]) if exprs else "P"
-    body = [f"    text = {text}",
-            f"    pad = {_ALIGN_PAD} - len(text)",
-            f"    line = text + (\") \" + \" \" * pad if pad > 0 else \") \") + \"= \" + {rexpr}"]
-    if used is not None:
-        key = "(" + ", ".join(used + ["rax"]) + ",)"
-        src = ("def leaf(w, data, off, rax, suffix):\n"
-               f"    key = {key}\n"
-               "    line = memo.get(key)\n"
-               "    if line is None:\n" + "\n".join("    " + b for b in body) + "\n"
-               "        if len(memo) < MEMO_MAX:\n"
-               "            memo[key] = line\n"
-               "    return line + suffix\n")
+    fill += [f"text = {text}",
+             f"pad = {_ALIGN_PAD} - len(text)",
+             f"line = text + (\") \" + \" \" * pad if pad > 0 else \") \") + \"= \" + {rexpr}"]
+    src = ["def leaf(w, data, off, rax, suffix):"] + ["    " + x for x in pre]
+    if key is not None:
+        strings_ok = " and ".join(f"b{k} is not None" for k in range(len(exprs)) if f"b{k}" in key)
+        src += [f"    key = ({', '.join(key + ['rax'])},)" + (f" if {strings_ok} else None" if strings_ok else ""),
+                "    line = memo.get(key) if key is not None else None",
+                "    if line is None:"] + ["        " + x for x in fill] + [
+                "        if key is not None and len(memo) < MEMO_MAX:",
+                "            memo[key] = line"]
     else:
-        src = "def leaf(w, data, off, rax, suffix):\n" + "\n".join(body) + "\n    return line + suffix\n"
-    exec(compile(src, f"<leaf {display}>", "exec"), env)
+        src += ["    " + x for x in fill]
+    src.append("    return line + suffix")
+    exec(compile("\n".join(src) + "\n", f"<leaf {display}>", "exec"), env)
     return env["leaf"]
 
 
@@ -753,7 +781,8 @@ class GuestLog:
         rt = self.ret_tramp
         live = tracer.mem_view(proc)
         faulted = self.faulted
-        unpack_head, unpack_ret = _HEADW.unpack_from, _RETW.unpack_from
+        unpack_head, unpack_ret, unpack_tag = _HEADW.unpack_from, _RETW.unpack_from, _Q.unpack_from
+        quick = sink is not None and not faulted     # (a fault in a copy: the general path)
         ret_area = area_size(self.ret_cap)
         off, n = 0, len(data)
         try:
@@ -777,8 +806,18 @@ class GuestLog:
                         else:
                             frame.owner.unwound(proc, frame)
                     continue
+                fs = sites[unpack_tag(data, off)[0]]
+                if quick and off + fs.pair_end <= n:
+                    # v: tag, 6 words, slot, return address | RET_TAG, slot, return address,
+                    # rax, captured?, output bytes
+                    v = fs.pair(data, off)
+                    if v[9] == RET_TAG and v[10] == v[7] and v[11] == v[8] and not (v[13] or v[14]) \
+                            and (not stack or stack[-1].rsp > v[7]):
+                        calls.next_id += 1
+                        lines.append(fs.leaf(v, data, off, v[12], suffix))
+                        off += fs.pair_end
+                        continue
                 w = unpack_head(data, off)
-                fs = sites[w[0]]
                 slot, ret = w[7], w[8]
                 if stack:
                     top = stack[-1]

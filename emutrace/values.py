@@ -1073,7 +1073,8 @@ class CallFormatter:
                     return '"' + escape_bytes(area[:nul]) + '"'
                 string.string_cap = cap
                 string.from_bytes = string_from
-                return string
+                string_from.limit = limit       # the text is '"' + escaped area[:nul] + '"' when
+                return string                   # w != 0 and 0 <= nul < limit (guestlog memoizes it)
         elif getattr(t, "wide", False) and lens in (None, "string"):
             wide = self._compile_wstring(target)
             if wide is not None:

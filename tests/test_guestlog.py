@@ -317,10 +317,10 @@ def test_leaf_lines_compiled_per_site_match_the_general_path():
     from emutrace.values import CallFormatter
     db = parse_conf("int f(string, string(array(char, arg3)*), ulong);\n"
                     "addr malloc(ulong);\nvoid free(addr);\nint g(int, hex(uint), long);\n"
-                    "ulong h();\n", "t.conf")
+                    "ulong h();\nlong s(string, addr, string);\n", "t.conf")
     fmt = CallFormatter(string_limit=8)
     rng = random.Random(5)
-    for name in ("f", "malloc", "free", "g", "h"):
+    for name in ("f", "malloc", "free", "g", "h", "s"):
         plan = fmt.plan(db.get(name))
         caps = capture_plan(plan)
         off, strings = HEAD, []
