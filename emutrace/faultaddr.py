@@ -15,8 +15,13 @@ from .machine import REG
 
 PAGE_MASK = ~0xFFF
 _FETCH = (UCC.UC_ERR_FETCH_UNMAPPED, UCC.UC_ERR_FETCH_PROT)
-# instructions whose stack access capstone does not list as an operand: (offset from rsp, size)
-_IMPLICIT_STACK = {"push": -8, "call": -8, "pushfq": -8, "pop": 0, "ret": 0, "popfq": 0, "leave": None}
+# instructions whose stack access capstone does not list as an operand: where they access,
+# from rsp ("rsp", offset) or from rbp ("rbp", 0: leave's pop)
+_IMPLICIT_STACK = {"push": ("rsp", -8), "call": ("rsp", -8), "pushfq": ("rsp", -8),
+                   "pop": ("rsp", 0), "ret": ("rsp", 0), "popfq": ("rsp", 0), "leave": ("rbp", 0)}
+# capstone's names of 32-bit registers -> the 64-bit register they are the low half of
+_LOW32 = {**{"e" + r[1:]: r for r in ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp")},
+          **{f"r{i}d": f"r{i}" for i in range(8, 16)}}
 
 _md = None
 
@@ -70,19 +75,16 @@ def _candidates(m, insn):
         elif mem.segment == CX.X86_REG_GS:
             ea += m.reg("gs_base")
         yield ea & 0xFFFFFFFFFFFFFFFF
-    off = _IMPLICIT_STACK.get(insn.mnemonic, 0)
-    if insn.mnemonic in _IMPLICIT_STACK:
-        rsp = m.reg("rsp")
-        yield (rsp + off if off is not None else m.reg("rbp")) & 0xFFFFFFFFFFFFFFFF
+    implicit = _IMPLICIT_STACK.get(insn.mnemonic)
+    if implicit is not None:
+        reg, offset = implicit
+        yield (m.reg(reg) + offset) & 0xFFFFFFFFFFFFFFFF
 
 
 def _reg(m, name: str) -> int:
-    """A 64-bit register's value by capstone's name (32-bit names: the low half)."""
+    """A register's value by capstone's name (a 32-bit name: the low half of its register)."""
     if name in REG:
         return m.reg(name)
-    wide = {"e" + r[1:]: r for r in REG if r.startswith("r") and len(r) == 3 and not r[1].isdigit()}
-    if name in wide:
-        return m.reg(wide[name]) & 0xFFFFFFFF
-    if name.endswith("d") and name[:-1] in REG:          # r8d..r15d
-        return m.reg(name[:-1]) & 0xFFFFFFFF
+    if name in _LOW32:
+        return m.reg(_LOW32[name]) & 0xFFFFFFFF
     return 0

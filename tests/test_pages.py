@@ -43,3 +43,41 @@ def test_unmapping_code_it_ran(tmp_path):
     n = native(["/usr/bin/python3", "-c", code])
     e = emutrace(["--no-trace", "/usr/bin/python3", "-c", code])
     assert e.stdout == n.stdout and e.returncode == 0, e.stderr[-2000:]
+
+
+@pytest.mark.parametrize("name,code,regs,want", [
+    # mov [rbx+rcx*4+0x10], eax
+    ("sib store", b"\x89\x44\x8b\x10", {"rbx": 0x200000, "rcx": 0x300}, 0x200000 + 0xC00 + 0x10),
+    # mov eax, [rip+0x1ff9ff] (the next instruction is at 0x1006)
+    ("rip-relative load", b"\x8b\x05\xfa\xff\x1f\x00", {}, 0x1006 + 0x1FFFFA),
+    # mov rax, fs:[0x28]
+    ("fs-relative load", b"\x64\x48\x8b\x04\x25\x28\x00\x00\x00", {"fs_base": 0x200400}, 0x200428),
+    # push rax: below the stack's lowest mapped byte
+    ("push", b"\x50", {"rsp": 0x201000}, 0x200FF8),
+    # call +0
+    ("call", b"\xe8\x00\x00\x00\x00", {"rsp": 0x201000}, 0x200FF8),
+    # leave: pops from rbp
+    ("leave", b"\xc9", {"rbp": 0x200123, "rsp": 0x101000}, 0x200123),
+    # mov eax, [edi] (32-bit address)
+    ("32-bit base", b"\x67\x8b\x07", {"rdi": 0xFFFFFFFF00200456}, 0x200456),
+    # mov [rbx-4], rax: an 8-byte store running into the unmapped page from the one before
+    ("across pages", b"\x48\x89\x43\xfc", {"rbx": 0x200000}, 0x200000),
+])
+def test_exact_fault_addresses(name, code, regs, want):
+    """The refused page plus the decoded instruction give the faulting byte, as Linux's si_addr."""
+    from unicorn import UcError
+    from emutrace.faultaddr import exact_address
+    from emutrace.machine import Machine
+    from emutrace.memory import AddressSpace
+    m = Machine()
+    a = AddressSpace(m.uc, 1 << 30)
+    a.map(0x1000, 0x1000, 5)                 # code
+    a.map(0x100000, 0x1000, 3)               # a stack for `leave`
+    a.map(0x1FF000, 0x1000, 3)               # the page before the hole at 0x200000
+    m.write(0x1000, code + b"\xf4")
+    for r, v in regs.items():
+        m.set_reg(r, v)
+    with pytest.raises(UcError):
+        m.uc.emu_start(0x1000, 0)
+    err, page = a.denied
+    assert exact_address(m, err, page) == want
