@@ -398,136 +398,7 @@ class SyscallFormatter:
             self._kind(st, mem, base, param, i)
 
     def _kind(self, st: _State, mem, base: str, param, i: int):
-        a = st.a
-        v = st.args[i]
-        args = st.args
-        if base == "int":
-            a.now(str(_s32(v)))
-        elif base == "uint":
-            a.now(str(v & 0xffffffff))
-        elif base == "long":
-            a.now(str(_s64(v)))
-        elif base == "ulong":
-            a.now(str(v))
-        elif base == "hex" or base == "dep":
-            a.now(_hex(v))
-        elif base == "hex32":
-            a.now(_hex(v & 0xffffffff))
-        elif base == "ptr":
-            a.now(_ptr(v))
-        elif base == "fd":
-            a.now(self.fd(v))
-        elif base == "dirfd":
-            a.now(self.dirfd(v))
-        elif base in ("uid", "gid"):
-            a.now("-1" if v & 0xffffffff == 0xffffffff else str(v & 0xffffffff))
-        elif base == "path":
-            a.now(self.path(mem, v))
-        elif base == "str":
-            a.now(self.cstr(mem, v))
-        elif base == "path_out":
-            a.later(lambda ret, m, v=v: self._path_out(m, v, ret))
-        elif base == "buf_in":
-            a.now(self.buf(mem, v, args[param]))
-        elif base == "buf_out":
-            a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else self.buf(m, v, ret))
-        elif base == "flags":
-            a.now(_fmt_flags(param, v))
-        elif base == "enum":
-            a.now(_fmt_enum(param, v))
-        elif base == "mode":
-            a.now(_x.octal(v & 0xffff))
-        elif base == "open_mode":
-            if args[i - 1] & (0x40 | 0x400000):
-                a.now(_x.octal(v & 0xffff))
-        elif base == "fmode":
-            a.now(_x.format_mode(v))
-        elif base == "octal":
-            a.now(_x.octal(v & 0xffffffff))
-        elif base == "dev":
-            a.now(_x.format_dev(v))
-        elif base == "struct_in":
-            a.now(self.struct(param, mem, v))
-        elif base == "struct_out":
-            a.later(lambda ret, m, v=v, name=param: _ptr(v) if _is_error(ret) else self.struct(name, m, v))
-        elif base == "signo":
-            a.now(_x.signal_name(_s32(v)))
-        elif base == "sigset_in":
-            size = args[param] if param is not None else 8
-            a.now(self.sigset(mem, v, size))
-        elif base == "sigset_out":
-            size = args[param] if param is not None else 8
-            a.later(lambda ret, m, v=v, size=size: _ptr(v) if _is_error(ret) else self.sigset(m, v, size))
-        elif base == "ipc_key":
-            a.now(_x.format_ipc_key(v))
-        elif base == "pollfd":
-            self._poll_arg(st, mem, v, args[param])
-        elif base == "fdset":
-            a.now(self.fdset(mem, v, _s32(args[param])))
-        elif base == "iovec_in":
-            a.now(self.iovec(mem, v, args[param], -1))
-        elif base == "iovec_out":
-            a.later(lambda ret, m, v=v, n=args[param]: _ptr(v) if _is_error(ret) else self.iovec(m, v, n, ret))
-        elif base == "iovec_remote":
-            a.now(self.iovec(mem, v, args[param], -1, contents=False))
-        elif base == "argv":
-            a.now(self.argv(mem, v))
-        elif base == "envp":
-            a.now(self.envp(mem, v))
-        elif base in ("dirents", "dirents64"):
-            a.later(lambda ret, m, v=v, b=base: _ptr(v) if _is_error(ret) else self.dirents(m, v, ret, b))
-        elif base == "fdpair_out":
-            a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else self._fdpair(m, v))
-        elif base in ("int_out", "uint_out", "uid_out", "long_out", "ulong_out", "ptr_out"):
-            a.later(lambda ret, m, v=v, b=base: _ptr(v) if _is_error(ret) else self.scalar_ptr(m, v, b))
-        elif base == "off_in":
-            a.now(self.scalar_ptr(mem, v, "long_out"))
-        elif base == "off_io":
-            a.split(self.scalar_ptr(mem, v, "long_out"),
-                    lambda ret, m, v=v: "" if v == 0 or _is_error(ret) else " => " + self.scalar_ptr(m, v, "long_out"))
-        elif base == "socklen_io":
-            inlen = _u32(mem, v) if v else None
-            a.later(lambda ret, m, v=v, inlen=inlen: self._socklen(m, v, inlen, ret))
-        elif base == "addr_in":
-            a.now(self.sockaddr(mem, v, _s32(args[param])))
-        elif base == "addr_out":
-            a.later(lambda ret, m, v=v, lp=args[param]: self._addr_out(m, v, lp, ret))
-        elif base == "wstatus":
-            a.later(lambda ret, m, v=v: self._wstatus(m, v, ret))
-        elif base == "sembuf":
-            a.now(self.sembuf(mem, v, args[param]))
-        elif base == "msgbuf_in":
-            a.now(self.msgbuf(mem, v, args[param]))
-        elif base == "msgbuf_out":
-            a.later(lambda ret, m, v=v, n=args[param]: _ptr(v) if _is_error(ret) else self.msgbuf(m, v, n))
-        elif base == "gids_in":
-            a.now(self.gids(mem, v, _s32(args[param])))
-        elif base == "gids_out":
-            a.later(lambda ret, m, v=v, n=_s32(args[param]): _ptr(v) if _is_error(ret) else self.gids(m, v, min(n, ret) if n else 0))
-        elif base == "cpuset_in":
-            a.now(self.cpuset(mem, v, args[param]))
-        elif base == "cpuset_out":
-            a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else self.cpuset(m, v, ret))
-        elif base == "epoll_events":
-            a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else self.epoll_events(m, v, ret))
-        elif base == "ioctl_req":
-            a.now(_x.format_ioctl(v))
-        elif base == "futex_op":
-            a.now(_x.format_futex_op(v))
-        elif base == "personality":
-            a.now(_fmt_personality(v))
-        elif base == "quotactl_cmd":
-            a.now(_fmt_qcmd(v))
-        elif base == "ioprio":
-            a.now(_fmt_ioprio(v))
-        elif base == "keyserial":
-            a.now(_fmt_keyserial(v))
-        elif base == "mpol_mode":
-            a.now(_fmt_mpol(v, st.name == "mbind"))
-        elif base == "fan_dirfd":
-            a.now("FAN_NOFD" if _s32(v) == -1 else self.dirfd(v))
-        else:
-            a.now(str(_s64(v)))
+        _KIND.get(base, _k_default)(self, st, mem, st.args[i], param, i, base)
 
     # ------------------------------------------------------------------ value decoders
     def _path_out(self, mem, addr, ret):
@@ -2293,3 +2164,406 @@ _CUSTOM: Dict[str, Callable] = {
     "seccomp": _c_seccomp,
 }
 CUSTOM_DECODERS = frozenset(_CUSTOM)
+
+
+# -- argument kinds ---------------------------------------------------------------------------
+# One decoder per kind of syscalls/table.py, by base name. Each gets (formatter, state, memory,
+# the argument's value, the kind's parameter, the argument's index, the base name) and adds the
+# argument's text to st.a: now, or as a function that renders it at the exit.
+
+def _k_int(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(str(_s32(v)))
+
+
+def _k_uint(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(str(v & 0xffffffff))
+
+
+def _k_long(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(str(_s64(v)))
+
+
+def _k_ulong(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(str(v))
+
+
+def _k_hex(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_hex(v))
+
+
+def _k_hex32(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_hex(v & 0xffffffff))
+
+
+def _k_ptr(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_ptr(v))
+
+
+def _k_fd(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(f.fd(v))
+
+
+def _k_dirfd(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(f.dirfd(v))
+
+
+def _k_uid(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now("-1" if v & 0xffffffff == 0xffffffff else str(v & 0xffffffff))
+
+
+def _k_path(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(f.path(mem, v))
+
+
+def _k_str(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(f.cstr(mem, v))
+
+
+def _k_path_out(f, st, mem, v, param, i, base):
+    a = st.a
+    a.later(lambda ret, m, v=v: f._path_out(m, v, ret))
+
+
+def _k_buf_in(f, st, mem, v, param, i, base):
+    a = st.a
+    args = st.args
+    a.now(f.buf(mem, v, args[param]))
+
+
+def _k_buf_out(f, st, mem, v, param, i, base):
+    a = st.a
+    a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else f.buf(m, v, ret))
+
+
+def _k_flags(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_fmt_flags(param, v))
+
+
+def _k_enum(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_fmt_enum(param, v))
+
+
+def _k_mode(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_x.octal(v & 0xffff))
+
+
+def _k_open_mode(f, st, mem, v, param, i, base):
+    a = st.a
+    args = st.args
+    if args[i - 1] & (0x40 | 0x400000):
+        a.now(_x.octal(v & 0xffff))
+
+
+def _k_fmode(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_x.format_mode(v))
+
+
+def _k_octal(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_x.octal(v & 0xffffffff))
+
+
+def _k_dev(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_x.format_dev(v))
+
+
+def _k_struct_in(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(f.struct(param, mem, v))
+
+
+def _k_struct_out(f, st, mem, v, param, i, base):
+    a = st.a
+    a.later(lambda ret, m, v=v, name=param: _ptr(v) if _is_error(ret) else f.struct(name, m, v))
+
+
+def _k_signo(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_x.signal_name(_s32(v)))
+
+
+def _k_sigset_in(f, st, mem, v, param, i, base):
+    a = st.a
+    args = st.args
+    size = args[param] if param is not None else 8
+    a.now(f.sigset(mem, v, size))
+
+
+def _k_sigset_out(f, st, mem, v, param, i, base):
+    a = st.a
+    args = st.args
+    size = args[param] if param is not None else 8
+    a.later(lambda ret, m, v=v, size=size: _ptr(v) if _is_error(ret) else f.sigset(m, v, size))
+
+
+def _k_ipc_key(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_x.format_ipc_key(v))
+
+
+def _k_pollfd(f, st, mem, v, param, i, base):
+    args = st.args
+    f._poll_arg(st, mem, v, args[param])
+
+
+def _k_fdset(f, st, mem, v, param, i, base):
+    a = st.a
+    args = st.args
+    a.now(f.fdset(mem, v, _s32(args[param])))
+
+
+def _k_iovec_in(f, st, mem, v, param, i, base):
+    a = st.a
+    args = st.args
+    a.now(f.iovec(mem, v, args[param], -1))
+
+
+def _k_iovec_out(f, st, mem, v, param, i, base):
+    a = st.a
+    args = st.args
+    a.later(lambda ret, m, v=v, n=args[param]: _ptr(v) if _is_error(ret) else f.iovec(m, v, n, ret))
+
+
+def _k_iovec_remote(f, st, mem, v, param, i, base):
+    a = st.a
+    args = st.args
+    a.now(f.iovec(mem, v, args[param], -1, contents=False))
+
+
+def _k_argv(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(f.argv(mem, v))
+
+
+def _k_envp(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(f.envp(mem, v))
+
+
+def _k_dirents(f, st, mem, v, param, i, base):
+    a = st.a
+    a.later(lambda ret, m, v=v, b=base: _ptr(v) if _is_error(ret) else f.dirents(m, v, ret, b))
+
+
+def _k_fdpair_out(f, st, mem, v, param, i, base):
+    a = st.a
+    a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else f._fdpair(m, v))
+
+
+def _k_int_out(f, st, mem, v, param, i, base):
+    a = st.a
+    a.later(lambda ret, m, v=v, b=base: _ptr(v) if _is_error(ret) else f.scalar_ptr(m, v, b))
+
+
+def _k_off_in(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(f.scalar_ptr(mem, v, "long_out"))
+
+
+def _k_off_io(f, st, mem, v, param, i, base):
+    a = st.a
+    a.split(f.scalar_ptr(mem, v, "long_out"),
+            lambda ret, m, v=v: "" if v == 0 or _is_error(ret) else " => " + f.scalar_ptr(m, v, "long_out"))
+
+
+def _k_socklen_io(f, st, mem, v, param, i, base):
+    a = st.a
+    inlen = _u32(mem, v) if v else None
+    a.later(lambda ret, m, v=v, inlen=inlen: f._socklen(m, v, inlen, ret))
+
+
+def _k_addr_in(f, st, mem, v, param, i, base):
+    a = st.a
+    args = st.args
+    a.now(f.sockaddr(mem, v, _s32(args[param])))
+
+
+def _k_addr_out(f, st, mem, v, param, i, base):
+    a = st.a
+    args = st.args
+    a.later(lambda ret, m, v=v, lp=args[param]: f._addr_out(m, v, lp, ret))
+
+
+def _k_wstatus(f, st, mem, v, param, i, base):
+    a = st.a
+    a.later(lambda ret, m, v=v: f._wstatus(m, v, ret))
+
+
+def _k_sembuf(f, st, mem, v, param, i, base):
+    a = st.a
+    args = st.args
+    a.now(f.sembuf(mem, v, args[param]))
+
+
+def _k_msgbuf_in(f, st, mem, v, param, i, base):
+    a = st.a
+    args = st.args
+    a.now(f.msgbuf(mem, v, args[param]))
+
+
+def _k_msgbuf_out(f, st, mem, v, param, i, base):
+    a = st.a
+    args = st.args
+    a.later(lambda ret, m, v=v, n=args[param]: _ptr(v) if _is_error(ret) else f.msgbuf(m, v, n))
+
+
+def _k_gids_in(f, st, mem, v, param, i, base):
+    a = st.a
+    args = st.args
+    a.now(f.gids(mem, v, _s32(args[param])))
+
+
+def _k_gids_out(f, st, mem, v, param, i, base):
+    a = st.a
+    args = st.args
+    a.later(lambda ret, m, v=v, n=_s32(args[param]): _ptr(v) if _is_error(ret) else f.gids(m, v, min(n, ret) if n else 0))
+
+
+def _k_cpuset_in(f, st, mem, v, param, i, base):
+    a = st.a
+    args = st.args
+    a.now(f.cpuset(mem, v, args[param]))
+
+
+def _k_cpuset_out(f, st, mem, v, param, i, base):
+    a = st.a
+    a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else f.cpuset(m, v, ret))
+
+
+def _k_epoll_events(f, st, mem, v, param, i, base):
+    a = st.a
+    a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else f.epoll_events(m, v, ret))
+
+
+def _k_ioctl_req(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_x.format_ioctl(v))
+
+
+def _k_futex_op(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_x.format_futex_op(v))
+
+
+def _k_personality(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_fmt_personality(v))
+
+
+def _k_quotactl_cmd(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_fmt_qcmd(v))
+
+
+def _k_ioprio(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_fmt_ioprio(v))
+
+
+def _k_keyserial(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_fmt_keyserial(v))
+
+
+def _k_mpol_mode(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(_fmt_mpol(v, st.name == "mbind"))
+
+
+def _k_fan_dirfd(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now("FAN_NOFD" if _s32(v) == -1 else f.dirfd(v))
+
+
+def _k_default(f, st, mem, v, param, i, base):
+    a = st.a
+    a.now(str(_s64(v)))
+
+
+_KIND = {
+    "int": _k_int,
+    "uint": _k_uint,
+    "long": _k_long,
+    "ulong": _k_ulong,
+    "hex": _k_hex,
+    "dep": _k_hex,
+    "hex32": _k_hex32,
+    "ptr": _k_ptr,
+    "fd": _k_fd,
+    "dirfd": _k_dirfd,
+    "uid": _k_uid,
+    "gid": _k_uid,
+    "path": _k_path,
+    "str": _k_str,
+    "path_out": _k_path_out,
+    "buf_in": _k_buf_in,
+    "buf_out": _k_buf_out,
+    "flags": _k_flags,
+    "enum": _k_enum,
+    "mode": _k_mode,
+    "open_mode": _k_open_mode,
+    "fmode": _k_fmode,
+    "octal": _k_octal,
+    "dev": _k_dev,
+    "struct_in": _k_struct_in,
+    "struct_out": _k_struct_out,
+    "signo": _k_signo,
+    "sigset_in": _k_sigset_in,
+    "sigset_out": _k_sigset_out,
+    "ipc_key": _k_ipc_key,
+    "pollfd": _k_pollfd,
+    "fdset": _k_fdset,
+    "iovec_in": _k_iovec_in,
+    "iovec_out": _k_iovec_out,
+    "iovec_remote": _k_iovec_remote,
+    "argv": _k_argv,
+    "envp": _k_envp,
+    "dirents": _k_dirents,
+    "dirents64": _k_dirents,
+    "fdpair_out": _k_fdpair_out,
+    "int_out": _k_int_out,
+    "uint_out": _k_int_out,
+    "uid_out": _k_int_out,
+    "long_out": _k_int_out,
+    "ulong_out": _k_int_out,
+    "ptr_out": _k_int_out,
+    "off_in": _k_off_in,
+    "off_io": _k_off_io,
+    "socklen_io": _k_socklen_io,
+    "addr_in": _k_addr_in,
+    "addr_out": _k_addr_out,
+    "wstatus": _k_wstatus,
+    "sembuf": _k_sembuf,
+    "msgbuf_in": _k_msgbuf_in,
+    "msgbuf_out": _k_msgbuf_out,
+    "gids_in": _k_gids_in,
+    "gids_out": _k_gids_out,
+    "cpuset_in": _k_cpuset_in,
+    "cpuset_out": _k_cpuset_out,
+    "epoll_events": _k_epoll_events,
+    "ioctl_req": _k_ioctl_req,
+    "futex_op": _k_futex_op,
+    "personality": _k_personality,
+    "quotactl_cmd": _k_quotactl_cmd,
+    "ioprio": _k_ioprio,
+    "keyserial": _k_keyserial,
+    "mpol_mode": _k_mpol_mode,
+    "fan_dirfd": _k_fan_dirfd,
+}
