@@ -375,12 +375,19 @@ class LibcallTracer:
                     proc._lt_pending_got.append((slot, site))
 
     def _at_entry(self, uc, addr, size, proc):
-        self._redirect_got(proc)
+        if self._redirect_got(proc):
+            # The entry hooks of the moved sites are deleted, but Unicorn drops a deleted hook
+            # only when emu_start returns, and until then tests it for every instruction it
+            # translates (hundreds of them made python3's start-up 2x slower): end this run
+            # here, before the program's first instruction; it goes on in the next one.
+            proc.stop_requested = True
+            uc.emu_stop()
 
-    def _redirect_got(self, proc) -> None:
+    def _redirect_got(self, proc) -> bool:
+        """Move the sites to guest code and stubs, once per engine; False when done before."""
         m = proc.machine
         if getattr(m, "_lt_entry_done", False):
-            return
+            return False
         m._lt_entry_done = True
         pending = getattr(proc, "_lt_pending_got", [])
         proc._lt_pending_got = []
@@ -388,7 +395,7 @@ class LibcallTracer:
             pending = self._to_guest_log(proc, pending)
         self._stub_hooked_entries(proc)
         if not pending:
-            return
+            return True
         from emutrace.memory import page_up
         from .guestlog import LOG_TOP
         size = page_up(len(pending) * STUB_SIZE)
@@ -407,6 +414,7 @@ class LibcallTracer:
         m.write(start, bytes(code))
         m.uc.ctl_remove_cache(start, start + len(code))
         self._hook_range(proc, start, start + len(code) - 1)
+        return True
 
     def _hook_range(self, proc, lo: int, hi: int) -> None:
         m = proc.machine

@@ -197,6 +197,18 @@ class Machine:
         return self._add_hook(self._SYSCALL_CB(lambda _h, _user: guarded()), UCC.UC_HOOK_INSN, 1, 0,
                               ctypes.c_int(X.UC_X86_INS_SYSCALL))
 
+    _INSN_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+
+    def hook_insn_answer(self, insn: int, fn):
+        """fn() answers each instruction `insn` (RDTSC, RDTSCP: it sets the result registers)
+        in place of Unicorn, straight from Unicorn's C code (as hook_code)."""
+        guarded = self._guarded(fn)
+
+        def answer(_h, _user):
+            guarded()
+            return 1                    # the answer is fn's: Unicorn computes none
+        return self._add_hook(self._INSN_CB(answer), UCC.UC_HOOK_INSN, 1, 0, ctypes.c_int(insn))
+
     def _guarded(self, fn):
         """fn, with an exception stopping emulation and kept for emu_start to raise."""
         uc, h = self.uc, self._h

@@ -33,3 +33,34 @@ def test_rdtsc_is_virtual_and_deterministic(tmp_path):
     assert aux == b"0" and ordered == b"1"
     # virtual monotonic time: 10 s of "uptime" plus a few microseconds of syscalls
     assert 10_000_000_000 <= int(first) < 11_000_000_000
+
+
+JIT_SRC = r"""
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+int main(void) {
+    /* rdtsc; shl rdx, 32; or rax, rdx; ret -- written at run time */
+    static const unsigned char code[] = {0x0f, 0x31, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x09, 0xd0, 0xc3};
+    unsigned char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    memcpy(p, code, sizeof code);
+    unsigned long long t = ((unsigned long long (*)(void))p)();
+    printf("%llu\n", t);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
+def test_rdtsc_in_code_written_at_run_time(tmp_path):
+    """The instruction hook answers RDTSC wherever it runs, not only in the modules' code."""
+    src = tmp_path / "jit.c"
+    src.write_text(JIT_SRC)
+    exe = tmp_path / "jit"
+    subprocess.run(["gcc", "-O1", "-o", str(exe), str(src)], check=True)
+    a = emutrace(["--no-trace", str(exe)])
+    b = emutrace(["--no-trace", str(exe)])
+    assert a.returncode == 0, a.stderr
+    assert a.stdout == b.stdout
+    assert 10_000_000_000 <= int(a.stdout) < 11_000_000_000
