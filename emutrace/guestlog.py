@@ -42,7 +42,7 @@ from typing import Dict, List, Optional, Tuple
 from .events import Call
 from .libcalls import Frame
 from .memory import OutOfMemory, page_up
-from .values import DEFAULT_ALIGN, FastCallState
+from .values import DEFAULT_ALIGN, FastCallState, escape_bytes
 from .x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
 
 # control page: the running thread's pointers, then where the trampolines keep the registers
@@ -230,7 +230,8 @@ def _leaf_renderer(display: str, plan, strings):
     (buffers, wide strings) or renderers that read more than their word are rendered each time.
     """
     at = {i: (a_off, cap, j) for i, a_off, cap, j in strings}
-    env = {"memo": {}, "MEMO_MAX": MEMO_MAX, "Q": _QUOTED, "QUOTED_MAX": QUOTED_MAX, "P": display + "("}
+    env = {"memo": {}, "MEMO_MAX": MEMO_MAX, "Q": _QUOTED, "QUOTED_MAX": QUOTED_MAX, "P": display + "(",
+           "esc": escape_bytes}
     exprs = []          # each shown argument's text, as an expression
     key = []            # what the line depends on, when that is known (None: not memoized)
     pre = []            # statements before the key is built (C strings' bytes)
@@ -255,7 +256,13 @@ def _leaf_renderer(display: str, plan, strings):
                 if key is not None:
                     key += [word, f"b{k}"]
                 continue
-            if j is None or j == FIXED:
+            if j is not None and j != FIXED and limit is not None:
+                # a buffer and its length, all copied (the quick path has no faults): see
+                # bounded_from
+                n = f"w[{j + 1}]"
+                exprs.append(f"('\"' + esc(data[off + {a_off}:off + {a_off} + ({n} if {n} < {limit} else {limit})])"
+                             f" + ('\"...' if {n} >= {limit} else '\"') if {word} else 'nil')")
+            elif j is None or j == FIXED:
                 exprs.append(f"f{k}({word}, data[off + {a_off}:off + {a_off + cap}])")
             else:
                 exprs.append(f"f{k}({word}, data[off + {a_off}:off + {a_off} + min(w[{j + 1}], {cap})], "

@@ -968,6 +968,9 @@ class CallFormatter:
         bounded.len_arg = arr.length.index - 1
         bounded.string_cap = limit + 1
         bounded.from_bytes = bounded_from
+        # with w != 0 and every byte copied (no fault): '"' + escaped first min(n, limit) bytes +
+        # '"' (or '"...' when n >= limit), which emutrace.guestlog compiles inline
+        bounded_from.limit = limit
         return bounded
 
     def _compile_word(self, t: Type, param: bool):

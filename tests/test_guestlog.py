@@ -329,7 +329,7 @@ def test_leaf_lines_compiled_per_site_match_the_general_path():
             off += area_size(cap)
         leaf = _leaf_renderer(name, plan, tuple(strings))
         left = _left_renderer(plan, tuple(strings))
-        values = [rng.choice([0, 1, 5, 64, 0xFFFFFFFF, 1 << 63, rng.getrandbits(64)]) for _ in range(40)]
+        values = [rng.choice([0, 1, 5, 7, 8, 9, 64, 0xFFFFFFFF, 1 << 63, rng.getrandbits(64)]) for _ in range(40)]
         for k in range(200):
             w = (7, *[values[(k * 7 + a) % len(values)] if k % 3 else values[a] for a in range(6)], 0, 0)
             data = bytearray(struct.pack("<9Q", *w)) + bytes(off - HEAD)
