@@ -260,18 +260,51 @@ class Scheduler:
                 raise GuestDeadlock(self.deadlock_message())
 
     def _advance_clock(self) -> bool:
-        """Nobody can run: jump the virtual clock to the nearest deadline or alarm."""
+        """Nobody can run: jump the virtual clock to the nearest deadline or alarm.
+
+        With host sockets open (--net), a thread may be waiting for the network, which the
+        virtual clock knows nothing of: first wait for them in real time, for as long as the
+        virtual clock would jump (or, with no deadline at all, for as long as it takes)."""
         now = self.now()
         cands = [t.wait.deadline for t in self.tasks if t.wait is not None and t.wait.deadline is not None]
         # an alarm helps only if its SIGALRM is not already pending (undelivered, so blocked)
         cands += [p.alarm_at_ns for p in self.procs if p.exit is None and p.alarm_at_ns
                   and not any(i["si_signo"] == 14 for i in p.pending)]
-        if not cands:
+        nxt = min(cands) if cands else None
+        if self._wait_for_host(None if nxt is None else max(0, nxt - now)):
+            return True
+        if nxt is None:
             return False
-        nxt = min(cands)
         if nxt > now:
             self.kernel.world.tick(nxt - now)
         return True
+
+    def _wait_for_host(self, span_ns: Optional[int]) -> bool:
+        """Wait (real time) up to span_ns (None: no limit but the run's) for a host socket to
+        be ready; True when that made a thread runnable."""
+        import select
+        import time as _t
+        socks = {id(f): f.sock for p in self.procs if p.exit is None and getattr(p, "fds", None) is not None
+                 for f in p.fds.fds.values() if getattr(f, "sock", None) is not None}
+        socks = [s for s in socks.values() if s.fileno() >= 0]
+        if not socks:
+            return False
+        wall = getattr(self.kernel, "wall_deadline", 0)
+        end = _t.monotonic() + span_ns / 1e9 if span_ns is not None else None
+        while socks:
+            left = [x for x in (end, wall or None) if x is not None]
+            wait = min(left) - _t.monotonic() if left else 0.5
+            if wait <= 0:
+                return False
+            try:
+                r, _, x = select.select(socks, [], socks, min(wait, 0.5))
+            except (OSError, ValueError):
+                return False
+            if r or x:
+                if any(self.runnable(t) for t in self.tasks):
+                    return True
+                socks = [s for s in socks if s not in r and s not in x]     # ready for nobody
+        return False
 
     def check_alarms(self) -> None:
         from .time import check_alarm

@@ -88,3 +88,36 @@ def test_multiprocessing_manager():
             "    d = m.dict(); d['a'] = 1; l = m.list([1, 2]); l.append(3); print(dict(d), list(l))")
     e = emutrace(["--no-trace", "--timeout", "120", "/usr/bin/python3", "-c", code])
     assert e.stdout == b"{'a': 1} [1, 2, 3]\n", e.stderr[-2000:]
+
+
+def test_waits_for_the_network_in_real_time():
+    """A guest waiting in poll/select on a host socket while nothing else can run waits for the
+    network in real time: the virtual clock must not jump past a socket timeout (or find a
+    deadlock, with no timeout at all) while the server is still answering."""
+    import time
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+
+    def serve():
+        srv.settimeout(60)
+        c, _ = srv.accept()
+        c.recv(100)
+        time.sleep(0.7)                      # slower than the guest's first wait
+        c.sendall(b"first\n")
+        time.sleep(0.7)
+        c.sendall(b"second\n")
+        c.close()
+        srv.close()
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    code = ("import socket, select\n"
+            f"s = socket.create_connection(('127.0.0.1', {srv.getsockname()[1]}))\n"
+            "s.sendall(b'hi')\n"
+            "select.select([s], [], [])\n"            # no timeout: waits until the data is there
+            "print(s.recv(100).decode(), end='')\n"
+            "s.settimeout(20)\n"                      # poll with a timeout, as urllib does
+            "print(s.recv(100).decode(), end='')\n")
+    e = emutrace(["--no-trace", "--net", "--timeout", "60", "/usr/bin/python3", "-c", code])
+    t.join(10)
+    assert e.stdout == b"first\nsecond\n", e.stderr[-2000:]
