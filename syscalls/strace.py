@@ -2172,329 +2172,252 @@ CUSTOM_DECODERS = frozenset(_CUSTOM)
 # argument's text to st.a: now, or as a function that renders it at the exit.
 
 def _k_int(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(str(_s32(v)))
+    st.a.now(str(_s32(v)))
 
 
 def _k_uint(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(str(v & 0xffffffff))
+    st.a.now(str(v & 0xffffffff))
 
 
 def _k_long(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(str(_s64(v)))
+    st.a.now(str(_s64(v)))
 
 
 def _k_ulong(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(str(v))
+    st.a.now(str(v))
 
 
 def _k_hex(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_hex(v))
+    st.a.now(_hex(v))
 
 
 def _k_hex32(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_hex(v & 0xffffffff))
+    st.a.now(_hex(v & 0xffffffff))
 
 
 def _k_ptr(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_ptr(v))
+    st.a.now(_ptr(v))
 
 
 def _k_fd(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(f.fd(v))
+    st.a.now(f.fd(v))
 
 
 def _k_dirfd(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(f.dirfd(v))
+    st.a.now(f.dirfd(v))
 
 
 def _k_uid(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now("-1" if v & 0xffffffff == 0xffffffff else str(v & 0xffffffff))
+    st.a.now("-1" if v & 0xffffffff == 0xffffffff else str(v & 0xffffffff))
 
 
 def _k_path(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(f.path(mem, v))
+    st.a.now(f.path(mem, v))
 
 
 def _k_str(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(f.cstr(mem, v))
+    st.a.now(f.cstr(mem, v))
 
 
 def _k_path_out(f, st, mem, v, param, i, base):
-    a = st.a
-    a.later(lambda ret, m, v=v: f._path_out(m, v, ret))
+    st.a.later(lambda ret, m, v=v: f._path_out(m, v, ret))
 
 
 def _k_buf_in(f, st, mem, v, param, i, base):
-    a = st.a
-    args = st.args
-    a.now(f.buf(mem, v, args[param]))
+    st.a.now(f.buf(mem, v, st.args[param]))
 
 
 def _k_buf_out(f, st, mem, v, param, i, base):
-    a = st.a
-    a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else f.buf(m, v, ret))
+    st.a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else f.buf(m, v, ret))
 
 
 def _k_flags(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_fmt_flags(param, v))
+    st.a.now(_fmt_flags(param, v))
 
 
 def _k_enum(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_fmt_enum(param, v))
+    st.a.now(_fmt_enum(param, v))
 
 
 def _k_mode(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_x.octal(v & 0xffff))
+    st.a.now(_x.octal(v & 0xffff))
 
 
 def _k_open_mode(f, st, mem, v, param, i, base):
-    a = st.a
-    args = st.args
-    if args[i - 1] & (0x40 | 0x400000):
-        a.now(_x.octal(v & 0xffff))
+    if st.args[i - 1] & (0x40 | 0x400000):
+        st.a.now(_x.octal(v & 0xffff))
 
 
 def _k_fmode(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_x.format_mode(v))
+    st.a.now(_x.format_mode(v))
 
 
 def _k_octal(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_x.octal(v & 0xffffffff))
+    st.a.now(_x.octal(v & 0xffffffff))
 
 
 def _k_dev(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_x.format_dev(v))
+    st.a.now(_x.format_dev(v))
 
 
 def _k_struct_in(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(f.struct(param, mem, v))
+    st.a.now(f.struct(param, mem, v))
 
 
 def _k_struct_out(f, st, mem, v, param, i, base):
-    a = st.a
-    a.later(lambda ret, m, v=v, name=param: _ptr(v) if _is_error(ret) else f.struct(name, m, v))
+    st.a.later(lambda ret, m, v=v, name=param: _ptr(v) if _is_error(ret) else f.struct(name, m, v))
 
 
 def _k_signo(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_x.signal_name(_s32(v)))
+    st.a.now(_x.signal_name(_s32(v)))
 
 
 def _k_sigset_in(f, st, mem, v, param, i, base):
-    a = st.a
-    args = st.args
-    size = args[param] if param is not None else 8
-    a.now(f.sigset(mem, v, size))
+    size = st.args[param] if param is not None else 8
+    st.a.now(f.sigset(mem, v, size))
 
 
 def _k_sigset_out(f, st, mem, v, param, i, base):
-    a = st.a
-    args = st.args
-    size = args[param] if param is not None else 8
-    a.later(lambda ret, m, v=v, size=size: _ptr(v) if _is_error(ret) else f.sigset(m, v, size))
+    size = st.args[param] if param is not None else 8
+    st.a.later(lambda ret, m, v=v, size=size: _ptr(v) if _is_error(ret) else f.sigset(m, v, size))
 
 
 def _k_ipc_key(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_x.format_ipc_key(v))
+    st.a.now(_x.format_ipc_key(v))
 
 
 def _k_pollfd(f, st, mem, v, param, i, base):
-    args = st.args
-    f._poll_arg(st, mem, v, args[param])
+    f._poll_arg(st, mem, v, st.args[param])
 
 
 def _k_fdset(f, st, mem, v, param, i, base):
-    a = st.a
-    args = st.args
-    a.now(f.fdset(mem, v, _s32(args[param])))
+    st.a.now(f.fdset(mem, v, _s32(st.args[param])))
 
 
 def _k_iovec_in(f, st, mem, v, param, i, base):
-    a = st.a
-    args = st.args
-    a.now(f.iovec(mem, v, args[param], -1))
+    st.a.now(f.iovec(mem, v, st.args[param], -1))
 
 
 def _k_iovec_out(f, st, mem, v, param, i, base):
-    a = st.a
-    args = st.args
-    a.later(lambda ret, m, v=v, n=args[param]: _ptr(v) if _is_error(ret) else f.iovec(m, v, n, ret))
+    st.a.later(lambda ret, m, v=v, n=st.args[param]: _ptr(v) if _is_error(ret) else f.iovec(m, v, n, ret))
 
 
 def _k_iovec_remote(f, st, mem, v, param, i, base):
-    a = st.a
-    args = st.args
-    a.now(f.iovec(mem, v, args[param], -1, contents=False))
+    st.a.now(f.iovec(mem, v, st.args[param], -1, contents=False))
 
 
 def _k_argv(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(f.argv(mem, v))
+    st.a.now(f.argv(mem, v))
 
 
 def _k_envp(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(f.envp(mem, v))
+    st.a.now(f.envp(mem, v))
 
 
 def _k_dirents(f, st, mem, v, param, i, base):
-    a = st.a
-    a.later(lambda ret, m, v=v, b=base: _ptr(v) if _is_error(ret) else f.dirents(m, v, ret, b))
+    st.a.later(lambda ret, m, v=v, b=base: _ptr(v) if _is_error(ret) else f.dirents(m, v, ret, b))
 
 
 def _k_fdpair_out(f, st, mem, v, param, i, base):
-    a = st.a
-    a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else f._fdpair(m, v))
+    st.a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else f._fdpair(m, v))
 
 
 def _k_int_out(f, st, mem, v, param, i, base):
-    a = st.a
-    a.later(lambda ret, m, v=v, b=base: _ptr(v) if _is_error(ret) else f.scalar_ptr(m, v, b))
+    st.a.later(lambda ret, m, v=v, b=base: _ptr(v) if _is_error(ret) else f.scalar_ptr(m, v, b))
 
 
 def _k_off_in(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(f.scalar_ptr(mem, v, "long_out"))
+    st.a.now(f.scalar_ptr(mem, v, "long_out"))
 
 
 def _k_off_io(f, st, mem, v, param, i, base):
-    a = st.a
-    a.split(f.scalar_ptr(mem, v, "long_out"),
+    st.a.split(f.scalar_ptr(mem, v, "long_out"),
             lambda ret, m, v=v: "" if v == 0 or _is_error(ret) else " => " + f.scalar_ptr(m, v, "long_out"))
 
 
 def _k_socklen_io(f, st, mem, v, param, i, base):
-    a = st.a
     inlen = _u32(mem, v) if v else None
-    a.later(lambda ret, m, v=v, inlen=inlen: f._socklen(m, v, inlen, ret))
+    st.a.later(lambda ret, m, v=v, inlen=inlen: f._socklen(m, v, inlen, ret))
 
 
 def _k_addr_in(f, st, mem, v, param, i, base):
-    a = st.a
-    args = st.args
-    a.now(f.sockaddr(mem, v, _s32(args[param])))
+    st.a.now(f.sockaddr(mem, v, _s32(st.args[param])))
 
 
 def _k_addr_out(f, st, mem, v, param, i, base):
-    a = st.a
-    args = st.args
-    a.later(lambda ret, m, v=v, lp=args[param]: f._addr_out(m, v, lp, ret))
+    st.a.later(lambda ret, m, v=v, lp=st.args[param]: f._addr_out(m, v, lp, ret))
 
 
 def _k_wstatus(f, st, mem, v, param, i, base):
-    a = st.a
-    a.later(lambda ret, m, v=v: f._wstatus(m, v, ret))
+    st.a.later(lambda ret, m, v=v: f._wstatus(m, v, ret))
 
 
 def _k_sembuf(f, st, mem, v, param, i, base):
-    a = st.a
-    args = st.args
-    a.now(f.sembuf(mem, v, args[param]))
+    st.a.now(f.sembuf(mem, v, st.args[param]))
 
 
 def _k_msgbuf_in(f, st, mem, v, param, i, base):
-    a = st.a
-    args = st.args
-    a.now(f.msgbuf(mem, v, args[param]))
+    st.a.now(f.msgbuf(mem, v, st.args[param]))
 
 
 def _k_msgbuf_out(f, st, mem, v, param, i, base):
-    a = st.a
-    args = st.args
-    a.later(lambda ret, m, v=v, n=args[param]: _ptr(v) if _is_error(ret) else f.msgbuf(m, v, n))
+    st.a.later(lambda ret, m, v=v, n=st.args[param]: _ptr(v) if _is_error(ret) else f.msgbuf(m, v, n))
 
 
 def _k_gids_in(f, st, mem, v, param, i, base):
-    a = st.a
-    args = st.args
-    a.now(f.gids(mem, v, _s32(args[param])))
+    st.a.now(f.gids(mem, v, _s32(st.args[param])))
 
 
 def _k_gids_out(f, st, mem, v, param, i, base):
-    a = st.a
-    args = st.args
-    a.later(lambda ret, m, v=v, n=_s32(args[param]): _ptr(v) if _is_error(ret) else f.gids(m, v, min(n, ret) if n else 0))
+    st.a.later(lambda ret, m, v=v, n=_s32(st.args[param]): _ptr(v) if _is_error(ret) else f.gids(m, v, min(n, ret) if n else 0))
 
 
 def _k_cpuset_in(f, st, mem, v, param, i, base):
-    a = st.a
-    args = st.args
-    a.now(f.cpuset(mem, v, args[param]))
+    st.a.now(f.cpuset(mem, v, st.args[param]))
 
 
 def _k_cpuset_out(f, st, mem, v, param, i, base):
-    a = st.a
-    a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else f.cpuset(m, v, ret))
+    st.a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else f.cpuset(m, v, ret))
 
 
 def _k_epoll_events(f, st, mem, v, param, i, base):
-    a = st.a
-    a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else f.epoll_events(m, v, ret))
+    st.a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else f.epoll_events(m, v, ret))
 
 
 def _k_ioctl_req(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_x.format_ioctl(v))
+    st.a.now(_x.format_ioctl(v))
 
 
 def _k_futex_op(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_x.format_futex_op(v))
+    st.a.now(_x.format_futex_op(v))
 
 
 def _k_personality(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_fmt_personality(v))
+    st.a.now(_fmt_personality(v))
 
 
 def _k_quotactl_cmd(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_fmt_qcmd(v))
+    st.a.now(_fmt_qcmd(v))
 
 
 def _k_ioprio(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_fmt_ioprio(v))
+    st.a.now(_fmt_ioprio(v))
 
 
 def _k_keyserial(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_fmt_keyserial(v))
+    st.a.now(_fmt_keyserial(v))
 
 
 def _k_mpol_mode(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(_fmt_mpol(v, st.name == "mbind"))
+    st.a.now(_fmt_mpol(v, st.name == "mbind"))
 
 
 def _k_fan_dirfd(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now("FAN_NOFD" if _s32(v) == -1 else f.dirfd(v))
+    st.a.now("FAN_NOFD" if _s32(v) == -1 else f.dirfd(v))
 
 
 def _k_default(f, st, mem, v, param, i, base):
-    a = st.a
-    a.now(str(_s64(v)))
+    st.a.now(str(_s64(v)))
 
 
 _KIND = {

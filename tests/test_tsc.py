@@ -19,17 +19,22 @@ int main(void) {
 """
 
 
-@pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
-def test_rdtsc_is_virtual_and_deterministic(tmp_path):
-    src = tmp_path / "tsc.c"
-    src.write_text(SRC)
-    exe = tmp_path / "tsc"
+def _output_of_two_runs(tmp_path, name, source) -> bytes:
+    """Build `source`, run it twice under emutrace: the (identical) output."""
+    src = tmp_path / f"{name}.c"
+    src.write_text(source)
+    exe = tmp_path / name
     subprocess.run(["gcc", "-O1", "-o", str(exe), str(src)], check=True)
     a = emutrace(["--no-trace", str(exe)])
     b = emutrace(["--no-trace", str(exe)])
     assert a.returncode == 0, a.stderr
     assert a.stdout == b.stdout
-    first, second, aux, ordered = a.stdout.split()
+    return a.stdout
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
+def test_rdtsc_is_virtual_and_deterministic(tmp_path):
+    first, second, aux, ordered = _output_of_two_runs(tmp_path, "tsc", SRC).split()
     assert aux == b"0" and ordered == b"1"
     # virtual monotonic time: 10 s of "uptime" plus a few microseconds of syscalls
     assert 10_000_000_000 <= int(first) < 11_000_000_000
@@ -55,12 +60,4 @@ int main(void) {
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
 def test_rdtsc_in_code_written_at_run_time(tmp_path):
     """The instruction hook answers RDTSC wherever it runs, not only in the modules' code."""
-    src = tmp_path / "jit.c"
-    src.write_text(JIT_SRC)
-    exe = tmp_path / "jit"
-    subprocess.run(["gcc", "-O1", "-o", str(exe), str(src)], check=True)
-    a = emutrace(["--no-trace", str(exe)])
-    b = emutrace(["--no-trace", str(exe)])
-    assert a.returncode == 0, a.stderr
-    assert a.stdout == b.stdout
-    assert 10_000_000_000 <= int(a.stdout) < 11_000_000_000
+    assert 10_000_000_000 <= int(_output_of_two_runs(tmp_path, "jit", JIT_SRC)) < 11_000_000_000
