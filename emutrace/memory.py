@@ -160,6 +160,7 @@ class AddressSpace:
     def _reindex(self) -> None:
         self.vmas.sort(key=lambda v: v.start)
         self._starts = [v.start for v in self.vmas]
+        self.page_perms.clear()             # the TLB fill's cache of page permissions (tlb.py)
 
     def find(self, addr: int) -> Optional[Vma]:
         i = bisect.bisect_right(self._starts, addr) - 1

@@ -47,27 +47,40 @@ def uc_prot(prot: int) -> int:
     return prot | UCC.UC_PROT_READ if prot & (UCC.UC_PROT_WRITE | UCC.UC_PROT_EXEC) else prot
 
 
+_UC_PROT = [uc_prot(p) for p in range(8)]
+
+
 def attach(uc, aspace) -> None:
     """Switch uc to the virtual TLB, filled from aspace's mappings. Before any code runs."""
     uc.ctl_set_tlb_mode(UCC.UC_TLB_VIRTUAL)
     find = aspace.find
     aspace.denied = None
     aspace.host_lookup = False
+    # page -> Unicorn permissions, for pages looked up since the mappings last changed (the
+    # AddressSpace empties it): a TLB that keeps missing on the same pages (a program sweeping
+    # more memory than the TLB holds) skips the VMA search
+    perms_of = aspace.page_perms = {}
+    cached = perms_of.get
+    read = _ACCESS[UCC.UC_MEM_READ]
 
     def fill(_h, vaddr, access, entry, _user):
-        v = find(vaddr)
-        need, unmapped, forbidden = _ACCESS.get(access, _ACCESS[UCC.UC_MEM_READ])
-        if v is None:
-            aspace.denied = (unmapped, vaddr)
-            return False
-        perms = uc_prot(v.prot)
-        if aspace.host_lookup:
-            perms |= UCC.UC_PROT_EXEC
-        if not perms & need:
-            aspace.denied = (forbidden, vaddr)
+        vaddr &= ~0xFFF
+        perms = cached(vaddr)
+        if perms is None or aspace.host_lookup:
+            v = find(vaddr)
+            if v is None:
+                aspace.denied = (_ACCESS.get(access, read)[1], vaddr)
+                return False
+            perms = _UC_PROT[v.prot & 7]
+            if aspace.host_lookup:
+                perms |= UCC.UC_PROT_EXEC
+            else:
+                perms_of[vaddr] = perms
+        if not perms & _ACCESS.get(access, read)[0]:
+            aspace.denied = (_ACCESS.get(access, read)[2], vaddr)
             return False
         e = _ENTRY.from_address(entry)
-        e[0] = vaddr & ~0xFFF
+        e[0] = vaddr
         e[1] = perms
         return True
 
