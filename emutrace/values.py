@@ -74,7 +74,7 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from emutrace.protos import (Array, ArgRef, Const, EltRef, Expr, Pointer, Prim, Prototype,
                              Struct, Type, Zero, default_prototype, FLOATING, SIGNED)
@@ -786,6 +786,7 @@ class CallFormatter:
         self.compiled = compiled
         self._plans: dict = {}
         self._default_plan: Any = _UNSET
+        self._layouts: Dict[int, tuple] = {}    # id(struct) -> (struct, [(field, offset, size)])
 
     # -- public API ---------------------------------------------------------
     def display_name(self, name: str) -> str:
@@ -1522,13 +1523,23 @@ class CallFormatter:
         return "[ " + body + ("..." if more else "") + " ]"
 
     # -- structs
+    def _struct_fields(self, t: Struct):
+        """[(field, offset, size)] of a struct, computed once per struct (a struct rendered at
+        every call, statx's, would otherwise lay itself out field by field each time). Kept with
+        the struct, whose id then cannot be reused; structs are complete by the time they are
+        rendered (forward declarations are completed while the prototypes are parsed)."""
+        got = self._layouts.get(id(t))
+        if got is None or got[0] is not t:
+            offs, _, _ = t.layout()
+            got = self._layouts[id(t)] = (t, [(f, o, f.size()) for f, o in zip(t.fields, offs)])
+        return got[1]
+
     def _fmt_struct(self, t: Struct, data: bytes, addr: Optional[int], ctx: _Ctx) -> str:
-        offs, size, _ = t.layout()
+        fields = self._struct_fields(t)
         ctx.structs.append((t, data, addr))
         try:
             parts = []
-            for f, o in zip(t.fields, offs):
-                fs = f.size()
+            for f, o, fs in fields:
                 if isinstance(f, Array):
                     fa = (addr + o) if addr is not None else None
                     inl = data[o:o + fs] if o + fs <= len(data) else None
