@@ -26,7 +26,7 @@ from __future__ import annotations
 import ctypes
 from contextlib import contextmanager
 
-from unicorn import unicorn_const as UCC
+from unicorn import UcError, unicorn_const as UCC
 from unicorn.unicorn_py3.unicorn import uclib
 
 # uc_mem_type of a TLB fill -> (the access's permission bit, error if unmapped, if forbidden)
@@ -35,7 +35,6 @@ _ACCESS = {
     UCC.UC_MEM_WRITE: (UCC.UC_PROT_WRITE, UCC.UC_ERR_WRITE_UNMAPPED, UCC.UC_ERR_WRITE_PROT),
     UCC.UC_MEM_FETCH: (UCC.UC_PROT_EXEC, UCC.UC_ERR_FETCH_UNMAPPED, UCC.UC_ERR_FETCH_PROT),
 }
-DENIABLE = frozenset(e for _, *errs in _ACCESS.values() for e in errs)
 _FILL_CB = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
                             ctypes.c_void_p, ctypes.c_void_p)
 _ENTRY = ctypes.c_uint64 * 2            # uc_tlb_entry: u64 paddr, u32 perms (+ padding)
@@ -52,7 +51,10 @@ _UC_PROT = [uc_prot(p) for p in range(8)]
 
 def attach(uc, aspace) -> None:
     """Switch uc to the virtual TLB, filled from aspace's mappings. Before any code runs."""
-    uc.ctl_set_tlb_mode(UCC.UC_TLB_VIRTUAL)
+    try:
+        uc.ctl_set_tlb_mode(UCC.UC_TLB_VIRTUAL)
+    except (UcError, AttributeError):
+        _unsupported()
     find = aspace.find
     aspace.denied = None
     aspace.host_lookup = False
@@ -89,8 +91,15 @@ def attach(uc, aspace) -> None:
     err = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), UCC.UC_HOOK_TLB_FILL,
                             ctypes.cast(cb, ctypes.c_void_p), None, ctypes.c_uint64(1), ctypes.c_uint64(0))
     if err != UCC.UC_ERR_OK:
-        raise RuntimeError(f"Unicorn refused the TLB fill hook (error {err})")
+        _unsupported()
     aspace._tlb_fill = cb               # the C side keeps only a pointer: keep the callback alive
+
+
+def _unsupported():
+    import unicorn
+    from .session import EmutraceError
+    raise EmutraceError(f"this Unicorn ({getattr(unicorn, '__version__', '?')}) has no virtual TLB "
+                        "mode: emutrace needs Unicorn 2.1 or later (pip install 'unicorn>=2.1')", 125)
 
 
 def flush(uc) -> None:

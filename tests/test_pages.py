@@ -81,3 +81,18 @@ def test_exact_fault_addresses(name, code, regs, want):
         m.uc.emu_start(0x1000, 0)
     err, page = a.denied
     assert exact_address(m, err, page) == want
+
+
+def test_a_unicorn_without_virtual_tlb_is_one_clear_error():
+    """Unicorn before 2.1 has no virtual TLB mode: the run stops with one line saying so."""
+    from unicorn import UcError, unicorn_const as UCC
+    from emutrace.machine import Machine
+    from emutrace.memory import AddressSpace
+    from emutrace.session import EmutraceError
+    m = Machine()
+
+    def refuse(mode):
+        raise UcError(UCC.UC_ERR_ARG)
+    m.uc.ctl_set_tlb_mode = refuse
+    with pytest.raises(EmutraceError, match=r"needs Unicorn 2\.1 or later"):
+        AddressSpace(m.uc, 1 << 30)
