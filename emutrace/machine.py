@@ -80,7 +80,7 @@ def cpuid(leaf: int, sub: int):
 _RAW = ctypes.PyDLL(uclib._name, handle=uclib._handle)
 for _fn in ("uc_reg_read", "uc_reg_write", "uc_reg_read_batch", "uc_mem_write", "uc_mem_read"):
     getattr(_RAW, _fn).restype = ctypes.c_int
-_SC_N = ctypes.c_int(len(SYSCALL_ARGS))
+_SC_N, _CA_N = ctypes.c_int(len(SYSCALL_ARGS)), ctypes.c_int(len(CALL_ARGS))
 
 
 class Machine:
@@ -129,7 +129,7 @@ class Machine:
 
     def call_regs(self):
         """(rdi, rsi, rdx, rcx, r8, r9, rsp) in one C call."""
-        uclib.uc_reg_read_batch(self._h, self._ca_ids, self._ca_ptrs, len(CALL_ARGS))
+        _RAW.uc_reg_read_batch(self._hc, self._ca_ids, self._ca_ptrs, _CA_N)
         return tuple(self._ca_vals)
 
     def xmm(self, i: int) -> bytes:
@@ -241,21 +241,15 @@ class Machine:
         """Raw guest memory (no permission check), through one preallocated buffer."""
         if size > len(self._rbuf):
             self._rbuf = ctypes.create_string_buffer(max(size, 2 * len(self._rbuf)))
-        if uclib.uc_mem_read(self._h, ctypes.c_uint64(addr), self._rbuf, ctypes.c_size_t(size)) != UCC.UC_ERR_OK:
+        if _RAW.uc_mem_read(self._hc, ctypes.c_uint64(addr), self._rbuf, ctypes.c_size_t(size)) != UCC.UC_ERR_OK:
             raise UcError(UCC.UC_ERR_READ_UNMAPPED)
         return self._rbuf[:size]          # (not .raw[:size]: .raw copies the whole buffer first)
 
-    # -- the library-call hot path: C calls without the binding's argument checks ----------
-    # The stock ctypes prototypes convert and check every argument (~0.4 µs a call); these
-    # function objects have none, so each argument is passed as an exact ctypes value. They
-    # keep the GIL (PyDLL): the calls are short and releasing it costs more than they do.
+    # -- the library-call hot path: C calls without the binding's argument checks (_RAW) ----
     def _hot(self):
-        lib = ctypes.PyDLL(uclib._name, handle=uclib._handle)
-        batch, mem_read = lib.uc_reg_read_batch, lib.uc_mem_read
-        batch.restype = mem_read.restype = ctypes.c_int
-        h = ctypes.c_void_p(self._h.value if isinstance(self._h, ctypes.c_void_p) else self._h)
-        ids, ptrs, vals = self._ca_ids, self._ca_ptrs, self._ca_vals
-        n = ctypes.c_int(len(CALL_ARGS))
+        batch, mem_read = _RAW.uc_reg_read_batch, _RAW.uc_mem_read
+        h = self._hc
+        ids, ptrs, vals, n = self._ca_ids, self._ca_ptrs, self._ca_vals, _CA_N
         rr_ids = (ctypes.c_int * 2)(REG["rax"], REG["rsp"])
         rr_vals = (ctypes.c_uint64 * 2)()
         rr_ptrs = (ctypes.c_void_p * 2)(ctypes.addressof(rr_vals), ctypes.addressof(rr_vals) + 8)

@@ -67,19 +67,20 @@ def attach(uc, aspace) -> None:
 
     def fill(_h, vaddr, access, entry, _user):
         vaddr &= ~0xFFF
+        need, unmapped, forbidden = _ACCESS.get(access, read)
         perms = cached(vaddr)
         if perms is None or aspace.host_lookup:
             v = find(vaddr)
             if v is None:
-                aspace.denied = (_ACCESS.get(access, read)[1], vaddr)
+                aspace.denied = (unmapped, vaddr)
                 return False
             perms = _UC_PROT[v.prot & 7]
             if aspace.host_lookup:
                 perms |= UCC.UC_PROT_EXEC
             else:
                 perms_of[vaddr] = perms
-        if not perms & _ACCESS.get(access, read)[0]:
-            aspace.denied = (_ACCESS.get(access, read)[2], vaddr)
+        if not perms & need:
+            aspace.denied = (forbidden, vaddr)
             return False
         e = _ENTRY.from_address(entry)
         e[0] = vaddr

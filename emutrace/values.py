@@ -1529,7 +1529,7 @@ class CallFormatter:
         the struct, whose id then cannot be reused; structs are complete by the time they are
         rendered (forward declarations are completed while the prototypes are parsed)."""
         got = self._layouts.get(id(t))
-        if got is None or got[0] is not t:
+        if got is None:
             offs, _, _ = t.layout()
             got = self._layouts[id(t)] = (t, [(f, o, f.size()) for f, o in zip(t.fields, offs)])
         return got[1]
