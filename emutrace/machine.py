@@ -105,12 +105,16 @@ class Machine:
         # batch read of the syscall registers: one C call
         n = len(SYSCALL_ARGS)
         self._sc_ids = (ctypes.c_int * n)(*[REG[r] for r in SYSCALL_ARGS])
-        self._sc_vals = (ctypes.c_uint64 * n)()
+        # (values land in one byte buffer unpacked by one struct call: turning a ctypes array into
+        # Python ints element by element costs more than the C call that filled it)
+        self._sc_vals = ctypes.create_string_buffer(8 * n)
         self._sc_ptrs = (ctypes.c_void_p * n)(*[ctypes.addressof(self._sc_vals) + 8 * i for i in range(n)])
+        self._sc_unpack = struct.Struct(f"<{n}Q").unpack_from
         n = len(CALL_ARGS)
         self._ca_ids = (ctypes.c_int * n)(*[REG[r] for r in CALL_ARGS])
-        self._ca_vals = (ctypes.c_uint64 * n)()
+        self._ca_vals = ctypes.create_string_buffer(8 * n)
         self._ca_ptrs = (ctypes.c_void_p * n)(*[ctypes.addressof(self._ca_vals) + 8 * i for i in range(n)])
+        self._ca_unpack = struct.Struct(f"<{n}Q").unpack_from
         self.reset_fpu()
 
     # -- registers: C calls without the binding's argument conversions (see _RAW) ---------
@@ -125,12 +129,12 @@ class Machine:
     def syscall_regs(self):
         """(rax, rdi, rsi, rdx, r10, r8, r9) in one C call."""
         _RAW.uc_reg_read_batch(self._hc, self._sc_ids, self._sc_ptrs, _SC_N)
-        return tuple(self._sc_vals)
+        return self._sc_unpack(self._sc_vals)
 
     def call_regs(self):
         """(rdi, rsi, rdx, rcx, r8, r9, rsp) in one C call."""
         _RAW.uc_reg_read_batch(self._hc, self._ca_ids, self._ca_ptrs, _CA_N)
-        return tuple(self._ca_vals)
+        return self._ca_unpack(self._ca_vals)
 
     def xmm(self, i: int) -> bytes:
         v = self.uc.reg_read(X.UC_X86_REG_XMM0 + i)
@@ -249,23 +253,25 @@ class Machine:
     def _hot(self):
         batch, mem_read = _RAW.uc_reg_read_batch, _RAW.uc_mem_read
         h = self._hc
-        ids, ptrs, vals, n = self._ca_ids, self._ca_ptrs, self._ca_vals, _CA_N
+        ids, ptrs, vals, n, unpack = self._ca_ids, self._ca_ptrs, self._ca_vals, _CA_N, self._ca_unpack
         rr_ids = (ctypes.c_int * 2)(REG["rax"], REG["rsp"])
-        rr_vals = (ctypes.c_uint64 * 2)()
+        rr_vals = ctypes.create_string_buffer(16)
+        unpack2 = struct.Struct("<2Q").unpack_from
         rr_ptrs = (ctypes.c_void_p * 2)(ctypes.addressof(rr_vals), ctypes.addressof(rr_vals) + 8)
         two = ctypes.c_int(2)
         buf = ctypes.create_string_buffer(4096)
         u64, ok = ctypes.c_uint64, UCC.UC_ERR_OK
+        unpack_u64 = struct.Struct("<Q").unpack_from
 
         def call_words():
             """[rdi, rsi, rdx, rcx, r8, r9, rsp] in one C call."""
             batch(h, ids, ptrs, n)
-            return vals[:]
+            return unpack(vals)
 
         def rax_rsp():
             """[rax, rsp] in one C call."""
             batch(h, rr_ids, rr_ptrs, two)
-            return rr_vals[:]
+            return unpack2(rr_vals)
 
         def read_small(addr: int, size: int) -> bytes:
             """Raw guest memory, at most 4096 bytes (no permission check)."""
@@ -276,7 +282,7 @@ class Machine:
         def read_u64(addr: int) -> int:
             if mem_read(h, u64(addr), buf, u64(8)) != ok:
                 raise UcError(UCC.UC_ERR_READ_UNMAPPED)
-            return int.from_bytes(buf[:8], "little")
+            return unpack_u64(buf)[0]
 
         self.call_words, self.rax_rsp, self.read_small, self.read_u64 = call_words, rax_rsp, read_small, read_u64
 

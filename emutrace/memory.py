@@ -152,9 +152,14 @@ class AddressSpace:
         self.brk_start = 0
         self.brk = 0
         self.mmap_top = MMAP_TOP
-        self.raw_read = lambda addr, size: bytes(uc.mem_read(addr, size))   # Machine installs a faster one
+        self.raw_read = lambda addr, size: bytes(uc.mem_read(addr, size))   # use_machine: faster ones
+        self.raw_write = lambda addr, data: uc.mem_write(addr, bytes(data))
         self.denied = None            # (Unicorn error, address) of the last access refused
         tlb.attach(uc, self)
+
+    def use_machine(self, machine) -> None:
+        """Raw access through the machine's direct C calls, not the binding's (hot: every read(2))."""
+        self.raw_read, self.raw_write = machine.read_fast, machine.write
 
     # -- lookup ------------------------------------------------------------
     def _reindex(self) -> None:
@@ -320,6 +325,11 @@ class AddressSpace:
     # -- guest-checked access ---------------------------------------------
     def check(self, addr: int, size: int, want: int) -> None:
         end = addr + size
+        i = bisect.bisect_right(self._starts, addr) - 1
+        if i >= 0:                                    # the common case: one VMA holds it all
+            v = self.vmas[i]
+            if v.start <= addr and end <= v.end and v.prot & want == want:
+                return
         while addr < end:
             v = self.find(addr)
             if v is None or (v.prot & want) != want:
@@ -336,7 +346,7 @@ class AddressSpace:
         if not data:
             return
         self.check(addr, len(data), PROT_WRITE)
-        self.uc.mem_write(addr, bytes(data))
+        self.raw_write(addr, data)
 
     def read_u64(self, addr: int) -> int:
         return struct.unpack("<Q", self.read(addr, 8))[0]

@@ -161,7 +161,7 @@ def _commit(proc, canon, elf, interp_elf, argv, envp, builtin) -> Image:
     kernel = proc.kernel
     machine = Machine()
     aspace = AddressSpace(machine.uc, kernel.max_mem)
-    aspace.raw_read = machine.read_fast
+    aspace.use_machine(machine)
     proc.machine, proc.aspace, proc.mem = machine, aspace, aspace
     proc.service_page = None
     if kernel.on_new_machine is not None:

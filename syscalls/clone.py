@@ -221,6 +221,7 @@ def _fork_machine(proc, child, regs: dict) -> None:
     pm = proc.machine
     cm = Machine()
     cas = AddressSpace(cm.uc, kernel.max_mem)
+    cas.use_machine(cm)
     copy_address_space(proc.aspace, cas)
     gprs = pm.save_gprs()
     gprs.update(regs)

@@ -321,11 +321,14 @@ def sys_read(proc, fd, buf, count, *_):
     if not f.readable and f.kind != "dir":
         return -E.EBADF
     count = min(count, 1 << 24)
-    proc.mem.check(buf, count, 2) if count else None
+    mem = proc.mem
+    if count:
+        mem.check(buf, count, 2)
     data = blocking(proc, f, lambda: f.read(count))
     if isinstance(data, int):
         return data
-    proc.mem.write(buf, data)
+    if data:
+        mem.raw_write(buf, data)            # (inside what check allowed: len(data) <= count)
     return len(data)
 
 

@@ -162,7 +162,7 @@ class Kernel:
         again with `rerun`, so the trace shows each call once, when it returns."""
         self.world.tick()
         sc: Optional[Syscall] = BY_NR.get(nr)
-        obs = self.observer_for(proc)
+        obs = self.observer if proc.traced else None
         state = obs.syscall_enter(proc, nr, sc, args) if obs is not None else None
         call = (nr, sc, args, state)
         ic = self.intercept
@@ -171,7 +171,12 @@ class Kernel:
             ret = faked
         else:
             ret = self._handle(proc, call)
-        return self.finish(proc, call, ret)
+        # (finish, inline: this is every system call's path)
+        if ic is not None and ret is not NORETURN:
+            ret = ic.exit(proc, nr, sc, args, ret)
+        if obs is not None:
+            obs.syscall_exit(proc, state, ret)
+        return ret
 
     def observer_for(self, proc: Process):
         """The syscall observer, if this process is traced (without -f: the first one only)."""
@@ -193,37 +198,35 @@ class Kernel:
         nr, sc, args, state = call
         handler = self.handlers.get(sc.name) if sc is not None else None
         key = id(proc.thread)
-        self._calls[key] = call
+        calls = self._calls
+        calls[key] = call
         try:
-            return self._run_handler(proc, nr, sc, args, state, handler)
+            if handler is not None:
+                return handler(proc, *args)
+            return self._unimplemented(nr, sc)
         except Block as b:
             b.wait.call = call
             raise
+        except VfsError as e:
+            return -e.errno
+        except GuestFault:
+            return -E.EFAULT
+        except OutOfMemory:
+            return -E.ENOMEM
+        except ProcessExit:
+            obs = self.observer_for(proc)
+            if obs is not None:
+                obs.syscall_noreturn(proc, state)
+            raise
         finally:
-            self._calls.pop(key, None)
+            calls.pop(key, None)
 
-    def _run_handler(self, proc, nr, sc, args, state, handler):
-        obs = self.observer_for(proc)
-        if handler is None:
-            name = sc.name if sc is not None else f"syscall_{nr:#x}"
-            if name not in self.unimplemented_seen:
-                self.unimplemented_seen.add(name)
-                self.notify(f"system call {name} ({nr}) is not implemented; the program gets ENOSYS")
-            ret = -E.ENOSYS
-        else:
-            try:
-                ret = handler(proc, *args)
-            except VfsError as e:
-                ret = -e.errno
-            except GuestFault:
-                ret = -E.EFAULT
-            except OutOfMemory:
-                ret = -E.ENOMEM
-            except ProcessExit:
-                if obs is not None:
-                    obs.syscall_noreturn(proc, state)
-                raise
-        return ret
+    def _unimplemented(self, nr: int, sc: Optional[Syscall]) -> int:
+        name = sc.name if sc is not None else f"syscall_{nr:#x}"
+        if name not in self.unimplemented_seen:
+            self.unimplemented_seen.add(name)
+            self.notify(f"system call {name} ({nr}) is not implemented; the program gets ENOSYS")
+        return -E.ENOSYS
 
     def finish(self, proc: Process, call, ret):
         """A call's result reaches the API's intercept and the trace; returns the (final) result."""
