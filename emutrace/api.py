@@ -50,7 +50,7 @@ import queue
 import struct
 import threading
 from collections import Counter
-from dataclasses import dataclass, field
+from emutrace.record import field, record
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from syscalls import errno as _E
@@ -96,7 +96,7 @@ class GuestMemoryError(EmutraceError):
 
 # ---------------------------------------------------------------- results
 
-@dataclass
+@record
 class Result:
     """How the run ended, what it printed (with capture_output) and what it called."""
     status: int = 0                       # exit status (0-255) when the program exited

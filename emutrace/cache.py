@@ -6,13 +6,13 @@ The directory is $EMUTRACE_CACHE, else $XDG_CACHE_HOME/emutrace, else ~/.cache/e
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import tempfile
 from typing import Any, Callable, Iterable, Optional
 
 from . import __version__
+from .digest import sha256
 
 
 def cache_dir() -> Optional[str]:
@@ -24,7 +24,7 @@ def cache_dir() -> Optional[str]:
 
 
 def key_of(parts: Iterable[bytes]) -> str:
-    h = hashlib.sha256(__version__.encode())
+    h = sha256(__version__.encode())
     for p in parts:
         h.update(len(p).to_bytes(8, "little"))
         h.update(p)

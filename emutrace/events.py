@@ -2,11 +2,11 @@
 so formatters never touch the emulator."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from emutrace.record import field, record
 from typing import List, Optional
 
 
-@dataclass
+@record
 class Call:
     id: int
     pid: int
@@ -24,7 +24,7 @@ class Call:
     type: str = "call"
 
 
-@dataclass
+@record
 class Return:
     id: int
     pid: int
@@ -41,7 +41,7 @@ class Return:
     type: str = "return"
 
 
-@dataclass
+@record
 class Syscall:
     pid: int
     tid: int
@@ -56,7 +56,7 @@ class Syscall:
     type: str = "syscall"
 
 
-@dataclass
+@record
 class Signal:
     pid: int
     tid: int
@@ -68,7 +68,7 @@ class Signal:
     type: str = "signal"
 
 
-@dataclass
+@record
 class Exit:
     pid: int
     tid: int

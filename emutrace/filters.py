@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from dataclasses import dataclass
+from emutrace.record import record
 from typing import List, Optional
 
 
@@ -31,7 +31,7 @@ def compile_pattern(text: str):
     return lambda s, pat=text: fnmatch.fnmatchcase(s, pat)
 
 
-@dataclass
+@record
 class Rule:
     add: bool
     symbol: object

@@ -14,7 +14,7 @@ frames abandoned by longjmp or an exception are reported as unwound.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from emutrace.record import record
 from functools import partial
 from typing import Dict, List, Optional
 
@@ -34,7 +34,7 @@ STUB_SIZE = 16
 ENDBR64 = b"\xf3\x0f\x1e\xfa"
 
 
-@dataclass
+@record
 class Site:
     """One way into a function from a traced module."""
     name: str
@@ -49,7 +49,7 @@ class Site:
     display: str = ""                 # the name as displayed (-C)
 
 
-@dataclass
+@record
 class Frame:
     id: int
     site: Site

@@ -15,7 +15,7 @@ import bisect
 import ctypes
 import mmap
 import struct
-from dataclasses import dataclass
+from emutrace.record import record
 from typing import Callable, Iterator, List, Optional, Tuple
 
 from unicorn import UcError
@@ -125,7 +125,7 @@ class SharedMemory:
                 buf[lo - o:hi - o] = bytes(hi - lo)
 
 
-@dataclass
+@record
 class Vma:
     start: int
     end: int

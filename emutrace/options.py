@@ -6,7 +6,7 @@ Options end at the first word that is not an option (the program) or at `--`. Su
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from emutrace.record import field, record
 from typing import Callable, List, Optional
 
 from .session import Options
@@ -76,7 +76,7 @@ class InfoRequested(Exception):
     """--help or --version: print the text on stdout and exit 0."""
 
 
-@dataclass
+@record
 class TraceConfig:
     output: Optional[str] = None
     syscalls: bool = False              # -S
@@ -106,7 +106,7 @@ class TraceConfig:
     guest_log: bool = True              # library calls logged by guest code (--hook-returns: off)
 
 
-@dataclass
+@record
 class Config:
     argv: List[str]
     program: str

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import asdict
+from .record import asdict
 from typing import Dict, List, Optional, TextIO
 
 from .events import Call, Exit, Return, Signal, Syscall

@@ -8,7 +8,7 @@ Python API both drive this class; it never prints a trace itself.
 from __future__ import annotations
 
 import time as _time
-from dataclasses import dataclass
+from emutrace.record import record
 from typing import List, Optional, Tuple
 
 from unicorn import UcError, UC_HOOK_BLOCK, UC_HOOK_INTR
@@ -44,7 +44,7 @@ class LimitReached(EmutraceError):
     """--timeout, --max-insns or a deadlock ended the run."""
 
 
-@dataclass
+@record
 class Options:
     root: str = "/"
     rw: Tuple[Tuple[str, str], ...] = ()
@@ -57,7 +57,7 @@ class Options:
     net: bool = False
 
 
-@dataclass
+@record
 class Result:
     status: int = 0                       # exit status (0-255) when the program exited
     signal: int = 0                       # the signal that killed it, else 0

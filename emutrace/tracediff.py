@@ -24,7 +24,7 @@ import difflib
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from emutrace.record import field, record
 from typing import Dict, List, Optional, Sequence, Tuple
 
 STEP_TYPES = ("call", "syscall", "signal", "exit")
@@ -35,7 +35,7 @@ class TraceError(ValueError):
     """A file that is not a readable jsonl trace; the message names the file and line."""
 
 
-@dataclass
+@record
 class Step:
     key: Tuple[str, ...]
     line: int                       # line number in its file (1-based)
@@ -44,7 +44,7 @@ class Step:
     name: str
 
 
-@dataclass
+@record
 class Trace:
     path: str
     steps: List[Step] = field(default_factory=list)
@@ -127,14 +127,14 @@ def _step(ev: dict, no: int, path: str, with_args: bool) -> Optional[Step]:
     return None
 
 
-@dataclass
+@record
 class Hunk:
     tag: str                        # replace | delete | insert
     a: Tuple[int, int]              # step index range in A
     b: Tuple[int, int]
 
 
-@dataclass
+@record
 class Comparison:
     a: Trace
     b: Trace

@@ -12,9 +12,10 @@ Same World settings and same inputs → same bytes out, on any host and at any t
 """
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field
 from typing import Dict
+
+from .digest import sha256
+from .record import field, record
 
 DEFAULT_CLOCK_START = 1704067200          # 2024-01-01T00:00:00Z
 DEFAULT_ENV = {
@@ -25,7 +26,7 @@ DEFAULT_ENV = {
 }
 
 
-@dataclass
+@record
 class World:
     seed: int = 0
     clock_start: int = DEFAULT_CLOCK_START
@@ -67,7 +68,7 @@ class World:
         out = bytearray()
         while len(out) < n:
             if not self._rand_pool:
-                self._rand_pool = hashlib.sha256(
+                self._rand_pool = sha256(
                     self.seed.to_bytes(8, "little", signed=True) + self._rand_counter.to_bytes(8, "little")).digest()
                 self._rand_counter += 1
             take = min(n - len(out), len(self._rand_pool))

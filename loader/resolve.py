@@ -9,7 +9,7 @@ a test checks it against what ld.so actually wrote into the GOT.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from emutrace.record import record
 from typing import Dict, List, Optional
 
 from .elf import STT_FUNC, STT_GNU_IFUNC, STT_TLS
@@ -19,7 +19,7 @@ from .modules import Module
 R_GLOB_DAT, R_JUMP_SLOT = 6, 7
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GotSlot:
     module: Module            # the module whose GOT holds the slot
     address: int              # absolute address of the slot

@@ -7,7 +7,7 @@ observer that turns syscalls into trace events, and the once-only "not implement
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from emutrace.record import field, record
 from typing import Callable, Dict, List, Optional
 
 from . import errno as E
@@ -42,7 +42,7 @@ class NoReturn:
 NORETURN = NoReturn()
 
 
-@dataclass
+@record
 class SigAction:
     handler: int = 0          # SIG_DFL
     flags: int = 0
@@ -50,7 +50,7 @@ class SigAction:
     mask: int = 0
 
 
-@dataclass(eq=False)              # a thread is itself: compared and hashed by identity
+@record(eq=False)              # a thread is itself: compared and hashed by identity
 class Thread:
     tid: int
     sigmask: int = 0

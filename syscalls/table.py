@@ -77,11 +77,11 @@ Classes are strace's: %file %desc %memory %process %signal %network %ipc %clock 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from emutrace.record import record
 from typing import Dict, Optional, Tuple
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Syscall:
     nr: int
     name: str

@@ -16,7 +16,7 @@ on every host, Linux, macOS or Windows.
 from __future__ import annotations
 
 import bz2
-import dataclasses
+from emutrace.record import record, replace as replace_record
 import errno as _errno
 import gzip
 import io
@@ -65,7 +65,7 @@ def is_tar_archive(path: str) -> bool:
         return False
 
 
-@dataclasses.dataclass
+@record
 class _Entry:
     stat: StatInfo
     info: Optional[tarfile.TarInfo] = None     # the member holding the data (hard links: the target)
@@ -239,13 +239,13 @@ class TarTree:
 
     # -- the tree interface (see vfs.DirTree) ----------------------------------------------
     def lstat(self, host: str) -> StatInfo:
-        return dataclasses.replace(self._entry(host)[1].stat)
+        return replace_record(self._entry(host)[1].stat)
 
     def stat(self, host: str) -> StatInfo:
         key, e = self._entry(host)
         for _ in range(MAX_LINKS):
             if e.stat.type != S_IFLNK:
-                return dataclasses.replace(e.stat)
+                return replace_record(e.stat)
             key = self._norm(posixpath.join(posixpath.dirname(key), e.target))
             e = self.entries.get(key)
             if e is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import stat as _st
-from dataclasses import dataclass, field
+from emutrace.record import field, record
 from typing import Callable, Dict, List, Optional, Tuple
 
 from . import errno as E
@@ -32,7 +32,7 @@ class VfsError(Exception):
         self.errno = errno
 
 
-@dataclass
+@record
 class StatInfo:
     """A Linux stat, independent of the host's struct."""
     mode: int
@@ -177,7 +177,7 @@ def open_tree(root: str):
 
 # ---------------------------------------------------------------- nodes
 
-@dataclass
+@record
 class OvNode:
     """A file, directory or symlink that exists only in the overlay."""
     stat: StatInfo
@@ -185,7 +185,7 @@ class OvNode:
     target: str = ""                                       # symlink target
 
 
-@dataclass
+@record
 class SynthNode:
     """A synthesized /proc or /dev entry."""
     mode: int
@@ -195,7 +195,7 @@ class SynthNode:
     device: str = ""                                       # character devices: null zero urandom
 
 
-@dataclass
+@record
 class Node:
     """What a resolved path names."""
     path: str                       # guest absolute path

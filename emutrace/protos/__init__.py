@@ -76,7 +76,7 @@ from __future__ import annotations
 import os
 import pickle
 import re
-from dataclasses import dataclass, field
+from emutrace.record import field, record
 from typing import Dict, Iterable, List, Optional, Tuple
 
 __all__ = [
@@ -104,24 +104,24 @@ class Expr:
     pass
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Const(Expr):
     value: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ArgRef(Expr):
     """argN (1-based); index 0 is the return value (``retval``/``arg0``)."""
     index: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EltRef(Expr):
     """eltN (1-based) of the surrounding structure."""
     index: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Zero(Expr):
     """Length of a zero-terminated array, at most ``limit`` elements (if given)."""
     limit: Optional[Expr] = None
@@ -339,7 +339,7 @@ class Struct(Type):
         return "struct(%s)" % ", ".join(repr(f) for f in self.fields)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FormatPack:
     """Marker for the arguments generated from a format string parameter.
 
@@ -349,7 +349,7 @@ class FormatPack:
     fmt_index: int
 
 
-@dataclass
+@record
 class Prototype:
     name: str
     ret: Type

@@ -1,0 +1,126 @@
+"""emutrace.record (the cheap dataclass) and the cached ELF model built from it."""
+import pickle
+from typing import ClassVar, List, Optional
+
+import pytest
+
+from emutrace.record import FrozenInstanceError, asdict, field, fields, record, replace
+
+
+@record
+class Point:
+    x: int
+    y: int = 0
+    tags: List[str] = field(default_factory=list)
+    note: Optional[str] = field(default=None, repr=False, compare=False)
+    kind: ClassVar[str] = "point"            # not a field
+
+
+@record(frozen=True)
+class Key:
+    name: str
+    version: Optional[str] = None
+
+
+@record(eq=False)
+class Node:
+    value: int
+
+
+@record
+class Checked:
+    lo: int
+    hi: int
+    width: int = field(default=0)
+
+    def __post_init__(self):
+        self.width = self.hi - self.lo
+
+
+def test_init_defaults_and_factories():
+    p = Point(1)
+    assert (p.x, p.y, p.tags, p.note) == (1, 0, [], None)
+    q = Point(2, y=3, tags=["a"])
+    assert q.tags == ["a"] and Point(1).tags is not p.tags      # a new list per instance
+    assert [f.name for f in fields(Point)] == ["x", "y", "tags", "note"]
+    assert Point.kind == "point" and Point.y == 0
+    with pytest.raises(TypeError):
+        Point()
+    with pytest.raises(TypeError):
+        Point(1, 2, [], None, 5)
+
+
+def test_repr_eq_and_hash_follow_dataclasses():
+    assert repr(Point(1, 2)) == "Point(x=1, y=2, tags=[])"          # note: repr=False
+    assert Point(1, 2, note="a") == Point(1, 2, note="b")           # note: compare=False
+    assert Point(1, 2) != Point(1, 3) and Point(1) != (1, 0, [], None)
+    with pytest.raises(TypeError):
+        hash(Point(1))                                              # mutable and == : unhashable
+    assert hash(Key("a")) == hash(Key("a")) and {Key("a"): 1}[Key("a")] == 1
+    a, b = Node(1), Node(1)
+    assert a != b and a == a and len({a, b}) == 2                   # eq=False: identity
+
+
+def test_frozen_records_refuse_assignment():
+    k = Key("a")
+    with pytest.raises(FrozenInstanceError):
+        k.name = "b"
+    with pytest.raises(AttributeError):
+        del k.version
+    assert replace(k, version="v1") == Key("a", "v1") and k.version is None
+
+
+def test_post_init_and_field_order_errors():
+    assert Checked(2, 10).width == 8
+    with pytest.raises(TypeError):
+        @record
+        class Bad:
+            a: int = 0
+            b: int
+    with pytest.raises(ValueError):
+        @record
+        class Shared:
+            items: list = []
+
+
+def test_asdict_copies_containers_and_nested_records():
+    @record
+    class Outer:
+        p: Point
+        keys: List[Key]
+    o = Outer(Point(1, tags=["t"]), [Key("k")])
+    d = asdict(o)
+    assert d == {"p": {"x": 1, "y": 0, "tags": ["t"], "note": None},
+                 "keys": [{"name": "k", "version": None}]}
+    d["p"]["tags"].append("u")
+    assert o.p.tags == ["t"]
+
+
+def test_records_pickle_round_trip():
+    for v in (Point(1, 2, ["a"]), Key("a", "v"), Checked(1, 4)):
+        assert pickle.loads(pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL)) == v
+    k = pickle.loads(pickle.dumps(Key("a")))
+    with pytest.raises(FrozenInstanceError):
+        k.name = "b"
+
+
+def test_elf_model_survives_the_cache_with_tuple_records(tmp_path, monkeypatch):
+    """Symbols, relocations, sections and segments are tuples that unpickle in C; a model read
+    back from the on-disk cache equals the parsed one, under whatever path it is read."""
+    import shutil
+    from loader import elf as E
+    monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
+    src = shutil.which("true") or "/bin/true"
+    data = open(src, "rb").read()
+    parsed = E.parse_elf(src, data)
+    E._MEMO.clear()
+    first = E.read_elf(src, data)                   # parsed and written to the cache
+    E._MEMO.clear()
+    again = E.read_elf("/elsewhere/true", data)     # read back from it
+    assert len(list((tmp_path / "cache").iterdir())) == 1
+    assert again.path == "/elsewhere/true" and first.path == src
+    for name in ("segments", "sections", "dynsyms", "symtab", "relocs", "plt_relocs"):
+        assert getattr(again, name) == getattr(parsed, name), name
+    sym = next(s for s in again.dynsyms if s.name)
+    assert type(sym) is E.Symbol and sym.defined == (sym.shndx != E.SHN_UNDEF)
+    assert sym._replace(size=1).size == 1 and sym.name == sym[0]
