@@ -77,13 +77,16 @@ class Tracer:
                              signal_name(info["si_signo"]), "", fields))
 
     def exited(self, proc, result):
-        from syscalls.xlat import signal_name
         if self.libcalls:
             self.libcalls.finish(proc)
         if self.functions:
             self.functions.finish(proc)
+        name = ""
+        if result.signal:
+            from syscalls.xlat import signal_name       # (only then: the tables take ~2 ms to load)
+            name = signal_name(result.signal)
         self.emit(Exit(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, result.status, result.signal,
-                       signal_name(result.signal) if result.signal else "", result.core))
+                       name, result.core))
 
 
 def split_filters(cfg):

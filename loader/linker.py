@@ -16,7 +16,7 @@ from syscalls import errno as E
 from syscalls.vfs import VfsError
 
 from .elf import (DT_INIT, DT_INIT_ARRAY, DT_INIT_ARRAYSZ, DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ, ET_DYN,
-                  STB_LOCAL, STB_WEAK, STT_GNU_IFUNC, ElfFile, Reloc, Symbol, read_elf)
+                  SHN_UNDEF, STB_LOCAL, STB_WEAK, STT_GNU_IFUNC, ElfFile, Reloc, Symbol, read_elf)
 from .modules import Module
 
 DEFAULT_DIRS = ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib")
@@ -116,11 +116,11 @@ class Scope:
         self.tables: List[Dict[str, List[Symbol]]] = []
         for i, m in enumerate(modules):
             t: Dict[str, List[Symbol]] = {}
-            for s in m.elf.dynsyms:
-                if not s.name or s.bind == STB_LOCAL:
+            canonical = i == 0 and m.elf.type != ET_DYN
+            for s in m.elf.dynsyms:             # (libc's 3,000 symbols: kept to plain tuple reads)
+                if s.bind == STB_LOCAL or not s.name:
                     continue
-                canonical_plt = i == 0 and not s.defined and s.value and m.elf.type != ET_DYN
-                if s.defined or canonical_plt:
+                if s.shndx != SHN_UNDEF or (canonical and s.value):
                     t.setdefault(s.name, []).append(s)
             self.tables.append(t)
 
