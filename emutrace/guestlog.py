@@ -61,6 +61,7 @@ SHADOW_ENTRY = 40                  # shadow stack entry: return slot, return add
                                    # output argument's address and size
 OUT_MAX = 512                      # the largest output argument copied at the return
 RET_TAG = (1 << 64) - 1
+_NO_FRAME = 1 << 64                # above every stack address: no frame open
 RING_SIZE = 256 << 10
 SHADOW_SIZE = 64 << 10             # ~2700 open calls per thread; doubled when full
 # Where emutrace's pages go: away from where the program's own mmaps land (top-down from below
@@ -156,8 +157,8 @@ class FastSite:
     """A call site logged by guest code: its tag in the records, the layout of its record, and
     `left(record words, data, offset)`: its shown arguments rendered from the record, and
     `leaf(...)`: the whole line of a call that returned before any other was logged."""
-    __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left", "leaf", "ret_string", "out",
-                 "pair", "pair_end")
+    __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left", "leaf", "quick", "ret_string",
+                 "out", "pair", "pair_end")
 
     def __init__(self, tag: int, site, plan, caps, entry: int):
         self.tag = tag
@@ -177,14 +178,22 @@ class FastSite:
         self.pair_end = off + RET_SIZE
         self.left = _left_renderer(plan, self.strings)
         self.leaf = self._first_leaf         # compiled on first use: most sites are never called
+        self.quick = self._first_quick
         # a returned C string (strchr, getenv...): the return trampoline copies it
         self.ret_string = plan.ret is not None and not getattr(plan.ret, "word_only", False)
         # an output argument (clock_gettime's timespec): the return trampoline copies it
         self.out = output_of(plan) if plan.right is not None else None
 
+    def _compile(self):
+        self.leaf, self.quick = _leaf_renderer(self.site.display, self.plan, self.strings, self.size)
+
     def _first_leaf(self, w, data, off, rax, suffix):
-        self.leaf = _leaf_renderer(self.site.display, self.plan, self.strings)
+        self._compile()
         return self.leaf(w, data, off, rax, suffix)
+
+    def _first_quick(self, data, off, top, suffix):
+        self._compile()
+        return self.quick(data, off, top, suffix)
 
 
 def _left_renderer(plan, strings):
@@ -219,10 +228,14 @@ QUOTED_MAX = 1 << 16               # quoted C strings kept, by their bytes
 _QUOTED: Dict[bytes, str] = {}
 
 
-def _leaf_renderer(display: str, plan, strings):
-    """fn(w, data, off, rax, suffix) -> the finished line of a leaf call whose return captured
-    nothing: what decode's general path makes of it, compiled into one function for the site
-    (renderers that are plain expressions inlined).
+def _leaf_renderer(display: str, plan, strings, size: int):
+    """(leaf, quick) for a site, compiled from one body (renderers that are plain expressions
+    inlined). leaf(w, data, off, rax, suffix) is the finished line of a leaf call whose return
+    captured nothing: what decode's general path makes of it. quick(data, off, top, suffix) is
+    the same from the record pair at data[off:] (the call record, its return record right after
+    it), or None when that is not such a leaf call, or a frame at `top` or below is open: one
+    unpack of only the words the line shows, the check and the line in one call, as decode's
+    loop over runs of leaf calls needs.
 
     A line that depends only on what the function keys it by is kept (up to MEMO_MAX per site):
     the argument words, the bytes of C-string arguments up to their NUL, and rax. So a call
@@ -232,24 +245,27 @@ def _leaf_renderer(display: str, plan, strings):
     at = {i: (a_off, cap, j) for i, a_off, cap, j in strings}
     env = {"memo": {}, "MEMO_MAX": MEMO_MAX, "Q": _QUOTED, "QUOTED_MAX": QUOTED_MAX, "P": display + "(",
            "esc": escape_bytes}
+    used = set()        # the argument words (1-6) the line reads
     exprs = []          # each shown argument's text, as an expression
     key = []            # what the line depends on, when that is known (None: not memoized)
     pre = []            # statements before the key is built (C strings' bytes)
     fill = []           # statements run only when the line is not kept
     for k, (i, fn) in enumerate(plan.left_items):
-        word = f"w[{i + 1}]"
+        word = f"w{i + 1}"
+        used.add(i + 1)
         if i in at:
             a_off, cap, j = at[i]
             env[f"f{k}"] = fn.from_bytes
             limit = getattr(fn.from_bytes, "limit", None)
             if j is None and limit is not None:
                 # a C string: its text is its bytes up to the NUL, quoted (see string_from)
-                pre += [f"a{k} = data[off + {a_off}:off + {a_off + cap}]",
-                        f"n{k} = a{k}.find(b'\\0')",
-                        f"b{k} = a{k}[:n{k}] if 0 <= n{k} < {limit} and {word} else None"]
+                # (the NUL is searched in place: one slice, the string's, per call)
+                pre += [f"n{k} = data.find(b'\\0', off + {a_off}, off + {a_off + cap})",
+                        f"b{k} = data[off + {a_off}:n{k}] if 0 <= n{k} - off - {a_off} < {limit} and {word} "
+                        f"else None"]
                 fill += [f"s{k} = Q.get(b{k}) if b{k} is not None else None",
                          f"if s{k} is None:",
-                         f"    s{k} = f{k}({word}, a{k})",
+                         f"    s{k} = f{k}({word}, data[off + {a_off}:off + {a_off + cap}])",
                          f"    if b{k} is not None and len(Q) < QUOTED_MAX:",
                          f"        Q[b{k}] = s{k}"]
                 exprs.append(f"s{k}")
@@ -259,14 +275,16 @@ def _leaf_renderer(display: str, plan, strings):
             if j is not None and j != FIXED and limit is not None:
                 # a buffer and its length, all copied (the quick path has no faults): see
                 # bounded_from
-                n = f"w[{j + 1}]"
+                n = f"w{j + 1}"
+                used.add(j + 1)
                 exprs.append(f"('\"' + esc(data[off + {a_off}:off + {a_off} + ({n} if {n} < {limit} else {limit})])"
                              f" + ('\"...' if {n} >= {limit} else '\"') if {word} else 'nil')")
             elif j is None or j == FIXED:
                 exprs.append(f"f{k}({word}, data[off + {a_off}:off + {a_off + cap}])")
             else:
-                exprs.append(f"f{k}({word}, data[off + {a_off}:off + {a_off} + min(w[{j + 1}], {cap})], "
-                             f"w[{j + 1}])")
+                used.add(j + 1)
+                exprs.append(f"f{k}({word}, data[off + {a_off}:off + {a_off} + min(w{j + 1}, {cap})], "
+                             f"w{j + 1})")
             key = None
             continue
         inline = getattr(fn, "inline", None)
@@ -294,19 +312,34 @@ def _leaf_renderer(display: str, plan, strings):
     fill += [f"text = {text}",
              f"pad = {_ALIGN_PAD} - len(text)",
              f"line = text + (\") \" + \" \" * pad if pad > 0 else \") \") + \"= \" + {rexpr}"]
-    src = ["def leaf(w, data, off, rax, suffix):"] + ["    " + x for x in pre]
+    body = ["    " + x for x in pre]
     if key is not None:
         strings_ok = " and ".join(f"b{k} is not None" for k in range(len(exprs)) if f"b{k}" in key)
-        src += [f"    key = ({', '.join(key + ['rax'])},)" + (f" if {strings_ok} else None" if strings_ok else ""),
-                "    line = memo.get(key) if key is not None else None",
-                "    if line is None:"] + ["        " + x for x in fill] + [
-                "        if key is not None and len(memo) < MEMO_MAX:",
-                "            memo[key] = line"]
+        body += [f"    key = ({', '.join(key + ['rax'])},)" + (f" if {strings_ok} else None" if strings_ok else ""),
+                 "    line = memo.get(key) if key is not None else None",
+                 "    if line is None:"] + ["        " + x for x in fill] + [
+                 "        if key is not None and len(memo) < MEMO_MAX:",
+                 "            memo[key] = line"]
     else:
-        src += ["    " + x for x in fill]
-    src.append("    return line + suffix")
+        body += ["    " + x for x in fill]
+    body.append("    return line + suffix")
+    words = sorted(used)
+    leaf = ["def leaf(w, data, off, rax, suffix):"]
+    if words:
+        leaf.append(f"    {', '.join(f'w{i}' for i in words)}, = {', '.join(f'w[{i}]' for i in words)},")
+    # quick's unpack: the used words, the slot and return address, and the return record after
+    # the string areas (RET_TAG, slot, return address, rax, captured?, output bytes)
+    layout = "".join("Q" if i in used else "8x" for i in range(1, 7))
+    env["U"] = struct.Struct(f"<8x{layout}QQ{size - HEAD}x6Q").unpack_from
+    env["RET_TAG"] = RET_TAG
+    names = [f"w{i}" for i in words] + ["slot", "ret", "tag", "rslot", "rret", "rax", "captured", "outn"]
+    quick = [f"def quick(data, off, top, suffix):",
+             f"    {', '.join(names)}, = U(data, off)",
+             "    if tag != RET_TAG or rslot != slot or rret != ret or captured or outn or top <= slot:",
+             "        return None"]
+    src = leaf + body + quick + body
     exec(compile("\n".join(src) + "\n", f"<leaf {display}>", "exec"), env)
-    return env["leaf"]
+    return env["leaf"], env["quick"]
 
 
 def area_size(cap: int) -> int:
@@ -784,6 +817,7 @@ class GuestLog:
         sink = tracer.leaf_out
         suffix = sink.leaf_suffix if sink is not None else ""
         lines: List[str] = []
+        append = lines.append
         now = tracer.session.world.elapsed_ns
         rt = self.ret_tramp
         live = tracer.mem_view(proc)
@@ -803,7 +837,7 @@ class GuestLog:
                     rsp = slot + 8
                     if lines:
                         sink.leaf_lines(lines)
-                        lines = []
+                        lines.clear()
                     while stack and stack[-1].rsp < rsp:
                         frame = stack.pop()
                         if frame.rsp == slot and (frame.ret_addr == orig or frame.ret_addr == rt):
@@ -814,15 +848,27 @@ class GuestLog:
                             frame.owner.unwound(proc, frame)
                     continue
                 fs = sites[unpack_tag(data, off)[0]]
-                if quick and off + fs.pair_end <= n:
-                    # v: tag, 6 words, slot, return address | RET_TAG, slot, return address,
-                    # rax, captured?, output bytes
-                    v = fs.pair(data, off)
-                    if v[9] == RET_TAG and v[10] == v[7] and v[11] == v[8] and not (v[13] or v[14]) \
-                            and (not stack or stack[-1].rsp > v[7]):
-                        calls.next_id += 1
-                        lines.append(fs.leaf(v, data, off, v[12], suffix))
-                        off += fs.pair_end
+                if quick:
+                    # runs of leaf calls whose returns captured nothing, the common case, in a
+                    # loop of their own (it is most of a traced call's cost: kept to the least
+                    # work; FastSite.quick checks and renders a pair in one call)
+                    top = stack[-1].rsp if stack else _NO_FRAME
+                    run = 0
+                    while True:
+                        end = off + fs.pair_end
+                        if end > n:
+                            break
+                        line = fs.quick(data, off, top, suffix)
+                        if line is None:
+                            break
+                        append(line)
+                        run += 1
+                        off = end
+                        if off >= n or data[off + 7] == 0xFF:
+                            break
+                        fs = sites[unpack_tag(data, off)[0]]
+                    if run:
+                        calls.next_id += run
                         continue
                 w = unpack_head(data, off)
                 slot, ret = w[7], w[8]
@@ -831,7 +877,7 @@ class GuestLog:
                     if top.rsp < slot or (top.rsp == slot and ret != rt and top.ret_addr != ret):
                         if lines:
                             sink.leaf_lines(lines)
-                            lines = []
+                            lines.clear()
                         calls.unwind_to(proc, stack, slot, ret)
                 plan = fs.plan
                 nxt = off + fs.size
@@ -867,7 +913,7 @@ class GuestLog:
                     left = self._left(w, data, off, start, fs)
                 if lines:
                     sink.leaf_lines(lines)
-                    lines = []
+                    lines.clear()
                 site = fs.site
                 words = w[1:7]
                 st = FastCallState(site.name, site.display, plan, words, site.display + "(" + ", ".join(left), left)

@@ -308,10 +308,11 @@ def test_renderers_from_captured_bytes_match_live_memory(limit):
 def test_leaf_lines_compiled_per_site_match_the_general_path():
     """A leaf call's line comes from one function compiled per site (renderers inlined, lines of
     word-only sites kept): the same text as the renderers assembled one by one, for repeated and
-    for changing values."""
+    for changing values; `quick` makes it from the record pair itself, and refuses a pair that
+    is not a leaf call whose return captured nothing, or that sits below an open frame."""
     import random
     import struct
-    from emutrace.guestlog import (HEAD, _ALIGN_PAD, _leaf_renderer, _left_renderer, area_size,
+    from emutrace.guestlog import (HEAD, RET_TAG, _ALIGN_PAD, _leaf_renderer, _left_renderer, area_size,
                                    capture_plan)
     from emutrace.protos import parse_conf
     from emutrace.values import CallFormatter
@@ -327,11 +328,12 @@ def test_leaf_lines_compiled_per_site_match_the_general_path():
         for i, cap, j in caps:
             strings.append((i, off, cap, j))
             off += area_size(cap)
-        leaf = _leaf_renderer(name, plan, tuple(strings))
+        leaf, quick = _leaf_renderer(name, plan, tuple(strings), off)
         left = _left_renderer(plan, tuple(strings))
         values = [rng.choice([0, 1, 5, 7, 8, 9, 64, 0xFFFFFFFF, 1 << 63, rng.getrandbits(64)]) for _ in range(40)]
         for k in range(200):
-            w = (7, *[values[(k * 7 + a) % len(values)] if k % 3 else values[a] for a in range(6)], 0, 0)
+            slot, ret_addr = 0x7ffd0000 - 16 * (k % 5), 0x401000 + k % 3
+            w = (7, *[values[(k * 7 + a) % len(values)] if k % 3 else values[a] for a in range(6)], slot, ret_addr)
             data = bytearray(struct.pack("<9Q", *w)) + bytes(off - HEAD)
             for _i, a_off, cap, _j in strings:
                 text = bytes(rng.choice(b"ab\t\"\x01") for _ in range(rng.randrange(12))) + b"\0"
@@ -342,3 +344,10 @@ def test_leaf_lines_compiled_per_site_match_the_general_path():
             r = plan.ret(rax, None) if plan.ret is not None else None
             want += (") " + " " * pad if pad > 0 else ") ") + "= " + ("<void>" if r is None else r) + "\n"
             assert leaf(w, bytes(data), 0, rax, "\n") == want, (name, w, rax)
+            pair = bytes(data) + struct.pack("<6Q", RET_TAG, slot, ret_addr, rax, 0, 0)
+            assert quick(pair, 0, 1 << 64, "\n") == want and quick(pair, 0, slot + 8, "\n") == want
+            assert quick(pair, 0, slot, "\n") is None                 # a frame open at the slot
+            for bad in ((RET_TAG, slot + 8, ret_addr, rax, 0, 0), (RET_TAG, slot, ret_addr + 1, rax, 0, 0),
+                        (RET_TAG, slot, ret_addr, rax, 1, 0), (RET_TAG, slot, ret_addr, rax, 0, 16),
+                        (7, slot, ret_addr, rax, 0, 0)):
+                assert quick(bytes(data) + struct.pack("<6Q", *bad), 0, 1 << 64, "\n") is None, bad
