@@ -113,6 +113,10 @@ def quote_string(data: bytes, force_hex: bool = False, quotes: bool = True,
     the shortest octal escape (\\0, \\33, \\177) unless an octal digit follows (then 3 digits).
     force_hex prints every byte as \\xNN (getrandom). extra_escape: characters printed in octal
     too (strace -y escapes < and > in paths)."""
+    if not force_hex and not extra_escape and data.isascii():
+        text = data.decode("ascii")
+        if text.isprintable() and '"' not in text and "\\" not in text:
+            return f'"{text}"' if quotes else text         # (most strings: nothing to escape)
     out = []
     n = len(data)
     if force_hex:
@@ -238,6 +242,20 @@ class _Args:
 _parse_kind = functools.lru_cache(maxsize=None)(_table.parse_kind)   # a few hundred distinct kinds
 
 
+def _plan_of(kinds) -> list:
+    """(decoder, parameter, argument index, base kind) per decoded argument of a row's kinds:
+    parsed once per distinct argument list, not at every call."""
+    plan = []
+    for i, kind in enumerate(kinds):
+        base, param = _parse_kind(kind)
+        if base != "skip":
+            plan.append((_KIND.get(base, _k_default), param, i, base))
+    return plan
+
+
+_PLANS: Dict[tuple, list] = {}
+
+
 class _State:
     """What enter() learned; pass it back to exit()/unfinished()/resumed()/no_return()."""
 
@@ -289,7 +307,15 @@ class SyscallFormatter:
 
     def exit(self, state: _State, ret: int, mem, col: int = 0) -> str:
         ret = _s64(ret)
-        head = f"{state.name}({state.a.entry}{state.a.exit_text(ret, mem)})"
+        a = state.a
+        items = a.items
+        if not items:
+            head = f"{state.name}({a.entry})"
+        elif len(items) == 1:
+            sep, fn = items[0]
+            head = f"{state.name}({a.entry}{sep}{fn(ret, mem)})"
+        else:
+            head = f"{state.name}({a.entry}{a.exit_text(ret, mem)})"
         return self._finish(head, self._ret_text(state, ret, mem), col)
 
     def unfinished(self, state: _State) -> str:
@@ -388,14 +414,12 @@ class SyscallFormatter:
 
     # ------------------------------------------------------------------ generic decoding
     def _generic(self, st: _State, mem, kinds: Sequence[str]):
-        raw = 0
-        for kind in kinds:
-            base, param = _parse_kind(kind)
-            i = raw
-            raw += 1
-            if base == "skip":
-                continue
-            self._kind(st, mem, base, param, i)
+        plan = _PLANS.get(kinds)
+        if plan is None:
+            plan = _PLANS[kinds] = _plan_of(kinds)
+        args = st.args
+        for decode, param, i, base in plan:
+            decode(self, st, mem, args[i], param, i, base)
 
     def _kind(self, st: _State, mem, base: str, param, i: int):
         _KIND.get(base, _k_default)(self, st, mem, st.args[i], param, i, base)
@@ -812,12 +836,17 @@ def _fmt_ioprio(v: int) -> str:
     return (f"IOPRIO_PRIO_VALUE({_x.format_enum('ioprio_class', v >> 13)}, {v & 0x1fff})")
 
 
+_PLAIN_RETURNS = frozenset(("int", "long", "ssize", "size", "ulong", "uint"))   # printed as a number
+
+
 def format_return(ret: int, kind: str = "int", fmt: Optional[SyscallFormatter] = None,
                   never_fails: bool = False) -> str:
     """The text after '= ': '3', '0x7f...', '-1 ENOENT (No such file or directory)',
     '? ERESTARTSYS (To be restarted if SA_RESTART is set)', '10 (SIGUSR1)'. never_fails: the
     value is never an error (getpid, umask: strace's NF flag)."""
     ret = _s64(ret)
+    if ret >= 0 and kind in _PLAIN_RETURNS:
+        return str(ret)
     if _is_error(ret) and not never_fails:
         err = -ret
         if err in _ERESTART:

@@ -2355,3 +2355,18 @@ def test_random_input_never_raises():
                 line = f.exit(st, ret, mem)
                 f.resumed(st, ret, mem)
                 assert line.startswith(row.name + "(")
+
+
+def test_quote_string_plain_text_shortcut_matches_the_byte_loop():
+    """Text with nothing to escape skips the byte-by-byte loop; the result is the loop's. (An
+    extra_escape of NUL forces the loop and changes nothing for data without NUL.)"""
+    import random
+    from syscalls.strace import quote_string
+    rng = random.Random(7)
+    alphabets = [bytes(range(0x20, 0x7f)), b"ab\"\\ \t\n\x7f\x80\xff01234567", bytes(range(1, 256))]
+    for k in range(3000):
+        alphabet = alphabets[k % 3]
+        data = bytes(rng.choice(alphabet) for _ in range(rng.randrange(40)))
+        for quotes in (True, False):
+            assert quote_string(data, quotes=quotes) == quote_string(data, quotes=quotes, extra_escape="\0"), data
+    assert quote_string(b'say "hi"\\') == '"say \\"hi\\"\\\\"'
