@@ -2,7 +2,9 @@
 
 Entries are keyed by a hash of everything they were made from (file contents or identity,
 emutrace's version) and written atomically; an unwritable cache directory just means no cache.
-The directory is $EMUTRACE_CACHE, else $XDG_CACHE_HOME/emutrace, else ~/.cache/emutrace.
+The directory is $EMUTRACE_CACHE, else $XDG_CACHE_HOME/emutrace, else ~/.cache/emutrace; an
+empty $EMUTRACE_CACHE turns the cache off. It is kept under MAX_BYTES: a write that finds more
+removes the entries used longest ago (a hit marks its entry used).
 """
 from __future__ import annotations
 
@@ -31,6 +33,9 @@ def key_of(parts: Iterable[bytes]) -> str:
     return h.hexdigest()[:32]
 
 
+MAX_BYTES = 256 << 20            # every library of a large system, parsed, takes less
+
+
 def cached(kind: str, key: str, make: Callable[[], Any]) -> Any:
     """make() once per key; later calls load the pickle."""
     d = cache_dir()
@@ -38,7 +43,12 @@ def cached(kind: str, key: str, make: Callable[[], Any]) -> Any:
     if path:
         try:
             with open(path, "rb") as f:
-                return pickle.load(f)
+                value = pickle.load(f)
+            try:
+                os.utime(path)              # used now: pruned last
+            except OSError:
+                pass
+            return value
         except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError,
                 KeyError, ValueError, IndexError):
             pass
@@ -50,9 +60,38 @@ def cached(kind: str, key: str, make: Callable[[], Any]) -> Any:
             with os.fdopen(fd, "wb") as f:
                 pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, path)
+            prune(d)
         except (OSError, pickle.PicklingError, TypeError, AttributeError):
             try:
                 os.unlink(tmp)
             except (OSError, UnboundLocalError):
                 pass
     return value
+
+
+def prune(d: str, limit: Optional[int] = None) -> None:
+    """Remove the entries of directory d used longest ago until they take under 3/4 of the
+    limit (MAX_BYTES), when they take more."""
+    limit = MAX_BYTES if limit is None else limit
+    entries = []
+    total = 0
+    try:
+        with os.scandir(d) as it:
+            for e in it:
+                if e.name.endswith(".pickle") and e.is_file(follow_symlinks=False):
+                    st = e.stat(follow_symlinks=False)
+                    entries.append((st.st_mtime_ns, st.st_size, e.path))
+                    total += st.st_size
+    except OSError:
+        return
+    if total <= limit:
+        return
+    entries.sort()
+    for _, size, path in entries:
+        if total <= limit * 3 // 4:
+            break
+        try:
+            os.unlink(path)
+            total -= size
+        except OSError:
+            pass

@@ -52,3 +52,21 @@ def test_fpu_starts_as_linux(tmp_path):
     assert e.stdout == b"0.1428571428571428571428571429\n"
     e = emutrace(["--no-trace", "/usr/bin/printf", "%.20Lf\\n", "3.14159265358979323846"])
     assert e.stdout == b"3.14159265358979323851\n"
+
+
+def test_metadata_cache_is_kept_under_its_limit_dropping_the_least_recently_used(tmp_path, monkeypatch):
+    import os
+    from emutrace import cache
+    d = tmp_path / "c"
+    monkeypatch.setenv("EMUTRACE_CACHE", str(d))
+    for k in range(8):
+        assert cache.cached("t", f"k{k}", lambda k=k: bytes(1000) + bytes([k])) == bytes(1000) + bytes([k])
+        os.utime(d / f"t-k{k}.pickle", ns=(10**18 + k * 10**9,) * 2)     # written in order
+    assert cache.cached("t", "k0", lambda: b"remade") == bytes(1000) + b"\0"   # a hit: k0 used now
+    size = sum(p.stat().st_size for p in d.iterdir())
+    cache.prune(str(d), limit=size // 2)
+    left = sorted(p.name for p in d.iterdir())
+    assert "t-k0.pickle" in left and "t-k1.pickle" not in left and "t-k7.pickle" in left
+    assert sum(p.stat().st_size for p in d.iterdir()) <= size // 2 * 3 // 4
+    monkeypatch.setenv("EMUTRACE_CACHE", "")                                 # off
+    assert cache.cache_dir() is None and cache.cached("t", "k7", lambda: b"made") == b"made"
