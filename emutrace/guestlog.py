@@ -184,15 +184,15 @@ class FastSite:
         # an output argument (clock_gettime's timespec): the return trampoline copies it
         self.out = output_of(plan) if plan.right is not None else None
 
-    def _compile(self):
-        self.leaf, self.quick = _leaf_renderer(self.site.display, self.plan, self.strings, self.size)
+    def _compile(self, suffix: str):
+        self.leaf, self.quick = _leaf_renderer(self.site.display, self.plan, self.strings, self.size, suffix)
 
     def _first_leaf(self, w, data, off, rax, suffix):
-        self._compile()
+        self._compile(suffix)
         return self.leaf(w, data, off, rax, suffix)
 
     def _first_quick(self, data, off, top, suffix):
-        self._compile()
+        self._compile(suffix)
         return self.quick(data, off, top, suffix)
 
 
@@ -228,7 +228,7 @@ QUOTED_MAX = 1 << 16               # quoted C strings kept, by their bytes
 _QUOTED: Dict[bytes, str] = {}
 
 
-def _leaf_renderer(display: str, plan, strings, size: int):
+def _leaf_renderer(display: str, plan, strings, size: int, suffix: str = "\n"):
     """(leaf, quick) for a site, compiled from one body (renderers that are plain expressions
     inlined). leaf(w, data, off, rax, suffix) is the finished line of a leaf call whose return
     captured nothing: what decode's general path makes of it. quick(data, off, top, suffix) is
@@ -312,32 +312,42 @@ def _leaf_renderer(display: str, plan, strings, size: int):
     fill += [f"text = {text}",
              f"pad = {_ALIGN_PAD} - len(text)",
              f"line = text + (\") \" + \" \" * pad if pad > 0 else \") \") + \"= \" + {rexpr}"]
-    body = ["    " + x for x in pre]
-    if key is not None:
+    def body(memo: str, tail: str, kept_with_tail: bool) -> List[str]:
+        """The line's statements: from the site's memo or made, and `tail` after it (kept in the
+        memo with the line when the tail cannot change)."""
+        out = ["    " + x for x in pre]
+        if key is None:
+            return out + ["    " + x for x in fill] + [f"    return line + {tail}"]
         strings_ok = " and ".join(f"b{k} is not None" for k in range(len(exprs)) if f"b{k}" in key)
-        body += [f"    key = ({', '.join(key + ['rax'])},)" + (f" if {strings_ok} else None" if strings_ok else ""),
-                 "    line = memo.get(key) if key is not None else None",
-                 "    if line is None:"] + ["        " + x for x in fill] + [
-                 "        if key is not None and len(memo) < MEMO_MAX:",
-                 "            memo[key] = line"]
-    else:
-        body += ["    " + x for x in fill]
-    body.append("    return line + suffix")
+        out += [f"    key = ({', '.join(key + ['rax'])},)" + (f" if {strings_ok} else None" if strings_ok else ""),
+                f"    line = {memo}.get(key) if key is not None else None",
+                "    if line is None:"] + ["        " + x for x in fill]
+        if kept_with_tail:
+            out.append(f"        line += {tail}")
+        out += [f"        if key is not None and len({memo}) < MEMO_MAX:",
+                f"            {memo}[key] = line",
+                "    return line" if kept_with_tail else f"    return line + {tail}"]
+        return out
     words = sorted(used)
     leaf = ["def leaf(w, data, off, rax, suffix):"]
     if words:
         leaf.append(f"    {', '.join(f'w{i}' for i in words)}, = {', '.join(f'w[{i}]' for i in words)},")
     # quick's unpack: the used words, the slot and return address, and the return record after
-    # the string areas (RET_TAG, slot, return address, rax, captured?, output bytes)
+    # the string areas (RET_TAG, slot, return address, rax, captured?, output bytes). Its lines
+    # are kept with the suffix they were made with (SUF, the sink's, which does not change): a
+    # call with another one is left to the general path.
     layout = "".join("Q" if i in used else "8x" for i in range(1, 7))
     env["U"] = struct.Struct(f"<8x{layout}QQ{size - HEAD}x6Q").unpack_from
     env["RET_TAG"] = RET_TAG
+    env["SUF"] = suffix
+    env["qmemo"] = {}
     names = [f"w{i}" for i in words] + ["slot", "ret", "tag", "rslot", "rret", "rax", "captured", "outn"]
     quick = [f"def quick(data, off, top, suffix):",
              f"    {', '.join(names)}, = U(data, off)",
-             "    if tag != RET_TAG or rslot != slot or rret != ret or captured or outn or top <= slot:",
+             "    if tag != RET_TAG or rslot != slot or rret != ret or captured or outn or top <= slot \\",
+             "            or suffix is not SUF:",
              "        return None"]
-    src = leaf + body + quick + body
+    src = leaf + body("memo", "suffix", False) + quick + body("qmemo", "SUF", True)
     exec(compile("\n".join(src) + "\n", f"<leaf {display}>", "exec"), env)
     return env["leaf"], env["quick"]
 
@@ -853,7 +863,7 @@ class GuestLog:
                     # loop of their own (it is most of a traced call's cost: kept to the least
                     # work; FastSite.quick checks and renders a pair in one call)
                     top = stack[-1].rsp if stack else _NO_FRAME
-                    run = 0
+                    before = len(lines)
                     while True:
                         end = off + fs.pair_end
                         if end > n:
@@ -862,13 +872,12 @@ class GuestLog:
                         if line is None:
                             break
                         append(line)
-                        run += 1
                         off = end
                         if off >= n or data[off + 7] == 0xFF:
                             break
                         fs = sites[unpack_tag(data, off)[0]]
-                    if run:
-                        calls.next_id += run
+                    if len(lines) > before:
+                        calls.next_id += len(lines) - before
                         continue
                 w = unpack_head(data, off)
                 slot, ret = w[7], w[8]

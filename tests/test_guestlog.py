@@ -347,6 +347,7 @@ def test_leaf_lines_compiled_per_site_match_the_general_path():
             pair = bytes(data) + struct.pack("<6Q", RET_TAG, slot, ret_addr, rax, 0, 0)
             assert quick(pair, 0, 1 << 64, "\n") == want and quick(pair, 0, slot + 8, "\n") == want
             assert quick(pair, 0, slot, "\n") is None                 # a frame open at the slot
+            assert quick(pair, 0, 1 << 64, " <0.000000>\n") is None    # not the suffix it keeps
             for bad in ((RET_TAG, slot + 8, ret_addr, rax, 0, 0), (RET_TAG, slot, ret_addr + 1, rax, 0, 0),
                         (RET_TAG, slot, ret_addr, rax, 1, 0), (RET_TAG, slot, ret_addr, rax, 0, 16),
                         (7, slot, ret_addr, rax, 0, 0)):
