@@ -88,7 +88,6 @@ class Session:
         self.kernel.on_mmap = self._on_mmap
         self.kernel.on_exec = self._on_exec
         self.kernel.on_fork = self._on_fork
-        self._elf_cache = {}
         self.kernel.current = None
         self.kernel.pids = lambda: [p.pid for p in self.kernel.sched.procs]
         self.kernel.process = lambda pid: next((p for p in self.kernel.sched.procs if p.pid == pid), None)
@@ -239,13 +238,11 @@ class Session:
             return
         from loader.elf import ElfError, read_elf
         from loader.modules import Module
-        elf = self._elf_cache.get(f.path)
-        if elf is None:
-            try:
-                elf = read_elf(f.path, f.pread(f.size(), 0))
-            except ElfError:
-                return
-            self._elf_cache[f.path] = elf
+        try:
+            version = f.version()               # (before reading: see DirTree.read_versioned)
+            elf = read_elf(f.path, f.pread(f.size(), 0), version)
+        except ElfError:
+            return
         lo, _ = elf.span()
         module = Module(f.path, elf, start - lo)
         proc.modules.append(module)

@@ -434,13 +434,23 @@ def _symbol_versions(elf: ElfFile, strtab: bytes, count: int) -> Optional[List[T
 _MEMO: Dict[Tuple[str, bytes], ElfFile] = {}
 
 
-def read_elf(path: str, data: bytes) -> ElfFile:
-    """parse_elf, parsed once per content: memoized in this process (every exec of a shell loop
-    maps the same ld.so and libc) and cached on disk (emutrace.cache) so a warm run parses
-    nothing. The cached model leaves out the file's bytes, which the caller already holds."""
+def read_elf(path: str, data: bytes, version: Optional[tuple] = None) -> ElfFile:
+    """parse_elf, parsed once per file version: memoized in this process (every exec of a shell
+    loop maps the same ld.so and libc) and cached on disk (emutrace.cache) so a warm run parses
+    nothing. The cached model leaves out the file's bytes, which the caller already holds.
+
+    `version` names the host file's exact version (vfs.host_version: inode, size, modification
+    and change times), when the caller read one: then nothing hashes the contents, which cost
+    more than the rest of a warm read (libc is 2 MB, and a run reads it twice). Without one (a
+    file the guest wrote, a tar root's member) the contents are hashed."""
     from emutrace.digest import blake2b
-    digest = blake2b(data, digest_size=20).digest()
-    hit = _MEMO.get((path, digest))
+    if version is not None:
+        ident = b"v" + repr(version).encode()
+        memo_key = (path, version)
+    else:
+        ident = b"c" + blake2b(data, digest_size=20).digest()
+        memo_key = (path, ident)
+    hit = _MEMO.get(memo_key)
     if hit is not None:
         return hit
     try:
@@ -452,11 +462,11 @@ def read_elf(path: str, data: bytes) -> ElfFile:
             model = parse_elf(path, data)
             model.data = b""
             return model
-        # keyed by content alone (the same library under another path, a test's copy, is one
-        # entry); the path is the caller's
-        elf = cached("elf", digest.hex(), parse_without_bytes)
+        # contents (or a version of a host file) alone: the same library under another guest
+        # path, a test's copy, is one entry; the path is the caller's
+        elf = cached("elf", blake2b(ident, digest_size=20).hexdigest(), parse_without_bytes)
         elf = ElfFile(**{**elf.__dict__, "data": data, "path": path})
     if len(_MEMO) > 256:
         _MEMO.clear()
-    _MEMO[(path, digest)] = elf
+    _MEMO[memo_key] = elf
     return elf

@@ -39,7 +39,7 @@ def _prot(flags: int) -> int:
 
 
 def read_guest_file(vfs, path: str, base: str) -> tuple:
-    """(canonical guest path, bytes) of an executable file, or ExecError."""
+    """(canonical guest path, bytes, host version or None) of an executable file, or ExecError."""
     try:
         canon, node = vfs.resolve(path, base)
     except VfsError as e:
@@ -51,20 +51,20 @@ def read_guest_file(vfs, path: str, base: str) -> tuple:
     if not node.stat.mode & 0o111:
         raise ExecError(E.EACCES, f"{path}: permission denied (not executable)")
     if node.ov is not None:
-        return canon, bytes(node.ov.data)
+        return canon, bytes(node.ov.data), None
     if node.host is None:
         raise ExecError(E.EACCES, f"{path}: cannot be executed")
     try:
-        data = vfs.read_host(node)
+        data, version = vfs.read_host_versioned(node)
         vfs.reads.append(node.host)
     except OSError as e:
         raise ExecError(E.from_host(e), f"{path}: {e.strerror}") from None
-    return canon, data
+    return canon, data, version
 
 
-def _parse(path: str, data: bytes) -> ElfFile:
+def _parse(path: str, data: bytes, version: Optional[tuple] = None) -> ElfFile:
     try:
-        elf = read_elf(path, data)
+        elf = read_elf(path, data, version)
     except ElfError as e:
         raise ExecError(E.ENOEXEC, str(e)) from None
     return elf
@@ -125,14 +125,14 @@ def load_image(proc, path: str, argv: List[str], envp: List[str], base: str, loa
                depth: int = 0) -> Image:
     """Everything exec does up to building the stack; raises ExecError before touching proc."""
     vfs = proc.kernel.vfs
-    canon, data = read_guest_file(vfs, path, base)
+    canon, data, version = read_guest_file(vfs, path, base)
     if data[:2] == b"#!":
         if depth >= MAX_SCRIPT_DEPTH:
             raise ExecError(E.ELOOP, f"{path}: too many levels of #! interpreters")
         interp, arg = script_interpreter(data, path)
         new_argv = [interp] + ([arg] if arg else []) + [path] + argv[1:]
         return load_image(proc, interp, new_argv, envp, base, loader, depth + 1)
-    elf = _parse(canon, data)
+    elf = _parse(canon, data, version)
     check_entry(elf)
     proc.execfn = path                  # AT_EXECFN: the name as given to execve
     from . import linker
@@ -144,8 +144,8 @@ def load_image(proc, path: str, argv: List[str], envp: List[str], base: str, loa
         raise ExecError(E.ENOEXEC, f"{canon}: --loader builtin cannot run it: its libraries are missing or include a "
                                    "C library that needs its own dynamic linker (use --loader interp)")
     if elf.interp and not use_builtin:
-        icanon, idata = read_guest_file(vfs, elf.interp, "/")
-        interp_elf = _parse(icanon, idata)
+        icanon, idata, iversion = read_guest_file(vfs, elf.interp, "/")
+        interp_elf = _parse(icanon, idata, iversion)
         if interp_elf.type != ET_DYN or interp_elf.interp:
             raise ExecError(E.ELIBBAD, f"{elf.interp}: the program interpreter is not a dynamic linker")
         check_entry(interp_elf)

@@ -45,7 +45,9 @@ def search_paths(mod_path: str, elf: ElfFile) -> List[str]:
     return dirs + list(DEFAULT_DIRS)
 
 
-def find_library(vfs, name: str, requester_path: str, requester: ElfFile) -> Optional[Tuple[str, bytes]]:
+def find_library(vfs, name: str, requester_path: str,
+                 requester: ElfFile) -> Optional[Tuple[str, bytes, Optional[tuple]]]:
+    """(canonical path, contents, host version or None) of the library `name` as ld.so finds it."""
     candidates = [name] if "/" in name else [d.rstrip("/") + "/" + name for d in search_paths(requester_path, requester)]
     for c in candidates:
         try:
@@ -55,13 +57,13 @@ def find_library(vfs, name: str, requester_path: str, requester: ElfFile) -> Opt
         if node.host is None and node.ov is None:
             continue
         if node.ov is not None:
-            return canon, bytes(node.ov.data)
+            return canon, bytes(node.ov.data), None
         try:
-            data = vfs.read_host(node)
+            data, version = vfs.read_host_versioned(node)
         except OSError:
             continue
         vfs.reads.append(node.host)
-        return canon, data
+        return canon, data, version
     return None
 
 
@@ -80,7 +82,7 @@ def closure(vfs, path: str, elf: ElfFile) -> Optional[List[Tuple[str, ElfFile]]]
             if found is None:
                 return None
             try:
-                lib = read_elf(found[0], found[1])
+                lib = read_elf(*found)
             except Exception:
                 return None
             if lib.soname:

@@ -11,7 +11,8 @@ import weakref
 from typing import Dict, List, Optional
 
 from . import errno as E
-from .vfs import (DirTree, Node, S_IFCHR, S_IFIFO, S_IFREG, StatInfo, Vfs, VfsError, host_error, stat_from_host)
+from .vfs import (DirTree, Node, S_IFCHR, S_IFIFO, S_IFREG, StatInfo, Vfs, VfsError, host_error, host_version,
+                  stat_from_host)
 
 O_ACCMODE, O_RDONLY, O_WRONLY, O_RDWR = 3, 0, 1, 2
 O_CREAT, O_EXCL, O_NOCTTY, O_TRUNC, O_APPEND, O_NONBLOCK = 0o100, 0o200, 0o400, 0o1000, 0o2000, 0o4000
@@ -48,6 +49,10 @@ class OpenFile:
 
     def pread(self, n: int, off: int) -> bytes:
         raise VfsError(E.EINVAL)
+
+    def version(self) -> Optional[tuple]:
+        """The host file's version (vfs.host_version) behind this open file, if it is one."""
+        return None
 
     def pwrite(self, data: bytes, off: int) -> int:
         raise VfsError(E.EINVAL)
@@ -129,6 +134,14 @@ class HostFile(OpenFile):
             return self.tree.fstat(self.f, self.node)
         except OSError:
             return self.node.stat
+
+    def version(self) -> Optional[tuple]:
+        if not isinstance(self.tree, DirTree) or self.node is None:
+            return None                     # (a tar root's member: its contents are the version)
+        try:
+            return host_version(self.node.host, os.fstat(self.f.fileno()))
+        except (OSError, AttributeError, ValueError):
+            return None
 
     def close(self):
         self.f.close()

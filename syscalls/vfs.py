@@ -129,6 +129,20 @@ class DirTree:
         with self.open(host) as f:
             return f.read()
 
+    def read_versioned(self, host: str):
+        """(contents, version): the version (host_version) is the open file's, taken before
+        reading, so a file replaced meanwhile is not filed under the new one's version."""
+        with self.open(host) as f:
+            version = host_version(host, os.fstat(f.fileno()))
+            return f.read(), version
+
+
+def host_version(host: str, st) -> tuple:
+    """What names one version of a host file: where it is, which inode, its size and its
+    modification and change times (the change time moves with every write, rename or chmod, and
+    cannot be set back). What caches of parsed files are keyed by, so nothing hashes contents."""
+    return (host, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
 
 _GETDENTS64 = {"x86_64": 217, "amd64": 217, "aarch64": 61, "arm64": 61}
 
@@ -312,6 +326,14 @@ class Vfs:
     def read_host(self, node: Node) -> bytes:
         """The whole content of a root or granted file (OSError on failure)."""
         return (node.tree or self.tree_of(node.writable_host)).read(node.host)
+
+    def read_host_versioned(self, node: Node):
+        """(content, version or None) of a root or granted file: see DirTree.read_versioned."""
+        tree = node.tree or self.tree_of(node.writable_host)
+        versioned = getattr(tree, "read_versioned", None)
+        if versioned is None:
+            return tree.read(node.host), None
+        return versioned(node.host)
 
     def _lnode(self, path: str) -> Optional[Node]:
         """The node at an already-resolved parent + name, without following a final symlink."""

@@ -124,3 +124,34 @@ def test_elf_model_survives_the_cache_with_tuple_records(tmp_path, monkeypatch):
     sym = next(s for s in again.dynsyms if s.name)
     assert type(sym) is E.Symbol and sym.defined == (sym.shndx != E.SHN_UNDEF)
     assert sym._replace(size=1).size == 1 and sym.name == sym[0]
+
+
+def test_elf_models_of_host_files_are_keyed_by_version_not_contents(tmp_path, monkeypatch):
+    """A host file read with its version (inode, size, mtime, ctime) is never hashed; a file
+    rewritten in place has a new version and is parsed again."""
+    import shutil
+    from loader import elf as E
+    from syscalls.vfs import DirTree
+    import emutrace.digest as D
+    monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
+    hashed = []
+    real = D.blake2b
+    monkeypatch.setattr(D, "blake2b", lambda data, **kw: (hashed.append(len(data)), real(data, **kw))[1])
+    lib = tmp_path / "libx.so"
+    shutil.copy(shutil.which("true") or "/bin/true", lib)
+    tree = DirTree("/")
+    E._MEMO.clear()
+    data, version = tree.read_versioned(str(lib))
+    first = E.read_elf("/lib/libx.so", data, version)
+    assert version is not None and max(hashed) < 1000          # the version was hashed, not 30 KB
+    again = E.read_elf("/lib/libx.so", *tree.read_versioned(str(lib)))
+    assert again is first                                      # memoized by version
+    other = shutil.which("sh") or "/bin/sh"
+    lib.write_bytes(open(other, "rb").read())                  # rewritten in place
+    data2, version2 = tree.read_versioned(str(lib))
+    assert version2 != version
+    E._MEMO.clear()
+    second = E.read_elf("/lib/libx.so", data2, version2)
+    assert second.dynsyms == E.parse_elf(other, data2).dynsyms != first.dynsyms
+    E._MEMO.clear()
+    assert E.read_elf("/lib/libx.so", data, version).dynsyms == first.dynsyms   # from the disk cache
