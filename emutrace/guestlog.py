@@ -191,9 +191,9 @@ class FastSite:
         self._compile(suffix)
         return self.leaf(w, data, off, rax, suffix)
 
-    def _first_quick(self, data, off, top, suffix):
+    def _first_quick(self, data, off, top, suffix, append):
         self._compile(suffix)
-        return self.quick(data, off, top, suffix)
+        return self.quick(data, off, top, suffix, append)
 
 
 def _left_renderer(plan, strings):
@@ -231,14 +231,16 @@ _QUOTED: Dict[bytes, str] = {}
 def _leaf_renderer(display: str, plan, strings, size: int, suffix: str = "\n"):
     """(leaf, quick) for a site, compiled from one body (renderers that are plain expressions
     inlined). leaf(w, data, off, rax, suffix) is the finished line of a leaf call whose return
-    captured nothing: what decode's general path makes of it. quick(data, off, top, suffix) is
-    the same from the record pair at data[off:] (the call record, its return record right after
-    it), or None when that is not such a leaf call, or a frame at `top` or below is open: one
-    unpack of only the words the line shows, the check and the line in one call, as decode's
-    loop over runs of leaf calls needs.
+    captured nothing: what decode's general path makes of it. quick(data, off, top, suffix,
+    append) appends the same line made from the record pair at data[off:] (the call record, its
+    return record right after it) and returns the tag of the record after the pair (8 bytes of it
+    must be there); or appends nothing and returns None when that is not such a leaf call, or a
+    frame at `top` or below is open. One unpack of only the words the line shows, the check, the
+    line and the next tag in one call: what decode's loop over runs of leaf calls needs.
 
     A line that depends only on what the function keys it by is kept (up to MEMO_MAX per site):
-    the argument words, the bytes of C-string arguments up to their NUL, and rax. So a call
+    the argument words, the bytes of C-string arguments up to their NUL, and rax (unless the
+    function returns nothing). So a call
     repeated with the same values, as in a loop, is rendered once. Sites with other captures
     (buffers, wide strings) or renderers that read more than their word are rendered each time.
     """
@@ -270,7 +272,7 @@ def _leaf_renderer(display: str, plan, strings, size: int, suffix: str = "\n"):
                          f"        Q[b{k}] = s{k}"]
                 exprs.append(f"s{k}")
                 if key is not None:
-                    key += [word, f"b{k}"]
+                    key.append(f"b{k}")     # (the text is the bytes': b is None for NULL)
                 continue
             if j is not None and j != FIXED and limit is not None:
                 # a buffer and its length, all copied (the quick path has no faults): see
@@ -312,42 +314,49 @@ def _leaf_renderer(display: str, plan, strings, size: int, suffix: str = "\n"):
     fill += [f"text = {text}",
              f"pad = {_ALIGN_PAD} - len(text)",
              f"line = text + (\") \" + \" \" * pad if pad > 0 else \") \") + \"= \" + {rexpr}"]
-    def body(memo: str, tail: str, kept_with_tail: bool) -> List[str]:
+    def body(memo: str, tail: str, kept_with_tail: bool, done: str) -> List[str]:
         """The line's statements: from the site's memo or made, and `tail` after it (kept in the
-        memo with the line when the tail cannot change)."""
+        memo with the line when the tail cannot change); `done` is what is done with the line
+        ({} in it)."""
         out = ["    " + x for x in pre]
         if key is None:
-            return out + ["    " + x for x in fill] + [f"    return line + {tail}"]
+            return out + ["    " + x for x in fill] + ["    " + done.format(f"line + {tail}")]
         strings_ok = " and ".join(f"b{k} is not None" for k in range(len(exprs)) if f"b{k}" in key)
-        out += [f"    key = ({', '.join(key + ['rax'])},)" + (f" if {strings_ok} else None" if strings_ok else ""),
+        out += [f"    key = {key_expr}" + (f" if {strings_ok} else None" if strings_ok else ""),
                 f"    line = {memo}.get(key) if key is not None else None",
                 "    if line is None:"] + ["        " + x for x in fill]
         if kept_with_tail:
             out.append(f"        line += {tail}")
         out += [f"        if key is not None and len({memo}) < MEMO_MAX:",
                 f"            {memo}[key] = line",
-                "    return line" if kept_with_tail else f"    return line + {tail}"]
+                "    " + done.format("line" if kept_with_tail else f"line + {tail}")]
         return out
+    if key is not None:
+        items = key + (["rax"] if ret is not None else [])     # (a void function's rax is noise)
+        key_expr = "(" + ", ".join(items) + ("," if items else "") + ")"
     words = sorted(used)
     leaf = ["def leaf(w, data, off, rax, suffix):"]
     if words:
         leaf.append(f"    {', '.join(f'w{i}' for i in words)}, = {', '.join(f'w[{i}]' for i in words)},")
-    # quick's unpack: the used words, the slot and return address, and the return record after
-    # the string areas (RET_TAG, slot, return address, rax, captured?, output bytes). Its lines
-    # are kept with the suffix they were made with (SUF, the sink's, which does not change): a
-    # call with another one is left to the general path.
+    # quick's unpack: the used words, the slot and return address, the return record after the
+    # string areas (RET_TAG, slot, return address, rax, captured?, output bytes) and the next
+    # record's tag, for decode's loop. Its lines are kept with the suffix they were made with
+    # (SUF, the sink's, which does not change): a call with another one is left to the general
+    # path.
     layout = "".join("Q" if i in used else "8x" for i in range(1, 7))
-    env["U"] = struct.Struct(f"<8x{layout}QQ{size - HEAD}x6Q").unpack_from
+    env["U"] = struct.Struct(f"<8x{layout}QQ{size - HEAD}x7Q").unpack_from
     env["RET_TAG"] = RET_TAG
     env["SUF"] = suffix
     env["qmemo"] = {}
-    names = [f"w{i}" for i in words] + ["slot", "ret", "tag", "rslot", "rret", "rax", "captured", "outn"]
-    quick = [f"def quick(data, off, top, suffix):",
+    names = [f"w{i}" for i in words] + ["slot", "ret", "tag", "rslot", "rret", "rax", "captured", "outn",
+                                         "nxt"]
+    quick = [f"def quick(data, off, top, suffix, append):",
              f"    {', '.join(names)}, = U(data, off)",
              "    if tag != RET_TAG or rslot != slot or rret != ret or captured or outn or top <= slot \\",
              "            or suffix is not SUF:",
              "        return None"]
-    src = leaf + body("memo", "suffix", False) + quick + body("qmemo", "SUF", True)
+    src = leaf + body("memo", "suffix", False, "return {}") + quick + \
+        body("qmemo", "SUF", True, "append({}); return nxt")
     exec(compile("\n".join(src) + "\n", f"<leaf {display}>", "exec"), env)
     return env["leaf"], env["quick"]
 
@@ -866,16 +875,15 @@ class GuestLog:
                     before = len(lines)
                     while True:
                         end = off + fs.pair_end
-                        if end > n:
+                        if end + 8 > n:         # (quick reads the next record's tag too)
                             break
-                        line = fs.quick(data, off, top, suffix)
-                        if line is None:
+                        tag = fs.quick(data, off, top, suffix, append)
+                        if tag is None:
                             break
-                        append(line)
                         off = end
-                        if off >= n or data[off + 7] == 0xFF:
+                        if tag == RET_TAG:
                             break
-                        fs = sites[unpack_tag(data, off)[0]]
+                        fs = sites[tag]
                     if len(lines) > before:
                         calls.next_id += len(lines) - before
                         continue

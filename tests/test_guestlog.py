@@ -318,10 +318,10 @@ def test_leaf_lines_compiled_per_site_match_the_general_path():
     from emutrace.values import CallFormatter
     db = parse_conf("int f(string, string(array(char, arg3)*), ulong);\n"
                     "addr malloc(ulong);\nvoid free(addr);\nint g(int, hex(uint), long);\n"
-                    "ulong h();\nlong s(string, addr, string);\n", "t.conf")
+                    "ulong h();\nlong s(string, addr, string);\nvoid v();\n", "t.conf")
     fmt = CallFormatter(string_limit=8)
     rng = random.Random(5)
-    for name in ("f", "malloc", "free", "g", "h", "s"):
+    for name in ("f", "malloc", "free", "g", "h", "s", "v"):
         plan = fmt.plan(db.get(name))
         caps = capture_plan(plan)
         off, strings = HEAD, []
@@ -344,11 +344,14 @@ def test_leaf_lines_compiled_per_site_match_the_general_path():
             r = plan.ret(rax, None) if plan.ret is not None else None
             want += (") " + " " * pad if pad > 0 else ") ") + "= " + ("<void>" if r is None else r) + "\n"
             assert leaf(w, bytes(data), 0, rax, "\n") == want, (name, w, rax)
-            pair = bytes(data) + struct.pack("<6Q", RET_TAG, slot, ret_addr, rax, 0, 0)
-            assert quick(pair, 0, 1 << 64, "\n") == want and quick(pair, 0, slot + 8, "\n") == want
-            assert quick(pair, 0, slot, "\n") is None                 # a frame open at the slot
-            assert quick(pair, 0, 1 << 64, " <0.000000>\n") is None    # not the suffix it keeps
+            pair = bytes(data) + struct.pack("<7Q", RET_TAG, slot, ret_addr, rax, 0, 0, 3)
+            out = []
+            assert quick(pair, 0, 1 << 64, "\n", out.append) == 3 and out == [want]
+            assert quick(pair, 0, slot + 8, "\n", out.append) == 3 and out == [want, want]
+            assert quick(pair, 0, slot, "\n", out.append) is None           # a frame open at the slot
+            assert quick(pair, 0, 1 << 64, " <0.000000>\n", out.append) is None   # not its suffix
             for bad in ((RET_TAG, slot + 8, ret_addr, rax, 0, 0), (RET_TAG, slot, ret_addr + 1, rax, 0, 0),
                         (RET_TAG, slot, ret_addr, rax, 1, 0), (RET_TAG, slot, ret_addr, rax, 0, 16),
                         (7, slot, ret_addr, rax, 0, 0)):
-                assert quick(bytes(data) + struct.pack("<6Q", *bad), 0, 1 << 64, "\n") is None, bad
+                assert quick(bytes(data) + struct.pack("<7Q", *bad, 3), 0, 1 << 64, "\n", out.append) is None, bad
+            assert len(out) == 2
