@@ -185,7 +185,8 @@ class FastSite:
         self.out = output_of(plan) if plan.right is not None else None
 
     def _compile(self, suffix: str):
-        self.leaf, self.quick = _leaf_renderer(self.site.display, self.plan, self.strings, self.size, suffix)
+        self.leaf, self.quick = _leaf_renderer(self.site.display, self.plan, self.strings, self.size, suffix,
+                                               self.ret_string or self.out is not None)
 
     def _first_leaf(self, w, data, off, rax, suffix):
         self._compile(suffix)
@@ -228,7 +229,7 @@ QUOTED_MAX = 1 << 16               # quoted C strings kept, by their bytes
 _QUOTED: Dict[bytes, str] = {}
 
 
-def _leaf_renderer(display: str, plan, strings, size: int, suffix: str = "\n"):
+def _leaf_renderer(display: str, plan, strings, size: int, suffix: str = "\n", captures: bool = True):
     """(leaf, quick) for a site, compiled from one body (renderers that are plain expressions
     inlined). leaf(w, data, off, rax, suffix) is the finished line of a leaf call whose return
     captured nothing: what decode's general path makes of it. quick(data, off, top, suffix,
@@ -236,7 +237,8 @@ def _leaf_renderer(display: str, plan, strings, size: int, suffix: str = "\n"):
     return record right after it) and returns the tag of the record after the pair (8 bytes of it
     must be there); or appends nothing and returns None when that is not such a leaf call, or a
     frame at `top` or below is open. One unpack of only the words the line shows, the check, the
-    line and the next tag in one call: what decode's loop over runs of leaf calls needs.
+    line and the next tag in one call: what decode's loop over runs of leaf calls needs. Its lines
+    end with `suffix` as compiled (the sink's, which never changes: decode passes no other).
 
     A line that depends only on what the function keys it by is kept (up to MEMO_MAX per site):
     the argument words, the bytes of C-string arguments up to their NUL, and rax (unless the
@@ -344,16 +346,21 @@ def _leaf_renderer(display: str, plan, strings, size: int, suffix: str = "\n"):
     # (SUF, the sink's, which does not change): a call with another one is left to the general
     # path.
     layout = "".join("Q" if i in used else "8x" for i in range(1, 7))
-    env["U"] = struct.Struct(f"<8x{layout}QQ{size - HEAD}x7Q").unpack_from
+    # A site whose returns copy nothing (no returned string, no output argument: `captures`
+    # false) has both flags 0 in every return record that matches its slot and return address,
+    # which the return trampoline wrote from the entry this site's trampoline pushed.
+    flags = "QQ" if captures else "16x"
+    env["U"] = struct.Struct(f"<8x{layout}QQ{size - HEAD}x4Q{flags}Q").unpack_from
     env["RET_TAG"] = RET_TAG
     env["SUF"] = suffix
     env["qmemo"] = {}
-    names = [f"w{i}" for i in words] + ["slot", "ret", "tag", "rslot", "rret", "rax", "captured", "outn",
-                                         "nxt"]
+    names = [f"w{i}" for i in words] + ["slot", "ret", "tag", "rslot", "rret", "rax"] + \
+        (["captured", "outn"] if captures else []) + ["nxt"]
+    check = "tag != RET_TAG or rslot != slot or rret != ret or top <= slot" + \
+        (" or captured or outn" if captures else "")
     quick = [f"def quick(data, off, top, suffix, append):",
              f"    {', '.join(names)}, = U(data, off)",
-             "    if tag != RET_TAG or rslot != slot or rret != ret or captured or outn or top <= slot \\",
-             "            or suffix is not SUF:",
+             f"    if {check}:",
              "        return None"]
     src = leaf + body("memo", "suffix", False, "return {}") + quick + \
         body("qmemo", "SUF", True, "append({}); return nxt")
@@ -425,6 +432,7 @@ class GuestLog:
         self.stub_hooks: Dict[int, Tuple[int, int]] = {}
         self.patched: set = set()                         # PLT entries jumping to a trampoline
         self.unwind_hooked: set = set()
+        self.leaf_suffix: Optional[str] = None      # what the sites' quick lines end with
         self.m = None
         self._map(proc)
 
@@ -543,6 +551,7 @@ class GuestLog:
         c.tracer, c.maxrec, c.ret_cap = self.tracer, self.maxrec, self.ret_cap
         c.code_ranges = list(self.code_ranges)
         c.loads, c.faulted = dict(self.loads), {}
+        c.leaf_suffix = self.leaf_suffix        # (the sites, and their compiled lines, are shared)
         c.ctrl, c.ret_tramp, c.ret_full, c.lost = self.ctrl, self.ret_tramp, self.ret_full, self.lost
         parent_thread = getattr(self.m, "loaded", None)
         tl = self.threads.get(parent_thread)
@@ -842,7 +851,11 @@ class GuestLog:
         live = tracer.mem_view(proc)
         faulted = self.faulted
         unpack_head, unpack_ret, unpack_tag = _HEADW.unpack_from, _RETW.unpack_from, _Q.unpack_from
-        quick = sink is not None and not faulted     # (a fault in a copy: the general path)
+        if self.leaf_suffix is None:
+            self.leaf_suffix = suffix
+        # (a fault in a copy: the general path; so for another suffix, which quick's kept lines
+        # do not end with: the sink's never changes, so this is only a safeguard)
+        quick = sink is not None and not faulted and suffix is self.leaf_suffix
         ret_area = area_size(self.ret_cap)
         off, n = 0, len(data)
         try:
