@@ -117,18 +117,21 @@ class SyscallObserver:
             from syscalls.table import Syscall as Row
             sc = Row(nr, name, ("hex",) * 6)
         sp = proc.machine.reg("rsp") if sc.name == "rt_sigreturn" else None
-        state = self.fmt.enter(sc, args, self._mem(proc), tid=proc.thread.tid, sp=sp)
-        return (sc, args, state, self.session.world.elapsed_ns)
+        mem = _mem_view(proc)
+        state = self.fmt.enter(sc, args, mem, tid=proc.thread.tid, sp=sp)
+        return (sc, args, state, self.session.world.elapsed_ns, mem)
 
     def syscall_exit(self, proc, st, ret):
         if st is None:
             return
-        sc, args, state, t0 = st
+        sc, args, state, t0, mem = st
+        if mem.aspace is not proc.aspace:
+            mem = _mem_view(proc)
         if ret is not None and not isinstance(ret, int):       # NORETURN (execve, rt_sigreturn)
-            line = self.fmt.no_return(state) if sc.name != "rt_sigreturn" else self.fmt.exit(state, proc.machine.reg("rax"), self._mem(proc))
+            line = self.fmt.no_return(state) if sc.name != "rt_sigreturn" else self.fmt.exit(state, proc.machine.reg("rax"), mem)
             ret = None
         else:
-            line = self.fmt.exit(state, ret, self._mem(proc))
+            line = self.fmt.exit(state, ret, mem)
         err = E.NAME.get(-ret) if isinstance(ret, int) and -4096 < ret < 0 else None
         now = self.session.world.elapsed_ns
         self.emit(Syscall(proc.pid, proc.thread.tid, now, sc.name, sc.nr, line, list(args), ret, err, now - t0))
@@ -136,7 +139,7 @@ class SyscallObserver:
     def syscall_noreturn(self, proc, st):
         if st is None:
             return
-        sc, args, state, t0 = st
+        sc, args, state, t0, _mem = st
         now = self.session.world.elapsed_ns
         self.emit(Syscall(proc.pid, proc.thread.tid, now, sc.name, sc.nr, self.fmt.no_return(state),
                           list(args), None, None, now - t0))

@@ -28,7 +28,7 @@ Syscalls with their own decoders are in CUSTOM_DECODERS, struct decoders in STRU
 from __future__ import annotations
 
 import functools
-
+import re
 import struct
 import time as _time
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -107,16 +107,27 @@ _ESCAPES = {ord('"'): '\\"', ord("\\"): "\\\\", ord("\f"): "\\f", ord("\n"): "\\
             ord("\r"): "\\r", ord("\t"): "\\t", ord("\v"): "\\v"}
 
 
+_QUOTE_BYTE = [_ESCAPES[c] if c in _ESCAPES else chr(c) if 0x20 <= c < 0x7f else "\\%o" % c for c in range(256)]
+_OCTAL_BEFORE_DIGIT = re.compile(rb"[^\x20-\x7e\t\n\r\v\f](?=[0-7])")
+
+
 def quote_string(data: bytes, force_hex: bool = False, quotes: bool = True,
                  extra_escape: str = "") -> str:
     """strace's string_quote: printable ASCII as is, \\n \\t \\r \\v \\f \\" \\\\ escaped, other bytes as
     the shortest octal escape (\\0, \\33, \\177) unless an octal digit follows (then 3 digits).
     force_hex prints every byte as \\xNN (getrandom). extra_escape: characters printed in octal
     too (strace -y escapes < and > in paths)."""
-    if not force_hex and not extra_escape and data.isascii():
-        text = data.decode("ascii")
-        if text.isprintable() and '"' not in text and "\\" not in text:
-            return f'"{text}"' if quotes else text         # (most strings: nothing to escape)
+    if not force_hex and not extra_escape:
+        if data.isascii():
+            text = data.decode("ascii")
+            if text.isprintable() and '"' not in text and "\\" not in text:
+                return f'"{text}"' if quotes else text     # (most strings: nothing to escape)
+        # each byte by table; an octal escape before an octal digit takes three digits
+        out = [_QUOTE_BYTE[c] for c in data]
+        for m in _OCTAL_BEFORE_DIGIT.finditer(data):
+            out[m.start()] = "\\%03o" % data[m.start()]
+        text = "".join(out)
+        return f'"{text}"' if quotes else text
     out = []
     n = len(data)
     if force_hex:
@@ -193,7 +204,8 @@ class _Args:
     """Arguments printed at entry, then the ones printed at exit.
 
     now(text): known at entry. later(fn): printed at exit, fn(ret, mem) -> text; every argument
-    after it is printed at exit too (strace's order). split(text, fn): text at entry, fn's text
+    after it is printed at exit too (strace's order: such a text is kept as is, not as a
+    function). split(text, fn): text at entry, fn's text
     right after it at exit ('[10] => [10]'). tail(fn): text appended at exit without a separator
     (clone's ', parent_tid=...')."""
 
@@ -207,7 +219,7 @@ class _Args:
 
     def now(self, text: str):
         if self.deferring:
-            self.items.append((", ", lambda ret, mem, t=text: t))
+            self.items.append((", ", text))
         else:
             self.entry += (", " if self.n else "") + text
         self.n += 1
@@ -236,7 +248,7 @@ class _Args:
         self.deferring = True
 
     def exit_text(self, ret: int, mem) -> str:
-        return "".join(sep + fn(ret, mem) for sep, fn in self.items)
+        return "".join(sep + (fn if fn.__class__ is str else fn(ret, mem)) for sep, fn in self.items)
 
 
 _parse_kind = functools.lru_cache(maxsize=None)(_table.parse_kind)   # a few hundred distinct kinds
@@ -294,7 +306,8 @@ class SyscallFormatter:
         """Decode the arguments known at entry. tid keys restart_syscall's 'interrupted' name;
         sp (the stack pointer) lets rt_sigreturn print the mask of the signal frame."""
         st = _State(sc, args, tid)
-        st.saved["sp"] = sp
+        if sp is not None:
+            st.saved["sp"] = sp
         if sc.name in NEVER_FAILS:
             st.saved["never_fails"] = True
         custom = _CUSTOM.get(sc.name)
@@ -311,7 +324,7 @@ class SyscallFormatter:
         items = a.items
         if not items:
             head = f"{state.name}({a.entry})"
-        elif len(items) == 1:
+        elif len(items) == 1 and items[0][1].__class__ is not str:
             sep, fn = items[0]
             head = f"{state.name}({a.entry}{sep}{fn(ret, mem)})"
         else:
