@@ -116,6 +116,9 @@ class Machine:
         self._ca_ptrs = (ctypes.c_void_p * n)(*[ctypes.addressof(self._ca_vals) + 8 * i for i in range(n)])
         self._ca_unpack = struct.Struct(f"<{n}Q").unpack_from
         self.reset_fpu()
+        # (made here, not on first use through __getattr__: a class with __getattr__ pays for it
+        # at every attribute access, and the syscall path reads a machine's attributes often)
+        self._hot()
 
     # -- registers: C calls without the binding's argument conversions (see _RAW) ---------
     def reg(self, name: str) -> int:
@@ -286,12 +289,6 @@ class Machine:
 
         self.call_words, self.rax_rsp, self.read_small, self.read_u64 = call_words, rax_rsp, read_small, read_u64
 
-    def __getattr__(self, name):
-        # the hot-path functions are made on first use
-        if name in ("call_words", "rax_rsp", "read_small", "read_u64"):
-            self._hot()
-            return self.__dict__[name]
-        raise AttributeError(name)
 
     # -- memory ------------------------------------------------------------
     def read(self, addr: int, size: int) -> bytes:
