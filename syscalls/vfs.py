@@ -140,7 +140,9 @@ class DirTree:
 def host_version(host: str, st) -> tuple:
     """What names one version of a host file: where it is, which inode, its size and its
     modification and change times (the change time moves with every write, rename or chmod, and
-    cannot be set back). What caches of parsed files are keyed by, so nothing hashes contents."""
+    cannot be set back). What caches of parsed files are keyed by, so nothing hashes contents.
+    (On Windows st_ctime is the creation time: a file rewritten in place at the same size with
+    its modification time set back would look unchanged there.)"""
     return (host, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
