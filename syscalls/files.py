@@ -11,8 +11,7 @@ import weakref
 from typing import Dict, List, Optional
 
 from . import errno as E
-from .vfs import (DirTree, Node, S_IFCHR, S_IFIFO, S_IFREG, StatInfo, Vfs, VfsError, host_error, host_version,
-                  stat_from_host)
+from .vfs import (DirTree, Node, S_IFCHR, S_IFIFO, S_IFREG, StatInfo, Vfs, VfsError, host_error, stat_from_host)
 
 O_ACCMODE, O_RDONLY, O_WRONLY, O_RDWR = 3, 0, 1, 2
 O_CREAT, O_EXCL, O_NOCTTY, O_TRUNC, O_APPEND, O_NONBLOCK = 0o100, 0o200, 0o400, 0o1000, 0o2000, 0o4000
@@ -136,11 +135,11 @@ class HostFile(OpenFile):
             return self.node.stat
 
     def version(self) -> Optional[tuple]:
-        if not isinstance(self.tree, DirTree) or self.node is None:
-            return None                     # (a tar root's member: its contents are the version)
+        if self.node is None:
+            return None
         try:
-            return host_version(self.node.host, os.fstat(self.f.fileno()))
-        except (OSError, AttributeError, ValueError):
+            return self.tree.version(self.f, self.node.host)
+        except (OSError, ValueError):
             return None
 
     def close(self):

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 import stat as _st
-from emutrace.record import field, record
 from typing import Callable, Dict, List, Optional, Tuple
+
+from emutrace.record import field, record
 
 from . import errno as E
 
@@ -129,11 +130,15 @@ class DirTree:
         with self.open(host) as f:
             return f.read()
 
+    def version(self, f, host: str) -> tuple:
+        """The version (host_version) of the open file f, at `host`."""
+        return host_version(host, os.fstat(f.fileno()))
+
     def read_versioned(self, host: str):
-        """(contents, version): the version (host_version) is the open file's, taken before
-        reading, so a file replaced meanwhile is not filed under the new one's version."""
+        """(contents, version): the version is the open file's, taken before reading, so a file
+        replaced meanwhile is not filed under the new one's version."""
         with self.open(host) as f:
-            version = host_version(host, os.fstat(f.fileno()))
+            version = self.version(f, host)
             return f.read(), version
 
 
@@ -331,11 +336,7 @@ class Vfs:
 
     def read_host_versioned(self, node: Node):
         """(content, version or None) of a root or granted file: see DirTree.read_versioned."""
-        tree = node.tree or self.tree_of(node.writable_host)
-        versioned = getattr(tree, "read_versioned", None)
-        if versioned is None:
-            return tree.read(node.host), None
-        return versioned(node.host)
+        return (node.tree or self.tree_of(node.writable_host)).read_versioned(node.host)
 
     def _lnode(self, path: str) -> Optional[Node]:
         """The node at an already-resolved parent + name, without following a final symlink."""
