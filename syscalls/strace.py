@@ -107,8 +107,18 @@ _ESCAPES = {ord('"'): '\\"', ord("\\"): "\\\\", ord("\f"): "\\f", ord("\n"): "\\
             ord("\r"): "\\r", ord("\t"): "\\t", ord("\v"): "\\v"}
 
 
-_QUOTE_BYTE = [_ESCAPES[c] if c in _ESCAPES else chr(c) if 0x20 <= c < 0x7f else "\\%o" % c for c in range(256)]
-_OCTAL_BEFORE_DIGIT = re.compile(rb"[^\x20-\x7e\t\n\r\v\f](?=[0-7])")
+@functools.lru_cache(maxsize=None)
+def _quote_tables(extra_escape: str):
+    """(each byte's text, the pattern of bytes printed in octal that an octal digit follows) for
+    quote_string: printable ASCII as is, the C escapes, every other byte (and those of
+    extra_escape) in octal."""
+    extra = {ord(c) for c in extra_escape}
+    octal = [c for c in range(256) if c in extra or (c not in _ESCAPES and not 0x20 <= c < 0x7f)]
+    table = [_ESCAPES.get(c) or chr(c) for c in range(256)]
+    for c in octal:
+        table[c] = "\\%o" % c
+    before_digit = re.compile(b"[" + b"".join(b"\\x%02x" % c for c in octal) + b"](?=[0-7])")
+    return table, before_digit
 
 
 def quote_string(data: bytes, force_hex: bool = False, quotes: bool = True,
@@ -117,37 +127,18 @@ def quote_string(data: bytes, force_hex: bool = False, quotes: bool = True,
     the shortest octal escape (\\0, \\33, \\177) unless an octal digit follows (then 3 digits).
     force_hex prints every byte as \\xNN (getrandom). extra_escape: characters printed in octal
     too (strace -y escapes < and > in paths)."""
-    if not force_hex and not extra_escape:
-        if data.isascii():
+    if force_hex:
+        text = "".join(["\\x%02x" % c for c in data])
+    else:
+        if not extra_escape and data.isascii():
             text = data.decode("ascii")
             if text.isprintable() and '"' not in text and "\\" not in text:
                 return f'"{text}"' if quotes else text     # (most strings: nothing to escape)
-        # each byte by table; an octal escape before an octal digit takes three digits
-        out = [_QUOTE_BYTE[c] for c in data]
-        for m in _OCTAL_BEFORE_DIGIT.finditer(data):
+        table, octal_before_digit = _quote_tables(extra_escape)
+        out = [table[c] for c in data]
+        for m in octal_before_digit.finditer(data):
             out[m.start()] = "\\%03o" % data[m.start()]
         text = "".join(out)
-        return f'"{text}"' if quotes else text
-    out = []
-    n = len(data)
-    if force_hex:
-        out = ["\\x%02x" % c for c in data]
-    else:
-        extra = {ord(c) for c in extra_escape}
-        for i, c in enumerate(data):
-            if c in extra:
-                pass
-            elif c in _ESCAPES:
-                out.append(_ESCAPES[c])
-                continue
-            elif 0x20 <= c < 0x7f:
-                out.append(chr(c))
-                continue
-            if i + 1 < n and 0x30 <= data[i + 1] <= 0x37:
-                out.append("\\%03o" % c)
-            else:
-                out.append("\\%o" % c)
-    text = "".join(out)
     return f'"{text}"' if quotes else text
 
 
@@ -433,9 +424,6 @@ class SyscallFormatter:
         args = st.args
         for decode, param, i, base in plan:
             decode(self, st, mem, args[i], param, i, base)
-
-    def _kind(self, st: _State, mem, base: str, param, i: int):
-        _KIND.get(base, _k_default)(self, st, mem, st.args[i], param, i, base)
 
     # ------------------------------------------------------------------ value decoders
     def _path_out(self, mem, addr, ret):

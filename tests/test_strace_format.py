@@ -2358,15 +2358,33 @@ def test_random_input_never_raises():
 
 
 def test_quote_string_plain_text_shortcut_matches_the_byte_loop():
-    """Text with nothing to escape skips the byte-by-byte loop; the result is the loop's. (An
-    extra_escape of NUL forces the loop and changes nothing for data without NUL.)"""
+    """Text with nothing to escape skips the tables; the result is strace's rule applied byte by
+    byte (the loop below). An extra_escape of NUL changes nothing for any data: NUL is octal
+    anyway."""
     import random
     from syscalls.strace import quote_string
+
+    def by_byte(data, extra=""):
+        escapes = {ord('"'): '\\"', ord("\\"): "\\\\", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v"}
+        out = []
+        for i, c in enumerate(data):
+            if chr(c) not in extra and c in escapes:
+                out.append(escapes[c])
+            elif chr(c) not in extra and 0x20 <= c < 0x7f:
+                out.append(chr(c))
+            elif i + 1 < len(data) and 0x30 <= data[i + 1] <= 0x37:
+                out.append("\\%03o" % c)
+            else:
+                out.append("\\%o" % c)
+        return "".join(out)
+
     rng = random.Random(7)
-    alphabets = [bytes(range(0x20, 0x7f)), b"ab\"\\ \t\n\x7f\x80\xff01234567", bytes(range(1, 256))]
+    alphabets = [bytes(range(0x20, 0x7f)), b"ab\"\\ \t\n\x7f\x80\xff01234567<>", bytes(range(1, 256))]
     for k in range(3000):
         alphabet = alphabets[k % 3]
         data = bytes(rng.choice(alphabet) for _ in range(rng.randrange(40)))
         for quotes in (True, False):
             assert quote_string(data, quotes=quotes) == quote_string(data, quotes=quotes, extra_escape="\0"), data
+        assert quote_string(data, quotes=False) == by_byte(data), data
+        assert quote_string(data, quotes=False, extra_escape="<>") == by_byte(data, "<>"), data
     assert quote_string(b'say "hi"\\') == '"say \\"hi\\"\\\\"'
