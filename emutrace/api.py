@@ -50,7 +50,6 @@ import queue
 import struct
 import threading
 from collections import Counter
-from emutrace.record import field, record
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from syscalls import errno as _E
@@ -59,6 +58,7 @@ from syscalls.vfs import S_IFIFO, StatInfo, VfsError
 
 from .events import Call, Exit, Return, Signal, Syscall
 from .memory import GuestFault, OutOfMemory, PAGE, PROT_READ, PROT_WRITE, page_up
+from .record import field, record
 from .session import EmutraceError, LimitReached, Options
 from .session import Session as CoreSession
 from .world import World

@@ -2,8 +2,9 @@
 so formatters never touch the emulator."""
 from __future__ import annotations
 
-from emutrace.record import field, record
 from typing import List, Optional
+
+from .record import field, record
 
 
 @record

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from emutrace.record import record
 from typing import List, Optional
+
+from .record import record
 
 
 class FilterError(ValueError):

@@ -158,7 +158,7 @@ class FastSite:
     `left(record words, data, offset)`: its shown arguments rendered from the record, and
     `leaf(...)`: the whole line of a call that returned before any other was logged."""
     __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left", "leaf", "quick", "ret_string",
-                 "out", "pair", "pair_end")
+                 "out", "pair_end")
 
     def __init__(self, tag: int, site, plan, caps, entry: int):
         self.tag = tag
@@ -172,10 +172,7 @@ class FastSite:
             off += area_size(cap)
         self.strings = tuple(strings)
         self.size = off
-        # the call record's words and the return record right after it, in one unpack: the
-        # common case (a leaf call) is told apart from these alone
-        self.pair = struct.Struct(f"<9Q{off - HEAD}x6Q").unpack_from
-        self.pair_end = off + RET_SIZE
+        self.pair_end = off + RET_SIZE      # a call record and the return record right after it
         self.left = _left_renderer(plan, self.strings)
         self.leaf = self._first_leaf         # compiled on first use: most sites are never called
         self.quick = self._first_quick
@@ -242,9 +239,9 @@ def _leaf_renderer(display: str, plan, strings, size: int, suffix: str = "\n", c
 
     A line that depends only on what the function keys it by is kept (up to MEMO_MAX per site):
     the argument words, the bytes of C-string arguments up to their NUL, and rax (unless the
-    function returns nothing). So a call
-    repeated with the same values, as in a loop, is rendered once. Sites with other captures
-    (buffers, wide strings) or renderers that read more than their word are rendered each time.
+    function returns nothing). So a call repeated with the same values, as in a loop, is rendered
+    once. Sites with other captures (buffers, wide strings) or renderers that read more than
+    their word are rendered each time.
     """
     at = {i: (a_off, cap, j) for i, a_off, cap, j in strings}
     env = {"memo": {}, "MEMO_MAX": MEMO_MAX, "Q": _QUOTED, "QUOTED_MAX": QUOTED_MAX, "P": display + "(",
@@ -316,6 +313,10 @@ def _leaf_renderer(display: str, plan, strings, size: int, suffix: str = "\n", c
     fill += [f"text = {text}",
              f"pad = {_ALIGN_PAD} - len(text)",
              f"line = text + (\") \" + \" \" * pad if pad > 0 else \") \") + \"= \" + {rexpr}"]
+    if key is not None:
+        items = key + (["rax"] if ret is not None else [])     # (a void function's rax is noise)
+        key_expr = "(" + ", ".join(items) + ("," if items else "") + ")"
+
     def body(memo: str, tail: str, kept_with_tail: bool, done: str) -> List[str]:
         """The line's statements: from the site's memo or made, and `tail` after it (kept in the
         memo with the line when the tail cannot change); `done` is what is done with the line
@@ -333,9 +334,7 @@ def _leaf_renderer(display: str, plan, strings, size: int, suffix: str = "\n", c
                 f"            {memo}[key] = line",
                 "    " + done.format("line" if kept_with_tail else f"line + {tail}")]
         return out
-    if key is not None:
-        items = key + (["rax"] if ret is not None else [])     # (a void function's rax is noise)
-        key_expr = "(" + ", ".join(items) + ("," if items else "") + ")"
+
     words = sorted(used)
     leaf = ["def leaf(w, data, off, rax, suffix):"]
     if words:
@@ -358,7 +357,7 @@ def _leaf_renderer(display: str, plan, strings, size: int, suffix: str = "\n", c
         (["captured", "outn"] if captures else []) + ["nxt"]
     check = "tag != RET_TAG or rslot != slot or rret != ret or top <= slot" + \
         (" or captured or outn" if captures else "")
-    quick = [f"def quick(data, off, top, suffix, append):",
+    quick = ["def quick(data, off, top, suffix, append):",
              f"    {', '.join(names)}, = U(data, off)",
              f"    if {check}:",
              "        return None"]

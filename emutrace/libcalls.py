@@ -14,7 +14,6 @@ frames abandoned by longjmp or an exception are reported as unwound.
 from __future__ import annotations
 
 import struct
-from emutrace.record import record
 from functools import partial
 from typing import Dict, List, Optional
 
@@ -25,6 +24,7 @@ from loader.modules import Module
 
 from .events import Call, Return
 from .memory import MemView, PROT_READ
+from .record import record
 from .values import FastCallState
 
 _UNSET = object()

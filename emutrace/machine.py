@@ -289,7 +289,6 @@ class Machine:
 
         self.call_words, self.rax_rsp, self.read_small, self.read_u64 = call_words, rax_rsp, read_small, read_u64
 
-
     # -- memory ------------------------------------------------------------
     def read(self, addr: int, size: int) -> bytes:
         return bytes(self.uc.mem_read(addr, size))

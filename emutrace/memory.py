@@ -15,12 +15,12 @@ import bisect
 import ctypes
 import mmap
 import struct
-from emutrace.record import record
 from typing import Callable, Iterator, List, Optional, Tuple
 
 from unicorn import UcError
 
 from . import tlb
+from .record import record
 from .tlb import uc_prot
 
 PAGE = 0x1000
@@ -325,11 +325,6 @@ class AddressSpace:
     # -- guest-checked access ---------------------------------------------
     def check(self, addr: int, size: int, want: int) -> None:
         end = addr + size
-        i = bisect.bisect_right(self._starts, addr) - 1
-        if i >= 0:                                    # the common case: one VMA holds it all
-            v = self.vmas[i]
-            if v.start <= addr and end <= v.end and v.prot & want == want:
-                return
         while addr < end:
             v = self.find(addr)
             if v is None or (v.prot & want) != want:

@@ -6,9 +6,9 @@ Options end at the first word that is not an option (the program) or at `--`. Su
 from __future__ import annotations
 
 import os
-from emutrace.record import field, record
 from typing import Callable, List, Optional
 
+from .record import field, record
 from .session import Options
 from .world import World
 

@@ -133,8 +133,6 @@ def _init_fn(cls, flds: Tuple[Field, ...], frozen: bool) -> Callable:
     if hasattr(cls, "__post_init__"):
         body.append("  self.__post_init__()")
     src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "  pass") + "\n"
-    if not params:
-        src = "def __init__(self):\n" + ("\n".join(body) or "  pass") + "\n"
     ns: Dict[str, Any] = {}
     exec(src, env, ns)                      # (one small compile per class: the only one)
     fn = ns["__init__"]

@@ -8,7 +8,6 @@ Python API both drive this class; it never prints a trace itself.
 from __future__ import annotations
 
 import time as _time
-from emutrace.record import record
 from typing import List, Optional, Tuple
 
 from unicorn import UcError, UC_HOOK_BLOCK, UC_HOOK_INTR
@@ -23,6 +22,7 @@ from syscalls.time import check_alarm
 from syscalls.vfs import Vfs
 
 from .faultaddr import exact_address
+from .record import record
 from .world import World
 
 SEGV_MAPERR, SEGV_ACCERR, FPE_INTDIV, ILL_ILLOPN, TRAP_BRKPT, SI_KERNEL = 1, 2, 1, 2, 1, 0x80

@@ -81,7 +81,7 @@ class SyscallObserver:
             return
         m = proc.machine
         rsp = m.reg("rsp")
-        mem = self._mem(proc)
+        mem = _mem_view(proc)
         raw = mem.read(rsp, 8)
         if raw is None:
             return
@@ -104,10 +104,6 @@ class SyscallObserver:
         state = self.fmt.enter(sc, args, mem, tid=proc.thread.tid)
         self.emit(Syscall(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, "execve", sc.nr,
                           self.fmt.exit(state, 0, mem), list(args), 0, None, 0))
-
-    @staticmethod
-    def _mem(proc):
-        return _mem_view(proc)
 
     def syscall_enter(self, proc, nr, sc, args):
         name = sc.name if sc is not None else f"syscall_{nr:#x}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import struct
 from typing import Dict, List, NamedTuple, Optional, Tuple
+
 from emutrace.record import field, record
 
 

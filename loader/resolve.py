@@ -9,8 +9,9 @@ a test checks it against what ld.so actually wrote into the GOT.
 """
 from __future__ import annotations
 
-from emutrace.record import record
 from typing import Dict, List, Optional
+
+from emutrace.record import record
 
 from .elf import STT_FUNC, STT_GNU_IFUNC, STT_TLS
 from .linker import Scope

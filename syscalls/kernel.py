@@ -7,8 +7,9 @@ observer that turns syscalls into trace events, and the once-only "not implement
 from __future__ import annotations
 
 import sys
-from emutrace.record import field, record
 from typing import Callable, Dict, List, Optional
+
+from emutrace.record import field, record
 
 from . import errno as E
 from .dispatch import load_all, s64
@@ -162,7 +163,7 @@ class Kernel:
         again with `rerun`, so the trace shows each call once, when it returns."""
         self.world.tick()
         sc: Optional[Syscall] = BY_NR.get(nr)
-        obs = self.observer if proc.traced else None
+        obs = self.observer_for(proc)
         state = obs.syscall_enter(proc, nr, sc, args) if obs is not None else None
         call = (nr, sc, args, state)
         ic = self.intercept
@@ -171,12 +172,7 @@ class Kernel:
             ret = faked
         else:
             ret = self._handle(proc, call)
-        # (finish, inline: this is every system call's path)
-        if ic is not None and ret is not NORETURN:
-            ret = ic.exit(proc, nr, sc, args, ret)
-        if obs is not None:
-            obs.syscall_exit(proc, state, ret)
-        return ret
+        return self.finish(proc, call, ret)
 
     def observer_for(self, proc: Process):
         """The syscall observer, if this process is traced (without -f: the first one only)."""

@@ -77,8 +77,9 @@ Classes are strace's: %file %desc %memory %process %signal %network %ipc %clock 
 """
 from __future__ import annotations
 
-from emutrace.record import record
 from typing import Dict, Optional, Tuple
+
+from emutrace.record import record
 
 
 @record(frozen=True)

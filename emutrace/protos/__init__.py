@@ -76,8 +76,9 @@ from __future__ import annotations
 import os
 import pickle
 import re
-from emutrace.record import field, record
 from typing import Dict, Iterable, List, Optional, Tuple
+
+from ..record import field, record
 
 __all__ = [
     "ConfError", "Prototype", "Type", "Prim", "Pointer", "Array", "Struct",
