@@ -82,6 +82,16 @@ for _fn in ("uc_reg_read", "uc_reg_write", "uc_reg_read_batch", "uc_mem_write", 
     getattr(_RAW, _fn).restype = ctypes.c_int
 _SC_N, _CA_N = ctypes.c_int(len(SYSCALL_ARGS)), ctypes.c_int(len(CALL_ARGS))
 
+# uc_hook_add is variadic: unicorn.h declares 7 fixed parameters (engine, handle, type, callback,
+# user data, begin, end), then the hook type's extras (the instruction of UC_HOOK_INSN). ctypes
+# passes arguments past `argtypes` the variadic way (ffi_prep_cif_var), which Apple's arm64 ABI
+# needs (variadic arguments go on the stack there, not in registers), but only when argtypes names
+# exactly the fixed parameters. So emutrace calls it through its own prototype, not the binding's.
+HOOK_ADD = _RAW.uc_hook_add
+HOOK_ADD.argtypes = (ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t), ctypes.c_int, ctypes.c_void_p,
+                     ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64)
+HOOK_ADD.restype = ctypes.c_int
+
 
 class Machine:
     """A Unicorn engine with emutrace's CPU model and fast register access."""
@@ -231,8 +241,8 @@ class Machine:
 
     def _add_hook(self, cb, htype: int, begin: int, end: int, *extra) -> int:
         handle = ctypes.c_size_t()
-        err = uclib.uc_hook_add(self._h, ctypes.byref(handle), htype, ctypes.cast(cb, ctypes.c_void_p), None,
-                                ctypes.c_uint64(begin), ctypes.c_uint64(end), *extra)
+        err = HOOK_ADD(self._h, ctypes.byref(handle), htype, ctypes.cast(cb, ctypes.c_void_p), None,
+                       begin, end, *extra)
         if err != UCC.UC_ERR_OK:
             raise UcError(err)
         self._hooks.append(cb)              # the C side keeps only a pointer: keep the callback alive

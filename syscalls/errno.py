@@ -152,7 +152,22 @@ ERESTARTNOHAND = 514
 ERESTART_RESTARTBLOCK = 516
 
 
+# Windows errors whose errno (Python's mapping) would be the wrong Linux answer, by their
+# winerror names: a missing symlink right is EINVAL there, where Linux refuses such links with EPERM.
+_WINERROR = {
+    1314: "EPERM",       # ERROR_PRIVILEGE_NOT_HELD (os.symlink without the right)
+    1: "EPERM",          # ERROR_INVALID_FUNCTION (hard links on FAT, exFAT)
+    32: "EBUSY",         # ERROR_SHARING_VIOLATION (a file another process has open)
+    145: "ENOTEMPTY",    # ERROR_DIR_NOT_EMPTY
+    4390: "EINVAL",      # ERROR_NOT_A_REPARSE_POINT (readlink of a non-link)
+}
+
+
 def from_host(exc: OSError) -> int:
-    """The Linux errno for a host OSError, found by its symbolic name (EIO if the host name is unknown)."""
+    """The Linux errno for a host OSError, found by its symbolic name (EIO if the host name is
+    unknown); on Windows a few Win32 errors are taken by their own names first."""
+    win = getattr(exc, "winerror", None)
+    if win in _WINERROR:
+        return NUMBER[_WINERROR[win]]
     name = _host_errno.errorcode.get(exc.errno or 0, "")
     return NUMBER.get(name, NUMBER["EIO"])

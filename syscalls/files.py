@@ -365,9 +365,7 @@ class HostStream(OpenFile):
         try:
             return os.lseek(self.host_fd, off, whence)
         except OSError as e:
-            if e.errno in (29,):   # ESPIPE on Linux; other hosts differ, so map by name
-                raise VfsError(E.ESPIPE) from None
-            raise host_error(e) from None
+            raise host_error(e) from None      # ESPIPE by its name on every host
 
     def stat(self):
         try:

@@ -9,6 +9,7 @@ covers the path; the host never sees them. Every error is a Linux errno (VfsErro
 """
 from __future__ import annotations
 
+import errno as host_errno
 import os
 import stat as _st
 from typing import Callable, Dict, List, Optional, Tuple
@@ -72,6 +73,23 @@ def stat_from_host(st: os.stat_result) -> StatInfo:
                     blocks=blocks, atime_ns=st.st_mtime_ns, mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns)
 
 
+def _folds_case(top: str) -> bool:
+    """Whether the host file system under `top` folds case, found by looking an entry up with
+    its case swapped (no entry with letters: taken as case-sensitive, the Linux answer)."""
+    try:
+        with os.scandir(top) as it:
+            for de in it:
+                other = de.name.swapcase()
+                if other != de.name:
+                    try:
+                        return os.path.samestat(os.lstat(os.path.join(top, other)), de.stat(follow_symlinks=False))
+                    except OSError:
+                        return False
+    except OSError:
+        pass
+    return False
+
+
 def host_error(exc: OSError) -> VfsError:
     return VfsError(E.from_host(exc), str(exc))
 
@@ -87,19 +105,42 @@ class DirTree:
 
     def __init__(self, top: str):
         self.top = os.path.abspath(top)
+        self.case_insensitive = _folds_case(self.top)
+        self._names: Dict[str, frozenset] = {}        # host dir -> its exact entry names
 
     def join(self, path: str) -> str:
         """The host string of a guest path (absolute, already resolved) inside this tree."""
         rest = path.lstrip("/")
         return os.path.join(self.top, *rest.split("/")) if rest else self.top
 
+    def _exact(self, host: str) -> None:
+        """On a host file system that folds case (macOS, Windows), every name below the top must
+        match a directory entry exactly, as on Linux: /etc/Passwd is not /etc/passwd."""
+        rel = os.path.relpath(host, self.top)
+        if rel == ".":
+            return
+        cur = self.top
+        for part in rel.split(os.sep):
+            names = self._names.get(cur)
+            if names is None:
+                names = self._names[cur] = frozenset(os.listdir(cur))
+            if part not in names:
+                raise FileNotFoundError(host_errno.ENOENT, "No such file or directory", host)
+            cur = os.path.join(cur, part)
+
     def lstat(self, host: str) -> StatInfo:
+        if self.case_insensitive:
+            self._exact(host)
         return stat_from_host(os.lstat(host))
 
     def stat(self, host: str) -> StatInfo:
+        if self.case_insensitive:
+            self._exact(host)
         return stat_from_host(os.stat(host))
 
     def readlink(self, host: str) -> str:
+        if self.case_insensitive:
+            self._exact(host)
         return os.readlink(host)
 
     def listdir(self, host: str) -> List[Tuple[str, int, int]]:
@@ -121,6 +162,8 @@ class DirTree:
 
     def open(self, host: str):
         """A binary file object (seek, read, close) for reading."""
+        if self.case_insensitive:
+            self._exact(host)
         return open(host, "rb", buffering=0)
 
     def fstat(self, f, node) -> StatInfo:
