@@ -1,0 +1,82 @@
+"""Wiring of the power tools on a session, from the command line's TraceConfig:
+-e inject= / fault= and --inject-call (emutrace.inject), -P and -z / -Z / status=
+(emutrace.sysgate), -k / -kk / -w N (emutrace.backtrace), --coverage (emutrace.coverage).
+
+tracer.build_observers calls `coverage(session, tc)` first (coverage runs with --no-trace too),
+then `wire(session, tc, tracer)` once the call and syscall tracers exist.
+"""
+from __future__ import annotations
+
+from .events import Call
+
+
+class CoverageOutput:
+    """The coverage recorder as one of build_observers' outputs: close() writes the file."""
+
+    def __init__(self, recorder, path: str, fmt: str):
+        self.recorder, self.path, self.fmt = recorder, path, fmt
+
+    def close(self) -> None:
+        self.recorder.close(self.path, self.fmt)
+
+
+def coverage(session, tc) -> list:
+    if not tc.coverage:
+        return []
+    from .coverage import BlockRecorder
+    rec = BlockRecorder(session)
+    session.add_observer(rec)
+    return [CoverageOutput(rec, tc.coverage, tc.coverage_format)]
+
+
+def syscall_injection(session, tc) -> None:
+    """-e inject=/fault=: the kernel's intercept (any API intercept runs behind it)."""
+    if not tc.inject:
+        return None
+    from .inject import SyscallInjector
+    inj = SyscallInjector.from_exprs(tc.inject, inner=session.kernel.intercept)
+    session.kernel.intercept = inj
+    return inj
+
+
+def wire(session, tc, tracer) -> None:
+    from .session import EmutraceError
+    inj = syscall_injection(session, tc)
+    obs = tracer.syscalls
+    if obs is not None:
+        if inj is not None:
+            obs.marker = inj.mark
+        if tc.trace_paths or tc.status is not None:
+            from .sysgate import PathSelection, SyscallGate, guest_realpath
+            paths = PathSelection(tc.trace_paths, lambda p: guest_realpath(session, p),
+                                  session.kernel.notify) if tc.trace_paths else None
+            obs.gate = SyscallGate(paths, tc.status)
+        if tc.stack_trace:
+            from .backtrace import Backtracer
+            obs.backtracer = Backtracer(session, source_lines=tc.stack_trace > 1, demangle=tc.demangle)
+    elif tc.stack_trace or tc.trace_paths or tc.status is not None:
+        raise EmutraceError("-k, -P, -z, -Z and -e status= act on system calls: add -S or --strace", 125)
+    lt = tracer.libcalls
+    if tc.inject_calls:
+        if lt is None:
+            raise EmutraceError("--inject-call needs library calls caught (not with -L)", 125)
+        from .inject import CallInjector, InjectingFilter, parse_inject_call
+        ci = CallInjector([parse_inject_call(t) for t in tc.inject_calls], inner=lt.intercept)
+        lt.intercept = ci
+        lt.filter = InjectingFilter(lt.filter, ci)
+    if tc.call_stack and lt is not None:
+        from .backtrace import Backtracer
+        bt = Backtracer(session, demangle=tc.demangle, depth=tc.call_stack)
+        lt.guest_log = False                 # each call must reach Python to take its stack
+        lt.leaf_out = None
+        emit = lt.emit
+
+        def emit_with_stack(ev):
+            if type(ev) is Call:
+                proc = session.kernel.current
+                if proc is not None:
+                    # at the function's entry the innermost frame is the PLT stub or the function
+                    # itself; the backtrace starts at its caller, as ltrace's -w shows it
+                    ev.stack = bt.frames(proc, skip=1)
+            emit(ev)
+        lt.emit = emit_with_stack
