@@ -59,18 +59,11 @@ class Backtracer:
         self._lines: Dict[int, object] = {}
         self._names: Dict[str, str] = {}
 
-    def frames(self, proc, skip: int = 0) -> List[StackFrame]:
+    def frames(self, proc, at_call: bool = False) -> List[StackFrame]:
+        """The backtrace of proc's thread now. at_call: the thread is at a function's first
+        instruction (a library call caught at its entry, maybe in a stub outside any module):
+        the walk starts at the caller, from the return address on top of the stack."""
         m = proc.machine
-        regs = {i: m.reg(name) for i, name in enumerate(DWARF_REGS)}
-        rip = m.reg("rip")
-        try:
-            if proc.mem.read(rip, 2) == b"\x0f\x05":
-                rip += 2        # in a system call: strace shows the address after `syscall`
-        except Exception:
-            pass
-        regs[RA] = rip
-        mods = proc.modules
-        from loader.modules import module_at
         mem = proc.mem
 
         def read_u64(addr: int) -> Optional[int]:
@@ -79,12 +72,26 @@ class Backtracer:
             except Exception:                    # unmapped: the walk ends there
                 return None
 
-        raw = self.unwinder.unwind(regs, lambda a: module_at(mods, a), read_u64, self.depth + skip)
-        out = []
-        for i, rf in enumerate(raw[skip:skip + self.depth]):
-            exact = i + skip == 0 or rf.signal
-            out.append(self.symbolize(proc, rf.pc, exact))
-        return out
+        regs = {i: m.reg(name) for i, name in enumerate(DWARF_REGS)}
+        rip = m.reg("rip")
+        if at_call:
+            rip = read_u64(regs[7])
+            regs[7] += 8
+            if rip is None:
+                return []
+        else:
+            try:
+                if mem.read(rip, 2) == b"\x0f\x05":
+                    rip += 2        # in a system call: strace shows the address after `syscall`
+            except Exception:
+                pass
+        regs[RA] = rip
+        mods = proc.modules
+        from loader.modules import module_at
+        raw = self.unwinder.unwind(regs, lambda a: module_at(mods, a), read_u64, self.depth,
+                                   exact=not at_call)
+        return [self.symbolize(proc, rf.pc, exact=(i == 0 and not at_call) or rf.signal)
+                for i, rf in enumerate(raw)]
 
     def symbolize(self, proc, pc: int, exact: bool = True) -> StackFrame:
         from loader.modules import module_at

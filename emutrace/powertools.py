@@ -53,7 +53,8 @@ def wire(session, tc, tracer) -> None:
             obs.gate = SyscallGate(paths, tc.status)
         if tc.stack_trace:
             from .backtrace import Backtracer
-            obs.backtracer = Backtracer(session, source_lines=tc.stack_trace > 1, demangle=tc.demangle)
+            # strace -k demangles C++ names whether or not -C is given (libdw + libiberty)
+            obs.backtracer = Backtracer(session, source_lines=tc.stack_trace > 1, demangle=True)
     elif tc.stack_trace or tc.trace_paths or tc.status is not None:
         raise EmutraceError("-k, -P, -z, -Z and -e status= act on system calls: add -S or --strace", 125)
     lt = tracer.libcalls
@@ -75,8 +76,7 @@ def wire(session, tc, tracer) -> None:
             if type(ev) is Call:
                 proc = session.kernel.current
                 if proc is not None:
-                    # at the function's entry the innermost frame is the PLT stub or the function
-                    # itself; the backtrace starts at its caller, as ltrace's -w shows it
-                    ev.stack = bt.frames(proc, skip=1)
+                    # caught at the function's entry: the backtrace starts at its caller
+                    ev.stack = bt.frames(proc, at_call=True)
             emit(ev)
         lt.emit = emit_with_stack

@@ -107,8 +107,9 @@ class SyscallObserver:
         if self.gate is not None and not (self.gate.enter(proc, sc, args) and self.gate.shows(0)):
             return
         state = self.fmt.enter(sc, args, mem, tid=proc.thread.tid)
+        stack = self.backtracer.frames(proc) if self.backtracer is not None else None
         self.emit(Syscall(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, "execve", sc.nr,
-                          self.fmt.exit(state, 0, mem), list(args), 0, None, 0))
+                          self.fmt.exit(state, 0, mem), list(args), 0, None, 0, stack=stack))
 
     def syscall_enter(self, proc, nr, sc, args):
         name = sc.name if sc is not None else f"syscall_{nr:#x}"

@@ -512,17 +512,18 @@ class Unwinder:
         return ef
 
     def unwind(self, regs: Dict[int, int], module_at: Callable[[int], object],
-               read_u64: Callable[[int], Optional[int]], limit: int = MAX_FRAMES) -> List[RawFrame]:
+               read_u64: Callable[[int], Optional[int]], limit: int = MAX_FRAMES,
+               exact: bool = True) -> List[RawFrame]:
         """Frames from the innermost (regs' rip) outwards. regs: DWARF number → value, with RA
-        holding rip."""
+        holding rip. exact: the innermost pc is where execution is (not a return address)."""
         frames: List[RawFrame] = []
         regs = dict(regs)
-        exact = True                    # the innermost pc, and one a signal interrupted, are exact
+        # the innermost pc, and one a signal interrupted, are exact; return addresses are not
         while len(frames) < limit:
             pc = regs.get(RA)
             if not pc:
                 break
-            frames.append(RawFrame(pc, regs.get(SP, 0), signal=not exact and False))
+            frames.append(RawFrame(pc, regs.get(SP, 0), signal=exact and bool(frames)))
             m = module_at(pc if exact else pc - 1)
             fde = None
             if m is not None:
@@ -532,7 +533,7 @@ class Unwinder:
                     fde = None
             if fde is None:
                 nxt = self._frame_pointer_step(regs, read_u64) if not exact or len(frames) > 1 else \
-                    self._leaf_step(regs, read_u64, m)
+                    self._leaf_step(regs, read_u64, m, module_at)
                 if nxt is None:
                     break
                 regs, exact = nxt, False
@@ -547,8 +548,6 @@ class Unwinder:
             if nxt.get(RA) is None or (nxt.get(SP) == regs.get(SP) and nxt.get(RA) == pc):
                 break
             exact = fde.cie.signal      # the frame below a signal frame resumes at an exact pc
-            if exact and frames:
-                pass
             regs = nxt
         return frames
 
@@ -565,7 +564,7 @@ class Unwinder:
         return out
 
     @staticmethod
-    def _leaf_step(regs, read_u64, module):
+    def _leaf_step(regs, read_u64, module, module_at):
         """The innermost pc in code without CFI (hand-written syscall stubs): if it is in a
         module, the return address is assumed on top of the stack, as at a leaf function's
         first instruction; outside any module nothing is assumed."""
@@ -573,7 +572,7 @@ class Unwinder:
             return None
         sp = regs.get(SP)
         ra = read_u64(sp) if sp else None
-        if ra is None:
+        if ra is None or module_at(ra) is None:      # (the stack's top holds argc at _start)
             return None
         out = dict(regs)
         out.update({RA: ra, SP: sp + 8})
