@@ -191,8 +191,7 @@ def _run(data, pos, end, min_inst, default_is_stmt, line_base, line_range, opcod
         return files[i] if 0 <= i < len(files) else ""
 
     def emit(end_seq=False):
-        if is_stmt or end_seq:
-            rows.append((addr, name_of(file), line, end_seq))
+        rows.append((addr, name_of(file), line, end_seq))      # (is_stmt or not, as addr2line)
 
     while pos < end:
         op = data[pos]
