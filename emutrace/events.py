@@ -69,6 +69,7 @@ class Signal:
     line: str                 # '--- SIGSEGV {si_signo=SIGSEGV, ...} ---' (strace style)
     info: dict = field(default_factory=dict)
     type: str = "signal"
+    stack: Optional[list] = None    # strace -k: the interrupted code's backtrace
 
 
 @record

@@ -262,7 +262,7 @@ class StraceText:
             self.w.write(strace_align(self._prefix(ev), ev.line) + spent + "\n" + _stack_lines(ev.stack),
                          urgent=self.w.sync_syscalls)
         elif isinstance(ev, Signal):
-            self.w.write(self._prefix(ev) + ev.line + "\n", urgent=True)
+            self.w.write(self._prefix(ev) + ev.line + "\n" + _stack_lines(ev.stack), urgent=True)
         elif isinstance(ev, Exit):
             from syscalls.strace import format_exited, format_killed
             line = format_killed(ev.signal, ev.core) if ev.signal else format_exited(ev.status)

@@ -55,8 +55,8 @@ def wire(session, tc, tracer) -> None:
             from .backtrace import Backtracer
             # strace -k demangles C++ names whether or not -C is given (libdw + libiberty)
             obs.backtracer = Backtracer(session, source_lines=tc.stack_trace > 1, demangle=True)
-    elif tc.stack_trace or tc.trace_paths or tc.status is not None:
-        raise EmutraceError("-k, -P, -z, -Z and -e status= act on system calls: add -S or --strace", 125)
+    elif tc.stack_trace or tc.status is not None:
+        raise EmutraceError("-k, -z, -Z and -e status= act on system calls: add -S or --strace", 125)
     lt = tracer.libcalls
     if tc.inject_calls:
         if lt is None:
@@ -80,3 +80,45 @@ def wire(session, tc, tracer) -> None:
                     ev.stack = bt.frames(proc, at_call=True)
             emit(ev)
         lt.emit = emit_with_stack
+    if tc.trace_paths and lt is not None:
+        from .sysgate import PathSelection, guest_realpath
+        paths = PathSelection(tc.trace_paths, lambda p: guest_realpath(session, p))
+        lt.guest_log = False                 # each call's arguments are read at its entry
+        lt.leaf_out = None
+        lt.emit = _calls_naming(paths.paths, session, lt.emit)
+
+
+def _calls_naming(paths, session, emit):
+    """-P for library calls: only the calls one of whose arguments is a selected path (a C
+    string equal to it), and their returns."""
+    from .events import Return
+    shown = set()
+
+    def emit_if_named(ev):
+        t = type(ev)
+        if t is Call:
+            proc = session.kernel.current
+            if proc is None or not _names_a_path(proc, paths):
+                return
+            shown.add(ev.id)
+        elif t is Return:
+            if ev.id not in shown:
+                return
+            shown.discard(ev.id)
+        emit(ev)
+    return emit_if_named
+
+
+def _names_a_path(proc, paths) -> bool:
+    m, mem = proc.machine, proc.mem
+    for reg in ("rdi", "rsi", "rdx", "rcx", "r8", "r9"):
+        addr = m.reg(reg)
+        if addr < 0x1000:
+            continue
+        try:
+            text = mem.read_cstr(addr, 4096)
+        except Exception:                   # not a pointer to readable memory: names nothing
+            continue
+        if text.decode("utf-8", "surrogateescape") in paths:
+            return True
+    return False

@@ -161,8 +161,9 @@ class SyscallObserver:
         from syscalls.strace import format_signal
         from syscalls.xlat import signal_name
         fields = {k: v for k, v in info.items() if not k.startswith("_")}
+        stack = self.backtracer.frames(proc) if self.backtracer is not None else None
         self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],
-                         signal_name(info["si_signo"]), format_signal(fields), fields))
+                         signal_name(info["si_signo"]), format_signal(fields), fields, stack=stack))
 
 
 def _mem_view(proc):
