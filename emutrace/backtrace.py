@@ -29,13 +29,6 @@ class StackFrame:
     file: str = ""
     line: int = 0
 
-    def to_json(self) -> dict:
-        d = {"pc": self.pc, "module": self.module, "offset": self.offset, "function": self.function,
-             "function_offset": self.function_offset}
-        if self.file:
-            d.update(file=self.file, line=self.line)
-        return d
-
 
 def format_frame(f: StackFrame) -> str:
     where = f" ({f.file}:{f.line})" if f.file else ""

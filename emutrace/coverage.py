@@ -14,8 +14,6 @@ from __future__ import annotations
 import struct
 from typing import Dict, List, Optional, Tuple
 
-from unicorn import UC_HOOK_BLOCK
-
 from .record import record
 
 ANONYMOUS = "[anonymous]"
@@ -50,12 +48,12 @@ class BlockRecorder:
         seen: Dict[int, list] = {}
         kernel = proc.kernel
 
-        def on_block(uc, addr, size, _user):
+        def on_block(addr, size):
             row = seen.get(addr)
             if row is None:
                 row = seen[addr] = self._first(kernel.current or proc, addr, size)
             row[1] += 1
-        m.uc.hook_add(UC_HOOK_BLOCK, on_block)
+        m.hook_block(on_block)
 
     def _first(self, proc, addr: int, size: int) -> list:
         """A block seen for the first time: find its module, or its anonymous region."""

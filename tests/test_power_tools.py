@@ -167,6 +167,14 @@ def test_trace_path_matches_strace():
         assert names == [l.split("(")[0] for l in theirs.splitlines() if "(" in l]
 
 
+def test_trace_path_library_calls(tmp_path):
+    f = tmp_path / "data.txt"
+    f.write_text("x\n")
+    r = emutrace(["-s", "256", "-P", str(f), "cat", "/etc/hostname", str(f)])
+    lines = [l for l in r.stderr.decode().splitlines() if not l.startswith("+++")]
+    assert lines == [f'open("{f}", O_RDONLY)'.ljust(48) + " = 3"]     # not /etc/hostname's
+
+
 def test_trace_path_nonexistent_accepted():
     ours = emutrace(["--strace", "-P", "/no/such/file", built("hello")])
     assert ours.returncode == 0
@@ -221,10 +229,15 @@ def test_k_through_a_signal_frame(tmp_path):
 static void handler(int sig) { write(1, "in handler\\n", 11); }
 int main(void) { signal(SIGUSR1, handler); raise(SIGUSR1); return 0; }
 """, "-O1")
-    ours = _names_of_stacks(emutrace(["--strace", "-k", "-e", "trace=write", exe]).stderr.decode())
+    text = emutrace(["--strace", "-k", "-e", "trace=write", exe]).stderr.decode()
+    ours = _names_of_stacks(text)
     theirs = _names_of_stacks(_strace(["-k", "-e", "trace=write"], [exe]))
     assert ours[0][1] == theirs[-1][1]
     assert any("(handler)" in f for f in ours[0][1]) and any("(main)" in f for f in ours[0][1])
+    # the signal line gets the interrupted code's stack, as strace prints it
+    sig = text.splitlines()
+    i = next(i for i, l in enumerate(sig) if l.startswith("--- SIGUSR1"))
+    assert sig[i + 1].startswith(" > ") and any("(main+" in l for l in sig[i + 1:i + 5])
 
 
 def test_k_stripped_and_kk_lines(tmp_path):
