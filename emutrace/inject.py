@@ -162,9 +162,9 @@ def parse_tamper(tokens: List[str], original: str, fault: bool = False) -> Tampe
                 n = _number(val)
                 if n is None:
                     raise ValueError(tok)
-                t.retval = n & (1 << 64) - 1 if n < 0 else n
-                if t.retval >= 1 << 64:
+                if not -(1 << 63) <= n < 1 << 64:
                     raise ValueError(tok)
+                t.retval = n & ((1 << 64) - 1)         # as strace: an unsigned register value
             elif key == "signal" and not fault:
                 if t.signal is not None:
                     raise ValueError(tok)
@@ -225,6 +225,7 @@ class SyscallInjector:
         self.inner = inner
         self.counts: Dict[Tuple[int, str], int] = {}
         self.marks: Dict[int, str] = {}         # tid → the marker of the call it is in
+        self.at_exit: Dict[int, Tamper] = {}    # tid → the tampering left for the call's exit
 
     @classmethod
     def from_exprs(cls, exprs: List[Tuple[str, bool]], inner=None) -> "SyscallInjector":
@@ -258,7 +259,7 @@ class SyscallInjector:
                 from syscalls.signals import SI_KERNEL
                 proc.queue_signal({"si_signo": t.signal, "si_code": SI_KERNEL}, thread=proc.thread)
             if t.delay_exit_ns or t.poke_exit:
-                self.marks[-tid - 1] = t              # (exit's work, found again by thread)
+                self.at_exit[tid] = t
             if t.replaces:
                 return -t.error if t.error is not None else _s64(t.retval)
         return self.inner.enter(proc, nr, sc, args) if self.inner is not None else None
@@ -266,12 +267,18 @@ class SyscallInjector:
     def exit(self, proc, nr, sc, args, ret):
         if self.inner is not None:
             ret = self.inner.exit(proc, nr, sc, args, ret)
-        t = self.marks.pop(-proc.thread.tid - 1, None)
+        t = self.at_exit.pop(proc.thread.tid, None)
         if t is not None:
             _poke(proc, args, t.poke_exit)
             if t.delay_exit_ns:
                 proc.kernel.world.tick(t.delay_exit_ns)
         return ret
+
+    def warnings(self) -> List[str]:
+        """strace's warning for a retval= that the program will read as an error."""
+        return [f"Inadvertent injection of error {(1 << 64) - t.retval} is possible for retval={t.retval}"
+                for t in {id(t): t for t in self.rules.values()}.values()
+                if t.retval is not None and t.retval >= (1 << 64) - 4095]
 
     def mark(self, proc) -> str:
         """The marker for the line of the call proc's thread just finished ('' if untouched)."""

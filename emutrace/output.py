@@ -173,8 +173,8 @@ class LtraceText:
             name, _, rest = ev.line.partition("(")
             args, _, ret = rest.rpartition(") = ")
             text = self._prefix(ev) + f"SYS_{name}({args}"
-            self.w.write((close_call(text, ret, DEFAULT_ALIGN) if ev.ret is not None else text + ") = ?") + "\n",
-                         urgent=self.w.sync_syscalls)
+            self.w.write((close_call(text, ret, DEFAULT_ALIGN) if ev.ret is not None else text + ") = ?") + "\n"
+                         + _stack_lines(ev.stack), urgent=self.w.sync_syscalls)
         elif isinstance(ev, Signal):
             self._close_open()
             from syscalls.sigdesc import signal_description

@@ -36,6 +36,8 @@ def syscall_injection(session, tc) -> None:
     from .inject import SyscallInjector
     inj = SyscallInjector.from_exprs(tc.inject, inner=session.kernel.intercept)
     session.kernel.intercept = inj
+    for warning in inj.warnings():
+        session.kernel.notify(warning)
     return inj
 
 

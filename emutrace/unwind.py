@@ -542,7 +542,10 @@ class Unwinder:
                 cfa_rule, rules = run_cfa(fde, (pc if exact else pc - 1) - m.base)
             except (CfiError, IndexError, struct.error):
                 break
-            nxt = _apply(cfa_rule, rules, regs, read_u64, fde.cie.ra_reg)
+            try:
+                nxt = _apply(cfa_rule, rules, regs, read_u64, fde.cie.ra_reg)
+            except (IndexError, struct.error, ValueError):      # a malformed expression: stop here
+                break
             if nxt is None:
                 break
             if nxt.get(RA) is None or (nxt.get(SP) == regs.get(SP) and nxt.get(RA) == pc):

@@ -79,8 +79,11 @@ def test_when_expressions():
     assert picks("1..2+1") == [1, 2]
     names, t = parse_inject("%file:error=ENOENT:when=3+")
     assert "openat" in names and t.error == 2 and t.when == When(3, 0xFFFF, 1)
-    _, f = parse_inject("write", fault=True) if False else parse_inject("write:error=ENOSYS")
-    assert f.error == 38
+    _, f = parse_inject("write", fault=True)
+    assert f.error == 38                               # fault= injects ENOSYS by default
+    for bad in ("write:retval=1", "write:signal=SIGINT"):
+        with pytest.raises(InjectError, match=re.escape(f"invalid fault argument '{bad}'")):
+            parse_inject(bad, fault=True)
     assert parse_inject_call("malloc:retval=0:when=3+").when.first == 3
     with pytest.raises(InjectError):
         parse_inject_call("malloc:when=3+")
