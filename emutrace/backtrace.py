@@ -7,8 +7,8 @@ A backtrace is the unwinder's frames (emutrace.unwind), each symbolized as strac
 the module's canonical path, the nearest function symbol at or before the frame's address with
 the distance from it, and the address relative to the module's first mapped byte. A caller's
 frame is looked up at its return address minus one (the call instruction), as libdw does, so a
-call that ends a function is not named after the next one. `-kk` adds ` (file:line)` from the
-module's DWARF line table when it has one (emutrace.dwarfline).
+call that ends a function is not named after the next one. `-kk` adds ` file:line` (strace's
+--stack-trace=source) from the module's DWARF line table when it has one (emutrace.dwarfline).
 """
 from __future__ import annotations
 
@@ -31,12 +31,13 @@ class StackFrame:
 
 
 def format_frame(f: StackFrame) -> str:
-    where = f" ({f.file}:{f.line})" if f.file else ""
+    """strace's frame line (unwind.c's formats); -kk's source position follows a symbol only."""
     if not f.module:
         return f" > unexpected_backtracing_error [{f.pc:#x}]"
     if f.function:
+        where = f" {f.file}:{f.line}" if f.file else ""
         return f" > {f.module}({f.function}+{f.function_offset:#x}) [{f.offset:#x}]{where}"
-    return f" > {f.module}() [{f.offset:#x}]{where}"
+    return f" > {f.module}() [{f.offset:#x}]"
 
 
 class Backtracer:

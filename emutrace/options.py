@@ -38,7 +38,7 @@ Tracing:
   -c                 summary table instead of a trace
   -y                 show paths beside file descriptors (--strace)
   -f                 follow forks and threads
-  -k, -kk            a backtrace after each system call (-kk: with file:line from DWARF lines)
+  -k, -kk            a backtrace after each system call (-kk: with source file:line)
   -w N               a backtrace of N frames after each library call (ltrace -w)
   -P PATH            only system calls naming PATH or an fd open on it (repeatable)
   -z, -Z             only successful / only failed system calls (-e status=SET for more)
