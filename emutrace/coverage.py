@@ -76,11 +76,8 @@ class BlockRecorder:
         return row
 
     # -- output ------------------------------------------------------------------------------
-    def close(self, path: str, fmt: str) -> None:
-        writer = {"drcov": write_drcov, "lcov": write_lcov, "text": write_text}[fmt]
-        mode = "wb" if fmt == "drcov" else "w"
-        with open(path, mode) as f:
-            writer(f, self.modules, self.blocks)
+    def write(self, f, fmt: str) -> None:
+        WRITERS[fmt](f, self.modules, self.blocks)
 
 
 def write_drcov(f, modules: List[CoveredModule], blocks) -> None:
@@ -160,3 +157,12 @@ def write_lcov(f, modules: List[CoveredModule], blocks) -> None:
         found = sum(1 for ln in lines if ln > 0)
         hit = sum(1 for ln, n in lines.items() if ln > 0 and n)
         f.write(f"LF:{found}\nLH:{hit}\nend_of_record\n")
+
+
+WRITERS = {"drcov": write_drcov, "lcov": write_lcov, "text": write_text}
+BINARY = {"drcov"}
+
+
+def open_output(path: str, fmt: str):
+    """The coverage file, opened before the run so that a bad path fails at once."""
+    return open(path, "wb") if fmt in BINARY else open(path, "w", encoding="utf-8", errors="surrogateescape")

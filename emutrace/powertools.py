@@ -13,20 +13,22 @@ from .events import Call
 class CoverageOutput:
     """The coverage recorder as one of build_observers' outputs: close() writes the file."""
 
-    def __init__(self, recorder, path: str, fmt: str):
-        self.recorder, self.path, self.fmt = recorder, path, fmt
+    def __init__(self, recorder, f, fmt: str):
+        self.recorder, self.f, self.fmt = recorder, f, fmt
 
     def close(self) -> None:
-        self.recorder.close(self.path, self.fmt)
+        with self.f:
+            self.recorder.write(self.f, self.fmt)
 
 
 def coverage(session, tc) -> list:
     if not tc.coverage:
         return []
-    from .coverage import BlockRecorder
+    from .coverage import BlockRecorder, open_output
+    f = open_output(tc.coverage, tc.coverage_format)      # (an OSError here: one line, status 125)
     rec = BlockRecorder(session)
     session.add_observer(rec)
-    return [CoverageOutput(rec, tc.coverage, tc.coverage_format)]
+    return [CoverageOutput(rec, f, tc.coverage_format)]
 
 
 def syscall_injection(session, tc) -> None:

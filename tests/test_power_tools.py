@@ -357,6 +357,12 @@ def test_coverage_lcov_and_text(tmp_path):
     assert f"module {exe} " in body and re.search(r"\+0x[0-9a-f]+ \d+ 5 square", body)
 
 
+def test_coverage_unwritable_file_fails_before_the_run(tmp_path):
+    r = emutrace(["--no-trace", "--coverage", str(tmp_path / "no" / "such" / "dir"), built("hello")])
+    assert r.returncode == 125 and r.stdout == b""
+    assert r.stderr.decode().count("\n") == 1 and r.stderr.startswith(b"emutrace: ")
+
+
 def test_coverage_names_jit_code_anonymous(tmp_path):
     exe = _gcc(tmp_path, "jit", """
 #include <stdio.h>
