@@ -15,7 +15,11 @@ from __future__ import annotations
 import bisect
 from typing import Dict, List, Optional
 
-from .record import field, record
+from loader.modules import module_at
+
+from .dwarfline import LineTable
+from .record import record
+from .sysgate import guest_realpath
 from .unwind import DWARF_REGS, RA, Unwinder
 
 
@@ -81,14 +85,12 @@ class Backtracer:
                 pass
         regs[RA] = rip
         mods = proc.modules
-        from loader.modules import module_at
         raw = self.unwinder.unwind(regs, lambda a: module_at(mods, a), read_u64, self.depth,
                                    exact=not at_call)
         return [self.symbolize(proc, rf.pc, exact=(i == 0 and not at_call) or rf.signal)
                 for i, rf in enumerate(raw)]
 
     def symbolize(self, proc, pc: int, exact: bool = True) -> StackFrame:
-        from loader.modules import module_at
         look = pc if exact else pc - 1
         mod = module_at(proc.modules, look)
         if mod is None:
@@ -118,13 +120,11 @@ class Backtracer:
     def _canonical(self, path: str) -> str:
         got = self._paths.get(path)
         if got is None:
-            from .sysgate import guest_realpath
             got = self._paths[path] = guest_realpath(self.session, path) or path
         return got
 
     def _line_table(self, mod):
         key = id(mod.elf)
         if key not in self._lines:
-            from .dwarfline import LineTable
             self._lines[key] = LineTable.of_elf(mod.elf)
         return self._lines[key]

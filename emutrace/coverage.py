@@ -11,9 +11,13 @@ filed under an "[anonymous]" module spanning its memory mapping.
 """
 from __future__ import annotations
 
+import bisect
 import struct
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List
 
+from loader.modules import module_at
+
+from .dwarfline import LineTable
 from .record import record
 
 ANONYMOUS = "[anonymous]"
@@ -57,7 +61,6 @@ class BlockRecorder:
 
     def _first(self, proc, addr: int, size: int) -> list:
         """A block seen for the first time: find its module, or its anonymous region."""
-        from loader.modules import module_at
         mod = module_at(proc.modules, addr)
         if mod is not None:
             key = (mod.path, mod.lo, mod.hi)
@@ -115,7 +118,6 @@ def write_text(f, modules: List[CoveredModule], blocks) -> None:
 def _function_index(m: CoveredModule):
     if m.elf is None:
         return lambda addr: ""
-    import bisect
     funcs = sorted((s.value + m.base, s.name) for s in m.elf.functions())
     addrs = [a for a, _ in funcs]
 
@@ -128,7 +130,6 @@ def _function_index(m: CoveredModule):
 def write_lcov(f, modules: List[CoveredModule], blocks) -> None:
     """An lcov tracefile: for every source file of a module with DWARF lines, DA:line,count for
     each line the line table lists (count: executions of the blocks covering its code)."""
-    from .dwarfline import LineTable
     hits: Dict[str, Dict[int, int]] = {}
     for m in modules:
         table = LineTable.of_elf(m.elf) if m.elf is not None else None

@@ -20,6 +20,7 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 from syscalls import errno as E
+from syscalls.signals import SI_KERNEL
 from syscalls.table import BY_NAME
 from syscalls.xlat import SIGNAL_NUMBERS, SIGRTMAX
 
@@ -256,7 +257,6 @@ class SyscallInjector:
                 proc.kernel.world.tick(t.delay_enter_ns)
             _poke(proc, args, t.poke_enter)
             if t.signal:
-                from syscalls.signals import SI_KERNEL
                 proc.queue_signal({"si_signo": t.signal, "si_code": SI_KERNEL}, thread=proc.thread)
             if t.delay_exit_ns or t.poke_exit:
                 self.at_exit[tid] = t

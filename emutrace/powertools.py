@@ -3,7 +3,8 @@
 (emutrace.sysgate), -k / -kk / -w N (emutrace.backtrace), --coverage (emutrace.coverage).
 
 tracer.build_observers calls `coverage(session, tc)` first (coverage runs with --no-trace too),
-then `wire(session, tc, tracer)` once the call and syscall tracers exist.
+then `wire(session, tc, tracer)` once the call and syscall tracers exist. The tools' modules
+are imported only when their option is given: a plain run loads none of them.
 """
 from __future__ import annotations
 
@@ -46,14 +47,16 @@ def syscall_injection(session, tc) -> None:
 def wire(session, tc, tracer) -> None:
     from .session import EmutraceError
     inj = syscall_injection(session, tc)
+    paths = None
+    if tc.trace_paths:
+        from .sysgate import PathSelection, guest_realpath
+        paths = PathSelection(tc.trace_paths, lambda p: guest_realpath(session, p), session.kernel.notify)
     obs = tracer.syscalls
     if obs is not None:
         if inj is not None:
             obs.marker = inj.mark
-        if tc.trace_paths or tc.status is not None:
-            from .sysgate import PathSelection, SyscallGate, guest_realpath
-            paths = PathSelection(tc.trace_paths, lambda p: guest_realpath(session, p),
-                                  session.kernel.notify) if tc.trace_paths else None
+        if paths is not None or tc.status is not None:
+            from .sysgate import SyscallGate
             obs.gate = SyscallGate(paths, tc.status)
         if tc.stack_trace:
             from .backtrace import Backtracer
@@ -84,9 +87,7 @@ def wire(session, tc, tracer) -> None:
                     ev.stack = bt.frames(proc, at_call=True)
             emit(ev)
         lt.emit = emit_with_stack
-    if tc.trace_paths and lt is not None:
-        from .sysgate import PathSelection, guest_realpath
-        paths = PathSelection(tc.trace_paths, lambda p: guest_realpath(session, p))
+    if paths is not None and lt is not None:
         lt.guest_log = False                 # each call's arguments are read at its entry
         lt.leaf_out = None
         lt.emit = _calls_naming(paths.paths, session, lt.emit)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, List, Optional, Set
 
 from syscalls.table import parse_kind
+from syscalls.vfs import VfsError
 
 STATUSES = ("successful", "failed", "unfinished", "unavailable", "detached")
 
@@ -126,7 +127,6 @@ def _fd_path(proc, fd: int) -> Optional[str]:
 
 def guest_realpath(session, path: str) -> Optional[str]:
     """The canonical guest path of a -P path, or None when it does not exist."""
-    from syscalls.vfs import VfsError
     try:
         real, node = session.kernel.vfs.resolve(path, base=session.opts.cwd or "/")
     except (VfsError, OSError):

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from conftest import built, emutrace, native, ptrace_works
+from conftest import built, emutrace, ptrace_works
 
 from emutrace.inject import InjectError, When, parse_inject, parse_inject_call, parse_when
 from emutrace.sysgate import StatusError, parse_status
