@@ -23,6 +23,7 @@ class Call:
     kind: str = "call"        # call | function (ftrace)
     via: str = ""             # plt | plt.got | got | static: where the call was caught (library calls)
     type: str = "call"
+    stack: Optional[list] = None    # ltrace -w N: backtrace.StackFrame list, innermost first
 
 
 @record
@@ -55,6 +56,7 @@ class Syscall:
     errno: Optional[str] = None
     duration_ns: int = 0
     type: str = "syscall"
+    stack: Optional[list] = None    # strace -k: backtrace.StackFrame list, innermost first
 
 
 @record
@@ -67,6 +69,7 @@ class Signal:
     line: str                 # '--- SIGSEGV {si_signo=SIGSEGV, ...} ---' (strace style)
     info: dict = field(default_factory=dict)
     type: str = "signal"
+    stack: Optional[list] = None    # strace -k: the interrupted code's backtrace
 
 
 @record

@@ -206,6 +206,13 @@ class Machine:
         return self._add_hook(self._CODE_CB(lambda _h, address, _size, _user: guarded(address)),
                               UCC.UC_HOOK_CODE, begin, end)
 
+    def hook_block(self, fn):
+        """fn(address, size) at the start of each basic block executed (--coverage), straight
+        from Unicorn's C code as hook_code; a native callback can take its place."""
+        guarded = self._guarded(fn)
+        return self._add_hook(self._CODE_CB(lambda _h, address, size, _user: guarded(address, size)),
+                              UCC.UC_HOOK_BLOCK, 1, 0)
+
     _SYSCALL_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 
     def hook_syscall(self, fn):

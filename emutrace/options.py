@@ -38,6 +38,15 @@ Tracing:
   -c                 summary table instead of a trace
   -y                 show paths beside file descriptors (--strace)
   -f                 follow forks and threads
+  -k, -kk            a backtrace after each system call (-kk: with source file:line)
+  -w N               a backtrace of N frames after each library call (ltrace -w)
+  -P PATH            only system calls naming PATH or an fd open on it (repeatable)
+  -z, -Z             only successful / only failed system calls (-e status=SET for more)
+  -e inject=SET:error=E|retval=N|signal=S|delay_enter=T|delay_exit=T[:when=EXPR]
+                     strace's fault injection (also -e fault=SET[:error=E][:when=EXPR])
+  --inject-call NAME:retval=V[:when=EXPR]
+                     make library function NAME return V without running (when= as inject)
+  --coverage FILE    write the basic blocks executed; --coverage-format drcov (default), lcov, text
   --format FMT       text (default) or jsonl
   --ftrace           trace every function of the program; --ftrace-libs adds the libraries'
   --ftrace-depth N   report calls nested at most N deep (functions and library calls)
@@ -104,6 +113,15 @@ class TraceConfig:
     folded: Optional[str] = None
     enabled: bool = True
     guest_log: bool = True              # library calls logged by guest code (--hook-returns: off)
+    # power tools (emutrace.inject, sysgate, backtrace, coverage)
+    inject: List[tuple] = field(default_factory=list)        # (-e inject=/fault= text, is fault=)
+    inject_calls: List[str] = field(default_factory=list)    # --inject-call NAME:retval=V[:when=]
+    trace_paths: List[str] = field(default_factory=list)     # -P PATH
+    status: Optional[set] = None        # -z, -Z, -e status=: the statuses shown
+    stack_trace: int = 0                # -k 1, -kk 2 (with file:line)
+    call_stack: int = 0                 # ltrace -w N: frames after each library call
+    coverage: Optional[str] = None      # --coverage FILE
+    coverage_format: str = "drcov"      # drcov | lcov | text
 
 
 @record
@@ -142,6 +160,57 @@ def _int(text: str, what: str, lo: int = 0) -> int:
     if v < lo:
         raise UsageError(f"{what} must be at least {lo}")
     return v
+
+
+# -- the power tools' options: strace's -e qualifiers and long forms ---------------------------
+
+def _inject(fault: bool):
+    def add(tc, text: str) -> None:
+        from .inject import InjectError, parse_inject
+        try:
+            parse_inject(text, fault)
+        except InjectError as e:
+            raise UsageError(str(e)) from None
+        tc.inject.append((text, fault))
+    return add
+
+
+def _status(tc, text: str) -> None:
+    from .sysgate import StatusError, parse_status
+    try:
+        tc.status = parse_status(text)
+    except StatusError as e:
+        raise UsageError(str(e)) from None
+
+
+def _inject_call(tc, text: str) -> None:
+    from .inject import InjectError, parse_inject_call
+    try:
+        parse_inject_call(text)
+    except InjectError as e:
+        raise UsageError(str(e)) from None
+    tc.inject_calls.append(text)
+
+
+def _coverage_format(tc, text: str) -> None:
+    if text not in ("drcov", "lcov", "text"):
+        raise UsageError("--coverage-format is drcov, lcov or text")
+    tc.coverage_format = text
+
+
+STRACE_QUALIFIERS = {"inject": _inject(False), "fault": _inject(True), "status": _status}
+POWER_LONG = {
+    "--inject": lambda tc, val: _inject(False)(tc, val()),
+    "--fault": lambda tc, val: _inject(True)(tc, val()),
+    "--status": lambda tc, val: _status(tc, val()),
+    "--inject-call": lambda tc, val: _inject_call(tc, val()),
+    "--trace-path": lambda tc, val: tc.trace_paths.append(val()),
+    "--successful-only": lambda tc, val: setattr(tc, "status", {"successful"}),
+    "--failed-only": lambda tc, val: setattr(tc, "status", {"failed"}),
+    "--stack-traces": lambda tc, val: setattr(tc, "stack_trace", max(tc.stack_trace, 1)),
+    "--coverage": lambda tc, val: setattr(tc, "coverage", val()),
+    "--coverage-format": lambda tc, val: _coverage_format(tc, val()),
+}
 
 
 # options that take a value: name → (setter)
@@ -247,6 +316,8 @@ def parse(argv: List[str]) -> Config:
                     raise UsageError("--loader is auto, interp or builtin")
             elif name == "--output":
                 tc.output = val()
+            elif name in POWER_LONG:
+                POWER_LONG[name](tc, val)
             else:
                 raise UsageError(f"unknown option {name} (see emutrace --help)")
             i += 1
@@ -268,12 +339,18 @@ def parse(argv: List[str]) -> Config:
 
             if c == "h":
                 raise InfoRequested(HELP.rstrip())
-            if c in "oesnFlxuEIAaPDp":
+            if c in "oesnFlxuEIAaPDpw":
                 v = sval()
                 if c == "o":
                     tc.output = v
+                elif c == "e" and v.split("=", 1)[0] in STRACE_QUALIFIERS:
+                    STRACE_QUALIFIERS[v.split("=", 1)[0]](tc, v.split("=", 1)[1])
                 elif c == "e":
                     tc.filters.append(v)
+                elif c == "P":
+                    tc.trace_paths.append(v)
+                elif c == "w":
+                    tc.call_stack = _int(v, "-w", 1)
                 elif c == "s":
                     tc.string_limit = _int(v, "-s")
                 elif c == "n":
@@ -307,6 +384,10 @@ def parse(argv: List[str]) -> Config:
                 tc.fd_paths = True
             elif c == "f":
                 tc.follow = True
+            elif c == "k":
+                tc.stack_trace = min(tc.stack_trace + 1, 2)
+            elif c in "zZ":
+                tc.status = {"successful"} if c == "z" else {"failed"}
             else:
                 raise UsageError(f"unknown option -{c} (see emutrace --help)")
             j += 1

@@ -103,7 +103,7 @@ class LtraceText:
         self.calls_by_id: Dict[int, Call] = {}
         # no prefix, address or indentation before a call: its line is its text (event's fast path)
         self.plain = not (cfg.summary or self.multi or cfg.timestamps or cfg.relative or cfg.indent
-                          or cfg.show_ip)
+                          or cfg.show_ip or getattr(cfg, "call_stack", 0))
 
     def _prefix(self, ev) -> str:
         p = f"[pid {ev.tid}] " if self.multi else ""
@@ -159,12 +159,13 @@ class LtraceText:
                 ip = f"[{call.caller_addr:#x}] " if self.cfg.show_ip and call else ""
                 head = self._prefix(call) + ip + self._indent(ev.depth) + call.text if call else ""
                 line = close_call(head + ev.right, ev.ret, DEFAULT_ALIGN)
-                self.w.write(line[len(head):] + spent + "\n")
+                self.w.write(line[len(head):] + spent + "\n" + _stack_lines(call.stack if call else None))
                 self.open = None
             else:
                 self._close_open()
                 head = self._prefix(ev) + self._indent(ev.depth) + f"<... {ev.name} resumed> "
-                self.w.write(close_call(head + ev.right, ev.ret, DEFAULT_ALIGN) + spent + "\n")
+                self.w.write(close_call(head + ev.right, ev.ret, DEFAULT_ALIGN) + spent + "\n"
+                             + _stack_lines(call.stack if call else None))
         elif isinstance(ev, Syscall):
             if not self.cfg.syscalls:
                 return
@@ -172,8 +173,8 @@ class LtraceText:
             name, _, rest = ev.line.partition("(")
             args, _, ret = rest.rpartition(") = ")
             text = self._prefix(ev) + f"SYS_{name}({args}"
-            self.w.write((close_call(text, ret, DEFAULT_ALIGN) if ev.ret is not None else text + ") = ?") + "\n",
-                         urgent=self.w.sync_syscalls)
+            self.w.write((close_call(text, ret, DEFAULT_ALIGN) if ev.ret is not None else text + ") = ?") + "\n"
+                         + _stack_lines(ev.stack), urgent=self.w.sync_syscalls)
         elif isinstance(ev, Signal):
             self._close_open()
             from syscalls.sigdesc import signal_description
@@ -219,6 +220,14 @@ class LtraceText:
         self.w.close()
 
 
+def _stack_lines(stack) -> str:
+    """strace -k's / ltrace -w's frame lines under an event ('' without a stack)."""
+    if not stack:
+        return ""
+    from .backtrace import format_frame
+    return "".join(format_frame(f) + "\n" for f in stack)
+
+
 def strace_align(prefix: str, line: str) -> str:
     """strace pads a call to column 40 before ` = result` (the result never holds ') = ')."""
     head, sep, ret = line.rpartition(") = ")
@@ -250,9 +259,10 @@ class StraceText:
             return
         if isinstance(ev, Syscall):
             spent = f" <{ev.duration_ns // 10**9}.{ev.duration_ns % 10**9 // 1000:06d}>" if self.cfg.show_time_spent and ev.ret is not None else ""
-            self.w.write(strace_align(self._prefix(ev), ev.line) + spent + "\n", urgent=self.w.sync_syscalls)
+            self.w.write(strace_align(self._prefix(ev), ev.line) + spent + "\n" + _stack_lines(ev.stack),
+                         urgent=self.w.sync_syscalls)
         elif isinstance(ev, Signal):
-            self.w.write(self._prefix(ev) + ev.line + "\n", urgent=True)
+            self.w.write(self._prefix(ev) + ev.line + "\n" + _stack_lines(ev.stack), urgent=True)
         elif isinstance(ev, Exit):
             from syscalls.strace import format_exited, format_killed
             line = format_killed(ev.signal, ev.core) if ev.signal else format_exited(ev.status)
@@ -388,6 +398,8 @@ class JsonLines:
         if isinstance(ev, Syscall) and not (self.cfg.syscalls or self.cfg.strace):
             return
         d = asdict(ev)
+        if d.get("stack", 0) is None:          # only -k / -w events carry a stack
+            del d["stack"]
         d.pop("text", None)
         d.pop("right", None)
         self.w.write(json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n",

@@ -63,6 +63,9 @@ class SyscallObserver:
         self.emit = emit
         self.sel = selection or SyscallSelection([])
         self.fmt = SyscallFormatter(string_limit=string_limit, fd_paths=fd_paths, fd_path=self._fd_path)
+        self.gate = None            # sysgate.SyscallGate: -P paths, -z/-Z/status=
+        self.marker = None          # inject.SyscallInjector.mark: " (INJECTED)" / " (DELAYED)"
+        self.backtracer = None      # backtrace.Backtracer: -k, -kk
 
     def _fd_path(self, fd: int):
         proc = self.session.kernel.current
@@ -101,9 +104,12 @@ class SyscallObserver:
                 break
             auxv += 16
         args = (execfn, argv, envp, 0, 0, 0)
+        if self.gate is not None and not (self.gate.enter(proc, sc, args) and self.gate.shows(0)):
+            return
         state = self.fmt.enter(sc, args, mem, tid=proc.thread.tid)
+        stack = self.backtracer.frames(proc) if self.backtracer is not None else None
         self.emit(Syscall(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, "execve", sc.nr,
-                          self.fmt.exit(state, 0, mem), list(args), 0, None, 0))
+                          self.fmt.exit(state, 0, mem), list(args), 0, None, 0, stack=stack))
 
     def syscall_enter(self, proc, nr, sc, args):
         name = sc.name if sc is not None else f"syscall_{nr:#x}"
@@ -112,6 +118,8 @@ class SyscallObserver:
         if sc is None:
             from syscalls.table import Syscall as Row
             sc = Row(nr, name, ("hex",) * 6)
+        if self.gate is not None and not self.gate.enter(proc, sc, args):
+            return None
         sp = proc.machine.reg("rsp") if sc.name == "rt_sigreturn" else None
         mem = _mem_view(proc)
         state = self.fmt.enter(sc, args, mem, tid=proc.thread.tid, sp=sp)
@@ -128,24 +136,34 @@ class SyscallObserver:
             ret = None
         else:
             line = self.fmt.exit(state, ret, mem)
+        if self.marker is not None:
+            line += self.marker(proc)
+        if self.gate is not None and not self.gate.shows(ret):
+            return
         err = E.NAME.get(-ret) if isinstance(ret, int) and -4096 < ret < 0 else None
         now = self.session.world.elapsed_ns
-        self.emit(Syscall(proc.pid, proc.thread.tid, now, sc.name, sc.nr, line, list(args), ret, err, now - t0))
+        stack = self.backtracer.frames(proc) if self.backtracer is not None else None
+        self.emit(Syscall(proc.pid, proc.thread.tid, now, sc.name, sc.nr, line, list(args), ret, err, now - t0,
+                          stack=stack))
 
     def syscall_noreturn(self, proc, st):
         if st is None:
             return
         sc, args, state, t0, _mem = st
+        if self.gate is not None and not self.gate.shows(None):
+            return
         now = self.session.world.elapsed_ns
+        stack = self.backtracer.frames(proc) if self.backtracer is not None else None
         self.emit(Syscall(proc.pid, proc.thread.tid, now, sc.name, sc.nr, self.fmt.no_return(state),
-                          list(args), None, None, now - t0))
+                          list(args), None, None, now - t0, stack=stack))
 
     def signal(self, proc, info):
         from syscalls.strace import format_signal
         from syscalls.xlat import signal_name
         fields = {k: v for k, v in info.items() if not k.startswith("_")}
+        stack = self.backtracer.frames(proc) if self.backtracer is not None else None
         self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],
-                         signal_name(info["si_signo"]), format_signal(fields), fields))
+                         signal_name(info["si_signo"]), format_signal(fields), fields, stack=stack))
 
 
 def _mem_view(proc):

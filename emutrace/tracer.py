@@ -105,8 +105,11 @@ def split_filters(cfg):
 def build_observers(session, cfg) -> List:
     """Attach what the command line asks for; return the formatters to close at the end."""
     tc = cfg.trace
+    from . import powertools
+    extra_outputs = powertools.coverage(session, tc)       # --coverage (with --no-trace too)
     if not tc.enabled:
-        return []
+        powertools.syscall_injection(session, tc)
+        return extra_outputs
     from .session import EmutraceError
     sys_specs, call_exprs = split_filters(tc)
     functions = tc.ftrace or bool(tc.internal)
@@ -133,7 +136,7 @@ def build_observers(session, cfg) -> List:
                 raise EmutraceError(str(e), 125) from None
             tracer.syscalls = SyscallObserver(session, tracer.emit, tc.string_limit, tc.fd_paths, sel)
             session.kernel.observer = tracer.syscalls
-        libcalls = tc.libcalls and not tc.strace
+        libcalls = (tc.libcalls and not tc.strace) or bool(tc.inject_calls)
         if libcalls or functions:
             from .filters import CallFilter, FilterError
             from .libcalls import CallStacks, LibcallTracer
@@ -169,13 +172,14 @@ def build_observers(session, cfg) -> List:
                                                   decode=not tc.ftrace)
                 if isinstance(sink, FtraceText):
                     sink.stack_use = tracer.functions.stack_use
+        powertools.wire(session, tc, tracer)
     except BaseException:
         writer.close()
         for extra in sinks[1:]:
             extra.f.close()
         raise
     session.add_observer(tracer)
-    return sinks
+    return sinks + extra_outputs
 
 
 def _timeline_sinks(session, tc, sinks) -> None:

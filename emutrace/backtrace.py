@@ -1,0 +1,130 @@
+"""Backtraces of the guest for strace's `-k` / `-kk` and ltrace's `-w N`.
+
+A backtrace is the unwinder's frames (emutrace.unwind), each symbolized as strace prints it:
+
+     > /usr/lib/x86_64-linux-gnu/libc.so.6(__write+0x10) [0xf8350]
+
+the module's canonical path, the nearest function symbol at or before the frame's address with
+the distance from it, and the address relative to the module's first mapped byte. A caller's
+frame is looked up at its return address minus one (the call instruction), as libdw does, so a
+call that ends a function is not named after the next one. `-kk` adds ` file:line` (strace's
+--stack-trace=source) from the module's DWARF line table when it has one (emutrace.dwarfline).
+"""
+from __future__ import annotations
+
+import bisect
+from typing import Dict, List, Optional
+
+from loader.modules import module_at
+
+from .dwarfline import LineTable
+from .record import record
+from .sysgate import guest_realpath
+from .unwind import DWARF_REGS, RA, Unwinder
+
+
+@record
+class StackFrame:
+    pc: int
+    module: str = ""              # canonical path; "" outside any module (anonymous code)
+    offset: int = 0               # pc - the module's first mapped address
+    function: str = ""
+    function_offset: int = 0
+    file: str = ""
+    line: int = 0
+
+
+def format_frame(f: StackFrame) -> str:
+    """strace's frame line (unwind.c's formats); -kk's source position follows a symbol only."""
+    if not f.module:
+        return f" > unexpected_backtracing_error [{f.pc:#x}]"
+    if f.function:
+        where = f" {f.file}:{f.line}" if f.file else ""
+        return f" > {f.module}({f.function}+{f.function_offset:#x}) [{f.offset:#x}]{where}"
+    return f" > {f.module}() [{f.offset:#x}]"
+
+
+class Backtracer:
+    """Takes a process's backtrace now: `frames(proc)`."""
+
+    def __init__(self, session, source_lines: bool = False, demangle: bool = False, depth: int = 0):
+        self.session = session
+        self.source_lines = source_lines
+        self.demangle = demangle
+        self.depth = depth or 256
+        self.unwinder = Unwinder()
+        self._paths: Dict[str, str] = {}
+        self._lines: Dict[int, object] = {}
+        self._names: Dict[str, str] = {}
+
+    def frames(self, proc, at_call: bool = False) -> List[StackFrame]:
+        """The backtrace of proc's thread now. at_call: the thread is at a function's first
+        instruction (a library call caught at its entry, maybe in a stub outside any module):
+        the walk starts at the caller, from the return address on top of the stack."""
+        m = proc.machine
+        mem = proc.mem
+
+        def read_u64(addr: int) -> Optional[int]:
+            try:
+                return int.from_bytes(mem.read(addr, 8), "little")
+            except Exception:                    # unmapped: the walk ends there
+                return None
+
+        regs = {i: m.reg(name) for i, name in enumerate(DWARF_REGS)}
+        rip = m.reg("rip")
+        if at_call:
+            rip = read_u64(regs[7])
+            regs[7] += 8
+            if rip is None:
+                return []
+        else:
+            try:
+                if mem.read(rip, 2) == b"\x0f\x05":
+                    rip += 2        # in a system call: strace shows the address after `syscall`
+            except Exception:
+                pass
+        regs[RA] = rip
+        mods = proc.modules
+        raw = self.unwinder.unwind(regs, lambda a: module_at(mods, a), read_u64, self.depth,
+                                   exact=not at_call)
+        return [self.symbolize(proc, rf.pc, exact=(i == 0 and not at_call) or rf.signal)
+                for i, rf in enumerate(raw)]
+
+    def symbolize(self, proc, pc: int, exact: bool = True) -> StackFrame:
+        look = pc if exact else pc - 1
+        mod = module_at(proc.modules, look)
+        if mod is None:
+            return StackFrame(pc)
+        f = StackFrame(pc, self._canonical(mod.path), pc - mod.lo)
+        addrs, names = mod._index()
+        i = bisect.bisect_right(addrs, look) - 1
+        if i >= 0:
+            f.function, f.function_offset = self._display(names[i]), pc - addrs[i]
+        if self.source_lines:
+            table = self._line_table(mod)
+            if table is not None:
+                hit = table.lookup(look - mod.base)
+                if hit is not None:
+                    f.file, f.line = hit
+        return f
+
+    def _display(self, name: str) -> str:
+        if not self.demangle:
+            return name
+        got = self._names.get(name)
+        if got is None:
+            from .demangle import demangle
+            got = self._names[name] = demangle(name) or name
+        return got
+
+    def _canonical(self, path: str) -> str:
+        got = self._paths.get(path)
+        if got is None:
+            got = self._paths[path] = guest_realpath(self.session, path) or path
+        return got
+
+    def _line_table(self, mod):
+        key = id(mod.elf)
+        if key not in self._lines:
+            self._lines[key] = LineTable.of_elf(mod.elf)
+        return self._lines[key]

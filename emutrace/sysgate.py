@@ -1,0 +1,134 @@
+"""Which traced system calls are printed: strace's `-P PATH` and `-z` / `-Z` / `-e status=`.
+
+`-P` is decided at a call's entry, as strace does (pathtrace.c): a call is shown when one of its
+path arguments is, byte for byte, a selected path, or when one of its descriptor arguments is
+open on a selected file (the descriptor's canonical path). A selected path that resolves, in the
+guest's file system, to another name (a symlink, a relative path) selects that name too; one that
+does not exist stays selected as written, so it matches only calls that name it so.
+
+`status=` is decided at the call's return: successful (no error), failed (an error return),
+unfinished (the call never returned: exit, a thread killed inside it), unavailable and detached
+(states of a ptrace tracer that an emulator never reaches: accepted, and match nothing).
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable, List, Optional, Set
+
+from syscalls.table import parse_kind
+from syscalls.vfs import VfsError
+
+STATUSES = ("successful", "failed", "unfinished", "unavailable", "detached")
+
+
+class StatusError(ValueError):
+    pass
+
+
+def parse_status(text: str) -> Set[str]:
+    """strace's status set: names, `all`, `none`, a leading `!` to negate."""
+    negate = text.startswith("!")
+    body = text[1:] if negate else text
+    chosen: Set[str] = set()
+    if not body:
+        raise StatusError(f"invalid status '{text}'")
+    for item in body.split(","):
+        if item == "all":
+            chosen |= set(STATUSES)
+        elif item == "none":
+            continue
+        elif item in STATUSES:
+            chosen.add(item)
+        else:
+            raise StatusError(f"invalid status '{item}'")
+    return set(STATUSES) - chosen if negate else chosen
+
+
+def status_of(ret) -> str:
+    if ret is None:
+        return "unfinished"
+    return "failed" if -4096 < ret < 0 else "successful"
+
+
+def _path_and_fd_args(kinds: Iterable[str]):
+    """Indices of path arguments and of descriptor arguments, from the table's kinds."""
+    paths, fds = [], []
+    for i, k in enumerate(kinds):
+        base = parse_kind(k)[0]
+        if base == "path":
+            paths.append(i)
+        elif base in ("fd", "dirfd", "fan_dirfd"):
+            fds.append(i)
+    return tuple(paths), tuple(fds)
+
+
+class PathSelection:
+    """The -P paths, and the test of one call against them."""
+
+    def __init__(self, paths: List[str], resolve: Optional[Callable[[str], Optional[str]]] = None,
+                 notify: Optional[Callable[[str], None]] = None):
+        self.paths: Set[str] = set(paths)
+        for p in paths:
+            real = resolve(p) if resolve is not None else None
+            if real and real != p:
+                self.paths.add(real)
+                if notify is not None:
+                    notify(f'Requested path "{p}" resolved into "{real}"')
+        self._kinds = {}
+
+    def _args_of(self, sc):
+        got = self._kinds.get(sc.name)
+        if got is None:
+            got = self._kinds[sc.name] = _path_and_fd_args(sc.args)
+        return got
+
+    def matches(self, proc, sc, args, read_path, fd_path) -> bool:
+        paths, fds = self._args_of(sc)
+        for i in paths:
+            if i < len(args) and args[i] and read_path(proc, args[i]) in self.paths:
+                return True
+        for i in fds:
+            if i < len(args):
+                fd = args[i] & 0xFFFFFFFF
+                fd = fd - (1 << 32) if fd >= 1 << 31 else fd
+                if fd >= 0 and fd_path(proc, fd) in self.paths:
+                    return True
+        return False
+
+
+class SyscallGate:
+    """The SyscallObserver's gate: enter() says whether a call may be shown (-P), shows() whether
+    its result is (status=)."""
+
+    def __init__(self, paths: Optional[PathSelection] = None, statuses: Optional[Set[str]] = None):
+        self.paths = paths
+        self.statuses = statuses
+
+    def enter(self, proc, sc, args) -> bool:
+        if self.paths is None:
+            return True
+        return self.paths.matches(proc, sc, args, _read_path, _fd_path)
+
+    def shows(self, ret) -> bool:
+        return self.statuses is None or status_of(ret) in self.statuses
+
+
+def _read_path(proc, addr: int) -> Optional[str]:
+    try:
+        raw = proc.mem.read_cstr(addr, 4096)
+    except Exception:                      # an unreadable path names nothing
+        return None
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _fd_path(proc, fd: int) -> Optional[str]:
+    f = proc.fds.fds.get(fd)
+    return getattr(f, "path", None) if f is not None else None
+
+
+def guest_realpath(session, path: str) -> Optional[str]:
+    """The canonical guest path of a -P path, or None when it does not exist."""
+    try:
+        real, node = session.kernel.vfs.resolve(path, base=session.opts.cwd or "/")
+    except (VfsError, OSError):
+        return None
+    return real if node is not None else None

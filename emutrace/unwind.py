@@ -1,0 +1,631 @@
+"""A call-frame unwinder for x86-64 guest stacks, from the modules' `.eh_frame` CFI.
+
+It reads the guest's registers and memory directly (no ptrace, nothing stopped), so a
+backtrace is exact at any instruction: frame pointers are not needed, stripped binaries keep
+their `.eh_frame`, and a signal handler's frame unwinds through the restorer's CFI (glibc's
+`__restore_rt`, an 'S' CIE whose rules read the saved context from the signal frame).
+
+Format (DWARF 5 §6.4, the LSB's `.eh_frame` additions): CIEs and FDEs; an FDE is found with the
+`.eh_frame_hdr` binary-search table when the module has one, else by a scan of every FDE.
+CFA rules: register+offset or a DWARF expression; register rules: undefined, same value,
+offset(N), val_offset(N), register(R), expression, val_expression.
+"""
+from __future__ import annotations
+
+import bisect
+import struct
+from typing import Callable, Dict, List, Optional, Tuple
+
+from .record import record
+
+# DWARF register numbers on x86-64 (System V psABI, figure 3.36); 16 is the return address
+DWARF_REGS = ("rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
+              "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15")
+RA, SP, FP = 16, 7, 6
+PT_GNU_EH_FRAME = 0x6474E550
+MAX_FRAMES = 256
+
+
+class CfiError(Exception):
+    pass
+
+
+# -- little readers ----------------------------------------------------------------------------
+
+def uleb(data, pos: int) -> Tuple[int, int]:
+    v = shift = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return v, pos
+
+
+def sleb(data, pos: int) -> Tuple[int, int]:
+    v = shift = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            if b & 0x40:
+                v -= 1 << shift
+            return v, pos
+
+
+# DW_EH_PE value formats: code → (struct format, size); uleb/sleb are handled apart
+_PE_FORMATS = {0x00: ("<Q", 8), 0x02: ("<H", 2), 0x03: ("<I", 4), 0x04: ("<Q", 8),
+               0x0A: ("<h", 2), 0x0B: ("<i", 4), 0x0C: ("<q", 8)}
+DW_EH_PE_omit, DW_EH_PE_pcrel, DW_EH_PE_datarel, DW_EH_PE_indirect = 0xFF, 0x10, 0x30, 0x80
+
+
+def read_encoded(data, pos: int, enc: int, vaddr_of: Callable[[int], int], datarel: int = 0):
+    """A DW_EH_PE-encoded pointer at data[pos]: (value, next pos). vaddr_of maps a position in
+    data to its unbiased virtual address (for pc-relative values)."""
+    if enc == DW_EH_PE_omit:
+        return None, pos
+    fmt = enc & 0x0F
+    if fmt == 0x01:
+        v, end = uleb(data, pos)
+    elif fmt == 0x09:
+        v, end = sleb(data, pos)
+    else:
+        sf = _PE_FORMATS.get(fmt)
+        if sf is None:
+            raise CfiError(f"pointer encoding {enc:#x}")
+        v = struct.unpack_from(sf[0], data, pos)[0]
+        end = pos + sf[1]
+    app = enc & 0x70
+    if app == DW_EH_PE_pcrel:
+        v += vaddr_of(pos)
+    elif app == DW_EH_PE_datarel:
+        v += datarel
+    elif app not in (0,):
+        raise CfiError(f"pointer application {enc:#x}")
+    return v & 0xFFFFFFFFFFFFFFFF, end
+
+
+# -- CIEs and FDEs -----------------------------------------------------------------------------
+
+@record
+class Cie:
+    code_align: int
+    data_align: int
+    ra_reg: int
+    fde_enc: int
+    signal: bool
+    has_aug_data: bool
+    instructions: bytes
+
+
+@record
+class Fde:
+    cie: Cie
+    pc_begin: int             # unbiased
+    pc_end: int
+    instructions: bytes
+
+
+class EhFrame:
+    """One module's `.eh_frame`, found by section or by PT_GNU_EH_FRAME."""
+
+    def __init__(self, elf):
+        self.elf = elf
+        self.data = elf.data
+        self.cies: Dict[int, Cie] = {}
+        self.fdes: Dict[int, Fde] = {}
+        self.table: Optional[Tuple[List[int], List[int]]] = None      # hdr: pc → FDE offset
+        self.frame_off = self.frame_addr = None
+        self.frame_end = len(self.data)
+        sec = elf.section(".eh_frame")
+        if sec is not None and sec.size:
+            self.frame_off, self.frame_addr, self.frame_end = sec.offset, sec.addr, sec.offset + sec.size
+        self._read_hdr()
+        self._scanned: Optional[Tuple[List[int], List[int]]] = None
+
+    def _vaddr_of(self, pos: int) -> int:
+        return self.frame_addr + (pos - self.frame_off)
+
+    def _read_hdr(self) -> None:
+        hdr = next((s for s in self.elf.segments if s.type == PT_GNU_EH_FRAME), None)
+        if hdr is None:
+            return
+        data, base_off, base_addr = self.data, hdr.offset, hdr.vaddr
+        vaddr_of = lambda pos: base_addr + (pos - base_off)
+        try:
+            version, ptr_enc, count_enc, table_enc = data[base_off:base_off + 4]
+            if version != 1:
+                return
+            frame_ptr, pos = read_encoded(data, base_off + 4, ptr_enc, vaddr_of)
+            count, pos = read_encoded(data, pos, count_enc, vaddr_of)
+            if self.frame_off is None:
+                off = self.elf.vaddr_to_offset(frame_ptr)
+                if off is None:
+                    return
+                self.frame_off, self.frame_addr = off, frame_ptr
+            if table_enc != 0x3B or not count:          # datarel|sdata4 is what linkers write
+                return
+            rows = struct.unpack_from(f"<{2 * count}i", data, pos)
+            pcs = [base_addr + v for v in rows[0::2]]
+            fdes = [self.frame_off + (base_addr + v - self.frame_addr) for v in rows[1::2]]
+            self.table = (pcs, fdes)
+        except (struct.error, IndexError, CfiError):
+            self.table = None
+
+    def _cie(self, off: int) -> Cie:
+        cie = self.cies.get(off)
+        if cie is not None:
+            return cie
+        d = self.data
+        length = struct.unpack_from("<I", d, off)[0]
+        pos = off + 4
+        if length == 0xFFFFFFFF:
+            length = struct.unpack_from("<Q", d, pos)[0]
+            pos += 8
+        end = pos + length
+        pos += 4                                 # CIE id (0)
+        version = d[pos]
+        pos += 1
+        z = d.index(b"\0", pos)
+        aug = d[pos:z].decode("ascii", "replace")
+        pos = z + 1
+        if "eh" in aug:
+            pos += 8
+        code_align, pos = uleb(d, pos)
+        data_align, pos = sleb(d, pos)
+        if version == 1:
+            ra, pos = d[pos], pos + 1
+        else:
+            ra, pos = uleb(d, pos)
+        fde_enc, signal = 0, False
+        if aug.startswith("z"):
+            alen, pos = uleb(d, pos)
+            apos, pos = pos, pos + alen
+            for ch in aug[1:]:
+                if ch == "R":
+                    fde_enc, apos = d[apos], apos + 1
+                elif ch == "L":
+                    apos += 1
+                elif ch == "P":
+                    penc = d[apos]
+                    _, apos = read_encoded(d, apos + 1, penc & ~DW_EH_PE_indirect, self._vaddr_of)
+                elif ch == "S":
+                    signal = True
+        cie = self.cies[off] = Cie(code_align, data_align, ra, fde_enc, signal, aug.startswith("z"),
+                                   bytes(d[pos:end]))
+        return cie
+
+    def _fde(self, off: int) -> Optional[Fde]:
+        fde = self.fdes.get(off)
+        if fde is not None:
+            return fde
+        d = self.data
+        length = struct.unpack_from("<I", d, off)[0]
+        pos = off + 4
+        if length == 0xFFFFFFFF:
+            length = struct.unpack_from("<Q", d, pos)[0]
+            pos += 8
+        end = pos + length
+        cie_ptr = struct.unpack_from("<I", d, pos)[0]
+        if cie_ptr == 0:
+            return None                          # a CIE
+        cie = self._cie(pos - cie_ptr)
+        pos += 4
+        begin, pos = read_encoded(d, pos, cie.fde_enc, self._vaddr_of)
+        size, pos = read_encoded(d, pos, cie.fde_enc & 0x0F, self._vaddr_of)
+        if cie.has_aug_data:
+            alen, pos = uleb(d, pos)
+            pos += alen
+        fde = self.fdes[off] = Fde(cie, begin, begin + size, bytes(d[pos:end]))
+        return fde
+
+    def _scan(self) -> Tuple[List[int], List[int]]:
+        """Every FDE, sorted by start (modules without .eh_frame_hdr)."""
+        if self._scanned is None:
+            rows = []
+            d, off = self.data, self.frame_off
+            while off is not None and off + 4 <= self.frame_end:
+                length = struct.unpack_from("<I", d, off)[0]
+                if length == 0:
+                    break
+                step = 4 + (8 + struct.unpack_from("<Q", d, off + 4)[0] if length == 0xFFFFFFFF else length)
+                try:
+                    fde = self._fde(off)
+                except (struct.error, IndexError, ValueError, CfiError):
+                    fde = None
+                if fde is not None and fde.pc_end > fde.pc_begin:
+                    rows.append((fde.pc_begin, off))
+                off += step
+            rows.sort()
+            self._scanned = ([r[0] for r in rows], [r[1] for r in rows])
+        return self._scanned
+
+    def find(self, pc: int) -> Optional[Fde]:
+        """The FDE covering an unbiased pc."""
+        if self.frame_off is None:
+            return None
+        pcs, offs = self.table or self._scan()
+        i = bisect.bisect_right(pcs, pc) - 1
+        if i < 0:
+            return None
+        try:
+            fde = self._fde(offs[i])
+        except (struct.error, IndexError, ValueError, CfiError):
+            return None
+        return fde if fde is not None and fde.pc_begin <= pc < fde.pc_end else None
+
+
+# -- the CFA program ---------------------------------------------------------------------------
+
+# a rule: (kind, value) with kind one of these
+UNDEF, SAME, OFFSET, VAL_OFFSET, REGISTER, EXPR, VAL_EXPR = range(7)
+
+
+def run_cfa(fde: Fde, pc: int):
+    """The row of the CFI table at unbiased pc: (cfa rule, {reg: rule}). A CFA rule is
+    ("reg", reg, offset) or ("expr", bytes)."""
+    cie = fde.cie
+    state = {"cfa": ("reg", SP, 8), "regs": {}}
+    _execute(cie.instructions, cie, state, fde.pc_begin, None, None)
+    initial = dict(state["regs"])
+    _execute(fde.instructions, cie, state, fde.pc_begin, pc, initial)
+    return state["cfa"], state["regs"]
+
+
+def _execute(ins: bytes, cie: Cie, state, loc: int, until: Optional[int], initial) -> None:
+    pos, stack = 0, []
+    ca, da = cie.code_align, cie.data_align
+    regs = state["regs"]
+    n = len(ins)
+    while pos < n:
+        op = ins[pos]
+        pos += 1
+        hi, low = op & 0xC0, op & 0x3F
+        if hi == 0x40:                              # advance_loc
+            loc += low * ca
+            if until is not None and loc > until:
+                return
+            continue
+        if hi == 0x80:                              # offset
+            off, pos = uleb(ins, pos)
+            regs[low] = (OFFSET, off * da)
+            continue
+        if hi == 0xC0:                              # restore
+            _restore(regs, initial, low)
+            continue
+        if op in (0x02, 0x03, 0x04, 0x01):          # advance_loc1/2/4, set_loc
+            if op == 0x01:
+                loc, pos = struct.unpack_from("<Q", ins, pos)[0], pos + 8
+            else:
+                size = {0x02: 1, 0x03: 2, 0x04: 4}[op]
+                delta = int.from_bytes(ins[pos:pos + size], "little")
+                pos += size
+                loc += delta * ca
+            if until is not None and loc > until:
+                return
+        elif op == 0x00:
+            pass
+        elif op in (0x05, 0x11, 0x14, 0x15, 0x2F):  # offset_extended(_sf), val_offset(_sf), GNU neg
+            reg, pos = uleb(ins, pos)
+            if op in (0x11, 0x15):
+                off, pos = sleb(ins, pos)
+            else:
+                off, pos = uleb(ins, pos)
+            if op == 0x2F:
+                off = -off
+            regs[reg] = (VAL_OFFSET if op in (0x14, 0x15) else OFFSET, off * da)
+        elif op == 0x06:
+            reg, pos = uleb(ins, pos)
+            _restore(regs, initial, reg)
+        elif op == 0x07:
+            reg, pos = uleb(ins, pos)
+            regs[reg] = (UNDEF, 0)
+        elif op == 0x08:
+            reg, pos = uleb(ins, pos)
+            regs[reg] = (SAME, 0)
+        elif op == 0x09:
+            reg, pos = uleb(ins, pos)
+            reg2, pos = uleb(ins, pos)
+            regs[reg] = (REGISTER, reg2)
+        elif op == 0x0A:
+            stack.append((state["cfa"], dict(regs)))
+        elif op == 0x0B:
+            if stack:
+                cfa, saved = stack.pop()
+                state["cfa"] = cfa
+                regs.clear()
+                regs.update(saved)
+        elif op in (0x0C, 0x12):                    # def_cfa(_sf)
+            reg, pos = uleb(ins, pos)
+            if op == 0x12:
+                off, pos = sleb(ins, pos)
+                off *= da
+            else:
+                off, pos = uleb(ins, pos)
+            state["cfa"] = ("reg", reg, off)
+        elif op == 0x0D:
+            reg, pos = uleb(ins, pos)
+            cfa = state["cfa"]
+            state["cfa"] = ("reg", reg, cfa[2] if cfa[0] == "reg" else 0)
+        elif op in (0x0E, 0x13):
+            if op == 0x13:
+                off, pos = sleb(ins, pos)
+                off *= da
+            else:
+                off, pos = uleb(ins, pos)
+            cfa = state["cfa"]
+            state["cfa"] = ("reg", cfa[1] if cfa[0] == "reg" else SP, off)
+        elif op == 0x0F:
+            size, pos = uleb(ins, pos)
+            state["cfa"] = ("expr", ins[pos:pos + size])
+            pos += size
+        elif op in (0x10, 0x16):
+            reg, pos = uleb(ins, pos)
+            size, pos = uleb(ins, pos)
+            regs[reg] = (EXPR if op == 0x10 else VAL_EXPR, ins[pos:pos + size])
+            pos += size
+        elif op == 0x2E:                            # GNU_args_size
+            _, pos = uleb(ins, pos)
+        else:
+            raise CfiError(f"CFA opcode {op:#x}")
+
+
+def _restore(regs, initial, reg) -> None:
+    if initial is not None and reg in initial:
+        regs[reg] = initial[reg]
+    else:
+        regs.pop(reg, None)
+
+
+# -- DWARF expressions (the subset CFI uses) ---------------------------------------------------
+
+_BIN = {0x1A: lambda a, b: a & b, 0x1B: lambda a, b: _sdiv(a, b), 0x1C: lambda a, b: a - b,
+        0x1D: lambda a, b: a % b if b else 0, 0x1E: lambda a, b: a * b, 0x21: lambda a, b: a | b,
+        0x22: lambda a, b: a + b, 0x24: lambda a, b: a << b, 0x25: lambda a, b: a >> b,
+        0x26: lambda a, b: _signed(a) >> b, 0x27: lambda a, b: a ^ b,
+        0x29: lambda a, b: int(a == b), 0x2A: lambda a, b: int(_signed(a) >= _signed(b)),
+        0x2B: lambda a, b: int(_signed(a) > _signed(b)), 0x2C: lambda a, b: int(_signed(a) <= _signed(b)),
+        0x2D: lambda a, b: int(_signed(a) < _signed(b)), 0x2E: lambda a, b: int(a != b)}
+_CONSTS = {0x08: ("<B", 1), 0x09: ("<b", 1), 0x0A: ("<H", 2), 0x0B: ("<h", 2),
+           0x0C: ("<I", 4), 0x0D: ("<i", 4), 0x0E: ("<Q", 8), 0x0F: ("<q", 8)}
+MASK = (1 << 64) - 1
+
+
+def _signed(v: int) -> int:
+    v &= MASK
+    return v - (1 << 64) if v >> 63 else v
+
+
+def _sdiv(a: int, b: int) -> int:
+    a, b = _signed(a), _signed(b)
+    return int(a / b) if b else 0
+
+
+def eval_expr(expr: bytes, reg: Callable[[int], Optional[int]], read_u64: Callable[[int], Optional[int]],
+              push: Optional[int] = None) -> Optional[int]:
+    stack: List[int] = [] if push is None else [push]
+    pos, n = 0, len(expr)
+    while pos < n:
+        op = expr[pos]
+        pos += 1
+        if 0x30 <= op <= 0x4F:
+            stack.append(op - 0x30)
+        elif 0x70 <= op <= 0x8F or op == 0x92:
+            if op == 0x92:
+                r, pos = uleb(expr, pos)
+            else:
+                r = op - 0x70
+            off, pos = sleb(expr, pos)
+            v = reg(r)
+            if v is None:
+                return None
+            stack.append((v + off) & MASK)
+        elif 0x50 <= op <= 0x6F:
+            v = reg(op - 0x50)
+            if v is None:
+                return None
+            stack.append(v)
+        elif op in _CONSTS:
+            f, size = _CONSTS[op]
+            stack.append(struct.unpack_from(f, expr, pos)[0] & MASK)
+            pos += size
+        elif op == 0x10:
+            v, pos = uleb(expr, pos)
+            stack.append(v)
+        elif op == 0x11:
+            v, pos = sleb(expr, pos)
+            stack.append(v & MASK)
+        elif op == 0x23:
+            v, pos = uleb(expr, pos)
+            stack.append((stack.pop() + v) & MASK)
+        elif op in _BIN:
+            b, a = stack.pop(), stack.pop()
+            stack.append(_BIN[op](a, b) & MASK)
+        elif op == 0x06:
+            v = read_u64(stack.pop())
+            if v is None:
+                return None
+            stack.append(v)
+        elif op == 0x94:
+            size = expr[pos]
+            pos += 1
+            v = read_u64(stack.pop())
+            if v is None:
+                return None
+            stack.append(v & ((1 << (8 * size)) - 1))
+        elif op == 0x12:
+            stack.append(stack[-1])
+        elif op == 0x13:
+            stack.pop()
+        elif op == 0x14:
+            stack.append(stack[-2])
+        elif op == 0x15:
+            stack.append(stack[-1 - expr[pos]])
+            pos += 1
+        elif op == 0x16:
+            stack[-1], stack[-2] = stack[-2], stack[-1]
+        elif op == 0x17:
+            stack[-1], stack[-2], stack[-3] = stack[-2], stack[-3], stack[-1]
+        elif op == 0x19:
+            stack.append(abs(_signed(stack.pop())) & MASK)
+        elif op == 0x1F:
+            stack.append(-stack.pop() & MASK)
+        elif op == 0x20:
+            stack.append(~stack.pop() & MASK)
+        elif op == 0x2F:
+            off = struct.unpack_from("<h", expr, pos)[0]
+            pos += 2 + off
+        elif op == 0x28:
+            off = struct.unpack_from("<h", expr, pos)[0]
+            pos += 2
+            if stack.pop():
+                pos += off
+        elif op == 0x96:
+            pass
+        else:
+            return None                              # an operation CFI does not use
+    return stack[-1] if stack else None
+
+
+# -- unwinding ---------------------------------------------------------------------------------
+
+@record
+class RawFrame:
+    pc: int
+    sp: int
+    signal: bool = False       # this frame was interrupted by a signal (its pc is exact)
+
+
+class Unwinder:
+    """Walks a guest stack: modules are found by address, each one's CFI read once."""
+
+    def __init__(self):
+        self._frames: Dict[int, EhFrame] = {}
+
+    def eh_frame(self, module) -> EhFrame:
+        ef = self._frames.get(id(module.elf))
+        if ef is None:
+            ef = self._frames[id(module.elf)] = EhFrame(module.elf)
+        return ef
+
+    def unwind(self, regs: Dict[int, int], module_at: Callable[[int], object],
+               read_u64: Callable[[int], Optional[int]], limit: int = MAX_FRAMES,
+               exact: bool = True) -> List[RawFrame]:
+        """Frames from the innermost (regs' rip) outwards. regs: DWARF number → value, with RA
+        holding rip. exact: the innermost pc is where execution is (not a return address)."""
+        frames: List[RawFrame] = []
+        regs = dict(regs)
+        # the innermost pc, and one a signal interrupted, are exact; return addresses are not
+        while len(frames) < limit:
+            pc = regs.get(RA)
+            if not pc:
+                break
+            frames.append(RawFrame(pc, regs.get(SP, 0), signal=exact and bool(frames)))
+            m = module_at(pc if exact else pc - 1)
+            fde = None
+            if m is not None:
+                try:
+                    fde = self.eh_frame(m).find((pc if exact else pc - 1) - m.base)
+                except (struct.error, IndexError, ValueError, CfiError):
+                    fde = None
+            if fde is None:
+                nxt = self._frame_pointer_step(regs, read_u64) if not exact or len(frames) > 1 else \
+                    self._leaf_step(regs, read_u64, m, module_at)
+                if nxt is None:
+                    break
+                regs, exact = nxt, False
+                continue
+            try:
+                cfa_rule, rules = run_cfa(fde, (pc if exact else pc - 1) - m.base)
+            except (CfiError, IndexError, struct.error):
+                break
+            try:
+                nxt = _apply(cfa_rule, rules, regs, read_u64, fde.cie.ra_reg)
+            except (IndexError, struct.error, ValueError):      # a malformed expression: stop here
+                break
+            if nxt is None:
+                break
+            if nxt.get(RA) is None or (nxt.get(SP) == regs.get(SP) and nxt.get(RA) == pc):
+                break
+            exact = fde.cie.signal      # the frame below a signal frame resumes at an exact pc
+            regs = nxt
+        return frames
+
+    @staticmethod
+    def _frame_pointer_step(regs, read_u64):
+        fp = regs.get(FP)
+        if not fp:
+            return None
+        ra, saved = read_u64(fp + 8), read_u64(fp)
+        if ra is None or saved is None or saved <= fp:
+            return None
+        out = dict(regs)
+        out.update({RA: ra, SP: fp + 16, FP: saved})
+        return out
+
+    @staticmethod
+    def _leaf_step(regs, read_u64, module, module_at):
+        """The innermost pc in code without CFI (hand-written syscall stubs): if it is in a
+        module, the return address is assumed on top of the stack, as at a leaf function's
+        first instruction; outside any module nothing is assumed."""
+        if module is None:
+            return None
+        sp = regs.get(SP)
+        ra = read_u64(sp) if sp else None
+        if ra is None or module_at(ra) is None:      # (the stack's top holds argc at _start)
+            return None
+        out = dict(regs)
+        out.update({RA: ra, SP: sp + 8})
+        return out
+
+
+def _apply(cfa_rule, rules, regs, read_u64, ra_reg) -> Optional[Dict[int, int]]:
+    get = regs.get
+    if cfa_rule[0] == "reg":
+        base = get(cfa_rule[1])
+        if base is None:
+            return None
+        cfa = (base + cfa_rule[2]) & MASK
+    else:
+        cfa = eval_expr(cfa_rule[1], get, read_u64)
+        if cfa is None:
+            return None
+    out = {r: v for r, v in regs.items() if r != RA}
+    out[SP] = cfa
+    for r, (kind, val) in rules.items():
+        if kind == UNDEF:
+            out.pop(r, None)
+        elif kind == SAME:
+            if r in regs:
+                out[r] = regs[r]
+        elif kind == OFFSET:
+            v = read_u64((cfa + val) & MASK)
+            if v is None:
+                return None
+            out[r] = v
+        elif kind == VAL_OFFSET:
+            out[r] = (cfa + val) & MASK
+        elif kind == REGISTER:
+            if val in regs:
+                out[r] = regs[val]
+        elif kind == EXPR:
+            addr = eval_expr(val, get, read_u64, push=cfa)
+            v = read_u64(addr) if addr is not None else None
+            if v is None:
+                return None
+            out[r] = v
+        elif kind == VAL_EXPR:
+            v = eval_expr(val, get, read_u64, push=cfa)
+            if v is None:
+                return None
+            out[r] = v
+    ra_rule = rules.get(ra_reg)
+    if ra_reg != RA:
+        if ra_reg in out:
+            out[RA] = out[ra_reg]
+    elif ra_rule is None or ra_rule[0] == UNDEF:
+        out.pop(RA, None)
+    return out
