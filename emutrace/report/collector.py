@@ -620,9 +620,12 @@ def _l_ptrace(c, proc, args, info, ret, err):
 
 
 def _l_setid(name):
+    nargs = rules.SETID_CALLS[name]
+
     def leave(c, proc, args, info, ret, err):
-        eid = c.event(proc, "syscall", name, args=[s32(a) for a in args[:3]], result=_result(ret, err))
-        c.mark("setid", eid, call=name, args=[s32(a) for a in args[:3]], result=_result(ret, err))
+        values = [s32(a) for a in args[:nargs]]
+        eid = c.event(proc, "syscall", name, args=values, result=_result(ret, err))
+        c.mark("setid", eid, call=name, args=values, result=_result(ret, err))
     return leave
 
 

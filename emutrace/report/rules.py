@@ -31,9 +31,9 @@ PRIVILEGED_FILES = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow
 TRACER_FILES = ("/proc/self/status", "/proc/thread-self/status", "/proc/[0-9]*/status",
                 "/proc/self/task/*/status", "/proc/[0-9]*/task/*/status")
 
-# System calls that change the credentials
-SETID_CALLS = frozenset({"setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid",
-                         "setfsuid", "setfsgid", "setgroups", "capset"})
+# System calls that change the credentials, with their number of (integer) arguments
+SETID_CALLS = {"setuid": 1, "setgid": 1, "setreuid": 2, "setregid": 2, "setresuid": 3, "setresgid": 3,
+               "setfsuid": 1, "setfsgid": 1, "setgroups": 1, "capset": 0}
 
 # Library calls whose string arguments are kept (index of each string argument, and the index
 # of a length argument or None)
