@@ -135,7 +135,7 @@ def _check_options(options: List[str]) -> Optional[str]:
 
 def spec_of(job, out: str, timeout: float) -> dict:
     return {"id": job.id, "argv": job.argv, "command": job.command, "options": job.extra, "timeout": timeout,
-            "key": job.key}
+            "key": job.key, "cwd": os.getcwd()}
 
 
 def run(all_jobs, out: str, n_jobs: int, executor: str, address, resume: bool, quiet: bool,

@@ -56,7 +56,7 @@ def _run_in(spec: dict, workdir: str) -> dict:
     t0 = time.monotonic()
     with open(os.path.join(workdir, "stdout.txt"), "wb") as out, open(os.path.join(workdir, "stderr.txt"), "wb") as err:
         try:
-            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=spec.get("cwd"),
+            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=_cwd(spec),
                                  start_new_session=True)
         except OSError as e:
             return _result(spec, "error", None, time.monotonic() - t0, f"cannot start emutrace: {e.strerror}")
@@ -72,6 +72,13 @@ def _run_in(spec: dict, workdir: str) -> dict:
     elapsed = time.monotonic() - t0
     report = _load(os.path.join(workdir, "report.json"))
     return _classify(spec, rc, elapsed, report, os.path.join(workdir, "stderr.txt"))
+
+
+def _cwd(spec: dict):
+    """The batch's working directory (relative paths in a manifest mean what they meant there),
+    when this machine has it."""
+    cwd = spec.get("cwd")
+    return cwd if cwd and os.path.isdir(cwd) else None
 
 
 def _kill(p) -> None:

@@ -36,9 +36,10 @@ def _own_libcall_tracer(session):
     from ..filters import CallFilter
     from ..libcalls import LibcallTracer
     from ..protos import load_prototypes
-    from ..values import CallFormatter
-    lt = LibcallTracer(session, _discard, CallFormatter(), load_prototypes(), CallFilter([WATCHED_FILTER]))
+    from .calls import NoFormatter
+    lt = LibcallTracer(session, _discard, NoFormatter(), load_prototypes(), CallFilter([WATCHED_FILTER]))
     lt.guest_log = False             # the watched sites are hooked in Python anyway: nothing to log
+    lt.quiet = True
     session.add_observer(_LibcallHooks(lt))
     return lt
 

@@ -3,9 +3,12 @@ show up) and host-name lookups. A library-call tracer's intercept (LibcallTracer
 it reads the arguments at entry and never changes the call."""
 from __future__ import annotations
 
+import re
+
 from . import extract, rules
 
 MAX_STRING = 256
+NOT_TEXT = re.compile(rb"[^\x20-\x7e\t\n\r]")
 
 
 class CallWatch:
@@ -37,9 +40,11 @@ class CallWatch:
             addr = regs.int_arg(i)
             if len_i is not None and name in ("memcmp", "bcmp"):
                 raw = extract.guest_bytes(proc.aspace, addr, min(limit, MAX_STRING))
-                if raw is None or not raw or any(b < 0x20 or b > 0x7e for b in raw.rstrip(b"\0")):
-                    return                 # binary compares (hashes, structs) are not strings
+                if not raw:
+                    return
                 raw = raw.rstrip(b"\0")
+                if not raw or NOT_TEXT.search(raw):
+                    return                 # binary compares (hashes, structs) are not strings
             else:
                 raw = extract.guest_string(proc.aspace, addr, min(limit, MAX_STRING))
             if raw is None:
@@ -65,3 +70,26 @@ class CallWatch:
         eid = self.c.event(proc, "call", name, args=[host])
         self.c.dns.append({"name": host, "type": "A" if name.startswith("gethostbyname") else "ANY",
                            "source": name, "pid": proc.pid, "server": None, "event": eid})
+
+
+class _Unformatted:
+    """The call state of a call nobody prints."""
+    __slots__ = ("display_name",)
+    text = right = ret = ""
+    left_args: list = []
+    args: list = []
+
+    def __init__(self, name: str):
+        self.display_name = name
+
+
+class NoFormatter:
+    """The formatter of the report's own library-call tracer: its events go nowhere, so their
+    arguments are never decoded (CallWatch reads the few it needs itself)."""
+    compiled = False
+
+    def enter(self, name, proto, regs, mem):
+        return _Unformatted(name)
+
+    def exit(self, state, regs, mem) -> None:
+        return None
