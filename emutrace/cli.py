@@ -57,7 +57,7 @@ def entry() -> None:
 
 
 def run(cfg) -> int:
-    from .session import EmutraceError, Session
+    from .session import EmutraceError, LimitReached, Session
     from .tracer import build_observers
     try:
         session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
@@ -74,7 +74,7 @@ def run(cfg) -> int:
             for out in outputs:
                 out.close()
             if report is not None:
-                report.finish(result, ended)
+                report.finish(result, ended, limit=isinstance(ended, LimitReached))
                 _write_report(report, cfg)
     except EmutraceError as e:
         return fail(str(e), e.status)

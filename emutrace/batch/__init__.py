@@ -17,11 +17,9 @@ Exit status: 0 every job ran and exited 0; 1 some job did not (its status says w
 """
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
-import time
 from typing import List, Optional
 
 from . import executors, jobs as jobs_mod, summary

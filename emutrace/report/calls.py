@@ -8,6 +8,7 @@ import re
 from . import extract, rules
 
 MAX_STRING = 256
+MAX_COMPARES = 2000              # different compares kept
 NOT_TEXT = re.compile(rb"[^\x20-\x7e\t\n\r]")
 
 
@@ -56,7 +57,6 @@ class CallWatch:
         if entry is not None:
             entry["count"] += 1
             return
-        from .collector import MAX_COMPARES
         if len(c.compares) >= MAX_COMPARES:
             return
         eid = c.event(proc, "call", name, args=values)

@@ -13,14 +13,20 @@ from __future__ import annotations
 import posixpath
 from typing import Dict, List, Optional
 
+from loader.modules import module_at
+from syscalls import errno as E
+from syscalls.vfs import S_IFMT, S_IFREG, VfsError
+from syscalls.xlat import signal_name
+
 from . import extract, rules
+from .calls import CallWatch
 from .rules import AT_FDCWD
+from .target import describe
 
 MAX_EVENTS = 20000            # notable events kept (the rest are counted in events_dropped)
 MAX_REFS = 32                 # event ids kept per file, socket or process
 MAX_STRINGS = 4000            # printable strings kept from memory at exit
 MAX_SCAN = 64 << 20           # bytes of memory scanned for them
-MAX_COMPARES = 2000
 
 
 def s32(v: int) -> int:
@@ -74,7 +80,6 @@ class ReportCollector:
 
     def watch_calls(self, libcall_tracer) -> None:
         """Read the compare and resolver calls through a library-call tracer's intercept."""
-        from .calls import CallWatch
         libcall_tracer.intercept = CallWatch(self, libcall_tracer.intercept)
 
     # -- events ---------------------------------------------------------------------------
@@ -146,7 +151,6 @@ class ReportCollector:
 
     # -- session observer hooks ----------------------------------------------------------------
     def started(self, proc) -> None:
-        from .target import describe
         self.target = describe(self.session, proc)
         self._note_argv0(proc)
         self.event(proc, "process", "start", path=proc.exe, argv=list(proc.argv))
@@ -163,13 +167,11 @@ class ReportCollector:
         if proc is self.session.processes[0]:
             self._memory_strings(proc)
         if result.signal:
-            from syscalls.xlat import signal_name
             eid = self.event(proc, "signal", "killed", signo=result.signal, signal=signal_name(result.signal))
             self.signals.append({"pid": proc.pid, "what": "killed", "signo": result.signal,
                                  "signal": signal_name(result.signal), "event": eid})
 
     def signal(self, proc, info) -> None:
-        from syscalls.xlat import signal_name
         signo = info["si_signo"]
         eid = self.event(proc, "signal", "delivered", signo=signo, signal=signal_name(signo))
         self.signals.append({"pid": proc.pid, "what": "delivered", "signo": signo, "signal": signal_name(signo),
@@ -177,7 +179,6 @@ class ReportCollector:
 
     def _rdtsc(self, proc, rip: int) -> None:
         """An RDTSC/RDTSCP of the program's own code (the dynamic linker reads the TSC at start)."""
-        from loader.modules import module_at
         m = module_at(proc.modules, rip)
         where = m.path if m is not None else "[anonymous]"
         if m is not None and m.path == self._interpreter(proc):
@@ -194,7 +195,6 @@ class ReportCollector:
             return None
         canon = self._interp_paths.get(interp)
         if canon is None:
-            from syscalls.vfs import VfsError
             try:
                 canon = self.session.vfs.resolve(interp, "/")[0]
             except VfsError:
@@ -253,14 +253,13 @@ class ReportCollector:
                 break
 
     # -- the end -------------------------------------------------------------------------------------
-    def finish(self, result=None, error=None) -> None:
-        """The run ended: how (an exit, a limit, an error)."""
+    def finish(self, result=None, error=None, limit: bool = False) -> None:
+        """The run ended: how (an exit, or an error; `limit`: the error is a limit that ended it)."""
         if result is not None:
             self.run_status = {"status": result.status, "signal": result.signal, "exit_code": result.exit_code}
         if error is not None:
-            from ..session import LimitReached
             msg = str(error)
-            if isinstance(error, LimitReached):
+            if limit:
                 kind = ("timeout" if "time limit" in msg else "max-insns" if "instruction limit" in msg
                         else "deadlock")
                 self.limits.append({"limit": kind, "how": msg, "count": 1, "event": None})
@@ -318,7 +317,6 @@ def _open_flags_ops(flags: int, existed: bool) -> List[str]:
 
 
 def _exists(proc, path: str) -> bool:
-    from syscalls.vfs import VfsError
     try:
         proc.kernel.vfs.lookup(path, "/", follow=False)
         return True
@@ -453,7 +451,6 @@ def _e_path_at1(c, proc, args):
 
 def _snapshot_drop(c, proc, path: Optional[str]) -> None:
     """An overlay file about to be deleted or replaced: what it held is still a dropped file."""
-    from syscalls.vfs import S_IFMT, S_IFREG, VfsError
     if path is None:
         return
     try:
@@ -631,7 +628,6 @@ def _l_setid(name):
 
 def _l_kill(name, pid_i, sig_i):
     def leave(c, proc, args, info, ret, err):
-        from syscalls.xlat import signal_name
         signo = s32(args[sig_i])
         if signo == 0:
             return                           # a probe: is the process there?
@@ -642,7 +638,6 @@ def _l_kill(name, pid_i, sig_i):
 
 
 def _l_sigaction(c, proc, args, info, ret, err):
-    from syscalls.xlat import signal_name
     if err is not None or not args[1]:
         return
     raw = extract.guest_bytes(proc.aspace, args[1], 8)
@@ -816,6 +811,5 @@ SYSCALLS = {
 
 def _errno_name(ret: int) -> Optional[str]:
     if -4096 < ret < 0:
-        from syscalls import errno as E
         return E.NAME.get(-ret, str(-ret))
     return None

@@ -6,6 +6,8 @@ import json
 import os
 from typing import Dict, List, Optional
 
+from syscalls.xlat import signal_name
+
 from . import extract, findings
 from .schema import SCHEMA_ID, SCHEMA_VERSION
 
@@ -60,7 +62,6 @@ def _processes(c) -> List[dict]:
         ex = p.exit
         exit_info = None
         if ex is not None:
-            from syscalls.xlat import signal_name
             exit_info = {"status": ex.status, "signal": ex.signal,
                          "signal_name": signal_name(ex.signal) if ex.signal else None, "core": bool(ex.core)}
         entry = {"pid": p.pid, "ppid": parent, "exe": p.exe, "argv": list(p.argv), "env": env, "cwd": p.cwd,
