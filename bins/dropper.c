@@ -1,7 +1,8 @@
 /* hostile: a dropper-like sample for the behaviour report (tests/test_report.py).
  * NEVER run it natively: it writes under /etc, /root and /var/spool, and deletes itself.
  * Each step below is one behaviour the report must list:
- *   anti-debugging  ptrace(PTRACE_TRACEME), /proc/self/status read for TracerPid, rdtsc timing
+ *   anti-debugging  ptrace(PTRACE_TRACEME), /proc/self/status read for TracerPid, rdtsc timing,
+ *                   a clock read around a sleep
  *   privilege       setuid(0), /etc/shadow read
  *   masquerading    prctl(PR_SET_NAME, "kworker/0:1"), argv[0] rewritten in place
  *   persistence     cron, systemd unit, rc.local, .bashrc, authorized_keys, ld.so.preload
@@ -28,6 +29,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -74,6 +76,12 @@ int main(int argc, char **argv)
     unsigned long long t1 = __rdtsc();
     if (t1 - t0 > 1000000)
         puts("slow");
+    struct timespec c0, c1, nap = {0, 1000000};
+    clock_gettime(CLOCK_MONOTONIC, &c0);
+    nanosleep(&nap, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &c1);
+    if (c1.tv_sec == c0.tv_sec && c1.tv_nsec - c0.tv_nsec < 1000000)
+        puts("sleep skipped");
 
     /* privilege probes */
     if (setuid(0) != 0)

@@ -103,6 +103,8 @@ def test_dropper_findings(dropper):
     assert paths & {"/proc/self/status", f"/proc/{doc['processes'][0]['pid']}/status"}
     timing = finding(doc, "timing-check")["details"]
     assert len(timing) == 2 and all(d["module"] == doc["target"]["path"] for d in timing)
+    sleep = finding(doc, "sleep-check")
+    assert [event(doc, e)["name"] for e in sleep["evidence"]] == ["sleep-after-clock-read", "clock-read-after-sleep"]
     mechanisms = {d["mechanism"]: d["path"] for d in finding(doc, "persistence")["details"]}
     assert mechanisms == {"cron": "/var/spool/cron/crontabs/root", "systemd-unit": "/etc/systemd/system/agent.service",
                           "rc-file": "/etc/rc.local", "shell-profile": "/root/.bashrc",

@@ -67,6 +67,7 @@ class ReportCollector:
         self._socks: Dict[tuple, dict] = {}          # (pid, fd) → socket entry
         self._next_intercept = None
         self._interp_paths: Dict[str, str] = {}
+        self.clock_steps: Dict[int, tuple] = {}      # id(thread) → the clock/sleep step it is at
 
     # -- hooking --------------------------------------------------------------------------
     def install(self) -> None:
@@ -770,12 +771,40 @@ def _sent(c, proc, fd: int, peer, data: bytes, n: int, err: Optional[str] = None
         sock["peers"].append(dict(peer, result=err if err is not None else 0, event=eid,
                                   denied=err in ("EACCES", "EPERM") or sock["denied"]))
     sock["bytes_sent"] += n
-    if not sock["preview"] and data:
+    if not sock["preview"] and data:          # what it tried to send, sent or not
         sock["preview"] = extract.preview(data)
     port = (peer or {}).get("port")
     if port == rules.DNS_PORT or (peer is None and any(p.get("port") == rules.DNS_PORT for p in sock["peers"])):
         for q in extract.dns_questions(data):
             c.dns.append(dict(q, source="query", pid=proc.pid, server=(peer or {}).get("address"), event=eid))
+
+
+# -- timing ---------------------------------------------------------------------------------
+# A clock read, a sleep, and a clock read again in one thread is how a program checks whether
+# its sleep really lasted (sandboxes that skip sleeps fail it): per thread, the last step seen.
+
+def _l_clock(c, proc, args, info, ret, err):
+    key = id(proc.thread)
+    state = c.clock_steps.get(key)
+    now = c.session.world.elapsed_ns
+    if state is not None and state[0] == "slept":
+        c.clock_steps.pop(key, None)
+        if len(c.marks.get("sleep-check", ())) >= MAX_REFS:
+            return
+        eid = c.event(proc, "syscall", "clock-read-after-sleep", first_read_ns=state[1], result=_result(ret, err))
+        c.mark("sleep-check", state[2])
+        c.mark("sleep-check", eid, pid=proc.pid, first_read_ns=state[1], read_ns=now)
+        return
+    if state is not None or len(c.clock_steps) < 4096:
+        c.clock_steps[key] = ("read", now)
+
+
+def _l_sleep(c, proc, args, info, ret, err):
+    key = id(proc.thread)
+    state = c.clock_steps.pop(key, None)
+    if state is not None and state[0] == "read" and len(c.marks.get("sleep-check", ())) < MAX_REFS:
+        eid = c.event(proc, "syscall", "sleep-after-clock-read", first_read_ns=state[1], result=_result(ret, err))
+        c.clock_steps[key] = ("slept", state[1], eid)
 
 
 SYSCALLS = {
@@ -801,6 +830,8 @@ SYSCALLS = {
     "tgkill": (None, _l_kill("tgkill", 1, 2)), "rt_sigqueueinfo": (None, _l_kill("rt_sigqueueinfo", 0, 1)),
     "rt_sigaction": (None, _l_sigaction),
     "mprotect": (_e_mprotect, _l_mprotect), "pkey_mprotect": (_e_mprotect, _l_mprotect), "mmap": (None, _l_mmap),
+    "clock_gettime": (None, _l_clock), "gettimeofday": (None, _l_clock), "time": (None, _l_clock),
+    "nanosleep": (None, _l_sleep), "clock_nanosleep": (None, _l_sleep),
     "socket": (None, _l_socket), "connect": (_e_sockaddr, _l_connect), "bind": (_e_sockaddr, _l_bind),
     "sendto": (_e_sendto, _l_sendto), "sendmsg": (_e_sendmsg, _l_sendto),
     **{name: (None, _l_setid(name)) for name in rules.SETID_CALLS},

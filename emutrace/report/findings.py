@@ -14,6 +14,8 @@ FINDINGS = (
      "reads /proc/<pid>/status, where TracerPid tells whether a debugger is attached"),
     ("timing-check", "anti-debugging", "medium", ("rdtsc",),
      "reads the CPU time-stamp counter (RDTSC) from its own code, as timing checks do"),
+    ("sleep-check", "anti-debugging", "low", ("sleep-check",),
+     "reads a clock before and after a sleep, as checks for skipped sleeps (sandboxes) do"),
     ("not-dumpable", "anti-debugging", "low", ("not-dumpable",),
      "makes itself non-dumpable (prctl PR_SET_DUMPABLE 0), which also blocks ptrace attach"),
     ("persistence", "persistence", "high", ("persistence",),
