@@ -27,6 +27,7 @@ MAX_EVENTS = 20000            # notable events kept (the rest are counted in eve
 MAX_REFS = 32                 # event ids kept per file, socket or process
 MAX_STRINGS = 4000            # printable strings kept from memory at exit
 MAX_SCAN = 64 << 20           # bytes of memory scanned for them
+SCAN_CHUNK = 1 << 16
 
 
 def s32(v: int) -> int:
@@ -229,29 +230,35 @@ class ReportCollector:
 
     # -- strings at exit -------------------------------------------------------------------------
     def _memory_strings(self, proc) -> None:
-        """Printable strings of the program's writable memory and its own image (not the
-        libraries': their strings are the same for every program)."""
+        """Printable strings of the program's own image, then its heap, anonymous mappings and
+        stack (not the libraries': their strings are the same for every program). Pages of
+        zeros, most of a stack's or an arena's reservation, are skipped unread by the regex."""
         aspace = proc.aspace
         if aspace is None:
             return
         own = proc.exe
+
+        def rank(v):
+            return 0 if v.name == own else 1 if v.name == "[heap]" else 3 if v.name == "[stack]" else 2
+
+        def wanted(v):
+            if not v.prot & 1 or v.shm is not None:
+                return False
+            if v.name == own:
+                return True
+            library = v.name and not v.name.startswith("[")
+            return bool(v.prot & rules.PROT_WRITE) and not library
+
         seen: set = set()
         scanned = 0
-        for v in list(aspace.vmas):
-            if not v.prot & 1:
-                continue
-            if v.name and v.name != own and not v.name.startswith("["):
-                if not v.prot & rules.PROT_WRITE:
-                    continue                 # a library's text and read-only data
-            size = min(v.end - v.start, MAX_SCAN - scanned)
-            if size <= 0:
-                break
-            data = extract.guest_bytes(aspace, v.start, size)
-            scanned += size
-            if data:
-                extract.printable_strings(data, seen, self.proc_strings, MAX_STRINGS)
-            if len(self.proc_strings) >= MAX_STRINGS:
-                break
+        for v in sorted(filter(wanted, list(aspace.vmas)), key=lambda v: (rank(v), v.start)):
+            for lo in range(v.start, v.end, SCAN_CHUNK):
+                if scanned >= MAX_SCAN or len(self.proc_strings) >= MAX_STRINGS:
+                    return
+                data = extract.guest_bytes(aspace, lo, min(SCAN_CHUNK + 256, v.end - lo))   # (+ the next string's start)
+                scanned += SCAN_CHUNK
+                if data and data.count(0) != len(data):
+                    extract.printable_strings(data, seen, self.proc_strings, MAX_STRINGS)
 
     # -- the end -------------------------------------------------------------------------------------
     def finish(self, result=None, error=None, limit: bool = False) -> None:
