@@ -176,3 +176,32 @@ def test_ray_executor_equals_the_local_pool(tmp_path):
     assert len(local) == 16 and local == remote
     strip = lambda rows: [{k: v for k, v in r.items() if k != "time_s"} for r in rows]
     assert strip(summary(tmp_path / "local")) == strip(summary(tmp_path / "ray"))
+
+
+class _Tty:
+    def __init__(self):
+        self.text = ""
+
+    def isatty(self):
+        return True
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+
+def test_progress_line_with_eta_on_a_terminal(monkeypatch):
+    from emutrace.batch import summary as s
+    clock = iter([100.0, 110.0, 120.0])
+    monkeypatch.setattr(s.time, "monotonic", lambda: next(clock))
+    tty = _Tty()
+    p = s.Progress(4, 1, quiet=False, stream=tty, resumed=1)
+    assert "1 of 4 jobs already done, skipped" in tty.text
+    p.done({"status": "ok", "id": "0002-a", "time_s": 1.0})          # 10 s for one job, 2 left
+    assert "\r[2/4] 0 not ok, elapsed 0m10s, ETA 0m20s" in tty.text
+    p.done({"status": "limit", "id": "0003-b", "time_s": 1.0})       # 20 s for two, 1 left
+    assert "\r[3/4] 1 not ok, elapsed 0m20s, ETA 0m10s" in tty.text
+    p.close()
+    assert tty.text.endswith("\n")
