@@ -287,3 +287,14 @@ def test_strings_extraction():
     out, seen = [], set()
     extract.printable_strings(b"\0\0short\0a longer string\0\x01http://c2.example/x\0a longer string", seen, out, 10)
     assert out == ["a longer string", "http://c2.example/x"]
+
+
+def test_static_dropper_same_findings(dropper, tmp_path):
+    """A static build: the same behaviours, its C-library calls caught at their entry points."""
+    _, dynamic, _, _ = dropper
+    p, doc = run_report(tmp_path, ["--env", "DROPPER_KEY=guess", built("dropper", "static")], extra=("--no-trace",))
+    assert p.returncode == 0, p.stderr.decode()
+    assert doc["target"]["elf"]["static"] and doc["target"]["elf"]["interpreter"] is None
+    assert [f["name"] for f in doc["findings"]] == [f["name"] for f in dynamic["findings"]]
+    assert {"name": "c2.example.net", "source": "getaddrinfo"}.items() <= doc["dns"][1].items()
+    assert ("strcmp", ["guess", "s3cr3t-k3y"]) in [(c["function"], c["args"]) for c in doc["strings"]["compares"]]
