@@ -95,7 +95,8 @@ def _report(session, cfg):
     if not cfg.report and not cfg.dump_dropped:
         return None
     from .report import attach
-    tracer = next((o for o in session.observers if hasattr(o, "libcalls") and hasattr(o, "sinks")), None)
+    from .tracer import Tracer
+    tracer = next((o for o in session.observers if isinstance(o, Tracer)), None)
     return attach(session, tracer)
 
 
