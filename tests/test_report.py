@@ -299,3 +299,18 @@ def test_static_dropper_same_findings(dropper, tmp_path):
     assert [f["name"] for f in doc["findings"]] == [f["name"] for f in dynamic["findings"]]
     assert {"name": "c2.example.net", "source": "getaddrinfo"}.items() <= doc["dns"][1].items()
     assert ("strcmp", ["guess", "s3cr3t-k3y"]) in [(c["function"], c["args"]) for c in doc["strings"]["compares"]]
+
+
+def test_a_failing_observation_leaves_the_run_alone(tmp_path, monkeypatch):
+    """A call the report cannot decode is noted in `errors`; the program runs as without the report."""
+    from emutrace.cli import main
+    from emutrace.report import collector
+
+    def boom(c, proc, args):
+        raise ValueError("no decoder foresaw this")
+    monkeypatch.setitem(collector.SYSCALLS, "openat", (boom, collector.SYSCALLS["openat"][1]))
+    out = tmp_path / "r.json"
+    assert main(["--no-trace", "--report", str(out), "/bin/true"]) == 0
+    doc = json.loads(out.read_text())
+    validate(doc)
+    assert {"kind": "report", "message": "openat: ValueError: no decoder foresaw this"} in doc["errors"]

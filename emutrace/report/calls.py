@@ -23,10 +23,13 @@ class CallWatch:
 
     def enter(self, proc, frame, regs) -> bool:
         name = frame.site.name
-        if name in rules.COMPARE_CALLS:
-            self._compare(proc, name, regs)
-        elif rules.RESOLVE_CALLS.get(name) is not None:
-            self._resolve(proc, name, regs)
+        try:
+            if name in rules.COMPARE_CALLS:
+                self._compare(proc, name, regs)
+            elif rules.RESOLVE_CALLS.get(name) is not None:
+                self._resolve(proc, name, regs)
+        except Exception as e:              # noqa: BLE001 (the call runs on; the report says what it missed)
+            self.c._observer_failed(name, e)
         return self.nxt.enter(proc, frame, regs) if self.nxt is not None else False
 
     def leave(self, proc, frame, regs) -> None:

@@ -116,7 +116,11 @@ class ReportCollector:
         handler = SYSCALLS.get(sc.name) if sc is not None else None
         if handler is not None:
             enter, leave = handler
-            info = enter(self, proc, args) if enter is not None else None
+            try:
+                info = enter(self, proc, args) if enter is not None else None
+            except Exception as e:          # noqa: BLE001 (see _observer_failed)
+                self._observer_failed(sc.name, e)
+                info, leave = None, None
             self._pending[id(proc.thread)] = (leave, info, sc.name)
             if sc.name in ("execve", "execveat") and info is not None:
                 self._exec_pending[proc.pid] = info
@@ -131,11 +135,21 @@ class ReportCollector:
         if pending is not None and isinstance(ret, int):
             leave, info, name = pending
             err = _errno_name(ret)
-            if err is not None:
-                self._limit_errno(proc, name, err)
-            if leave is not None:
-                leave(self, proc, args, info, ret, err)
+            try:
+                if err is not None:
+                    self._limit_errno(proc, name, err)
+                if leave is not None:
+                    leave(self, proc, args, info, ret, err)
+            except Exception as e:          # noqa: BLE001 (see _observer_failed)
+                self._observer_failed(name, e)
         return ret
+
+    def _observer_failed(self, what: str, exc: Exception) -> None:
+        """A fact the report could not take from a call (arguments no decoder foresaw): the
+        program runs on as it would without the report, and the report says what it missed."""
+        msg = f"{what}: {type(exc).__name__}: {exc}"
+        if len(self.errors) < 100 and not any(e["message"] == msg for e in self.errors):
+            self.errors.append({"kind": "report", "message": msg})
 
     def _limit_errno(self, proc, name: str, err: str) -> None:
         hit = rules.LIMIT_ERRNOS.get(err)
