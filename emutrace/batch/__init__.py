@@ -53,6 +53,15 @@ def _supports(option: str) -> bool:
 
 
 def main(args: List[str]) -> int:
+    try:
+        return _main(args)
+    except BrokenPipeError:          # (the table or --help into a pipe that closed: as a shell's tools)
+        return 141
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+
+
+def _main(args: List[str]) -> int:
     n_jobs, out, executor, address, resume, quiet = _cpus(), None, "local", None, True, False
     passed: List[str] = []
     inputs: List[str] = []
