@@ -140,6 +140,8 @@ PROGRAMS: Dict[str, dict] = {
                          flags=_C_FLAGS, hostile=True),
     "writer": _p("c", "hostile: writes the paths in argv, reads them back",
                  flags=_C_FLAGS, hostile=True),
+    "dropper": _p("c", "hostile: every behaviour of the report (persistence, anti-debugging, ...)",
+                  flags=_C_FLAGS, hostile=True),
     "sock": _p("c", "hostile: TCP connect to 127.0.0.1:PORT", flags=_C_FLAGS, hostile=True),
     "spin": _p("c", "hostile: endless loop without syscalls", flags=_C_FLAGS, hostile=True),
     "membomb": _p("c", "hostile: allocates until malloc fails or cap MiB",

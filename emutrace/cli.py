@@ -57,17 +57,25 @@ def entry() -> None:
 
 
 def run(cfg) -> int:
-    from .session import EmutraceError, Session
+    from .session import EmutraceError, LimitReached, Session
     from .tracer import build_observers
     try:
         session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
         outputs = build_observers(session, cfg)
+        report = _report(session, cfg)
+        ended = result = None
         try:
             session.start()
             result = session.run()
+        except EmutraceError as e:
+            ended = e
+            raise
         finally:
             for out in outputs:
                 out.close()
+            if report is not None:
+                report.finish(result, ended, limit=isinstance(ended, LimitReached))
+                _write_report(report, cfg)
     except EmutraceError as e:
         return fail(str(e), e.status)
     except OSError as e:
@@ -80,6 +88,24 @@ def run(cfg) -> int:
     if result.signal:
         die_by_signal(result.signal)
     return result.status
+
+
+def _report(session, cfg):
+    """--report: the behaviour report's collector, beside whatever trace was asked for."""
+    if not cfg.report and not cfg.dump_dropped:
+        return None
+    from .report import attach
+    from .tracer import Tracer
+    tracer = next((o for o in session.observers if isinstance(o, Tracer)), None)
+    return attach(session, tracer)
+
+
+def _write_report(collector, cfg) -> None:
+    from .report.document import build, dump_dropped, write
+    if cfg.report:
+        write(build(collector), cfg.report)
+    if cfg.dump_dropped:
+        dump_dropped(collector, cfg.dump_dropped)
 
 
 def die_by_signal(sig: int) -> None:

@@ -242,6 +242,7 @@ class LibcallTracer:
         self.fast_sites: list = [None]            # tag → guestlog.FastSite (tag 0 is never used)
         self.fast_by_site: Dict[int, object] = {}  # id(Site) → its FastSite
         self.leaf_out = None                      # the sink taking leaf_lines, when its output is plain
+        self.quiet = False                        # no notes to the user (the behaviour report's own tracer)
 
     # -- set-up, per process and module -------------------------------------------
     def attach(self, proc) -> None:
@@ -545,7 +546,7 @@ class LibcallTracer:
             if s.defined and s.type == STT_FUNC and s.value and self.protos.get(s.name) is not None:
                 names.setdefault(s.value + module.base, s.name)
         self.static_module = module
-        if not names:
+        if not names and not self.quiet:
             # nothing to hook: say why rather than print an empty trace
             proc.kernel.notify(f"{module.path} is statically linked and has no symbols: its C-library "
                                "calls cannot be named (system calls still can: -S or --strace)")

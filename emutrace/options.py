@@ -15,6 +15,8 @@ from .world import World
 HELP = """usage: emutrace [options] PROGRAM [ARGS...]
        emutrace diff A.jsonl B.jsonl
        emutrace sysroot PROGRAM OUT.tar
+       emutrace report REPORT.json
+       emutrace batch [--jobs N] --out DIR MANIFEST|FOLDER [-- OPTIONS...]
 
 Runs an x86-64 Linux program inside the Unicorn emulator (no ptrace, nothing runs on the host CPU)
 and traces its library calls (default), system calls (-S, --strace) or functions (--ftrace).
@@ -55,6 +57,11 @@ Tracing:
   --no-trace         run without tracing
   --hook-returns     catch every return with a Python hook instead of logging library calls in
                      guest code (slower; leaves every return address on the stack untouched)
+
+Behaviour report:
+  --report FILE      write a JSON behaviour report (processes, files, dropped files, network,
+                     findings, strings) at the end of the run, also when a limit ends it
+  --dump-dropped DIR write every file the program created or changed to DIR/<sha256>
 
 Sandbox and determinism:
   --root DIR|TAR     the guest's file system (default /), read-only; writes go to a throw-away overlay;
@@ -133,6 +140,8 @@ class Config:
     trace: TraceConfig
     subcommand: Optional[Callable] = None
     sub_args: List[str] = field(default_factory=list)
+    report: Optional[str] = None        # --report FILE
+    dump_dropped: Optional[str] = None  # --dump-dropped DIR
 
 
 def parse_size(text: str) -> int:
@@ -215,13 +224,14 @@ POWER_LONG = {
 
 # options that take a value: name → (setter)
 def parse(argv: List[str]) -> Config:
-    if argv and argv[0] in ("diff", "sysroot"):
+    if argv and argv[0] in ("diff", "sysroot", "report", "batch"):
         from . import subcommands
         return Config(argv=[], program="", world=World(), options=Options(), trace=TraceConfig(),
                       subcommand=getattr(subcommands, argv[0]), sub_args=argv[1:])
     world = World()
     opts = Options()
     tc = TraceConfig()
+    report = {"report": None, "dump_dropped": None}
     env_add: List[str] = []
     inherit = False
     i = 0
@@ -318,6 +328,10 @@ def parse(argv: List[str]) -> Config:
                 tc.output = val()
             elif name in POWER_LONG:
                 POWER_LONG[name](tc, val)
+            elif name == "--report":
+                report["report"] = val()
+            elif name == "--dump-dropped":
+                report["dump_dropped"] = val()
             else:
                 raise UsageError(f"unknown option {name} (see emutrace --help)")
             i += 1
@@ -411,4 +425,4 @@ def parse(argv: List[str]) -> Config:
             opts.cwd = "/" + os.path.relpath(host_cwd, root).replace(os.sep, "/").lstrip("./")
         else:
             opts.cwd = "/"
-    return Config(argv=rest, program=rest[0], world=world, options=opts, trace=tc)
+    return Config(argv=rest, program=rest[0], world=world, options=opts, trace=tc, **report)

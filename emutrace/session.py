@@ -93,7 +93,7 @@ class Session:
         self.kernel.process = lambda pid: next((p for p in self.kernel.sched.procs if p.pid == pid), None)
         procfs.install(self.vfs, self.kernel)
         from .tsc import TscObserver
-        self.observers.append(TscObserver(self.world))     # RDTSC from the virtual clock
+        self.observers.append(TscObserver(self.world, self.kernel))     # RDTSC from the virtual clock
         self.processes: List[Process] = []     # every process of the run, in creation order
         self.follow: Optional[bool] = None     # trace children too (-f); None: ask the observers
         self._main_result: Optional[Result] = None

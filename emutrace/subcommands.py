@@ -426,3 +426,17 @@ def _which(packer: Packer, name: str) -> str:
         if found is not None and _st.S_ISREG(found[1]) and found[1] & 0o111:
             return cand
     raise SysrootError(f"{name}: not found in the PATH of {packer.source}", 127)
+
+
+# ================================================================ report, batch
+
+def report(cfg) -> int:
+    """`emutrace report FILE`: a behaviour report (--report) as a readable summary."""
+    from .report.render import main
+    return main(list(cfg.sub_args))
+
+
+def batch(cfg) -> int:
+    """`emutrace batch`: many runs on a pool of workers (emutrace.batch)."""
+    from .batch import main
+    return main(list(cfg.sub_args))

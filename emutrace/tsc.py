@@ -12,8 +12,10 @@ from unicorn import x86_const as X
 
 
 class TscObserver:
-    def __init__(self, world):
+    def __init__(self, world, kernel=None):
         self.world = world
+        self.kernel = kernel
+        self.listeners = []         # fn(proc, rip) per read: the behaviour report's timing checks
 
     def attach(self, proc) -> None:
         """A new engine (the first program, an exec, a forked copy): hook its RDTSC/RDTSCP."""
@@ -25,6 +27,10 @@ class TscObserver:
         m.hook_insn_answer(X.UC_X86_INS_RDTSCP, lambda: self._answer(m, True))
 
     def _answer(self, m, rdtscp: bool) -> None:
+        if self.listeners and self.kernel is not None and self.kernel.current is not None:
+            rip = m.reg("rip")
+            for fn in self.listeners:
+                fn(self.kernel.current, rip)
         tsc = self.world.monotonic_ns()
         m.set_reg("rax", tsc & 0xFFFFFFFF)
         m.set_reg("rdx", (tsc >> 32) & 0xFFFFFFFF)

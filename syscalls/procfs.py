@@ -145,7 +145,7 @@ def install(vfs: Vfs, kernel) -> None:
         if head == "status" and not tail:
             w = kernel.world
             return _file(lambda: f"Name:\t{p.exe.rsplit('/', 1)[-1][:15]}\nState:\tR (running)\nTgid:\t{p.pid}\n"
-                                 f"Pid:\t{p.pid}\nPPid:\t{p.ppid}\nUid:\t{w.uid}\t{w.uid}\t{w.uid}\t{w.uid}\n"
+                                 f"Pid:\t{p.pid}\nPPid:\t{p.ppid}\nTracerPid:\t0\nUid:\t{w.uid}\t{w.uid}\t{w.uid}\t{w.uid}\n"
                                  f"Gid:\t{w.gid}\t{w.gid}\t{w.gid}\t{w.gid}\nThreads:\t{len(p.threads)}\n"
                                  f"VmRSS:\t{p.aspace.guest_mapped() // 1024} kB\n")
         if head == "stat" and not tail:

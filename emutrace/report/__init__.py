@@ -1,0 +1,73 @@
+"""The behaviour report (`--report FILE`, `emutrace report FILE`): what an untrusted program did,
+as one JSON document (schema.json) — its processes, files, dropped files, network, DNS, signals,
+the limits it hit, findings with their evidence, and strings.
+
+    collector.py   the observer of system calls and process events (no trace is formatted)
+    calls.py       the library calls it reads (compares, name lookups)
+    rules.py       the tables that classify paths and calls
+    findings.py    named behaviours from what was seen
+    target.py      the program's file and ELF facts
+    document.py    the JSON document and the dropped files' contents
+    render.py      the readable summary of `emutrace report`
+"""
+from __future__ import annotations
+
+from .collector import ReportCollector
+from .rules import WATCHED_CALLS
+from .schema import SCHEMA_ID, SCHEMA_VERSION
+
+WATCHED_FILTER = "+".join(WATCHED_CALLS)
+
+
+def attach(session, tracer=None) -> ReportCollector:
+    """A ReportCollector on `session`, before it starts. Library calls are read through the
+    trace's library-call tracer when there is one; otherwise a tracer of its own catches just the
+    watched calls and formats nothing."""
+    c = ReportCollector(session)
+    c.install()
+    lt = getattr(tracer, "libcalls", None) if tracer is not None else None
+    if lt is None:
+        lt = _own_libcall_tracer(session)
+    c.watch_calls(lt)
+    return c
+
+
+def _own_libcall_tracer(session):
+    from ..filters import CallFilter
+    from ..libcalls import LibcallTracer
+    from ..protos import load_prototypes
+    from .calls import NoFormatter
+    lt = LibcallTracer(session, _discard, NoFormatter(), load_prototypes(), CallFilter([WATCHED_FILTER]))
+    lt.guest_log = False             # the watched sites are hooked in Python anyway: nothing to log
+    lt.quiet = True
+    session.add_observer(_LibcallHooks(lt))
+    return lt
+
+
+def _discard(event) -> None:
+    """The report's own library-call tracer emits its events to nobody."""
+
+
+class _LibcallHooks:
+    """The session hooks a LibcallTracer needs (the CLI's Tracer relays them for its own)."""
+
+    def __init__(self, lt):
+        self.lt = lt
+
+    def attach(self, proc):
+        self.lt.attach(proc)
+
+    def started(self, proc):
+        self.lt.started(proc)
+
+    def module_loaded(self, proc, module):
+        self.lt.module_loaded(proc, module)
+
+    def forked(self, parent, child):
+        self.lt.forked(parent, child)
+
+    def exited(self, proc, result):
+        self.lt.finish(proc)
+
+
+__all__ = ["ReportCollector", "attach", "SCHEMA_ID", "SCHEMA_VERSION"]

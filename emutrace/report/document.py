@@ -1,0 +1,142 @@
+"""The report document: the collector's facts laid out as schema.json describes, written as
+JSON, and the dropped files' contents written out for --dump-dropped."""
+from __future__ import annotations
+
+import json
+import os
+from typing import Dict, List, Optional
+
+from syscalls.xlat import signal_name
+
+from . import extract, findings
+from .schema import SCHEMA_ID, SCHEMA_VERSION
+
+S_IFMT, S_IFREG = 0o170000, 0o100000
+
+
+def build(collector) -> dict:
+    c = collector
+    s = c.session
+    procs = _processes(c)
+    return {
+        "schema": SCHEMA_ID,
+        "version": SCHEMA_VERSION,
+        "run": dict(c.run_status or {"status": None, "signal": 0, "exit_code": None},
+                    argv=list(s.argv), virtual_time_ns=s.world.elapsed_ns),
+        "target": c.target,
+        "processes": procs,
+        "files": list(c.files.values()),
+        "dropped": [{k: v for k, v in d.items() if not k.startswith("_")} for d in dropped_files(c)],
+        "network": {"sockets": [_socket(x) for x in c.sockets]},
+        "dns": c.dns,
+        "signals": c.signals,
+        "limits_hit": c.limits,
+        "errors": c.errors,
+        "findings": findings.derive(c),
+        "strings": {"memory": c.proc_strings, "compares": list(c.compares.values())},
+        "events": c.events,
+        "events_dropped": c.events_dropped,
+    }
+
+
+def _socket(x: dict) -> dict:
+    return {k: v for k, v in x.items()}
+
+
+def _processes(c) -> List[dict]:
+    s = c.session
+    procs = list(s.processes)
+    by_pid: Dict[int, dict] = {}
+    env_of: Dict[int, List[str]] = {}
+    base_env = [f"{k}={v}" for k, v in s.world.env.items()]
+    out = []
+    for p in procs:
+        attempts = c.execs.get(p.pid, [])
+        ok = [a for a in attempts if a["result"] == 0]
+        parent = p.parent.pid if getattr(p, "parent", None) is not None else p.ppid
+        if ok:
+            env = ok[-1]["env"]
+        else:
+            env = env_of.get(parent, base_env) if p is not procs[0] else base_env
+        env_of[p.pid] = env
+        ex = p.exit
+        exit_info = None
+        if ex is not None:
+            exit_info = {"status": ex.status, "signal": ex.signal,
+                         "signal_name": signal_name(ex.signal) if ex.signal else None, "core": bool(ex.core)}
+        entry = {"pid": p.pid, "ppid": parent, "exe": p.exe, "argv": list(p.argv), "env": env, "cwd": p.cwd,
+                 "exit": exit_info, "execve": [{k: v for k, v in a.items()} for a in attempts], "children": []}
+        by_pid[p.pid] = entry
+        out.append(entry)
+    for e in out:
+        if e["ppid"] in by_pid and e["pid"] != e["ppid"]:
+            by_pid[e["ppid"]]["children"].append(e["pid"])
+    return out
+
+
+def dropped_files(c) -> List[dict]:
+    """Every regular file the run created or changed in the overlay (with the ones it deleted
+    again), in path order; `_data` holds the contents."""
+    vfs = c.session.vfs
+    out: Dict[str, dict] = {}
+    for path, ov in list(vfs.overlay.items()):
+        if ov.stat.mode & S_IFMT != S_IFREG:
+            continue
+        data = bytes(ov.data)
+        status = "created"
+        host, writable = vfs.host_path(path)
+        tree = vfs.tree_of(writable)
+        try:
+            tree.lstat(host)
+            status = "modified"
+            try:
+                if tree.read(host) == data:
+                    continue             # copied up for writing, left as it was
+            except OSError:
+                pass
+        except OSError:
+            pass
+        first = c.renamed.get(path)
+        entry = {"path": path, "size": len(data), "sha256": extract.sha256(data), "mode": ov.stat.mode & 0o7777,
+                 "status": status, "deleted": False, "_data": data}
+        if first is not None and first != path:
+            entry["written_as"] = first
+        out[path] = entry
+    for path, d in c.deleted_drops.items():
+        if path not in out and path not in vfs.overlay:
+            out[path] = dict(d, status="deleted")
+    return [out[p] for p in sorted(out)]
+
+
+def write(report: dict, path: str) -> None:
+    text = json.dumps(report, indent=1, ensure_ascii=False) + "\n"
+    tmp = path + ".part"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def dump_dropped(c, directory: str) -> List[str]:
+    """Write each dropped file's contents as DIR/<sha256> and an index (DIR/index.json:
+    path → sha256, size, mode): guest paths never become host paths."""
+    os.makedirs(directory, exist_ok=True)
+    index = []
+    for d in dropped_files(c):
+        name = os.path.join(directory, d["sha256"])
+        if not os.path.exists(name):
+            with open(name, "wb") as f:
+                f.write(d["_data"])
+        index.append({k: v for k, v in d.items() if not k.startswith("_")})
+    with open(os.path.join(directory, "index.json"), "w", encoding="utf-8") as f:
+        json.dump(index, f, indent=1)
+        f.write("\n")
+    return [d["path"] for d in index]
+
+
+def load(path: str) -> dict:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def status_of(report: dict) -> Optional[int]:
+    return (report.get("run") or {}).get("exit_code")
