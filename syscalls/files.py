@@ -213,10 +213,10 @@ class MemFile(OpenFile):
         return bytes(out)
 
     def pwrite(self, data, off):
-        buf = self.ov.data
-        if off > len(buf):
-            buf.extend(b"\0" * (off - len(buf)))
-        buf[off:off + len(data)] = data
+        end = off + len(data)
+        if end > len(self.ov.data):
+            self.ov.resize(end)             # ENOSPC here, before anything is written
+        self.ov.data[off:end] = data
         shm = shared_memory_of(self.ov)
         if shm is not None:
             shm.write(off, bytes(data))
@@ -224,14 +224,10 @@ class MemFile(OpenFile):
         return len(data)
 
     def truncate(self, length):
-        buf = self.ov.data
         shm = shared_memory_of(self.ov)
-        if length < len(buf):
-            if shm is not None:
-                shm.zero(length, 1 << 62)          # cut pages read back as zeros if the file grows again
-            del buf[length:]
-        else:
-            buf.extend(b"\0" * (length - len(buf)))
+        if length < len(self.ov.data) and shm is not None:
+            shm.zero(length, 1 << 62)              # cut pages read back as zeros if the file grows again
+        self.ov.resize(length)
         self._touch()
 
     def _touch(self):
@@ -386,13 +382,24 @@ class HostStream(OpenFile):
 
 
 class Pipe:
-    """A pipe buffer shared by its two ends (also one direction of a socket pair)."""
+    """A pipe buffer shared by its two ends (also one direction of a socket pair). What it holds
+    counts against the kernel's "buffers" bound (limits.KernelLimits): when every pipe and socket
+    together hold that much, writers wait as on a full pipe."""
     CAPACITY = 65536
 
-    def __init__(self):
+    def __init__(self, limits=None, capacity: int = CAPACITY):
         self.buf = bytearray()
         self.readers = 0
         self.writers = 0
+        self.capacity = capacity
+        self.limits = limits
+        self.held = limits.hold(self, "buffers", 0) if limits is not None else None
+
+    def room(self) -> int:
+        room = self.capacity - len(self.buf)
+        if self.limits is not None:
+            room = min(room, self.limits.room("buffers"))
+        return room
 
     def take(self, n: int) -> bytes:
         """Up to n bytes; b"" at end of file (no writer left); WouldBlock when empty."""
@@ -402,15 +409,19 @@ class Pipe:
             raise WouldBlock()
         data = bytes(self.buf[:n])
         del self.buf[:n]
+        if self.held is not None:
+            self.held.resize(len(self.buf))
         return data
 
     def put(self, data: bytes) -> int:
         """As much as fits; EPIPE when no reader is left; WouldBlock when full."""
         if self.readers == 0:
             raise VfsError(E.EPIPE)
-        room = self.CAPACITY - len(self.buf)
+        room = self.room()
         if room <= 0:
             raise WouldBlock()
+        if self.held is not None:
+            self.held.resize(len(self.buf) + min(room, len(data)))
         self.buf += data[:room]
         return min(room, len(data))
 
@@ -441,7 +452,7 @@ class PipeEnd(OpenFile):
     def ready(self):
         p = self.pipe
         r = 1 if (p.buf or p.writers == 0) else 0
-        w = 4 if (len(p.buf) < Pipe.CAPACITY or p.readers == 0) else 0
+        w = 4 if (p.room() > 0 or p.readers == 0) else 0
         return r | w
 
     def stat(self):
@@ -455,10 +466,11 @@ class PipeEnd(OpenFile):
 
 
 class FdTable:
-    def __init__(self, limit: int = 1024):
+    def __init__(self, limit: int = 1024, limits=None):
         self.fds: Dict[int, OpenFile] = {}
         self.cloexec: Dict[int, bool] = {}
         self.limit = limit
+        self.limits = limits    # the kernel's bounds: open file descriptions count as "files"
         self.users = 1          # processes sharing this table (clone with CLONE_FILES)
 
     def get(self, fd: int) -> OpenFile:
@@ -478,6 +490,8 @@ class FdTable:
             fd = at
             if fd in self.fds:
                 self.close(fd)
+        if f.refs == 0 and self.limits is not None:
+            self.limits.take("files")          # ENFILE: a new open file description
         f.refs += 1
         self.fds[fd] = f
         self.cloexec[fd] = cloexec
@@ -490,6 +504,8 @@ class FdTable:
         self.cloexec.pop(fd, None)
         f.refs -= 1
         if f.refs <= 0:
+            if self.limits is not None:
+                self.limits.give("files")
             f.close()
 
     def close_all(self) -> None:
@@ -497,7 +513,7 @@ class FdTable:
             self.close(fd)
 
     def fork(self) -> "FdTable":
-        t = FdTable(self.limit)
+        t = FdTable(self.limit, self.limits)
         for fd, f in self.fds.items():
             f.refs += 1          # a pipe end closes when its last descriptor does
             t.fds[fd] = f

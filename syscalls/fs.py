@@ -10,6 +10,7 @@ from .files import (O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_EXCL
                     O_PATH, O_RDONLY, O_TRUNC, O_WRONLY, DeviceFile, DirFile, HostFile, HostRwFile, MemFile,
                     OpenFile, Pipe, PipeEnd, SynthFile, WouldBlock)
 from .layouts import DIRENT64, IOVEC, POLLFD, STAT, STATFS, STATX, TERMIOS, TIMESPEC, WINSIZE
+from .limits import PAGE
 from .vfs import S_IFDIR, S_IFMT, Node, StatInfo, VfsError
 
 AT_FDCWD = -100
@@ -579,23 +580,37 @@ def sys_statx(proc, dirfd, path, flags, mask, buf, *_):
     return 0
 
 
-def _statfs_bytes(node) -> bytes:
-    magic = 0x9FA0 if node.synth is not None else 0x01021994 if node.ov is not None else 0xEF53
-    return STATFS.pack(f_type=magic, f_bsize=4096, f_blocks=1 << 20, f_bfree=1 << 19, f_bavail=1 << 19,
-                       f_files=1 << 16, f_ffree=1 << 15, f_namelen=255, f_frsize=4096, f_flags=0x1 | 0x20)
+ST_RDONLY, ST_VALID, ST_RELATIME = 0x1, 0x20, 0x400
+
+
+def _statfs_bytes(proc, node) -> bytes:
+    """What the guest's writes may still use: the overlay's quota (--max-disk, the inode bound) is
+    the size of every file system it writes to; /proc and /dev are pseudo file systems; a --rw
+    grant's host file system is reported with fixed numbers, never the host's own."""
+    if node.synth is not None:
+        return STATFS.pack(f_type=0x9FA0, f_bsize=4096, f_namelen=255, f_frsize=4096, f_flags=ST_VALID)
+    if node.writable_host:
+        return STATFS.pack(f_type=0xEF53, f_bsize=4096, f_blocks=1 << 20, f_bfree=1 << 19, f_bavail=1 << 19,
+                           f_files=1 << 16, f_ffree=1 << 15, f_namelen=255, f_frsize=4096, f_flags=ST_VALID)
+    limits = proc.kernel.limits
+    blocks, free = limits.max["disk"] // PAGE, limits.room("disk") // PAGE
+    magic = 0x01021994 if node.ov is not None else 0xEF53      # tmpfs for overlay-only files
+    return STATFS.pack(f_type=magic, f_bsize=PAGE, f_blocks=blocks, f_bfree=free, f_bavail=free,
+                       f_files=limits.max["inodes"], f_ffree=limits.room("inodes"), f_namelen=255,
+                       f_frsize=PAGE, f_flags=ST_VALID | ST_RELATIME)
 
 
 @syscall("statfs")
 def sys_statfs(proc, path, buf, *_):
     _, node = resolve_at(proc, AT_FDCWD, path)
-    proc.mem.write(buf, _statfs_bytes(node))
+    proc.mem.write(buf, _statfs_bytes(proc, node))
     return 0
 
 
 @syscall("fstatfs")
 def sys_fstatfs(proc, fd, buf, *_):
     f = proc.fds.get(s32(fd))
-    proc.mem.write(buf, _statfs_bytes(f.node or Node("/", f.stat())))
+    proc.mem.write(buf, _statfs_bytes(proc, f.node or Node("/", f.stat())))
     return 0
 
 

@@ -16,6 +16,8 @@ from typing import Callable, Dict, List, Optional, Tuple
 from emutrace.record import field, record
 
 from . import errno as E
+from .errors import VfsError
+from .limits import DENTRY_COST, INODE_COST, Held, KernelLimits, pages
 
 S_IFMT, S_IFSOCK, S_IFLNK, S_IFREG, S_IFBLK = 0o170000, 0o140000, 0o120000, 0o100000, 0o060000
 S_IFDIR, S_IFCHR, S_IFIFO = 0o040000, 0o020000, 0o010000
@@ -25,12 +27,6 @@ DT_OF_MODE = {S_IFIFO: DT_FIFO, S_IFCHR: DT_CHR, S_IFDIR: DT_DIR, S_IFBLK: DT_BL
 MAX_SYMLINKS = 40
 OVERLAY_DEV = 0x2D
 SYNTH_DEV = 0x05
-
-
-class VfsError(Exception):
-    def __init__(self, errno: int, msg: str = ""):
-        super().__init__(msg or E.NAME.get(errno, str(errno)))
-        self.errno = errno
 
 
 @record
@@ -198,12 +194,48 @@ def open_tree(root: str):
 
 # ---------------------------------------------------------------- nodes
 
-@record
+@record(eq=False)              # an inode is itself, however alike two are
 class OvNode:
-    """A file, directory or symlink that exists only in the overlay."""
+    """A file, directory or symlink that exists only in the overlay. `held` is what it holds of
+    the disk quota (its pages and its metadata): given back when the inode is garbage, that is
+    when its last name and its last open file are gone, as Linux frees an unlinked open file."""
     stat: StatInfo
     data: bytearray = field(default_factory=bytearray)    # file contents
     target: str = ""                                       # symlink target
+    held: Optional[Held] = None
+
+    def resize(self, size: int) -> None:
+        """Make the file `size` bytes long (zeros added), or fail with ENOSPC first."""
+        if self.held is not None:
+            self.held.resize(INODE_COST + pages(size))
+        buf = self.data
+        if size < len(buf):
+            del buf[size:]
+        elif size > len(buf):
+            buf.extend(bytes(size - len(buf)))
+
+
+class OverlayNames(dict):
+    """The overlay's path → OvNode table, each name charged to the disk quota while it exists.
+    Insertions never fail (a rename must not stop halfway): what adds names checks room first
+    (Vfs._need_name)."""
+
+    def __init__(self, limits: KernelLimits):
+        super().__init__()
+        self.limits = limits
+
+    def __setitem__(self, path, ov):
+        if path not in self:
+            self.limits.force("disk", DENTRY_COST + len(path))
+        super().__setitem__(path, ov)
+
+    def pop(self, path, *default):
+        if path in self:
+            self.limits.give("disk", DENTRY_COST + len(path))
+        return super().pop(path, *default)
+
+    def __delitem__(self, path):
+        self.pop(path)
 
 
 @record
@@ -259,14 +291,15 @@ def _parent(path: str) -> str:
 
 class Vfs:
     def __init__(self, root: str = "/", rw: Tuple[Tuple[str, str], ...] = (), clock_ns=None,
-                 uid: int = 0, gid: int = 0):
+                 uid: int = 0, gid: int = 0, limits: Optional[KernelLimits] = None):
         self.root = os.path.abspath(root)
         self.tree = open_tree(self.root)     # OSError if it is neither a directory nor a tar archive
         # (guest prefix, host dir) grants, longest prefix first
         self.rw = sorted(((g.rstrip("/") or "/", os.path.abspath(h)) for h, g in rw),
                          key=lambda t: -len(t[0]))
         self._grant_tree = DirTree("/")
-        self.overlay: Dict[str, OvNode] = {}
+        self.limits = limits or KernelLimits()   # the kernel's: the overlay counts "disk" and "inodes"
+        self.overlay: Dict[str, OvNode] = OverlayNames(self.limits)
         self.whiteouts: set = set()
         self.synth: Dict[str, SynthNode] = {}
         self.synth_dirs: List[Tuple[str, Callable[[str], Optional[SynthNode]]]] = []
@@ -291,7 +324,7 @@ class Vfs:
         st = StatInfo(mode=S_IFDIR | (mode & 0o7777), ino=(stable_ino(path) & 0xFFFFFF) | 0x1000000,
                       dev=OVERLAY_DEV, nlink=2, uid=self.uid, gid=self.gid, atime_ns=now, mtime_ns=now,
                       ctime_ns=now)
-        self.overlay[path] = OvNode(st)
+        self.overlay[path] = self.new_ov(st)
         self.tmpfs.append(path)
 
     def _in_tmpfs(self, path: str) -> bool:
@@ -317,6 +350,25 @@ class Vfs:
     def new_ino(self) -> int:
         self._next_ino += 1
         return self._next_ino
+
+    # -- the overlay's quota -------------------------------------------------
+    def new_ov(self, stat: StatInfo, data: bytes = b"", target: str = "") -> OvNode:
+        """A new overlay inode, counted against the inode and disk bounds (ENOSPC past them)."""
+        limits = self.limits
+        if limits.room("disk") < INODE_COST + pages(len(data)) + len(target):
+            raise VfsError(E.ENOSPC)
+        ov = OvNode(stat, target=target)
+        limits.hold(ov, "inodes", 1)
+        ov.held = limits.hold(ov, "disk", INODE_COST + len(target))
+        if data:
+            ov.resize(len(data))
+            ov.data[:] = data
+        return ov
+
+    def _need_name(self, path: str) -> None:
+        """ENOSPC unless the quota has room for one more name."""
+        if self.limits.room("disk") < DENTRY_COST + len(path):
+            raise VfsError(E.ENOSPC)
 
     # -- host mapping --------------------------------------------------------
     def host_path(self, path: str) -> Tuple[str, bool]:
@@ -512,7 +564,8 @@ class Vfs:
             except OSError as e:
                 raise host_error(e) from None
             return self._lnode(path)
-        ov = OvNode(self._new_stat(S_IFREG | (mode & 0o7777)))
+        self._need_name(path)
+        ov = self.new_ov(self._new_stat(S_IFREG | (mode & 0o7777)))
         self.overlay[path] = ov
         self.whiteouts.discard(path)
         return Node(path, ov.stat, ov=ov)
@@ -521,15 +574,18 @@ class Vfs:
         """Give a root file an overlay copy so the guest can write it."""
         if node.ov is not None or node.writable_host or node.synth is not None:
             return node
-        data = bytearray()
+        self._need_name(node.path)
+        if node.stat.type == S_IFREG and self.limits.room("disk") < pages(node.stat.size) + INODE_COST:
+            raise VfsError(E.ENOSPC)            # before reading it: the host file may be huge
+        data = b""
         if node.stat.type == S_IFREG:
             try:
-                data = bytearray(self.read_host(node))
+                data = self.read_host(node)
             except OSError as e:
                 raise host_error(e) from None
         st = StatInfo(**{**node.stat.__dict__})
         st.dev = OVERLAY_DEV
-        ov = OvNode(st, data, target=self.readlink_node(node) if node.is_link else "")
+        ov = self.new_ov(st, data, target=self.readlink_node(node) if node.is_link else "")
         self.overlay[node.path] = ov
         return Node(node.path, ov.stat, ov=ov)
 
@@ -543,7 +599,8 @@ class Vfs:
             except OSError as e:
                 raise host_error(e) from None
             return
-        self.overlay[path] = OvNode(self._new_stat(S_IFDIR | (mode & 0o7777)))
+        self._need_name(path)
+        self.overlay[path] = self.new_ov(self._new_stat(S_IFDIR | (mode & 0o7777)))
         self.whiteouts.discard(path)
 
     def symlink(self, target: str, path: str) -> None:
@@ -556,9 +613,10 @@ class Vfs:
             except OSError as e:
                 raise host_error(e) from None
             return
+        self._need_name(path)
         st = self._new_stat(S_IFLNK | 0o777)
         st.size = len(target.encode())
-        self.overlay[path] = OvNode(st, target=target)
+        self.overlay[path] = self.new_ov(st, target=target)
         self.whiteouts.discard(path)
 
     def remove(self, node: Node, is_dir: bool) -> None:
@@ -597,6 +655,7 @@ class Vfs:
                 raise VfsError(E.EISDIR)
             if dst.is_dir and len(self.listdir(dst)) > 2:
                 raise VfsError(E.ENOTEMPTY)
+        self._need_name(dst_path)
         self.copy_up(src)                 # the overlay holds what moves
         ov = self.overlay.pop(src.path)
         if src.host is not None:
@@ -622,6 +681,7 @@ class Vfs:
             except OSError as e:
                 raise host_error(e) from None
             return
+        self._need_name(dst_path)
         up = self.copy_up(src)
         up.stat.nlink += 1
         self.overlay[dst_path] = up.ov
