@@ -11,7 +11,7 @@ from .files import (O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_EXCL
                     OpenFile, Pipe, PipeEnd, SynthFile, WouldBlock)
 from .layouts import DIRENT64, IOVEC, POLLFD, STAT, STATFS, STATX, TERMIOS, TIMESPEC, WINSIZE
 from .limits import PAGE
-from .vfs import S_IFDIR, S_IFMT, Node, StatInfo, VfsError
+from .vfs import S_IFDIR, S_IFMT, S_IFREG, Node, StatInfo, VfsError
 
 AT_FDCWD = -100
 AT_SYMLINK_NOFOLLOW, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, AT_EACCESS, AT_EMPTY_PATH = 0x100, 0x200, 0x400, 0x200, 0x1000
@@ -204,6 +204,26 @@ def blocking(proc, f: OpenFile, op):
                 raise VfsError(E.EDEADLK, "blocked forever: no other process can make progress") from None
 
 
+RLIMIT_FSIZE, RLIM_INFINITY, SIGXFSZ = 1, 0xFFFFFFFFFFFFFFFF, 25
+
+
+def fsize_room(proc, f: OpenFile, off: int, n: int) -> int:
+    """How many of n bytes written at `off` a regular file may take under RLIMIT_FSIZE: a
+    write crossing the limit is cut short at it; one starting at or past it fails with EFBIG
+    and raises SIGXFSZ, as Linux does."""
+    limit = proc.rlimit(RLIMIT_FSIZE)
+    if limit >= RLIM_INFINITY or n == 0 or f.kind != "file" or f.stat().type != S_IFREG:
+        return n
+    if off >= limit:
+        proc.queue_signal({"si_signo": SIGXFSZ, "si_code": 0x80, "si_pid": 0, "si_uid": 0})  # SI_KERNEL
+        raise VfsError(E.EFBIG)
+    return min(n, limit - off)
+
+
+def _write_pos(f: OpenFile) -> int:
+    return f.size() if f.flags & O_APPEND else f.pos
+
+
 def raise_sigpipe(proc):
     proc.queue_signal({"si_signo": 13, "si_code": 0, "si_pid": proc.pid, "si_uid": proc.kernel.world.uid})
 
@@ -300,12 +320,27 @@ def sys_fcntl(proc, fd, cmd, arg, *_):
     if cmd in (F_SETOWN, F_SETSIG):
         return 0
     if cmd == F_GETPIPE_SZ and isinstance(f, PipeEnd):
-        return Pipe.CAPACITY
+        return f.pipe.capacity
     if cmd == F_SETPIPE_SZ and isinstance(f, PipeEnd):
-        return Pipe.CAPACITY
+        return _set_pipe_size(proc, f.pipe, arg)
     if cmd in (F_ADD_SEALS, F_GET_SEALS):
         return -E.EINVAL
     return -E.EINVAL
+
+
+def _set_pipe_size(proc, pipe: Pipe, want: int) -> int:
+    """F_SETPIPE_SZ: a power of two of pages, at least one; above fs.pipe-max-size EPERM (the
+    guest has no CAP_SYS_RESOURCE over the host's memory); below what the pipe holds EBUSY."""
+    want &= 0xFFFFFFFF
+    size = PAGE
+    while size < want:
+        size <<= 1
+    if size > proc.kernel.limits.max["pipe_size"]:
+        return -E.EPERM
+    if size < len(pipe.buf):
+        return -E.EBUSY
+    pipe.capacity = size
+    return size
 
 
 @syscall("flock")
@@ -338,7 +373,7 @@ def sys_write(proc, fd, buf, count, *_):
     f = proc.fds.get(s32(fd))
     if not f.writable:
         return -E.EBADF
-    data = proc.mem.read(buf, count)
+    data = proc.mem.read(buf, fsize_room(proc, f, _write_pos(f), count))
     try:
         return blocking(proc, f, lambda: f.write(data))
     except VfsError as e:
@@ -368,7 +403,7 @@ def sys_pwrite(proc, fd, buf, count, off, *_):
         return -E.EBADF
     if not f.seekable:
         return -E.ESPIPE
-    return f.pwrite(proc.mem.read(buf, count), off)
+    return f.pwrite(proc.mem.read(buf, fsize_room(proc, f, off, count)), off)
 
 
 def _iovecs(proc, iov, cnt):
@@ -419,6 +454,7 @@ def sys_writev(proc, fd, iov, cnt, *_):
     if not f.writable:
         return -E.EBADF
     data = b"".join(proc.mem.read(b, n) for b, n in _iovecs(proc, iov, cnt))
+    data = data[:fsize_room(proc, f, _write_pos(f), len(data))]
     try:
         return blocking(proc, f, lambda: f.write(data))
     except VfsError as e:
@@ -442,6 +478,7 @@ def sys_sendfile(proc, out_fd, in_fd, offp, count, *_):
         proc.mem.write_u64(offp, off + len(data))
     else:
         data = fin.read(count)
+    data = data[:fsize_room(proc, fout, _write_pos(fout), len(data))]
     return fout.write(data) if data else 0
 
 
@@ -461,10 +498,10 @@ def sys_copy_file_range(proc, in_fd, off_in, out_fd, off_out, length, flags):
         return 0
     if off_out:
         o = proc.mem.read_u64(off_out)
-        n = fout.pwrite(data, o)
+        n = fout.pwrite(data[:fsize_room(proc, fout, o, len(data))], o)
         proc.mem.write_u64(off_out, o + n)
         return n
-    return fout.write(data)
+    return fout.write(data[:fsize_room(proc, fout, _write_pos(fout), len(data))])
 
 
 @syscall("fsync", "fdatasync", "syncfs")
@@ -488,8 +525,17 @@ def sys_fadvise(proc, fd, *_):
 def sys_fallocate(proc, fd, mode, off, length, *_):
     f = proc.fds.get(s32(fd))
     if mode == 0 and off + length > f.size():
+        _fsize_length(proc, f, off + length)
         f.truncate(off + length)
     return 0
+
+
+def _fsize_length(proc, f: OpenFile, length: int) -> None:
+    """A truncate or fallocate to `length` past RLIMIT_FSIZE: EFBIG and SIGXFSZ."""
+    if length < 0:
+        raise VfsError(E.EINVAL)
+    if length > f.size():
+        fsize_room(proc, f, length - 1, 1)
 
 
 @syscall("ftruncate")
@@ -497,6 +543,7 @@ def sys_ftruncate(proc, fd, length, *_):
     f = proc.fds.get(s32(fd))
     if not f.writable:
         return -E.EINVAL
+    _fsize_length(proc, f, s64(length))
     f.truncate(s64(length))
     return 0
 
@@ -507,6 +554,7 @@ def sys_truncate(proc, path, length, *_):
     if node.is_dir:
         return -E.EISDIR
     f = open_node(proc, p, node, O_WRONLY, 0)
+    _fsize_length(proc, f, s64(length))
     f.truncate(s64(length))
     f.close()
     return 0
@@ -523,7 +571,7 @@ def sys_pipe(proc, fds, *_):
 def sys_pipe2(proc, fds, flags, *_):
     if flags & ~(O_CLOEXEC | O_NONBLOCK | 0o40000):
         return -E.EINVAL
-    pipe = Pipe()
+    pipe = Pipe(proc.kernel.limits)
     ino = proc.kernel.vfs.new_ino()
     r = PipeEnd(pipe, O_RDONLY | (flags & O_NONBLOCK), ino)
     w = PipeEnd(pipe, O_WRONLY | (flags & O_NONBLOCK), ino)

@@ -103,7 +103,7 @@ def install(vfs: Vfs, kernel) -> None:
             "kernel/pid_max": lambda: "4194304\n", "kernel/ngroups_max": lambda: "65536\n",
             "kernel/random/boot_id": lambda: "00000000-0000-4000-8000-000000000000\n",
             "vm/overcommit_memory": lambda: "0\n", "vm/max_map_count": lambda: "65530\n",
-            "fs/pipe-max-size": lambda: "1048576\n",
+            "fs/pipe-max-size": lambda: f"{kernel.limits.max['pipe_size']}\n",
         }
         if rest in files:
             return _file(files[rest])
