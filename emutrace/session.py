@@ -113,9 +113,10 @@ class Session:
 
     def _initial_process(self) -> Process:
         fds = FdTable(limits=self.limits)
-        fds.install(HostStream("/dev/stdin", O_RDONLY, 0))
-        fds.install(HostStream("/dev/stdout", O_WRONLY, 1))
-        fds.install(HostStream("/dev/stderr", O_WRONLY, 2))
+        born = self.world.realtime_ns()
+        fds.install(HostStream("/dev/stdin", O_RDONLY, 0, born))
+        fds.install(HostStream("/dev/stdout", O_WRONLY, 1, born))
+        fds.install(HostStream("/dev/stderr", O_WRONLY, 2, born))
         cwd = self.opts.cwd or "/"
         proc = Process(self.kernel, self.world.pid, self.world.ppid, None, None, fds, cwd)
         self.processes.append(proc)

@@ -48,6 +48,14 @@ class World:
     def tick(self, ns: int = 0) -> None:
         self.elapsed_ns += ns or self.tick_ns
 
+    def shown(self, ns: int) -> None:
+        """The guest is being shown the time `ns` (a host file's mtime): the clock never runs
+        behind a time the guest has seen, so it moves forward to it. Deterministic: such times
+        are inputs (a file's mtime travels with its copies)."""
+        behind = ns - self.realtime_ns()
+        if behind > 0:
+            self.elapsed_ns += behind
+
     def realtime_ns(self) -> int:
         return self.clock_start * 1_000_000_000 + self.elapsed_ns
 

@@ -151,7 +151,7 @@ class HostRwFile(HostFile):
 
     def __init__(self, path, flags, node, host_path):
         OpenFile.__init__(self, path, flags, node)
-        self.tree = DirTree("/")                    # grants are always host directories
+        self.tree = node.tree if node.tree is not None else DirTree("/")   # grants: host directories
         mode = "r+b" if (flags & O_ACCMODE) != O_RDONLY else "rb"
         try:
             self.f = open(host_path, mode, buffering=0)
@@ -325,15 +325,41 @@ class DeviceFile(OpenFile):
         return 0
 
 
+# What the guest sees of the host's stdio: never the host's inode, device or times, so a trace is
+# the same whether stdout is a file, a pipe or /dev/null, today or next year. A terminal is
+# /dev/pts/0; anything else is a pipe, except a regular file as stdin, which stays a (seekable)
+# regular file of that size, its content being an input. Numbers as a Linux 6.1 shows them.
+STDIO_PIPE_INO = 0x3F00          # + the fd: pipe:[16128], pipe:[16129], pipe:[16130]
+PIPEFS_DEV, DEVPTS_DEV, PTS0_RDEV, PTS0_INO = 0xC, 0x19, 0x8800, 3
+STDIN_FILE_DEV = 0x2E            # a device of its own: the file is nowhere in the guest's tree
+
+
+def _stdio_shape(host_fd: int, flags: int) -> str:
+    """tty, file or pipe: what the guest is shown of a host stdio descriptor."""
+    try:
+        if os.isatty(host_fd):
+            return "tty"
+        mode = os.fstat(host_fd).st_mode
+    except OSError:
+        return "pipe"
+    if (flags & O_ACCMODE) == O_RDONLY and (mode & 0o170000) == S_IFREG:
+        return "file"
+    return "pipe"
+
+
 class HostStream(OpenFile):
-    """The host's own stdin, stdout or stderr, passed through to the guest's fd 0, 1, 2."""
+    """The host's own stdin, stdout or stderr, passed through to the guest's fd 0, 1, 2, with a
+    synthetic identity (see STDIO_PIPE_INO): `born_ns` is the virtual time of its creation."""
     kind = "stream"
     seekable = False
 
-    def __init__(self, path, flags, host_fd: int):
+    def __init__(self, path, flags, host_fd: int, born_ns: int = 0):
+        self.shape = _stdio_shape(host_fd, flags)
+        self.ino = STDIO_PIPE_INO + host_fd
+        path = {"tty": "/dev/pts/0", "pipe": f"pipe:[{self.ino}]"}.get(self.shape, path)
         super().__init__(path, flags, None)
         self.host_fd = host_fd
-        self._seekable = None
+        self.born_ns = born_ns
 
     def read(self, n):
         try:
@@ -357,22 +383,27 @@ class HostStream(OpenFile):
         raise VfsError(E.ESPIPE)
 
     def seek(self, off, whence):
-        # a regular file redirected to stdin/stdout can seek natively too
+        if self.shape != "file":
+            raise VfsError(E.ESPIPE)          # a pipe or a terminal, whatever the host's is
         try:
             return os.lseek(self.host_fd, off, whence)
         except OSError as e:
-            if e.errno in (29,):   # ESPIPE on Linux; other hosts differ, so map by name
-                raise VfsError(E.ESPIPE) from None
             raise host_error(e) from None
 
     def stat(self):
-        try:
-            st = stat_from_host(os.fstat(self.host_fd))
-        except OSError:
-            return StatInfo(mode=S_IFCHR | 0o620, rdev=0x8800)
-        if os.name == "nt" or st.mode == 0:
-            st.mode = S_IFCHR | 0o620 if self.isatty() else S_IFIFO | 0o600
-        return st
+        t = self.born_ns
+        if self.shape == "tty":
+            return StatInfo(mode=S_IFCHR | 0o620, ino=PTS0_INO, dev=DEVPTS_DEV, rdev=PTS0_RDEV, blksize=1024,
+                            uid=0, gid=5, atime_ns=t, mtime_ns=t, ctime_ns=t)      # group tty
+        if self.shape == "file":
+            try:
+                size = os.fstat(self.host_fd).st_size
+            except OSError:
+                size = 0
+            return StatInfo(mode=S_IFREG | 0o644, size=size, ino=self.ino, dev=STDIN_FILE_DEV,
+                            blocks=(size + 4095) // 4096 * 8, atime_ns=t, mtime_ns=t, ctime_ns=t)
+        return StatInfo(mode=S_IFIFO | 0o600, ino=self.ino, dev=PIPEFS_DEV, blksize=4096,
+                        atime_ns=t, mtime_ns=t, ctime_ns=t)
 
     def isatty(self):
         try:

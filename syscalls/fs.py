@@ -100,6 +100,8 @@ def open_node(proc, path: str, node, flags: int, mode: int) -> OpenFile:
         want = (R_OK if acc in (O_RDONLY, 2) else 0) | (W_OK if wants_write else 0)
         if not permitted(proc, node.stat, want):
             raise VfsError(E.EACCES)
+    if node.opened is not None:
+        return node.opened          # a pipe, socket or stream named by /proc/PID/fd/N: shared
     if node.is_dir:
         return DirFile(path, flags, node, vfs)
     if node.synth is not None:
@@ -587,23 +589,29 @@ def sys_pipe2(proc, fds, flags, *_):
 
 # ---------------------------------------------------------------- stat
 
+def shown(proc, st: StatInfo) -> StatInfo:
+    """A stat about to reach the guest: its times are never later than the clock (World.shown)."""
+    proc.kernel.world.shown(max(st.atime_ns, st.mtime_ns, st.ctime_ns))
+    return st
+
+
 @syscall("stat")
 def sys_stat(proc, path, buf, *_):
     _, node = resolve_at(proc, AT_FDCWD, path)
-    proc.mem.write(buf, pack_stat(node.stat))
+    proc.mem.write(buf, pack_stat(shown(proc, node.stat)))
     return 0
 
 
 @syscall("lstat")
 def sys_lstat(proc, path, buf, *_):
     _, node = resolve_at(proc, AT_FDCWD, path, follow=False)
-    proc.mem.write(buf, pack_stat(node.stat))
+    proc.mem.write(buf, pack_stat(shown(proc, node.stat)))
     return 0
 
 
 @syscall("fstat")
 def sys_fstat(proc, fd, buf, *_):
-    proc.mem.write(buf, pack_stat(proc.fds.get(s32(fd)).stat()))
+    proc.mem.write(buf, pack_stat(shown(proc, proc.fds.get(s32(fd)).stat())))
     return 0
 
 
@@ -618,13 +626,13 @@ def _stat_at(proc, dirfd, path, flags) -> StatInfo:
 
 @syscall("newfstatat")
 def sys_newfstatat(proc, dirfd, path, buf, flags, *_):
-    proc.mem.write(buf, pack_stat(_stat_at(proc, dirfd, path, flags)))
+    proc.mem.write(buf, pack_stat(shown(proc, _stat_at(proc, dirfd, path, flags))))
     return 0
 
 
 @syscall("statx")
 def sys_statx(proc, dirfd, path, flags, mask, buf, *_):
-    proc.mem.write(buf, pack_statx(_stat_at(proc, dirfd, path, flags)))
+    proc.mem.write(buf, pack_statx(shown(proc, _stat_at(proc, dirfd, path, flags))))
     return 0
 
 

@@ -162,7 +162,9 @@ def install(vfs: Vfs, kernel) -> None:
             if not tail:
                 return _dir(lambda: [(str(fd), DT_LNK) for fd in sorted(p.fds.fds)])
             if tail.isdigit() and int(tail) in p.fds.fds:
-                return _link(lambda: p.fds.fds[int(tail)].path)
+                fd = int(tail)
+                return SynthNode(S_IFLNK | 0o777, target=lambda: p.fds.fds[fd].path,
+                                 opened=lambda: p.fds.fds.get(fd))
         return None
 
     vfs.add_synth_tree("/proc", proc_entry)

@@ -72,6 +72,63 @@ def host_error(exc: OSError) -> VfsError:
     return VfsError(E.from_host(exc), str(exc))
 
 
+# ---------------------------------------------------------------- host identities
+
+class HostIds:
+    """What the guest sees of a host file's identity and times. The aim: a tree copied to
+    another directory or host (cp -a, tar, rsync -a: contents, names, modes and mtimes kept)
+    gives byte-identical traces. So nothing that a copy changes reaches the guest:
+    - inode numbers are numbered in the order the guest first meets each host (dev, ino):
+      the same file always has the same number, hard links share theirs, and a copy met in the
+      same order (a deterministic program meets them in the same order) gets the same numbers;
+    - each host file system is a device numbered in the order met: 8:1 (the root's), 8:2, ...;
+    - the change time is shown as the modification time (a copy's ctime is when it was made; the
+      access time already is: it moves whenever anything reads the file);
+    - st_blocks is the size in whole 4 KiB pages and a directory's size one page (the host file
+      system's allocation is not the content); files of the host user running emutrace belong
+      to the guest's user, as in a rootless container's user namespace."""
+    FIRST_INO = 0x10000
+    FIRST_DEV = 0x801
+
+    def __init__(self, uid: int = 0, gid: int = 0):
+        self.inos: Dict[Tuple[int, int], int] = {}
+        self.devs: Dict[int, int] = {}
+        self.host_dev_of: Dict[int, int] = {}      # guest dev → host dev (for getdents' d_ino)
+        self.uid, self.gid = uid, gid
+        self.host_uid = os.getuid() if hasattr(os, "getuid") else -1
+        self.host_gid = os.getgid() if hasattr(os, "getgid") else -1
+
+    def dev(self, host_dev: int) -> int:
+        dev = self.devs.get(host_dev)
+        if dev is None:
+            dev = self.devs[host_dev] = self.FIRST_DEV + len(self.devs)
+            self.host_dev_of[dev] = host_dev
+        return dev
+
+    def ino(self, host_dev: int, host_ino: int) -> int:
+        key = (host_dev, host_ino)
+        ino = self.inos.get(key)
+        if ino is None:
+            ino = self.inos[key] = self.FIRST_INO + len(self.inos)
+        return ino
+
+    def guest_stat(self, st: StatInfo) -> StatInfo:
+        """st (a host file's, from stat_from_host) as the guest sees it, changed in place."""
+        st.ino = self.ino(st.dev, st.ino)
+        st.dev = self.dev(st.dev)
+        st.ctime_ns = st.atime_ns = st.mtime_ns
+        kind = st.mode & S_IFMT
+        if kind == S_IFDIR:
+            st.size = 4096
+        st.blocks = (st.size + 4095) // 4096 * 8 if kind in (S_IFREG, S_IFDIR) else 0
+        st.blksize = 4096
+        if st.uid == self.host_uid:
+            st.uid = self.uid
+        if st.gid == self.host_gid:
+            st.gid = self.gid
+        return st
+
+
 # ---------------------------------------------------------------- host trees
 
 class DirTree:
@@ -81,8 +138,9 @@ class DirTree:
     a TarTree uses `archive!/member`). Every other module reaches root files only through the
     node's tree, so the root can be something other than a host directory. Errors are OSError."""
 
-    def __init__(self, top: str):
+    def __init__(self, top: str, ids: Optional[HostIds] = None):
         self.top = os.path.abspath(top)
+        self.ids = ids or HostIds()        # the Vfs's: every tree of a run numbers files alike
 
     def join(self, path: str) -> str:
         """The host string of a guest path (absolute, already resolved) inside this tree."""
@@ -90,10 +148,10 @@ class DirTree:
         return os.path.join(self.top, *rest.split("/")) if rest else self.top
 
     def lstat(self, host: str) -> StatInfo:
-        return stat_from_host(os.lstat(host))
+        return self.ids.guest_stat(stat_from_host(os.lstat(host)))
 
     def stat(self, host: str) -> StatInfo:
-        return stat_from_host(os.stat(host))
+        return self.ids.guest_stat(stat_from_host(os.stat(host)))
 
     def readlink(self, host: str) -> str:
         return os.readlink(host)
@@ -102,9 +160,10 @@ class DirTree:
         """(name, d_type, d_ino) of each entry in the host's own order. On a Linux host the raw
         getdents64 stream is read, so '.' and '..' keep their places and d_type is the
         filesystem's, exactly as a native run sees them; elsewhere scandir (no '.' and '..')."""
+        dev = os.stat(host).st_dev
         raw = _host_getdents(host)
         if raw is not None:
-            return raw
+            return [(name, dtype, self.ids.ino(dev, ino)) for name, dtype, ino in raw]
         out = []
         with os.scandir(host) as it:
             for de in it:
@@ -112,7 +171,7 @@ class DirTree:
                     mode = de.stat(follow_symlinks=False).st_mode
                 except OSError:
                     mode = 0
-                out.append((de.name, DT_OF_MODE.get(mode & S_IFMT, DT_UNKNOWN), de.inode()))
+                out.append((de.name, DT_OF_MODE.get(mode & S_IFMT, DT_UNKNOWN), self.ids.ino(dev, de.inode())))
         return out
 
     def open(self, host: str):
@@ -120,7 +179,7 @@ class DirTree:
         return open(host, "rb", buffering=0)
 
     def fstat(self, f, node) -> StatInfo:
-        return stat_from_host(os.fstat(f.fileno()))
+        return self.ids.guest_stat(stat_from_host(os.fstat(f.fileno())))
 
     def read(self, host: str) -> bytes:
         with self.open(host) as f:
@@ -184,10 +243,10 @@ def _host_getdents(host: str):
         os.close(fd)
 
 
-def open_tree(root: str):
+def open_tree(root: str, ids: Optional[HostIds] = None):
     """The tree for --root: a host directory, or a tar archive (read in place)."""
     if os.path.isdir(root):
-        return DirTree(root)
+        return DirTree(root, ids)
     from .tarfs import TarTree
     return TarTree(root)
 
@@ -246,6 +305,7 @@ class SynthNode:
     target: Optional[Callable[[], str]] = None             # symlinks
     children: Optional[Callable[[], List[Tuple[str, int]]]] = None   # directories: (name, DT_*)
     device: str = ""                                       # character devices: null zero urandom
+    opened: Optional[Callable[[], object]] = None          # magic links (/proc/PID/fd/N): the open file
 
 
 @record
@@ -258,6 +318,7 @@ class Node:
     ov: Optional[OvNode] = None
     synth: Optional[SynthNode] = None
     tree: Optional[object] = None   # the DirTree / TarTree holding `host`
+    opened: Optional[object] = None  # a pipe, socket or stream reached through /proc/PID/fd/N
 
     @property
     def is_dir(self) -> bool:
@@ -293,11 +354,12 @@ class Vfs:
     def __init__(self, root: str = "/", rw: Tuple[Tuple[str, str], ...] = (), clock_ns=None,
                  uid: int = 0, gid: int = 0, limits: Optional[KernelLimits] = None):
         self.root = os.path.abspath(root)
-        self.tree = open_tree(self.root)     # OSError if it is neither a directory nor a tar archive
+        self.host_ids = HostIds(uid, gid)
+        self.tree = open_tree(self.root, self.host_ids)   # OSError if neither a directory nor a tar archive
         # (guest prefix, host dir) grants, longest prefix first
         self.rw = sorted(((g.rstrip("/") or "/", os.path.abspath(h)) for h, g in rw),
                          key=lambda t: -len(t[0]))
-        self._grant_tree = DirTree("/")
+        self._grant_tree = DirTree("/", self.host_ids)
         self.limits = limits or KernelLimits()   # the kernel's: the overlay counts "disk" and "inodes"
         self.overlay: Dict[str, OvNode] = OverlayNames(self.limits)
         self.whiteouts: set = set()
@@ -466,6 +528,9 @@ class Vfs:
                 links += 1
                 if links > MAX_SYMLINKS:
                     raise VfsError(E.ELOOP)
+                if nxt.synth is not None and nxt.synth.opened is not None:
+                    cur, node = self._magic_target(nxt.synth.opened(), last)
+                    continue
                 target = self.readlink_node(nxt)
                 if not target:
                     raise VfsError(E.ENOENT)
@@ -478,6 +543,19 @@ class Vfs:
         if trailing_slash and node is not None and not node.is_dir:
             raise VfsError(E.ENOTDIR)
         return cur, node
+
+    @staticmethod
+    def _magic_target(f, last: bool) -> Tuple[str, Node]:
+        """Where a magic link (/proc/PID/fd/N) leads: not to the path it reads as, but to the
+        open file itself, as on Linux: its node, or for a pipe, socket or stream (which have
+        no path) a node of its own that only stat and open can use."""
+        if f is None:
+            raise VfsError(E.ENOENT)
+        if f.node is not None:
+            return f.node.path, f.node
+        if not last:
+            raise VfsError(E.ENOTDIR)
+        return f.path, Node(f.path, f.stat(), opened=f)
 
     def _root_node(self) -> Node:
         host, writable = self.host_path("/")
