@@ -42,11 +42,11 @@ class Bound:
 # CPython 3.11 (OvNode + StatInfo + its table entry): charged to "disk" with the file's pages,
 # so a guest cannot exhaust the host with millions of empty files either.
 INODE_COST = 1024
-DENTRY_COST = 160
+DENTRY_COST = 256
 
 BOUNDS: Tuple[Bound, ...] = (
     Bound("disk", 1 << 30, E.ENOSPC, "tmpfs size=",
-          "bytes the overlay holds: file data in 4 KiB pages, 1 KiB per inode, 160 bytes plus the "
+          "bytes the overlay holds: file data in 4 KiB pages, 1 KiB per inode, 256 bytes plus the "
           "path per name (also /dev/shm, memfd, O_TMPFILE)"),
     Bound("inodes", 1 << 18, E.ENOSPC, "tmpfs nr_inodes=",
           "files, directories and symlinks in the overlay, open unlinked ones included"),
