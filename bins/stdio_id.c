@@ -38,7 +38,7 @@ int main(int argc, char **argv)
                 st.st_mode, (unsigned long)st.st_ino, (unsigned long)st.st_dev, (long)st.st_mtime,
                 (long)st.st_ctime, target, ok ? "same" : "differs");
     }
-    const char *fixed[] = {".", "/", "/etc", "/etc/passwd", "/etc/hostname", "/proc/self/exe", "/tmp"};
+    const char *fixed[] = {".", "/", "/etc", "/etc/passwd", "/etc/hostname", "/proc/self/exe", "/usr/bin"};
     int bad = 0;
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         bad |= check(fixed[i]);

@@ -590,9 +590,10 @@ def sys_pipe2(proc, fds, flags, *_):
 # ---------------------------------------------------------------- stat
 
 def shown(proc, st: StatInfo) -> StatInfo:
-    """A stat about to reach the guest: its times are never later than the clock (World.shown)."""
+    """A stat about to reach the guest: a host file's gets its guest inode and device numbers
+    (vfs.HostIds), and its times are never later than the clock (World.shown)."""
     proc.kernel.world.shown(max(st.atime_ns, st.mtime_ns, st.ctime_ns))
-    return st
+    return proc.kernel.vfs.host_ids.shown(st)
 
 
 @syscall("stat")

@@ -45,6 +45,7 @@ class StatInfo:
     atime_ns: int = 0
     mtime_ns: int = 0
     ctime_ns: int = 0
+    host_id: Optional[Tuple[int, int]] = None   # a host file's (dev, ino), not yet numbered (HostIds)
 
     @property
     def type(self) -> int:
@@ -78,10 +79,11 @@ class HostIds:
     """What the guest sees of a host file's identity and times. The aim: a tree copied to
     another directory or host (cp -a, tar, rsync -a: contents, names, modes and mtimes kept)
     gives byte-identical traces. So nothing that a copy changes reaches the guest:
-    - inode numbers are numbered in the order the guest first meets each host (dev, ino):
-      the same file always has the same number, hard links share theirs, and a copy met in the
-      same order (a deterministic program meets them in the same order) gets the same numbers;
-    - each host file system is a device numbered in the order met: 8:1 (the root's), 8:2, ...;
+    - inode numbers are numbered in the order the guest is first shown each host (dev, ino)
+      (a stat, a getdents, a copy-up), not in the order paths are walked: the same file always
+      has the same number, hard links share theirs, and a copy shown in the same order (a
+      deterministic program shows them in the same order), at any depth, gets the same numbers;
+    - each host file system is a device numbered in the order shown: 8:1, 8:2, ...;
     - the change time is shown as the modification time (a copy's ctime is when it was made; the
       access time already is: it moves whenever anything reads the file);
     - st_blocks is the size in whole 4 KiB pages and a directory's size one page (the host file
@@ -112,10 +114,20 @@ class HostIds:
             ino = self.inos[key] = self.FIRST_INO + len(self.inos)
         return ino
 
+    def shown(self, st: StatInfo) -> StatInfo:
+        """st as the guest is shown it: a host file's gets its numbers now (a copy; st is kept)."""
+        if st.host_id is None:
+            return st
+        out = StatInfo(**{**st.__dict__})
+        out.ino = self.ino(*st.host_id)
+        out.dev = self.dev(st.host_id[0])
+        out.host_id = None
+        return out
+
     def guest_stat(self, st: StatInfo) -> StatInfo:
-        """st (a host file's, from stat_from_host) as the guest sees it, changed in place."""
-        st.ino = self.ino(st.dev, st.ino)
-        st.dev = self.dev(st.dev)
+        """st (a host file's, from stat_from_host) as the guest will see it, changed in place;
+        its inode and device are numbered when it is shown (shown())."""
+        st.host_id = (st.dev, st.ino)
         st.ctime_ns = st.atime_ns = st.mtime_ns
         kind = st.mode & S_IFMT
         if kind == S_IFDIR:
@@ -598,7 +610,8 @@ class Vfs:
         for name, (dtype, ino) in list(self._synth_children(node.path).items()):
             entries.setdefault(name, (dtype, ino))
         parent = self._lnode(_parent(node.path)) if node.path != "/" else node
-        dots = {".": (DT_DIR, node.stat.ino), "..": (DT_DIR, parent.stat.ino if parent else node.stat.ino)}
+        ino = lambda n: self.host_ids.shown(n.stat).ino                                  # noqa: E731
+        dots = {".": (DT_DIR, ino(node)), "..": (DT_DIR, ino(parent) if parent else ino(node))}
         if "." in entries and ".." in entries:
             entries.update(dots)            # the host's order, with the guest's own inode numbers
             return [(n, t, i) for n, (t, i) in entries.items()]
@@ -661,7 +674,7 @@ class Vfs:
                 data = self.read_host(node)
             except OSError as e:
                 raise host_error(e) from None
-        st = StatInfo(**{**node.stat.__dict__})
+        st = StatInfo(**{**self.host_ids.shown(node.stat).__dict__})   # the number its original shows
         st.dev = OVERLAY_DEV
         ov = self.new_ov(st, data, target=self.readlink_node(node) if node.is_link else "")
         self.overlay[node.path] = ov
