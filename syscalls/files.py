@@ -503,6 +503,7 @@ class FdTable:
         self.limit = limit
         self.limits = limits    # the kernel's bounds: open file descriptions count as "files"
         self.users = 1          # processes sharing this table (clone with CLONE_FILES)
+        self.free_from = 0      # no fd below this is free: the lowest-free search starts here
 
     def get(self, fd: int) -> OpenFile:
         f = self.fds.get(fd)
@@ -512,9 +513,11 @@ class FdTable:
 
     def install(self, f: OpenFile, cloexec: bool = False, minfd: int = 0, at: Optional[int] = None) -> int:
         if at is None:
-            fd = minfd
+            fd = max(minfd, self.free_from)
             while fd in self.fds:
                 fd += 1
+            if minfd <= self.free_from:
+                self.free_from = fd + 1     # every fd below fd is taken (a table of 65536 stays linear)
             if fd >= self.limit:
                 raise VfsError(E.EMFILE)
         else:
@@ -532,6 +535,7 @@ class FdTable:
         f = self.fds.pop(fd, None)
         if f is None:
             raise VfsError(E.EBADF)
+        self.free_from = min(self.free_from, fd)
         self.cloexec.pop(fd, None)
         f.refs -= 1
         if f.refs <= 0:
