@@ -132,3 +132,13 @@ def test_bad_limit_is_one_line_and_status_125():
         assert r.returncode == 125
         err = r.stderr.decode()
         assert err.startswith("emutrace: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_api_takes_max_disk_and_limits():
+    from emutrace.api import ApiError, Session
+    s = Session(["/bin/sh", "-c", "head -c 3000000 /dev/zero > /dev/shm/x; echo $?"], max_disk=1 << 20,
+                limits={"files": 100}, capture_output=True, trace_calls=False)
+    r = s.run()
+    assert r.stdout.endswith(b"1\n") and b"No space left on device" in r.stderr
+    with pytest.raises(ApiError):
+        Session(["/bin/true"], limits={"nosuch": 1})
