@@ -112,7 +112,7 @@ def open_node(proc, path: str, node, flags: int, mode: int) -> OpenFile:
             raise VfsError(E.EACCES)
         return SynthFile(path, flags, node, sn.content() if sn.content else b"")
     if wants_write:
-        node = vfs.writable(node)
+        node = vfs.writable(node, keep_data=not flags & O_TRUNC)
     if node.ov is not None:
         f = MemFile(path, flags, node, proc.kernel.world.realtime_ns)
         if flags & O_TRUNC and wants_write:

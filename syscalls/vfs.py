@@ -661,21 +661,25 @@ class Vfs:
         self.whiteouts.discard(path)
         return Node(path, ov.stat, ov=ov)
 
-    def copy_up(self, node: Node) -> Node:
-        """Give a root file an overlay copy so the guest can write it."""
+    def copy_up(self, node: Node, keep_data: bool = True) -> Node:
+        """Give a root file an overlay copy so the guest can write it (without its data when it
+        is about to be truncated: a huge host file opened with O_TRUNC needs no quota)."""
         if node.ov is not None or node.writable_host or node.synth is not None:
             return node
         self._need_name(node.path)
-        if node.stat.type == S_IFREG and self.limits.room("disk") < pages(node.stat.size) + INODE_COST:
+        keep_data = keep_data and node.stat.type == S_IFREG
+        if keep_data and self.limits.room("disk") < pages(node.stat.size) + INODE_COST:
             raise VfsError(E.ENOSPC)            # before reading it: the host file may be huge
         data = b""
-        if node.stat.type == S_IFREG:
+        if keep_data:
             try:
                 data = self.read_host(node)
             except OSError as e:
                 raise host_error(e) from None
         st = StatInfo(**{**self.host_ids.shown(node.stat).__dict__})   # the number its original shows
         st.dev = OVERLAY_DEV
+        if not keep_data and st.type == S_IFREG:
+            st.size = st.blocks = 0
         ov = self.new_ov(st, data, target=self.readlink_node(node) if node.is_link else "")
         self.overlay[node.path] = ov
         return Node(node.path, ov.stat, ov=ov)
@@ -778,8 +782,8 @@ class Vfs:
         self.overlay[dst_path] = up.ov
         self.whiteouts.discard(dst_path)
 
-    def writable(self, node: Node) -> Node:
+    def writable(self, node: Node, keep_data: bool = True) -> Node:
         """The node to write through: the overlay copy, or the host file in a grant."""
         if node.synth is not None:
             return node
-        return self.copy_up(node)
+        return self.copy_up(node, keep_data)
