@@ -11,7 +11,7 @@ import weakref
 from typing import Dict, List, Optional
 
 from . import errno as E
-from .vfs import (DirTree, Node, S_IFCHR, S_IFIFO, S_IFREG, StatInfo, Vfs, VfsError, host_error, stat_from_host)
+from .vfs import (DirTree, Node, S_IFCHR, S_IFIFO, S_IFREG, StatInfo, Vfs, VfsError, host_error)
 
 O_ACCMODE, O_RDONLY, O_WRONLY, O_RDWR = 3, 0, 1, 2
 O_CREAT, O_EXCL, O_NOCTTY, O_TRUNC, O_APPEND, O_NONBLOCK = 0o100, 0o200, 0o400, 0o1000, 0o2000, 0o4000

@@ -86,9 +86,10 @@ class HostIds:
     - each host file system is a device numbered in the order shown: 8:1, 8:2, ...;
     - the change time is shown as the modification time (a copy's ctime is when it was made; the
       access time already is: it moves whenever anything reads the file);
-    - st_blocks is the size in whole 4 KiB pages and a directory's size one page (the host file
-      system's allocation is not the content); files of the host user running emutrace belong
-      to the guest's user, as in a rootless container's user namespace."""
+    - files of the host user running emutrace belong to the guest's user, as in a rootless
+      container's user namespace.
+    Sizes and block counts stay the host file system's (a directory's size on ext4 is 4096 per
+    block of entries), so `ls -l` prints what it prints natively."""
     FIRST_INO = 0x10000
     FIRST_DEV = 0x801
 
@@ -129,11 +130,6 @@ class HostIds:
         its inode and device are numbered when it is shown (shown())."""
         st.host_id = (st.dev, st.ino)
         st.ctime_ns = st.atime_ns = st.mtime_ns
-        kind = st.mode & S_IFMT
-        if kind == S_IFDIR:
-            st.size = 4096
-        st.blocks = (st.size + 4095) // 4096 * 8 if kind in (S_IFREG, S_IFDIR) else 0
-        st.blksize = 4096
         if st.uid == self.host_uid:
             st.uid = self.uid
         if st.gid == self.host_gid:

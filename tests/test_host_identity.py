@@ -83,7 +83,7 @@ def test_stat_text_identical_for_copies(tmp_path):
     assert outs[0] == outs[1]
     host_ino = os.stat(tmp_path / "one" / "f").st_ino
     assert f"Inode: {host_ino} ".encode() not in outs[0]
-    assert b"Blocks: 16 " in outs[0] and b"Change: 2020-01-01 00:00:00" in outs[0]
+    assert b"Change: 2020-01-01 00:00:00" in outs[0]
     assert b"Access: 2020-01-01 00:00:00" in outs[0]
 
 
