@@ -147,10 +147,13 @@ class HostFile(OpenFile):
 
 
 class HostRwFile(HostFile):
-    """A file inside a --rw grant: real reads and writes on the host."""
+    """A file inside a --rw grant: real reads and writes on the host. What the guest writes is
+    stamped with the virtual clock (`now_ns`), not the host's, as every time the guest makes."""
 
-    def __init__(self, path, flags, node, host_path):
+    def __init__(self, path, flags, node, host_path, now_ns=None):
         OpenFile.__init__(self, path, flags, node)
+        self.host_path = host_path
+        self.now_ns = now_ns
         self.tree = node.tree if node.tree is not None else DirTree("/")   # grants: host directories
         mode = "r+b" if (flags & O_ACCMODE) != O_RDONLY else "rb"
         try:
@@ -161,12 +164,31 @@ class HostRwFile(HostFile):
     def pwrite(self, data, off):
         try:
             self.f.seek(off)
-            return self.f.write(data)
+            n = self.f.write(data)
         except OSError as e:
             raise host_error(e) from None
+        self._stamp()
+        return n
 
     def truncate(self, length):
-        self.f.truncate(length)
+        try:
+            self.f.truncate(length)
+        except OSError as e:
+            raise host_error(e) from None
+        self._stamp()
+
+    def _stamp(self):
+        if self.now_ns is not None:
+            stamp_host(self.f.fileno() if os.utime in os.supports_fd else self.host_path, self.now_ns())
+
+
+def stamp_host(target, ns: int) -> None:
+    """Set a granted host file's times to the virtual clock's `ns` (best effort: a host that
+    refuses leaves the host's time, which the clock then steps to when it is shown)."""
+    try:
+        os.utime(target, ns=(ns, ns))
+    except (OSError, NotImplementedError):
+        pass
 
 
 def shared_memory_of(ov, create: bool = False):

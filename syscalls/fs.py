@@ -119,7 +119,7 @@ def open_node(proc, path: str, node, flags: int, mode: int) -> OpenFile:
             f.truncate(0)
         return f
     if node.writable_host and wants_write:
-        f = HostRwFile(path, flags, node, node.host)
+        f = HostRwFile(path, flags, node, node.host, proc.kernel.world.realtime_ns)
         if flags & O_TRUNC:
             f.truncate(0)
         return f

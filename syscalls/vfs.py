@@ -650,12 +650,27 @@ class Vfs:
                 os.close(fd)
             except OSError as e:
                 raise host_error(e) from None
+            self._stamp_host(host, os.path.dirname(host))
             return self._lnode(path)
         self._need_name(path)
         ov = self.new_ov(self._new_stat(S_IFREG | (mode & 0o7777)))
         self.overlay[path] = ov
         self.whiteouts.discard(path)
         return Node(path, ov.stat, ov=ov)
+
+    def _stamp_host(self, *hosts: str, link: str = "") -> None:
+        """What the guest made or changed in a --rw grant (a file, the directory it changed)
+        carries the virtual clock's time, not the host's, which the guest would be shown.
+        `link`: a symlink among them, stamped without following it."""
+        now = self.clock_ns()
+        for target in hosts:
+            try:
+                if target != link:
+                    os.utime(target, ns=(now, now))
+                elif os.utime in os.supports_follow_symlinks:
+                    os.utime(target, ns=(now, now), follow_symlinks=False)
+            except (OSError, NotImplementedError):
+                pass          # a host that refuses: the clock steps to the host's time when shown
 
     def copy_up(self, node: Node, keep_data: bool = True) -> Node:
         """Give a root file an overlay copy so the guest can write it (without its data when it
@@ -689,6 +704,8 @@ class Vfs:
                 os.mkdir(self.host_path(path)[0], mode & 0o7777)
             except OSError as e:
                 raise host_error(e) from None
+            made = self.host_path(path)[0]
+            self._stamp_host(made, os.path.dirname(made))
             return
         self._need_name(path)
         self.overlay[path] = self.new_ov(self._new_stat(S_IFDIR | (mode & 0o7777)))
@@ -703,6 +720,8 @@ class Vfs:
                 os.symlink(target, self.host_path(path)[0])
             except OSError as e:
                 raise host_error(e) from None
+            made = self.host_path(path)[0]
+            self._stamp_host(made, os.path.dirname(made), link=made)
             return
         self._need_name(path)
         st = self._new_stat(S_IFLNK | 0o777)
@@ -724,6 +743,7 @@ class Vfs:
                 (os.rmdir if is_dir else os.unlink)(node.host)
             except OSError as e:
                 raise host_error(e) from None
+            self._stamp_host(os.path.dirname(node.host))
             return
         self._parent_dir(node.path)
         self.overlay.pop(node.path, None)
@@ -738,6 +758,8 @@ class Vfs:
                 os.replace(src.host, self.host_path(dst_path)[0])
             except OSError as e:
                 raise host_error(e) from None
+            dst = self.host_path(dst_path)[0]
+            self._stamp_host(os.path.dirname(src.host), os.path.dirname(dst))
             return
         if src.is_dir and src.ov is None:
             raise VfsError(E.EXDEV)       # a root directory would need a deep copy: let mv fall back
@@ -771,6 +793,8 @@ class Vfs:
                 os.link(src.host, self.host_path(dst_path)[0])
             except OSError as e:
                 raise host_error(e) from None
+            made = self.host_path(dst_path)[0]
+            self._stamp_host(made, os.path.dirname(made))
             return
         self._need_name(dst_path)
         up = self.copy_up(src)
