@@ -382,6 +382,7 @@ class HostStream(OpenFile):
         super().__init__(path, flags, None)
         self.host_fd = host_fd
         self.born_ns = born_ns
+        self.seekable = self.shape == "file"
 
     def read(self, n):
         try:
@@ -402,7 +403,19 @@ class HostStream(OpenFile):
             raise host_error(e) from None
 
     def pread(self, n, off):
-        raise VfsError(E.ESPIPE)
+        if self.shape != "file":
+            raise VfsError(E.ESPIPE)
+        try:
+            if hasattr(os, "pread"):
+                return os.pread(self.host_fd, n, off)
+            here = os.lseek(self.host_fd, 0, os.SEEK_CUR)      # (Windows: no pread; keep the offset)
+            try:
+                os.lseek(self.host_fd, off, os.SEEK_SET)
+                return os.read(self.host_fd, n)
+            finally:
+                os.lseek(self.host_fd, here, os.SEEK_SET)
+        except OSError as e:
+            raise host_error(e) from None
 
     def seek(self, off, whence):
         if self.shape != "file":
