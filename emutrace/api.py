@@ -54,6 +54,7 @@ from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, 
 
 from syscalls import errno as _E
 from syscalls.files import OpenFile, O_RDONLY, O_WRONLY
+from syscalls.limits import BY_NAME as _BOUNDS
 from syscalls.vfs import S_IFIFO, StatInfo, VfsError
 
 from .events import Call, Exit, Return, Signal, Syscall
@@ -655,6 +656,8 @@ class Session:
     rw            host directories granted real writes: ["/tmp/out"] or [("/host/dir", "/guest/dir")]
     net           allow network syscalls (default: EACCES)
     timeout       wall seconds before LimitReached (0: none); max_insns, max_mem, max_procs: limits
+    max_disk      bytes the overlay may hold (default 1 GiB; ENOSPC past it); limits: {name: n} for
+                  the other rows of syscalls.limits.BOUNDS ("files", "buffers", "threads", ...)
     loader        'auto', 'interp' (the program's ld.so) or 'builtin' (emutrace links)
     stdin         bytes for the guest's fd 0 (default None: the host's stdin)
     capture_output  the guest's fd 1 and 2 go to buffers: Result.stdout / Result.stderr
@@ -671,7 +674,8 @@ class Session:
                  seed: int = 0, clock: Optional[int] = None, uid: int = 0, gid: int = 0,
                  rw: Sequence[Union[PathLike, Tuple[PathLike, str]]] = (), net: bool = False,
                  timeout: float = 0.0, max_insns: int = 0, max_mem: Optional[int] = None,
-                 max_procs: int = 64, loader: str = "auto", stdin: Optional[Union[bytes, str]] = None,
+                 max_procs: int = 64, max_disk: Optional[int] = None, limits: Optional[Mapping[str, int]] = None,
+                 loader: str = "auto", stdin: Optional[Union[bytes, str]] = None,
                  capture_output: bool = False, trace_calls: bool = True,
                  calls: Optional[Union[str, Sequence[str]]] = None, trace_syscalls: bool = False,
                  string_limit: int = 32, demangle: bool = False, program: Optional[str] = None,
@@ -710,6 +714,13 @@ class Session:
                        max_procs=max_procs, timeout=float(timeout), max_insns=int(max_insns), net=net)
         if max_mem is not None:
             opts.max_mem = int(max_mem)
+        if max_disk is not None:
+            opts.max_disk = int(max_disk)
+        if limits:
+            unknown = [k for k in limits if k not in _BOUNDS]
+            if unknown:
+                raise ApiError(f"limits: unknown bound {unknown[0]!r} (one of: {', '.join(_BOUNDS)})")
+            opts.limits = tuple((k, int(v)) for k, v in limits.items())
         self._stdout = bytearray() if capture_output else None
         self._stderr = bytearray() if capture_output else None
         streams = {}

@@ -9,6 +9,8 @@ import os
 from typing import Callable, List, Optional
 
 from .record import field, record
+from syscalls.limits import LimitError, parse_limit
+
 from .session import Options
 from .world import World
 
@@ -77,6 +79,9 @@ Sandbox and determinism:
   --max-insns N      stop after about N guest instructions (exit status 124)
   --max-mem BYTES    guest memory limit (default 4G; suffixes K M G)
   --max-procs N      process limit (default 64)
+  --max-disk BYTES   what the overlay may hold, data and metadata (default 1G); past it ENOSPC
+  --limit NAME=N     another bound on what the guest makes the host hold (repeatable): inodes,
+                     files, buffers, pipe_size, epoll_watches, unix_backlog, threads, timers, kobjects
   --loader MODE      auto (default), interp (run the program's ld.so) or builtin (emutrace links)
 
 Exit status: the program's; 124 a limit was reached, 125 usage or internal error,
@@ -320,6 +325,13 @@ def parse(argv: List[str]) -> Config:
                 opts.max_mem = parse_size(val())
             elif name == "--max-procs":
                 opts.max_procs = _int(val(), "--max-procs", 1)
+            elif name == "--max-disk":
+                opts.max_disk = parse_size(val())
+            elif name == "--limit":
+                try:
+                    opts.limits = opts.limits + (parse_limit(val()),)
+                except LimitError as e:
+                    raise UsageError(str(e)) from None
             elif name == "--loader":
                 opts.loader = val()
                 if opts.loader not in ("auto", "interp", "builtin"):

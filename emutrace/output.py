@@ -37,7 +37,7 @@ class Timestamps:
             self.last = time_ns
             out += f"{d // 10**9:3d}.{d % 10**9 // 1000:06d} "
         if self.level:
-            t = self.world.clock_start * 10**9 + time_ns
+            t = self.world.realtime_base_ns() + time_ns
             sec, ns = divmod(t, 10**9)
             if self.level >= 3:
                 out += f"{sec}.{ns // 1000:06d} "

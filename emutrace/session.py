@@ -16,6 +16,7 @@ from unicorn import unicorn_const as UCC
 from syscalls import procfs
 from syscalls.files import FdTable, HostStream, O_RDONLY, O_WRONLY
 from syscalls.kernel import GuestDeadlock, Kernel, NORETURN, Process, ProcessExit
+from syscalls.limits import BY_NAME, KernelLimits
 from syscalls.sched import Block
 from syscalls.signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, deliver_pending, force_signal
 from syscalls.time import check_alarm
@@ -52,6 +53,8 @@ class Options:
     loader: str = "auto"                  # auto | interp | builtin
     max_mem: int = DEFAULT_MAX_MEM
     max_procs: int = 64
+    max_disk: int = BY_NAME["disk"].default    # the overlay's quota (--max-disk)
+    limits: Tuple[Tuple[str, int], ...] = ()   # --limit NAME=N: other rows of syscalls.limits.BOUNDS
     timeout: float = 0.0                  # wall seconds, 0 = none
     max_insns: int = 0                    # 0 = none
     net: bool = False
@@ -78,8 +81,10 @@ class Session:
         self.world = world or World()
         self.opts = options or Options()
         self.observers: list = []
+        self.limits = KernelLimits(dict(self.opts.limits))
+        self.limits.set("disk", self.opts.max_disk)
         self.vfs = Vfs(self.opts.root, self.opts.rw, clock_ns=self.world.realtime_ns,
-                       uid=self.world.uid, gid=self.world.gid)
+                       uid=self.world.uid, gid=self.world.gid, limits=self.limits)
         self.kernel = Kernel(self.world, self.vfs, max_procs=self.opts.max_procs)
         self.kernel.max_mem = self.opts.max_mem
         self.kernel.net = self.opts.net                  # --net: Internet sockets reach the host
@@ -107,10 +112,11 @@ class Session:
         self.observers.append(obs)
 
     def _initial_process(self) -> Process:
-        fds = FdTable()
-        fds.install(HostStream("/dev/stdin", O_RDONLY, 0))
-        fds.install(HostStream("/dev/stdout", O_WRONLY, 1))
-        fds.install(HostStream("/dev/stderr", O_WRONLY, 2))
+        fds = FdTable(limits=self.limits)
+        born = self.world.realtime_ns()
+        fds.install(HostStream("/dev/stdin", O_RDONLY, 0, born))
+        fds.install(HostStream("/dev/stdout", O_WRONLY, 1, born))
+        fds.install(HostStream("/dev/stderr", O_WRONLY, 2, born))
         cwd = self.opts.cwd or "/"
         proc = Process(self.kernel, self.world.pid, self.world.ppid, None, None, fds, cwd)
         self.processes.append(proc)

@@ -40,6 +40,7 @@ class World:
     kernel_version: str = "#1 SMP PREEMPT_DYNAMIC Mon Jan  1 00:00:00 UTC 2024"
     env: Dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ENV))
     elapsed_ns: int = 0                   # virtual time since start
+    realtime_step_ns: int = 0             # how far the wall clock stepped forward (shown())
     _rand_counter: int = 0
     _rand_pool: bytes = b""
     _next_pid: int = 0
@@ -48,8 +49,21 @@ class World:
     def tick(self, ns: int = 0) -> None:
         self.elapsed_ns += ns or self.tick_ns
 
+    def shown(self, ns: int) -> None:
+        """The guest is being shown the time `ns` (a host file's mtime): the wall clock never
+        runs behind a time the guest has seen, so it steps forward to it, as an NTP step moves
+        CLOCK_REALTIME: the monotonic and CPU clocks, and so every duration, are untouched.
+        Deterministic: such times are inputs (a file's mtime travels with its copies)."""
+        behind = ns - self.realtime_ns()
+        if behind > 0:
+            self.realtime_step_ns += behind
+
+    def realtime_base_ns(self) -> int:
+        """CLOCK_REALTIME at elapsed time 0, with every step taken so far."""
+        return self.clock_start * 1_000_000_000 + self.realtime_step_ns
+
     def realtime_ns(self) -> int:
-        return self.clock_start * 1_000_000_000 + self.elapsed_ns
+        return self.realtime_base_ns() + self.elapsed_ns
 
     def monotonic_ns(self) -> int:
         return 10_000_000_000 + self.elapsed_ns     # "booted" 10 s before the program started

@@ -18,7 +18,7 @@ from . import errno as E
 from .dispatch import syscall
 from .kernel import NORETURN, ProcessExit, Process, RLIMIT_NPROC, SigAction, Thread
 from .layouts import CLONE_ARGS, RUSAGE, SIGINFO
-from .sched import MAX_THREADS, Block, Wait
+from .sched import Block, Wait
 
 CSIGNAL = 0x000000FF
 CLONE_VM, CLONE_FS, CLONE_FILES, CLONE_SIGHAND = 0x100, 0x200, 0x400, 0x800
@@ -117,7 +117,7 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
         return -E.EINVAL                     # pidfds are not emulated
     kernel = proc.kernel
     sched = kernel.sched
-    if sched.thread_count() >= MAX_THREADS:
+    if sched.thread_count() >= kernel.limits.max["threads"]:    # kernel.threads-max
         return -E.EAGAIN
     if not flags & CLONE_THREAD:
         live = sum(1 for p in sched.procs if not p.reaped)

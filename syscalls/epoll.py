@@ -19,10 +19,16 @@ class EpollFile(OpenFile):
     kind = "epoll"
     seekable = False
 
-    def __init__(self, ino: int):
+    def __init__(self, ino: int, limits=None):
         super().__init__("anon_inode:[eventpoll]", O_RDWR, None)
         self.ino = ino
         self.interest = {}            # fd → [events, data, disabled]
+        self.limits = limits          # each watch counts as one of "epoll_watches" (ENOSPC)
+
+    def close(self):
+        if self.limits is not None:
+            self.limits.give("epoll_watches", len(self.interest))
+        self.interest = {}
 
     def stat(self):
         return StatInfo(mode=0o600, ino=self.ino, dev=0xE)
@@ -61,14 +67,14 @@ def raise_einval():
 def sys_epoll_create(proc, size, *_):
     if s32(size) <= 0:
         return -E.EINVAL
-    return proc.fds.install(EpollFile(proc.kernel.vfs.new_ino()))
+    return proc.fds.install(EpollFile(proc.kernel.vfs.new_ino(), proc.kernel.limits))
 
 
 @syscall("epoll_create1")
 def sys_epoll_create1(proc, flags, *_):
     if flags & ~EPOLL_CLOEXEC:
         return -E.EINVAL
-    return proc.fds.install(EpollFile(proc.kernel.vfs.new_ino()), cloexec=bool(flags & EPOLL_CLOEXEC))
+    return proc.fds.install(EpollFile(proc.kernel.vfs.new_ino(), proc.kernel.limits), cloexec=bool(flags & EPOLL_CLOEXEC))
 
 
 @syscall("epoll_ctl")
@@ -82,11 +88,15 @@ def sys_epoll_ctl(proc, epfd, op, fd, event, *_):
         if fd not in ep.interest:
             return -E.ENOENT
         del ep.interest[fd]
+        if ep.limits is not None:
+            ep.limits.give("epoll_watches")
         return 0
     ev = EPOLL_EVENT.unpack(proc.mem.read(event, EPOLL_EVENT.size))
     if op == EPOLL_CTL_ADD:
         if fd in ep.interest:
             return -E.EEXIST
+        if ep.limits is not None:
+            ep.limits.take("epoll_watches")          # fs.epoll.max_user_watches: ENOSPC
         ep.interest[fd] = [ev["events"], ev["data"], False]
         return 0
     if op == EPOLL_CTL_MOD:

@@ -11,7 +11,7 @@ import weakref
 from typing import Dict, List, Optional
 
 from . import errno as E
-from .vfs import (DirTree, Node, S_IFCHR, S_IFIFO, S_IFREG, StatInfo, Vfs, VfsError, host_error, stat_from_host)
+from .vfs import (DirTree, Node, S_IFCHR, S_IFIFO, S_IFREG, StatInfo, Vfs, VfsError, host_error)
 
 O_ACCMODE, O_RDONLY, O_WRONLY, O_RDWR = 3, 0, 1, 2
 O_CREAT, O_EXCL, O_NOCTTY, O_TRUNC, O_APPEND, O_NONBLOCK = 0o100, 0o200, 0o400, 0o1000, 0o2000, 0o4000
@@ -147,11 +147,14 @@ class HostFile(OpenFile):
 
 
 class HostRwFile(HostFile):
-    """A file inside a --rw grant: real reads and writes on the host."""
+    """A file inside a --rw grant: real reads and writes on the host. What the guest writes is
+    stamped with the virtual clock (`now_ns`), not the host's, as every time the guest makes."""
 
-    def __init__(self, path, flags, node, host_path):
+    def __init__(self, path, flags, node, host_path, now_ns=None):
         OpenFile.__init__(self, path, flags, node)
-        self.tree = DirTree("/")                    # grants are always host directories
+        self.host_path = host_path
+        self.now_ns = now_ns
+        self.tree = node.tree if node.tree is not None else DirTree("/")   # grants: host directories
         mode = "r+b" if (flags & O_ACCMODE) != O_RDONLY else "rb"
         try:
             self.f = open(host_path, mode, buffering=0)
@@ -161,12 +164,31 @@ class HostRwFile(HostFile):
     def pwrite(self, data, off):
         try:
             self.f.seek(off)
-            return self.f.write(data)
+            n = self.f.write(data)
         except OSError as e:
             raise host_error(e) from None
+        self._stamp()
+        return n
 
     def truncate(self, length):
-        self.f.truncate(length)
+        try:
+            self.f.truncate(length)
+        except OSError as e:
+            raise host_error(e) from None
+        self._stamp()
+
+    def _stamp(self):
+        if self.now_ns is not None:
+            stamp_host(self.f.fileno() if os.utime in os.supports_fd else self.host_path, self.now_ns())
+
+
+def stamp_host(target, ns: int) -> None:
+    """Set a granted host file's times to the virtual clock's `ns` (best effort: a host that
+    refuses leaves the host's time, which the clock then steps to when it is shown)."""
+    try:
+        os.utime(target, ns=(ns, ns))
+    except (OSError, NotImplementedError):
+        pass
 
 
 def shared_memory_of(ov, create: bool = False):
@@ -213,10 +235,10 @@ class MemFile(OpenFile):
         return bytes(out)
 
     def pwrite(self, data, off):
-        buf = self.ov.data
-        if off > len(buf):
-            buf.extend(b"\0" * (off - len(buf)))
-        buf[off:off + len(data)] = data
+        end = off + len(data)
+        if end > len(self.ov.data):
+            self.ov.resize(end)             # ENOSPC here, before anything is written
+        self.ov.data[off:end] = data
         shm = shared_memory_of(self.ov)
         if shm is not None:
             shm.write(off, bytes(data))
@@ -224,14 +246,10 @@ class MemFile(OpenFile):
         return len(data)
 
     def truncate(self, length):
-        buf = self.ov.data
         shm = shared_memory_of(self.ov)
-        if length < len(buf):
-            if shm is not None:
-                shm.zero(length, 1 << 62)          # cut pages read back as zeros if the file grows again
-            del buf[length:]
-        else:
-            buf.extend(b"\0" * (length - len(buf)))
+        if length < len(self.ov.data) and shm is not None:
+            shm.zero(length, 1 << 62)              # cut pages read back as zeros if the file grows again
+        self.ov.resize(length)
         self._touch()
 
     def _touch(self):
@@ -329,15 +347,42 @@ class DeviceFile(OpenFile):
         return 0
 
 
+# What the guest sees of the host's stdio: never the host's inode, device or times, so a trace is
+# the same whether stdout is a file, a pipe or /dev/null, today or next year. A terminal is
+# /dev/pts/0; anything else is a pipe, except a regular file as stdin, which stays a (seekable)
+# regular file of that size, its content being an input. Numbers as a Linux 6.1 shows them.
+STDIO_PIPE_INO = 0x3F00          # + the fd: pipe:[16128], pipe:[16129], pipe:[16130]
+PIPEFS_DEV, DEVPTS_DEV, PTS0_RDEV, PTS0_INO = 0xC, 0x19, 0x8800, 3
+STDIN_FILE_DEV = 0x2E            # a device of its own: the file is nowhere in the guest's tree
+
+
+def _stdio_shape(host_fd: int, flags: int) -> str:
+    """tty, file or pipe: what the guest is shown of a host stdio descriptor."""
+    try:
+        if os.isatty(host_fd):
+            return "tty"
+        mode = os.fstat(host_fd).st_mode
+    except OSError:
+        return "pipe"
+    if (flags & O_ACCMODE) == O_RDONLY and (mode & 0o170000) == S_IFREG:
+        return "file"
+    return "pipe"
+
+
 class HostStream(OpenFile):
-    """The host's own stdin, stdout or stderr, passed through to the guest's fd 0, 1, 2."""
+    """The host's own stdin, stdout or stderr, passed through to the guest's fd 0, 1, 2, with a
+    synthetic identity (see STDIO_PIPE_INO): `born_ns` is the virtual time of its creation."""
     kind = "stream"
     seekable = False
 
-    def __init__(self, path, flags, host_fd: int):
+    def __init__(self, path, flags, host_fd: int, born_ns: int = 0):
+        self.shape = _stdio_shape(host_fd, flags)
+        self.ino = STDIO_PIPE_INO + host_fd
+        path = {"tty": "/dev/pts/0", "pipe": f"pipe:[{self.ino}]"}.get(self.shape, path)
         super().__init__(path, flags, None)
         self.host_fd = host_fd
-        self._seekable = None
+        self.born_ns = born_ns
+        self.seekable = self.shape == "file"
 
     def read(self, n):
         try:
@@ -358,23 +403,42 @@ class HostStream(OpenFile):
             raise host_error(e) from None
 
     def pread(self, n, off):
-        raise VfsError(E.ESPIPE)
+        if self.shape != "file":
+            raise VfsError(E.ESPIPE)
+        try:
+            if hasattr(os, "pread"):
+                return os.pread(self.host_fd, n, off)
+            here = os.lseek(self.host_fd, 0, os.SEEK_CUR)      # (Windows: no pread; keep the offset)
+            try:
+                os.lseek(self.host_fd, off, os.SEEK_SET)
+                return os.read(self.host_fd, n)
+            finally:
+                os.lseek(self.host_fd, here, os.SEEK_SET)
+        except OSError as e:
+            raise host_error(e) from None
 
     def seek(self, off, whence):
-        # a regular file redirected to stdin/stdout can seek natively too
+        if self.shape != "file":
+            raise VfsError(E.ESPIPE)          # a pipe or a terminal, whatever the host's is
         try:
             return os.lseek(self.host_fd, off, whence)
         except OSError as e:
             raise host_error(e) from None      # ESPIPE by its name on every host
 
     def stat(self):
-        try:
-            st = stat_from_host(os.fstat(self.host_fd))
-        except OSError:
-            return StatInfo(mode=S_IFCHR | 0o620, rdev=0x8800)
-        if os.name == "nt" or st.mode == 0:
-            st.mode = S_IFCHR | 0o620 if self.isatty() else S_IFIFO | 0o600
-        return st
+        t = self.born_ns
+        if self.shape == "tty":
+            return StatInfo(mode=S_IFCHR | 0o620, ino=PTS0_INO, dev=DEVPTS_DEV, rdev=PTS0_RDEV, blksize=1024,
+                            uid=0, gid=5, atime_ns=t, mtime_ns=t, ctime_ns=t)      # group tty
+        if self.shape == "file":
+            try:
+                size = os.fstat(self.host_fd).st_size
+            except OSError:
+                size = 0
+            return StatInfo(mode=S_IFREG | 0o644, size=size, ino=self.ino, dev=STDIN_FILE_DEV,
+                            blocks=(size + 4095) // 4096 * 8, atime_ns=t, mtime_ns=t, ctime_ns=t)
+        return StatInfo(mode=S_IFIFO | 0o600, ino=self.ino, dev=PIPEFS_DEV, blksize=4096,
+                        atime_ns=t, mtime_ns=t, ctime_ns=t)
 
     def isatty(self):
         try:
@@ -384,13 +448,24 @@ class HostStream(OpenFile):
 
 
 class Pipe:
-    """A pipe buffer shared by its two ends (also one direction of a socket pair)."""
+    """A pipe buffer shared by its two ends (also one direction of a socket pair). What it holds
+    counts against the kernel's "buffers" bound (limits.KernelLimits): when every pipe and socket
+    together hold that much, writers wait as on a full pipe."""
     CAPACITY = 65536
 
-    def __init__(self):
+    def __init__(self, limits=None, capacity: int = CAPACITY):
         self.buf = bytearray()
         self.readers = 0
         self.writers = 0
+        self.capacity = capacity
+        self.limits = limits
+        self.held = limits.hold(self, "buffers", 0) if limits is not None else None
+
+    def room(self) -> int:
+        room = self.capacity - len(self.buf)
+        if self.limits is not None:
+            room = min(room, self.limits.room("buffers"))
+        return room
 
     def take(self, n: int) -> bytes:
         """Up to n bytes; b"" at end of file (no writer left); WouldBlock when empty."""
@@ -400,15 +475,19 @@ class Pipe:
             raise WouldBlock()
         data = bytes(self.buf[:n])
         del self.buf[:n]
+        if self.held is not None:
+            self.held.resize(len(self.buf))
         return data
 
     def put(self, data: bytes) -> int:
         """As much as fits; EPIPE when no reader is left; WouldBlock when full."""
         if self.readers == 0:
             raise VfsError(E.EPIPE)
-        room = self.CAPACITY - len(self.buf)
+        room = self.room()
         if room <= 0:
             raise WouldBlock()
+        if self.held is not None:
+            self.held.resize(len(self.buf) + min(room, len(data)))
         self.buf += data[:room]
         return min(room, len(data))
 
@@ -439,7 +518,7 @@ class PipeEnd(OpenFile):
     def ready(self):
         p = self.pipe
         r = 1 if (p.buf or p.writers == 0) else 0
-        w = 4 if (len(p.buf) < Pipe.CAPACITY or p.readers == 0) else 0
+        w = 4 if (p.room() > 0 or p.readers == 0) else 0
         return r | w
 
     def stat(self):
@@ -453,11 +532,13 @@ class PipeEnd(OpenFile):
 
 
 class FdTable:
-    def __init__(self, limit: int = 1024):
+    def __init__(self, limit: int = 1024, limits=None):
         self.fds: Dict[int, OpenFile] = {}
         self.cloexec: Dict[int, bool] = {}
         self.limit = limit
+        self.limits = limits    # the kernel's bounds: open file descriptions count as "files"
         self.users = 1          # processes sharing this table (clone with CLONE_FILES)
+        self.free_from = 0      # no fd below this is free: the lowest-free search starts here
 
     def get(self, fd: int) -> OpenFile:
         f = self.fds.get(fd)
@@ -467,15 +548,19 @@ class FdTable:
 
     def install(self, f: OpenFile, cloexec: bool = False, minfd: int = 0, at: Optional[int] = None) -> int:
         if at is None:
-            fd = minfd
+            fd = max(minfd, self.free_from)
             while fd in self.fds:
                 fd += 1
+            if minfd <= self.free_from:
+                self.free_from = fd + 1     # every fd below fd is taken (a table of 65536 stays linear)
             if fd >= self.limit:
                 raise VfsError(E.EMFILE)
         else:
             fd = at
             if fd in self.fds:
                 self.close(fd)
+        if f.refs == 0 and self.limits is not None:
+            self.limits.take("files")          # ENFILE: a new open file description
         f.refs += 1
         self.fds[fd] = f
         self.cloexec[fd] = cloexec
@@ -485,9 +570,12 @@ class FdTable:
         f = self.fds.pop(fd, None)
         if f is None:
             raise VfsError(E.EBADF)
+        self.free_from = min(self.free_from, fd)
         self.cloexec.pop(fd, None)
         f.refs -= 1
         if f.refs <= 0:
+            if self.limits is not None:
+                self.limits.give("files")
             f.close()
 
     def close_all(self) -> None:
@@ -495,7 +583,7 @@ class FdTable:
             self.close(fd)
 
     def fork(self) -> "FdTable":
-        t = FdTable(self.limit)
+        t = FdTable(self.limit, self.limits)
         for fd, f in self.fds.items():
             f.refs += 1          # a pipe end closes when its last descriptor does
             t.fds[fd] = f

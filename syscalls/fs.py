@@ -10,7 +10,8 @@ from .files import (O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_EXCL
                     O_PATH, O_RDONLY, O_TRUNC, O_WRONLY, DeviceFile, DirFile, HostFile, HostRwFile, MemFile,
                     OpenFile, Pipe, PipeEnd, SynthFile, WouldBlock)
 from .layouts import DIRENT64, IOVEC, POLLFD, STAT, STATFS, STATX, TERMIOS, TIMESPEC, WINSIZE
-from .vfs import S_IFDIR, S_IFMT, Node, StatInfo, VfsError
+from .limits import PAGE
+from .vfs import S_IFDIR, S_IFMT, S_IFREG, Node, StatInfo, VfsError
 
 AT_FDCWD = -100
 AT_SYMLINK_NOFOLLOW, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, AT_EACCESS, AT_EMPTY_PATH = 0x100, 0x200, 0x400, 0x200, 0x1000
@@ -99,6 +100,8 @@ def open_node(proc, path: str, node, flags: int, mode: int) -> OpenFile:
         want = (R_OK if acc in (O_RDONLY, 2) else 0) | (W_OK if wants_write else 0)
         if not permitted(proc, node.stat, want):
             raise VfsError(E.EACCES)
+    if node.opened is not None:
+        return node.opened          # a pipe, socket or stream named by /proc/PID/fd/N: shared
     if node.is_dir:
         return DirFile(path, flags, node, vfs)
     if node.synth is not None:
@@ -109,14 +112,14 @@ def open_node(proc, path: str, node, flags: int, mode: int) -> OpenFile:
             raise VfsError(E.EACCES)
         return SynthFile(path, flags, node, sn.content() if sn.content else b"")
     if wants_write:
-        node = vfs.writable(node)
+        node = vfs.writable(node, keep_data=not flags & O_TRUNC)
     if node.ov is not None:
         f = MemFile(path, flags, node, proc.kernel.world.realtime_ns)
         if flags & O_TRUNC and wants_write:
             f.truncate(0)
         return f
     if node.writable_host and wants_write:
-        f = HostRwFile(path, flags, node, node.host)
+        f = HostRwFile(path, flags, node, node.host, proc.kernel.world.realtime_ns)
         if flags & O_TRUNC:
             f.truncate(0)
         return f
@@ -201,6 +204,26 @@ def blocking(proc, f: OpenFile, op):
             waiter = getattr(proc.kernel, "wait_for_io", None)
             if waiter is None or not waiter(proc, f):
                 raise VfsError(E.EDEADLK, "blocked forever: no other process can make progress") from None
+
+
+RLIMIT_FSIZE, RLIM_INFINITY, SIGXFSZ = 1, 0xFFFFFFFFFFFFFFFF, 25
+
+
+def fsize_room(proc, f: OpenFile, off: int, n: int) -> int:
+    """How many of n bytes written at `off` a regular file may take under RLIMIT_FSIZE: a
+    write crossing the limit is cut short at it; one starting at or past it fails with EFBIG
+    and raises SIGXFSZ, as Linux does."""
+    limit = proc.rlimit(RLIMIT_FSIZE)
+    if limit >= RLIM_INFINITY or n == 0 or f.kind != "file" or f.stat().type != S_IFREG:
+        return n
+    if off >= limit:
+        proc.queue_signal({"si_signo": SIGXFSZ, "si_code": 0x80, "si_pid": 0, "si_uid": 0})  # SI_KERNEL
+        raise VfsError(E.EFBIG)
+    return min(n, limit - off)
+
+
+def _write_pos(f: OpenFile) -> int:
+    return f.size() if f.flags & O_APPEND else f.pos
 
 
 def raise_sigpipe(proc):
@@ -299,12 +322,27 @@ def sys_fcntl(proc, fd, cmd, arg, *_):
     if cmd in (F_SETOWN, F_SETSIG):
         return 0
     if cmd == F_GETPIPE_SZ and isinstance(f, PipeEnd):
-        return Pipe.CAPACITY
+        return f.pipe.capacity
     if cmd == F_SETPIPE_SZ and isinstance(f, PipeEnd):
-        return Pipe.CAPACITY
+        return _set_pipe_size(proc, f.pipe, arg)
     if cmd in (F_ADD_SEALS, F_GET_SEALS):
         return -E.EINVAL
     return -E.EINVAL
+
+
+def _set_pipe_size(proc, pipe: Pipe, want: int) -> int:
+    """F_SETPIPE_SZ: a power of two of pages, at least one; above fs.pipe-max-size EPERM (the
+    guest has no CAP_SYS_RESOURCE over the host's memory); below what the pipe holds EBUSY."""
+    want &= 0xFFFFFFFF
+    size = PAGE
+    while size < want:
+        size <<= 1
+    if size > proc.kernel.limits.max["pipe_size"]:
+        return -E.EPERM
+    if size < len(pipe.buf):
+        return -E.EBUSY
+    pipe.capacity = size
+    return size
 
 
 @syscall("flock")
@@ -337,7 +375,7 @@ def sys_write(proc, fd, buf, count, *_):
     f = proc.fds.get(s32(fd))
     if not f.writable:
         return -E.EBADF
-    data = proc.mem.read(buf, count)
+    data = proc.mem.read(buf, fsize_room(proc, f, _write_pos(f), count))
     try:
         return blocking(proc, f, lambda: f.write(data))
     except VfsError as e:
@@ -367,7 +405,7 @@ def sys_pwrite(proc, fd, buf, count, off, *_):
         return -E.EBADF
     if not f.seekable:
         return -E.ESPIPE
-    return f.pwrite(proc.mem.read(buf, count), off)
+    return f.pwrite(proc.mem.read(buf, fsize_room(proc, f, off, count)), off)
 
 
 def _iovecs(proc, iov, cnt):
@@ -418,6 +456,7 @@ def sys_writev(proc, fd, iov, cnt, *_):
     if not f.writable:
         return -E.EBADF
     data = b"".join(proc.mem.read(b, n) for b, n in _iovecs(proc, iov, cnt))
+    data = data[:fsize_room(proc, f, _write_pos(f), len(data))]
     try:
         return blocking(proc, f, lambda: f.write(data))
     except VfsError as e:
@@ -441,6 +480,7 @@ def sys_sendfile(proc, out_fd, in_fd, offp, count, *_):
         proc.mem.write_u64(offp, off + len(data))
     else:
         data = fin.read(count)
+    data = data[:fsize_room(proc, fout, _write_pos(fout), len(data))]
     return fout.write(data) if data else 0
 
 
@@ -460,10 +500,10 @@ def sys_copy_file_range(proc, in_fd, off_in, out_fd, off_out, length, flags):
         return 0
     if off_out:
         o = proc.mem.read_u64(off_out)
-        n = fout.pwrite(data, o)
+        n = fout.pwrite(data[:fsize_room(proc, fout, o, len(data))], o)
         proc.mem.write_u64(off_out, o + n)
         return n
-    return fout.write(data)
+    return fout.write(data[:fsize_room(proc, fout, _write_pos(fout), len(data))])
 
 
 @syscall("fsync", "fdatasync", "syncfs")
@@ -487,8 +527,17 @@ def sys_fadvise(proc, fd, *_):
 def sys_fallocate(proc, fd, mode, off, length, *_):
     f = proc.fds.get(s32(fd))
     if mode == 0 and off + length > f.size():
+        _fsize_length(proc, f, off + length)
         f.truncate(off + length)
     return 0
+
+
+def _fsize_length(proc, f: OpenFile, length: int) -> None:
+    """A truncate or fallocate to `length` past RLIMIT_FSIZE: EFBIG and SIGXFSZ."""
+    if length < 0:
+        raise VfsError(E.EINVAL)
+    if length > f.size():
+        fsize_room(proc, f, length - 1, 1)
 
 
 @syscall("ftruncate")
@@ -496,6 +545,7 @@ def sys_ftruncate(proc, fd, length, *_):
     f = proc.fds.get(s32(fd))
     if not f.writable:
         return -E.EINVAL
+    _fsize_length(proc, f, s64(length))
     f.truncate(s64(length))
     return 0
 
@@ -506,6 +556,7 @@ def sys_truncate(proc, path, length, *_):
     if node.is_dir:
         return -E.EISDIR
     f = open_node(proc, p, node, O_WRONLY, 0)
+    _fsize_length(proc, f, s64(length))
     f.truncate(s64(length))
     f.close()
     return 0
@@ -522,7 +573,7 @@ def sys_pipe(proc, fds, *_):
 def sys_pipe2(proc, fds, flags, *_):
     if flags & ~(O_CLOEXEC | O_NONBLOCK | 0o40000):
         return -E.EINVAL
-    pipe = Pipe()
+    pipe = Pipe(proc.kernel.limits)
     ino = proc.kernel.vfs.new_ino()
     r = PipeEnd(pipe, O_RDONLY | (flags & O_NONBLOCK), ino)
     w = PipeEnd(pipe, O_WRONLY | (flags & O_NONBLOCK), ino)
@@ -538,23 +589,30 @@ def sys_pipe2(proc, fds, flags, *_):
 
 # ---------------------------------------------------------------- stat
 
+def shown(proc, st: StatInfo) -> StatInfo:
+    """A stat about to reach the guest: a host file's gets its guest inode and device numbers
+    (vfs.HostIds), and its times are never later than the clock (World.shown)."""
+    proc.kernel.world.shown(max(st.atime_ns, st.mtime_ns, st.ctime_ns))
+    return proc.kernel.vfs.host_ids.shown(st)
+
+
 @syscall("stat")
 def sys_stat(proc, path, buf, *_):
     _, node = resolve_at(proc, AT_FDCWD, path)
-    proc.mem.write(buf, pack_stat(node.stat))
+    proc.mem.write(buf, pack_stat(shown(proc, node.stat)))
     return 0
 
 
 @syscall("lstat")
 def sys_lstat(proc, path, buf, *_):
     _, node = resolve_at(proc, AT_FDCWD, path, follow=False)
-    proc.mem.write(buf, pack_stat(node.stat))
+    proc.mem.write(buf, pack_stat(shown(proc, node.stat)))
     return 0
 
 
 @syscall("fstat")
 def sys_fstat(proc, fd, buf, *_):
-    proc.mem.write(buf, pack_stat(proc.fds.get(s32(fd)).stat()))
+    proc.mem.write(buf, pack_stat(shown(proc, proc.fds.get(s32(fd)).stat())))
     return 0
 
 
@@ -569,33 +627,47 @@ def _stat_at(proc, dirfd, path, flags) -> StatInfo:
 
 @syscall("newfstatat")
 def sys_newfstatat(proc, dirfd, path, buf, flags, *_):
-    proc.mem.write(buf, pack_stat(_stat_at(proc, dirfd, path, flags)))
+    proc.mem.write(buf, pack_stat(shown(proc, _stat_at(proc, dirfd, path, flags))))
     return 0
 
 
 @syscall("statx")
 def sys_statx(proc, dirfd, path, flags, mask, buf, *_):
-    proc.mem.write(buf, pack_statx(_stat_at(proc, dirfd, path, flags)))
+    proc.mem.write(buf, pack_statx(shown(proc, _stat_at(proc, dirfd, path, flags))))
     return 0
 
 
-def _statfs_bytes(node) -> bytes:
-    magic = 0x9FA0 if node.synth is not None else 0x01021994 if node.ov is not None else 0xEF53
-    return STATFS.pack(f_type=magic, f_bsize=4096, f_blocks=1 << 20, f_bfree=1 << 19, f_bavail=1 << 19,
-                       f_files=1 << 16, f_ffree=1 << 15, f_namelen=255, f_frsize=4096, f_flags=0x1 | 0x20)
+ST_RDONLY, ST_VALID, ST_RELATIME = 0x1, 0x20, 0x400
+
+
+def _statfs_bytes(proc, node) -> bytes:
+    """What the guest's writes may still use: the overlay's quota (--max-disk, the inode bound) is
+    the size of every file system it writes to; /proc and /dev are pseudo file systems; a --rw
+    grant's host file system is reported with fixed numbers, never the host's own."""
+    if node.synth is not None:
+        return STATFS.pack(f_type=0x9FA0, f_bsize=4096, f_namelen=255, f_frsize=4096, f_flags=ST_VALID)
+    if node.writable_host:
+        return STATFS.pack(f_type=0xEF53, f_bsize=4096, f_blocks=1 << 20, f_bfree=1 << 19, f_bavail=1 << 19,
+                           f_files=1 << 16, f_ffree=1 << 15, f_namelen=255, f_frsize=4096, f_flags=ST_VALID)
+    limits = proc.kernel.limits
+    blocks, free = limits.max["disk"] // PAGE, limits.room("disk") // PAGE
+    magic = 0x01021994 if node.ov is not None else 0xEF53      # tmpfs for overlay-only files
+    return STATFS.pack(f_type=magic, f_bsize=PAGE, f_blocks=blocks, f_bfree=free, f_bavail=free,
+                       f_files=limits.max["inodes"], f_ffree=limits.room("inodes"), f_namelen=255,
+                       f_frsize=PAGE, f_flags=ST_VALID | ST_RELATIME)
 
 
 @syscall("statfs")
 def sys_statfs(proc, path, buf, *_):
     _, node = resolve_at(proc, AT_FDCWD, path)
-    proc.mem.write(buf, _statfs_bytes(node))
+    proc.mem.write(buf, _statfs_bytes(proc, node))
     return 0
 
 
 @syscall("fstatfs")
 def sys_fstatfs(proc, fd, buf, *_):
     f = proc.fds.get(s32(fd))
-    proc.mem.write(buf, _statfs_bytes(f.node or Node("/", f.stat())))
+    proc.mem.write(buf, _statfs_bytes(proc, f.node or Node("/", f.stat())))
     return 0
 
 

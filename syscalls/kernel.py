@@ -138,6 +138,7 @@ class Kernel:
         self.world = world
         self.vfs = vfs
         self.max_procs = max_procs
+        self.limits = vfs.limits            # every bound on what the guest makes the host hold (limits.py)
         self.handlers = load_all()
         self.observer = None                # receives syscall_enter/syscall_exit
         self.intercept = None               # the API's hook: enter() may fake a result, exit() may change it

@@ -4,7 +4,7 @@ from __future__ import annotations
 from . import errno as E
 from .dispatch import syscall
 from .files import MemFile
-from .vfs import S_IFREG, Node, OvNode
+from .vfs import S_IFREG, Node
 
 GRND_NONBLOCK, GRND_RANDOM, GRND_INSECURE = 1, 2, 4
 MFD_CLOEXEC = 1
@@ -24,6 +24,6 @@ def sys_memfd_create(proc, name, flags, *_):
     label = proc.mem.read_cstr(name, 249).decode("utf-8", "replace")
     vfs = proc.kernel.vfs
     stat = vfs._new_stat(S_IFREG | 0o777)
-    node = Node(f"/memfd:{label} (deleted)", stat, ov=OvNode(stat))
+    node = Node(f"/memfd:{label} (deleted)", stat, ov=vfs.new_ov(stat))    # counted as /dev/shm files are
     f = MemFile(node.path, 2, node, proc.kernel.world.realtime_ns)
     return proc.fds.install(f, cloexec=bool(flags & MFD_CLOEXEC))

@@ -19,6 +19,7 @@ import struct
 from . import errno as E
 from .dispatch import s32, syscall
 from .files import O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
+from .fs import blocking
 from .vfs import S_IFSOCK, StatInfo, VfsError
 
 AF_UNIX = 1
@@ -42,10 +43,11 @@ class UnixSocket(OpenFile):
         self.listening = False
         self.bound = ""
         self.backlog = []             # server ends of connections not yet accepted
+        self.backlog_max = 0          # listen()'s backlog
         self.registry = None          # the kernel's listener table while listening
 
-    def connect_pair(self, other: "UnixSocket") -> None:
-        self.rx, other.rx = Pipe(), Pipe()
+    def connect_pair(self, other: "UnixSocket", limits=None) -> None:
+        self.rx, other.rx = Pipe(limits), Pipe(limits)
         self.tx, other.tx = other.rx, self.rx
         for p in (self.rx, self.tx):
             p.readers += 1
@@ -65,7 +67,7 @@ class UnixSocket(OpenFile):
         if self.listening:
             return 1 if self.backlog else 0
         r = 1 if self.rx is not None and (self.rx.buf or self.rx.writers == 0) else 0
-        w = 4 if self.tx is not None and len(self.tx.buf) < Pipe.CAPACITY else 0
+        w = 4 if self.tx is not None and self.tx.room() > 0 else 0
         return r | w
 
     def stat(self):
@@ -127,7 +129,7 @@ def sys_socketpair(proc, domain, stype, protocol, sv, *_):
     if a is None:
         return err
     b, _ = _new(proc, domain, stype)
-    a.connect_pair(b)
+    a.connect_pair(b, proc.kernel.limits)
     cloexec = bool(stype & SOCK_CLOEXEC)
     fa = proc.fds.install(a, cloexec=cloexec)
     fb = proc.fds.install(b, cloexec=cloexec)
@@ -175,10 +177,17 @@ def sys_connect(proc, fd, addr, length, *_):
         return -E.ECONNREFUSED                        # never a host socket; no emulated listener here
     if sock.rx is not None:
         return -E.EISCONN
-    server_end = UnixSocket(sock.stype, 0, proc.kernel.vfs.new_ino())
-    sock.connect_pair(server_end)
-    listener.backlog.append(server_end)
-    return 0
+
+    def enqueue():
+        # Linux: the accept queue is full past listen()'s backlog (capped by somaxconn);
+        # a blocking connect waits for the server to accept, a non-blocking one gets EAGAIN
+        if len(listener.backlog) > min(listener.backlog_max, proc.kernel.limits.max["unix_backlog"]):
+            raise WouldBlock()
+        server_end = UnixSocket(sock.stype, 0, proc.kernel.vfs.new_ino())
+        sock.connect_pair(server_end, proc.kernel.limits)
+        listener.backlog.append(server_end)
+        return 0
+    return blocking(proc, sock, enqueue)
 
 
 def _listeners(proc) -> dict:
@@ -229,6 +238,7 @@ def sys_listen(proc, fd, backlog, *_):
     if not sock.bound or sock.stype == SOCK_DGRAM:
         return -E.EINVAL
     sock.listening = True
+    sock.backlog_max = max(0, s32(backlog))
     sock.registry = _listeners(proc)
     sock.registry[sock.bound] = sock
     return 0

@@ -5,7 +5,7 @@ import struct
 
 from . import errno as E
 from .dispatch import s32, syscall
-from .kernel import ProcessExit
+from .kernel import RLIMIT_NOFILE, ProcessExit
 from .layouts import RLIMIT, RUSAGE, SYSINFO, UTSNAME
 
 ARCH_SET_GS, ARCH_SET_FS, ARCH_GET_FS, ARCH_GET_GS = 0x1001, 0x1002, 0x1003, 0x1004
@@ -241,6 +241,8 @@ def sys_prlimit64(proc, pid, res, new, old, *_):
         proc.mem.write(old, RLIMIT.pack(rlim_cur=cur[0], rlim_max=cur[1]))
     if new:
         proc.rlimits[res] = [lim["rlim_cur"], lim["rlim_max"]]
+        if res == RLIMIT_NOFILE:            # every call that installs an fd sees it
+            proc.fds.limit = min(lim["rlim_cur"], 1 << 20)
     return 0
 
 

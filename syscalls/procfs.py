@@ -103,7 +103,7 @@ def install(vfs: Vfs, kernel) -> None:
             "kernel/pid_max": lambda: "4194304\n", "kernel/ngroups_max": lambda: "65536\n",
             "kernel/random/boot_id": lambda: "00000000-0000-4000-8000-000000000000\n",
             "vm/overcommit_memory": lambda: "0\n", "vm/max_map_count": lambda: "65530\n",
-            "fs/pipe-max-size": lambda: "1048576\n",
+            "fs/pipe-max-size": lambda: f"{kernel.limits.max['pipe_size']}\n",
         }
         if rest in files:
             return _file(files[rest])
@@ -162,7 +162,9 @@ def install(vfs: Vfs, kernel) -> None:
             if not tail:
                 return _dir(lambda: [(str(fd), DT_LNK) for fd in sorted(p.fds.fds)])
             if tail.isdigit() and int(tail) in p.fds.fds:
-                return _link(lambda: p.fds.fds[int(tail)].path)
+                fd = int(tail)
+                return SynthNode(S_IFLNK | 0o777, target=lambda: p.fds.fds[fd].path,
+                                 opened=lambda: p.fds.fds.get(fd))
         return None
 
     vfs.add_synth_tree("/proc", proc_entry)

@@ -37,7 +37,6 @@ from . import errno as E
 
 QUANTUM = 100_000            # instructions per slice while another thread is runnable
 SYSCALL_QUANTUM = 64         # ... or this many system calls
-MAX_THREADS = 4096           # every thread of every process, together
 
 
 class Block(Exception):

@@ -17,6 +17,8 @@ from typing import Callable, Dict, List, Optional, Tuple
 from emutrace.record import field, record
 
 from . import errno as E
+from .errors import VfsError
+from .limits import DENTRY_COST, INODE_COST, Held, KernelLimits, pages
 
 S_IFMT, S_IFSOCK, S_IFLNK, S_IFREG, S_IFBLK = 0o170000, 0o140000, 0o120000, 0o100000, 0o060000
 S_IFDIR, S_IFCHR, S_IFIFO = 0o040000, 0o020000, 0o010000
@@ -26,12 +28,6 @@ DT_OF_MODE = {S_IFIFO: DT_FIFO, S_IFCHR: DT_CHR, S_IFDIR: DT_DIR, S_IFBLK: DT_BL
 MAX_SYMLINKS = 40
 OVERLAY_DEV = 0x2D
 SYNTH_DEV = 0x05
-
-
-class VfsError(Exception):
-    def __init__(self, errno: int, msg: str = ""):
-        super().__init__(msg or E.NAME.get(errno, str(errno)))
-        self.errno = errno
 
 
 @record
@@ -50,6 +46,7 @@ class StatInfo:
     atime_ns: int = 0
     mtime_ns: int = 0
     ctime_ns: int = 0
+    host_id: Optional[Tuple[int, int]] = None   # a host file's (dev, ino), not yet numbered (HostIds)
 
     @property
     def type(self) -> int:
@@ -94,6 +91,70 @@ def host_error(exc: OSError) -> VfsError:
     return VfsError(E.from_host(exc), str(exc))
 
 
+# ---------------------------------------------------------------- host identities
+
+class HostIds:
+    """What the guest sees of a host file's identity and times. The aim: a tree copied to
+    another directory or host (cp -a, tar, rsync -a: contents, names, modes and mtimes kept)
+    gives byte-identical traces. So nothing that a copy changes reaches the guest:
+    - inode numbers are numbered in the order the guest is first shown each host (dev, ino)
+      (a stat, a getdents, a copy-up), not in the order paths are walked: the same file always
+      has the same number, hard links share theirs, and a copy shown in the same order (a
+      deterministic program shows them in the same order), at any depth, gets the same numbers;
+    - each host file system is a device numbered in the order shown: 8:1, 8:2, ...;
+    - the change time is shown as the modification time (a copy's ctime is when it was made; the
+      access time already is: it moves whenever anything reads the file);
+    - files of the host user running emutrace belong to the guest's user, as in a rootless
+      container's user namespace.
+    Sizes and block counts stay the host file system's (a directory's size on ext4 is 4096 per
+    block of entries), so `ls -l` prints what it prints natively."""
+    FIRST_INO = 0x10000
+    FIRST_DEV = 0x801
+
+    def __init__(self, uid: int = 0, gid: int = 0):
+        self.inos: Dict[Tuple[int, int], int] = {}
+        self.devs: Dict[int, int] = {}
+        self.host_dev_of: Dict[int, int] = {}      # guest dev → host dev (for getdents' d_ino)
+        self.uid, self.gid = uid, gid
+        self.host_uid = os.getuid() if hasattr(os, "getuid") else -1
+        self.host_gid = os.getgid() if hasattr(os, "getgid") else -1
+
+    def dev(self, host_dev: int) -> int:
+        dev = self.devs.get(host_dev)
+        if dev is None:
+            dev = self.devs[host_dev] = self.FIRST_DEV + len(self.devs)
+            self.host_dev_of[dev] = host_dev
+        return dev
+
+    def ino(self, host_dev: int, host_ino: int) -> int:
+        key = (host_dev, host_ino)
+        ino = self.inos.get(key)
+        if ino is None:
+            ino = self.inos[key] = self.FIRST_INO + len(self.inos)
+        return ino
+
+    def shown(self, st: StatInfo) -> StatInfo:
+        """st as the guest is shown it: a host file's gets its numbers now (a copy; st is kept)."""
+        if st.host_id is None:
+            return st
+        out = StatInfo(**{**st.__dict__})
+        out.ino = self.ino(*st.host_id)
+        out.dev = self.dev(st.host_id[0])
+        out.host_id = None
+        return out
+
+    def guest_stat(self, st: StatInfo) -> StatInfo:
+        """st (a host file's, from stat_from_host) as the guest will see it, changed in place;
+        its inode and device are numbered when it is shown (shown())."""
+        st.host_id = (st.dev, st.ino)
+        st.ctime_ns = st.atime_ns = st.mtime_ns
+        if st.uid == self.host_uid:
+            st.uid = self.uid
+        if st.gid == self.host_gid:
+            st.gid = self.gid
+        return st
+
+
 # ---------------------------------------------------------------- host trees
 
 class DirTree:
@@ -103,10 +164,11 @@ class DirTree:
     a TarTree uses `archive!/member`). Every other module reaches root files only through the
     node's tree, so the root can be something other than a host directory. Errors are OSError."""
 
-    def __init__(self, top: str):
+    def __init__(self, top: str, ids: Optional[HostIds] = None):
         self.top = os.path.abspath(top)
         self.case_insensitive = _folds_case(self.top)
         self._names: Dict[str, frozenset] = {}        # host dir -> its exact entry names
+        self.ids = ids or HostIds()        # the Vfs's: every tree of a run numbers files alike
 
     def join(self, path: str) -> str:
         """The host string of a guest path (absolute, already resolved) inside this tree."""
@@ -131,12 +193,12 @@ class DirTree:
     def lstat(self, host: str) -> StatInfo:
         if self.case_insensitive:
             self._exact(host)
-        return stat_from_host(os.lstat(host))
+        return self.ids.guest_stat(stat_from_host(os.lstat(host)))
 
     def stat(self, host: str) -> StatInfo:
         if self.case_insensitive:
             self._exact(host)
-        return stat_from_host(os.stat(host))
+        return self.ids.guest_stat(stat_from_host(os.stat(host)))
 
     def readlink(self, host: str) -> str:
         if self.case_insensitive:
@@ -147,9 +209,10 @@ class DirTree:
         """(name, d_type, d_ino) of each entry in the host's own order. On a Linux host the raw
         getdents64 stream is read, so '.' and '..' keep their places and d_type is the
         filesystem's, exactly as a native run sees them; elsewhere scandir (no '.' and '..')."""
+        dev = os.stat(host).st_dev
         raw = _host_getdents(host)
         if raw is not None:
-            return raw
+            return [(name, dtype, self.ids.ino(dev, ino)) for name, dtype, ino in raw]
         out = []
         with os.scandir(host) as it:
             for de in it:
@@ -157,7 +220,7 @@ class DirTree:
                     mode = de.stat(follow_symlinks=False).st_mode
                 except OSError:
                     mode = 0
-                out.append((de.name, DT_OF_MODE.get(mode & S_IFMT, DT_UNKNOWN), de.inode()))
+                out.append((de.name, DT_OF_MODE.get(mode & S_IFMT, DT_UNKNOWN), self.ids.ino(dev, de.inode())))
         return out
 
     def open(self, host: str):
@@ -167,7 +230,7 @@ class DirTree:
         return open(host, "rb", buffering=0)
 
     def fstat(self, f, node) -> StatInfo:
-        return stat_from_host(os.fstat(f.fileno()))
+        return self.ids.guest_stat(stat_from_host(os.fstat(f.fileno())))
 
     def read(self, host: str) -> bytes:
         with self.open(host) as f:
@@ -231,22 +294,58 @@ def _host_getdents(host: str):
         os.close(fd)
 
 
-def open_tree(root: str):
+def open_tree(root: str, ids: Optional[HostIds] = None):
     """The tree for --root: a host directory, or a tar archive (read in place)."""
     if os.path.isdir(root):
-        return DirTree(root)
+        return DirTree(root, ids)
     from .tarfs import TarTree
     return TarTree(root)
 
 
 # ---------------------------------------------------------------- nodes
 
-@record
+@record(eq=False)              # an inode is itself, however alike two are
 class OvNode:
-    """A file, directory or symlink that exists only in the overlay."""
+    """A file, directory or symlink that exists only in the overlay. `held` is what it holds of
+    the disk quota (its pages and its metadata): given back when the inode is garbage, that is
+    when its last name and its last open file are gone, as Linux frees an unlinked open file."""
     stat: StatInfo
     data: bytearray = field(default_factory=bytearray)    # file contents
     target: str = ""                                       # symlink target
+    held: Optional[Held] = None
+
+    def resize(self, size: int) -> None:
+        """Make the file `size` bytes long (zeros added), or fail with ENOSPC first."""
+        if self.held is not None:
+            self.held.resize(INODE_COST + pages(size))
+        buf = self.data
+        if size < len(buf):
+            del buf[size:]
+        elif size > len(buf):
+            buf.extend(bytes(size - len(buf)))
+
+
+class OverlayNames(dict):
+    """The overlay's path → OvNode table, each name charged to the disk quota while it exists.
+    Insertions never fail (a rename must not stop halfway): what adds names checks room first
+    (Vfs._need_name)."""
+
+    def __init__(self, limits: KernelLimits):
+        super().__init__()
+        self.limits = limits
+
+    def __setitem__(self, path, ov):
+        if path not in self:
+            self.limits.force("disk", DENTRY_COST + len(path))
+        super().__setitem__(path, ov)
+
+    def pop(self, path, *default):
+        if path in self:
+            self.limits.give("disk", DENTRY_COST + len(path))
+        return super().pop(path, *default)
+
+    def __delitem__(self, path):
+        self.pop(path)
 
 
 @record
@@ -257,6 +356,7 @@ class SynthNode:
     target: Optional[Callable[[], str]] = None             # symlinks
     children: Optional[Callable[[], List[Tuple[str, int]]]] = None   # directories: (name, DT_*)
     device: str = ""                                       # character devices: null zero urandom
+    opened: Optional[Callable[[], object]] = None          # magic links (/proc/PID/fd/N): the open file
 
 
 @record
@@ -269,6 +369,7 @@ class Node:
     ov: Optional[OvNode] = None
     synth: Optional[SynthNode] = None
     tree: Optional[object] = None   # the DirTree / TarTree holding `host`
+    opened: Optional[object] = None  # a pipe, socket or stream reached through /proc/PID/fd/N
 
     @property
     def is_dir(self) -> bool:
@@ -302,14 +403,16 @@ def _parent(path: str) -> str:
 
 class Vfs:
     def __init__(self, root: str = "/", rw: Tuple[Tuple[str, str], ...] = (), clock_ns=None,
-                 uid: int = 0, gid: int = 0):
+                 uid: int = 0, gid: int = 0, limits: Optional[KernelLimits] = None):
         self.root = os.path.abspath(root)
-        self.tree = open_tree(self.root)     # OSError if it is neither a directory nor a tar archive
+        self.host_ids = HostIds(uid, gid)
+        self.tree = open_tree(self.root, self.host_ids)   # OSError if neither a directory nor a tar archive
         # (guest prefix, host dir) grants, longest prefix first
         self.rw = sorted(((g.rstrip("/") or "/", os.path.abspath(h)) for h, g in rw),
                          key=lambda t: -len(t[0]))
-        self._grant_tree = DirTree("/")
-        self.overlay: Dict[str, OvNode] = {}
+        self._grant_tree = DirTree("/", self.host_ids)
+        self.limits = limits or KernelLimits()   # the kernel's: the overlay counts "disk" and "inodes"
+        self.overlay: Dict[str, OvNode] = OverlayNames(self.limits)
         self.whiteouts: set = set()
         self.synth: Dict[str, SynthNode] = {}
         self.synth_dirs: List[Tuple[str, Callable[[str], Optional[SynthNode]]]] = []
@@ -334,7 +437,7 @@ class Vfs:
         st = StatInfo(mode=S_IFDIR | (mode & 0o7777), ino=(stable_ino(path) & 0xFFFFFF) | 0x1000000,
                       dev=OVERLAY_DEV, nlink=2, uid=self.uid, gid=self.gid, atime_ns=now, mtime_ns=now,
                       ctime_ns=now)
-        self.overlay[path] = OvNode(st)
+        self.overlay[path] = self.new_ov(st)
         self.tmpfs.append(path)
 
     def _in_tmpfs(self, path: str) -> bool:
@@ -360,6 +463,25 @@ class Vfs:
     def new_ino(self) -> int:
         self._next_ino += 1
         return self._next_ino
+
+    # -- the overlay's quota -------------------------------------------------
+    def new_ov(self, stat: StatInfo, data: bytes = b"", target: str = "") -> OvNode:
+        """A new overlay inode, counted against the inode and disk bounds (ENOSPC past them)."""
+        limits = self.limits
+        if limits.room("disk") < INODE_COST + pages(len(data)) + len(target):
+            raise VfsError(E.ENOSPC)
+        ov = OvNode(stat, target=target)
+        limits.hold(ov, "inodes", 1)
+        ov.held = limits.hold(ov, "disk", INODE_COST + len(target))
+        if data:
+            ov.resize(len(data))
+            ov.data[:] = data
+        return ov
+
+    def _need_name(self, path: str) -> None:
+        """ENOSPC unless the quota has room for one more name."""
+        if self.limits.room("disk") < DENTRY_COST + len(path):
+            raise VfsError(E.ENOSPC)
 
     # -- host mapping --------------------------------------------------------
     def host_path(self, path: str) -> Tuple[str, bool]:
@@ -457,6 +579,9 @@ class Vfs:
                 links += 1
                 if links > MAX_SYMLINKS:
                     raise VfsError(E.ELOOP)
+                if nxt.synth is not None and nxt.synth.opened is not None:
+                    cur, node = self._magic_target(nxt.synth.opened(), last)
+                    continue
                 target = self.readlink_node(nxt)
                 if not target:
                     raise VfsError(E.ENOENT)
@@ -469,6 +594,19 @@ class Vfs:
         if trailing_slash and node is not None and not node.is_dir:
             raise VfsError(E.ENOTDIR)
         return cur, node
+
+    @staticmethod
+    def _magic_target(f, last: bool) -> Tuple[str, Node]:
+        """Where a magic link (/proc/PID/fd/N) leads: not to the path it reads as, but to the
+        open file itself, as on Linux: its node, or for a pipe, socket or stream (which have
+        no path) a node of its own that only stat and open can use."""
+        if f is None:
+            raise VfsError(E.ENOENT)
+        if f.node is not None:
+            return f.node.path, f.node
+        if not last:
+            raise VfsError(E.ENOTDIR)
+        return f.path, Node(f.path, f.stat(), opened=f)
 
     def _root_node(self) -> Node:
         host, writable = self.host_path("/")
@@ -511,7 +649,8 @@ class Vfs:
         for name, (dtype, ino) in list(self._synth_children(node.path).items()):
             entries.setdefault(name, (dtype, ino))
         parent = self._lnode(_parent(node.path)) if node.path != "/" else node
-        dots = {".": (DT_DIR, node.stat.ino), "..": (DT_DIR, parent.stat.ino if parent else node.stat.ino)}
+        ino = lambda n: self.host_ids.shown(n.stat).ino                                  # noqa: E731
+        dots = {".": (DT_DIR, ino(node)), "..": (DT_DIR, ino(parent) if parent else ino(node))}
         if "." in entries and ".." in entries:
             entries.update(dots)            # the host's order, with the guest's own inode numbers
             return [(n, t, i) for n, (t, i) in entries.items()]
@@ -554,25 +693,48 @@ class Vfs:
                 os.close(fd)
             except OSError as e:
                 raise host_error(e) from None
+            self._stamp_host(host, os.path.dirname(host))
             return self._lnode(path)
-        ov = OvNode(self._new_stat(S_IFREG | (mode & 0o7777)))
+        self._need_name(path)
+        ov = self.new_ov(self._new_stat(S_IFREG | (mode & 0o7777)))
         self.overlay[path] = ov
         self.whiteouts.discard(path)
         return Node(path, ov.stat, ov=ov)
 
-    def copy_up(self, node: Node) -> Node:
-        """Give a root file an overlay copy so the guest can write it."""
+    def _stamp_host(self, *hosts: str, link: str = "") -> None:
+        """What the guest made or changed in a --rw grant (a file, the directory it changed)
+        carries the virtual clock's time, not the host's, which the guest would be shown.
+        `link`: a symlink among them, stamped without following it."""
+        now = self.clock_ns()
+        for target in hosts:
+            try:
+                if target != link:
+                    os.utime(target, ns=(now, now))
+                elif os.utime in os.supports_follow_symlinks:
+                    os.utime(target, ns=(now, now), follow_symlinks=False)
+            except (OSError, NotImplementedError):
+                pass          # a host that refuses: the clock steps to the host's time when shown
+
+    def copy_up(self, node: Node, keep_data: bool = True) -> Node:
+        """Give a root file an overlay copy so the guest can write it (without its data when it
+        is about to be truncated: a huge host file opened with O_TRUNC needs no quota)."""
         if node.ov is not None or node.writable_host or node.synth is not None:
             return node
-        data = bytearray()
-        if node.stat.type == S_IFREG:
+        self._need_name(node.path)
+        keep_data = keep_data and node.stat.type == S_IFREG
+        if keep_data and self.limits.room("disk") < pages(node.stat.size) + INODE_COST:
+            raise VfsError(E.ENOSPC)            # before reading it: the host file may be huge
+        data = b""
+        if keep_data:
             try:
-                data = bytearray(self.read_host(node))
+                data = self.read_host(node)
             except OSError as e:
                 raise host_error(e) from None
-        st = StatInfo(**{**node.stat.__dict__})
+        st = StatInfo(**{**self.host_ids.shown(node.stat).__dict__})   # the number its original shows
         st.dev = OVERLAY_DEV
-        ov = OvNode(st, data, target=self.readlink_node(node) if node.is_link else "")
+        if not keep_data and st.type == S_IFREG:
+            st.size = st.blocks = 0
+        ov = self.new_ov(st, data, target=self.readlink_node(node) if node.is_link else "")
         self.overlay[node.path] = ov
         return Node(node.path, ov.stat, ov=ov)
 
@@ -585,8 +747,11 @@ class Vfs:
                 os.mkdir(self.host_path(path)[0], mode & 0o7777)
             except OSError as e:
                 raise host_error(e) from None
+            made = self.host_path(path)[0]
+            self._stamp_host(made, os.path.dirname(made))
             return
-        self.overlay[path] = OvNode(self._new_stat(S_IFDIR | (mode & 0o7777)))
+        self._need_name(path)
+        self.overlay[path] = self.new_ov(self._new_stat(S_IFDIR | (mode & 0o7777)))
         self.whiteouts.discard(path)
 
     def symlink(self, target: str, path: str) -> None:
@@ -598,10 +763,13 @@ class Vfs:
                 os.symlink(target, self.host_path(path)[0])
             except OSError as e:
                 raise host_error(e) from None
+            made = self.host_path(path)[0]
+            self._stamp_host(made, os.path.dirname(made), link=made)
             return
+        self._need_name(path)
         st = self._new_stat(S_IFLNK | 0o777)
         st.size = len(target.encode())
-        self.overlay[path] = OvNode(st, target=target)
+        self.overlay[path] = self.new_ov(st, target=target)
         self.whiteouts.discard(path)
 
     def remove(self, node: Node, is_dir: bool) -> None:
@@ -618,6 +786,7 @@ class Vfs:
                 (os.rmdir if is_dir else os.unlink)(node.host)
             except OSError as e:
                 raise host_error(e) from None
+            self._stamp_host(os.path.dirname(node.host))
             return
         self._parent_dir(node.path)
         self.overlay.pop(node.path, None)
@@ -632,6 +801,8 @@ class Vfs:
                 os.replace(src.host, self.host_path(dst_path)[0])
             except OSError as e:
                 raise host_error(e) from None
+            dst = self.host_path(dst_path)[0]
+            self._stamp_host(os.path.dirname(src.host), os.path.dirname(dst))
             return
         if src.is_dir and src.ov is None:
             raise VfsError(E.EXDEV)       # a root directory would need a deep copy: let mv fall back
@@ -640,6 +811,7 @@ class Vfs:
                 raise VfsError(E.EISDIR)
             if dst.is_dir and len(self.listdir(dst)) > 2:
                 raise VfsError(E.ENOTEMPTY)
+        self._need_name(dst_path)
         self.copy_up(src)                 # the overlay holds what moves
         ov = self.overlay.pop(src.path)
         if src.host is not None:
@@ -664,14 +836,17 @@ class Vfs:
                 os.link(src.host, self.host_path(dst_path)[0])
             except OSError as e:
                 raise host_error(e) from None
+            made = self.host_path(dst_path)[0]
+            self._stamp_host(made, os.path.dirname(made))
             return
+        self._need_name(dst_path)
         up = self.copy_up(src)
         up.stat.nlink += 1
         self.overlay[dst_path] = up.ov
         self.whiteouts.discard(dst_path)
 
-    def writable(self, node: Node) -> Node:
+    def writable(self, node: Node, keep_data: bool = True) -> Node:
         """The node to write through: the overlay copy, or the host file in a grant."""
         if node.synth is not None:
             return node
-        return self.copy_up(node)
+        return self.copy_up(node, keep_data)

@@ -1,0 +1,144 @@
+"""The sandbox holds under exhaustion: a hostile guest (bins/exhaust.c, run only under emutrace)
+tries to make the host hold without bound each thing the kernel keeps for it, and every attempt
+ends with Linux's errno for that bound while the host process's peak RSS stays under
+--max-mem + --max-disk + the fixed overhead README states."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import built
+
+MiB = 1 << 20
+MAX_MEM = 256 * MiB
+OVERHEAD = 320 * MiB          # README, "Bounds": the host's own cost at the default bounds
+
+
+def run_wait4(args, timeout=600):
+    """(exit status, stdout, stderr, peak RSS in bytes) of `python -m emutrace ARGS`: the RSS of
+    that child alone (wait4), not of every child this test process ever had."""
+    import threading
+    p = subprocess.Popen([sys.executable, "-m", "emutrace", *args], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    chunks = {"out": [], "err": []}
+
+    def drain(stream, key):
+        for block in iter(lambda: stream.read(65536), b""):
+            chunks[key].append(block)
+    readers = [threading.Thread(target=drain, args=(p.stdout, "out")),
+               threading.Thread(target=drain, args=(p.stderr, "err"))]
+    for t in readers:
+        t.start()
+    timer = threading.Timer(timeout, p.kill)
+    timer.start()
+    try:
+        _, status, usage = os.wait4(p.pid, 0)
+    finally:
+        timer.cancel()
+    for t in readers:
+        t.join()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    rss = usage.ru_maxrss * 1024          # kilobytes on Linux
+    return p.returncode, b"".join(chunks["out"]).decode(), b"".join(chunks["err"]).decode(), rss
+
+
+# mode, extra options, the line the guest must end with
+CASES = [
+    ("disk", ["--max-disk", "16M"], "disk: 15 MiB, stopped by ENOSPC"),
+    ("unlinked", ["--max-disk", "16M"], "unlinked: 2 files, stopped by ENOSPC"),
+    ("inodes", ["--limit", "inodes=300"], "inodes: 298 files, stopped by ENOSPC"),
+    ("fsize", [], "fsize: 1048576 bytes, stopped by EFBIG"),
+    ("memfd", ["--max-disk", "16M"], "memfd: 15 MiB, stopped by ENOSPC"),
+    ("shm", ["--max-disk", "16M"], "shm: 15 MiB, stopped by ENOSPC"),
+    ("truncate", [], "truncate: 0 TiB, stopped by ENOSPC"),
+    ("pipes", ["--limit", "buffers=4M"], "pipes: 65 pipes, stopped by EAGAIN"),
+    ("epoll", ["--limit", "epoll_watches=1000"], "epoll: 1000 watches, stopped by ENOSPC"),
+    ("backlog", ["--limit", "unix_backlog=50"], "backlog: 51 connections, stopped by EAGAIN"),
+    ("threads", ["--limit", "threads=16"], "threads: 15 threads, stopped by EAGAIN"),
+    ("procs", ["--max-procs", "4"], "procs: 3 children, stopped by EAGAIN"),
+    ("files", ["--limit", "files=500"], "files: 497 fds, stopped by ENFILE"),
+]
+
+
+@pytest.mark.parametrize("mode,opts,expect", CASES, ids=[c[0] for c in CASES])
+def test_each_bound_ends_with_its_errno(mode, opts, expect):
+    prog = built("exhaust")
+    max_disk = 16 * MiB if "16M" in opts else 1 << 30
+    status, out, err, rss = run_wait4(["--no-trace", "--max-mem", str(MAX_MEM), *opts, prog, mode])
+    assert status == 0, err
+    assert expect in out.splitlines(), out
+    assert rss < MAX_MEM + max_disk + OVERHEAD, rss
+    if mode == "fsize":
+        assert "fsize: SIGXFSZ caught" in out
+
+
+def test_overlay_writes_do_not_grow_the_host():
+    """The bug that opened issue 17: 1 MiB writes to /tmp until something says no. With a 64 MiB
+    quota, the host's peak RSS must stay near the quota, not near what the guest tried."""
+    prog = built("exhaust")
+    status, out, err, rss = run_wait4(["--no-trace", "--max-mem", str(MAX_MEM), "--max-disk", "64M",
+                                       prog, "disk"])
+    assert "disk: 63 MiB, stopped by ENOSPC" in out, out + err
+    base = run_wait4(["--no-trace", "--max-mem", str(MAX_MEM), prog, "truncate"])[3]
+    assert rss - base < 64 * MiB + 16 * MiB, (rss, base)     # the quota plus the bytearray's slack
+
+
+def test_every_bound_at_once_keeps_the_host_under_the_stated_bound():
+    """One guest that reaches every bound in turn, keeping all it got (nothing is freed)."""
+    prog = built("exhaust")
+    max_disk = 32 * MiB
+    status, out, err, rss = run_wait4(
+        ["--no-trace", "--max-mem", str(MAX_MEM), "--max-disk", "32M", "--limit", "inodes=2000",
+         "--limit", "threads=16", "--max-procs", "4", "--limit", "files=3000", "--limit",
+         "epoll_watches=2000", "--limit", "unix_backlog=100", "--limit", "buffers=8M", prog, "all"])
+    assert status == 0, err
+    lines = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line and "stopped" in line)
+    # what the full overlay stops, and what each later bound stops
+    assert lines["disk"].endswith("ENOSPC") and lines["inodes"].endswith("ENOSPC")
+    assert lines["memfd"].endswith("ENOSPC") and lines["shm"].endswith("ENOSPC")
+    assert lines["pipes"].endswith("EAGAIN") and lines["epoll"].endswith("ENOSPC")
+    assert lines["threads"].endswith("EAGAIN") and lines["procs"].endswith("EAGAIN")
+    assert lines["files"].endswith("ENFILE")
+    assert rss < MAX_MEM + max_disk + OVERHEAD, rss
+
+
+def test_space_comes_back_when_the_last_name_and_fd_are_gone():
+    from conftest import emutrace
+    r = emutrace(["--no-trace", "--max-disk", "16M", "/bin/sh", "-c",
+                  "for i in 1 2 3 4; do head -c 10000000 /dev/zero > /dev/shm/x || exit 1; rm /dev/shm/x; done; "
+                  "exec 3>/dev/shm/y; head -c 10000000 /dev/zero >&3; rm /dev/shm/y; "
+                  "head -c 10000000 /dev/zero > /dev/shm/z && echo unexpected; exec 3>&-; "
+                  "head -c 10000000 /dev/zero > /dev/shm/z && echo freed"])
+    assert r.stdout == b"freed\n", r.stdout + r.stderr
+
+
+def test_statfs_reports_the_quota():
+    from conftest import emutrace
+    r = emutrace(["--no-trace", "--max-disk", "64M", "/bin/sh", "-c",
+                  "head -c 2000000 /dev/zero > /dev/shm/x; df -k /tmp; df -i /tmp"])
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.decode().splitlines()
+    blocks, used, avail = lines[1].split()[1:4]
+    assert int(blocks) == 65536                          # 64 MiB in 1K blocks
+    assert 1960 <= int(used) <= 1970 and int(used) + int(avail) == 65536   # 489 pages + metadata
+    assert lines[3].split()[1] == str(1 << 18)           # the inode bound
+
+
+def test_bad_limit_is_one_line_and_status_125():
+    from conftest import emutrace
+    for args in (["--limit", "nosuch=1"], ["--limit", "files"], ["--limit", "files=x"], ["--max-disk", "x"]):
+        r = emutrace([*args, "/bin/true"])
+        assert r.returncode == 125
+        err = r.stderr.decode()
+        assert err.startswith("emutrace: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_api_takes_max_disk_and_limits():
+    from emutrace.api import ApiError, Session
+    s = Session(["/bin/sh", "-c", "head -c 3000000 /dev/zero > /dev/shm/x; echo $?"], max_disk=1 << 20,
+                limits={"files": 100}, capture_output=True, trace_calls=False)
+    r = s.run()
+    assert r.stdout.endswith(b"1\n") and b"No space left on device" in r.stderr
+    with pytest.raises(ApiError):
+        Session(["/bin/true"], limits={"nosuch": 1})
