@@ -57,8 +57,8 @@ from syscalls.files import OpenFile, O_RDONLY, O_WRONLY
 from syscalls.vfs import S_IFIFO, StatInfo, VfsError
 
 from .events import Call, Exit, Return, Signal, Syscall
-from .memory import GuestFault, OutOfMemory, PAGE, PROT_READ, PROT_WRITE, page_up
-from .record import field, record
+from .machine.memory import GuestFault, OutOfMemory, PAGE, PROT_READ, PROT_WRITE, page_up
+from .machine.record import field, record
 from .session import EmutraceError, LimitReached, Options
 from .session import Session as CoreSession
 from .world import World
@@ -269,13 +269,13 @@ class LibraryCall:
         self.set_reg(("rdi", "rsi", "rdx", "rcx", "r8", "r9")[i], _to_u64(value, self.memory))
 
     def reg(self, name: str) -> int:
-        from .machine import REG
+        from .machine.cpu import REG
         if name not in REG:
             raise ApiError(f"unknown register {name!r}")
         return self._proc.machine.reg(name)
 
     def set_reg(self, name: str, value: int) -> None:
-        from .machine import REG
+        from .machine.cpu import REG
         if name not in REG or name == "rip":
             raise ApiError(f"cannot set register {name!r}")
         self._proc.machine.set_reg(name, value)

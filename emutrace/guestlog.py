@@ -41,9 +41,9 @@ from typing import Dict, List, Optional, Tuple
 
 from .events import Call
 from .libcalls import Frame
-from .memory import OutOfMemory, page_up
+from .machine.memory import OutOfMemory, page_up
 from .values import DEFAULT_ALIGN, FastCallState, escape_bytes
-from .x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
+from .machine.x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
 
 # control page: the running thread's pointers, then where the trampolines keep the registers
 # they borrow (never the stack: what they left below the stack pointer would show up in the

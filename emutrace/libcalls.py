@@ -23,8 +23,8 @@ from loader.elf import STT_FUNC, STT_GNU_IFUNC, SHN_UNDEF
 from loader.modules import Module
 
 from .events import Call, Return
-from .memory import MemView, PROT_READ
-from .record import record
+from .machine.memory import MemView, PROT_READ
+from .machine.record import record
 from .values import FastCallState
 
 _UNSET = object()
@@ -396,7 +396,7 @@ class LibcallTracer:
         self._stub_hooked_entries(proc)
         if not pending:
             return True
-        from emutrace.memory import page_up
+        from emutrace.machine.memory import page_up
         from .guestlog import LOG_TOP
         size = page_up(len(pending) * STUB_SIZE)
         base = proc.aspace.find_free(size, top=LOG_TOP)
@@ -430,7 +430,7 @@ class LibcallTracer:
         translates, so hundreds of exact-address hooks slow the translation of all code (python3
         starts ~40% slower with 600 of them); a range per module costs what one hook costs."""
         from .guestlog import free_near, patch_jmp
-        from .memory import page_up
+        from .machine.memory import page_up
         m = proc.machine
         hooks = getattr(m, "_lt_entry_hooks", {})
         for module in proc.modules:

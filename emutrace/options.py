@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from typing import Callable, List, Optional
 
-from .record import field, record
+from .machine.record import field, record
 from .session import Options
 from .world import World
 

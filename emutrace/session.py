@@ -21,8 +21,8 @@ from syscalls.signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, deliver_p
 from syscalls.time import check_alarm
 from syscalls.vfs import Vfs
 
-from .faultaddr import exact_address
-from .record import record
+from .machine.faultaddr import exact_address
+from .machine.record import record
 from .world import World
 
 SEGV_MAPERR, SEGV_ACCERR, FPE_INTDIV, ILL_ILLOPN, TRAP_BRKPT, SI_KERNEL = 1, 2, 1, 2, 1, 0x80

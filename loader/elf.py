@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from emutrace.record import field, record
+from emutrace.machine.record import field, record
 
 
 class ElfError(Exception):
@@ -444,7 +444,7 @@ def read_elf(path: str, data: bytes, version: Optional[tuple] = None) -> ElfFile
     and change times), when the caller read one: then nothing hashes the contents, which cost
     more than the rest of a warm read (libc is 2 MB, and a run reads it twice). Without one (a
     file the guest wrote, a tar root's member) the contents are hashed."""
-    from emutrace.digest import blake2b
+    from emutrace.machine.digest import blake2b
     if version is not None:
         ident = b"v" + repr(version).encode()
         memo_key = (path, version)
@@ -455,7 +455,7 @@ def read_elf(path: str, data: bytes, version: Optional[tuple] = None) -> ElfFile
     if hit is not None:
         return hit
     try:
-        from emutrace.cache import cached
+        from emutrace.machine.cache import cached
     except ImportError:                     # the loader used on its own
         elf = parse_elf(path, data)
     else:

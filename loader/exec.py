@@ -11,7 +11,7 @@ from __future__ import annotations
 import struct
 from typing import List, Optional
 
-from emutrace.memory import (AddressSpace, OutOfMemory, PAGE, PIE_BASE, STACK_SIZE, STACK_TOP, page_down,
+from emutrace.machine.memory import (AddressSpace, OutOfMemory, PAGE, PIE_BASE, STACK_SIZE, STACK_TOP, page_down,
                              page_up)
 from syscalls import errno as E
 from syscalls.vfs import S_IFDIR, S_IFREG, VfsError
@@ -153,7 +153,7 @@ def load_image(proc, path: str, argv: List[str], envp: List[str], base: str, loa
 
 
 def _commit(proc, canon, elf, interp_elf, argv, envp, builtin) -> Image:
-    from emutrace.machine import Machine
+    from emutrace.machine.cpu import Machine
     total = sum(len(a) + 1 for a in argv) + sum(len(e) + 1 for e in envp)
     if total > MAX_ARG_BYTES:
         raise ExecError(E.E2BIG, "argument list too long")
@@ -219,7 +219,7 @@ def exec_into(proc, path: str, argv: List[str], envp: List[str], base: str, load
 
 def build_stack(proc, machine, program: Module, interp: Optional[Module], argv, envp) -> int:
     """Lay out strings, auxv, envp, argv and argc at the top of the stack; return rsp."""
-    from emutrace.machine import cpuid
+    from emutrace.machine.cpu import cpuid
     world = proc.kernel.world
     sp = STACK_TOP - 8                     # the kernel leaves a NULL word at the very top
     blobs = []

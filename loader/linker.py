@@ -11,7 +11,7 @@ from __future__ import annotations
 import struct
 from typing import Callable, Dict, List, Optional, Tuple
 
-from emutrace.memory import page_up
+from emutrace.machine.memory import page_up
 from syscalls import errno as E
 from syscalls.vfs import VfsError
 

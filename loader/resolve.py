@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from emutrace.record import record
+from emutrace.machine.record import record
 
 from .elf import STT_FUNC, STT_GNU_IFUNC, STT_TLS
 from .linker import Scope

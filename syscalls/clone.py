@@ -215,8 +215,8 @@ def _derived_context(m, regs: dict):
 
 def _fork_machine(proc, child, regs: dict) -> None:
     """A new engine for the child: a copy of the parent's memory and registers."""
-    from emutrace.machine import Machine
-    from emutrace.memory import AddressSpace
+    from emutrace.machine.cpu import Machine
+    from emutrace.machine.memory import AddressSpace
     kernel = proc.kernel
     pm = proc.machine
     cm = Machine()

@@ -176,7 +176,7 @@ def shared_memory_of(ov, create: bool = False):
     ref = getattr(ov, "shm_ref", None)
     shm = ref() if ref is not None else None
     if shm is None and create:
-        from emutrace.memory import SharedMemory
+        from emutrace.machine.memory import SharedMemory
         shm = SharedMemory(fill=lambda off, n: bytes(ov.data[off:off + n]))
         ov.shm_ref = weakref.ref(shm)
         # when the last mapping goes, what was written through mappings stays in the file

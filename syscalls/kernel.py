@@ -9,12 +9,12 @@ from __future__ import annotations
 import sys
 from typing import Callable, Dict, List, Optional
 
-from emutrace.record import field, record
+from emutrace.machine.record import field, record
 
 from . import errno as E
 from .dispatch import load_all, s64
 from .files import FdTable
-from emutrace.memory import GuestFault, OutOfMemory
+from emutrace.machine.memory import GuestFault, OutOfMemory
 from .sched import Block
 from .table import BY_NR, Syscall
 from .vfs import Vfs, VfsError

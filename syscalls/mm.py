@@ -9,7 +9,7 @@ starting from the file's bytes, and is not written back to the host.
 """
 from __future__ import annotations
 
-from emutrace.memory import OutOfMemory, SharedMemory, page_down, page_up, PAGE
+from emutrace.machine.memory import OutOfMemory, SharedMemory, page_down, page_up, PAGE
 
 from . import errno as E
 from .dispatch import s32, syscall

@@ -29,7 +29,7 @@ def _dir(fn: Callable[[], list]) -> SynthNode:
 
 
 def cpuinfo() -> str:
-    from emutrace.machine import CPU_FLAGS
+    from emutrace.machine.cpu import CPU_FLAGS
     return ("processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 58\n"
             "model name\t: emutrace virtual x86-64 CPU\nstepping\t: 9\ncpu MHz\t\t: 1000.000\n"
             "cache size\t: 8192 KB\nphysical id\t: 0\nsiblings\t: 1\ncore id\t\t: 0\ncpu cores\t: 1\n"

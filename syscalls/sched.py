@@ -453,7 +453,7 @@ class Scheduler:
             call[2][3] if name == "clock_nanosleep" and not call[2][1] & 1 else 0     # TIMER_ABSTIME
         if rem:
             def write_rem():
-                from emutrace.memory import GuestFault
+                from emutrace.machine.memory import GuestFault
                 left = max(0, w.deadline - self.now())
                 try:
                     proc.mem.write(rem, struct.pack("<qq", left // 10**9, left % 10**9))
@@ -647,7 +647,7 @@ class Futexes:
     def thread_died(self, proc, t) -> None:
         """Robust futexes the thread held are marked OWNER_DIED and a waiter woken; then
         clear_child_tid is zeroed and woken (pthread_join)."""
-        from emutrace.memory import GuestFault
+        from emutrace.machine.memory import GuestFault
         if t.robust_list:
             try:
                 self._robust(proc, t)

@@ -2,7 +2,7 @@
 rt_sigframe (the layout Linux pushes), undone by rt_sigreturn."""
 from __future__ import annotations
 
-from emutrace.memory import GuestFault
+from emutrace.machine.memory import GuestFault
 
 from . import errno as E
 from .dispatch import s32, syscall

@@ -13,7 +13,7 @@ import os
 import stat as _st
 from typing import Callable, Dict, List, Optional, Tuple
 
-from emutrace.record import field, record
+from emutrace.machine.record import field, record
 
 from . import errno as E
 

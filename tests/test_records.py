@@ -4,7 +4,7 @@ from typing import ClassVar, List, Optional
 
 import pytest
 
-from emutrace.record import FrozenInstanceError, asdict, field, fields, record, replace
+from emutrace.machine.record import FrozenInstanceError, asdict, field, fields, record, replace
 
 
 @record
@@ -132,7 +132,7 @@ def test_elf_models_of_host_files_are_keyed_by_version_not_contents(tmp_path, mo
     import shutil
     from loader import elf as E
     from syscalls.vfs import DirTree
-    import emutrace.digest as D
+    import emutrace.machine.digest as D
     monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
     hashed = []
     real = D.blake2b

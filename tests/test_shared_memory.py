@@ -317,8 +317,8 @@ def test_shared_mappings_count_against_max_mem():
 # ---------------------------------------------------------------- the address space, in-process
 
 def test_address_spaces_share_memory():
-    from emutrace.machine import Machine
-    from emutrace.memory import PROT_READ, PROT_WRITE, AddressSpace, OutOfMemory, SharedMemory
+    from emutrace.machine.cpu import Machine
+    from emutrace.machine.memory import PROT_READ, PROT_WRITE, AddressSpace, OutOfMemory, SharedMemory
     from syscalls.clone import copy_address_space
     rw = PROT_READ | PROT_WRITE
     a = AddressSpace(Machine().uc, 1 << 30)

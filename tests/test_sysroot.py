@@ -32,7 +32,7 @@ def _python_file(path: str) -> bool:
     p = os.path.abspath(path)
     roots = [os.path.abspath(x) for x in sys.path if x] + [sys.prefix, sys.base_prefix]
     try:
-        from emutrace.cache import cache_dir
+        from emutrace.machine.cache import cache_dir
         if cache_dir():
             roots.append(os.path.abspath(cache_dir()))
     except ImportError:

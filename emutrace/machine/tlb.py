@@ -98,7 +98,7 @@ def attach(uc, aspace) -> None:
 
 def _unsupported():
     import unicorn
-    from .session import EmutraceError
+    from ..session import EmutraceError
     raise EmutraceError(f"this Unicorn ({getattr(unicorn, '__version__', '?')}) has no virtual TLB "
                         "mode: emutrace needs Unicorn 2.1 or later (pip install 'unicorn>=2.1')", 125)
 
