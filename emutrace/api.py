@@ -52,16 +52,16 @@ import threading
 from collections import Counter
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from syscalls import errno as _E
-from syscalls.files import OpenFile, O_RDONLY, O_WRONLY
-from syscalls.vfs import S_IFIFO, StatInfo, VfsError
+from emutrace.kernel import errno as _E
+from emutrace.kernel.files import OpenFile, O_RDONLY, O_WRONLY
+from emutrace.kernel.vfs import S_IFIFO, StatInfo, VfsError
 
 from .events import Call, Exit, Return, Signal, Syscall
 from .machine.memory import GuestFault, OutOfMemory, PAGE, PROT_READ, PROT_WRITE, page_up
 from .machine.record import field, record
 from .session import EmutraceError, LimitReached, Options
 from .session import Session as CoreSession
-from .world import World
+from .kernel.world import World
 
 __all__ = ["Session", "Result", "LibraryCall", "SystemCall", "GuestMemory", "EmutraceError",
            "ApiError", "ProgramNotFound", "CannotExecute", "LimitReached", "GuestMemoryError",
@@ -682,7 +682,7 @@ class Session:
         self.argv = [os.fspath(a) for a in argv]
         root = os.fspath(root)
         if not os.path.isdir(root):
-            from syscalls.tarfs import is_tar_archive
+            from emutrace.kernel.tarfs import is_tar_archive
             if not is_tar_archive(root):
                 raise ApiError(f"root {root}: not a directory or a tar archive")
         if loader not in ("auto", "interp", "builtin"):
@@ -793,7 +793,7 @@ class Session:
         return add(fn) if fn is not None else add
 
     def _syscall_pred(self, name: str):
-        from syscalls.table import BY_NAME
+        from emutrace.kernel.table import BY_NAME
         if not isinstance(name, str) or not name:
             raise ApiError("a syscall hook needs a name or pattern")
         if not any(c in name for c in "*?[/") and name not in BY_NAME:

@@ -106,7 +106,7 @@ def die_by_signal(sig: int) -> None:
 def _host_signal(linux_sig: int):
     """The host's number for a Linux signal, found by name (macOS numbers differ)."""
     import signal as hostsig
-    from syscalls.xlat import signal_name
+    from emutrace.decode.xlat import signal_name
     name = signal_name(linux_sig)
     return getattr(hostsig, name, None) if name and name.startswith("SIG") else None
 

@@ -33,7 +33,7 @@ from typing import Dict, Optional
 
 from unicorn import UC_HOOK_CODE
 
-from loader.modules import Module, module_at
+from emutrace.loader.modules import Module, module_at
 
 from .events import Call, Return
 from .funcs import discover

@@ -19,8 +19,8 @@ from typing import Dict, List, Optional
 
 from unicorn import UC_HOOK_CODE
 
-from loader.elf import STT_FUNC, STT_GNU_IFUNC, SHN_UNDEF
-from loader.modules import Module
+from emutrace.loader.elf import STT_FUNC, STT_GNU_IFUNC, SHN_UNDEF
+from emutrace.loader.modules import Module
 
 from .events import Call, Return
 from .machine.memory import MemView, PROT_READ
@@ -321,7 +321,7 @@ class LibcallTracer:
         module list grows."""
         resolver = getattr(proc, "_lt_resolver", None)
         if resolver is None or resolver[0] != len(proc.modules):
-            from loader.resolve import GotResolver
+            from emutrace.loader.resolve import GotResolver
             resolver = proc._lt_resolver = (len(proc.modules), GotResolver(proc.modules))
         dm, _ = resolver[1].lookup(name, None, for_plt=True)
         return dm.name if dm is not None and dm is not proc.modules[0] else ""

@@ -10,7 +10,7 @@ from typing import Callable, List, Optional
 
 from .machine.record import field, record
 from .session import Options
-from .world import World
+from .kernel.world import World
 
 HELP = """usage: emutrace [options] PROGRAM [ARGS...]
        emutrace diff A.jsonl B.jsonl
@@ -202,7 +202,7 @@ def parse(argv: List[str]) -> Config:
             elif name == "--root":
                 opts.root = val()
                 if not os.path.isdir(opts.root):
-                    from syscalls.tarfs import is_tar_archive
+                    from emutrace.kernel.tarfs import is_tar_archive
                     if not is_tar_archive(opts.root):
                         raise UsageError(f"--root {opts.root}: not a directory or a tar archive")
             elif name == "--rw":

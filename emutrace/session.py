@@ -13,17 +13,17 @@ from typing import List, Optional, Tuple
 from unicorn import UcError, UC_HOOK_BLOCK, UC_HOOK_INTR
 from unicorn import unicorn_const as UCC
 
-from syscalls import procfs
-from syscalls.files import FdTable, HostStream, O_RDONLY, O_WRONLY
-from syscalls.kernel import GuestDeadlock, Kernel, NORETURN, Process, ProcessExit
-from syscalls.sched import Block
-from syscalls.signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, deliver_pending, force_signal
-from syscalls.time import check_alarm
-from syscalls.vfs import Vfs
+from emutrace.kernel import procfs
+from emutrace.kernel.files import FdTable, HostStream, O_RDONLY, O_WRONLY
+from emutrace.kernel.kernel import GuestDeadlock, Kernel, NORETURN, Process, ProcessExit
+from emutrace.kernel.sched import Block
+from emutrace.kernel.signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, deliver_pending, force_signal
+from emutrace.kernel.time import check_alarm
+from emutrace.kernel.vfs import Vfs
 
 from .machine.faultaddr import exact_address
 from .machine.record import record
-from .world import World
+from .kernel.world import World
 
 SEGV_MAPERR, SEGV_ACCERR, FPE_INTDIV, ILL_ILLOPN, TRAP_BRKPT, SI_KERNEL = 1, 2, 1, 2, 1, 0x80
 DEFAULT_MAX_MEM = 4 << 30
@@ -175,8 +175,8 @@ class Session:
 
     def start(self) -> Process:
         """Exec the program; raises EmutraceError (126/127) if it cannot start."""
-        from loader.exec import ExecError, exec_into
-        from syscalls import errno as E
+        from emutrace.loader.exec import ExecError, exec_into
+        from emutrace.kernel import errno as E
         proc = self._initial_process()
         env = [f"{k}={v}" for k, v in self.world.env.items()]
         try:
@@ -195,7 +195,7 @@ class Session:
         """A name without a slash is looked up in the guest's PATH, inside the guest's root (as execvp)."""
         if "/" in name:
             return name
-        from syscalls.vfs import S_IFREG, VfsError
+        from emutrace.kernel.vfs import S_IFREG, VfsError
         for d in self.world.env.get("PATH", "/usr/bin:/bin").split(":"):
             cand = (d.rstrip("/") or "") + "/" + name
             try:
@@ -236,8 +236,8 @@ class Session:
         head = f.pread(4, 0)
         if head != b"\x7fELF":
             return
-        from loader.elf import ElfError, read_elf
-        from loader.modules import Module
+        from emutrace.loader.elf import ElfError, read_elf
+        from emutrace.loader.modules import Module
         try:
             version = f.version()               # (before reading: see DirTree.read_versioned)
             elf = read_elf(f.path, f.pread(f.size(), 0), version)

@@ -201,8 +201,8 @@ class Packer:
 
     def closure(self, program: str) -> List[str]:
         """The program, its PT_INTERP and its DT_NEEDED closure (search rules of loader.linker)."""
-        from loader.elf import ElfError, parse_elf
-        from loader.linker import search_paths
+        from emutrace.loader.elf import ElfError, parse_elf
+        from emutrace.loader.linker import search_paths
         canon = self.add_file(program, required=True)
         done, out = set(), []
         queue: List[Tuple[str, str]] = [(program, canon)]
@@ -419,7 +419,7 @@ def sysroot(cfg) -> int:
 
 
 def _which(packer: Packer, name: str) -> str:
-    from .world import DEFAULT_ENV
+    from .kernel.world import DEFAULT_ENV
     for d in DEFAULT_ENV["PATH"].split(":"):
         cand = d + "/" + name
         found = packer.walk(cand)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from syscalls import errno as E
-from syscalls.table import BY_NAME
+from emutrace.kernel import errno as E
+from emutrace.kernel.table import BY_NAME
 
 from .events import Signal, Syscall
 
@@ -58,7 +58,7 @@ class SyscallSelection:
 class SyscallObserver:
     def __init__(self, session, emit, string_limit: int = 32, fd_paths: bool = False,
                  selection: Optional[SyscallSelection] = None):
-        from syscalls.strace import SyscallFormatter
+        from emutrace.decode.strace import SyscallFormatter
         self.session = session
         self.emit = emit
         self.sel = selection or SyscallSelection([])
@@ -75,7 +75,7 @@ class SyscallObserver:
 
     def started(self, proc):
         """strace's first line: the execve that started the program, decoded from the initial stack."""
-        from syscalls.table import BY_NAME
+        from emutrace.kernel.table import BY_NAME
         sc = BY_NAME.get("execve")
         if sc is None or not self.sel.wants("execve"):
             return
@@ -110,7 +110,7 @@ class SyscallObserver:
         if not self.sel.wants(name):
             return None
         if sc is None:
-            from syscalls.table import Syscall as Row
+            from emutrace.kernel.table import Syscall as Row
             sc = Row(nr, name, ("hex",) * 6)
         sp = proc.machine.reg("rsp") if sc.name == "rt_sigreturn" else None
         mem = _mem_view(proc)
@@ -141,8 +141,8 @@ class SyscallObserver:
                           list(args), None, None, now - t0))
 
     def signal(self, proc, info):
-        from syscalls.strace import format_signal
-        from syscalls.xlat import signal_name
+        from emutrace.decode.strace import format_signal
+        from emutrace.decode.xlat import signal_name
         fields = {k: v for k, v in info.items() if not k.startswith("_")}
         self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],
                          signal_name(info["si_signo"]), format_signal(fields), fields))

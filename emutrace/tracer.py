@@ -70,7 +70,7 @@ class Tracer:
         if self.syscalls:
             self.syscalls.signal(proc, info)
         else:
-            from syscalls.xlat import signal_name
+            from emutrace.decode.xlat import signal_name
             from .events import Signal
             fields = {k: v for k, v in info.items() if not k.startswith("_")}
             self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],
@@ -83,7 +83,7 @@ class Tracer:
             self.functions.finish(proc)
         name = ""
         if result.signal:
-            from syscalls.xlat import signal_name       # (only then: the tables take ~2 ms to load)
+            from emutrace.decode.xlat import signal_name       # (only then: the tables take ~2 ms to load)
             name = signal_name(result.signal)
         self.emit(Exit(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, result.status, result.signal,
                        name, result.core))
@@ -193,6 +193,6 @@ def _symbolize(session, addr: int):
     proc = session.kernel.current
     if proc is None:
         return None
-    from loader.modules import module_at
+    from emutrace.loader.modules import module_at
     m = module_at(proc.modules, addr)
     return m.function_at(addr) if m else None

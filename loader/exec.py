@@ -13,8 +13,8 @@ from typing import List, Optional
 
 from emutrace.machine.memory import (AddressSpace, OutOfMemory, PAGE, PIE_BASE, STACK_SIZE, STACK_TOP, page_down,
                              page_up)
-from syscalls import errno as E
-from syscalls.vfs import S_IFDIR, S_IFREG, VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.vfs import S_IFDIR, S_IFREG, VfsError
 
 from .elf import ET_DYN, PF_R, PF_W, PF_X, PT_PHDR, ElfError, ElfFile, read_elf
 from .modules import Module
@@ -198,7 +198,7 @@ def _commit(proc, canon, elf, interp_elf, argv, envp, builtin) -> Image:
 
 
 def _reset_signals(proc) -> None:
-    from syscalls.kernel import SigAction
+    from emutrace.kernel.kernel import SigAction
     kept = {s: a for s, a in proc.sigactions.items() if a.handler == 1}     # SIG_IGN survives exec
     proc.sigactions = {s: SigAction(handler=1) for s in kept}
     t = proc.thread

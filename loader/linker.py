@@ -12,8 +12,8 @@ import struct
 from typing import Callable, Dict, List, Optional, Tuple
 
 from emutrace.machine.memory import page_up
-from syscalls import errno as E
-from syscalls.vfs import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.vfs import VfsError
 
 from .elf import (DT_INIT, DT_INIT_ARRAY, DT_INIT_ARRAYSZ, DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ, ET_DYN,
                   SHN_UNDEF, STB_LOCAL, STB_WEAK, STT_GNU_IFUNC, ElfFile, Reloc, Symbol, read_elf)

@@ -393,7 +393,7 @@ def sys_execveat(proc, dirfd, path, argv, envp, flags, *_):
 
 
 def _execve(proc, dirfd, path_addr, argv_addr, envp_addr, flags):
-    from loader.exec import ExecError, exec_into
+    from emutrace.loader.exec import ExecError, exec_into
     from .fs import guest_path, base_dir
     path = guest_path(proc, path_addr)
     read = lambda addr: proc.mem.read_cstr(addr, 1 << 17).decode("utf-8", "surrogateescape")

@@ -2,9 +2,9 @@
 import errno as host_errno
 
 from emutrace.machine.cpu import cpuid
-from emutrace.world import World
-from syscalls import errno as E
-from syscalls.layouts import KSIGACTION, RT_SIGFRAME_SIZE, SIGINFO, STAT, STATX, UCONTEXT, UTSNAME
+from emutrace.kernel.world import World
+from emutrace.kernel import errno as E
+from emutrace.kernel.layouts import KSIGACTION, RT_SIGFRAME_SIZE, SIGINFO, STAT, STATX, UCONTEXT, UTSNAME
 
 
 def test_errno_values_are_linux_and_host_errors_map_by_name():

@@ -108,7 +108,7 @@ def test_elf_model_survives_the_cache_with_tuple_records(tmp_path, monkeypatch):
     """Symbols, relocations, sections and segments are tuples that unpickle in C; a model read
     back from the on-disk cache equals the parsed one, under whatever path it is read."""
     import shutil
-    from loader import elf as E
+    from emutrace.loader import elf as E
     monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
     src = shutil.which("true") or "/bin/true"
     data = open(src, "rb").read()
@@ -130,8 +130,8 @@ def test_elf_models_of_host_files_are_keyed_by_version_not_contents(tmp_path, mo
     """A host file read with its version (inode, size, mtime, ctime) is never hashed; a file
     rewritten in place has a new version and is parsed again."""
     import shutil
-    from loader import elf as E
-    from syscalls.vfs import DirTree
+    from emutrace.loader import elf as E
+    from emutrace.kernel.vfs import DirTree
     import emutrace.machine.digest as D
     monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
     hashed = []

@@ -160,7 +160,7 @@ class Machine:
 
     def fp_state(self) -> bytes:
         """FXSAVE-format image of the x87/SSE state (for signal frames)."""
-        from syscalls.layouts import FXSAVE
+        from emutrace.kernel.layouts import FXSAVE
         xmm = b"".join(self.xmm(i) for i in range(16))
         st = b"".join(self._st(i) for i in range(8))
         return FXSAVE.pack(cwd=self.uc.reg_read(X.UC_X86_REG_FPCW) & 0xFFFF,
@@ -174,7 +174,7 @@ class Machine:
         return struct.pack("<QH6x", mant & 0xFFFFFFFFFFFFFFFF, exp & 0xFFFF)
 
     def set_fp_state(self, image: bytes) -> None:
-        from syscalls.layouts import FXSAVE
+        from emutrace.kernel.layouts import FXSAVE
         f = FXSAVE.unpack(image)
         self.uc.reg_write(X.UC_X86_REG_FPCW, f["cwd"])
         self.uc.reg_write(X.UC_X86_REG_MXCSR, f["mxcsr"] & 0xFFFF)

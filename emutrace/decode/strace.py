@@ -33,10 +33,10 @@ import struct
 import time as _time
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from . import errno as _errno
-from . import table as _table
+from ..kernel import errno as _errno
+from ..kernel import table as _table
 from . import xlat as _x
-from .layouts import SIGINFO, STAT, STATX
+from ..kernel.layouts import SIGINFO, STAT, STATX
 
 __all__ = ["SyscallFormatter", "format_signal", "format_exited", "format_killed", "format_summary",
            "quote_string", "format_return", "format_siginfo", "format_sockaddr",
