@@ -6,7 +6,7 @@ use, so `emutrace diff` and `--help` do not pay for the emulator's imports):
     import emutrace
     r = emutrace.Session(["./prog"], capture_output=True).run()
 """
-__version__ = "0.1.0"
+from .machine.version import __version__
 
 _API = ("Session", "Result", "LibraryCall", "SystemCall", "GuestMemory", "EmutraceError", "ApiError",
         "ProgramNotFound", "CannotExecute", "LimitReached", "GuestMemoryError")

@@ -177,7 +177,7 @@ def parse(argv: List[str]) -> Config:
             if name in ("--help",):
                 raise InfoRequested(HELP.rstrip())
             elif name == "--version":
-                from . import __version__
+                from .machine.version import __version__
                 raise InfoRequested(f"emutrace {__version__}")
             elif name == "--strace":
                 tc.strace, tc.libcalls = True, False

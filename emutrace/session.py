@@ -21,6 +21,7 @@ from emutrace.kernel.signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, de
 from emutrace.kernel.time import check_alarm
 from emutrace.kernel.vfs import Vfs
 
+from .machine.errors import EmutraceError
 from .machine.faultaddr import exact_address
 from .machine.record import record
 from .kernel.world import World
@@ -30,14 +31,6 @@ DEFAULT_MAX_MEM = 4 << 30
 
 _UNMAPPED = {UCC.UC_ERR_READ_UNMAPPED, UCC.UC_ERR_WRITE_UNMAPPED, UCC.UC_ERR_FETCH_UNMAPPED}
 _PROT = {UCC.UC_ERR_READ_PROT, UCC.UC_ERR_WRITE_PROT, UCC.UC_ERR_FETCH_PROT}
-
-
-class EmutraceError(Exception):
-    """An error of emutrace's, reported as one line; `status` is the exit status to use."""
-
-    def __init__(self, message: str, status: int = 125):
-        super().__init__(message)
-        self.status = status
 
 
 class LimitReached(EmutraceError):
@@ -137,11 +130,11 @@ class Session:
     def _observers_of(self, proc: Process) -> list:
         """The observers that hook this process: all of them for a traced process; for one that is
         not traced (a child without -f) all but the tracer, whose events it would not report
-        (the others, such as the RDTSC observer, make the run what it is)."""
+        (the others, such as the RDTSC observer, make the run what it is). An observer says which
+        it is by a true `traced_only` attribute."""
         if proc.traced:
             return self.observers
-        from .tracer import Tracer
-        return [o for o in self.observers if not isinstance(o, Tracer)]
+        return [o for o in self.observers if not getattr(o, "traced_only", False)]
 
     def _on_fork(self, parent: Process, child: Process) -> None:
         """A forked child of a followed process: its copied modules get the observers' hooks."""

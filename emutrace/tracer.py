@@ -9,11 +9,14 @@ from __future__ import annotations
 from typing import List
 
 from .events import Call, Exit, Return
+from .machine.errors import EmutraceError
 from .output import FtraceText, JsonLines, LtraceText, StraceText, Writer, open_stream
 
 
 class Tracer:
     """The session observer: fans hook callbacks out to the call and syscall tracers."""
+
+    traced_only = True                # it reports events: a process that is not traced gets none
 
     def __init__(self, session, sinks):
         self.session = session
@@ -107,7 +110,6 @@ def build_observers(session, cfg) -> List:
     tc = cfg.trace
     if not tc.enabled:
         return []
-    from .session import EmutraceError
     sys_specs, call_exprs = split_filters(tc)
     functions = tc.ftrace or bool(tc.internal)
     stream = open_stream(tc.output)
