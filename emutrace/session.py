@@ -13,18 +13,24 @@ from typing import List, Optional, Tuple
 from unicorn import UcError, UC_HOOK_BLOCK, UC_HOOK_INTR
 from unicorn import unicorn_const as UCC
 
+from emutrace.kernel import errno as E
 from emutrace.kernel import procfs
+from emutrace.kernel.binfmt import ExecError
 from emutrace.kernel.files import FdTable, HostStream, O_RDONLY, O_WRONLY
 from emutrace.kernel.kernel import GuestDeadlock, Kernel, NORETURN, Process, ProcessExit
 from emutrace.kernel.sched import Block
 from emutrace.kernel.signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, deliver_pending, force_signal
 from emutrace.kernel.time import check_alarm
-from emutrace.kernel.vfs import Vfs
+from emutrace.kernel.vfs import S_IFREG, Vfs, VfsError
+from emutrace.loader.elf import ElfError, read_elf
+from emutrace.loader.exec import exec_into
+from emutrace.loader.modules import Module
 
 from .machine.errors import EmutraceError
 from .machine.faultaddr import exact_address
 from .machine.record import record
 from .kernel.world import World
+from .tsc import TscObserver
 
 SEGV_MAPERR, SEGV_ACCERR, FPE_INTDIV, ILL_ILLOPN, TRAP_BRKPT, SI_KERNEL = 1, 2, 1, 2, 1, 0x80
 DEFAULT_MAX_MEM = 4 << 30
@@ -76,16 +82,12 @@ class Session:
         self.kernel = Kernel(self.world, self.vfs, max_procs=self.opts.max_procs)
         self.kernel.max_mem = self.opts.max_mem
         self.kernel.net = self.opts.net                  # --net: Internet sockets reach the host
-        self.kernel.wall_deadline = 0                    # set by run() when --timeout is given
         self.kernel.on_new_machine = self._attach
         self.kernel.on_mmap = self._on_mmap
         self.kernel.on_exec = self._on_exec
         self.kernel.on_fork = self._on_fork
-        self.kernel.current = None
-        self.kernel.pids = lambda: [p.pid for p in self.kernel.sched.procs]
-        self.kernel.process = lambda pid: next((p for p in self.kernel.sched.procs if p.pid == pid), None)
+        self.kernel.binfmt = exec_into                   # execve reaches the loader through it
         procfs.install(self.vfs, self.kernel)
-        from .tsc import TscObserver
         self.observers.append(TscObserver(self.world))     # RDTSC from the virtual clock
         self.processes: List[Process] = []     # every process of the run, in creation order
         self.follow: Optional[bool] = None     # trace children too (-f); None: ask the observers
@@ -168,8 +170,6 @@ class Session:
 
     def start(self) -> Process:
         """Exec the program; raises EmutraceError (126/127) if it cannot start."""
-        from emutrace.loader.exec import ExecError, exec_into
-        from emutrace.kernel import errno as E
         proc = self._initial_process()
         env = [f"{k}={v}" for k, v in self.world.env.items()]
         try:
@@ -188,7 +188,6 @@ class Session:
         """A name without a slash is looked up in the guest's PATH, inside the guest's root (as execvp)."""
         if "/" in name:
             return name
-        from emutrace.kernel.vfs import S_IFREG, VfsError
         for d in self.world.env.get("PATH", "/usr/bin:/bin").split(":"):
             cand = (d.rstrip("/") or "") + "/" + name
             try:
@@ -229,8 +228,6 @@ class Session:
         head = f.pread(4, 0)
         if head != b"\x7fELF":
             return
-        from emutrace.loader.elf import ElfError, read_elf
-        from emutrace.loader.modules import Module
         try:
             version = f.version()               # (before reading: see DirTree.read_versioned)
             elf = read_elf(f.path, f.pread(f.size(), 0), version)
@@ -449,7 +446,7 @@ def _follows(observer) -> bool:
 
 
 def _count_instructions(code: bytes, addr: int) -> int:
-    import capstone
+    import capstone             # deferred: only --max-insns counts instructions (capstone costs ~10 ms)
     md = _count_instructions.__dict__.get("md")
     if md is None:
         md = _count_instructions.md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)

@@ -14,6 +14,7 @@ from typing import List, Optional
 from emutrace.machine.memory import (AddressSpace, OutOfMemory, PAGE, PIE_BASE, STACK_SIZE, STACK_TOP, page_down,
                              page_up)
 from emutrace.kernel import errno as E
+from emutrace.kernel.binfmt import ExecError      # raised here, caught by the kernel's execve
 from emutrace.kernel.vfs import S_IFDIR, S_IFREG, VfsError
 
 from .elf import ET_DYN, PF_R, PF_W, PF_X, PT_PHDR, ElfError, ElfFile, read_elf
@@ -24,14 +25,6 @@ AT_UID, AT_EUID, AT_GID, AT_EGID, AT_PLATFORM, AT_HWCAP, AT_CLKTCK = 11, 12, 13,
 AT_SECURE, AT_RANDOM, AT_HWCAP2, AT_EXECFN, AT_MINSIGSTKSZ = 23, 25, 26, 31, 51
 MAX_SCRIPT_DEPTH = 4
 MAX_ARG_BYTES = 2 << 20
-
-
-class ExecError(Exception):
-    """exec failed before the point of no return; errno is the Linux error."""
-
-    def __init__(self, errno: int, message: str):
-        super().__init__(message)
-        self.errno = errno
 
 
 def _prot(flags: int) -> int:
@@ -211,7 +204,7 @@ def _reset_signals(proc) -> None:
 def exec_into(proc, path: str, argv: List[str], envp: List[str], base: str, loader: str = "auto") -> Image:
     """execve: replace proc's image; on success the caller resumes at proc.machine's rip."""
     image = load_image(proc, path, argv, envp, base, loader)
-    hook = getattr(proc.kernel, "on_exec", None)
+    hook = proc.kernel.on_exec
     if hook is not None:
         hook(proc, image)
     return image

@@ -176,7 +176,7 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
     child.ppid = parent.pid if parent is not None else proc.ppid
     child.pgid, child.sid = proc.pgid, proc.sid
     child.exit_signal = exit_signal
-    child.traced = proc.traced and bool(getattr(kernel, "follow", False))
+    child.traced = proc.traced and bool(kernel.follow)
     if flags & CLONE_VM:
         # runs on the parent's engine and memory (vfork, posix_spawn): the parent waits
         child.machine, child.aspace, child.mem = m, proc.aspace, proc.mem
@@ -192,7 +192,7 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
         proc.mem.write_u32(ptid, tid)
     if flags & CLONE_CHILD_SETTID:
         child.mem.write_u32(ctid, tid)
-    hook = getattr(kernel, "on_fork", None)
+    hook = kernel.on_fork
     if hook is not None:
         hook(proc, child)
     if flags & CLONE_VFORK:

@@ -143,7 +143,12 @@ class Kernel:
         self.intercept = None               # the API's hook: enter() may fake a result, exit() may change it
         self.on_new_machine = None          # called when exec gives a process a fresh machine
         self.on_mmap = None                 # called for each file-backed mmap (module discovery)
-        self.on_exec = None
+        self.on_exec = None                 # called after a successful execve (the loader calls it)
+        self.on_fork = None                 # called with (parent, child) for a followed fork
+        self.binfmt = None                  # the loader's exec_into, registered by the session (binfmt.py)
+        self.current: Optional[Process] = None   # the process running (its syscalls, /proc/self)
+        self.net = False                    # --net: Internet sockets reach the host
+        self.wall_deadline = 0              # host time.monotonic() at which --timeout ends the run; 0: none
         self.max_mem = 4 << 30
         self.notify = notify or (lambda msg: print(f"emutrace: {msg}", file=sys.stderr, flush=True))
         self.unimplemented_seen: set = set()
@@ -173,6 +178,14 @@ class Kernel:
         else:
             ret = self._handle(proc, call)
         return self.finish(proc, call, ret)
+
+    def pids(self) -> List[int]:
+        """The pids of the live processes, in the scheduler's order (for /proc)."""
+        return [p.pid for p in self.sched.procs]
+
+    def process(self, pid: int) -> Optional[Process]:
+        """The process with this pid, or None."""
+        return next((p for p in self.sched.procs if p.pid == pid), None)
 
     def observer_for(self, proc: Process):
         """The syscall observer, if this process is traced (without -f: the first one only)."""

@@ -5,6 +5,7 @@ import struct
 
 from . import errno as E
 from .dispatch import s32, syscall
+from .binfmt import ExecError
 from .kernel import ProcessExit
 from .layouts import RLIMIT, RUSAGE, SYSINFO, UTSNAME
 
@@ -99,8 +100,7 @@ def _process(proc, pid):
     pid = s32(pid)
     if pid == 0 or pid == proc.pid:
         return proc
-    find = getattr(proc.kernel, "process", None)
-    p = find(pid) if find is not None else None
+    p = proc.kernel.process(pid)
     return p if p is not None and not getattr(p, "reaped", False) else None
 
 
@@ -393,15 +393,17 @@ def sys_execveat(proc, dirfd, path, argv, envp, flags, *_):
 
 
 def _execve(proc, dirfd, path_addr, argv_addr, envp_addr, flags):
-    from emutrace.loader.exec import ExecError, exec_into
     from .fs import guest_path, base_dir
+    binfmt = proc.kernel.binfmt
+    if binfmt is None:
+        return -E.ENOEXEC           # no binary format registered: nothing can be executed
     path = guest_path(proc, path_addr)
     read = lambda addr: proc.mem.read_cstr(addr, 1 << 17).decode("utf-8", "surrogateescape")
     argv = [read(a) for a in proc.mem.read_ptr_array(argv_addr)] if argv_addr else []
     envp = [read(a) for a in proc.mem.read_ptr_array(envp_addr)] if envp_addr else []
     base = proc.cwd if path.startswith("/") else base_dir(proc, dirfd)
     try:
-        exec_into(proc, path, argv, envp, base)
+        binfmt(proc, path, argv, envp, base)
     except ExecError as e:
         return -e.errno
     return 0            # (as strace shows it; the new image starts with its own registers)

@@ -289,7 +289,7 @@ class Scheduler:
         socks = [s for s in socks.values() if s.fileno() >= 0]
         if not socks:
             return False
-        wall = getattr(self.kernel, "wall_deadline", 0)
+        wall = self.kernel.wall_deadline
         end = _t.monotonic() + span_ns / 1e9 if span_ns is not None else None
         while socks:
             left = [x for x in (end, wall or None) if x is not None]
