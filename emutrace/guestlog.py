@@ -40,7 +40,7 @@ import struct
 from typing import Dict, List, Optional, Tuple
 
 from .events import Call
-from .libcalls import Frame
+from .frames import Frame
 from .machine.errors import EmutraceError
 from .machine.memory import OutOfMemory, page_up
 from .values import DEFAULT_ALIGN, FastCallState, escape_bytes

@@ -138,7 +138,8 @@ def build_observers(session, cfg) -> List:
         libcalls = tc.libcalls and not tc.strace
         if libcalls or functions:
             from .filters import CallFilter, FilterError
-            from .libcalls import CallStacks, LibcallTracer
+            from .frames import CallStacks
+            from .libcalls import LibcallTracer
             from .protos import ConfError, load_prototypes
             from .values import CallFormatter
             try:
