@@ -147,7 +147,7 @@ def _int(text: str, what: str, lo: int = 0) -> int:
 # options that take a value: name → (setter)
 def parse(argv: List[str]) -> Config:
     if argv and argv[0] in ("diff", "sysroot"):
-        from . import subcommands
+        from .cmds import sysroot as subcommands
         return Config(argv=[], program="", world=World(), options=Options(), trace=TraceConfig(),
                       subcommand=getattr(subcommands, argv[0]), sub_args=argv[1:])
     world = World()

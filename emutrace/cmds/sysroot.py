@@ -41,7 +41,7 @@ def _fail(message: str, status: int) -> int:
 # ================================================================ diff
 
 def diff(cfg) -> int:
-    from .tracediff import TraceError, compare, format_report, load
+    from ..tracediff import TraceError, compare, format_report, load
     args = list(cfg.sub_args)
     context, all_hunks, with_args, files = 3, False, False, []
     i = 0
@@ -285,8 +285,8 @@ class Packer:
 def discover(packer: Packer, argv: List[str], timeout: float) -> List[str]:
     """Run the program once under emutrace (sandboxed, output discarded) and add every regular
     file it opened successfully and every program it executed (with their closures)."""
-    from .api import Session
-    from .session import EmutraceError
+    from ..api import Session
+    from ..session import EmutraceError
     AT_FDCWD = -100
     opened: List[Tuple[str, str]] = []
     execs: List[str] = []
@@ -419,7 +419,7 @@ def sysroot(cfg) -> int:
 
 
 def _which(packer: Packer, name: str) -> str:
-    from .kernel.world import DEFAULT_ENV
+    from ..kernel.world import DEFAULT_ENV
     for d in DEFAULT_ENV["PATH"].split(":"):
         cand = d + "/" + name
         found = packer.walk(cand)

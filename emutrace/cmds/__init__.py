@@ -1,0 +1,1 @@
+"""The subcommands, one module each: `emutrace NAME ARGS...` runs NAME.main(ARGS)."""
