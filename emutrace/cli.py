@@ -10,6 +10,8 @@ import os
 import sys
 from typing import List, Optional
 
+from . import cmds
+
 USAGE_STATUS, NOEXEC_STATUS, NOTFOUND_STATUS, TIMEOUT_STATUS = 125, 126, 127, 124
 
 
@@ -21,6 +23,8 @@ def fail(message: str, status: int) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in cmds.NAMES:
+        return cmds.load(argv[0])(argv[1:])
     from .options import InfoRequested, UsageError, parse
     try:
         cfg = parse(argv)
@@ -29,8 +33,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
     except UsageError as e:
         return fail(str(e), USAGE_STATUS)
-    if cfg.subcommand is not None:
-        return cfg.subcommand(cfg)
     try:
         return run(cfg)
     except KeyboardInterrupt:

@@ -6,7 +6,7 @@ Options end at the first word that is not an option (the program) or at `--`. Su
 from __future__ import annotations
 
 import os
-from typing import Callable, List, Optional
+from typing import List, Optional
 
 from .machine.record import field, record
 from .session import Options
@@ -113,8 +113,6 @@ class Config:
     world: World
     options: Options
     trace: TraceConfig
-    subcommand: Optional[Callable] = None
-    sub_args: List[str] = field(default_factory=list)
 
 
 def parse_size(text: str) -> int:
@@ -146,10 +144,6 @@ def _int(text: str, what: str, lo: int = 0) -> int:
 
 # options that take a value: name → (setter)
 def parse(argv: List[str]) -> Config:
-    if argv and argv[0] in ("diff", "sysroot"):
-        from .cmds import sysroot as subcommands
-        return Config(argv=[], program="", world=World(), options=Options(), trace=TraceConfig(),
-                      subcommand=getattr(subcommands, argv[0]), sub_args=argv[1:])
     world = World()
     opts = Options()
     tc = TraceConfig()
