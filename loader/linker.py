@@ -13,10 +13,12 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from emutrace.machine.memory import page_up
 from emutrace.kernel import errno as E
+from emutrace.kernel.binfmt import ExecError
 from emutrace.kernel.vfs import VfsError
 
 from .elf import (DT_INIT, DT_INIT_ARRAY, DT_INIT_ARRAYSZ, DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ, ET_DYN,
                   SHN_UNDEF, STB_LOCAL, STB_WEAK, STT_GNU_IFUNC, ElfFile, Reloc, Symbol, read_elf)
+from .image import choose_bias, map_elf
 from .modules import Module
 
 DEFAULT_DIRS = ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib")
@@ -320,7 +322,6 @@ Linker.RELOCATIONS = {
 
 def link(proc, image) -> int:
     """Map and relocate the program's libraries; run their initialisers; return the entry point."""
-    from .exec import ExecError, choose_bias, map_elf
     vfs = proc.kernel.vfs
     program = image.program
     found = closure(vfs, program.path, program.elf)
