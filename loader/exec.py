@@ -15,7 +15,7 @@ from emutrace.machine.cpu import Machine, cpuid
 from emutrace.machine.memory import AddressSpace, OutOfMemory, PAGE, PIE_BASE, STACK_SIZE, STACK_TOP
 from emutrace.kernel import errno as E
 from emutrace.kernel.binfmt import ExecError      # raised here, caught by the kernel's execve
-from emutrace.kernel.kernel import SigAction
+from emutrace.kernel.task import SigAction
 from emutrace.kernel.vfs import S_IFDIR, S_IFREG, VfsError
 
 from . import linker

@@ -16,7 +16,7 @@ import struct
 
 from . import errno as E
 from .dispatch import syscall
-from .kernel import NORETURN, ProcessExit, Process, RLIMIT_NPROC, SigAction, Thread
+from .task import NORETURN, ProcessExit, Process, RLIMIT_NPROC, SigAction, Thread
 from .layouts import CLONE_ARGS, RUSAGE, SIGINFO
 from .sched import MAX_THREADS, Block, Wait
 

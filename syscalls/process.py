@@ -6,7 +6,7 @@ import struct
 from . import errno as E
 from .dispatch import s32, syscall
 from .binfmt import ExecError
-from .kernel import ProcessExit
+from .task import ProcessExit
 from .layouts import RLIMIT, RUSAGE, SYSINFO, UTSNAME
 
 ARCH_SET_GS, ARCH_SET_FS, ARCH_GET_FS, ARCH_GET_GS = 0x1001, 0x1002, 0x1003, 0x1004

@@ -34,6 +34,7 @@ import struct
 from typing import Callable, Dict, List, Optional
 
 from . import errno as E
+from .task import GuestDeadlock, NORETURN
 
 QUANTUM = 100_000            # instructions per slice while another thread is runnable
 SYSCALL_QUANTUM = 64         # ... or this many system calls
@@ -238,7 +239,6 @@ class Scheduler:
 
         Advances the virtual clock when nobody can run; raises GuestDeadlock when nothing can
         ever make a thread runnable again."""
-        from .kernel import GuestDeadlock
         while True:
             tasks = self.tasks
             if not tasks:
@@ -350,7 +350,6 @@ class Scheduler:
 
     def resume(self, t) -> bool:
         """t (now loaded) was blocked: end its system call if it can. True when it may run on."""
-        from .kernel import NORETURN
         w = t.wait
         reason = self._wake_reason(t, w)
         if reason is None:

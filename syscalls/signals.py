@@ -6,7 +6,7 @@ from emutrace.machine.memory import GuestFault
 
 from . import errno as E
 from .dispatch import s32, syscall
-from .kernel import NORETURN, ProcessExit, SigAction
+from .task import GuestDeadlock, NORETURN, ProcessExit, SigAction
 from .layouts import FXSAVE, KSIGACTION, RT_SIGFRAME_SIZE, SIGCONTEXT_GREGS, SIGINFO, STACK_T, UCONTEXT
 
 SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGKILL = 1, 2, 3, 4, 5, 6, 7, 8, 9
@@ -269,7 +269,6 @@ def _advance_to_alarm(proc):
 
 
 def _deadlock(proc):
-    from .kernel import GuestDeadlock
     return GuestDeadlock(f"process {proc.pid} waits for a signal that nothing can send")
 
 
