@@ -18,7 +18,7 @@ from emutrace.kernel import procfs
 from emutrace.kernel.binfmt import ExecError
 from emutrace.kernel.files import FdTable, HostStream, O_RDONLY, O_WRONLY
 from emutrace.kernel.kernel import Kernel
-from emutrace.kernel.sched import Block
+from emutrace.kernel.wait import Block
 from emutrace.kernel.signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, deliver_pending, force_signal
 from emutrace.kernel.task import GuestDeadlock, NORETURN, Process, ProcessExit
 from emutrace.kernel.time import check_alarm

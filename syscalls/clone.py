@@ -19,6 +19,7 @@ from .dispatch import syscall
 from .task import NORETURN, ProcessExit, Process, RLIMIT_NPROC, SigAction, Thread
 from .layouts import CLONE_ARGS, RUSAGE, SIGINFO
 from .sched import MAX_THREADS, Block, Wait
+from .signals import NSIG
 
 CSIGNAL = 0x000000FF
 CLONE_VM, CLONE_FS, CLONE_FILES, CLONE_SIGHAND = 0x100, 0x200, 0x400, 0x800
@@ -466,7 +467,6 @@ def _sig_info(proc, sig: int, code: int = 0) -> dict:
 
 def kill_process(proc, pid: int, sig: int) -> int:
     """kill(2): pid > 0 one process, 0 the caller's group, -1 everyone but init, < -1 a group."""
-    from .signals import NSIG
     if not 0 <= sig <= NSIG:
         return -E.EINVAL
     procs = [p for p in proc.kernel.sched.procs if not p.reaped]
@@ -489,7 +489,6 @@ def kill_process(proc, pid: int, sig: int) -> int:
 
 def kill_thread(proc, tgid, tid: int, sig: int) -> int:
     """tgkill/tkill to a thread of any process."""
-    from .signals import NSIG
     if not 0 <= sig <= NSIG or tid <= 0:
         return -E.EINVAL
     t = proc.kernel.sched.find_thread(tid)

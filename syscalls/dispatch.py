@@ -28,9 +28,3 @@ def s64(v: int) -> int:
 def s32(v: int) -> int:
     v &= 0xFFFFFFFF
     return v - (1 << 32) if v >> 31 else v
-
-
-def load_all() -> Dict[str, Callable]:
-    """Import every handler module (each registers its rows) and return the handler map."""
-    from . import fs, futex, mm, process, signals, time, net, misc, clone, epoll  # noqa: F401
-    return HANDLERS

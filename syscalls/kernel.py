@@ -9,13 +9,16 @@ from __future__ import annotations
 import sys
 from typing import Callable, Dict, List, Optional
 
-from . import errno as E
-from .dispatch import load_all
 from emutrace.machine.memory import GuestFault, OutOfMemory
-from .sched import Block
-from .task import NORETURN, Process, ProcessExit
+
+from . import clone
+from . import errno as E
+from .handlers import load_all
+from .sched import Block, Scheduler
 from .table import BY_NR, Syscall
+from .task import NORETURN, Process, ProcessExit
 from .vfs import Vfs, VfsError
+
 
 class Kernel:
     def __init__(self, world, vfs: Vfs, max_procs: int = 64, notify: Callable[[str], None] = None):
@@ -38,9 +41,7 @@ class Kernel:
         self.unimplemented_seen: set = set()
         self._calls: Dict[int, tuple] = {}     # id(thread) → the call its handler is running
         self.follow = False                 # -f: child processes are traced too
-        from .sched import Scheduler
         self.sched = Scheduler(self)
-        from . import clone
         clone.install(self)
         self.counts: Dict[str, int] = {}
 

@@ -20,6 +20,7 @@ from . import errno as E
 from .dispatch import s32, syscall
 from .files import O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
 from .vfs import S_IFSOCK, StatInfo, VfsError
+from .fs import blocking
 
 AF_UNIX = 1
 SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET = 1, 2, 5
@@ -250,7 +251,6 @@ def sys_accept(proc, fd, addr=0, alen=0, flags=0, *_):
         if not sock.backlog:
             raise WouldBlock()
         return sock.backlog.pop(0)
-    from .fs import blocking
     conn = blocking(proc, sock, take)           # EAGAIN when non-blocking; else the scheduler waits
     if isinstance(conn, int):
         return conn

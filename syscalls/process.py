@@ -8,6 +8,7 @@ from .dispatch import s32, syscall
 from .binfmt import ExecError
 from .task import ProcessExit
 from .layouts import RLIMIT, RUSAGE, SYSINFO, UTSNAME
+from .fs import base_dir, guest_path
 
 ARCH_SET_GS, ARCH_SET_FS, ARCH_GET_FS, ARCH_GET_GS = 0x1001, 0x1002, 0x1003, 0x1004
 RLIM_INFINITY = 0xFFFFFFFFFFFFFFFF
@@ -393,7 +394,6 @@ def sys_execveat(proc, dirfd, path, argv, envp, flags, *_):
 
 
 def _execve(proc, dirfd, path_addr, argv_addr, envp_addr, flags):
-    from .fs import guest_path, base_dir
     binfmt = proc.kernel.binfmt
     if binfmt is None:
         return -E.ENOEXEC           # no binary format registered: nothing can be executed

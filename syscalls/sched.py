@@ -31,56 +31,19 @@ One thread runs at a time, and the same inputs always give the same interleaving
 from __future__ import annotations
 
 import struct
-from typing import Callable, Dict, List, Optional
+from typing import Dict, List, Optional
 
 from . import errno as E
 from .task import GuestDeadlock, NORETURN
+from .wait import Block, Wait
+from .fs import POLLIN, POLLOUT, _poll_once
+from .layouts import POLLFD
+from .signals import SA_RESTART, SIG_DFL, SIG_IGN, SIGKILL, _action, bit, default_action
+from .time import check_alarm
 
 QUANTUM = 100_000            # instructions per slice while another thread is runnable
 SYSCALL_QUANTUM = 64         # ... or this many system calls
 MAX_THREADS = 4096           # every thread of every process, together
-
-
-class Block(Exception):
-    """Raised by a system call handler when the calling thread must sleep; carries the Wait."""
-
-    def __init__(self, wait: "Wait"):
-        super().__init__(wait.what)
-        self.wait = wait
-
-
-class Wait:
-    """What a blocked thread waits for, and how its system call ends.
-
-    restart: what a signal with a handler does to the call, as Linux's restart codes:
-      "sys"    (ERESTARTSYS) restarted if the handler has SA_RESTART, else EINTR;
-      "nohand" (ERESTARTNOHAND) EINTR;
-      "always" (ERESTARTNOINTR) restarted;
-      "none"   not interruptible (only SIGKILL ends it).
-    result / timeout_result: the call's return value when woken / when the deadline passed;
-      None means: run the handler again (it finds the new state, or its expired deadline).
-    """
-
-    __slots__ = ("kind", "what", "thread", "deadline", "ready", "done", "result", "timeout_result",
-                 "restart", "call", "key", "bitset", "cancel", "on_eintr")
-
-    def __init__(self, kind: str, what: str, thread, *, deadline: Optional[int] = None,
-                 ready: Optional[Callable[[], bool]] = None, result=None, timeout_result=None,
-                 restart: str = "sys"):
-        self.kind = kind
-        self.what = what
-        self.thread = thread
-        self.deadline = deadline          # monotonic ns on the virtual clock, or None
-        self.ready = ready
-        self.done = False                 # set by an explicit wake (futex, vfork)
-        self.result = result
-        self.timeout_result = timeout_result
-        self.restart = restart
-        self.call = None                  # (nr, sc, args, trace state): set by the kernel
-        self.key = None
-        self.bitset = 0
-        self.cancel: Optional[Callable[[], None]] = None   # leave the wait queue (futexes)
-        self.on_eintr: Optional[Callable[[], None]] = None  # before EINTR returns (nanosleep's rem)
 
 
 def _u32(proc, addr: int) -> int:
@@ -185,7 +148,6 @@ class Scheduler:
 
     def signal_for(self, t, interruptible: bool = True):
         """The pending signal that should wake thread t (one it will handle or die of), or None."""
-        from .signals import SIGKILL, bit
         proc = t.proc
         if not t.pending and not proc.pending:
             return None
@@ -307,7 +269,6 @@ class Scheduler:
         return False
 
     def check_alarms(self) -> None:
-        from .time import check_alarm
         for p in self.procs:
             if p.exit is None and p.alarm_at_ns:
                 check_alarm(p)
@@ -399,7 +360,6 @@ class Scheduler:
 
     def _interrupted(self, proc, t, w):
         """The result of a call a signal interrupted, or None to restart it."""
-        from .signals import SA_RESTART, SIG_DFL, _action
         info = self.signal_for(t, interruptible=True) or self.signal_for(t, interruptible=False)
         if w.restart == "always":
             return None
@@ -475,15 +435,12 @@ class Scheduler:
 
 
 def _ignored(proc, sig: int) -> bool:
-    from .signals import SIG_DFL, SIG_IGN, _action, default_action
     act = _action(proc, sig)
     return act.handler == SIG_IGN or (act.handler == SIG_DFL and default_action(sig) == "ignore")
 
 
 def _poll_ready(proc, call):
     """A readiness test for a blocked poll/ppoll/select/pselect6 (re-reads its fd sets)."""
-    from .fs import POLLIN, POLLOUT, _poll_once
-    from .layouts import POLLFD
     nr, sc, args, _ = call
     name = sc.name if sc is not None else ""
     try:
