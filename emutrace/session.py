@@ -324,7 +324,7 @@ class Session:
         except UcError as e:
             if m.fault_fixup is not None and m.fault_fixup(proc, m.reg("rip")):
                 return                           # a string copy of the call log hit a bad pointer
-            denied = proc.aspace.denied       # (error, address): a page access emutrace/tlb.py refused
+            denied = proc.aspace.denied       # (error, address): a page access emutrace/machine/tlb.py refused
             self._flush_log(proc, m)
             self._guest_fault(proc, e.errno, denied)
             return
@@ -401,7 +401,7 @@ class Session:
 
     def _guest_fault(self, proc, err: int, denied=None):
         """emu_start stopped with Unicorn error `err`. A page access the guest's mappings do not
-        allow stops it with UC_ERR_EXCEPTION, `denied` saying which (emutrace/tlb.py)."""
+        allow stops it with UC_ERR_EXCEPTION, `denied` saying which (emutrace/machine/tlb.py)."""
         rip = proc.machine.reg("rip")
         fault = self._fault
         addr = rip

@@ -250,7 +250,7 @@ def _show(mark: str, which: str, step: Step) -> str:
 
 
 def format_report(c: Comparison, context: int = 3, all_hunks: bool = False) -> str:
-    """The report `emutrace diff` prints (see subcommands.diff)."""
+    """The report `emutrace diff` prints (see cmds/diff.py)."""
     a, b = c.a, c.b
     out = []
     if c.equal:

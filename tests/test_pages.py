@@ -1,5 +1,5 @@
-"""Page permissions under Unicorn's virtual TLB (emutrace/tlb.py): faults where Linux gives them,
-with the faulting byte's address (emutrace/faultaddr.py), and code rewritten at run time never
+"""Page permissions under Unicorn's virtual TLB (emutrace/machine/tlb.py): faults where Linux gives them,
+with the faulting byte's address (emutrace/machine/faultaddr.py), and code rewritten at run time never
 run stale. bins/pages prints every fault relative to its mapping, so native output is the
 reference."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Memory shared between emulated processes: MAP_SHARED mappings (anonymous, /dev/shm and other
-overlay files) are the same host memory in every engine that maps them (emutrace/memory.py
+overlay files) are the same host memory in every engine that maps them (emutrace/machine/memory.py
 SharedMemory, syscalls/mm.py, fork in syscalls/clone.py), shared futexes on them wake other
 processes (syscalls/sched.py), and /dev/shm is a writable tmpfs inside the sandbox.
 

@@ -1,6 +1,6 @@
 """The exact address of a memory fault, for si_addr.
 
-Unicorn's TLB fill hook (emutrace/tlb.py) learns only the page an access was refused on, while
+Unicorn's TLB fill hook (emutrace/machine/tlb.py) learns only the page an access was refused on, while
 Linux reports the faulting byte: `*(int *)0x10` gives si_addr 0x10, a stack overflow the
 address below the guard page's top that `push` wrote. So the faulting instruction is decoded and
 its memory operands evaluated from the registers; the one that lies on the refused page is the
