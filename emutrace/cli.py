@@ -25,7 +25,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in cmds.NAMES:
         return cmds.load(argv[0])(argv[1:])
-    from .options import InfoRequested, UsageError, parse
+    from .options import InfoRequested, UsageError, parse     # deferred (and below): a subcommand loads only its own modules
     try:
         cfg = parse(argv)
     except InfoRequested as e:
@@ -108,7 +108,7 @@ def die_by_signal(sig: int) -> None:
 def _host_signal(linux_sig: int):
     """The host's number for a Linux signal, found by name (macOS numbers differ)."""
     import signal as hostsig
-    from emutrace.decode.xlat import signal_name
+    from emutrace.decode.xlat import signal_name     # deferred: only a guest killed by a signal needs the name tables (~2 ms)
     name = signal_name(linux_sig)
     return getattr(hostsig, name, None) if name and name.startswith("SIG") else None
 

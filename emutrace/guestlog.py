@@ -43,8 +43,8 @@ from .events import Call
 from .frames import Frame
 from .machine.errors import EmutraceError
 from .machine.memory import OutOfMemory, page_up
-from .values import DEFAULT_ALIGN, FastCallState, escape_bytes
 from .machine.x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
+from .values import DEFAULT_ALIGN, FastCallState, escape_bytes
 
 # control page: the running thread's pointers, then where the trampolines keep the registers
 # they borrow (never the stack: what they left below the stack pointer would show up in the

@@ -21,12 +21,13 @@ from unicorn import UC_HOOK_CODE
 
 from emutrace.loader.elf import STT_FUNC, STT_GNU_IFUNC, SHN_UNDEF
 from emutrace.loader.modules import Module
+from emutrace.loader.resolve import GotResolver
 
 from .events import Call, Return
+from .frames import CallStacks, Frame, Regs, Site, UNSET
 from .guestlog import (FastSite, GuestLog, HEAD, HOOKED_ONLY, LOG_TOP, OUT_MAX, RET_SIZE, area_size, capture_plan,
                        free_near, patch_jmp)
 from .machine.memory import MemView, PROT_READ, page_up
-from .frames import CallStacks, Frame, Regs, Site, UNSET
 from .values import FastCallState
 
 R_GLOB_DAT, R_JUMP_SLOT, R_IRELATIVE = 6, 7, 37
@@ -167,7 +168,6 @@ class LibcallTracer:
         module list grows."""
         resolver = getattr(proc, "_lt_resolver", None)
         if resolver is None or resolver[0] != len(proc.modules):
-            from emutrace.loader.resolve import GotResolver
             resolver = proc._lt_resolver = (len(proc.modules), GotResolver(proc.modules))
         dm, _ = resolver[1].lookup(name, None, for_plt=True)
         return dm.name if dm is not None and dm is not proc.modules[0] else ""

@@ -8,9 +8,10 @@ from __future__ import annotations
 import os
 from typing import List, Optional
 
-from .machine.record import field, record
-from .session import Options
 from .kernel.world import World
+from .machine.record import field, record
+from .machine.version import __version__
+from .session import Options
 
 HELP = """usage: emutrace [options] PROGRAM [ARGS...]
        emutrace diff A.jsonl B.jsonl
@@ -171,7 +172,6 @@ def parse(argv: List[str]) -> Config:
             if name in ("--help",):
                 raise InfoRequested(HELP.rstrip())
             elif name == "--version":
-                from .machine.version import __version__
                 raise InfoRequested(f"emutrace {__version__}")
             elif name == "--strace":
                 tc.strace, tc.libcalls = True, False
@@ -196,7 +196,7 @@ def parse(argv: List[str]) -> Config:
             elif name == "--root":
                 opts.root = val()
                 if not os.path.isdir(opts.root):
-                    from emutrace.kernel.tarfs import is_tar_archive
+                    from emutrace.kernel.tarfs import is_tar_archive     # deferred: tarfile, gzip, lzma and bz2 load only for a tar root
                     if not is_tar_archive(opts.root):
                         raise UsageError(f"--root {opts.root}: not a directory or a tar archive")
             elif name == "--rw":

@@ -18,19 +18,19 @@ from emutrace.kernel import procfs
 from emutrace.kernel.binfmt import ExecError
 from emutrace.kernel.files import FdTable, HostStream, O_RDONLY, O_WRONLY
 from emutrace.kernel.kernel import Kernel
-from emutrace.kernel.wait import Block
 from emutrace.kernel.signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, deliver_pending, force_signal
 from emutrace.kernel.task import GuestDeadlock, NORETURN, Process, ProcessExit
 from emutrace.kernel.time import check_alarm
 from emutrace.kernel.vfs import S_IFREG, Vfs, VfsError
+from emutrace.kernel.wait import Block
 from emutrace.loader.elf import ElfError, read_elf
 from emutrace.loader.exec import exec_into
 from emutrace.loader.modules import Module
 
+from .kernel.world import World
 from .machine.errors import EmutraceError
 from .machine.faultaddr import exact_address
 from .machine.record import record
-from .kernel.world import World
 from .tsc import TscObserver
 
 SEGV_MAPERR, SEGV_ACCERR, FPE_INTDIV, ILL_ILLOPN, TRAP_BRKPT, SI_KERNEL = 1, 2, 1, 2, 1, 0x80

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import List
 
-from .events import Call, Exit, Return
+from emutrace.loader.modules import module_at
+
+from .events import Call, Exit, Return, Signal
 from .machine.errors import EmutraceError
 from .output import FtraceText, JsonLines, LtraceText, StraceText, Writer, open_stream
 
@@ -73,8 +75,7 @@ class Tracer:
         if self.syscalls:
             self.syscalls.signal(proc, info)
         else:
-            from emutrace.decode.xlat import signal_name
-            from .events import Signal
+            from emutrace.decode.xlat import signal_name     # deferred: the name tables take ~2 ms to load
             fields = {k: v for k, v in info.items() if not k.startswith("_")}
             self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],
                              signal_name(info["si_signo"]), "", fields))
@@ -128,7 +129,7 @@ def build_observers(session, cfg) -> List:
     try:
         _timeline_sinks(session, tc, sinks)
         if tc.strace or tc.syscalls or sys_specs:
-            from .systrace import SyscallObserver, SyscallSelection, TraceSpecError
+            from .systrace import SyscallObserver, SyscallSelection, TraceSpecError     # deferred: loaded only when system calls are traced
             try:
                 sel = SyscallSelection(sys_specs)
             except TraceSpecError as e:
@@ -137,7 +138,7 @@ def build_observers(session, cfg) -> List:
             session.kernel.observer = tracer.syscalls
         libcalls = tc.libcalls and not tc.strace
         if libcalls or functions:
-            from .filters import CallFilter, FilterError
+            from .filters import CallFilter, FilterError     # deferred (this block): -L and --strace runs load no call tracer
             from .frames import CallStacks
             from .libcalls import LibcallTracer
             from .protos import ConfError, load_prototypes
@@ -166,7 +167,7 @@ def build_observers(session, cfg) -> List:
                 if len(sinks) == 1 and isinstance(sink, LtraceText) and sink.plain and not tracer.max_depth:
                     tracer.libcalls.leaf_out = sink
             if functions:
-                from .ftrace import FunctionTracer
+                from .ftrace import FunctionTracer     # deferred: only --ftrace and -x need it
                 # --ftrace's formats show names; -x alone is ltrace's: arguments decoded
                 tracer.functions = FunctionTracer(session, tracer.emit, calls, select, fmt, protos,
                                                   decode=not tc.ftrace)
@@ -184,7 +185,7 @@ def build_observers(session, cfg) -> List:
 def _timeline_sinks(session, tc, sinks) -> None:
     """--chrome FILE and --folded FILE: extra sinks beside the text or jsonl one."""
     import os
-    from .timeline import ChromeTrace, FoldedStacks
+    from .timeline import ChromeTrace, FoldedStacks     # deferred: only --chrome and --folded need it
     if tc.chrome:
         name = os.path.basename(session.program)
         sinks.append(ChromeTrace(open(tc.chrome, "w", encoding="utf-8"), name))
@@ -196,6 +197,5 @@ def _symbolize(session, addr: int):
     proc = session.kernel.current
     if proc is None:
         return None
-    from emutrace.loader.modules import module_at
     m = module_at(proc.modules, addr)
     return m.function_at(addr) if m else None

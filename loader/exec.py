@@ -11,12 +11,12 @@ from __future__ import annotations
 import struct
 from typing import List, Optional
 
-from emutrace.machine.cpu import Machine, cpuid
-from emutrace.machine.memory import AddressSpace, OutOfMemory, PAGE, PIE_BASE, STACK_SIZE, STACK_TOP
 from emutrace.kernel import errno as E
 from emutrace.kernel.binfmt import ExecError      # raised here, caught by the kernel's execve
 from emutrace.kernel.task import SigAction
 from emutrace.kernel.vfs import S_IFDIR, S_IFREG, VfsError
+from emutrace.machine.cpu import Machine, cpuid
+from emutrace.machine.memory import AddressSpace, OutOfMemory, PAGE, PIE_BASE, STACK_SIZE, STACK_TOP
 
 from . import linker
 from .elf import ET_DYN, PF_X, PT_PHDR, ElfError, ElfFile, read_elf

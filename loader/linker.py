@@ -11,11 +11,12 @@ from __future__ import annotations
 import struct
 from typing import Callable, Dict, List, Optional, Tuple
 
-from emutrace.machine.memory import page_up
 from emutrace.kernel import errno as E
 from emutrace.kernel.binfmt import ExecError
 from emutrace.kernel.vfs import VfsError
+from emutrace.machine.memory import page_up
 
+from .callguest import call_guest
 from .elf import (DT_INIT, DT_INIT_ARRAY, DT_INIT_ARRAYSZ, DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ, ET_DYN,
                   SHN_UNDEF, STB_LOCAL, STB_WEAK, STT_GNU_IFUNC, ElfFile, Reloc, Symbol, read_elf)
 from .image import choose_bias, map_elf
@@ -197,7 +198,6 @@ class Linker:
     def call(self, fn: int, args: List[int]) -> int:
         """Run a guest function to completion (IFUNC resolvers, initialisers) and return rax."""
         from unicorn import UcError
-        from .callguest import call_guest
         try:
             return call_guest(self.proc, fn, args)
         except UcError as e:

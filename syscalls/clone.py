@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import struct
 
+from emutrace.machine.cpu import Machine
+from emutrace.machine.memory import AddressSpace
+
 from . import errno as E
 from .dispatch import syscall
-from .task import NORETURN, ProcessExit, Process, RLIMIT_NPROC, SigAction, Thread
 from .layouts import CLONE_ARGS, RUSAGE, SIGINFO
 from .sched import MAX_THREADS, Block, Wait
 from .signals import NSIG
+from .task import NORETURN, ProcessExit, Process, RLIMIT_NPROC, SigAction, Thread
 
 CSIGNAL = 0x000000FF
 CLONE_VM, CLONE_FS, CLONE_FILES, CLONE_SIGHAND = 0x100, 0x200, 0x400, 0x800
@@ -216,8 +219,6 @@ def _derived_context(m, regs: dict):
 
 def _fork_machine(proc, child, regs: dict) -> None:
     """A new engine for the child: a copy of the parent's memory and registers."""
-    from emutrace.machine.cpu import Machine
-    from emutrace.machine.memory import AddressSpace
     kernel = proc.kernel
     pm = proc.machine
     cm = Machine()

@@ -19,8 +19,8 @@ import struct
 from . import errno as E
 from .dispatch import s32, syscall
 from .files import O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
-from .vfs import S_IFSOCK, StatInfo, VfsError
 from .fs import blocking
+from .vfs import S_IFSOCK, StatInfo, VfsError
 
 AF_UNIX = 1
 SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET = 1, 2, 5

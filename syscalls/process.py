@@ -4,11 +4,11 @@ from __future__ import annotations
 import struct
 
 from . import errno as E
-from .dispatch import s32, syscall
 from .binfmt import ExecError
-from .task import ProcessExit
-from .layouts import RLIMIT, RUSAGE, SYSINFO, UTSNAME
+from .dispatch import s32, syscall
 from .fs import base_dir, guest_path
+from .layouts import RLIMIT, RUSAGE, SYSINFO, UTSNAME
+from .task import ProcessExit
 
 ARCH_SET_GS, ARCH_SET_FS, ARCH_GET_FS, ARCH_GET_GS = 0x1001, 0x1002, 0x1003, 0x1004
 RLIM_INFINITY = 0xFFFFFFFFFFFFFFFF

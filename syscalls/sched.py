@@ -33,13 +33,15 @@ from __future__ import annotations
 import struct
 from typing import Dict, List, Optional
 
+from emutrace.machine.memory import GuestFault
+
 from . import errno as E
-from .task import GuestDeadlock, NORETURN
-from .wait import Block, Wait
 from .fs import POLLIN, POLLOUT, _poll_once
 from .layouts import POLLFD
 from .signals import SA_RESTART, SIG_DFL, SIG_IGN, SIGKILL, _action, bit, default_action
+from .task import GuestDeadlock, NORETURN
 from .time import check_alarm
+from .wait import Block, Wait
 
 QUANTUM = 100_000            # instructions per slice while another thread is runnable
 SYSCALL_QUANTUM = 64         # ... or this many system calls
@@ -412,7 +414,6 @@ class Scheduler:
             call[2][3] if name == "clock_nanosleep" and not call[2][1] & 1 else 0     # TIMER_ABSTIME
         if rem:
             def write_rem():
-                from emutrace.machine.memory import GuestFault
                 left = max(0, w.deadline - self.now())
                 try:
                     proc.mem.write(rem, struct.pack("<qq", left // 10**9, left % 10**9))
@@ -603,7 +604,6 @@ class Futexes:
     def thread_died(self, proc, t) -> None:
         """Robust futexes the thread held are marked OWNER_DIED and a waiter woken; then
         clear_child_tid is zeroed and woken (pthread_join)."""
-        from emutrace.machine.memory import GuestFault
         if t.robust_list:
             try:
                 self._robust(proc, t)

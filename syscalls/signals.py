@@ -6,10 +6,10 @@ from emutrace.machine.memory import GuestFault
 
 from . import errno as E
 from .dispatch import s32, syscall
-from .task import GuestDeadlock, NORETURN, ProcessExit, SigAction
 from .layouts import FXSAVE, KSIGACTION, RT_SIGFRAME_SIZE, SIGCONTEXT_GREGS, SIGINFO, STACK_T, UCONTEXT
-from .wait import Block, Wait
+from .task import GuestDeadlock, NORETURN, ProcessExit, SigAction
 from .time import check_alarm, read_timespec
+from .wait import Block, Wait
 
 SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGKILL = 1, 2, 3, 4, 5, 6, 7, 8, 9
 SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGCHLD, SIGCONT, SIGSTOP = 10, 11, 12, 13, 14, 15, 17, 18, 19

@@ -78,6 +78,8 @@ import pickle
 import re
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from emutrace.machine.cache import cached, key_of
+
 from ..machine.record import field, record
 
 __all__ = [
@@ -955,6 +957,5 @@ def load_prototypes(extra_files: Optional[Iterable[str]] = None, builtin: bool =
         return db
 
     # parsing ~1600 prototypes costs ~0.2 s: a warm run loads them parsed, keyed by the texts
-    from emutrace.machine.cache import cached, key_of
     key = key_of([t.encode() for _, t in texts] + [p.encode() for p, _ in texts] + [b"packed-db"])
     return cached("protos", key, parse_all)
