@@ -19,7 +19,7 @@ from typing import Dict, List, Optional
 
 from unicorn import UC_HOOK_CODE
 
-from emutrace.loader.elf import STT_FUNC, STT_GNU_IFUNC, SHN_UNDEF
+from emutrace.loader.elf import R_GLOB_DAT, R_IRELATIVE, R_JUMP_SLOT, STT_FUNC, STT_GNU_IFUNC, SHN_UNDEF
 from emutrace.loader.modules import Module
 from emutrace.loader.resolve import GotResolver
 
@@ -30,7 +30,6 @@ from .guestlog import (FastSite, GuestLog, HEAD, HOOKED_ONLY, LOG_TOP, OUT_MAX, 
 from .machine.memory import MemView, PROT_READ, page_up
 from .values import FastCallState
 
-R_GLOB_DAT, R_JUMP_SLOT, R_IRELATIVE = 6, 7, 37
 STUB_SIZE = 16
 ENDBR64 = b"\xf3\x0f\x1e\xfa"
 

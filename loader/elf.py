@@ -40,6 +40,9 @@ DT_GNU_HASH = 0x6FFFFEF5
 DT_VERSYM, DT_RELACOUNT, DT_FLAGS_1 = 0x6FFFFFF0, 0x6FFFFFF9, 0x6FFFFFFB
 DT_VERDEF, DT_VERDEFNUM, DT_VERNEED, DT_VERNEEDNUM = 0x6FFFFFFC, 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF
 DF_BIND_NOW, DF_1_NOW, DF_1_PIE = 0x8, 0x1, 0x08000000
+# x86-64 relocation types (the builtin linker applies them, GOT resolution and the call tracer read them)
+R_NONE, R_64, R_PC32, R_COPY, R_GLOB_DAT, R_JUMP_SLOT, R_RELATIVE = 0, 1, 2, 5, 6, 7, 8
+R_32, R_32S, R_DTPMOD64, R_DTPOFF64, R_TPOFF64, R_IRELATIVE = 10, 11, 16, 17, 18, 37
 
 MAX_SEGMENT = 1 << 40        # larger than any real program; bigger means a hostile header
 

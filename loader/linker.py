@@ -18,7 +18,9 @@ from emutrace.machine.memory import page_up
 
 from .callguest import call_guest
 from .elf import (DT_INIT, DT_INIT_ARRAY, DT_INIT_ARRAYSZ, DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ, ET_DYN,
-                  SHN_UNDEF, STB_LOCAL, STB_WEAK, STT_GNU_IFUNC, ElfFile, Reloc, Symbol, read_elf)
+                  R_32, R_32S, R_64, R_COPY, R_DTPMOD64, R_DTPOFF64, R_GLOB_DAT, R_IRELATIVE, R_JUMP_SLOT, R_NONE,
+                  R_PC32, R_RELATIVE, R_TPOFF64, SHN_UNDEF, STB_LOCAL, STB_WEAK, STT_GNU_IFUNC, ElfFile, Reloc, Symbol,
+                  read_elf)
 from .image import choose_bias, map_elf
 from .modules import Module
 
@@ -156,10 +158,6 @@ class Scope:
 
 
 # ---------------------------------------------------------------- relocations
-
-R_NONE, R_64, R_PC32, R_COPY, R_GLOB_DAT, R_JUMP_SLOT, R_RELATIVE = 0, 1, 2, 5, 6, 7, 8
-R_32, R_32S, R_DTPMOD64, R_DTPOFF64, R_TPOFF64, R_IRELATIVE = 10, 11, 16, 17, 18, 37
-
 
 class Linker:
     def __init__(self, proc, modules: List[Module]):

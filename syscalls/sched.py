@@ -34,6 +34,7 @@ import struct
 from typing import Dict, List, Optional
 
 from emutrace.machine.memory import GuestFault
+from emutrace.machine.words import s32
 
 from . import errno as E
 from .fs import POLLIN, POLLOUT, _poll_once
@@ -547,10 +548,10 @@ class Futexes:
 
     def wake(self, proc, uaddr: int, n: int, bitset: int) -> int:
         # as Linux: the count is checked after each wake, so 0 (or less) still wakes one
-        return self._wake_key(self._key(proc, uaddr), max(_s32(n), 1), bitset & 0xFFFFFFFF)
+        return self._wake_key(self._key(proc, uaddr), max(s32(n), 1), bitset & 0xFFFFFFFF)
 
     def requeue(self, proc, uaddr: int, uaddr2: int, nwake: int, nreq: int) -> int:
-        nwake, nreq = _s32(nwake), _s32(nreq)
+        nwake, nreq = s32(nwake), s32(nreq)
         if nwake < 0 or nreq < 0:
             return -E.EINVAL
         key, key2 = self._key(proc, uaddr), self._key(proc, uaddr2)
@@ -640,8 +641,3 @@ class Futexes:
         proc.mem.write_u32(uaddr, (word & FUTEX_WAITERS) | FUTEX_OWNER_DIED)
         if word & FUTEX_WAITERS:
             self._wake_key(self._key(proc, uaddr), 1, 0xFFFFFFFF)
-
-
-def _s32(v: int) -> int:
-    v &= 0xFFFFFFFF
-    return v - (1 << 32) if v >> 31 else v

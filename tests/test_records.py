@@ -132,11 +132,10 @@ def test_elf_models_of_host_files_are_keyed_by_version_not_contents(tmp_path, mo
     import shutil
     from emutrace.loader import elf as E
     from emutrace.kernel.vfs import DirTree
-    import emutrace.machine.digest as D
     monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
     hashed = []
-    real = D.blake2b
-    monkeypatch.setattr(D, "blake2b", lambda data, **kw: (hashed.append(len(data)), real(data, **kw))[1])
+    real = E.blake2b                                            # (the loader's name for the digest)
+    monkeypatch.setattr(E, "blake2b", lambda data, **kw: (hashed.append(len(data)), real(data, **kw))[1])
     lib = tmp_path / "libx.so"
     shutil.copy(shutil.which("true") or "/bin/true", lib)
     tree = DirTree("/")

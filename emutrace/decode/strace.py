@@ -37,6 +37,7 @@ from ..kernel import errno as _errno
 from ..kernel import table as _table
 from . import xlat as _x
 from ..kernel.layouts import SIGINFO, STAT, STATX
+from ..machine.words import s32 as _s32, s64 as _s64
 
 __all__ = ["SyscallFormatter", "format_signal", "format_exited", "format_killed", "format_summary",
            "quote_string", "format_return", "format_siginfo", "format_sockaddr",
@@ -58,16 +59,6 @@ NEVER_FAILS = frozenset({"getpid", "getppid", "getuid", "getgid", "geteuid", "ge
 
 # ---------------------------------------------------------------------------------------------
 # small helpers
-
-def _s32(v: int) -> int:
-    v &= 0xffffffff
-    return v - (1 << 32) if v & 0x80000000 else v
-
-
-def _s64(v: int) -> int:
-    v &= _MASK64
-    return v - (1 << 64) if v & (1 << 63) else v
-
 
 def _hex(v: int) -> str:
     v &= _MASK64

@@ -165,9 +165,6 @@ class Type:
         return t
 
     # helpers used by the formatter
-    def is_float(self) -> bool:
-        return False
-
     def is_void(self) -> bool:
         return False
 
@@ -188,9 +185,6 @@ class Prim(Type):
 
     def align(self) -> int:
         return max(1, PRIM_SIZES[self.kind])
-
-    def is_float(self) -> bool:
-        return self.kind in FLOATING
 
     def is_void(self) -> bool:
         return self.kind == "void"
