@@ -6,7 +6,7 @@ use, so `emutrace diff` and `--help` do not pay for the emulator's imports):
     import emutrace
     r = emutrace.Session(["./prog"], capture_output=True).run()
 """
-__version__ = "0.1.0"
+from .machine.version import __version__  # noqa: F401  (the package's version)
 
 _API = ("Session", "Result", "LibraryCall", "SystemCall", "GuestMemory", "EmutraceError", "ApiError",
         "ProgramNotFound", "CannotExecute", "LimitReached", "GuestMemoryError")
@@ -16,6 +16,6 @@ __all__ = list(_API)
 
 def __getattr__(name):
     if name in _API:
-        from . import api
+        from . import api     # deferred: `emutrace diff` and --help do not pay for the emulator
         return getattr(api, name)
     raise AttributeError(f"module 'emutrace' has no attribute {name!r}")

@@ -52,17 +52,22 @@ import threading
 from collections import Counter
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from syscalls import errno as _E
-from syscalls.files import OpenFile, O_RDONLY, O_WRONLY
-from syscalls.limits import BY_NAME as _BOUNDS
-from syscalls.vfs import S_IFIFO, StatInfo, VfsError
+from emutrace.kernel import errno as _E
+from emutrace.kernel.files import OpenFile, O_RDONLY, O_WRONLY
+from emutrace.kernel.limits import BY_NAME as _BOUNDS
+from emutrace.kernel.table import BY_NAME
+from emutrace.kernel.vfs import S_IFIFO, StatInfo, VfsError
 
 from .events import Call, Exit, Return, Signal, Syscall
-from .memory import GuestFault, OutOfMemory, PAGE, PROT_READ, PROT_WRITE, page_up
-from .record import field, record
+from .filters import CallFilter, compile_pattern, FilterError
+from .kernel.world import World
+from .machine.cpu import REG
+from .machine.memory import GuestFault, OutOfMemory, PAGE, PROT_READ, PROT_WRITE, page_up
+from .machine.record import field, record
+from .options import TraceConfig
+from .output import JsonLines, LtraceText, open_stream, StraceText, Writer
 from .session import EmutraceError, LimitReached, Options
 from .session import Session as CoreSession
-from .world import World
 
 __all__ = ["Session", "Result", "LibraryCall", "SystemCall", "GuestMemory", "EmutraceError",
            "ApiError", "ProgramNotFound", "CannotExecute", "LimitReached", "GuestMemoryError",
@@ -270,13 +275,11 @@ class LibraryCall:
         self.set_reg(("rdi", "rsi", "rdx", "rcx", "r8", "r9")[i], _to_u64(value, self.memory))
 
     def reg(self, name: str) -> int:
-        from .machine import REG
         if name not in REG:
             raise ApiError(f"unknown register {name!r}")
         return self._proc.machine.reg(name)
 
     def set_reg(self, name: str, value: int) -> None:
-        from .machine import REG
         if name not in REG or name == "rip":
             raise ApiError(f"cannot set register {name!r}")
         self._proc.machine.set_reg(name, value)
@@ -326,7 +329,6 @@ class LibraryCall:
 
 
 def _pattern(text: str):
-    from .filters import FilterError, compile_pattern
     try:
         return compile_pattern(text)
     except FilterError as e:
@@ -686,7 +688,7 @@ class Session:
         self.argv = [os.fspath(a) for a in argv]
         root = os.fspath(root)
         if not os.path.isdir(root):
-            from syscalls.tarfs import is_tar_archive
+            from emutrace.kernel.tarfs import is_tar_archive     # deferred: tarfile, gzip, lzma and bz2 load only for a tar root
             if not is_tar_archive(root):
                 raise ApiError(f"root {root}: not a directory or a tar archive")
         if loader not in ("auto", "interp", "builtin"):
@@ -804,7 +806,6 @@ class Session:
         return add(fn) if fn is not None else add
 
     def _syscall_pred(self, name: str):
-        from syscalls.table import BY_NAME
         if not isinstance(name, str) or not name:
             raise ApiError("a syscall hook needs a name or pattern")
         if not any(c in name for c in "*?[/") and name not in BY_NAME:
@@ -842,8 +843,6 @@ class Session:
         """Also write the trace as the command line would: format 'jsonl', 'text' (ltrace style,
         with syscalls interleaved when trace_syscalls) or 'strace'; path None means stderr."""
         self._before_run("write_trace")
-        from .options import TraceConfig
-        from .output import JsonLines, LtraceText, StraceText, Writer, open_stream
         if format not in ("jsonl", "text", "strace"):
             raise ApiError("write_trace: format is 'jsonl', 'text' or 'strace'")
         tc = TraceConfig(output=os.fspath(path) if path is not None else None, syscalls=self.trace_syscalls,
@@ -859,7 +858,7 @@ class Session:
     # -- running -----------------------------------------------------------------------
     def _wire(self) -> None:
         """Attach the tracer (as tracer.build_observers does for the command line)."""
-        from .tracer import Tracer
+        from .tracer import Tracer     # deferred (to the next import): a session that traces nothing loads no tracer
         core = self.core
         tracer = Tracer(core, [_Sink(self)] + self._sinks)
         core.kernel.intercept = self._sys_hooks
@@ -868,7 +867,6 @@ class Session:
             tracer.syscalls = SyscallObserver(core, tracer.emit, self.string_limit)
             core.kernel.observer = tracer.syscalls
         if self.trace_calls or self._call_hooks:
-            from .filters import CallFilter, FilterError
             from .libcalls import LibcallTracer
             from .protos import load_prototypes
             from .tracer import _symbolize

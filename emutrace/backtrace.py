@@ -15,10 +15,10 @@ from __future__ import annotations
 import bisect
 from typing import Dict, List, Optional
 
-from loader.modules import module_at
+from emutrace.loader.modules import module_at
 
 from .dwarfline import LineTable
-from .record import record
+from .machine.record import record
 from .sysgate import guest_realpath
 from .unwind import DWARF_REGS, RA, Unwinder
 

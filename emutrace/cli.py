@@ -10,6 +10,8 @@ import os
 import sys
 from typing import List, Optional
 
+from . import cmds
+
 USAGE_STATUS, NOEXEC_STATUS, NOTFOUND_STATUS, TIMEOUT_STATUS = 125, 126, 127, 124
 
 
@@ -21,7 +23,9 @@ def fail(message: str, status: int) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    from .options import InfoRequested, UsageError, parse
+    if argv and argv[0] in cmds.NAMES:
+        return cmds.load(argv[0])(argv[1:])
+    from .options import InfoRequested, UsageError, parse     # deferred (and below): a subcommand loads only its own modules
     try:
         cfg = parse(argv)
     except InfoRequested as e:
@@ -29,8 +33,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
     except UsageError as e:
         return fail(str(e), USAGE_STATUS)
-    if cfg.subcommand is not None:
-        return cfg.subcommand(cfg)
     try:
         return run(cfg)
     except KeyboardInterrupt:
@@ -132,7 +134,7 @@ def die_by_signal(sig: int) -> None:
 def _host_signal(linux_sig: int):
     """The host's number for a Linux signal, found by name (macOS numbers differ)."""
     import signal as hostsig
-    from syscalls.xlat import signal_name
+    from emutrace.decode.xlat import signal_name     # deferred: only a guest killed by a signal needs the name tables (~2 ms)
     name = signal_name(linux_sig)
     return getattr(hostsig, name, None) if name and name.startswith("SIG") else None
 

@@ -15,10 +15,10 @@ import bisect
 import struct
 from typing import Dict, List
 
-from loader.modules import module_at
+from emutrace.loader.modules import module_at
 
 from .dwarfline import LineTable
-from .record import record
+from .machine.record import record
 
 ANONYMOUS = "[anonymous]"
 

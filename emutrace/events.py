@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from .record import field, record
+from .machine.record import field, record
 
 
 @record

@@ -12,7 +12,7 @@ import fnmatch
 import re
 from typing import List, Optional
 
-from .record import record
+from .machine.record import record
 
 
 class FilterError(ValueError):

@@ -33,11 +33,12 @@ from typing import Dict, Optional
 
 from unicorn import UC_HOOK_CODE
 
-from loader.modules import Module, module_at
+from emutrace.loader.modules import Module, module_at
 
 from .events import Call, Return
 from .funcs import discover
-from .libcalls import CallStacks, Frame, Regs, LibcallTracer
+from .frames import CallStacks, Frame, Regs
+from .libcalls import LibcallTracer
 
 PROT_EXEC = 4
 

@@ -40,10 +40,11 @@ import struct
 from typing import Dict, List, Optional, Tuple
 
 from .events import Call
-from .libcalls import Frame
-from .memory import OutOfMemory, page_up
+from .frames import Frame
+from .machine.errors import EmutraceError
+from .machine.memory import OutOfMemory, page_up
+from .machine.x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
 from .values import DEFAULT_ALIGN, FastCallState, escape_bytes
-from .x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
 
 # control page: the running thread's pointers, then where the trampolines keep the registers
 # they borrow (never the stack: what they left below the stack pointer would show up in the
@@ -803,7 +804,6 @@ class GuestLog:
         self.flush(self.tracer.session.kernel.current, safe=True)
 
     def _on_lost(self, addr: int) -> None:
-        from .session import EmutraceError
         slot = self.m.reg("rsp") - 8
         raise EmutraceError(f"lost the return address of a library call (stack slot {slot:#x}): the "
                             "program moved it; run again with --hook-returns", 125)
@@ -819,7 +819,6 @@ class GuestLog:
         end = m.read_u64(ctrl)
         if end != tl.read:
             if not tl.ring <= end <= tl.ring + RING_SIZE or end < tl.read:
-                from .session import EmutraceError
                 raise EmutraceError("the program overwrote emutrace's call log", 125)
             start = tl.read
             data = m.read_fast(start, end - start)
@@ -956,7 +955,6 @@ class GuestLog:
                           site.caller.name, caller, st.text, left[:], via=site.via))
                 off = nxt
         except (IndexError, struct.error):
-            from .session import EmutraceError
             raise EmutraceError("the program overwrote emutrace's call log", 125) from None
         finally:
             if lines:

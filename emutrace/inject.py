@@ -19,12 +19,12 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
-from syscalls import errno as E
-from syscalls.signals import SI_KERNEL
-from syscalls.table import BY_NAME
-from syscalls.xlat import SIGNAL_NUMBERS, SIGRTMAX
+from emutrace.kernel import errno as E
+from emutrace.kernel.signals import SI_KERNEL
+from emutrace.kernel.table import BY_NAME
+from emutrace.decode.xlat import SIGNAL_NUMBERS, SIGRTMAX
 
-from .record import field, record
+from .machine.record import field, record
 from .systrace import SyscallSelection, TraceSpecError
 
 

@@ -19,173 +19,19 @@ from typing import Dict, List, Optional
 
 from unicorn import UC_HOOK_CODE
 
-from loader.elf import STT_FUNC, STT_GNU_IFUNC, SHN_UNDEF
-from loader.modules import Module
+from emutrace.loader.elf import R_GLOB_DAT, R_IRELATIVE, R_JUMP_SLOT, STT_FUNC, STT_GNU_IFUNC, SHN_UNDEF
+from emutrace.loader.modules import Module
+from emutrace.loader.resolve import GotResolver
 
 from .events import Call, Return
-from .memory import MemView, PROT_READ
-from .record import record
+from .frames import CallStacks, Frame, Regs, Site, UNSET
+from .guestlog import (FastSite, GuestLog, HEAD, HOOKED_ONLY, LOG_TOP, OUT_MAX, RET_SIZE, area_size, capture_plan,
+                       free_near, patch_jmp)
+from .machine.memory import MemView, PROT_READ, page_up
 from .values import FastCallState
 
-_UNSET = object()
-
-R_GLOB_DAT, R_JUMP_SLOT, R_IRELATIVE = 6, 7, 37
 STUB_SIZE = 16
 ENDBR64 = b"\xf3\x0f\x1e\xfa"
-
-
-@record
-class Site:
-    """One way into a function from a traced module."""
-    name: str
-    caller: Module
-    definer: Optional[str] = None     # resolved at the first call: libraries load after exec
-    traced: bool = True
-    proto: object = None
-    is_main: bool = True
-    static: bool = False
-    via: str = "plt"                  # how the call is caught: plt | got (a redirected slot) | static
-    plan: object = _UNSET             # the formatter's compiled prototype (None: generic path)
-    display: str = ""                 # the name as displayed (-C)
-
-
-@record
-class Frame:
-    id: int
-    site: Site
-    rsp: int
-    ret_addr: int
-    state: object
-    depth: int
-    time_ns: int
-    kind: str = "call"        # call | function (emutrace.ftrace)
-    owner: object = None      # who reports its return: .returned(proc, frame), .unwound(proc, frame)
-    entry: int = 0            # the hooked address the frame was entered at
-    landed: bool = False      # ftrace: the call has reached the function it calls
-
-
-class CallStacks:
-    """Per-thread shadow stacks of open calls, and the return-address hooks that close them.
-
-    One instance is shared by the library-call tracer and the function tracer, so a run with
-    both has one nesting. A frame is pushed at a call's entry with the stack pointer that points
-    at its return address, and closed when execution reaches that return address with the stack
-    pointer just above it. Frames left by longjmp or an exception are found at the next entry or
-    return: a frame whose return slot lies below the stack pointer is gone, and so is one whose
-    slot now holds another return address (a new call reused it), or, at a return address, one
-    whose slot is just below the stack pointer but which returns elsewhere (longjmp back to a
-    setjmp's return); they are reported as unwound. Frames sharing one return slot and address
-    (tail calls) close together, innermost first."""
-
-    def __init__(self):
-        self.stacks: Dict[tuple, List[Frame]] = {}
-        self.next_id = 1
-        self.ret_frame: Optional[Frame] = None    # the frame being returned from, and rax then
-        self.ret_rax = 0
-        self.ret_mem = None                       # and memory as it was then (the call log's copy)
-
-    def attach(self, proc) -> None:
-        self._hooked(proc)
-
-    @staticmethod
-    def _hooked(proc) -> set:
-        """Return addresses already hooked, per engine (a vfork child shares its parent's)."""
-        m = proc.machine
-        hooked = getattr(m, "_lt_ret_hooked", None)
-        if hooked is None:
-            hooked = m._lt_ret_hooked = set()
-        return hooked
-
-    def stack(self, proc) -> List[Frame]:
-        key = (proc.pid, proc.thread.tid)
-        stack = self.stacks.get(key)
-        if stack is None:
-            stack = self.stacks[key] = []
-        return stack
-
-    def new_id(self) -> int:
-        fid = self.next_id
-        self.next_id += 1
-        return fid
-
-    @staticmethod
-    def unwind_to(proc, stack: List[Frame], rsp: int, ret_addr: Optional[int] = None) -> None:
-        """At an entry with this stack pointer (and return address): frames whose return slot is
-        below it, or is its slot holding another return address, are gone."""
-        while stack and (stack[-1].rsp < rsp or (stack[-1].rsp == rsp and ret_addr is not None
-                                                  and stack[-1].ret_addr != ret_addr)):
-            frame = stack.pop()                       # left by longjmp or an exception
-            frame.owner.unwound(proc, frame)
-
-    def hook_return(self, proc, uc, ret_addr: int) -> None:
-        hooked = self._hooked(proc)
-        if ret_addr not in hooked:
-            hooked.add(ret_addr)
-            m = proc.machine
-            cb = getattr(m, "_lt_ret_cb", None)
-            if cb is None:
-                # called straight from the hook (no wrapper frame): the process is found there
-                cb = m._lt_ret_cb = partial(self._return_at, proc.kernel, proc)
-            cb = (m, cb)
-            proc.machine.hook_code(cb[1], ret_addr, ret_addr)
-            uc.ctl_remove_cache(ret_addr, ret_addr + 1)
-
-    def _on_return(self, uc, addr, size, proc):
-        self._return_at(None, proc, addr, proc)
-
-    def _return_at(self, kernel, first, addr, proc=None):
-        if proc is None:
-            # the process running on this engine now (a vfork child shares its parent's)
-            proc = getattr(kernel, "current", None) or first
-        if proc.machine.flush_log is not None:
-            proc.machine.flush_log(proc)               # calls logged by guest code come first
-        stack = self.stacks.get((proc.pid, proc.thread.tid))
-        if not stack:
-            return
-        rax, rsp = proc.machine.rax_rsp()
-        while stack and stack[-1].rsp + 8 <= rsp:
-            frame = stack.pop()
-            if frame.rsp + 8 == rsp and frame.ret_addr == addr:
-                self.ret_frame, self.ret_rax, self.ret_mem = frame, rax, None   # rax as it returned it
-                frame.owner.returned(proc, frame)
-            else:
-                frame.owner.unwound(proc, frame)
-
-    def finish(self, proc) -> None:
-        self.stacks.pop((proc.pid, proc.thread.tid), None)
-
-
-class Regs:
-    """The argument source the value formatter reads (SysV x86-64 ABI), fetched lazily."""
-    __slots__ = ("m", "mem", "_regs", "_rsp")
-
-    def __init__(self, machine, mem, regs=None):
-        self.m = machine
-        self.mem = mem
-        self._regs = regs               # (rdi, rsi, rdx, rcx, r8, r9, rsp) when already read
-
-    def _load(self):
-        if self._regs is None:
-            self._regs = self.m.call_regs()
-        return self._regs
-
-    def int_arg(self, i: int) -> int:
-        r = self._load()
-        if i < 6:
-            return r[i]
-        data = self.mem.read(r[6] + 8 * (i - 5), 8)
-        return struct.unpack("<Q", data)[0] if data else 0
-
-    def float_arg(self, i: int) -> float:
-        if i >= 8:
-            return 0.0
-        return struct.unpack("<d", self.m.xmm(i)[:8])[0]
-
-    def ret_int(self) -> int:
-        return self.m.reg("rax")
-
-    def ret_float(self) -> float:
-        return struct.unpack("<d", self.m.xmm(0)[:8])[0]
 
 
 def plt_slots(module: Module) -> Dict[int, int]:
@@ -322,7 +168,6 @@ class LibcallTracer:
         module list grows."""
         resolver = getattr(proc, "_lt_resolver", None)
         if resolver is None or resolver[0] != len(proc.modules):
-            from loader.resolve import GotResolver
             resolver = proc._lt_resolver = (len(proc.modules), GotResolver(proc.modules))
         dm, _ = resolver[1].lookup(name, None, for_plt=True)
         return dm.name if dm is not None and dm is not proc.modules[0] else ""
@@ -397,8 +242,6 @@ class LibcallTracer:
         self._stub_hooked_entries(proc)
         if not pending:
             return True
-        from emutrace.memory import page_up
-        from .guestlog import LOG_TOP
         size = page_up(len(pending) * STUB_SIZE)
         base = proc.aspace.find_free(size, top=LOG_TOP)
         proc.aspace.map(base, size, 5, "[emutrace]")      # r-x: one jump stub per redirected slot
@@ -430,8 +273,6 @@ class LibcallTracer:
         hooked range per module. Unicorn checks every code hook for every instruction it
         translates, so hundreds of exact-address hooks slow the translation of all code (python3
         starts ~40% slower with 600 of them); a range per module costs what one hook costs."""
-        from .guestlog import free_near, patch_jmp
-        from .memory import page_up
         m = proc.machine
         hooks = getattr(m, "_lt_entry_hooks", {})
         for module in proc.modules:
@@ -460,8 +301,6 @@ class LibcallTracer:
     def _to_guest_log(self, proc, pending: list) -> list:
         """Move every loggable PLT site and pending GOT slot to guest code; returns the GOT slots
         left for hooked stubs."""
-        from .guestlog import (GuestLog, HEAD, OUT_MAX, RET_SIZE, area_size, capture_plan, FastSite,
-                               HOOKED_ONLY)
         fmt = self.fmt
         limit = getattr(fmt, "string_limit", 32)
         if not getattr(fmt, "compiled", False) or limit + 1 > 4096:
@@ -485,7 +324,7 @@ class LibcallTracer:
             if not site.traced:
                 return None
             plan = site.plan
-            if plan is _UNSET:
+            if plan is UNSET:
                 plan = site.plan = self._plan(site)
             caps = capture_plan(plan)
             if caps is None:
@@ -578,7 +417,7 @@ class LibcallTracer:
             return
         if proc is None:
             # the process running on this engine now (a vfork child shares its parent's)
-            proc = getattr(kernel, "current", None) or first
+            proc = kernel.current or first
         if not getattr(proc, "traced", True):          # a child run without -f
             return
         m = proc.machine
@@ -611,7 +450,7 @@ class LibcallTracer:
                 calls.unwind_to(proc, stack, rsp, ret_addr)
         mem = self.mem_view(proc)
         plan = site.plan
-        if plan is _UNSET:
+        if plan is UNSET:
             plan = site.plan = self._plan(site)
         if plan is not None and plan.nwords <= 6:
             st = self.fmt.enter_words(site.name, site.display, plan, rv, mem)

@@ -6,13 +6,13 @@ Options end at the first word that is not an option (the program) or at `--`. Su
 from __future__ import annotations
 
 import os
-from typing import Callable, List, Optional
+from typing import List, Optional
 
-from .record import field, record
-from syscalls.limits import LimitError, parse_limit
-
+from .kernel.world import World
+from .machine.record import field, record
+from .machine.version import __version__
+from emutrace.kernel.limits import LimitError, parse_limit
 from .session import Options
-from .world import World
 
 HELP = """usage: emutrace [options] PROGRAM [ARGS...]
        emutrace diff A.jsonl B.jsonl
@@ -143,8 +143,6 @@ class Config:
     world: World
     options: Options
     trace: TraceConfig
-    subcommand: Optional[Callable] = None
-    sub_args: List[str] = field(default_factory=list)
     report: Optional[str] = None        # --report FILE
     dump_dropped: Optional[str] = None  # --dump-dropped DIR
 
@@ -229,10 +227,6 @@ POWER_LONG = {
 
 # options that take a value: name → (setter)
 def parse(argv: List[str]) -> Config:
-    if argv and argv[0] in ("diff", "sysroot", "report", "batch"):
-        from . import subcommands
-        return Config(argv=[], program="", world=World(), options=Options(), trace=TraceConfig(),
-                      subcommand=getattr(subcommands, argv[0]), sub_args=argv[1:])
     world = World()
     opts = Options()
     tc = TraceConfig()
@@ -261,7 +255,6 @@ def parse(argv: List[str]) -> Config:
             if name in ("--help",):
                 raise InfoRequested(HELP.rstrip())
             elif name == "--version":
-                from . import __version__
                 raise InfoRequested(f"emutrace {__version__}")
             elif name == "--strace":
                 tc.strace, tc.libcalls = True, False
@@ -286,7 +279,7 @@ def parse(argv: List[str]) -> Config:
             elif name == "--root":
                 opts.root = val()
                 if not os.path.isdir(opts.root):
-                    from syscalls.tarfs import is_tar_archive
+                    from emutrace.kernel.tarfs import is_tar_archive     # deferred: tarfile, gzip, lzma and bz2 load only for a tar root
                     if not is_tar_archive(opts.root):
                         raise UsageError(f"--root {opts.root}: not a directory or a tar archive")
             elif name == "--rw":

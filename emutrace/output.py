@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from .record import asdict
+from .machine.record import asdict
 from typing import Dict, List, Optional, TextIO
 
 from .events import Call, Exit, Return, Signal, Syscall
@@ -177,7 +177,7 @@ class LtraceText:
                          + _stack_lines(ev.stack), urgent=self.w.sync_syscalls)
         elif isinstance(ev, Signal):
             self._close_open()
-            from syscalls.sigdesc import signal_description
+            from emutrace.decode.sigdesc import signal_description     # deferred: an ltrace-format run rarely prints a signal
             self.w.write(self._prefix(ev) + f"--- {ev.name} ({signal_description(ev.signo)}) ---\n", urgent=True)
         elif isinstance(ev, Exit):
             self._close_open()
@@ -210,7 +210,7 @@ class LtraceText:
 
     def close(self) -> None:
         if self.cfg.summary:
-            from .values import format_summary
+            from .values import format_summary     # deferred: only -c prints a summary
             rows = [(name, calls, ns / 1e9) for name, (calls, ns) in self.summary.items()]
             self.w.write(format_summary(rows))
         else:
@@ -264,13 +264,13 @@ class StraceText:
         elif isinstance(ev, Signal):
             self.w.write(self._prefix(ev) + ev.line + "\n" + _stack_lines(ev.stack), urgent=True)
         elif isinstance(ev, Exit):
-            from syscalls.strace import format_exited, format_killed
+            from emutrace.decode.strace import format_exited, format_killed     # deferred: the strace decoders load only for the strace format
             line = format_killed(ev.signal, ev.core) if ev.signal else format_exited(ev.status)
             self.w.write(self._prefix(ev) + line + "\n", urgent=True)
 
     def close(self) -> None:
         if self.cfg.summary:
-            from syscalls.strace import format_summary
+            from emutrace.decode.strace import format_summary     # deferred: the strace decoders load only for the strace format
             rows = [(name, c, e, ns / 1e9) for name, (c, e, ns) in self.summary.items()]
             self.w.write(format_summary(rows))
         self.w.close()

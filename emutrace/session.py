@@ -13,32 +13,32 @@ from typing import List, Optional, Tuple
 from unicorn import UcError, UC_HOOK_BLOCK, UC_HOOK_INTR
 from unicorn import unicorn_const as UCC
 
-from syscalls import procfs
-from syscalls.files import FdTable, HostStream, O_RDONLY, O_WRONLY
-from syscalls.kernel import GuestDeadlock, Kernel, NORETURN, Process, ProcessExit
-from syscalls.limits import BY_NAME, KernelLimits
-from syscalls.sched import Block
-from syscalls.signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, deliver_pending, force_signal
-from syscalls.time import check_alarm
-from syscalls.vfs import Vfs
+from emutrace.kernel import errno as E
+from emutrace.kernel import procfs
+from emutrace.kernel.binfmt import ExecError
+from emutrace.kernel.files import FdTable, HostStream, O_RDONLY, O_WRONLY
+from emutrace.kernel.kernel import Kernel
+from emutrace.kernel.limits import BY_NAME, KernelLimits
+from emutrace.kernel.signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, deliver_pending, force_signal
+from emutrace.kernel.task import GuestDeadlock, NORETURN, Process, ProcessExit
+from emutrace.kernel.time import check_alarm
+from emutrace.kernel.vfs import S_IFREG, Vfs, VfsError
+from emutrace.kernel.wait import Block
+from emutrace.loader.elf import ElfError, read_elf
+from emutrace.loader.exec import exec_into
+from emutrace.loader.modules import Module
 
-from .faultaddr import exact_address
-from .record import record
-from .world import World
+from .kernel.world import World
+from .machine.errors import EmutraceError
+from .machine.faultaddr import exact_address
+from .machine.record import record
+from .tsc import TscObserver
 
 SEGV_MAPERR, SEGV_ACCERR, FPE_INTDIV, ILL_ILLOPN, TRAP_BRKPT, SI_KERNEL = 1, 2, 1, 2, 1, 0x80
 DEFAULT_MAX_MEM = 4 << 30
 
 _UNMAPPED = {UCC.UC_ERR_READ_UNMAPPED, UCC.UC_ERR_WRITE_UNMAPPED, UCC.UC_ERR_FETCH_UNMAPPED}
 _PROT = {UCC.UC_ERR_READ_PROT, UCC.UC_ERR_WRITE_PROT, UCC.UC_ERR_FETCH_PROT}
-
-
-class EmutraceError(Exception):
-    """An error of emutrace's, reported as one line; `status` is the exit status to use."""
-
-    def __init__(self, message: str, status: int = 125):
-        super().__init__(message)
-        self.status = status
 
 
 class LimitReached(EmutraceError):
@@ -88,16 +88,12 @@ class Session:
         self.kernel = Kernel(self.world, self.vfs, max_procs=self.opts.max_procs)
         self.kernel.max_mem = self.opts.max_mem
         self.kernel.net = self.opts.net                  # --net: Internet sockets reach the host
-        self.kernel.wall_deadline = 0                    # set by run() when --timeout is given
         self.kernel.on_new_machine = self._attach
         self.kernel.on_mmap = self._on_mmap
         self.kernel.on_exec = self._on_exec
         self.kernel.on_fork = self._on_fork
-        self.kernel.current = None
-        self.kernel.pids = lambda: [p.pid for p in self.kernel.sched.procs]
-        self.kernel.process = lambda pid: next((p for p in self.kernel.sched.procs if p.pid == pid), None)
+        self.kernel.binfmt = exec_into                   # execve reaches the loader through it
         procfs.install(self.vfs, self.kernel)
-        from .tsc import TscObserver
         self.observers.append(TscObserver(self.world, self.kernel))     # RDTSC from the virtual clock
         self.processes: List[Process] = []     # every process of the run, in creation order
         self.follow: Optional[bool] = None     # trace children too (-f); None: ask the observers
@@ -143,11 +139,11 @@ class Session:
     def _observers_of(self, proc: Process) -> list:
         """The observers that hook this process: all of them for a traced process; for one that is
         not traced (a child without -f) all but the tracer, whose events it would not report
-        (the others, such as the RDTSC observer, make the run what it is)."""
+        (the others, such as the RDTSC observer, make the run what it is). An observer says which
+        it is by a true `traced_only` attribute."""
         if proc.traced:
             return self.observers
-        from .tracer import Tracer
-        return [o for o in self.observers if not isinstance(o, Tracer)]
+        return [o for o in self.observers if not getattr(o, "traced_only", False)]
 
     def _on_fork(self, parent: Process, child: Process) -> None:
         """A forked child of a followed process: its copied modules get the observers' hooks."""
@@ -181,8 +177,6 @@ class Session:
 
     def start(self) -> Process:
         """Exec the program; raises EmutraceError (126/127) if it cannot start."""
-        from loader.exec import ExecError, exec_into
-        from syscalls import errno as E
         proc = self._initial_process()
         env = [f"{k}={v}" for k, v in self.world.env.items()]
         try:
@@ -201,7 +195,6 @@ class Session:
         """A name without a slash is looked up in the guest's PATH, inside the guest's root (as execvp)."""
         if "/" in name:
             return name
-        from syscalls.vfs import S_IFREG, VfsError
         for d in self.world.env.get("PATH", "/usr/bin:/bin").split(":"):
             cand = (d.rstrip("/") or "") + "/" + name
             try:
@@ -242,8 +235,6 @@ class Session:
         head = f.pread(4, 0)
         if head != b"\x7fELF":
             return
-        from loader.elf import ElfError, read_elf
-        from loader.modules import Module
         try:
             version = f.version()               # (before reading: see DirTree.read_versioned)
             elf = read_elf(f.path, f.pread(f.size(), 0), version)
@@ -339,7 +330,7 @@ class Session:
         except UcError as e:
             if m.fault_fixup is not None and m.fault_fixup(proc, m.reg("rip")):
                 return                           # a string copy of the call log hit a bad pointer
-            denied = proc.aspace.denied       # (error, address): a page access emutrace/tlb.py refused
+            denied = proc.aspace.denied       # (error, address): a page access emutrace/machine/tlb.py refused
             self._flush_log(proc, m)
             self._guest_fault(proc, e.errno, denied)
             return
@@ -416,7 +407,7 @@ class Session:
 
     def _guest_fault(self, proc, err: int, denied=None):
         """emu_start stopped with Unicorn error `err`. A page access the guest's mappings do not
-        allow stops it with UC_ERR_EXCEPTION, `denied` saying which (emutrace/tlb.py)."""
+        allow stops it with UC_ERR_EXCEPTION, `denied` saying which (emutrace/machine/tlb.py)."""
         rip = proc.machine.reg("rip")
         fault = self._fault
         addr = rip
@@ -462,7 +453,7 @@ def _follows(observer) -> bool:
 
 
 def _count_instructions(code: bytes, addr: int) -> int:
-    import capstone
+    import capstone             # deferred: only --max-insns counts instructions (capstone costs ~10 ms)
     md = _count_instructions.__dict__.get("md")
     if md is None:
         md = _count_instructions.md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)

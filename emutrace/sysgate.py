@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, List, Optional, Set
 
-from syscalls.table import parse_kind
-from syscalls.vfs import VfsError
+from emutrace.kernel.table import parse_kind
+from emutrace.kernel.vfs import VfsError
 
 STATUSES = ("successful", "failed", "unfinished", "unavailable", "detached")
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from syscalls import errno as E
-from syscalls.table import BY_NAME
+from emutrace.decode.strace import format_signal, SyscallFormatter
+from emutrace.decode.xlat import signal_name
+from emutrace.kernel import errno as E
+from emutrace.kernel.table import BY_NAME, Syscall as Row
 
 from .events import Signal, Syscall
 
@@ -58,7 +60,6 @@ class SyscallSelection:
 class SyscallObserver:
     def __init__(self, session, emit, string_limit: int = 32, fd_paths: bool = False,
                  selection: Optional[SyscallSelection] = None):
-        from syscalls.strace import SyscallFormatter
         self.session = session
         self.emit = emit
         self.sel = selection or SyscallSelection([])
@@ -78,7 +79,6 @@ class SyscallObserver:
 
     def started(self, proc):
         """strace's first line: the execve that started the program, decoded from the initial stack."""
-        from syscalls.table import BY_NAME
         sc = BY_NAME.get("execve")
         if sc is None or not self.sel.wants("execve"):
             return
@@ -116,7 +116,6 @@ class SyscallObserver:
         if not self.sel.wants(name):
             return None
         if sc is None:
-            from syscalls.table import Syscall as Row
             sc = Row(nr, name, ("hex",) * 6)
         if self.gate is not None and not self.gate.enter(proc, sc, args):
             return None
@@ -158,8 +157,6 @@ class SyscallObserver:
                           list(args), None, None, now - t0, stack=stack))
 
     def signal(self, proc, info):
-        from syscalls.strace import format_signal
-        from syscalls.xlat import signal_name
         fields = {k: v for k, v in info.items() if not k.startswith("_")}
         stack = self.backtracer.frames(proc) if self.backtracer is not None else None
         self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],

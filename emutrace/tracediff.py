@@ -26,7 +26,7 @@ import re
 from collections import Counter
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .record import field, record
+from .machine.record import field, record
 
 STEP_TYPES = ("call", "syscall", "signal", "exit")
 _POINTER = re.compile(r"0x[0-9a-fA-F]{6,}")
@@ -250,7 +250,7 @@ def _show(mark: str, which: str, step: Step) -> str:
 
 
 def format_report(c: Comparison, context: int = 3, all_hunks: bool = False) -> str:
-    """The report `emutrace diff` prints (see subcommands.diff)."""
+    """The report `emutrace diff` prints (see cmds/diff.py)."""
     a, b = c.a, c.b
     out = []
     if c.equal:

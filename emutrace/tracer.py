@@ -8,12 +8,17 @@ from __future__ import annotations
 
 from typing import List
 
-from .events import Call, Exit, Return
+from emutrace.loader.modules import module_at
+
+from .events import Call, Exit, Return, Signal
+from .machine.errors import EmutraceError
 from .output import FtraceText, JsonLines, LtraceText, StraceText, Writer, open_stream
 
 
 class Tracer:
     """The session observer: fans hook callbacks out to the call and syscall tracers."""
+
+    traced_only = True                # it reports events: a process that is not traced gets none
 
     def __init__(self, session, sinks):
         self.session = session
@@ -70,8 +75,7 @@ class Tracer:
         if self.syscalls:
             self.syscalls.signal(proc, info)
         else:
-            from syscalls.xlat import signal_name
-            from .events import Signal
+            from emutrace.decode.xlat import signal_name     # deferred: the name tables take ~2 ms to load
             fields = {k: v for k, v in info.items() if not k.startswith("_")}
             self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],
                              signal_name(info["si_signo"]), "", fields))
@@ -83,7 +87,7 @@ class Tracer:
             self.functions.finish(proc)
         name = ""
         if result.signal:
-            from syscalls.xlat import signal_name       # (only then: the tables take ~2 ms to load)
+            from emutrace.decode.xlat import signal_name       # (only then: the tables take ~2 ms to load)
             name = signal_name(result.signal)
         self.emit(Exit(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, result.status, result.signal,
                        name, result.core))
@@ -110,7 +114,6 @@ def build_observers(session, cfg) -> List:
     if not tc.enabled:
         powertools.syscall_injection(session, tc)
         return extra_outputs
-    from .session import EmutraceError
     sys_specs, call_exprs = split_filters(tc)
     functions = tc.ftrace or bool(tc.internal)
     stream = open_stream(tc.output)
@@ -129,7 +132,7 @@ def build_observers(session, cfg) -> List:
     try:
         _timeline_sinks(session, tc, sinks)
         if tc.strace or tc.syscalls or sys_specs:
-            from .systrace import SyscallObserver, SyscallSelection, TraceSpecError
+            from .systrace import SyscallObserver, SyscallSelection, TraceSpecError     # deferred: loaded only when system calls are traced
             try:
                 sel = SyscallSelection(sys_specs)
             except TraceSpecError as e:
@@ -138,8 +141,9 @@ def build_observers(session, cfg) -> List:
             session.kernel.observer = tracer.syscalls
         libcalls = (tc.libcalls and not tc.strace) or bool(tc.inject_calls)
         if libcalls or functions:
-            from .filters import CallFilter, FilterError
-            from .libcalls import CallStacks, LibcallTracer
+            from .filters import CallFilter, FilterError     # deferred (this block): -L and --strace runs load no call tracer
+            from .frames import CallStacks
+            from .libcalls import LibcallTracer
             from .protos import ConfError, load_prototypes
             from .values import CallFormatter
             try:
@@ -166,7 +170,7 @@ def build_observers(session, cfg) -> List:
                 if len(sinks) == 1 and isinstance(sink, LtraceText) and sink.plain and not tracer.max_depth:
                     tracer.libcalls.leaf_out = sink
             if functions:
-                from .ftrace import FunctionTracer
+                from .ftrace import FunctionTracer     # deferred: only --ftrace and -x need it
                 # --ftrace's formats show names; -x alone is ltrace's: arguments decoded
                 tracer.functions = FunctionTracer(session, tracer.emit, calls, select, fmt, protos,
                                                   decode=not tc.ftrace)
@@ -185,7 +189,7 @@ def build_observers(session, cfg) -> List:
 def _timeline_sinks(session, tc, sinks) -> None:
     """--chrome FILE and --folded FILE: extra sinks beside the text or jsonl one."""
     import os
-    from .timeline import ChromeTrace, FoldedStacks
+    from .timeline import ChromeTrace, FoldedStacks     # deferred: only --chrome and --folded need it
     if tc.chrome:
         name = os.path.basename(session.program)
         sinks.append(ChromeTrace(open(tc.chrome, "w", encoding="utf-8"), name))
@@ -197,6 +201,5 @@ def _symbolize(session, addr: int):
     proc = session.kernel.current
     if proc is None:
         return None
-    from loader.modules import module_at
     m = module_at(proc.modules, addr)
     return m.function_at(addr) if m else None

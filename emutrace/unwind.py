@@ -16,7 +16,7 @@ import bisect
 import struct
 from typing import Callable, Dict, List, Optional, Tuple
 
-from .record import record
+from .machine.record import record
 
 # DWARF register numbers on x86-64 (System V psABI, figure 3.36); 16 is the return address
 DWARF_REGS = ("rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",

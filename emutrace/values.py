@@ -792,7 +792,7 @@ class CallFormatter:
     def display_name(self, name: str) -> str:
         if self.demangle and name.startswith("_Z"):
             try:
-                from emutrace.demangle import demangle
+                from emutrace.demangle import demangle     # deferred: only -C demangles
                 d = demangle(name)
                 if d:
                     return d

@@ -9,7 +9,9 @@ from __future__ import annotations
 import struct
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from emutrace.record import field, record
+from emutrace.machine.cache import cached
+from emutrace.machine.digest import blake2b
+from emutrace.machine.record import field, record
 
 
 class ElfError(Exception):
@@ -38,6 +40,9 @@ DT_GNU_HASH = 0x6FFFFEF5
 DT_VERSYM, DT_RELACOUNT, DT_FLAGS_1 = 0x6FFFFFF0, 0x6FFFFFF9, 0x6FFFFFFB
 DT_VERDEF, DT_VERDEFNUM, DT_VERNEED, DT_VERNEEDNUM = 0x6FFFFFFC, 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF
 DF_BIND_NOW, DF_1_NOW, DF_1_PIE = 0x8, 0x1, 0x08000000
+# x86-64 relocation types (the builtin linker applies them, GOT resolution and the call tracer read them)
+R_NONE, R_64, R_PC32, R_COPY, R_GLOB_DAT, R_JUMP_SLOT, R_RELATIVE = 0, 1, 2, 5, 6, 7, 8
+R_32, R_32S, R_DTPMOD64, R_DTPOFF64, R_TPOFF64, R_IRELATIVE = 10, 11, 16, 17, 18, 37
 
 MAX_SEGMENT = 1 << 40        # larger than any real program; bigger means a hostile header
 
@@ -437,14 +442,13 @@ _MEMO: Dict[Tuple[str, bytes], ElfFile] = {}
 
 def read_elf(path: str, data: bytes, version: Optional[tuple] = None) -> ElfFile:
     """parse_elf, parsed once per file version: memoized in this process (every exec of a shell
-    loop maps the same ld.so and libc) and cached on disk (emutrace.cache) so a warm run parses
+    loop maps the same ld.so and libc) and cached on disk (emutrace.machine.cache) so a warm run parses
     nothing. The cached model leaves out the file's bytes, which the caller already holds.
 
     `version` names the host file's exact version (vfs.host_version: inode, size, modification
     and change times), when the caller read one: then nothing hashes the contents, which cost
     more than the rest of a warm read (libc is 2 MB, and a run reads it twice). Without one (a
     file the guest wrote, a tar root's member) the contents are hashed."""
-    from emutrace.digest import blake2b
     if version is not None:
         ident = b"v" + repr(version).encode()
         memo_key = (path, version)
@@ -454,19 +458,15 @@ def read_elf(path: str, data: bytes, version: Optional[tuple] = None) -> ElfFile
     hit = _MEMO.get(memo_key)
     if hit is not None:
         return hit
-    try:
-        from emutrace.cache import cached
-    except ImportError:                     # the loader used on its own
-        elf = parse_elf(path, data)
-    else:
-        def parse_without_bytes():
-            model = parse_elf(path, data)
-            model.data = b""
-            return model
-        # contents (or a version of a host file) alone: the same library under another guest
-        # path, a test's copy, is one entry; the path is the caller's
-        elf = cached("elf", blake2b(ident, digest_size=20).hexdigest(), parse_without_bytes)
-        elf = ElfFile(**{**elf.__dict__, "data": data, "path": path})
+
+    def parse_without_bytes():
+        model = parse_elf(path, data)
+        model.data = b""
+        return model
+    # contents (or a version of a host file) alone: the same library under another guest
+    # path, a test's copy, is one entry; the path is the caller's
+    elf = cached("elf", blake2b(ident, digest_size=20).hexdigest(), parse_without_bytes)
+    elf = ElfFile(**{**elf.__dict__, "data": data, "path": path})
     if len(_MEMO) > 256:
         _MEMO.clear()
     _MEMO[memo_key] = elf

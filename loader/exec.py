@@ -11,12 +11,16 @@ from __future__ import annotations
 import struct
 from typing import List, Optional
 
-from emutrace.memory import (AddressSpace, OutOfMemory, PAGE, PIE_BASE, STACK_SIZE, STACK_TOP, page_down,
-                             page_up)
-from syscalls import errno as E
-from syscalls.vfs import S_IFDIR, S_IFREG, VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.binfmt import ExecError      # raised here, caught by the kernel's execve
+from emutrace.kernel.task import SigAction
+from emutrace.kernel.vfs import S_IFDIR, S_IFREG, VfsError
+from emutrace.machine.cpu import Machine, cpuid
+from emutrace.machine.memory import AddressSpace, OutOfMemory, PAGE, PIE_BASE, STACK_SIZE, STACK_TOP
 
-from .elf import ET_DYN, PF_R, PF_W, PF_X, PT_PHDR, ElfError, ElfFile, read_elf
+from . import linker
+from .elf import ET_DYN, PF_X, PT_PHDR, ElfError, ElfFile, read_elf
+from .image import choose_bias, map_elf
 from .modules import Module
 
 AT_NULL, AT_PHDR, AT_PHENT, AT_PHNUM, AT_PAGESZ, AT_BASE, AT_FLAGS, AT_ENTRY = 0, 3, 4, 5, 6, 7, 8, 9
@@ -24,18 +28,6 @@ AT_UID, AT_EUID, AT_GID, AT_EGID, AT_PLATFORM, AT_HWCAP, AT_CLKTCK = 11, 12, 13,
 AT_SECURE, AT_RANDOM, AT_HWCAP2, AT_EXECFN, AT_MINSIGSTKSZ = 23, 25, 26, 31, 51
 MAX_SCRIPT_DEPTH = 4
 MAX_ARG_BYTES = 2 << 20
-
-
-class ExecError(Exception):
-    """exec failed before the point of no return; errno is the Linux error."""
-
-    def __init__(self, errno: int, message: str):
-        super().__init__(message)
-        self.errno = errno
-
-
-def _prot(flags: int) -> int:
-    return (1 if flags & PF_R else 0) | (2 if flags & PF_W else 0) | (4 if flags & PF_X else 0)
 
 
 def read_guest_file(vfs, path: str, base: str) -> tuple:
@@ -77,32 +69,6 @@ def check_entry(elf: ElfFile) -> None:
     raise ExecError(E.ENOEXEC, f"{elf.path}: entry point {elf.entry:#x} is outside the program's code")
 
 
-def map_elf(aspace: AddressSpace, machine, elf: ElfFile, bias: int, name: str) -> None:
-    """Map the PT_LOAD segments at `bias`, with their real permissions."""
-    prev_end, prev_prot = 0, 0
-    for seg in sorted(elf.loads, key=lambda s: s.vaddr):
-        start = page_down(seg.vaddr + bias)
-        end = page_up(seg.vaddr + bias + seg.memsz)
-        prot = _prot(seg.flags)
-        if start < prev_end:                 # a page shared with the previous segment
-            aspace.protect(start, prev_end - start, prev_prot | prot)
-            start = prev_end
-        if end > start:
-            aspace.map(start, end - start, prot, name, page_down(seg.offset))
-        if seg.filesz:
-            machine.write(seg.vaddr + bias, elf.data[seg.offset:seg.offset + seg.filesz])
-        prev_end, prev_prot = max(prev_end, end), prot
-
-
-def choose_bias(aspace: AddressSpace, elf: ElfFile, preferred: Optional[int]) -> int:
-    lo, hi = elf.span()
-    if elf.type != ET_DYN:
-        return 0
-    if preferred is not None:
-        return preferred - lo
-    return aspace.find_free(hi - lo) - lo
-
-
 def script_interpreter(data: bytes, path: str):
     """(interpreter, optional argument) of a `#!` script, as binfmt_script parses it."""
     line = data[2:256].split(b"\n", 1)[0].strip(b" \t")
@@ -135,7 +101,6 @@ def load_image(proc, path: str, argv: List[str], envp: List[str], base: str, loa
     elf = _parse(canon, data, version)
     check_entry(elf)
     proc.execfn = path                  # AT_EXECFN: the name as given to execve
-    from . import linker
     interp_elf = None
     # static and static-pie programs relocate themselves: only a program with an interpreter is
     # ever linked by emutrace, and only when no library in its closure is a C library with an rtld
@@ -153,7 +118,6 @@ def load_image(proc, path: str, argv: List[str], envp: List[str], base: str, loa
 
 
 def _commit(proc, canon, elf, interp_elf, argv, envp, builtin) -> Image:
-    from emutrace.machine import Machine
     total = sum(len(a) + 1 for a in argv) + sum(len(e) + 1 for e in envp)
     if total > MAX_ARG_BYTES:
         raise ExecError(E.E2BIG, "argument list too long")
@@ -186,19 +150,16 @@ def _commit(proc, canon, elf, interp_elf, argv, envp, builtin) -> Image:
     proc.exe = canon
     proc.argv = list(argv)
     proc.modules = [program] + ([interp] if interp else [])
-    proc.fds_on_exec() if hasattr(proc, "fds_on_exec") else None
     _reset_signals(proc)
     image = Image(program, interp, entry, rsp)
     if builtin:
-        from . import linker
-        image.entry = linker.link(proc, image)
+            image.entry = linker.link(proc, image)
     machine.set_reg("rsp", image.rsp)
     machine.set_reg("rip", image.entry)
     return image
 
 
 def _reset_signals(proc) -> None:
-    from syscalls.kernel import SigAction
     kept = {s: a for s, a in proc.sigactions.items() if a.handler == 1}     # SIG_IGN survives exec
     proc.sigactions = {s: SigAction(handler=1) for s in kept}
     t = proc.thread
@@ -211,7 +172,7 @@ def _reset_signals(proc) -> None:
 def exec_into(proc, path: str, argv: List[str], envp: List[str], base: str, loader: str = "auto") -> Image:
     """execve: replace proc's image; on success the caller resumes at proc.machine's rip."""
     image = load_image(proc, path, argv, envp, base, loader)
-    hook = getattr(proc.kernel, "on_exec", None)
+    hook = proc.kernel.on_exec
     if hook is not None:
         hook(proc, image)
     return image
@@ -219,7 +180,6 @@ def exec_into(proc, path: str, argv: List[str], envp: List[str], base: str, load
 
 def build_stack(proc, machine, program: Module, interp: Optional[Module], argv, envp) -> int:
     """Lay out strings, auxv, envp, argv and argc at the top of the stack; return rsp."""
-    from emutrace.machine import cpuid
     world = proc.kernel.world
     sp = STACK_TOP - 8                     # the kernel leaves a NULL word at the very top
     blobs = []

@@ -11,12 +11,17 @@ from __future__ import annotations
 import struct
 from typing import Callable, Dict, List, Optional, Tuple
 
-from emutrace.memory import page_up
-from syscalls import errno as E
-from syscalls.vfs import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.binfmt import ExecError
+from emutrace.kernel.vfs import VfsError
+from emutrace.machine.memory import page_up
 
+from .callguest import call_guest
 from .elf import (DT_INIT, DT_INIT_ARRAY, DT_INIT_ARRAYSZ, DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ, ET_DYN,
-                  SHN_UNDEF, STB_LOCAL, STB_WEAK, STT_GNU_IFUNC, ElfFile, Reloc, Symbol, read_elf)
+                  R_32, R_32S, R_64, R_COPY, R_DTPMOD64, R_DTPOFF64, R_GLOB_DAT, R_IRELATIVE, R_JUMP_SLOT, R_NONE,
+                  R_PC32, R_RELATIVE, R_TPOFF64, SHN_UNDEF, STB_LOCAL, STB_WEAK, STT_GNU_IFUNC, ElfFile, Reloc, Symbol,
+                  read_elf)
+from .image import choose_bias, map_elf
 from .modules import Module
 
 DEFAULT_DIRS = ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib")
@@ -154,10 +159,6 @@ class Scope:
 
 # ---------------------------------------------------------------- relocations
 
-R_NONE, R_64, R_PC32, R_COPY, R_GLOB_DAT, R_JUMP_SLOT, R_RELATIVE = 0, 1, 2, 5, 6, 7, 8
-R_32, R_32S, R_DTPMOD64, R_DTPOFF64, R_TPOFF64, R_IRELATIVE = 10, 11, 16, 17, 18, 37
-
-
 class Linker:
     def __init__(self, proc, modules: List[Module]):
         self.proc = proc
@@ -195,7 +196,6 @@ class Linker:
     def call(self, fn: int, args: List[int]) -> int:
         """Run a guest function to completion (IFUNC resolvers, initialisers) and return rax."""
         from unicorn import UcError
-        from .callguest import call_guest
         try:
             return call_guest(self.proc, fn, args)
         except UcError as e:
@@ -320,7 +320,6 @@ Linker.RELOCATIONS = {
 
 def link(proc, image) -> int:
     """Map and relocate the program's libraries; run their initialisers; return the entry point."""
-    from .exec import ExecError, choose_bias, map_elf
     vfs = proc.kernel.vfs
     program = image.program
     found = closure(vfs, program.path, program.elf)

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from emutrace.record import record
+from emutrace.machine.record import record
 
-from .elf import STT_FUNC, STT_GNU_IFUNC, STT_TLS
+from .elf import R_GLOB_DAT, R_JUMP_SLOT, STT_FUNC, STT_GNU_IFUNC, STT_TLS
 from .linker import Scope
 from .modules import Module
 
-R_GLOB_DAT, R_JUMP_SLOT = 6, 7
 
 
 @record(frozen=True)

@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import struct
 
+from emutrace.machine.cpu import Machine
+from emutrace.machine.memory import AddressSpace
+
 from . import errno as E
 from .dispatch import syscall
-from .kernel import NORETURN, ProcessExit, Process, RLIMIT_NPROC, SigAction, Thread
 from .layouts import CLONE_ARGS, RUSAGE, SIGINFO
 from .sched import Block, Wait
+from .signals import NSIG
+from .task import NORETURN, ProcessExit, Process, RLIMIT_NPROC, SigAction, Thread
 
 CSIGNAL = 0x000000FF
 CLONE_VM, CLONE_FS, CLONE_FILES, CLONE_SIGHAND = 0x100, 0x200, 0x400, 0x800
@@ -176,7 +180,7 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
     child.ppid = parent.pid if parent is not None else proc.ppid
     child.pgid, child.sid = proc.pgid, proc.sid
     child.exit_signal = exit_signal
-    child.traced = proc.traced and bool(getattr(kernel, "follow", False))
+    child.traced = proc.traced and bool(kernel.follow)
     if flags & CLONE_VM:
         # runs on the parent's engine and memory (vfork, posix_spawn): the parent waits
         child.machine, child.aspace, child.mem = m, proc.aspace, proc.mem
@@ -192,7 +196,7 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
         proc.mem.write_u32(ptid, tid)
     if flags & CLONE_CHILD_SETTID:
         child.mem.write_u32(ctid, tid)
-    hook = getattr(kernel, "on_fork", None)
+    hook = kernel.on_fork
     if hook is not None:
         hook(proc, child)
     if flags & CLONE_VFORK:
@@ -215,8 +219,6 @@ def _derived_context(m, regs: dict):
 
 def _fork_machine(proc, child, regs: dict) -> None:
     """A new engine for the child: a copy of the parent's memory and registers."""
-    from emutrace.machine import Machine
-    from emutrace.memory import AddressSpace
     kernel = proc.kernel
     pm = proc.machine
     cm = Machine()
@@ -466,7 +468,6 @@ def _sig_info(proc, sig: int, code: int = 0) -> dict:
 
 def kill_process(proc, pid: int, sig: int) -> int:
     """kill(2): pid > 0 one process, 0 the caller's group, -1 everyone but init, < -1 a group."""
-    from .signals import NSIG
     if not 0 <= sig <= NSIG:
         return -E.EINVAL
     procs = [p for p in proc.kernel.sched.procs if not p.reaped]
@@ -489,7 +490,6 @@ def kill_process(proc, pid: int, sig: int) -> int:
 
 def kill_thread(proc, tgid, tid: int, sig: int) -> int:
     """tgkill/tkill to a thread of any process."""
-    from .signals import NSIG
     if not 0 <= sig <= NSIG or tid <= 0:
         return -E.EINVAL
     t = proc.kernel.sched.find_thread(tid)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Callable, Dict
 
+from emutrace.machine.words import s32, s64  # noqa: F401  (the handlers take them from here)
+
 HANDLERS: Dict[str, Callable] = {}
 
 
@@ -18,19 +20,3 @@ def syscall(*names: str):
             HANDLERS[n] = fn
         return fn
     return register
-
-
-def s64(v: int) -> int:
-    v &= 0xFFFFFFFFFFFFFFFF
-    return v - (1 << 64) if v >> 63 else v
-
-
-def s32(v: int) -> int:
-    v &= 0xFFFFFFFF
-    return v - (1 << 32) if v >> 31 else v
-
-
-def load_all() -> Dict[str, Callable]:
-    """Import every handler module (each registers its rows) and return the handler map."""
-    from . import fs, futex, mm, process, signals, time, net, misc, clone, epoll  # noqa: F401
-    return HANDLERS

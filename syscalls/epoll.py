@@ -6,8 +6,10 @@ from __future__ import annotations
 from . import errno as E
 from .dispatch import s32, syscall
 from .files import O_CLOEXEC, O_RDWR, OpenFile
+from .fs import _poll_once
 from .layouts import EPOLL_EVENT
-from .vfs import StatInfo
+from .time import read_timespec
+from .vfs import StatInfo, VfsError
 
 EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLL_CTL_MOD = 1, 2, 3
 EPOLLIN, EPOLLOUT, EPOLLERR, EPOLLHUP = 0x1, 0x4, 0x8, 0x10
@@ -34,7 +36,6 @@ class EpollFile(OpenFile):
         return StatInfo(mode=0o600, ino=self.ino, dev=0xE)
 
     def ready_events(self, proc):
-        from .fs import _poll_once
         out = []
         for fd, (events, data, disabled) in list(self.interest.items()):
             if disabled:
@@ -59,7 +60,6 @@ def _epoll(proc, epfd) -> EpollFile:
 
 
 def raise_einval():
-    from .vfs import VfsError
     raise VfsError(E.EINVAL)
 
 
@@ -141,7 +141,6 @@ def sys_epoll_pwait(proc, epfd, events, maxevents, timeout, *_):
 
 @syscall("epoll_pwait2")
 def sys_epoll_pwait2(proc, epfd, events, maxevents, tsp, *_):
-    from .time import read_timespec
     try:
         ns = read_timespec(proc, tsp) if tsp else -1
     except ValueError:

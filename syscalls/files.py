@@ -10,6 +10,8 @@ import os
 import weakref
 from typing import Dict, List, Optional
 
+from emutrace.machine.memory import SharedMemory
+
 from . import errno as E
 from .vfs import (DirTree, Node, S_IFCHR, S_IFIFO, S_IFREG, StatInfo, Vfs, VfsError, host_error)
 
@@ -198,7 +200,6 @@ def shared_memory_of(ov, create: bool = False):
     ref = getattr(ov, "shm_ref", None)
     shm = ref() if ref is not None else None
     if shm is None and create:
-        from emutrace.memory import SharedMemory
         shm = SharedMemory(fill=lambda off, n: bytes(ov.data[off:off + n]))
         ov.shm_ref = weakref.ref(shm)
         # when the last mapping goes, what was written through mappings stays in the file

@@ -140,7 +140,7 @@ def _reopen_fd_link(proc, dirfd, addr, flags):
                 return None
             m = _FD_LINK.match(link)
             if m:
-                owner = proc.kernel.process(int(m.group(1))) if hasattr(proc.kernel, "process") else proc
+                owner = proc.kernel.process(int(m.group(1)))
                 target = (owner or proc).fds.fds.get(int(m.group(2)))
                 return target
             target = proc.kernel.vfs.readlink_node(node)

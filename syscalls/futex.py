@@ -12,6 +12,7 @@ import struct
 from . import errno as E
 from .dispatch import s32, syscall
 from .layouts import TIMESPEC
+from .task import GuestDeadlock
 
 FUTEX_WAIT, FUTEX_WAKE, FUTEX_FD, FUTEX_REQUEUE, FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP = 0, 1, 2, 3, 4, 5
 FUTEX_LOCK_PI, FUTEX_UNLOCK_PI, FUTEX_TRYLOCK_PI, FUTEX_WAIT_BITSET, FUTEX_WAKE_BITSET = 6, 7, 8, 9, 10
@@ -67,7 +68,6 @@ def sys_futex(proc, uaddr, op, val, timeout, uaddr2, val3):
         if sched is not None:
             return sched.wait(proc, uaddr, ns, val3 if cmd == FUTEX_WAIT_BITSET else 0xFFFFFFFF)
         if ns < 0:
-            from .kernel import GuestDeadlock
             raise GuestDeadlock(f"futex wait at {uaddr:#x} with no other thread to wake it")
         proc.kernel.world.tick(ns)
         return -E.ETIMEDOUT
@@ -111,7 +111,6 @@ def sys_futex(proc, uaddr, op, val, timeout, uaddr2, val3):
             except ValueError:
                 return -E.EINVAL
             return sched.lock_pi(proc, uaddr, ns)
-        from .kernel import GuestDeadlock
         raise GuestDeadlock(f"PI futex at {uaddr:#x} is held by thread {word & FUTEX_TID_MASK}, which does not exist")
     if cmd == FUTEX_UNLOCK_PI:
         word = _u32(proc, uaddr)

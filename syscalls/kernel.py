@@ -1,7 +1,7 @@
-"""The emulated kernel: processes, their state, and the syscall entry point.
+"""The emulated kernel: what all processes share, and the syscall entry point.
 
-A Process owns one Unicorn machine, its address space, fd table, cwd, signal state and
-limits. The Kernel owns what all processes share: the World, the VFS, the options, the
+A Process (task.py) owns one Unicorn machine, its address space, fd table, cwd, signal state
+and limits. The Kernel owns what all processes share: the World, the VFS, the options, the
 observer that turns syscalls into trace events, and the once-only "not implemented" notes.
 """
 from __future__ import annotations
@@ -9,128 +9,15 @@ from __future__ import annotations
 import sys
 from typing import Callable, Dict, List, Optional
 
-from emutrace.record import field, record
+from emutrace.machine.memory import GuestFault, OutOfMemory
 
+from . import clone
 from . import errno as E
-from .dispatch import load_all, s64
-from .files import FdTable
-from emutrace.memory import GuestFault, OutOfMemory
-from .sched import Block
+from .handlers import load_all
+from .sched import Block, Scheduler
 from .table import BY_NR, Syscall
+from .task import NORETURN, Process, ProcessExit
 from .vfs import Vfs, VfsError
-
-RLIM_INFINITY = 0xFFFFFFFFFFFFFFFF
-RLIMIT_CPU, RLIMIT_FSIZE, RLIMIT_DATA, RLIMIT_STACK, RLIMIT_CORE = 0, 1, 2, 3, 4
-RLIMIT_NOFILE, RLIMIT_AS, RLIMIT_NPROC = 7, 9, 6
-
-
-class ProcessExit(Exception):
-    """The process ended: exit_group, or killed by a signal."""
-
-    def __init__(self, status: int = 0, signal: int = 0, core: bool = False):
-        super().__init__(f"exit {status} signal {signal}")
-        self.status, self.signal, self.core = status, signal, core
-
-
-class GuestDeadlock(Exception):
-    """Every thread waits for something nothing can provide: the run ends with this message."""
-
-
-class NoReturn:
-    """Marker result: the syscall did not return to the caller in the normal way."""
-
-
-NORETURN = NoReturn()
-
-
-@record
-class SigAction:
-    handler: int = 0          # SIG_DFL
-    flags: int = 0
-    restorer: int = 0
-    mask: int = 0
-
-
-@record(eq=False)              # a thread is itself: compared and hashed by identity
-class Thread:
-    tid: int
-    sigmask: int = 0
-    clear_child_tid: int = 0
-    robust_list: int = 0
-    robust_len: int = 0
-    altstack_sp: int = 0
-    altstack_size: int = 0
-    altstack_flags: int = 2   # SS_DISABLE
-    saved_mask: Optional[int] = None   # rt_sigsuspend's mask to restore after the handler
-    pending: List[dict] = field(default_factory=list)
-    # scheduling (syscalls/sched.py)
-    proc: Optional["Process"] = field(default=None, repr=False)   # the thread group it belongs to
-    alive: bool = True
-    seq: int = 0                       # creation order: the round-robin order
-    ctx: object = field(default=None, repr=False)   # saved CPU state while another thread is loaded
-    wait: object = field(default=None, repr=False)  # sched.Wait while blocked in a system call
-    resumed: object = field(default=None, repr=False)  # the Wait it woke from, while its handler reruns
-
-
-class Process:
-    def __init__(self, kernel: "Kernel", pid: int, ppid: int, machine, aspace, fds: FdTable, cwd: str):
-        self.kernel = kernel
-        self.pid, self.ppid = pid, ppid
-        self.machine = machine
-        self.aspace = aspace
-        self.mem = aspace
-        self.fds = fds
-        self.cwd = cwd
-        self.umask = 0o022
-        self.exe = ""                       # guest path of the running program
-        self.argv: List[str] = []
-        self.sigactions: Dict[int, SigAction] = {}
-        self.pending: List[dict] = []       # process-directed signals (siginfo dicts)
-        self.thread = Thread(pid)
-        self.threads = [self.thread]
-        self.rlimits = {
-            RLIMIT_STACK: [8 << 20, RLIM_INFINITY], RLIMIT_NOFILE: [1024, 1048576],
-            RLIMIT_CORE: [0, RLIM_INFINITY], RLIMIT_NPROC: [kernel.max_procs, kernel.max_procs],
-            RLIMIT_AS: [RLIM_INFINITY, RLIM_INFINITY], RLIMIT_DATA: [RLIM_INFINITY, RLIM_INFINITY],
-        }
-        self.modules = []                   # loader.modules.Module, in load order
-        self.resume_at: Optional[int] = None   # set by handlers that change rip (execve, signals)
-        self.stop_requested = False
-        self.exit: Optional[ProcessExit] = None
-        self.alarm_at_ns = 0
-        self.itimers: Dict[int, List[int]] = {}
-        # process tree (syscalls/clone.py)
-        self.parent: Optional["Process"] = None    # None: the host, or reparented to init
-        self.children: List["Process"] = []        # live children and zombies not yet reaped
-        self.pgid = pid
-        self.sid = pid
-        self.exit_signal = 17                     # SIGCHLD: sent to the parent at exit
-        self.wait_status = 0                      # the wait4 status word, once it exited
-        self.reaped = False
-        self.vfork_done = True                    # False while a vfork parent waits for us
-        self.traced = True                        # observers see it (the first process; -f: all)
-
-    # -- helpers handlers use -------------------------------------------------
-    def rlimit(self, res: int) -> int:
-        return self.rlimits.get(res, [RLIM_INFINITY, RLIM_INFINITY])[0]
-
-    def request_stop(self, resume_at: Optional[int] = None) -> None:
-        """Leave emu_start after this syscall; resume at `resume_at` if given."""
-        if resume_at is not None:
-            self.resume_at = resume_at
-        self.stop_requested = True
-
-    def queue_signal(self, info: dict, thread: Optional[Thread] = None) -> None:
-        signo = info["si_signo"]
-        target = thread.pending if thread else self.pending
-        if signo < 32 and any(i["si_signo"] == signo for i in target):
-            return          # standard signals do not queue
-        target.append(info)
-        self.stop_requested = True
-
-    def deliverable(self) -> bool:
-        mask = self.thread.sigmask
-        return any(not (mask >> (i["si_signo"] - 1)) & 1 for i in self.thread.pending + self.pending)
 
 
 class Kernel:
@@ -144,15 +31,18 @@ class Kernel:
         self.intercept = None               # the API's hook: enter() may fake a result, exit() may change it
         self.on_new_machine = None          # called when exec gives a process a fresh machine
         self.on_mmap = None                 # called for each file-backed mmap (module discovery)
-        self.on_exec = None
+        self.on_exec = None                 # called after a successful execve (the loader calls it)
+        self.on_fork = None                 # called with (parent, child) for a followed fork
+        self.binfmt = None                  # the loader's exec_into, registered by the session (binfmt.py)
+        self.current: Optional[Process] = None   # the process running (its syscalls, /proc/self)
+        self.net = False                    # --net: Internet sockets reach the host
+        self.wall_deadline = 0              # host time.monotonic() at which --timeout ends the run; 0: none
         self.max_mem = 4 << 30
         self.notify = notify or (lambda msg: print(f"emutrace: {msg}", file=sys.stderr, flush=True))
         self.unimplemented_seen: set = set()
         self._calls: Dict[int, tuple] = {}     # id(thread) → the call its handler is running
         self.follow = False                 # -f: child processes are traced too
-        from .sched import Scheduler
         self.sched = Scheduler(self)
-        from . import clone
         clone.install(self)
         self.counts: Dict[str, int] = {}
 
@@ -174,6 +64,14 @@ class Kernel:
         else:
             ret = self._handle(proc, call)
         return self.finish(proc, call, ret)
+
+    def pids(self) -> List[int]:
+        """The pids of the live processes, in the scheduler's order (for /proc)."""
+        return [p.pid for p in self.sched.procs]
+
+    def process(self, pid: int) -> Optional[Process]:
+        """The process with this pid, or None."""
+        return next((p for p in self.sched.procs if p.pid == pid), None)
 
     def observer_for(self, proc: Process):
         """The syscall observer, if this process is traced (without -f: the first one only)."""
@@ -238,5 +136,3 @@ class Kernel:
             obs.syscall_exit(proc, state, ret)
         return ret
 
-
-__all__ = ["Kernel", "Process", "Thread", "SigAction", "ProcessExit", "NORETURN", "s64"]

@@ -1,6 +1,6 @@
 """Memory system calls: mmap, munmap, mprotect, mremap, brk, madvise and friends.
 
-MAP_SHARED is real sharing: the mapping shows a SharedMemory (emutrace/memory.py), which fork
+MAP_SHARED is real sharing: the mapping shows a SharedMemory (emutrace/machine/memory.py), which fork
 maps into the child instead of copying. A shared anonymous mapping (or one of /dev/zero) gets
 its own; a tmpfs/overlay file (/dev/shm, memfd, any file the guest wrote) has one per file,
 so every process that maps it sees the same pages, and read()/write() see them too; a file of
@@ -9,7 +9,7 @@ starting from the file's bytes, and is not written back to the host.
 """
 from __future__ import annotations
 
-from emutrace.memory import OutOfMemory, SharedMemory, page_down, page_up, PAGE
+from emutrace.machine.memory import OutOfMemory, SharedMemory, page_down, page_up, PAGE
 
 from . import errno as E
 from .dispatch import s32, syscall

@@ -102,7 +102,7 @@ def _sock(proc, fd):
 def _new(proc, domain, stype):
     kind = stype & SOCK_TYPE_MASK
     flags = O_NONBLOCK if stype & SOCK_NONBLOCK else 0
-    if domain in (AF_INET, AF_INET6) and getattr(proc.kernel, "net", False):
+    if domain in (AF_INET, AF_INET6) and proc.kernel.net:
         if kind not in _HOST_TYPE:
             return None, -E.EPROTONOSUPPORT
         return InetSocket(domain, kind, 0, flags, proc.kernel.vfs.new_ino()), 0
@@ -151,7 +151,7 @@ def _unix_path(proc, addr, length) -> str:
 
 
 def _deadline(proc):
-    return getattr(proc.kernel, "wall_deadline", 0)
+    return proc.kernel.wall_deadline
 
 
 @syscall("connect")
@@ -260,7 +260,6 @@ def sys_accept(proc, fd, addr=0, alen=0, flags=0, *_):
         if not sock.backlog:
             raise WouldBlock()
         return sock.backlog.pop(0)
-    from .fs import blocking
     conn = blocking(proc, sock, take)           # EAGAIN when non-blocking; else the scheduler waits
     if isinstance(conn, int):
         return conn

@@ -4,8 +4,10 @@ from __future__ import annotations
 import struct
 
 from . import errno as E
+from .binfmt import ExecError
 from .dispatch import s32, syscall
-from .kernel import RLIMIT_NOFILE, ProcessExit
+from .fs import base_dir, guest_path
+from .task import RLIMIT_NOFILE, ProcessExit
 from .layouts import RLIMIT, RUSAGE, SYSINFO, UTSNAME
 
 ARCH_SET_GS, ARCH_SET_FS, ARCH_GET_FS, ARCH_GET_GS = 0x1001, 0x1002, 0x1003, 0x1004
@@ -99,8 +101,7 @@ def _process(proc, pid):
     pid = s32(pid)
     if pid == 0 or pid == proc.pid:
         return proc
-    find = getattr(proc.kernel, "process", None)
-    p = find(pid) if find is not None else None
+    p = proc.kernel.process(pid)
     return p if p is not None and not getattr(p, "reaped", False) else None
 
 
@@ -395,15 +396,16 @@ def sys_execveat(proc, dirfd, path, argv, envp, flags, *_):
 
 
 def _execve(proc, dirfd, path_addr, argv_addr, envp_addr, flags):
-    from loader.exec import ExecError, exec_into
-    from .fs import guest_path, base_dir
+    binfmt = proc.kernel.binfmt
+    if binfmt is None:
+        return -E.ENOEXEC           # no binary format registered: nothing can be executed
     path = guest_path(proc, path_addr)
     read = lambda addr: proc.mem.read_cstr(addr, 1 << 17).decode("utf-8", "surrogateescape")
     argv = [read(a) for a in proc.mem.read_ptr_array(argv_addr)] if argv_addr else []
     envp = [read(a) for a in proc.mem.read_ptr_array(envp_addr)] if envp_addr else []
     base = proc.cwd if path.startswith("/") else base_dir(proc, dirfd)
     try:
-        exec_into(proc, path, argv, envp, base)
+        binfmt(proc, path, argv, envp, base)
     except ExecError as e:
         return -e.errno
     return 0            # (as strace shows it; the new image starts with its own registers)

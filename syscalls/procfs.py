@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
+from emutrace.machine.cpu import CPU_FLAGS
+
 from .vfs import DT_DIR, DT_LNK, DT_REG, S_IFCHR, S_IFDIR, S_IFLNK, S_IFREG, SynthNode, Vfs
 
 DEVICES = ("null", "zero", "full", "random", "urandom")
@@ -29,7 +31,6 @@ def _dir(fn: Callable[[], list]) -> SynthNode:
 
 
 def cpuinfo() -> str:
-    from emutrace.machine import CPU_FLAGS
     return ("processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 58\n"
             "model name\t: emutrace virtual x86-64 CPU\nstepping\t: 9\ncpu MHz\t\t: 1000.000\n"
             "cache size\t: 8192 KB\nphysical id\t: 0\nsiblings\t: 1\ncore id\t\t: 0\ncpu cores\t: 1\n"

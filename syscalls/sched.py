@@ -31,54 +31,21 @@ One thread runs at a time, and the same inputs always give the same interleaving
 from __future__ import annotations
 
 import struct
-from typing import Callable, Dict, List, Optional
+from typing import Dict, List, Optional
+
+from emutrace.machine.memory import GuestFault
+from emutrace.machine.words import s32
 
 from . import errno as E
+from .fs import POLLIN, POLLOUT, _poll_once
+from .layouts import POLLFD
+from .signals import SA_RESTART, SIG_DFL, SIG_IGN, SIGKILL, _action, bit, default_action
+from .task import GuestDeadlock, NORETURN
+from .time import check_alarm
+from .wait import Block, Wait
 
 QUANTUM = 100_000            # instructions per slice while another thread is runnable
 SYSCALL_QUANTUM = 64         # ... or this many system calls
-
-
-class Block(Exception):
-    """Raised by a system call handler when the calling thread must sleep; carries the Wait."""
-
-    def __init__(self, wait: "Wait"):
-        super().__init__(wait.what)
-        self.wait = wait
-
-
-class Wait:
-    """What a blocked thread waits for, and how its system call ends.
-
-    restart: what a signal with a handler does to the call, as Linux's restart codes:
-      "sys"    (ERESTARTSYS) restarted if the handler has SA_RESTART, else EINTR;
-      "nohand" (ERESTARTNOHAND) EINTR;
-      "always" (ERESTARTNOINTR) restarted;
-      "none"   not interruptible (only SIGKILL ends it).
-    result / timeout_result: the call's return value when woken / when the deadline passed;
-      None means: run the handler again (it finds the new state, or its expired deadline).
-    """
-
-    __slots__ = ("kind", "what", "thread", "deadline", "ready", "done", "result", "timeout_result",
-                 "restart", "call", "key", "bitset", "cancel", "on_eintr")
-
-    def __init__(self, kind: str, what: str, thread, *, deadline: Optional[int] = None,
-                 ready: Optional[Callable[[], bool]] = None, result=None, timeout_result=None,
-                 restart: str = "sys"):
-        self.kind = kind
-        self.what = what
-        self.thread = thread
-        self.deadline = deadline          # monotonic ns on the virtual clock, or None
-        self.ready = ready
-        self.done = False                 # set by an explicit wake (futex, vfork)
-        self.result = result
-        self.timeout_result = timeout_result
-        self.restart = restart
-        self.call = None                  # (nr, sc, args, trace state): set by the kernel
-        self.key = None
-        self.bitset = 0
-        self.cancel: Optional[Callable[[], None]] = None   # leave the wait queue (futexes)
-        self.on_eintr: Optional[Callable[[], None]] = None  # before EINTR returns (nanosleep's rem)
 
 
 def _u32(proc, addr: int) -> int:
@@ -183,7 +150,6 @@ class Scheduler:
 
     def signal_for(self, t, interruptible: bool = True):
         """The pending signal that should wake thread t (one it will handle or die of), or None."""
-        from .signals import SIGKILL, bit
         proc = t.proc
         if not t.pending and not proc.pending:
             return None
@@ -237,7 +203,6 @@ class Scheduler:
 
         Advances the virtual clock when nobody can run; raises GuestDeadlock when nothing can
         ever make a thread runnable again."""
-        from .kernel import GuestDeadlock
         while True:
             tasks = self.tasks
             if not tasks:
@@ -288,7 +253,7 @@ class Scheduler:
         socks = [s for s in socks.values() if s.fileno() >= 0]
         if not socks:
             return False
-        wall = getattr(self.kernel, "wall_deadline", 0)
+        wall = self.kernel.wall_deadline
         end = _t.monotonic() + span_ns / 1e9 if span_ns is not None else None
         while socks:
             left = [x for x in (end, wall or None) if x is not None]
@@ -306,7 +271,6 @@ class Scheduler:
         return False
 
     def check_alarms(self) -> None:
-        from .time import check_alarm
         for p in self.procs:
             if p.exit is None and p.alarm_at_ns:
                 check_alarm(p)
@@ -349,7 +313,6 @@ class Scheduler:
 
     def resume(self, t) -> bool:
         """t (now loaded) was blocked: end its system call if it can. True when it may run on."""
-        from .kernel import NORETURN
         w = t.wait
         reason = self._wake_reason(t, w)
         if reason is None:
@@ -399,7 +362,6 @@ class Scheduler:
 
     def _interrupted(self, proc, t, w):
         """The result of a call a signal interrupted, or None to restart it."""
-        from .signals import SA_RESTART, SIG_DFL, _action
         info = self.signal_for(t, interruptible=True) or self.signal_for(t, interruptible=False)
         if w.restart == "always":
             return None
@@ -452,7 +414,6 @@ class Scheduler:
             call[2][3] if name == "clock_nanosleep" and not call[2][1] & 1 else 0     # TIMER_ABSTIME
         if rem:
             def write_rem():
-                from emutrace.memory import GuestFault
                 left = max(0, w.deadline - self.now())
                 try:
                     proc.mem.write(rem, struct.pack("<qq", left // 10**9, left % 10**9))
@@ -475,15 +436,12 @@ class Scheduler:
 
 
 def _ignored(proc, sig: int) -> bool:
-    from .signals import SIG_DFL, SIG_IGN, _action, default_action
     act = _action(proc, sig)
     return act.handler == SIG_IGN or (act.handler == SIG_DFL and default_action(sig) == "ignore")
 
 
 def _poll_ready(proc, call):
     """A readiness test for a blocked poll/ppoll/select/pselect6 (re-reads its fd sets)."""
-    from .fs import POLLIN, POLLOUT, _poll_once
-    from .layouts import POLLFD
     nr, sc, args, _ = call
     name = sc.name if sc is not None else ""
     try:
@@ -589,10 +547,10 @@ class Futexes:
 
     def wake(self, proc, uaddr: int, n: int, bitset: int) -> int:
         # as Linux: the count is checked after each wake, so 0 (or less) still wakes one
-        return self._wake_key(self._key(proc, uaddr), max(_s32(n), 1), bitset & 0xFFFFFFFF)
+        return self._wake_key(self._key(proc, uaddr), max(s32(n), 1), bitset & 0xFFFFFFFF)
 
     def requeue(self, proc, uaddr: int, uaddr2: int, nwake: int, nreq: int) -> int:
-        nwake, nreq = _s32(nwake), _s32(nreq)
+        nwake, nreq = s32(nwake), s32(nreq)
         if nwake < 0 or nreq < 0:
             return -E.EINVAL
         key, key2 = self._key(proc, uaddr), self._key(proc, uaddr2)
@@ -646,7 +604,6 @@ class Futexes:
     def thread_died(self, proc, t) -> None:
         """Robust futexes the thread held are marked OWNER_DIED and a waiter woken; then
         clear_child_tid is zeroed and woken (pthread_join)."""
-        from emutrace.memory import GuestFault
         if t.robust_list:
             try:
                 self._robust(proc, t)
@@ -683,8 +640,3 @@ class Futexes:
         proc.mem.write_u32(uaddr, (word & FUTEX_WAITERS) | FUTEX_OWNER_DIED)
         if word & FUTEX_WAITERS:
             self._wake_key(self._key(proc, uaddr), 1, 0xFFFFFFFF)
-
-
-def _s32(v: int) -> int:
-    v &= 0xFFFFFFFF
-    return v - (1 << 32) if v >> 31 else v

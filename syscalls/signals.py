@@ -2,12 +2,14 @@
 rt_sigframe (the layout Linux pushes), undone by rt_sigreturn."""
 from __future__ import annotations
 
-from emutrace.memory import GuestFault
+from emutrace.machine.memory import GuestFault
 
 from . import errno as E
 from .dispatch import s32, syscall
-from .kernel import NORETURN, ProcessExit, SigAction
 from .layouts import FXSAVE, KSIGACTION, RT_SIGFRAME_SIZE, SIGCONTEXT_GREGS, SIGINFO, STACK_T, UCONTEXT
+from .task import GuestDeadlock, NORETURN, ProcessExit, SigAction
+from .time import check_alarm, read_timespec
+from .wait import Block, Wait
 
 SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGKILL = 1, 2, 3, 4, 5, 6, 7, 8, 9
 SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGCHLD, SIGCONT, SIGSTOP = 10, 11, 12, 13, 14, 15, 17, 18, 19
@@ -228,7 +230,6 @@ def sys_rt_sigtimedwait(proc, set_, info, timeout, size, *_):
     want = proc.mem.read_u64(set_) & ~UNBLOCKABLE
     ns = -1
     if timeout:
-        from .time import read_timespec
         try:
             ns = read_timespec(proc, timeout)
         except ValueError:
@@ -251,7 +252,6 @@ def sys_rt_sigtimedwait(proc, set_, info, timeout, size, *_):
     prev = sched.previous_wait(t)
     if prev is not None and prev.deadline is not None and sched.now() >= prev.deadline:
         return -E.EAGAIN                                   # the timeout passed
-    from .sched import Block, Wait
     deadline = prev.deadline if prev is not None and prev.deadline is not None else \
         (sched.now() + ns if ns > 0 else None)
     raise Block(Wait("sigwait", "a signal (sigtimedwait)", t, ready=pending, deadline=deadline,
@@ -260,7 +260,6 @@ def sys_rt_sigtimedwait(proc, set_, info, timeout, size, *_):
 
 def _advance_to_alarm(proc):
     """A lone process waiting for a signal: jump the virtual clock to its pending alarm."""
-    from .time import check_alarm
     if proc.alarm_at_ns:
         now = proc.kernel.world.monotonic_ns()
         if proc.alarm_at_ns > now:
@@ -269,7 +268,6 @@ def _advance_to_alarm(proc):
 
 
 def _deadlock(proc):
-    from .kernel import GuestDeadlock
     return GuestDeadlock(f"process {proc.pid} waits for a signal that nothing can send")
 
 

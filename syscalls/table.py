@@ -79,7 +79,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
 
-from emutrace.record import record
+from emutrace.machine.record import record
 
 
 @record(frozen=True)

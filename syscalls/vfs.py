@@ -14,43 +14,21 @@ import os
 import stat as _st
 from typing import Callable, Dict, List, Optional, Tuple
 
-from emutrace.record import field, record
+from emutrace.machine.record import field, record
 
 from . import errno as E
 from .errors import VfsError
 from .limits import DENTRY_COST, INODE_COST, Held, KernelLimits, pages
+# all of them: handlers take the file types from the VFS, whose nodes carry them
+from .statinfo import (DT_BLK, DT_CHR, DT_DIR, DT_FIFO, DT_LNK, DT_OF_MODE, DT_REG, DT_SOCK,  # noqa: F401
+                       DT_UNKNOWN, S_IFBLK, S_IFCHR, S_IFDIR, S_IFIFO, S_IFLNK, S_IFMT, S_IFREG, S_IFSOCK,
+                       StatInfo)
 
-S_IFMT, S_IFSOCK, S_IFLNK, S_IFREG, S_IFBLK = 0o170000, 0o140000, 0o120000, 0o100000, 0o060000
-S_IFDIR, S_IFCHR, S_IFIFO = 0o040000, 0o020000, 0o010000
-DT_UNKNOWN, DT_FIFO, DT_CHR, DT_DIR, DT_BLK, DT_REG, DT_LNK, DT_SOCK = 0, 1, 2, 4, 6, 8, 10, 12
-DT_OF_MODE = {S_IFIFO: DT_FIFO, S_IFCHR: DT_CHR, S_IFDIR: DT_DIR, S_IFBLK: DT_BLK,
-              S_IFREG: DT_REG, S_IFLNK: DT_LNK, S_IFSOCK: DT_SOCK}
 MAX_SYMLINKS = 40
 OVERLAY_DEV = 0x2D
 SYNTH_DEV = 0x05
 
 
-@record
-class StatInfo:
-    """A Linux stat, independent of the host's struct."""
-    mode: int
-    size: int = 0
-    ino: int = 0
-    dev: int = 0
-    nlink: int = 1
-    uid: int = 0
-    gid: int = 0
-    rdev: int = 0
-    blksize: int = 4096
-    blocks: int = 0
-    atime_ns: int = 0
-    mtime_ns: int = 0
-    ctime_ns: int = 0
-    host_id: Optional[Tuple[int, int]] = None   # a host file's (dev, ino), not yet numbered (HostIds)
-
-    @property
-    def type(self) -> int:
-        return self.mode & S_IFMT
 
 
 def stat_from_host(st: os.stat_result) -> StatInfo:
@@ -298,7 +276,7 @@ def open_tree(root: str, ids: Optional[HostIds] = None):
     """The tree for --root: a host directory, or a tar archive (read in place)."""
     if os.path.isdir(root):
         return DirTree(root, ids)
-    from .tarfs import TarTree
+    from .tarfs import TarTree      # deferred: tarfile, gzip, lzma and bz2 cost start-up time
     return TarTree(root)
 
 

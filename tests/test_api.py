@@ -203,7 +203,7 @@ def test_leaving_the_events_loop_early_ends_the_run():
 
 
 def test_syscall_events():
-    pytest.importorskip("syscalls.strace")
+    pytest.importorskip("emutrace.decode.strace")
     s = emutrace.Session([getenv_time()], capture_output=True, trace_syscalls=True)
     evs = []
     s.on_event(evs.append)
@@ -225,7 +225,7 @@ def test_write_trace_is_the_command_lines_trace(tmp_path):
 
 
 def test_write_trace_with_syscalls_is_the_command_lines_trace(tmp_path):
-    pytest.importorskip("syscalls.strace")
+    pytest.importorskip("emutrace.decode.strace")
     exe = built("diffprog", "v0")
     s = emutrace.Session([exe], capture_output=True, trace_syscalls=True)   # a pipe, as the CLI's below
     s.write_trace(tmp_path / "api.jsonl", "jsonl")

@@ -154,8 +154,8 @@ def test_usage_errors():
 def test_loader_fuzz_raises_only_elferror(mutations, cut):
     """Random byte flips and truncations of a real program: the ELF model either parses or
     raises ElfError; exec either maps it or raises ExecError. Nothing else escapes."""
-    from loader.elf import ElfError, parse_elf
-    from loader.exec import ExecError, check_entry
+    from emutrace.loader.elf import ElfError, parse_elf
+    from emutrace.loader.exec import ExecError, check_entry
     data = bytearray(HELLO.read_bytes())
     for off, val in mutations:
         if off < len(data):

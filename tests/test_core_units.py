@@ -1,10 +1,10 @@
 """Unit tests of the Linux ABI written in code, the CPU model and the World."""
 import errno as host_errno
 
-from emutrace.machine import cpuid
-from emutrace.world import World
-from syscalls import errno as E
-from syscalls.layouts import KSIGACTION, RT_SIGFRAME_SIZE, SIGINFO, STAT, STATX, UCONTEXT, UTSNAME
+from emutrace.machine.cpu import cpuid
+from emutrace.kernel.world import World
+from emutrace.kernel import errno as E
+from emutrace.kernel.layouts import KSIGACTION, RT_SIGFRAME_SIZE, SIGINFO, STAT, STATX, UCONTEXT, UTSNAME
 
 
 def test_errno_values_are_linux_and_host_errors_map_by_name():
@@ -56,7 +56,7 @@ def test_fpu_starts_as_linux(tmp_path):
 
 def test_metadata_cache_is_kept_under_its_limit_dropping_the_least_recently_used(tmp_path, monkeypatch):
     import os
-    from emutrace import cache
+    from emutrace.machine.cpu import cache
     d = tmp_path / "c"
     monkeypatch.setenv("EMUTRACE_CACHE", str(d))
     for k in range(8):

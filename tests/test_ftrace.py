@@ -141,7 +141,7 @@ def test_fun_line_format(tmp_path):
 def test_stripped_binary_still_nests(tmp_path):
     """No .symtab: functions come from .eh_frame as fun_<addr>, and give the same tree as the
     same build with its symbols (the `pie` variant: same flags, not stripped)."""
-    from loader.elf import parse_elf
+    from emutrace.loader.elf import parse_elf
     stripped, pie = built("fib", "stripped"), built("fib", "pie")
     elf = parse_elf(pie, open(pie, "rb").read())
     assert not parse_elf(stripped, open(stripped, "rb").read()).symtab
@@ -382,7 +382,7 @@ def test_folded_stacks_sum_to_total(tmp_path):
 @pytest.mark.skipif(shutil.which("readelf") is None, reason="needs readelf")
 @pytest.mark.parametrize("prog", ["fib", "cxx"])
 def test_eh_frame_parser_agrees_with_readelf(prog):
-    from loader.elf import parse_elf
+    from emutrace.loader.elf import parse_elf
     from emutrace.funcs import eh_frame_image, parse_eh_frame
     exe = built(prog, "stripped")
     dump = subprocess.run(["readelf", "--debug-dump=frames", exe], capture_output=True,
@@ -398,7 +398,7 @@ def test_eh_frame_parser_agrees_with_readelf(prog):
 
 
 def test_discover_prefers_symtab_and_skips_plt():
-    from loader.elf import parse_elf
+    from emutrace.loader.elf import parse_elf
     from emutrace.funcs import discover
     plain, stripped = built("fib", "plain"), built("fib", "stripped")
     names = discover(parse_elf(plain, open(plain, "rb").read())).values()

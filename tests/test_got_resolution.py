@@ -5,8 +5,8 @@ import pytest
 from unicorn import UC_HOOK_CODE
 
 from emutrace.session import Options, Session
-from emutrace.world import World
-from loader.resolve import GotResolver
+from emutrace.kernel.world import World
+from emutrace.loader.resolve import GotResolver
 
 
 class CheckAtEntry:

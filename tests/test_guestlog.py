@@ -13,7 +13,7 @@ import re
 import pytest
 
 from conftest import built, emutrace, native, status_of
-from emutrace.x86enc import ARG_REGS, Asm, JAE, R10, R11, RAX, RSP
+from emutrace.machine.x86enc import ARG_REGS, Asm, JAE, R10, R11, RAX, RSP
 
 C_VARIANTS = ["pie", "nopie", "znow", "zlazy", "ibt", "fnoplt"]
 
@@ -214,7 +214,7 @@ def _run_copy(src_bytes, where, length=None, cap=33):
     from unicorn import Uc, UcError, UC_ARCH_X86, UC_MODE_64
     from unicorn import x86_const as X
     from emutrace.guestlog import GuestLog, area_size
-    from emutrace.x86enc import RDI, RSI
+    from emutrace.machine.x86enc import RDI, RSI
     code, ctrl, rec, data = 0x10000, 0x20000, 0x30000, 0x40000
     gl = GuestLog.__new__(GuestLog)
     gl.ctrl, gl.loads = ctrl, {}

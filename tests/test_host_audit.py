@@ -234,8 +234,8 @@ def test_no_variadic_call_without_a_fixed_prototype():
     ctypes passes arguments past `argtypes` the variadic way (ffi_prep_cif_var), which Apple's
     arm64 ABI needs (variadic arguments on the stack) - but only when argtypes names exactly the
     fixed parameters. So the engine calls it through its own prototype, never a bare one."""
-    from emutrace import machine
-    fn = machine.HOOK_ADD
+    from emutrace.machine import cpu
+    fn = cpu.HOOK_ADD
     assert fn.argtypes is not None and len(fn.argtypes) == 7
     assert fn.restype is not None
 
@@ -245,7 +245,7 @@ def test_no_variadic_call_without_a_fixed_prototype():
 def test_directory_listing_without_the_host_libc(monkeypatch, tmp_path):
     """Where CDLL(None) fails (Windows, a static host Python), listings come from scandir."""
     import ctypes
-    from syscalls import vfs
+    from emutrace.kernel import vfs
 
     (tmp_path / "a").write_text("x")
     (tmp_path / "sub").mkdir()
@@ -260,7 +260,7 @@ def test_directory_listing_without_the_host_libc(monkeypatch, tmp_path):
 def test_a_windows_symlink_refusal_is_eperm():
     """os.symlink without the Windows symlink right raises winerror 1314 (its errno is EINVAL):
     Linux's answer for a file system that cannot make the link is EPERM."""
-    from syscalls import errno as E
+    from emutrace.kernel import errno as E
     e = OSError(host_errno.EINVAL, "A required privilege is not held by the client")
     e.winerror = 1314
     assert E.from_host(e) == E.EPERM
@@ -270,12 +270,12 @@ def test_a_windows_symlink_refusal_is_eperm():
 def test_lseek_on_a_host_pipe_is_espipe_by_name():
     if not hasattr(os, "pipe"):
         pytest.skip("host has no pipes")
-    from syscalls import files
+    from emutrace.kernel import files
     r, w = os.pipe()
     try:
         f = files.HostStream("pipe:[1]", 0, r)
-        from syscalls.vfs import VfsError
-        from syscalls import errno as E
+        from emutrace.kernel.vfs import VfsError
+        from emutrace.kernel import errno as E
         with pytest.raises(VfsError) as exc:
             f.seek(0, 1)
         assert exc.value.errno == E.ESPIPE
@@ -287,7 +287,7 @@ def test_lseek_on_a_host_pipe_is_espipe_by_name():
 def test_case_insensitive_host_tree_keeps_linux_names_exact(monkeypatch, tmp_path):
     """macOS and Windows file systems fold case: /etc/Passwd would open /etc/passwd. A guest
     sees a case-sensitive Linux tree, so on such a host a name must match an entry exactly."""
-    from syscalls import vfs
+    from emutrace.kernel import vfs
     (tmp_path / "passwd").write_text("root")
     tree = vfs.DirTree(str(tmp_path))
     real_lstat, real_stat = os.lstat, os.stat
@@ -315,6 +315,6 @@ def test_case_insensitive_host_tree_keeps_linux_names_exact(monkeypatch, tmp_pat
 
 
 def test_a_case_sensitive_host_is_detected_as_such(tmp_path):
-    from syscalls import vfs
+    from emutrace.kernel import vfs
     (tmp_path / "Makefile").write_text("")
     assert vfs.DirTree(str(tmp_path)).case_insensitive is False

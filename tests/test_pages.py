@@ -1,5 +1,5 @@
-"""Page permissions under Unicorn's virtual TLB (emutrace/tlb.py): faults where Linux gives them,
-with the faulting byte's address (emutrace/faultaddr.py), and code rewritten at run time never
+"""Page permissions under Unicorn's virtual TLB (emutrace/machine/tlb.py): faults where Linux gives them,
+with the faulting byte's address (emutrace/machine/faultaddr.py), and code rewritten at run time never
 run stale. bins/pages prints every fault relative to its mapping, so native output is the
 reference."""
 from __future__ import annotations
@@ -66,9 +66,9 @@ def test_unmapping_code_it_ran(tmp_path):
 def test_exact_fault_addresses(name, code, regs, want):
     """The refused page plus the decoded instruction give the faulting byte, as Linux's si_addr."""
     from unicorn import UcError
-    from emutrace.faultaddr import exact_address
-    from emutrace.machine import Machine
-    from emutrace.memory import AddressSpace
+    from emutrace.machine.faultaddr import exact_address
+    from emutrace.machine.cpu import Machine
+    from emutrace.machine.memory import AddressSpace
     m = Machine()
     a = AddressSpace(m.uc, 1 << 30)
     a.map(0x1000, 0x1000, 5)                 # code
@@ -86,8 +86,8 @@ def test_exact_fault_addresses(name, code, regs, want):
 def test_a_unicorn_without_virtual_tlb_is_one_clear_error():
     """Unicorn before 2.1 has no virtual TLB mode: the run stops with one line saying so."""
     from unicorn import UcError, unicorn_const as UCC
-    from emutrace.machine import Machine
-    from emutrace.memory import AddressSpace
+    from emutrace.machine.cpu import Machine
+    from emutrace.machine.memory import AddressSpace
     from emutrace.session import EmutraceError
     m = Machine()
 

@@ -388,7 +388,7 @@ def test_line_table_matches_addr2line(tmp_path):
     if not shutil.which("addr2line"):
         pytest.skip("no addr2line")
     exe = _gcc(tmp_path, "cov", COV_SRC, "-g", "-O1")
-    from loader.elf import read_elf
+    from emutrace.loader.elf import read_elf
     from emutrace.dwarfline import LineTable
     data = open(exe, "rb").read()
     table = LineTable.of_elf(read_elf(exe, data))

@@ -1,10 +1,10 @@
-"""emutrace.record (the cheap dataclass) and the cached ELF model built from it."""
+"""emutrace.machine.record (the cheap dataclass) and the cached ELF model built from it."""
 import pickle
 from typing import ClassVar, List, Optional
 
 import pytest
 
-from emutrace.record import FrozenInstanceError, asdict, field, fields, record, replace
+from emutrace.machine.record import FrozenInstanceError, asdict, field, fields, record, replace
 
 
 @record
@@ -108,7 +108,7 @@ def test_elf_model_survives_the_cache_with_tuple_records(tmp_path, monkeypatch):
     """Symbols, relocations, sections and segments are tuples that unpickle in C; a model read
     back from the on-disk cache equals the parsed one, under whatever path it is read."""
     import shutil
-    from loader import elf as E
+    from emutrace.loader import elf as E
     monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
     src = shutil.which("true") or "/bin/true"
     data = open(src, "rb").read()
@@ -130,13 +130,12 @@ def test_elf_models_of_host_files_are_keyed_by_version_not_contents(tmp_path, mo
     """A host file read with its version (inode, size, mtime, ctime) is never hashed; a file
     rewritten in place has a new version and is parsed again."""
     import shutil
-    from loader import elf as E
-    from syscalls.vfs import DirTree
-    import emutrace.digest as D
+    from emutrace.loader import elf as E
+    from emutrace.kernel.vfs import DirTree
     monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
     hashed = []
-    real = D.blake2b
-    monkeypatch.setattr(D, "blake2b", lambda data, **kw: (hashed.append(len(data)), real(data, **kw))[1])
+    real = E.blake2b                                            # (the loader's name for the digest)
+    monkeypatch.setattr(E, "blake2b", lambda data, **kw: (hashed.append(len(data)), real(data, **kw))[1])
     lib = tmp_path / "libx.so"
     shutil.copy(shutil.which("true") or "/bin/true", lib)
     tree = DirTree("/")

@@ -1,5 +1,5 @@
 """Memory shared between emulated processes: MAP_SHARED mappings (anonymous, /dev/shm and other
-overlay files) are the same host memory in every engine that maps them (emutrace/memory.py
+overlay files) are the same host memory in every engine that maps them (emutrace/machine/memory.py
 SharedMemory, syscalls/mm.py, fork in syscalls/clone.py), shared futexes on them wake other
 processes (syscalls/sched.py), and /dev/shm is a writable tmpfs inside the sandbox.
 
@@ -317,9 +317,9 @@ def test_shared_mappings_count_against_max_mem():
 # ---------------------------------------------------------------- the address space, in-process
 
 def test_address_spaces_share_memory():
-    from emutrace.machine import Machine
-    from emutrace.memory import PROT_READ, PROT_WRITE, AddressSpace, OutOfMemory, SharedMemory
-    from syscalls.clone import copy_address_space
+    from emutrace.machine.cpu import Machine
+    from emutrace.machine.memory import PROT_READ, PROT_WRITE, AddressSpace, OutOfMemory, SharedMemory
+    from emutrace.kernel.clone import copy_address_space
     rw = PROT_READ | PROT_WRITE
     a = AddressSpace(Machine().uc, 1 << 30)
     shm = SharedMemory()

@@ -12,8 +12,9 @@ import time
 
 import pytest
 
-from syscalls import strace, table
-from syscalls.strace import (SyscallFormatter, format_exited, format_killed, format_signal,
+from emutrace.decode import strace
+from emutrace.kernel import table
+from emutrace.decode.strace import (SyscallFormatter, format_exited, format_killed, format_signal,
                              format_summary, quote_string)
 
 
@@ -2020,7 +2021,7 @@ def test_signal_lines_from_real_trace():
 
 
 def test_signal_from_layout_dict_and_bytes():
-    from syscalls.layouts import SIGINFO
+    from emutrace.kernel.layouts import SIGINFO
     raw = SIGINFO.pack(si_signo=11, si_code=2, si_addr=0x401000)
     assert format_signal(SIGINFO.unpack(raw)) == \
         "--- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_ACCERR, si_addr=0x401000} ---"
@@ -2362,7 +2363,7 @@ def test_quote_string_plain_text_shortcut_matches_the_byte_loop():
     byte (the loop below). An extra_escape of NUL changes nothing for any data: NUL is octal
     anyway."""
     import random
-    from syscalls.strace import quote_string
+    from emutrace.decode.strace import quote_string
 
     def by_byte(data, extra=""):
         escapes = {ord('"'): '\\"', ord("\\"): "\\\\", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v"}

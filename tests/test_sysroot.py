@@ -9,8 +9,8 @@ import tarfile
 import pytest
 
 import emutrace
-from syscalls.tarfs import TarRootError, TarTree, is_tar_archive
-from syscalls.vfs import S_IFDIR, S_IFLNK, S_IFREG, Vfs
+from emutrace.kernel.tarfs import TarRootError, TarTree, is_tar_archive
+from emutrace.kernel.vfs import S_IFDIR, S_IFLNK, S_IFREG, Vfs
 
 from conftest import built, emutrace as cli, native
 
@@ -32,7 +32,7 @@ def _python_file(path: str) -> bool:
     p = os.path.abspath(path)
     roots = [os.path.abspath(x) for x in sys.path if x] + [sys.prefix, sys.base_prefix]
     try:
-        from emutrace.cache import cache_dir
+        from emutrace.machine.cache import cache_dir
         if cache_dir():
             roots.append(os.path.abspath(cache_dir()))
     except ImportError:
@@ -134,7 +134,7 @@ def test_symlinks_on_the_way_are_kept(tmp_path):
     shutil.copy2(built("qsort", "pie"), exe)
     tar = tmp_path / "q.tar"
     pack("--no-run", exe, tar)
-    from loader.elf import parse_elf
+    from emutrace.loader.elf import parse_elf
     interp = parse_elf(str(exe), exe.read_bytes()).interp
     with tarfile.open(tar) as tf:
         members = {m.name: m for m in tf.getmembers()}

@@ -1,8 +1,9 @@
 """Sanity of the syscall table: every x86-64 syscall once, kinds that parse, classes strace knows."""
 import pytest
 
-from syscalls import table, xlat
-from syscalls.table import BY_NAME, BY_NR, CLASSES, ROWS, Syscall, parse_kind, parse_ret
+from emutrace.decode import xlat
+from emutrace.kernel import table
+from emutrace.kernel.table import BY_NAME, BY_NR, CLASSES, ROWS, Syscall, parse_kind, parse_ret
 
 # asm/unistd_64.h (Linux 6.1 headers go to 450; 451..462 are newer kernels')
 EXPECTED_NRS = set(range(0, 335)) | set(range(424, 463))
@@ -101,7 +102,7 @@ def test_sets_exist():
 
 
 def test_struct_names_have_decoders_or_print_hex():
-    from syscalls import strace
+    from emutrace.decode import strace
     unknown = set()
     for row in ROWS:
         for kind in row.args:

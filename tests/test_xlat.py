@@ -5,8 +5,8 @@ the value under `strace -e inject=all:error=ENOSYS` so nothing really ran while 
 the argument. Values are Linux x86-64 values (asm/*.h, linux/*.h), never the host's."""
 import pytest
 
-from syscalls import xlat
-from syscalls.xlat import (SETS, Xlat, format_enum, format_flags, format_futex_op, format_ioctl,
+from emutrace.decode import xlat
+from emutrace.decode.xlat import (SETS, Xlat, format_enum, format_flags, format_futex_op, format_ioctl,
                            format_mode, format_sigset, lookup, signal_name)
 
 # set -> [(value, what strace 6.1 printed)]; random subsets of each set's bits plus unknown bits
@@ -1433,7 +1433,7 @@ def test_api_types():
 
 
 def test_sets_used_by_the_table_exist():
-    from syscalls import table
+    from emutrace.kernel import table
     for row in table.ROWS:
         for kind in row.args:
             base, param = table.parse_kind(kind)

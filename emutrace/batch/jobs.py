@@ -10,7 +10,7 @@ import re
 import shlex
 from typing import List, Optional
 
-from ..record import field, record
+from ..machine.record import field, record
 
 
 @record

@@ -78,7 +78,9 @@ import pickle
 import re
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from ..record import field, record
+from emutrace.machine.cache import cached, key_of
+
+from ..machine.record import field, record
 
 __all__ = [
     "ConfError", "Prototype", "Type", "Prim", "Pointer", "Array", "Struct",
@@ -163,9 +165,6 @@ class Type:
         return t
 
     # helpers used by the formatter
-    def is_float(self) -> bool:
-        return False
-
     def is_void(self) -> bool:
         return False
 
@@ -186,9 +185,6 @@ class Prim(Type):
 
     def align(self) -> int:
         return max(1, PRIM_SIZES[self.kind])
-
-    def is_float(self) -> bool:
-        return self.kind in FLOATING
 
     def is_void(self) -> bool:
         return self.kind == "void"
@@ -955,6 +951,5 @@ def load_prototypes(extra_files: Optional[Iterable[str]] = None, builtin: bool =
         return db
 
     # parsing ~1600 prototypes costs ~0.2 s: a warm run loads them parsed, keyed by the texts
-    from emutrace.cache import cached, key_of
     key = key_of([t.encode() for _, t in texts] + [p.encode() for p, _ in texts] + [b"packed-db"])
     return cached("protos", key, parse_all)

@@ -13,10 +13,10 @@ from __future__ import annotations
 import posixpath
 from typing import Dict, List, Optional
 
-from loader.modules import module_at
-from syscalls import errno as E
-from syscalls.vfs import S_IFMT, S_IFREG, VfsError
-from syscalls.xlat import signal_name
+from emutrace.loader.modules import module_at
+from emutrace.kernel import errno as E
+from emutrace.kernel.vfs import S_IFMT, S_IFREG, VfsError
+from emutrace.decode.xlat import signal_name
 
 from . import extract, rules
 from .calls import CallWatch

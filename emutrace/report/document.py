@@ -6,7 +6,7 @@ import json
 import os
 from typing import Dict, List, Optional
 
-from syscalls.xlat import signal_name
+from emutrace.decode.xlat import signal_name
 
 from . import extract, findings
 from .schema import SCHEMA_ID, SCHEMA_VERSION

@@ -8,7 +8,7 @@ import re
 import struct
 from typing import Dict, List, Optional
 
-from ..memory import GuestFault
+from ..machine.memory import GuestFault
 
 from .rules import AF_INET, AF_INET6, AF_UNIX, FAMILY
 

@@ -38,7 +38,7 @@ def describe(session, proc) -> Optional[dict]:
 
 
 def _content(session, path: str) -> Optional[bytes]:
-    from syscalls.vfs import VfsError
+    from emutrace.kernel.vfs import VfsError
     vfs = session.vfs
     try:
         node = vfs.lookup(path, "/")

@@ -1,6 +1,6 @@
 """The exact address of a memory fault, for si_addr.
 
-Unicorn's TLB fill hook (emutrace/tlb.py) learns only the page an access was refused on, while
+Unicorn's TLB fill hook (emutrace/machine/tlb.py) learns only the page an access was refused on, while
 Linux reports the faulting byte: `*(int *)0x10` gives si_addr 0x10, a stack overflow the
 address below the guard page's top that `push` wrote. So the faulting instruction is decoded and
 its memory operands evaluated from the registers; the one that lies on the refused page is the
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from unicorn import unicorn_const as UCC
 
-from .machine import REG
+from .cpu import REG
 
 PAGE_MASK = ~0xFFF
 _FETCH = (UCC.UC_ERR_FETCH_UNMAPPED, UCC.UC_ERR_FETCH_PROT)

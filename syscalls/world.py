@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Dict
 
-from .digest import sha256
-from .record import field, record
+from ..machine.digest import sha256
+from ..machine.record import field, record
 
 DEFAULT_CLOCK_START = 1704067200          # 2024-01-01T00:00:00Z
 DEFAULT_ENV = {

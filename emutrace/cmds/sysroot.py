@@ -1,9 +1,4 @@
-"""`emutrace diff` and `emutrace sysroot`: the subcommands, dispatched from options.parse.
-
-emutrace diff [-C N] [--all] [--args] A.jsonl B.jsonl
-    Aligns two jsonl traces (emutrace.tracediff) and prints the first divergence with N steps of
-    context (default 3) and the calls whose counts differ. Exit status as diff(1): 0 the traces
-    are the same, 1 they differ, 2 bad input or usage.
+"""`emutrace sysroot`: pack a program and what it needs into a tar archive for --root.
 
 emutrace sysroot [--add PATH]... [--from DIR] [--no-run] [--timeout S] PROGRAM OUT.tar [-- ARGS...]
     Packs PROGRAM, its interpreter and the closure of its libraries (the builtin linker's
@@ -24,7 +19,11 @@ import sys
 import tarfile
 from typing import Dict, List, Optional, Tuple
 
-DIFF_USAGE = "usage: emutrace diff [-C N] [--all] [--args] A.jsonl B.jsonl"
+from ..kernel.world import DEFAULT_ENV
+from ..loader.elf import ElfError, parse_elf
+from ..loader.linker import search_paths
+from ..machine.errors import EmutraceError
+
 SYSROOT_USAGE = ("usage: emutrace sysroot [--add PATH]... [--from DIR] [--no-run] [--timeout S] "
                  "PROGRAM OUT.tar [-- ARGS...]")
 STARTUP_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf")
@@ -37,60 +36,6 @@ def _fail(message: str, status: int) -> int:
     sys.stderr.flush()
     return status
 
-
-# ================================================================ diff
-
-def diff(cfg) -> int:
-    from .tracediff import TraceError, compare, format_report, load
-    args = list(cfg.sub_args)
-    context, all_hunks, with_args, files = 3, False, False, []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a in ("-h", "--help"):
-            print(DIFF_USAGE)
-            return 0
-        if a in ("-C", "--context") or a.startswith("--context="):
-            if "=" in a:
-                v = a.split("=", 1)[1]
-            elif i + 1 < len(args):
-                i += 1
-                v = args[i]
-            else:
-                return _fail(f"diff: {a} needs a number ({DIFF_USAGE})", 2)
-            try:
-                context = int(v)
-                if context < 0:
-                    raise ValueError
-            except ValueError:
-                return _fail(f"diff: {a} takes a number of steps, not {v!r}", 2)
-        elif a == "--all":
-            all_hunks = True
-        elif a == "--args":
-            with_args = True
-        elif a == "--":
-            files += args[i + 1:]
-            break
-        elif a.startswith("-") and a != "-":
-            return _fail(f"diff: unknown option {a} ({DIFF_USAGE})", 2)
-        else:
-            files.append(a)
-        i += 1
-    if len(files) != 2:
-        return _fail(f"diff takes two traces ({DIFF_USAGE})", 2)
-    try:
-        c = compare(load(files[0], with_args), load(files[1], with_args))
-    except TraceError as e:
-        return _fail(f"diff: {e}", 2)
-    try:
-        sys.stdout.write(format_report(c, context, all_hunks))
-        sys.stdout.flush()
-    except BrokenPipeError:
-        pass
-    return 0 if c.equal else 1
-
-
-# ================================================================ sysroot
 
 class SysrootError(Exception):
     def __init__(self, message: str, status: int = 125):
@@ -201,8 +146,6 @@ class Packer:
 
     def closure(self, program: str) -> List[str]:
         """The program, its PT_INTERP and its DT_NEEDED closure (search rules of loader.linker)."""
-        from loader.elf import ElfError, parse_elf
-        from loader.linker import search_paths
         canon = self.add_file(program, required=True)
         done, out = set(), []
         queue: List[Tuple[str, str]] = [(program, canon)]
@@ -285,8 +228,7 @@ class Packer:
 def discover(packer: Packer, argv: List[str], timeout: float) -> List[str]:
     """Run the program once under emutrace (sandboxed, output discarded) and add every regular
     file it opened successfully and every program it executed (with their closures)."""
-    from .api import Session
-    from .session import EmutraceError
+    from ..api import Session          # deferred: only a run loads the emulator (--no-run does not)
     AT_FDCWD = -100
     opened: List[Tuple[str, str]] = []
     execs: List[str] = []
@@ -343,8 +285,8 @@ def _int32(v: int) -> int:
     return v - (1 << 32) if v & 0x80000000 else v
 
 
-def sysroot(cfg) -> int:
-    args = list(cfg.sub_args)
+def main(args: List[str]) -> int:
+    args = list(args)
     adds: List[str] = []
     source = "/"
     run_it = True
@@ -419,24 +361,9 @@ def sysroot(cfg) -> int:
 
 
 def _which(packer: Packer, name: str) -> str:
-    from .world import DEFAULT_ENV
     for d in DEFAULT_ENV["PATH"].split(":"):
         cand = d + "/" + name
         found = packer.walk(cand)
         if found is not None and _st.S_ISREG(found[1]) and found[1] & 0o111:
             return cand
     raise SysrootError(f"{name}: not found in the PATH of {packer.source}", 127)
-
-
-# ================================================================ report, batch
-
-def report(cfg) -> int:
-    """`emutrace report FILE`: a behaviour report (--report) as a readable summary."""
-    from .report.render import main
-    return main(list(cfg.sub_args))
-
-
-def batch(cfg) -> int:
-    """`emutrace batch`: many runs on a pool of workers (emutrace.batch)."""
-    from .batch import main
-    return main(list(cfg.sub_args))

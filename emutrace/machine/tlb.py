@@ -29,6 +29,8 @@ from contextlib import contextmanager
 from unicorn import UcError, unicorn_const as UCC
 from unicorn.unicorn_py3.unicorn import uclib
 
+from .errors import EmutraceError
+
 # uc_mem_type of a TLB fill -> (the access's permission bit, error if unmapped, if forbidden)
 _ACCESS = {
     UCC.UC_MEM_READ: (UCC.UC_PROT_READ, UCC.UC_ERR_READ_UNMAPPED, UCC.UC_ERR_READ_PROT),
@@ -98,7 +100,6 @@ def attach(uc, aspace) -> None:
 
 def _unsupported():
     import unicorn
-    from .session import EmutraceError
     raise EmutraceError(f"this Unicorn ({getattr(unicorn, '__version__', '?')}) has no virtual TLB "
                         "mode: emutrace needs Unicorn 2.1 or later (pip install 'unicorn>=2.1')", 125)
 

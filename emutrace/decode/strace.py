@@ -33,10 +33,11 @@ import struct
 import time as _time
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from . import errno as _errno
-from . import table as _table
+from ..kernel import errno as _errno
+from ..kernel import table as _table
 from . import xlat as _x
-from .layouts import SIGINFO, STAT, STATX
+from ..kernel.layouts import SIGINFO, STAT, STATX
+from ..machine.words import s32 as _s32, s64 as _s64
 
 __all__ = ["SyscallFormatter", "format_signal", "format_exited", "format_killed", "format_summary",
            "quote_string", "format_return", "format_siginfo", "format_sockaddr",
@@ -58,16 +59,6 @@ NEVER_FAILS = frozenset({"getpid", "getppid", "getuid", "getgid", "geteuid", "ge
 
 # ---------------------------------------------------------------------------------------------
 # small helpers
-
-def _s32(v: int) -> int:
-    v &= 0xffffffff
-    return v - (1 << 32) if v & 0x80000000 else v
-
-
-def _s64(v: int) -> int:
-    v &= _MASK64
-    return v - (1 << 64) if v & (1 << 63) else v
-
 
 def _hex(v: int) -> str:
     v &= _MASK64
@@ -246,13 +237,20 @@ _parse_kind = functools.lru_cache(maxsize=None)(_table.parse_kind)   # a few hun
 
 
 def _plan_of(kinds) -> list:
-    """(decoder, parameter, argument index, base kind) per decoded argument of a row's kinds:
-    parsed once per distinct argument list, not at every call."""
+    """(how, decoder, parameter, argument index, base kind) per decoded argument of a row's
+    kinds, `how` saying which table the decoder is from: parsed once per distinct argument list,
+    not at every call."""
     plan = []
     for i, kind in enumerate(kinds):
         base, param = _parse_kind(kind)
-        if base != "skip":
-            plan.append((_KIND.get(base, _k_default), param, i, base))
+        if base == "skip":
+            continue
+        if base in _BY_HAND:
+            plan.append((_HAND, _BY_HAND[base], param, i, base))
+        elif base in _AT_EXIT:
+            plan.append((_EXIT, _AT_EXIT[base], param, i, base))
+        else:
+            plan.append((_ENTRY, _AT_ENTRY.get(base, _DEFAULT), param, i, base))
     return plan
 
 
@@ -422,8 +420,17 @@ class SyscallFormatter:
         if plan is None:
             plan = _PLANS[kinds] = _plan_of(kinds)
         args = st.args
-        for decode, param, i, base in plan:
-            decode(self, st, mem, args[i], param, i, base)
+        a = st.a
+        for how, decode, param, i, base in plan:
+            v = args[i]
+            n = args[param] if param.__class__ is int else None
+            if how == _ENTRY:
+                a.now(decode(self, st, mem, v, param, n))
+            elif how == _EXIT:
+                a.later(lambda ret, m, decode=decode, v=v, param=param, n=n, base=base:
+                        _ptr(v) if _is_error(ret) else decode(self, m, v, param, n, base, ret))
+            else:
+                decode(self, st, mem, v, param, i, base)
 
     # ------------------------------------------------------------------ value decoders
     def _path_out(self, mem, addr, ret):
@@ -2201,177 +2208,101 @@ CUSTOM_DECODERS = frozenset(_CUSTOM)
 # the argument's value, the kind's parameter, the argument's index, the base name) and adds the
 # argument's text to st.a: now, or as a function that renders it at the exit.
 
-def _k_int(f, st, mem, v, param, i, base):
-    st.a.now(str(_s32(v)))
+# How each argument kind is decoded (the row kinds of table.py). Most kinds are one expression,
+# in one of two tables; the few with their own protocol are functions (_BY_HAND).
+# Every renderer receives n, the value of the argument named by an index parameter
+# (buf_in:2 -> args[2]), read at entry, or None.
+
+# Rendered when the call is entered: (formatter, state, memory, value, param, n) -> text.
+_AT_ENTRY = {
+    "int": lambda f, st, mem, v, param, n: str(_s32(v)),
+    "uint": lambda f, st, mem, v, param, n: str(v & 0xffffffff),
+    "long": lambda f, st, mem, v, param, n: str(_s64(v)),
+    "ulong": lambda f, st, mem, v, param, n: str(v),
+    "hex": lambda f, st, mem, v, param, n: _hex(v),
+    "dep": lambda f, st, mem, v, param, n: _hex(v),
+    "hex32": lambda f, st, mem, v, param, n: _hex(v & 0xffffffff),
+    "ptr": lambda f, st, mem, v, param, n: _ptr(v),
+    "fd": lambda f, st, mem, v, param, n: f.fd(v),
+    "dirfd": lambda f, st, mem, v, param, n: f.dirfd(v),
+    "uid": lambda f, st, mem, v, param, n: "-1" if v & 0xffffffff == 0xffffffff else str(v & 0xffffffff),
+    "gid": lambda f, st, mem, v, param, n: "-1" if v & 0xffffffff == 0xffffffff else str(v & 0xffffffff),
+    "path": lambda f, st, mem, v, param, n: f.path(mem, v),
+    "str": lambda f, st, mem, v, param, n: f.cstr(mem, v),
+    "buf_in": lambda f, st, mem, v, param, n: f.buf(mem, v, n),
+    "flags": lambda f, st, mem, v, param, n: _fmt_flags(param, v),
+    "enum": lambda f, st, mem, v, param, n: _fmt_enum(param, v),
+    "mode": lambda f, st, mem, v, param, n: _x.octal(v & 0xffff),
+    "fmode": lambda f, st, mem, v, param, n: _x.format_mode(v),
+    "octal": lambda f, st, mem, v, param, n: _x.octal(v & 0xffffffff),
+    "dev": lambda f, st, mem, v, param, n: _x.format_dev(v),
+    "struct_in": lambda f, st, mem, v, param, n: f.struct(param, mem, v),
+    "signo": lambda f, st, mem, v, param, n: _x.signal_name(_s32(v)),
+    "sigset_in": lambda f, st, mem, v, param, n: f.sigset(mem, v, n if param is not None else 8),
+    "ipc_key": lambda f, st, mem, v, param, n: _x.format_ipc_key(v),
+    "fdset": lambda f, st, mem, v, param, n: f.fdset(mem, v, _s32(n)),
+    "iovec_in": lambda f, st, mem, v, param, n: f.iovec(mem, v, n, -1),
+    "iovec_remote": lambda f, st, mem, v, param, n: f.iovec(mem, v, n, -1, contents=False),
+    "argv": lambda f, st, mem, v, param, n: f.argv(mem, v),
+    "envp": lambda f, st, mem, v, param, n: f.envp(mem, v),
+    "off_in": lambda f, st, mem, v, param, n: f.scalar_ptr(mem, v, "long_out"),
+    "addr_in": lambda f, st, mem, v, param, n: f.sockaddr(mem, v, _s32(n)),
+    "sembuf": lambda f, st, mem, v, param, n: f.sembuf(mem, v, n),
+    "msgbuf_in": lambda f, st, mem, v, param, n: f.msgbuf(mem, v, n),
+    "gids_in": lambda f, st, mem, v, param, n: f.gids(mem, v, _s32(n)),
+    "cpuset_in": lambda f, st, mem, v, param, n: f.cpuset(mem, v, n),
+    "ioctl_req": lambda f, st, mem, v, param, n: _x.format_ioctl(v),
+    "futex_op": lambda f, st, mem, v, param, n: _x.format_futex_op(v),
+    "personality": lambda f, st, mem, v, param, n: _fmt_personality(v),
+    "quotactl_cmd": lambda f, st, mem, v, param, n: _fmt_qcmd(v),
+    "ioprio": lambda f, st, mem, v, param, n: _fmt_ioprio(v),
+    "keyserial": lambda f, st, mem, v, param, n: _fmt_keyserial(v),
+    "mpol_mode": lambda f, st, mem, v, param, n: _fmt_mpol(v, st.name == "mbind"),
+    "fan_dirfd": lambda f, st, mem, v, param, n: "FAN_NOFD" if _s32(v) == -1 else f.dirfd(v),
+}
+_DEFAULT = _AT_ENTRY["long"]
+
+# Output arguments, rendered when the call returns from the memory it wrote; a failed call shows
+# the pointer instead: (formatter, memory, value, param, n, base kind, result) -> text.
+_AT_EXIT = {
+    "buf_out": lambda f, m, v, param, n, base, ret: f.buf(m, v, ret),
+    "struct_out": lambda f, m, v, param, n, base, ret: f.struct(param, m, v),
+    "sigset_out": lambda f, m, v, param, n, base, ret: f.sigset(m, v, n if param is not None else 8),
+    "iovec_out": lambda f, m, v, param, n, base, ret: f.iovec(m, v, n, ret),
+    "dirents": lambda f, m, v, param, n, base, ret: f.dirents(m, v, ret, base),
+    "dirents64": lambda f, m, v, param, n, base, ret: f.dirents(m, v, ret, base),
+    "fdpair_out": lambda f, m, v, param, n, base, ret: f._fdpair(m, v),
+    "msgbuf_out": lambda f, m, v, param, n, base, ret: f.msgbuf(m, v, n),
+    "gids_out": lambda f, m, v, param, n, base, ret: f.gids(m, v, min(_s32(n), ret) if _s32(n) else 0),
+    "cpuset_out": lambda f, m, v, param, n, base, ret: f.cpuset(m, v, ret),
+    "epoll_events": lambda f, m, v, param, n, base, ret: f.epoll_events(m, v, ret),
+}
+for _k in ("int_out", "uint_out", "uid_out", "long_out", "ulong_out", "ptr_out"):
+    _AT_EXIT[_k] = lambda f, m, v, param, n, base, ret: f.scalar_ptr(m, v, base)
 
 
-def _k_uint(f, st, mem, v, param, i, base):
-    st.a.now(str(v & 0xffffffff))
-
-
-def _k_long(f, st, mem, v, param, i, base):
-    st.a.now(str(_s64(v)))
-
-
-def _k_ulong(f, st, mem, v, param, i, base):
-    st.a.now(str(v))
-
-
-def _k_hex(f, st, mem, v, param, i, base):
-    st.a.now(_hex(v))
-
-
-def _k_hex32(f, st, mem, v, param, i, base):
-    st.a.now(_hex(v & 0xffffffff))
-
-
-def _k_ptr(f, st, mem, v, param, i, base):
-    st.a.now(_ptr(v))
-
-
-def _k_fd(f, st, mem, v, param, i, base):
-    st.a.now(f.fd(v))
-
-
-def _k_dirfd(f, st, mem, v, param, i, base):
-    st.a.now(f.dirfd(v))
-
-
-def _k_uid(f, st, mem, v, param, i, base):
-    st.a.now("-1" if v & 0xffffffff == 0xffffffff else str(v & 0xffffffff))
-
-
-def _k_path(f, st, mem, v, param, i, base):
-    st.a.now(f.path(mem, v))
-
-
-def _k_str(f, st, mem, v, param, i, base):
-    st.a.now(f.cstr(mem, v))
-
-
+# Kinds with their own protocol: (formatter, state, memory, value, param, index, base kind).
 def _k_path_out(f, st, mem, v, param, i, base):
     st.a.later(lambda ret, m, v=v: f._path_out(m, v, ret))
 
 
-def _k_buf_in(f, st, mem, v, param, i, base):
-    st.a.now(f.buf(mem, v, st.args[param]))
-
-
-def _k_buf_out(f, st, mem, v, param, i, base):
-    st.a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else f.buf(m, v, ret))
-
-
-def _k_flags(f, st, mem, v, param, i, base):
-    st.a.now(_fmt_flags(param, v))
-
-
-def _k_enum(f, st, mem, v, param, i, base):
-    st.a.now(_fmt_enum(param, v))
-
-
-def _k_mode(f, st, mem, v, param, i, base):
-    st.a.now(_x.octal(v & 0xffff))
-
-
 def _k_open_mode(f, st, mem, v, param, i, base):
-    if st.args[i - 1] & (0x40 | 0x400000):
+    if st.args[i - 1] & (0x40 | 0x400000):          # O_CREAT | O_TMPFILE: only then is there a mode
         st.a.now(_x.octal(v & 0xffff))
-
-
-def _k_fmode(f, st, mem, v, param, i, base):
-    st.a.now(_x.format_mode(v))
-
-
-def _k_octal(f, st, mem, v, param, i, base):
-    st.a.now(_x.octal(v & 0xffffffff))
-
-
-def _k_dev(f, st, mem, v, param, i, base):
-    st.a.now(_x.format_dev(v))
-
-
-def _k_struct_in(f, st, mem, v, param, i, base):
-    st.a.now(f.struct(param, mem, v))
-
-
-def _k_struct_out(f, st, mem, v, param, i, base):
-    st.a.later(lambda ret, m, v=v, name=param: _ptr(v) if _is_error(ret) else f.struct(name, m, v))
-
-
-def _k_signo(f, st, mem, v, param, i, base):
-    st.a.now(_x.signal_name(_s32(v)))
-
-
-def _k_sigset_in(f, st, mem, v, param, i, base):
-    size = st.args[param] if param is not None else 8
-    st.a.now(f.sigset(mem, v, size))
-
-
-def _k_sigset_out(f, st, mem, v, param, i, base):
-    size = st.args[param] if param is not None else 8
-    st.a.later(lambda ret, m, v=v, size=size: _ptr(v) if _is_error(ret) else f.sigset(m, v, size))
-
-
-def _k_ipc_key(f, st, mem, v, param, i, base):
-    st.a.now(_x.format_ipc_key(v))
 
 
 def _k_pollfd(f, st, mem, v, param, i, base):
     f._poll_arg(st, mem, v, st.args[param])
 
 
-def _k_fdset(f, st, mem, v, param, i, base):
-    st.a.now(f.fdset(mem, v, _s32(st.args[param])))
-
-
-def _k_iovec_in(f, st, mem, v, param, i, base):
-    st.a.now(f.iovec(mem, v, st.args[param], -1))
-
-
-def _k_iovec_out(f, st, mem, v, param, i, base):
-    st.a.later(lambda ret, m, v=v, n=st.args[param]: _ptr(v) if _is_error(ret) else f.iovec(m, v, n, ret))
-
-
-def _k_iovec_remote(f, st, mem, v, param, i, base):
-    st.a.now(f.iovec(mem, v, st.args[param], -1, contents=False))
-
-
-def _k_argv(f, st, mem, v, param, i, base):
-    st.a.now(f.argv(mem, v))
-
-
-def _k_envp(f, st, mem, v, param, i, base):
-    st.a.now(f.envp(mem, v))
-
-
-def _k_dirents(f, st, mem, v, param, i, base):
-    st.a.later(lambda ret, m, v=v, b=base: _ptr(v) if _is_error(ret) else f.dirents(m, v, ret, b))
-
-
-def _k_fdpair_out(f, st, mem, v, param, i, base):
-    st.a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else f._fdpair(m, v))
-
-
-def _k_int_out(f, st, mem, v, param, i, base):
-    st.a.later(lambda ret, m, v=v, b=base: _ptr(v) if _is_error(ret) else f.scalar_ptr(m, v, b))
-
-
-def _k_off_in(f, st, mem, v, param, i, base):
-    st.a.now(f.scalar_ptr(mem, v, "long_out"))
-
-
 def _k_off_io(f, st, mem, v, param, i, base):
     st.a.split(f.scalar_ptr(mem, v, "long_out"),
-            lambda ret, m, v=v: "" if v == 0 or _is_error(ret) else " => " + f.scalar_ptr(m, v, "long_out"))
+               lambda ret, m, v=v: "" if v == 0 or _is_error(ret) else " => " + f.scalar_ptr(m, v, "long_out"))
 
 
 def _k_socklen_io(f, st, mem, v, param, i, base):
     inlen = _u32(mem, v) if v else None
     st.a.later(lambda ret, m, v=v, inlen=inlen: f._socklen(m, v, inlen, ret))
-
-
-def _k_addr_in(f, st, mem, v, param, i, base):
-    st.a.now(f.sockaddr(mem, v, _s32(st.args[param])))
 
 
 def _k_addr_out(f, st, mem, v, param, i, base):
@@ -2382,141 +2313,13 @@ def _k_wstatus(f, st, mem, v, param, i, base):
     st.a.later(lambda ret, m, v=v: f._wstatus(m, v, ret))
 
 
-def _k_sembuf(f, st, mem, v, param, i, base):
-    st.a.now(f.sembuf(mem, v, st.args[param]))
-
-
-def _k_msgbuf_in(f, st, mem, v, param, i, base):
-    st.a.now(f.msgbuf(mem, v, st.args[param]))
-
-
-def _k_msgbuf_out(f, st, mem, v, param, i, base):
-    st.a.later(lambda ret, m, v=v, n=st.args[param]: _ptr(v) if _is_error(ret) else f.msgbuf(m, v, n))
-
-
-def _k_gids_in(f, st, mem, v, param, i, base):
-    st.a.now(f.gids(mem, v, _s32(st.args[param])))
-
-
-def _k_gids_out(f, st, mem, v, param, i, base):
-    st.a.later(lambda ret, m, v=v, n=_s32(st.args[param]): _ptr(v) if _is_error(ret) else f.gids(m, v, min(n, ret) if n else 0))
-
-
-def _k_cpuset_in(f, st, mem, v, param, i, base):
-    st.a.now(f.cpuset(mem, v, st.args[param]))
-
-
-def _k_cpuset_out(f, st, mem, v, param, i, base):
-    st.a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else f.cpuset(m, v, ret))
-
-
-def _k_epoll_events(f, st, mem, v, param, i, base):
-    st.a.later(lambda ret, m, v=v: _ptr(v) if _is_error(ret) else f.epoll_events(m, v, ret))
-
-
-def _k_ioctl_req(f, st, mem, v, param, i, base):
-    st.a.now(_x.format_ioctl(v))
-
-
-def _k_futex_op(f, st, mem, v, param, i, base):
-    st.a.now(_x.format_futex_op(v))
-
-
-def _k_personality(f, st, mem, v, param, i, base):
-    st.a.now(_fmt_personality(v))
-
-
-def _k_quotactl_cmd(f, st, mem, v, param, i, base):
-    st.a.now(_fmt_qcmd(v))
-
-
-def _k_ioprio(f, st, mem, v, param, i, base):
-    st.a.now(_fmt_ioprio(v))
-
-
-def _k_keyserial(f, st, mem, v, param, i, base):
-    st.a.now(_fmt_keyserial(v))
-
-
-def _k_mpol_mode(f, st, mem, v, param, i, base):
-    st.a.now(_fmt_mpol(v, st.name == "mbind"))
-
-
-def _k_fan_dirfd(f, st, mem, v, param, i, base):
-    st.a.now("FAN_NOFD" if _s32(v) == -1 else f.dirfd(v))
-
-
-def _k_default(f, st, mem, v, param, i, base):
-    st.a.now(str(_s64(v)))
-
-
-_KIND = {
-    "int": _k_int,
-    "uint": _k_uint,
-    "long": _k_long,
-    "ulong": _k_ulong,
-    "hex": _k_hex,
-    "dep": _k_hex,
-    "hex32": _k_hex32,
-    "ptr": _k_ptr,
-    "fd": _k_fd,
-    "dirfd": _k_dirfd,
-    "uid": _k_uid,
-    "gid": _k_uid,
-    "path": _k_path,
-    "str": _k_str,
+_BY_HAND = {
     "path_out": _k_path_out,
-    "buf_in": _k_buf_in,
-    "buf_out": _k_buf_out,
-    "flags": _k_flags,
-    "enum": _k_enum,
-    "mode": _k_mode,
     "open_mode": _k_open_mode,
-    "fmode": _k_fmode,
-    "octal": _k_octal,
-    "dev": _k_dev,
-    "struct_in": _k_struct_in,
-    "struct_out": _k_struct_out,
-    "signo": _k_signo,
-    "sigset_in": _k_sigset_in,
-    "sigset_out": _k_sigset_out,
-    "ipc_key": _k_ipc_key,
     "pollfd": _k_pollfd,
-    "fdset": _k_fdset,
-    "iovec_in": _k_iovec_in,
-    "iovec_out": _k_iovec_out,
-    "iovec_remote": _k_iovec_remote,
-    "argv": _k_argv,
-    "envp": _k_envp,
-    "dirents": _k_dirents,
-    "dirents64": _k_dirents,
-    "fdpair_out": _k_fdpair_out,
-    "int_out": _k_int_out,
-    "uint_out": _k_int_out,
-    "uid_out": _k_int_out,
-    "long_out": _k_int_out,
-    "ulong_out": _k_int_out,
-    "ptr_out": _k_int_out,
-    "off_in": _k_off_in,
     "off_io": _k_off_io,
     "socklen_io": _k_socklen_io,
-    "addr_in": _k_addr_in,
     "addr_out": _k_addr_out,
     "wstatus": _k_wstatus,
-    "sembuf": _k_sembuf,
-    "msgbuf_in": _k_msgbuf_in,
-    "msgbuf_out": _k_msgbuf_out,
-    "gids_in": _k_gids_in,
-    "gids_out": _k_gids_out,
-    "cpuset_in": _k_cpuset_in,
-    "cpuset_out": _k_cpuset_out,
-    "epoll_events": _k_epoll_events,
-    "ioctl_req": _k_ioctl_req,
-    "futex_op": _k_futex_op,
-    "personality": _k_personality,
-    "quotactl_cmd": _k_quotactl_cmd,
-    "ioprio": _k_ioprio,
-    "keyserial": _k_keyserial,
-    "mpol_mode": _k_mpol_mode,
-    "fan_dirfd": _k_fan_dirfd,
 }
+_ENTRY, _EXIT, _HAND = 0, 1, 2          # how a plan step is run (SyscallFormatter._generic)

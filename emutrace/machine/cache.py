@@ -13,7 +13,7 @@ import pickle
 import tempfile
 from typing import Any, Callable, Iterable, Optional
 
-from . import __version__
+from .version import __version__
 from .digest import sha256
 
 

@@ -13,6 +13,8 @@ from unicorn import unicorn_const as UCC
 from unicorn import x86_const as X
 from unicorn.unicorn_py3.unicorn import uclib
 
+from .layout import FXSAVE
+
 # General-purpose registers in the order the syscall ABI and the signal frame use them
 REG = {
     "rax": X.UC_X86_REG_RAX, "rbx": X.UC_X86_REG_RBX, "rcx": X.UC_X86_REG_RCX, "rdx": X.UC_X86_REG_RDX,
@@ -170,7 +172,6 @@ class Machine:
 
     def fp_state(self) -> bytes:
         """FXSAVE-format image of the x87/SSE state (for signal frames)."""
-        from syscalls.layouts import FXSAVE
         xmm = b"".join(self.xmm(i) for i in range(16))
         st = b"".join(self._st(i) for i in range(8))
         return FXSAVE.pack(cwd=self.uc.reg_read(X.UC_X86_REG_FPCW) & 0xFFFF,
@@ -184,7 +185,6 @@ class Machine:
         return struct.pack("<QH6x", mant & 0xFFFFFFFFFFFFFFFF, exp & 0xFFFF)
 
     def set_fp_state(self, image: bytes) -> None:
-        from syscalls.layouts import FXSAVE
         f = FXSAVE.unpack(image)
         self.uc.reg_write(X.UC_X86_REG_FPCW, f["cwd"])
         self.uc.reg_write(X.UC_X86_REG_MXCSR, f["mxcsr"] & 0xFFFF)

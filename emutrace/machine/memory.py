@@ -260,7 +260,7 @@ class AddressSpace:
         hit = self.overlapping(start, end)
         if not hit:
             return
-        # Unicorn first, while the VMA list still answers its page lookups (emutrace/tlb.py)
+        # Unicorn first, while the VMA list still answers its page lookups (emutrace/machine/tlb.py)
         with tlb.host_lookups(self, flush_after=False):     # the unmap flushes those pages
             for v in hit:
                 lo, hi = max(v.start, start), min(v.end, end)

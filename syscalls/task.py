@@ -1,0 +1,127 @@
+"""Processes and threads (Linux's tasks): their state, the exceptions that end or stop them,
+and the few helpers every handler uses. The Kernel (kernel.py) runs them; handlers receive a
+Process and import this module, never the Kernel's.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, List, Optional
+
+from emutrace.machine.record import field, record
+
+from .files import FdTable
+
+if TYPE_CHECKING:                     # (annotation only: the Kernel imports every handler)
+    from .kernel import Kernel
+
+RLIM_INFINITY = 0xFFFFFFFFFFFFFFFF
+RLIMIT_CPU, RLIMIT_FSIZE, RLIMIT_DATA, RLIMIT_STACK, RLIMIT_CORE = 0, 1, 2, 3, 4
+RLIMIT_NOFILE, RLIMIT_AS, RLIMIT_NPROC = 7, 9, 6
+
+
+class ProcessExit(Exception):
+    """The process ended: exit_group, or killed by a signal."""
+
+    def __init__(self, status: int = 0, signal: int = 0, core: bool = False):
+        super().__init__(f"exit {status} signal {signal}")
+        self.status, self.signal, self.core = status, signal, core
+
+
+class GuestDeadlock(Exception):
+    """Every thread waits for something nothing can provide: the run ends with this message."""
+
+
+class NoReturn:
+    """Marker result: the syscall did not return to the caller in the normal way."""
+
+
+NORETURN = NoReturn()
+
+
+@record
+class SigAction:
+    handler: int = 0          # SIG_DFL
+    flags: int = 0
+    restorer: int = 0
+    mask: int = 0
+
+
+@record(eq=False)              # a thread is itself: compared and hashed by identity
+class Thread:
+    tid: int
+    sigmask: int = 0
+    clear_child_tid: int = 0
+    robust_list: int = 0
+    robust_len: int = 0
+    altstack_sp: int = 0
+    altstack_size: int = 0
+    altstack_flags: int = 2   # SS_DISABLE
+    saved_mask: Optional[int] = None   # rt_sigsuspend's mask to restore after the handler
+    pending: List[dict] = field(default_factory=list)
+    # scheduling (syscalls/sched.py)
+    proc: Optional["Process"] = field(default=None, repr=False)   # the thread group it belongs to
+    alive: bool = True
+    seq: int = 0                       # creation order: the round-robin order
+    ctx: object = field(default=None, repr=False)   # saved CPU state while another thread is loaded
+    wait: object = field(default=None, repr=False)  # sched.Wait while blocked in a system call
+    resumed: object = field(default=None, repr=False)  # the Wait it woke from, while its handler reruns
+
+
+class Process:
+    def __init__(self, kernel: "Kernel", pid: int, ppid: int, machine, aspace, fds: FdTable, cwd: str):
+        self.kernel = kernel
+        self.pid, self.ppid = pid, ppid
+        self.machine = machine
+        self.aspace = aspace
+        self.mem = aspace
+        self.fds = fds
+        self.cwd = cwd
+        self.umask = 0o022
+        self.exe = ""                       # guest path of the running program
+        self.argv: List[str] = []
+        self.sigactions: Dict[int, SigAction] = {}
+        self.pending: List[dict] = []       # process-directed signals (siginfo dicts)
+        self.thread = Thread(pid)
+        self.threads = [self.thread]
+        self.rlimits = {
+            RLIMIT_STACK: [8 << 20, RLIM_INFINITY], RLIMIT_NOFILE: [1024, 1048576],
+            RLIMIT_CORE: [0, RLIM_INFINITY], RLIMIT_NPROC: [kernel.max_procs, kernel.max_procs],
+            RLIMIT_AS: [RLIM_INFINITY, RLIM_INFINITY], RLIMIT_DATA: [RLIM_INFINITY, RLIM_INFINITY],
+        }
+        self.modules = []                   # loader.modules.Module, in load order
+        self.resume_at: Optional[int] = None   # set by handlers that change rip (execve, signals)
+        self.stop_requested = False
+        self.exit: Optional[ProcessExit] = None
+        self.alarm_at_ns = 0
+        self.itimers: Dict[int, List[int]] = {}
+        # process tree (syscalls/clone.py)
+        self.parent: Optional["Process"] = None    # None: the host, or reparented to init
+        self.children: List["Process"] = []        # live children and zombies not yet reaped
+        self.pgid = pid
+        self.sid = pid
+        self.exit_signal = 17                     # SIGCHLD: sent to the parent at exit
+        self.wait_status = 0                      # the wait4 status word, once it exited
+        self.reaped = False
+        self.vfork_done = True                    # False while a vfork parent waits for us
+        self.traced = True                        # observers see it (the first process; -f: all)
+
+    # -- helpers handlers use -------------------------------------------------
+    def rlimit(self, res: int) -> int:
+        return self.rlimits.get(res, [RLIM_INFINITY, RLIM_INFINITY])[0]
+
+    def request_stop(self, resume_at: Optional[int] = None) -> None:
+        """Leave emu_start after this syscall; resume at `resume_at` if given."""
+        if resume_at is not None:
+            self.resume_at = resume_at
+        self.stop_requested = True
+
+    def queue_signal(self, info: dict, thread: Optional[Thread] = None) -> None:
+        signo = info["si_signo"]
+        target = thread.pending if thread else self.pending
+        if signo < 32 and any(i["si_signo"] == signo for i in target):
+            return          # standard signals do not queue
+        target.append(info)
+        self.stop_requested = True
+
+    def deliverable(self) -> bool:
+        mask = self.thread.sigmask
+        return any(not (mask >> (i["si_signo"] - 1)) & 1 for i in self.thread.pending + self.pending)
