@@ -77,6 +77,16 @@ def attach(uc, aspace) -> None:
             perms = _UC_PROT[v.prot & 7]
             if aspace.host_lookup:
                 perms |= UCC.UC_PROT_EXEC
+            elif v.noreserve and perms & UCC.UC_PROT_WRITE and vaddr not in aspace.nr_touched:
+                # a MAP_NORESERVE page is charged when first written: until then its entry has
+                # no write permission, so the first store comes back here
+                if access != UCC.UC_MEM_WRITE:
+                    perms &= ~UCC.UC_PROT_WRITE
+                elif not aspace.touch(vaddr):
+                    aspace.denied = (forbidden, vaddr)      # over --max-mem
+                    return False
+                else:
+                    perms_of[vaddr] = perms
             else:
                 perms_of[vaddr] = perms
         if not perms & need:

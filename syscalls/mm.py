@@ -17,6 +17,7 @@ from .files import DeviceFile, MemFile, PipeEnd, shared_memory_of
 
 MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE, MAP_TYPE = 1, 2, 3, 0xF
 MAP_FIXED, MAP_ANONYMOUS, MAP_GROWSDOWN, MAP_FIXED_NOREPLACE = 0x10, 0x20, 0x100, 0x100000
+MAP_NORESERVE = 0x4000
 MREMAP_MAYMOVE, MREMAP_FIXED, MREMAP_DONTUNMAP = 1, 2, 4
 MADV_DONTNEED, MADV_REMOVE, MADV_FREE = 4, 9, 8
 RLIMIT_AS = 9
@@ -58,12 +59,14 @@ def sys_mmap(proc, addr, length, prot, flags, fd, off):
             and page_down(addr) + size <= aspace.mmap_top:
         start = page_down(addr)
     else:
-        start = aspace.find_free(size)
+        start = aspace.find_free(size, shared=mtype != MAP_PRIVATE)
     name = f.path if f is not None and not isinstance(f, DeviceFile) else ""
+    noreserve = bool(flags & MAP_NORESERVE)
     if mtype != MAP_PRIVATE:
-        _map_shared(proc, start, size, prot, f, off, length, name)
+        _map_shared(proc, start, size, prot, f, off, length, name, noreserve)
     else:
-        aspace.map(start, size, prot, name, off if f is not None else 0)
+        aspace.map(start, size, prot, name, off if f is not None else 0, noreserve,
+                   contents=f is not None and not isinstance(f, DeviceFile))
     if f is not None and not isinstance(f, DeviceFile):
         if mtype == MAP_PRIVATE:
             data = f.pread(length, off)
@@ -75,16 +78,17 @@ def sys_mmap(proc, addr, length, prot, flags, fd, off):
     return start
 
 
-def _map_shared(proc, start, size, prot, f, off, length, name) -> None:
+def _map_shared(proc, start, size, prot, f, off, length, name, noreserve) -> None:
     if f is None or isinstance(f, DeviceFile):
         # shared anonymous memory is a deleted shmem file, as Linux shows it
-        proc.aspace.map_shared(start, size, prot, SharedMemory(), 0, "/dev/zero (deleted)", 0)
+        proc.aspace.map_shared(start, size, prot, SharedMemory(), 0, "/dev/zero (deleted)", 0, noreserve)
     elif isinstance(f, MemFile):
-        proc.aspace.map_shared(start, size, prot, shared_memory_of(f.ov, create=True), off, name, off)
+        proc.aspace.map_shared(start, size, prot, shared_memory_of(f.ov, create=True), off, name, off,
+                               noreserve)
     else:
         data = f.pread(length, off)
         shm = SharedMemory(fill=lambda o, n: data[o:o + n])
-        proc.aspace.map_shared(start, size, prot, shm, 0, name, off)
+        proc.aspace.map_shared(start, size, prot, shm, 0, name, off, noreserve)
         shm.fill = None
 
 
@@ -135,7 +139,8 @@ def sys_mremap(proc, old, old_size, new_size, flags, new_addr, *_):
             aspace.map_shared(old + old_size, new_size - old_size, vma.prot, vma.shm,
                               vma.shm_off + (old - vma.start) + old_size, vma.name, vma.offset + old_size)
         else:
-            aspace.map(old + old_size, new_size - old_size, vma.prot, vma.name, vma.offset + old_size)
+            aspace.map(old + old_size, new_size - old_size, vma.prot, vma.name, vma.offset + old_size,
+                       vma.noreserve)
         return old
     elif not flags & MREMAP_MAYMOVE:
         return -E.ENOMEM
@@ -152,12 +157,16 @@ def sys_mremap(proc, old, old_size, new_size, flags, new_addr, *_):
         if not flags & MREMAP_DONTUNMAP:
             aspace.unmap(old, old_size)
         return target
-    data = proc.machine.read(old, min(old_size, new_size))
-    prot, name, offset = vma.prot, vma.name, vma.offset
-    aspace.map(target, new_size, prot, name, offset)
-    proc.machine.write(target, data)
+    if target < old + old_size and old < target + new_size:
+        return -E.EINVAL
+    # the pages the host holds move (copied host to host); the rest reads as zeros anyway
+    aspace.map(target, new_size, vma.prot, vma.name, vma.offset + (old - vma.start) if vma.name else 0,
+               vma.noreserve, contents=True)
+    aspace.copy_touched(aspace, old, old + min(old_size, new_size), target)
     if not flags & MREMAP_DONTUNMAP:
         aspace.unmap(old, old_size)
+    elif not vma.name or vma.name.startswith("["):
+        aspace.discard(old, old + old_size)     # MREMAP_DONTUNMAP leaves empty anonymous pages
     return target
 
 
@@ -183,10 +192,7 @@ def sys_madvise(proc, addr, length, advice, *_):
                     v.shm.zero(v.shm_off + lo - v.start, v.shm_off + hi - v.start)
                 continue
             if not v.name or v.name.startswith("["):
-                if hi - lo <= 1 << 20:
-                    proc.machine.write(lo, bytes(hi - lo))
-                else:                                   # large ranges: fresh zero pages are cheaper
-                    proc.aspace.map(lo, hi - lo, v.prot, v.name)
+                proc.aspace.discard(lo, hi)             # the host gets the pages back
     return 0
 
 
