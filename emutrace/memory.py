@@ -18,10 +18,11 @@ from __future__ import annotations
 import bisect
 import ctypes
 import mmap
+import os
 import struct
 from typing import Callable, Iterator, List, Optional, Tuple
 
-from unicorn import UcError
+from unicorn import UC_HOOK_MEM_WRITE, UcError
 
 from unicorn import unicorn_const as UCC
 
@@ -75,9 +76,53 @@ class SharedMemory:
     extent starts as `fill(offset, size)` says (the file's bytes; zeros by default). The object
     lives as long as a Vma (or a futex queue) refers to it."""
 
-    def __init__(self, fill: Optional[Callable[[int, int], bytes]] = None):
+    def __init__(self, fill: Optional[Callable[[int, int], bytes]] = None,
+                 host_file: Optional[Tuple[int, int, int]] = None):
         self.fill = fill
+        # (host fd, offset in it, its size): extents inside the file map it copy-on-write, so
+        # pages come from the host's page cache as they are read (a JVM maps its 130 MiB
+        # class image); writes stay in this host process, shared by every engine that maps it
+        self.host_file = None
+        if host_file is not None:
+            fd, base, fsize = host_file
+            fd = os.dup(fd)
+            self.host_file = (fd, base, fsize)
+            self.fill = lambda o, n: os.pread(fd, n, base + o)     # (the last, partial page)
         self.extents: List[Tuple[int, int, mmap.mmap, int]] = []     # (offset, size, buffer, host address)
+
+    def __del__(self):
+        if self.host_file is not None:
+            os.close(self.host_file[0])
+
+    def _split_at_file_end(self, holes):
+        """Holes cut where the file's last whole page ends (Python maps no more of a file)."""
+        if self.host_file is None:
+            return holes
+        fd, base, fsize = self.host_file
+        cut = page_down(fsize - base)
+        out = []
+        for lo, hi in holes:
+            if lo < cut < hi:
+                out += [(lo, cut), (cut, hi)]
+            else:
+                out.append((lo, hi))
+        return out
+
+    def _extent(self, lo: int, hi: int) -> mmap.mmap:
+        if self.host_file is not None:
+            fd, base, fsize = self.host_file
+            if hi <= page_down(fsize - base) and (base + lo) % mmap.ALLOCATIONGRANULARITY == 0:
+                try:
+                    return mmap.mmap(fd, hi - lo, flags=mmap.MAP_PRIVATE,
+                                     prot=mmap.PROT_READ | mmap.PROT_WRITE, offset=base + lo)
+                except (OSError, ValueError, AttributeError, TypeError):
+                    pass                                    # (filled from fill() below)
+        buf = mmap.mmap(-1, hi - lo)
+        if self.fill is not None:
+            data = self.fill(lo, hi - lo)
+            if data:
+                buf[:len(data)] = data
+        return buf
 
     def ensure(self, off: int, end: int) -> None:
         """Give [off, end) host memory (page-aligned)."""
@@ -94,12 +139,8 @@ class SharedMemory:
             pos = max(pos, o + n)
         if pos < end:
             holes.append((pos, end))
-        for lo, hi in holes:
-            buf = mmap.mmap(-1, hi - lo)
-            if self.fill is not None:
-                data = self.fill(lo, hi - lo)
-                if data:
-                    buf[:len(data)] = data
+        for lo, hi in self._split_at_file_end(holes):
+            buf = self._extent(lo, hi)
             addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))   # the export pins the buffer
             self.extents.append((lo, hi - lo, buf, addr))
         if holes:
@@ -156,13 +197,10 @@ class Vma:
         return left, right
 
     def piece(self, lo: int, hi: int) -> "Vma":
-        """The part [lo, hi) of this mapping, as a mapping of its own."""
-        v = self
-        if lo > v.start:
-            v = v.split(lo)[1]
-        if hi < v.end:
-            v = v.split(hi)[0]
-        return v if v is not self else v.split(v.end)[0]       # (always a copy)
+        """The part [lo, hi) of this mapping, as a mapping of its own (always a new record)."""
+        d = lo - self.start
+        return Vma(lo, hi, self.prot, self.name, self.offset + d if self.name else 0, self.shm,
+                   self.shm_off + d if self.shm is not None else 0, self.noreserve, self.account)
 
     def joins(self, right: "Vma") -> bool:
         """Linux would merge this mapping with `right`, which starts where it ends."""
@@ -170,10 +208,6 @@ class Vma:
                 and self.shm is None and right.shm is None and self.noreserve == right.noreserve
                 and self.account == right.account
                 and (not self.name or self.offset + (self.end - self.start) == right.offset))
-
-
-def _commits(v: Vma) -> int:
-    return v.end - v.start if v.account else 0
 
 
 @record(eq=False)
@@ -217,6 +251,7 @@ class AddressSpace:
         self.raw_read = lambda addr, size: bytes(uc.mem_read(addr, size))   # use_machine: faster ones
         self.raw_write = lambda addr, data: uc.mem_write(addr, bytes(data))
         self.denied = None            # (Unicorn error, address) of the last access refused
+        self._alias_hooks: List[int] = []    # write hooks on shared views of code (_watch_code_aliases)
         tlb.attach(uc, self)
 
     def use_machine(self, machine) -> None:
@@ -232,12 +267,18 @@ class AddressSpace:
         j = bisect.bisect_left(self._starts, end, i)
         return i, j
 
-    def _replace(self, i: int, j: int, new: List[Vma]) -> None:
+    def _replace(self, i: int, j: int, new: List[Vma], start: int = 0, end: int = 0) -> None:
         """Mappings i..j-1 become `new` (sorted, covering what they leave of that place); the
-        counters follow, and neighbours Linux would merge are merged."""
-        old = self.vmas[i:j]
-        self.mapped += sum(v.end - v.start for v in new) - sum(v.end - v.start for v in old)
-        self.committed += sum(map(_commits, new)) - sum(map(_commits, old))
+        counters follow, and neighbours Linux would merge are merged. Permissions changed only
+        in [start, end) when that is given (the TLB fill's cache forgets just those pages)."""
+        for v in self.vmas[i:j]:
+            self.mapped -= v.end - v.start
+            if v.account:
+                self.committed -= v.end - v.start
+        for v in new:
+            self.mapped += v.end - v.start
+            if v.account:
+                self.committed += v.end - v.start
         lo, hi = max(i - 1, 0), i + len(new) + 1
         self.vmas[i:j] = new
         self._starts[i:j] = [v.start for v in new]
@@ -246,14 +287,18 @@ class AddressSpace:
         while k + 1 < min(hi, len(self.vmas)):
             a, b = self.vmas[k], self.vmas[k + 1]
             if a.joins(b):
-                a = a.split(a.end)[0]                       # (a fresh record: others may hold a)
-                a.end = b.end
+                a = a.piece(a.start, b.end)                 # (a fresh record: others may hold a)
                 self.vmas[k:k + 2] = [a]
                 del self._starts[k + 1]
                 hi -= 1
             else:
                 k += 1
-        self.page_perms.clear()             # the TLB fill's cache of page permissions (tlb.py)
+        perms = self.page_perms             # the TLB fill's cache of page permissions (tlb.py)
+        if end and (end - start) // PAGE < 64:
+            for page in range(start, end, PAGE):
+                perms.pop(page, None)
+        else:
+            perms.clear()
 
     def find(self, addr: int) -> Optional[Vma]:
         i = bisect.bisect_right(self._starts, addr) - 1
@@ -437,9 +482,9 @@ class AddressSpace:
         if prot or contents:
             self.back(start, start + size)
         i, j = self._span(start, start + size)
-        self._replace(i, j, [Vma(start, start + size, prot, name, offset, None, 0, noreserve, account)])
-        tlb.flush(self.uc)
-        return start
+        self._replace(i, j, [Vma(start, start + size, prot, name, offset, None, 0, noreserve, account)],
+                      start, start + size)
+        return start            # (no TLB flush: unmap flushed whatever was there)
 
     def _check_count(self, more: int) -> None:
         if len(self.vmas) + more > MAX_MAP_COUNT:
@@ -474,6 +519,7 @@ class AddressSpace:
         i, j = self._span(start, start + size)
         self._replace(i, j, [Vma(start, start + size, prot, name, offset, shm, shm_off, noreserve,
                                  not noreserve)])
+        self._watch_code_aliases()
         return start
 
     def guest_mapped(self) -> int:
@@ -505,9 +551,11 @@ class AddressSpace:
             new.append(hit[0].split(start)[0])
         if hit[-1].end > end:
             new.append(hit[-1].split(end)[1])
-        self._replace(i, j, new)
+        self._replace(i, j, new, start, end)
         self.release(start, end)
         tlb.flush(self.uc)
+        if self._alias_hooks or any(v.shm is not None for v in hit):
+            self._watch_code_aliases()
 
     def protect(self, start: int, size: int, prot: int) -> bool:
         """False when part of the range is unmapped (mprotect's ENOMEM). OutOfMemory when it
@@ -533,13 +581,16 @@ class AddressSpace:
                     self.back(max(v.start, start), min(v.end, end))
         # code translated from these pages (or written since without Unicorn watching: pages
         # without exec have fast stores) must not outlive a change of exec
-        with tlb.host_lookups(self, flush_after=False):
-            for v in hit:
-                if (v.prot ^ prot) & PROT_EXEC:
-                    self.uc.ctl_remove_cache(max(v.start, start), min(v.end, end))
+        if any((v.prot ^ prot) & PROT_EXEC for v in hit):
+            with tlb.host_lookups(self, flush_after=False):
+                for v in hit:
+                    if (v.prot ^ prot) & PROT_EXEC:
+                        self.uc.ctl_remove_cache(max(v.start, start), min(v.end, end))
         new = []
+        removed = 0
         for v in hit:
             lo, hi = max(v.start, start), min(v.end, end)
+            removed |= v.prot & ~prot
             if v.start < lo:
                 new.append(v.piece(v.start, lo))
             mid = v.piece(lo, hi)
@@ -549,18 +600,52 @@ class AddressSpace:
             new.append(mid)
             if hi < v.end:
                 new.append(v.piece(hi, v.end))
-        self._replace(i, j, new)
-        # Unicorn's TLB holds the old permissions of pages it has seen
-        tlb.flush(self.uc)
+        self._replace(i, j, new, start, end)
+        if removed:
+            # Unicorn's TLB may hold permissions the pages no longer have (an entry with fewer
+            # than they now have only misses, and the fill answers anew)
+            tlb.flush(self.uc)
+        if any(v.shm is not None for v in hit):
+            self._watch_code_aliases()
         return True
+
+    def _watch_code_aliases(self) -> None:
+        """Code reached through one view of shared memory and written through another (V8's
+        dual-mapped code space: a memfd mapped RW and RX) is two Unicorn regions over the same
+        host bytes, and Unicorn's self-modifying-code check sees only the region written to. So
+        stores into a writable view of memory that is also mapped executable elsewhere are
+        watched (a write hook on that view alone), and drop the code translated from the
+        executable view at the same offset."""
+        for h in self._alias_hooks:
+            self.uc.hook_del(h)
+        self._alias_hooks = []
+        views: dict = {}
+        for v in self.vmas:
+            if v.shm is not None and v.prot & (PROT_WRITE | PROT_EXEC):
+                views.setdefault(id(v.shm), []).append(v)
+        for group in views.values():
+            code = [v for v in group if v.prot & PROT_EXEC]
+            for w in group:
+                xs = [x for x in code if x is not w and x.shm_off < w.shm_off + (w.end - w.start)
+                      and w.shm_off < x.shm_off + (x.end - x.start)]
+                if w.prot & PROT_WRITE and xs:
+                    self._alias_hooks.append(self.uc.hook_add(
+                        UC_HOOK_MEM_WRITE, self._on_alias_write, (w, xs), w.start, w.end - 1))
+
+    def _on_alias_write(self, uc, _access, addr, size, _value, views) -> None:
+        w, xs = views
+        off = w.shm_off + (addr - w.start)
+        for x in xs:
+            if x.shm_off <= off < x.shm_off + (x.end - x.start):
+                at = x.start + (off - x.shm_off)
+                uc.ctl_remove_cache(at, at + size)
 
     def discard(self, start: int, end: int) -> None:
         """MADV_DONTNEED/MADV_FREE on private pages: they read as zeros from now on, and the
         host has them back. Code translated from them goes first (the host write is unseen
         by Unicorn)."""
         self._drop_code(start, end)
-        self.release(start, end)
-        tlb.flush(self.uc)
+        self.release(start, end)        # (Unicorn's TLB stays valid: same host pages, now zero)
 
     def copy_touched(self, src: "AddressSpace", start: int, end: int, to: int) -> None:
         """The bytes of src's [start, end) at `to` here, where mappings are already made:

@@ -9,11 +9,13 @@ starting from the file's bytes, and is not written back to the host.
 """
 from __future__ import annotations
 
+import os
+
 from emutrace.memory import OutOfMemory, SharedMemory, page_down, page_up, PAGE
 
 from . import errno as E
 from .dispatch import s32, syscall
-from .files import DeviceFile, MemFile, PipeEnd, shared_memory_of
+from .files import DeviceFile, HostFile, HostRwFile, MemFile, PipeEnd, shared_memory_of
 
 MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE, MAP_TYPE = 1, 2, 3, 0xF
 MAP_FIXED, MAP_ANONYMOUS, MAP_GROWSDOWN, MAP_FIXED_NOREPLACE = 0x10, 0x20, 0x100, 0x100000
@@ -33,8 +35,10 @@ def _check_as(proc, grow: int) -> None:
 def sys_mmap(proc, addr, length, prot, flags, fd, off):
     aspace = proc.aspace
     fd = s32(fd)
-    if length == 0 or off & (PAGE - 1) or length > 1 << 47:
+    if length == 0 or off & (PAGE - 1):
         return -E.EINVAL
+    if length > 1 << 47:
+        return -E.ENOMEM            # more than the address space (Linux's get_unmapped_area)
     mtype = flags & MAP_TYPE
     if mtype not in (MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE):
         return -E.EINVAL
@@ -86,10 +90,27 @@ def _map_shared(proc, start, size, prot, f, off, length, name, noreserve) -> Non
         proc.aspace.map_shared(start, size, prot, shared_memory_of(f.ov, create=True), off, name, off,
                                noreserve)
     else:
+        host = _host_file(f, off)
+        if host is not None:
+            shm = SharedMemory(host_file=host)
+            proc.aspace.map_shared(start, size, prot, shm, 0, name, off, noreserve)
+            return
         data = f.pread(length, off)
         shm = SharedMemory(fill=lambda o, n: data[o:o + n])
         proc.aspace.map_shared(start, size, prot, shm, 0, name, off, noreserve)
         shm.fill = None
+
+
+def _host_file(f, off):
+    """(fd, offset, size) of the host file behind f when pages can come from it directly: a
+    plain file of the read-only root (copy-on-write, never written back)."""
+    if not isinstance(f, HostFile) or isinstance(f, HostRwFile):
+        return None
+    try:
+        fd = f.f.fileno()
+        return fd, off, os.fstat(fd).st_size
+    except (AttributeError, OSError, ValueError):
+        return None                                 # (a member of a tar root)
 
 
 @syscall("munmap")
