@@ -80,13 +80,13 @@ class HostBuffer:
         """(offset, size) runs inside [off, off+size) that may hold non-zero bytes."""
         end = off + size
         if _mincore is not None:
-            vec = ctypes.create_string_buffer(MINCORE_SPAN // PAGE)
+            vec = ctypes.create_string_buffer(min(MINCORE_SPAN, size) // PAGE + 1)
             pos = off
             while pos < end:
                 n = min(MINCORE_SPAN, end - pos)
                 if _mincore(self.address + pos, n, vec) != 0:
                     break                                   # (fall back to scanning the rest)
-                for m in _RESIDENT.finditer(vec.raw, 0, n // PAGE):
+                for m in _RESIDENT.finditer(ctypes.string_at(vec, n // PAGE)):
                     yield pos + m.start() * PAGE, (m.end() - m.start()) * PAGE
                 pos += n
             else:
