@@ -651,6 +651,8 @@ class AddressSpace:
         """The bytes of src's [start, end) at `to` here, where mappings are already made:
         only the pages src's host holds are copied (untouched ones read as zeros anyway)."""
         delta = to - start
+        if src is self and self.nr_touched:         # (mremap: charged pages move with their bytes)
+            self.nr_touched.update([p + delta for p in self.nr_touched if start <= p < end])
         for lo, n, _ in src.host_pieces(start, end):
             b = src.backs[bisect.bisect_right(src._bstarts, lo) - 1]
             off = b.buf_off + lo - b.start
