@@ -19,7 +19,6 @@ a host in strict mode (2) may refuse a large one, which the guest sees as ENOMEM
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import mmap
 import re
 from typing import Iterator, Optional, Tuple
@@ -35,10 +34,10 @@ _RESIDENT = re.compile(rb"[^\x00]+")      # runs of resident pages in a mincore 
 
 
 def _libc_mincore():
-    name = ctypes.util.find_library("c")
+    # the C library already loaded into this process (not ctypes.util.find_library, which
+    # runs ldconfig or a compiler in a child process)
     try:
-        libc = ctypes.CDLL(name, use_errno=True) if name else ctypes.CDLL(None, use_errno=True)
-        fn = libc.mincore
+        fn = ctypes.CDLL(None, use_errno=True).mincore
     except (OSError, AttributeError):
         return None
     fn.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p)
