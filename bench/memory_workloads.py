@@ -93,6 +93,11 @@ def render(cases_: list, results, fmt_cost: Callable, fmt_bytes: Callable, label
         if not (emu and qemu and emu.median and qemu.median and emu.maxrss_kb and qemu.maxrss_kb):
             rows.append(f"| {c.label} | - | - | - | not measured (timeout or missing tool) |")
             continue
+        failed = [r.rc for r in emu.runs + qemu.runs if r.rc != 0]
+        if failed:
+            rows.append(f"| {c.label} | - | - | - | not measured: a run failed (exit {failed[0]}; "
+                        "see the notes) |")
+            continue
         t = emu.median / qemu.median
         rss_limit = RSS_FACTOR * qemu.maxrss_kb + RSS_SLACK_KIB
         ok = t <= TIME_TARGET and emu.maxrss_kb <= rss_limit
