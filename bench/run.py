@@ -56,6 +56,8 @@ TOOL_LABEL = {
 }
 SLOW_RUN = 60.0            # seconds: a run this slow is measured once, not --reps times
 WORKLOADS = ("callloop", "sort", "ls", "sha256sum", "python", "readloop", "startup")
+from bench import memory_workloads  # noqa: E402  (guest-memory workloads: java, go, ... mprotect)
+WORKLOADS += memory_workloads.NAMES
 
 
 def log(msg: str) -> None:
@@ -389,6 +391,10 @@ def setup_workloads(cfg: Config, env: Env, only: Sequence[str]) -> List[Case]:
     if "startup" in only:
         cases.append(Case("startup", "startup: /bin/true", ["/bin/true"], "lib",
                           MAIN_TOOLS + ("py-unicorn",), warmup=True))
+    cases += memory_workloads.cases(
+        only, cfg.quick, tmp, env.notes,
+        lambda wl, label, argv, size=None: Case(wl, label, argv, "lib", memory_workloads.TOOLS, size=size),
+        lambda name: shutil.which(name, path=STD_PATH), build)
     return cases
 
 
@@ -704,7 +710,7 @@ def render(cases: List[Case], results, marginals, tools: Sequence[str], cfg: Con
         L.append("")
 
     # 4. marginal costs
-    if marginals:
+    if marginals.get("callloop") or marginals.get("readloop"):
         L.append("### Marginal cost")
         L.append("")
         L.append("(t(N_high) − t(N_low)) / (N_high − N_low) / events per iteration, from the "
@@ -747,6 +753,8 @@ def render(cases: List[Case], results, marginals, tools: Sequence[str], cfg: Con
                 cells.append(f"{fmt_cost(cost)} (N {n_lo:,}→{n_hi:,}); {desc}")
             L.append(f"| {TOOL_LABEL[t]} | " + " | ".join(cells) + " |")
         L.append("")
+
+    L += memory_workloads.render(cases, results, fmt_cost, fmt_bytes, TOOL_LABEL.get)
 
     # 5. notes
     notes: List[str] = []

@@ -165,6 +165,12 @@ PROGRAMS: Dict[str, dict] = {
                   flags=_C_FLAGS + ("-pthread",)),
     "callloop": _p("c", "N x malloc/strcpy/strlen/free (benchmark)", flags=_C_FLAGS),
     "readloop": _p("c", "N one-byte reads (benchmark)", flags=_C_FLAGS),
+    "jit": _p("c", "JIT patterns: W^X flips, RWX rewrite, dual-mapped memfd, remap, partial",
+              flags=_C_FLAGS),
+    "mmlimits": _p("c", "2^46 reservations, map/unmap churn, vm.max_map_count",
+                   flags=_C_FLAGS),
+    "mmchurn": _p("c", "N x reserve/commit/guard/release/unmap (benchmark)", flags=_C_FLAGS),
+    "mprot": _p("c", "N x mprotect of 4 KiB in a 1 GiB reservation (benchmark)", flags=_C_FLAGS),
 }
 
 # --------------------------------------------------------------------------

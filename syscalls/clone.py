@@ -44,8 +44,6 @@ __WNOTHREAD, __WALL, __WCLONE = 0x20000000, 0x40000000, 0x80000000
 P_ALL, P_PID, P_PGID, P_PIDFD = 0, 1, 2, 3
 SA_NOCLDWAIT = 2
 SIG_IGN = 1
-COPY_CHUNK = 1 << 20
-_ZERO = bytes(COPY_CHUNK)
 
 
 def install(kernel) -> None:
@@ -240,25 +238,9 @@ def _fork_machine(proc, child, regs: dict) -> None:
 
 
 def copy_address_space(src, dst) -> None:
-    """Every mapping of src into dst: a private one with its permissions and bytes (pages of
-    zeros skipped), a shared one onto the same memory."""
-    for v in src.vmas:
-        if v.shm is not None:
-            dst.map_shared(v.start, v.end - v.start, v.prot, v.shm, v.shm_off, v.name, v.offset)
-        else:
-            dst.map(v.start, v.end - v.start, v.prot, v.name, v.offset)
-    dst.brk_start, dst.brk, dst.mmap_top = src.brk_start, src.brk, src.mmap_top
-    rd, wr = src.uc.mem_read, dst.uc.mem_write
-    for v in src.vmas:
-        if v.shm is not None:
-            continue
-        a = v.start
-        while a < v.end:
-            n = min(COPY_CHUNK, v.end - a)
-            data = rd(a, n)
-            if data != (_ZERO if n == COPY_CHUNK else bytes(n)):
-                wr(a, bytes(data))
-            a += n
+    """Every mapping of src into dst: a private one with its permissions and the pages src has
+    touched, a shared one onto the same memory (emutrace/memory.py)."""
+    dst.copy_from(src)
 
 
 # ---------------------------------------------------------------- ends

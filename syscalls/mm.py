@@ -9,14 +9,17 @@ starting from the file's bytes, and is not written back to the host.
 """
 from __future__ import annotations
 
+import os
+
 from emutrace.machine.memory import OutOfMemory, SharedMemory, page_down, page_up, PAGE
 
 from . import errno as E
 from .dispatch import s32, syscall
-from .files import DeviceFile, MemFile, PipeEnd, shared_memory_of
+from .files import DeviceFile, HostFile, HostRwFile, MemFile, PipeEnd, shared_memory_of
 
 MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE, MAP_TYPE = 1, 2, 3, 0xF
 MAP_FIXED, MAP_ANONYMOUS, MAP_GROWSDOWN, MAP_FIXED_NOREPLACE = 0x10, 0x20, 0x100, 0x100000
+MAP_NORESERVE = 0x4000
 MREMAP_MAYMOVE, MREMAP_FIXED, MREMAP_DONTUNMAP = 1, 2, 4
 MADV_DONTNEED, MADV_REMOVE, MADV_FREE = 4, 9, 8
 RLIMIT_AS = 9
@@ -32,8 +35,10 @@ def _check_as(proc, grow: int) -> None:
 def sys_mmap(proc, addr, length, prot, flags, fd, off):
     aspace = proc.aspace
     fd = s32(fd)
-    if length == 0 or off & (PAGE - 1) or length > 1 << 47:
+    if length == 0 or off & (PAGE - 1):
         return -E.EINVAL
+    if length > 1 << 47:
+        return -E.ENOMEM            # more than the address space (Linux's get_unmapped_area)
     mtype = flags & MAP_TYPE
     if mtype not in (MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE):
         return -E.EINVAL
@@ -58,12 +63,14 @@ def sys_mmap(proc, addr, length, prot, flags, fd, off):
             and page_down(addr) + size <= aspace.mmap_top:
         start = page_down(addr)
     else:
-        start = aspace.find_free(size)
+        start = aspace.find_free(size, shared=mtype != MAP_PRIVATE)
     name = f.path if f is not None and not isinstance(f, DeviceFile) else ""
+    noreserve = bool(flags & MAP_NORESERVE)
     if mtype != MAP_PRIVATE:
-        _map_shared(proc, start, size, prot, f, off, length, name)
+        _map_shared(proc, start, size, prot, f, off, length, name, noreserve)
     else:
-        aspace.map(start, size, prot, name, off if f is not None else 0)
+        aspace.map(start, size, prot, name, off if f is not None else 0, noreserve,
+                   contents=f is not None and not isinstance(f, DeviceFile))
     if f is not None and not isinstance(f, DeviceFile):
         if mtype == MAP_PRIVATE:
             data = f.pread(length, off)
@@ -75,17 +82,35 @@ def sys_mmap(proc, addr, length, prot, flags, fd, off):
     return start
 
 
-def _map_shared(proc, start, size, prot, f, off, length, name) -> None:
+def _map_shared(proc, start, size, prot, f, off, length, name, noreserve) -> None:
     if f is None or isinstance(f, DeviceFile):
         # shared anonymous memory is a deleted shmem file, as Linux shows it
-        proc.aspace.map_shared(start, size, prot, SharedMemory(), 0, "/dev/zero (deleted)", 0)
+        proc.aspace.map_shared(start, size, prot, SharedMemory(), 0, "/dev/zero (deleted)", 0, noreserve)
     elif isinstance(f, MemFile):
-        proc.aspace.map_shared(start, size, prot, shared_memory_of(f.ov, create=True), off, name, off)
+        proc.aspace.map_shared(start, size, prot, shared_memory_of(f.ov, create=True), off, name, off,
+                               noreserve)
     else:
+        host = _host_file(f, off)
+        if host is not None:
+            shm = SharedMemory(host_file=host)
+            proc.aspace.map_shared(start, size, prot, shm, 0, name, off, noreserve)
+            return
         data = f.pread(length, off)
         shm = SharedMemory(fill=lambda o, n: data[o:o + n])
-        proc.aspace.map_shared(start, size, prot, shm, 0, name, off)
+        proc.aspace.map_shared(start, size, prot, shm, 0, name, off, noreserve)
         shm.fill = None
+
+
+def _host_file(f, off):
+    """(fd, offset, size) of the host file behind f when pages can come from it directly: a
+    plain file of the read-only root (copy-on-write, never written back)."""
+    if not isinstance(f, HostFile) or isinstance(f, HostRwFile):
+        return None
+    try:
+        fd = f.f.fileno()
+        return fd, off, os.fstat(fd).st_size
+    except (AttributeError, OSError, ValueError):
+        return None                                 # (a member of a tar root)
 
 
 @syscall("munmap")
@@ -135,7 +160,8 @@ def sys_mremap(proc, old, old_size, new_size, flags, new_addr, *_):
             aspace.map_shared(old + old_size, new_size - old_size, vma.prot, vma.shm,
                               vma.shm_off + (old - vma.start) + old_size, vma.name, vma.offset + old_size)
         else:
-            aspace.map(old + old_size, new_size - old_size, vma.prot, vma.name, vma.offset + old_size)
+            aspace.map(old + old_size, new_size - old_size, vma.prot, vma.name, vma.offset + old_size,
+                       vma.noreserve)
         return old
     elif not flags & MREMAP_MAYMOVE:
         return -E.ENOMEM
@@ -152,12 +178,16 @@ def sys_mremap(proc, old, old_size, new_size, flags, new_addr, *_):
         if not flags & MREMAP_DONTUNMAP:
             aspace.unmap(old, old_size)
         return target
-    data = proc.machine.read(old, min(old_size, new_size))
-    prot, name, offset = vma.prot, vma.name, vma.offset
-    aspace.map(target, new_size, prot, name, offset)
-    proc.machine.write(target, data)
+    if target < old + old_size and old < target + new_size:
+        return -E.EINVAL
+    # the pages the host holds move (copied host to host); the rest reads as zeros anyway
+    aspace.map(target, new_size, vma.prot, vma.name, vma.offset + (old - vma.start) if vma.name else 0,
+               vma.noreserve, contents=True)
+    aspace.copy_touched(aspace, old, old + min(old_size, new_size), target)
     if not flags & MREMAP_DONTUNMAP:
         aspace.unmap(old, old_size)
+    elif not vma.name or vma.name.startswith("["):
+        aspace.discard(old, old + old_size)     # MREMAP_DONTUNMAP leaves empty anonymous pages
     return target
 
 
@@ -183,10 +213,7 @@ def sys_madvise(proc, addr, length, advice, *_):
                     v.shm.zero(v.shm_off + lo - v.start, v.shm_off + hi - v.start)
                 continue
             if not v.name or v.name.startswith("["):
-                if hi - lo <= 1 << 20:
-                    proc.machine.write(lo, bytes(hi - lo))
-                else:                                   # large ranges: fresh zero pages are cheaper
-                    proc.aspace.map(lo, hi - lo, v.prot, v.name)
+                proc.aspace.discard(lo, hi)             # the host gets the pages back
     return 0
 
 

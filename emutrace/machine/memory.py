@@ -1,8 +1,12 @@
 """The guest address space: the list of mappings (VMAs) behind mmap/munmap/mprotect/brk.
 
-Unicorn holds the bytes; this module knows what each range is (permissions, name for
-/proc/self/maps), where free space is, and how much the guest has mapped, so a memory bomb
-gets ENOMEM at --max-mem instead of growing the host. Guest-visible reads and writes made on
+emutrace owns the bytes: private mappings sit on Backings, large lazily committed host
+reservations (emutrace/hostmem.py) that Unicorn maps once with mem_map_ptr and never splits;
+mprotect, munmap and mremap change only the VMAs (and Unicorn's TLB, filled from them by
+emutrace/tlb.py), return released pages to the host, and drop translated code only where exec
+changes. This module knows what each range is (permissions, name for /proc/self/maps), where free
+space is, and how much the guest has mapped and committed, so a memory bomb gets ENOMEM at
+--max-mem instead of growing the host. Guest-visible reads and writes made on
 the guest's behalf (syscall buffers) check the guest's permissions and raise GuestFault,
 which the syscall layer turns into EFAULT.
 
@@ -14,12 +18,16 @@ from __future__ import annotations
 import bisect
 import ctypes
 import mmap
+import os
 import struct
 from typing import Callable, Iterator, List, Optional, Tuple
 
-from unicorn import UcError
+from unicorn import UC_HOOK_MEM_WRITE, UcError
 
-from . import tlb
+from unicorn import unicorn_const as UCC
+
+from . import hostmem, tlb
+from .hostmem import HostBuffer
 from .record import record
 from .tlb import uc_prot
 
@@ -32,6 +40,9 @@ MMAP_TOP = 0x7FFFF7FFF000
 STACK_TOP = 0x7FFFFFFFF000
 STACK_SIZE = 8 << 20
 LOW_LIMIT = 0x10000          # vm.mmap_min_addr
+ADDRESS_TOP = 1 << 47        # the end of a 4-level-paging user address space
+MAX_MAP_COUNT = 65530        # vm.max_map_count's default
+SLAB = 2 << 20               # host memory comes in Backings aligned to this
 
 
 class GuestFault(Exception):
@@ -65,9 +76,53 @@ class SharedMemory:
     extent starts as `fill(offset, size)` says (the file's bytes; zeros by default). The object
     lives as long as a Vma (or a futex queue) refers to it."""
 
-    def __init__(self, fill: Optional[Callable[[int, int], bytes]] = None):
+    def __init__(self, fill: Optional[Callable[[int, int], bytes]] = None,
+                 host_file: Optional[Tuple[int, int, int]] = None):
         self.fill = fill
+        # (host fd, offset in it, its size): extents inside the file map it copy-on-write, so
+        # pages come from the host's page cache as they are read (a JVM maps its 130 MiB
+        # class image); writes stay in this host process, shared by every engine that maps it
+        self.host_file = None
+        if host_file is not None:
+            fd, base, fsize = host_file
+            fd = os.dup(fd)
+            self.host_file = (fd, base, fsize)
+            self.fill = lambda o, n: os.pread(fd, n, base + o)     # (the last, partial page)
         self.extents: List[Tuple[int, int, mmap.mmap, int]] = []     # (offset, size, buffer, host address)
+
+    def __del__(self):
+        if self.host_file is not None:
+            os.close(self.host_file[0])
+
+    def _split_at_file_end(self, holes):
+        """Holes cut where the file's last whole page ends (Python maps no more of a file)."""
+        if self.host_file is None:
+            return holes
+        fd, base, fsize = self.host_file
+        cut = page_down(fsize - base)
+        out = []
+        for lo, hi in holes:
+            if lo < cut < hi:
+                out += [(lo, cut), (cut, hi)]
+            else:
+                out.append((lo, hi))
+        return out
+
+    def _extent(self, lo: int, hi: int) -> mmap.mmap:
+        if self.host_file is not None:
+            fd, base, fsize = self.host_file
+            if hi <= page_down(fsize - base) and (base + lo) % mmap.ALLOCATIONGRANULARITY == 0:
+                try:
+                    return mmap.mmap(fd, hi - lo, flags=mmap.MAP_PRIVATE,
+                                     prot=mmap.PROT_READ | mmap.PROT_WRITE, offset=base + lo)
+                except (OSError, ValueError, AttributeError, TypeError):
+                    pass                                    # (filled from fill() below)
+        buf = mmap.mmap(-1, hi - lo)
+        if self.fill is not None:
+            data = self.fill(lo, hi - lo)
+            if data:
+                buf[:len(data)] = data
+        return buf
 
     def ensure(self, off: int, end: int) -> None:
         """Give [off, end) host memory (page-aligned)."""
@@ -84,12 +139,8 @@ class SharedMemory:
             pos = max(pos, o + n)
         if pos < end:
             holes.append((pos, end))
-        for lo, hi in holes:
-            buf = mmap.mmap(-1, hi - lo)
-            if self.fill is not None:
-                data = self.fill(lo, hi - lo)
-                if data:
-                    buf[:len(data)] = data
+        for lo, hi in self._split_at_file_end(holes):
+            buf = self._extent(lo, hi)
             addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))   # the export pins the buffer
             self.extents.append((lo, hi - lo, buf, addr))
         if holes:
@@ -134,27 +185,73 @@ class Vma:
     offset: int = 0
     shm: Optional[SharedMemory] = None      # MAP_SHARED: the memory it shows ...
     shm_off: int = 0                        # ... from this offset of it
+    noreserve: bool = False                 # MAP_NORESERVE: charged by the pages it touches
+    account: bool = False                   # its size counts as committed (Linux's VM_ACCOUNT)
 
     def split(self, at: int) -> Tuple["Vma", "Vma"]:
-        left = Vma(self.start, at, self.prot, self.name, self.offset, self.shm, self.shm_off)
+        left = Vma(self.start, at, self.prot, self.name, self.offset, self.shm, self.shm_off,
+                   self.noreserve, self.account)
         right = Vma(at, self.end, self.prot, self.name, self.offset + (at - self.start) if self.name else 0,
-                    self.shm, self.shm_off + (at - self.start) if self.shm is not None else 0)
+                    self.shm, self.shm_off + (at - self.start) if self.shm is not None else 0,
+                    self.noreserve, self.account)
         return left, right
+
+    def piece(self, lo: int, hi: int) -> "Vma":
+        """The part [lo, hi) of this mapping, as a mapping of its own (always a new record)."""
+        d = lo - self.start
+        return Vma(lo, hi, self.prot, self.name, self.offset + d if self.name else 0, self.shm,
+                   self.shm_off + d if self.shm is not None else 0, self.noreserve, self.account)
+
+    def joins(self, right: "Vma") -> bool:
+        """Linux would merge this mapping with `right`, which starts where it ends."""
+        return (self.end == right.start and self.prot == right.prot and self.name == right.name
+                and self.shm is None and right.shm is None and self.noreserve == right.noreserve
+                and self.account == right.account
+                and (not self.name or self.offset + (self.end - self.start) == right.offset))
+
+
+@record(eq=False)
+class Backing:
+    """A range of guest addresses Unicorn maps onto host memory (uc_mem_map_ptr): [start, end)
+    shows buf from buf_off. Unicorn sees every permission on it; the guest's come from the VMAs
+    (emutrace/tlb.py). It outlives the mappings in it: unmapping a range inside returns its
+    pages to the host and leaves Unicorn as it is, because Unicorn's own unmap and split walk
+    every page of the whole region (its TLB flush), which costs seconds for large ones."""
+    start: int
+    end: int
+    buf: HostBuffer
+    buf_off: int = 0
+
+    def host(self, addr: int) -> int:
+        return self.buf.address + self.buf_off + (addr - self.start)
 
 
 class AddressSpace:
+    """The guest's mappings (VMAs) and the host memory under them (Backings).
+
+    Memory counts: `mapped` is every byte of every mapping (what RLIMIT_AS limits); `committed`
+    is what --max-mem limits, counted as Linux's overcommit accounting does: private writable
+    mappings without MAP_NORESERVE (charged when mapped, or when mprotect first makes them
+    writable) and shared ones by their size, plus each page of a MAP_NORESERVE mapping once the
+    guest writes to it. PROT_NONE and read-only reservations are not charged."""
+
     def __init__(self, uc, max_mem: int):
         self.uc = uc
         self.max_mem = max_mem
         self.vmas: List[Vma] = []
         self._starts: List[int] = []
+        self.backs: List[Backing] = []
+        self._bstarts: List[int] = []
         self.mapped = 0
+        self.committed = 0                   # accounted mappings' bytes (see the class docstring)
+        self.nr_touched: set = set()         # pages of MAP_NORESERVE mappings written to
         self.brk_start = 0
         self.brk = 0
         self.mmap_top = MMAP_TOP
         self.raw_read = lambda addr, size: bytes(uc.mem_read(addr, size))   # use_machine: faster ones
         self.raw_write = lambda addr, data: uc.mem_write(addr, bytes(data))
         self.denied = None            # (Unicorn error, address) of the last access refused
+        self._alias_hooks: List[int] = []    # write hooks on shared views of code (_watch_code_aliases)
         tlb.attach(uc, self)
 
     def use_machine(self, machine) -> None:
@@ -162,10 +259,46 @@ class AddressSpace:
         self.raw_read, self.raw_write = machine.read_fast, machine.write
 
     # -- lookup ------------------------------------------------------------
-    def _reindex(self) -> None:
-        self.vmas.sort(key=lambda v: v.start)
-        self._starts = [v.start for v in self.vmas]
-        self.page_perms.clear()             # the TLB fill's cache of page permissions (tlb.py)
+    def _span(self, start: int, end: int) -> Tuple[int, int]:
+        """Indices [i, j) of the mappings overlapping [start, end)."""
+        i = bisect.bisect_right(self._starts, start) - 1
+        if i < 0 or self.vmas[i].end <= start:
+            i += 1
+        j = bisect.bisect_left(self._starts, end, i)
+        return i, j
+
+    def _replace(self, i: int, j: int, new: List[Vma], start: int = 0, end: int = 0) -> None:
+        """Mappings i..j-1 become `new` (sorted, covering what they leave of that place); the
+        counters follow, and neighbours Linux would merge are merged. Permissions changed only
+        in [start, end) when that is given (the TLB fill's cache forgets just those pages)."""
+        for v in self.vmas[i:j]:
+            self.mapped -= v.end - v.start
+            if v.account:
+                self.committed -= v.end - v.start
+        for v in new:
+            self.mapped += v.end - v.start
+            if v.account:
+                self.committed += v.end - v.start
+        lo, hi = max(i - 1, 0), i + len(new) + 1
+        self.vmas[i:j] = new
+        self._starts[i:j] = [v.start for v in new]
+        # merge around the change (a JIT's mprotect back and forth must not pile up mappings)
+        k = lo
+        while k + 1 < min(hi, len(self.vmas)):
+            a, b = self.vmas[k], self.vmas[k + 1]
+            if a.joins(b):
+                a = a.piece(a.start, b.end)                 # (a fresh record: others may hold a)
+                self.vmas[k:k + 2] = [a]
+                del self._starts[k + 1]
+                hi -= 1
+            else:
+                k += 1
+        perms = self.page_perms             # the TLB fill's cache of page permissions (tlb.py)
+        if end and (end - start) // PAGE < 64:
+            for page in range(start, end, PAGE):
+                perms.pop(page, None)
+        else:
+            perms.clear()
 
     def find(self, addr: int) -> Optional[Vma]:
         i = bisect.bisect_right(self._starts, addr) - 1
@@ -174,77 +307,219 @@ class AddressSpace:
         return None
 
     def overlapping(self, start: int, end: int) -> List[Vma]:
-        i = max(0, bisect.bisect_right(self._starts, start) - 1)
-        out = []
-        for v in self.vmas[i:]:
-            if v.start >= end:
-                break
-            if v.end > start:
-                out.append(v)
-        return out
+        i, j = self._span(start, end)
+        return self.vmas[i:j]
 
     def is_free(self, start: int, end: int) -> bool:
-        return not self.overlapping(start, end)
+        i, j = self._span(start, end)
+        return i >= j
 
-    def find_free(self, size: int, top: Optional[int] = None) -> int:
-        """Highest free range of `size` below `top` (top-down, as Linux's mmap)."""
+    def find_free(self, size: int, top: Optional[int] = None, shared: bool = False) -> int:
+        """Highest free range of `size` below `top` (top-down, as Linux's mmap). A shared
+        mapping also keeps out of the host memory under private ones (Backings): Unicorn maps
+        it on memory of its own, and carving a Backing costs a walk of all its pages."""
         top = page_down(top or self.mmap_top)
+        taken = self.vmas
+        if shared and self.backs:
+            taken = sorted([*self.vmas, *self.backs], key=lambda r: r.start)
         end = top
-        for v in reversed(self.vmas):
+        for v in reversed(taken):
             if v.start >= end:
                 continue
             if v.end <= end and end - max(v.end, LOW_LIMIT) >= size:
                 return end - size        # the gap [v.end, end) fits
-            end = v.start
+            end = min(end, v.start)
         if end - size >= LOW_LIMIT:
             return end - size
         raise OutOfMemory("address space exhausted")
 
-    # -- changes -----------------------------------------------------------
-    def map(self, start: int, size: int, prot: int, name: str = "", offset: int = 0) -> int:
-        """Map [start, start+size) fresh (zero-filled); anything there is unmapped first."""
-        size = page_up(size)
-        if start & (PAGE - 1) or size <= 0 or start + size > 1 << 47:
-            raise OutOfMemory("bad range")
-        self.unmap(start, size)
-        if self.mapped + size > self.max_mem:
-            raise OutOfMemory(f"guest memory limit ({self.max_mem} bytes) reached")
+    # -- host memory (Backings) ----------------------------------------------
+    def _back_span(self, start: int, end: int) -> Tuple[int, int]:
+        i = bisect.bisect_right(self._bstarts, start) - 1
+        if i < 0 or self.backs[i].end <= start:
+            i += 1
+        return i, bisect.bisect_left(self._bstarts, end, i)
+
+    def host_pieces(self, start: int, end: int) -> Iterator[Tuple[int, int, int]]:
+        """(guest address, size, host address) of the backed parts of [start, end)."""
+        i, j = self._back_span(start, end)
+        for b in self.backs[i:j]:
+            lo, hi = max(b.start, start), min(b.end, end)
+            yield lo, hi - lo, b.host(lo)
+
+    def back(self, start: int, end: int) -> None:
+        """Host memory under every page of [start, end): new Backings, in SLAB-aligned pieces,
+        where none is yet (and no shared mapping is). OutOfMemory when the host refuses."""
+        lo = max(start & ~(SLAB - 1), 0)
+        hi = min((end + SLAB - 1) & ~(SLAB - 1), ADDRESS_TOP)
+        i, j = self._back_span(lo, hi)
+        taken = [(b.start, b.end) for b in self.backs[i:j]]
+        if taken and taken[0][0] <= start and taken[0][1] >= end:
+            return                                          # (the common case: all there)
+        taken += [(v.start, v.end) for v in self.overlapping(lo, hi) if v.shm is not None]
+        taken.sort()
+        pos = lo
+        for a, b in taken + [(hi, hi)]:
+            if a > pos and a > start and pos < end:          # a free piece touching [start, end)
+                self._new_backing(pos, a)
+            pos = max(pos, b)
+
+    def _new_backing(self, start: int, end: int) -> None:
+        size = end - start
+        if not hostmem.reserve(size):
+            self._drop_empty_backings()
+            if not hostmem.reserve(size):
+                raise OutOfMemory("host address space for guest memory exhausted")
+        buf = hostmem.new_buffer(size)
+        if buf is None:
+            hostmem.unreserve(size)
+            raise OutOfMemory("the host refused the memory")
         try:
-            self.uc.mem_map(start, size, uc_prot(prot))
+            self.uc.mem_map_ptr(start, size, UCC.UC_PROT_ALL, buf.address)
         except UcError as e:
+            buf.close()
+            hostmem.unreserve(size)
             raise OutOfMemory(str(e)) from None
-        self.mapped += size
-        self.vmas.append(Vma(start, start + size, prot, name, offset))
-        self._reindex()
-        return start
+        b = Backing(start, end, buf)
+        k = bisect.bisect_left(self._bstarts, start)
+        self.backs.insert(k, b)
+        self._bstarts.insert(k, start)
+
+    def _carve(self, start: int, end: int) -> None:
+        """No Backing under [start, end) (a shared mapping goes there): Unicorn drops that part
+        of its regions (mem_map_ptr regions split without copying) and the host gets the
+        pages back."""
+        i, j = self._back_span(start, end)
+        if i >= j:
+            return
+        pieces: List[Backing] = []
+        for b in self.backs[i:j]:
+            lo, hi = max(b.start, start), min(b.end, end)
+            with tlb.host_lookups(self, flush_after=False):
+                self.uc.mem_unmap(lo, hi - lo)
+            b.buf.release(b.buf_off + lo - b.start, hi - lo)
+            if b.start < lo:
+                pieces.append(Backing(b.start, lo, b.buf, b.buf_off))
+            if hi < b.end:
+                pieces.append(Backing(hi, b.end, b.buf, b.buf_off + hi - b.start))
+            if b.start >= lo and hi >= b.end:
+                self._close_buffer(b)
+        self.backs[i:j] = pieces
+        self._bstarts[i:j] = [b.start for b in pieces]
+
+    def _close_buffer(self, gone: Backing) -> None:
+        if not any(b.buf is gone.buf for b in self.backs if b is not gone):
+            hostmem.unreserve(gone.buf.size)
+            gone.buf.close()
+
+    def _drop_empty_backings(self) -> None:
+        """Give Unicorn and the host back the Backings no mapping uses (when host address space
+        runs short: this walks their pages, see Backing)."""
+        keep = []
+        for b in self.backs:
+            if self.is_free(b.start, b.end):
+                with tlb.host_lookups(self, flush_after=False):
+                    self.uc.mem_unmap(b.start, b.end - b.start)
+                self._close_buffer(b)
+            else:
+                keep.append(b)
+        self.backs = keep
+        self._bstarts = [b.start for b in keep]
+
+    def release(self, start: int, end: int) -> None:
+        """The host takes back the pages of [start, end); they read as zeros afterwards."""
+        for lo, n, _ in self.host_pieces(start, end):
+            b = self.backs[bisect.bisect_right(self._bstarts, lo) - 1]
+            b.buf.release(b.buf_off + lo - b.start, n)
+        if self.nr_touched:
+            self._untouch(start, end)
+
+    def _untouch(self, start: int, end: int) -> None:
+        pages = self.nr_touched
+        if (end - start) // PAGE < len(pages):
+            for p in range(start, end, PAGE):
+                pages.discard(p)
+        else:
+            pages.difference_update([p for p in pages if start <= p < end])
+
+    # -- commit charge ---------------------------------------------------------
+    def charge(self, size: int) -> None:
+        """OutOfMemory unless `size` more bytes fit under --max-mem."""
+        if self.committed + len(self.nr_touched) * PAGE + size > self.max_mem:
+            raise OutOfMemory(f"guest memory limit ({self.max_mem} bytes) reached")
+
+    def touch(self, page: int) -> bool:
+        """A MAP_NORESERVE page is written for the first time: False when that is over --max-mem."""
+        if page in self.nr_touched:
+            return True
+        if self.committed + (len(self.nr_touched) + 1) * PAGE > self.max_mem:
+            return False
+        self.nr_touched.add(page)
+        return True
+
+    # -- changes -----------------------------------------------------------
+    def _drop_code(self, start: int, end: int) -> None:
+        """Unicorn forgets code translated from the executable mappings in [start, end): called
+        before they change, while they still answer Unicorn's page lookups (emutrace/tlb.py)."""
+        with tlb.host_lookups(self, flush_after=False):
+            for v in self.overlapping(start, end):
+                if v.prot & PROT_EXEC:
+                    self.uc.ctl_remove_cache(max(v.start, start), min(v.end, end))
+
+    def map(self, start: int, size: int, prot: int, name: str = "", offset: int = 0,
+            noreserve: bool = False, contents: bool = False) -> int:
+        """Map [start, start+size) fresh (zero-filled); anything there is unmapped first.
+        Host memory comes now for pages the guest may touch, or the caller fills (`contents`);
+        a PROT_NONE reservation gets it when mprotect opens it."""
+        size = page_up(size)
+        if start & (PAGE - 1) or size <= 0 or start + size > ADDRESS_TOP:
+            raise OutOfMemory("bad range")
+        account = bool(prot & PROT_WRITE) and not noreserve
+        self.unmap(start, size)
+        if account:
+            self.charge(size)
+        self._check_count(1)
+        if prot or contents:
+            self.back(start, start + size)
+        i, j = self._span(start, start + size)
+        self._replace(i, j, [Vma(start, start + size, prot, name, offset, None, 0, noreserve, account)],
+                      start, start + size)
+        return start            # (no TLB flush: unmap flushed whatever was there)
+
+    def _check_count(self, more: int) -> None:
+        if len(self.vmas) + more > MAX_MAP_COUNT:
+            raise OutOfMemory("vm.max_map_count reached")
 
     def map_shared(self, start: int, size: int, prot: int, shm: SharedMemory, shm_off: int,
-                   name: str = "", offset: int = 0) -> int:
+                   name: str = "", offset: int = 0, noreserve: bool = False) -> int:
         """Map [start, start+size) onto shm's memory from shm_off: the same bytes as every other
         mapping of shm, in this engine or another. Anything there is unmapped first."""
         size = page_up(size)
-        if start & (PAGE - 1) or shm_off & (PAGE - 1) or size <= 0 or start + size > 1 << 47:
+        if start & (PAGE - 1) or shm_off & (PAGE - 1) or size <= 0 or start + size > ADDRESS_TOP:
             raise OutOfMemory("bad range")
         self.unmap(start, size)
-        if self.mapped + size > self.max_mem:
-            raise OutOfMemory(f"guest memory limit ({self.max_mem} bytes) reached")
+        if not noreserve:
+            self.charge(size)
+        self._check_count(1)
         try:
             shm.ensure(shm_off, shm_off + size)
         except (OSError, ValueError) as e:
             raise OutOfMemory(str(e)) from None
+        self._carve(start, start + size)
         done = []
         try:
             for o, n, addr in shm.pieces(shm_off, shm_off + size):
                 at = start + (o - shm_off)
-                self.uc.mem_map_ptr(at, n, uc_prot(prot), addr)
+                self.uc.mem_map_ptr(at, n, UCC.UC_PROT_ALL, addr)     # (the TLB fill decides)
                 done.append((at, n))
         except UcError as e:
             for at, n in done:
                 self.uc.mem_unmap(at, n)
             raise OutOfMemory(str(e)) from None
-        self.mapped += size
-        self.vmas.append(Vma(start, start + size, prot, name, offset, shm, shm_off))
-        self._reindex()
+        i, j = self._span(start, start + size)
+        self._replace(i, j, [Vma(start, start + size, prot, name, offset, shm, shm_off, noreserve,
+                                 not noreserve)])
+        self._watch_code_aliases()
         return start
 
     def guest_mapped(self) -> int:
@@ -257,54 +532,158 @@ class AddressSpace:
 
     def unmap(self, start: int, size: int) -> None:
         end = start + page_up(size)
-        hit = self.overlapping(start, end)
-        if not hit:
+        i, j = self._span(start, end)
+        if i >= j:
             return
-        # Unicorn first, while the VMA list still answers its page lookups (emutrace/machine/tlb.py)
-        with tlb.host_lookups(self, flush_after=False):     # the unmap flushes those pages
+        hit = self.vmas[i:j]
+        if len(hit) == 1 and hit[0].start < start and hit[0].end > end:
+            self._check_count(1)                    # a hole in one mapping makes two of it
+        self._drop_code(start, end)
+        # shared memory is Unicorn's own region per mapping: those go from Unicorn (their
+        # host memory belongs to the SharedMemory)
+        with tlb.host_lookups(self, flush_after=False):
             for v in hit:
-                lo, hi = max(v.start, start), min(v.end, end)
-                self.uc.mem_unmap(lo, hi - lo)
-        for v in hit:
-            lo, hi = max(v.start, start), min(v.end, end)
-            self.mapped -= hi - lo
-            self.vmas.remove(v)
-            if v.start < lo:
-                self.vmas.append(v.split(lo)[0])
-            if hi < v.end:
-                self.vmas.append(v.split(hi)[1])
-        self._reindex()
+                if v.shm is not None:
+                    lo, hi = max(v.start, start), min(v.end, end)
+                    self.uc.mem_unmap(lo, hi - lo)
+        new = []
+        if hit[0].start < start:
+            new.append(hit[0].split(start)[0])
+        if hit[-1].end > end:
+            new.append(hit[-1].split(end)[1])
+        self._replace(i, j, new, start, end)
+        self.release(start, end)
+        tlb.flush(self.uc)
+        if self._alias_hooks or any(v.shm is not None for v in hit):
+            self._watch_code_aliases()
 
     def protect(self, start: int, size: int, prot: int) -> bool:
-        """False when part of the range is unmapped (mprotect's ENOMEM)."""
+        """False when part of the range is unmapped (mprotect's ENOMEM). OutOfMemory when it
+        would make more mappings than vm.max_map_count, or commit more than --max-mem."""
         end = start + page_up(size)
-        hit = self.overlapping(start, end)
+        i, j = self._span(start, end)
+        hit = self.vmas[i:j]
         covered = sum(min(v.end, end) - max(v.start, start) for v in hit)
         if covered != end - start:
             return False
-        with tlb.host_lookups(self):    # (the VMA list unchanged until Unicorn is done)
+        if all(v.prot == prot for v in hit):
+            return True
+        splits = (hit[0].start < start) + (hit[-1].end > end)
+        if splits:
+            self._check_count(splits)
+        charge = sum(min(v.end, end) - max(v.start, start) for v in hit
+                     if prot & PROT_WRITE and not v.account and not v.noreserve and v.shm is None)
+        if charge:
+            self.charge(charge)
+        if prot:
             for v in hit:
-                lo, hi = max(v.start, start), min(v.end, end)
-                self.uc.mem_protect(lo, hi - lo, uc_prot(prot))
-                if (v.prot ^ prot) & PROT_EXEC:
-                    # code translated from these pages (or written since without Unicorn
-                    # watching: pages without exec have fast stores) must not outlive the change
-                    self.uc.ctl_remove_cache(lo, hi)
-        # (the flush ending the block: Unicorn flushes its TLB when write permission changes,
-        # not for read or exec)
+                if v.shm is None:
+                    self.back(max(v.start, start), min(v.end, end))
+        # code translated from these pages (or written since without Unicorn watching: pages
+        # without exec have fast stores) must not outlive a change of exec
+        if any((v.prot ^ prot) & PROT_EXEC for v in hit):
+            with tlb.host_lookups(self, flush_after=False):
+                for v in hit:
+                    if (v.prot ^ prot) & PROT_EXEC:
+                        self.uc.ctl_remove_cache(max(v.start, start), min(v.end, end))
+        new = []
+        removed = 0
         for v in hit:
             lo, hi = max(v.start, start), min(v.end, end)
-            self.vmas.remove(v)
+            removed |= v.prot & ~prot
             if v.start < lo:
-                left, v = v.split(lo)
-                self.vmas.append(left)
+                new.append(v.piece(v.start, lo))
+            mid = v.piece(lo, hi)
+            mid.prot = prot
+            if prot & PROT_WRITE and not mid.noreserve and mid.shm is None:
+                mid.account = True
+            new.append(mid)
             if hi < v.end:
-                v, right = v.split(hi)
-                self.vmas.append(right)
-            v.prot = prot
-            self.vmas.append(v)
-        self._reindex()
+                new.append(v.piece(hi, v.end))
+        self._replace(i, j, new, start, end)
+        if removed:
+            # Unicorn's TLB may hold permissions the pages no longer have (an entry with fewer
+            # than they now have only misses, and the fill answers anew)
+            tlb.flush(self.uc)
+        if any(v.shm is not None for v in hit):
+            self._watch_code_aliases()
         return True
+
+    def _watch_code_aliases(self) -> None:
+        """Code reached through one view of shared memory and written through another (V8's
+        dual-mapped code space: a memfd mapped RW and RX) is two Unicorn regions over the same
+        host bytes, and Unicorn's self-modifying-code check sees only the region written to. So
+        stores into a writable view of memory that is also mapped executable elsewhere are
+        watched (a write hook on that view alone), and drop the code translated from the
+        executable view at the same offset."""
+        for h in self._alias_hooks:
+            self.uc.hook_del(h)
+        self._alias_hooks = []
+        views: dict = {}
+        for v in self.vmas:
+            if v.shm is not None and v.prot & (PROT_WRITE | PROT_EXEC):
+                views.setdefault(id(v.shm), []).append(v)
+        for group in views.values():
+            code = [v for v in group if v.prot & PROT_EXEC]
+            for w in group:
+                xs = [x for x in code if x is not w and x.shm_off < w.shm_off + (w.end - w.start)
+                      and w.shm_off < x.shm_off + (x.end - x.start)]
+                if w.prot & PROT_WRITE and xs:
+                    self._alias_hooks.append(self.uc.hook_add(
+                        UC_HOOK_MEM_WRITE, self._on_alias_write, (w, xs), w.start, w.end - 1))
+
+    def _on_alias_write(self, uc, _access, addr, size, _value, views) -> None:
+        w, xs = views
+        off = w.shm_off + (addr - w.start)
+        for x in xs:
+            if x.shm_off <= off < x.shm_off + (x.end - x.start):
+                at = x.start + (off - x.shm_off)
+                uc.ctl_remove_cache(at, at + size)
+
+    def discard(self, start: int, end: int) -> None:
+        """MADV_DONTNEED/MADV_FREE on private pages: they read as zeros from now on, and the
+        host has them back. Code translated from them goes first (the host write is unseen
+        by Unicorn)."""
+        self._drop_code(start, end)
+        self.release(start, end)        # (Unicorn's TLB stays valid: same host pages, now zero)
+
+    def copy_touched(self, src: "AddressSpace", start: int, end: int, to: int) -> None:
+        """The bytes of src's [start, end) at `to` here, where mappings are already made:
+        only the pages src's host holds are copied (untouched ones read as zeros anyway)."""
+        delta = to - start
+        if src is self and self.nr_touched:         # (mremap: charged pages move with their bytes)
+            self.nr_touched.update([p + delta for p in self.nr_touched if start <= p < end])
+        for lo, n, _ in src.host_pieces(start, end):
+            b = src.backs[bisect.bisect_right(src._bstarts, lo) - 1]
+            off = b.buf_off + lo - b.start
+            for roff, rn in b.buf.touched(off, n):
+                g = lo + (roff - off)
+                for dlo, dn, dhost in self.host_pieces(g + delta, g + delta + rn):
+                    ctypes.memmove(dhost, b.host(dlo - delta), dn)
+
+    def copy_from(self, src: "AddressSpace") -> None:
+        """Become a copy of src (fork): the same mappings; private ones with host memory for
+        what src has backed and the pages src touched copied; shared ones onto the same
+        SharedMemory."""
+        for v in src.vmas:
+            if v.shm is not None:
+                self.map_shared(v.start, v.end - v.start, v.prot, v.shm, v.shm_off, v.name, v.offset,
+                                v.noreserve)
+        for v in src.vmas:
+            if v.shm is None:
+                for lo, n, _ in src.host_pieces(v.start, v.end):
+                    self.back(lo, lo + n)
+        private = [v.piece(v.start, v.end) for v in src.vmas if v.shm is None]
+        shared = [v for v in self.vmas]
+        merged = sorted(private + shared, key=lambda v: v.start)
+        self.vmas, self._starts = [], []
+        self.mapped = self.committed = 0
+        self._replace(0, 0, merged)
+        self.nr_touched = set(src.nr_touched)
+        self.brk_start, self.brk, self.mmap_top = src.brk_start, src.brk, src.mmap_top
+        for v in src.vmas:
+            if v.shm is None:
+                self.copy_touched(src, v.start, v.end, v.start)
 
     def set_brk(self, new: int) -> int:
         if new < self.brk_start:
@@ -329,6 +708,11 @@ class AddressSpace:
             v = self.find(addr)
             if v is None or (v.prot & want) != want:
                 raise GuestFault(addr)
+            if v.noreserve and want & PROT_WRITE:
+                # written on the guest's behalf: charged as the guest's own stores are (tlb.py)
+                for page in range(page_down(addr), min(v.end, end), PAGE):
+                    if not self.touch(page):
+                        raise OutOfMemory(f"guest memory limit ({self.max_mem} bytes) reached")
             addr = v.end
 
     def read(self, addr: int, size: int) -> bytes:

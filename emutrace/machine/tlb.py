@@ -79,6 +79,16 @@ def attach(uc, aspace) -> None:
             perms = _UC_PROT[v.prot & 7]
             if aspace.host_lookup:
                 perms |= UCC.UC_PROT_EXEC
+            elif v.noreserve and perms & UCC.UC_PROT_WRITE and vaddr not in aspace.nr_touched:
+                # a MAP_NORESERVE page is charged when first written: until then its entry has
+                # no write permission, so the first store comes back here
+                if access != UCC.UC_MEM_WRITE:
+                    perms &= ~UCC.UC_PROT_WRITE
+                elif not aspace.touch(vaddr):
+                    aspace.denied = (forbidden, vaddr)      # over --max-mem
+                    return False
+                else:
+                    perms_of[vaddr] = perms
             else:
                 perms_of[vaddr] = perms
         if not perms & need:
@@ -104,9 +114,16 @@ def _unsupported():
                         "mode: emutrace needs Unicorn 2.1 or later (pip install 'unicorn>=2.1')", 125)
 
 
+# uc_ctl called without the binding's encoding and argument conversions (every mprotect flushes)
+_uc_ctl = ctypes.PyDLL(uclib._name, handle=uclib._handle).uc_ctl
+_uc_ctl.restype = ctypes.c_int
+_FLUSH = ctypes.c_int((UCC.UC_CTL_IO_WRITE << 30) | UCC.UC_CTL_TLB_FLUSH)
+
+
 def flush(uc) -> None:
     """Drop every TLB entry: the next access of each page asks the fill hook again."""
-    uc.ctl(UCC.UC_CTL_TLB_FLUSH, UCC.UC_CTL_IO_WRITE)
+    if _uc_ctl(uc._uch, _FLUSH) != UCC.UC_ERR_OK:
+        raise UcError(UCC.UC_ERR_ARG)
 
 
 @contextmanager
