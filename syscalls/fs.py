@@ -995,6 +995,7 @@ def sys_ioctl(proc, fd, req, arg, *_):
 
 
 POLLIN, POLLPRI, POLLOUT, POLLERR, POLLHUP, POLLNVAL = 1, 2, 4, 8, 16, 32
+POLLRDHUP = 0x2000
 
 
 def _poll_once(proc, entries):
@@ -1008,7 +1009,8 @@ def _poll_once(proc, entries):
                 rev = POLLNVAL
             else:
                 r = f.ready()
-                rev = (events & (POLLIN | POLLOUT)) & r
+                rev = (events & (POLLIN | POLLOUT | POLLRDHUP)) & r
+                rev |= r & (POLLERR | POLLHUP)          # reported whether asked for or not
                 if isinstance(f, PipeEnd) and f.readable and f.pipe.writers == 0:
                     rev |= POLLHUP
                 if isinstance(f, PipeEnd) and f.writable and f.pipe.readers == 0:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import struct
 
 from . import errno as E
+from . import inet
 from .dispatch import s32, syscall
 from .files import O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
 from .vfs import S_IFSOCK, StatInfo, VfsError
@@ -92,18 +93,24 @@ class UnixSocket(OpenFile):
 
 def _sock(proc, fd):
     f = proc.fds.get(s32(fd))
-    if not isinstance(f, (UnixSocket, InetSocket)):
+    if isinstance(f, inet.LoopSocket) and f.host is not None:
+        f.host.flags = f.flags                # --net took it to the host: O_NONBLOCK follows
+        return f.host
+    if not isinstance(f, (UnixSocket, InetSocket, inet.LoopSocket)):
         raise VfsError(E.ENOTSOCK)
     return f
 
 
-def _new(proc, domain, stype):
+def _net(proc) -> bool:
+    return bool(getattr(proc.kernel, "net", False))
+
+
+def _new(proc, domain, stype, protocol=0):
     kind = stype & SOCK_TYPE_MASK
     flags = O_NONBLOCK if stype & SOCK_NONBLOCK else 0
-    if domain in (AF_INET, AF_INET6) and getattr(proc.kernel, "net", False):
-        if kind not in _HOST_TYPE:
-            return None, -E.EPROTONOSUPPORT
-        return InetSocket(domain, kind, 0, flags, proc.kernel.vfs.new_ino()), 0
+    if domain in (AF_INET, AF_INET6):             # the guest's own loopback; --net reaches beyond
+        sock = inet.new_socket(proc, domain, kind, protocol, flags)
+        return (None, sock) if isinstance(sock, int) else (sock, 0)
     if domain != AF_UNIX:
         return None, -E.EACCES
     if kind not in (SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET):
@@ -113,7 +120,7 @@ def _new(proc, domain, stype):
 
 @syscall("socket")
 def sys_socket(proc, domain, stype, protocol, *_):
-    sock, err = _new(proc, domain, stype)
+    sock, err = _new(proc, domain, stype, s32(protocol))
     if sock is None:
         return err
     return proc.fds.install(sock, cloexec=bool(stype & SOCK_CLOEXEC))
@@ -155,6 +162,16 @@ def _deadline(proc):
 @syscall("connect")
 def sys_connect(proc, fd, addr, length, *_):
     sock = _sock(proc, fd)
+    if isinstance(sock, inet.LoopSocket):
+        if s32(length) < 0:
+            return -E.EINVAL
+        raw = proc.mem.read(addr, min(length, 128))
+        done = inet.connect(proc, sock, raw, _net(proc))
+        if done != "host":
+            return done
+        host = InetSocket(sock.family, sock.stype, 0, sock.flags, sock.ino)
+        inet.become_host(sock, host)
+        sock = host
     if isinstance(sock, InetSocket):
         family, target = decode_inet(proc.mem.read(addr, min(length, 128)))
         err = sock.sock.connect_ex(target)
@@ -197,6 +214,10 @@ def _host_opt(level: str, name: str):
 @syscall("bind")
 def sys_bind(proc, fd, addr, length, *_):
     sock = _sock(proc, fd)
+    if isinstance(sock, inet.LoopSocket):
+        if s32(length) < 0:
+            return -E.EINVAL
+        return inet.bind(proc, sock, proc.mem.read(addr, min(length, 128)))
     if isinstance(sock, InetSocket):
         _, target = decode_inet(proc.mem.read(addr, min(length, 128)))
         try:
@@ -220,6 +241,8 @@ def sys_bind(proc, fd, addr, length, *_):
 @syscall("listen")
 def sys_listen(proc, fd, backlog, *_):
     sock = _sock(proc, fd)
+    if isinstance(sock, inet.LoopSocket):
+        return inet.listen(proc, sock, s32(backlog))
     if isinstance(sock, InetSocket):
         try:
             sock.sock.listen(max(1, s32(backlog)))
@@ -237,6 +260,14 @@ def sys_listen(proc, fd, backlog, *_):
 @syscall("accept", "accept4")
 def sys_accept(proc, fd, addr=0, alen=0, flags=0, *_):
     sock = _sock(proc, fd)
+    if flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC):
+        return -E.EINVAL
+    if isinstance(sock, inet.LoopSocket):
+        conn = inet.accept(proc, sock, flags & SOCK_NONBLOCK)
+        if isinstance(conn, int):
+            return conn
+        _put_addr(proc, addr, alen, inet.sockname(conn, peer=True))
+        return proc.fds.install(conn, cloexec=bool(flags & SOCK_CLOEXEC))
     if isinstance(sock, InetSocket):
         conn, peer = sock._io(sock.sock.accept, False, _deadline(proc))
         new = InetSocket(sock.family, sock.stype, 0, O_NONBLOCK if flags & SOCK_NONBLOCK else 0,
@@ -269,6 +300,13 @@ def _put_addr(proc, addr, alen, raw: bytes) -> None:
 
 
 def _send(proc, sock, data, flags, target=None):
+    if isinstance(sock, inet.LoopSocket):
+        sent = inet.send(proc, sock, data, flags, target, _net(proc))
+        if sent != "host":
+            return sent
+        host = InetSocket(sock.family, sock.stype, 0, sock.flags, sock.ino)   # --net: a datagram beyond lo
+        inet.become_host(sock, host)
+        sock, target = host, decode_inet(target)[1]
     try:
         if isinstance(sock, InetSocket) and target is not None:
             return sock._io(lambda: sock.sock.sendto(data, target), True, _deadline(proc))
@@ -282,6 +320,8 @@ def _send(proc, sock, data, flags, target=None):
 
 
 def _target(proc, sock, addr, alen):
+    if isinstance(sock, inet.LoopSocket) and addr and alen:
+        return proc.mem.read(addr, min(alen, 128))         # raw: inet decodes it for its family
     if isinstance(sock, InetSocket) and addr and alen:
         return decode_inet(proc.mem.read(addr, min(alen, 128)))[1]
     return None
@@ -289,6 +329,14 @@ def _target(proc, sock, addr, alen):
 
 def _recv(proc, sock, n, flags):
     """(data, peer sockaddr bytes or b"")."""
+    if isinstance(sock, inet.LoopSocket):
+        got = inet.recv(proc, sock, n, flags)
+        if isinstance(got, int):
+            if got == -E.EAGAIN:
+                raise WouldBlock()
+            raise VfsError(-got)
+        data, peer, full = got
+        return (data, peer, full) if flags & inet.MSG_TRUNC else (data, peer)
     if isinstance(sock, InetSocket):
         def once():
             data, peer = sock.sock.recvfrom(n)
@@ -312,12 +360,12 @@ def sys_sendto(proc, fd, buf, length, flags, addr, alen):
 def sys_recvfrom(proc, fd, buf, length, flags, addr, alen):
     sock = _sock(proc, fd)
     try:
-        data, peer = _recv(proc, sock, min(length, 1 << 24), flags)
+        data, peer, *full = _recv(proc, sock, min(length, 1 << 24), flags)
     except WouldBlock:
         return -E.EAGAIN
     proc.mem.write(buf, data)
     _put_addr(proc, addr, alen, peer)
-    return len(data)
+    return full[0] if full else len(data)
 
 
 def _msg(proc, msg):
@@ -342,7 +390,7 @@ def sys_recvmsg(proc, fd, msg, flags, *_):
     sock = _sock(proc, fd)
     name, namelen, iov = _msg(proc, msg)
     try:
-        data, peer = _recv(proc, sock, sum(n for _, n in iov), flags)
+        data, peer, *_full = _recv(proc, sock, sum(n for _, n in iov), flags & ~inet.MSG_TRUNC)
     except WouldBlock:
         return -E.EAGAIN
     off = 0
@@ -388,6 +436,11 @@ def sys_recvmmsg(proc, fd, vec, vlen, flags, timeout, *_):
 @syscall("shutdown")
 def sys_shutdown(proc, fd, how, *_):
     sock = _sock(proc, fd)
+    if how not in (SHUT_RD, SHUT_WR, 2):
+        return -E.EINVAL
+    if isinstance(sock, inet.LoopSocket):
+        sock.shutdown(how)
+        return 0
     if isinstance(sock, InetSocket):
         try:
             sock.sock.shutdown(how)
@@ -400,6 +453,12 @@ def sys_shutdown(proc, fd, how, *_):
 
 def _sockname(proc, fd, addr, alen, peer: bool):
     sock = _sock(proc, fd)
+    if isinstance(sock, inet.LoopSocket):
+        raw = inet.sockname(sock, peer)
+        if isinstance(raw, int):
+            return raw
+        _put_addr(proc, addr, alen, raw)
+        return 0
     if isinstance(sock, InetSocket):
         try:
             where = sock.sock.getpeername() if peer else sock.sock.getsockname()
@@ -427,6 +486,10 @@ def sys_getpeername(proc, fd, addr, alen, *_):
 @syscall("setsockopt")
 def sys_setsockopt(proc, fd, level, name, val, length, *_):
     sock = _sock(proc, fd)
+    if isinstance(sock, inet.LoopSocket):
+        if s32(length) < 0:
+            return -E.EINVAL
+        return inet.setsockopt(sock, level, name, proc.mem.read(val, min(length, 64)))
     host = _HOST_OPTS.get((level, name))
     if isinstance(sock, InetSocket) and host is not None and length >= 4:
         value = struct.unpack("<i", proc.mem.read(val, 4))[0]
@@ -440,6 +503,14 @@ def sys_setsockopt(proc, fd, level, name, val, length, *_):
 @syscall("getsockopt")
 def sys_getsockopt(proc, fd, level, name, val, lenp, *_):
     sock = _sock(proc, fd)
+    if isinstance(sock, inet.LoopSocket):
+        room = struct.unpack("<i", proc.mem.read(lenp, 4))[0]
+        if room < 0:
+            return -E.EINVAL
+        value = struct.pack("<i", inet.getsockopt(sock, level, name))[:room]
+        proc.mem.write(val, value)
+        proc.mem.write_u32(lenp, len(value))
+        return 0
     if isinstance(sock, InetSocket) and level == SOL_SOCKET and name == SO_ERROR:
         err = sock.sock.getsockopt(*_host_opt("SOL_SOCKET", "SO_ERROR"))
         value = E.from_host(OSError(err, "")) if err else 0
