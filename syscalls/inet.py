@@ -217,6 +217,11 @@ class LoopSocket(OpenFile):
         self.dgrams = deque()             # (payload, ip16, port)
         self.dgram_bytes = 0
 
+    @property
+    def sock(self):
+        """The host socket under --net (the scheduler waits on those in real time), else None."""
+        return self.host.sock if self.host is not None else None
+
     # -- options ------------------------------------------------------------------------
     def opt(self, level: int, name: int) -> int:
         return self.opts.get((level, name), DEFAULT_OPTS.get((level, name), 0))
@@ -287,9 +292,9 @@ class LoopSocket(OpenFile):
             raise VfsError(E.EPIPE)
         if self.tx.readers == 0:
             # the peer is gone: Linux sends these bytes, the peer answers RST, and the next
-            # call reports ECONNRESET, every one after it EPIPE
+            # call reports it: EPIPE after the peer's FIN (CLOSE_WAIT), else ECONNRESET
             self.reset = True
-            self.error = E.ECONNRESET
+            self.error = E.EPIPE if self.rx is None or self.rx.writers == 0 else E.ECONNRESET
             return len(data)
         return self.tx.put(data)
 
@@ -559,13 +564,15 @@ def send_dgram(proc, sock: LoopSocket, data: bytes, raw_target, net_allowed: boo
             return -E.EINVAL
     if len(data) > UDP_MAX_PAYLOAD:
         return -E.EMSGSIZE
-    sock.autobind(ip)
+    if sock.local is None:                        # Linux binds an unbound sender to the wildcard
+        sock.net.bind(sock, ANY4 if sock.family == AF_INET else ANY6, 0)
+    source = (sock.source_for(ip), sock.local[1])
     target = sock.net.find(SOCK_DGRAM, ip, port)
-    if target is None or (target.peer is not None and target.peer != sock.local):
+    if target is None or (target.peer is not None and target.peer != source):
         if sock.peer is not None:                 # ICMP port unreachable reaches connected sockets
             sock.error = E.ECONNREFUSED
         return len(data)
-    target.deliver(data, sock.local[0], sock.local[1])
+    target.deliver(data, *source)
     return len(data)
 
 

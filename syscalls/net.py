@@ -1,9 +1,10 @@
-"""Sockets. By default the sandbox has no network: an Internet (or any non-local) socket fails
-with EACCES, as a seccomp or firewall denial would, and no host socket is ever opened. With
---net, AF_INET and AF_INET6 sockets pass through to host sockets (the Linux sockaddr layouts
-are decoded here and host families chosen by name); a blocking operation waits on the host
-socket, holding up the other guest threads as a read of the host's stdin does. Network
-traffic is by nature not deterministic.
+"""Sockets. AF_INET and AF_INET6 sockets are the guest's own loopback network (inet.py); by
+default nothing else is reachable and no host socket is ever opened. With --net, a connection
+or datagram to a non-loopback address passes through to a host socket (the Linux sockaddr
+layouts are decoded here and host families chosen by name); a blocking operation waits on the
+host socket, holding up the other guest threads as a read of the host's stdin does. Network
+traffic is by nature not deterministic. Other families (AF_NETLINK, AF_PACKET...) fail with
+EACCES, as a seccomp or firewall denial would.
 
 AF_UNIX sockets are local IPC, and programs use them without meaning the network (glibc's NSS
 probes nscd's socket; libraries use socketpair; Python's multiprocessing managers listen on
@@ -257,8 +258,13 @@ def sys_listen(proc, fd, backlog, *_):
     return 0
 
 
-@syscall("accept", "accept4")
-def sys_accept(proc, fd, addr=0, alen=0, flags=0, *_):
+@syscall("accept")
+def sys_accept(proc, fd, addr=0, alen=0, *_):
+    return sys_accept4(proc, fd, addr, alen, 0)     # (accept has no flags: r10 holds anything)
+
+
+@syscall("accept4")
+def sys_accept4(proc, fd, addr=0, alen=0, flags=0, *_):
     sock = _sock(proc, fd)
     if flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC):
         return -E.EINVAL
