@@ -143,6 +143,8 @@ PROGRAMS: Dict[str, dict] = {
     "sock": _p("c", "hostile: TCP connect to 127.0.0.1:PORT", flags=_C_FLAGS, hostile=True),
     "inetloop": _p("c", "TCP and UDP over 127.0.0.1 and ::1 between processes and threads",
                    flags=_C_FLAGS + ("-pthread",)),
+    "reclocks": _p("c", "POSIX, OFD and flock locks between processes, EDEADLK (scratch dir argv[1])",
+                   flags=_C_FLAGS),
     "spin": _p("c", "hostile: endless loop without syscalls", flags=_C_FLAGS, hostile=True),
     "membomb": _p("c", "hostile: allocates until malloc fails or cap MiB",
                   flags=_C_FLAGS, hostile=True),

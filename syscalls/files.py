@@ -454,6 +454,11 @@ class PipeEnd(OpenFile):
             self.pipe.writers -= 1
 
 
+# called as hook(table, f) whenever a descriptor of f in table closes, before f itself closes
+# on its last one (record locks are dropped there: locks.on_close)
+CLOSE_HOOKS = []
+
+
 class FdTable:
     def __init__(self, limit: int = 1024):
         self.fds: Dict[int, OpenFile] = {}
@@ -489,6 +494,8 @@ class FdTable:
             raise VfsError(E.EBADF)
         self.cloexec.pop(fd, None)
         f.refs -= 1
+        for hook in CLOSE_HOOKS:
+            hook(self, f)
         if f.refs <= 0:
             f.close()
 
