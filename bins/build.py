@@ -145,6 +145,8 @@ PROGRAMS: Dict[str, dict] = {
                    flags=_C_FLAGS + ("-pthread",)),
     "reclocks": _p("c", "POSIX, OFD and flock locks between processes, EDEADLK (scratch dir argv[1])",
                    flags=_C_FLAGS),
+    "sysvipc": _p("c", "SysV shm, semaphores (SEM_UNDO) and message queues between processes",
+                  flags=_C_FLAGS),
     "spin": _p("c", "hostile: endless loop without syscalls", flags=_C_FLAGS, hostile=True),
     "membomb": _p("c", "hostile: allocates until malloc fails or cap MiB",
                   flags=_C_FLAGS, hostile=True),
