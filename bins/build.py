@@ -147,6 +147,8 @@ PROGRAMS: Dict[str, dict] = {
                    flags=_C_FLAGS),
     "sysvipc": _p("c", "SysV shm, semaphores (SEM_UNDO) and message queues between processes",
                   flags=_C_FLAGS),
+    "mqueue": _p("c", "POSIX message queues between processes, priorities, timeouts, mq_notify",
+                 flags=_C_FLAGS + ("-lrt",)),
     "spin": _p("c", "hostile: endless loop without syscalls", flags=_C_FLAGS, hostile=True),
     "membomb": _p("c", "hostile: allocates until malloc fails or cap MiB",
                   flags=_C_FLAGS, hostile=True),
