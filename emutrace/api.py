@@ -653,7 +653,7 @@ class Session:
     seed, clock   randomness seed; start of the virtual clock (seconds since the epoch)
     uid, gid      the guest's ids (default 0, root of its sandbox)
     rw            host directories granted real writes: ["/tmp/out"] or [("/host/dir", "/guest/dir")]
-    net           allow network syscalls (default: EACCES)
+    net           let sockets reach non-loopback hosts (default: ENETUNREACH; loopback is the guest's own)
     timeout       wall seconds before LimitReached (0: none); max_insns, max_mem, max_procs: limits
     loader        'auto', 'interp' (the program's ld.so) or 'builtin' (emutrace links)
     stdin         bytes for the guest's fd 0 (default None: the host's stdin)
@@ -671,7 +671,7 @@ class Session:
                  seed: int = 0, clock: Optional[int] = None, uid: int = 0, gid: int = 0,
                  rw: Sequence[Union[PathLike, Tuple[PathLike, str]]] = (), net: bool = False,
                  timeout: float = 0.0, max_insns: int = 0, max_mem: Optional[int] = None,
-                 max_procs: int = 64, loader: str = "auto", stdin: Optional[Union[bytes, str]] = None,
+                 max_procs: Optional[int] = None, loader: str = "auto", stdin: Optional[Union[bytes, str]] = None,
                  capture_output: bool = False, trace_calls: bool = True,
                  calls: Optional[Union[str, Sequence[str]]] = None, trace_syscalls: bool = False,
                  string_limit: int = 32, demangle: bool = False, program: Optional[str] = None,

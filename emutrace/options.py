@@ -61,7 +61,8 @@ Sandbox and determinism:
   --timeout S        stop after S seconds of wall time (exit status 124)
   --max-insns N      stop after about N guest instructions (exit status 124)
   --max-mem BYTES    guest memory limit (default 4G; suffixes K M G)
-  --max-procs N      process limit (default 64)
+  --max-procs N      process limit (default: --max-mem / 8 MiB of host memory per process,
+                     at least 64; 512 with the default --max-mem)
   --loader MODE      auto (default), interp (run the program's ld.so) or builtin (emutrace links)
 
 Exit status: the program's; 124 a limit was reached, 125 usage or internal error,

@@ -51,7 +51,7 @@ class Options:
     cwd: Optional[str] = None
     loader: str = "auto"                  # auto | interp | builtin
     max_mem: int = DEFAULT_MAX_MEM
-    max_procs: int = 64
+    max_procs: Optional[int] = None       # None: a bound on host memory (kernel.default_max_procs)
     timeout: float = 0.0                  # wall seconds, 0 = none
     max_insns: int = 0                    # 0 = none
     net: bool = False

@@ -1,0 +1,19 @@
+"""Linux semantics real programs rely on: a process limit they do not hit (a bound on host
+memory), EMFILE from daemon() under a low RLIMIT_NOFILE as the C library gives it."""
+import pytest
+
+from conftest import built, emutrace, native
+
+
+def test_a_signal_handler_forks_200_children_like_native():
+    prog = built("forkstorm", "pie")
+    n = native([prog, "200"])
+    e = emutrace(["--no-trace", "--timeout", "200", prog, "200"], timeout=300)
+    assert e.stdout == n.stdout == b"forked 200, failed 0 (-), reaped 200, status sum 594\n", e.stderr[-2000:]
+
+
+def test_the_default_process_limit_follows_max_mem():
+    """--max-mem 512M allows 64 processes (8 MiB of host memory each): a fork bomb still ends."""
+    prog = built("forkstorm", "pie")
+    e = emutrace(["--no-trace", "--max-mem", "512M", "--timeout", "200", prog, "100"], timeout=300)
+    assert e.stdout == b"forked 63, failed 37 (Resource temporarily unavailable), reaped 63, status sum 189\n"
