@@ -17,3 +17,17 @@ def test_the_default_process_limit_follows_max_mem():
     prog = built("forkstorm", "pie")
     e = emutrace(["--no-trace", "--max-mem", "512M", "--timeout", "200", prog, "100"], timeout=300)
     assert e.stdout == b"forked 63, failed 37 (Resource temporarily unavailable), reaped 63, status sum 189\n"
+
+
+@pytest.mark.parametrize("variant", ["pie", "musl-static"])
+def test_daemon_under_a_low_nofile_limit_like_native(variant):
+    """The open of /dev/null gets EMFILE. musl's daemon() reports it; glibc's (2.36) then calls
+    close(-1), whose EBADF replaces errno natively too: emutrace gives what each C library gives."""
+    import time
+    prog = built("daemonlim", variant)
+    n = native([prog])
+    time.sleep(0.3)                           # the native daemon child writes after its parent ends
+    e = emutrace(["--no-trace", prog])
+    assert e.stdout.startswith(b"open: ")
+    assert b"Too many open files" in e.stdout or b"No file descriptors available" in e.stdout
+    assert e.stdout == n.stdout, (e.stdout, n.stdout)
