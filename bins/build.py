@@ -151,6 +151,8 @@ PROGRAMS: Dict[str, dict] = {
                  flags=_C_FLAGS + ("-lrt",)),
     "forkstorm": _p("c", "a signal handler forks N children (200), main reaps them", flags=_C_FLAGS),
     "daemonlim": _p("c", "daemon() under RLIMIT_NOFILE 3: its /dev/null gets EMFILE", flags=_C_FLAGS),
+    "robustpi": _p("c", "threads die holding robust (and PI) mutexes: EOWNERDEAD",
+                   flags=_C_FLAGS + ("-pthread",)),
     "spin": _p("c", "hostile: endless loop without syscalls", flags=_C_FLAGS, hostile=True),
     "membomb": _p("c", "hostile: allocates until malloc fails or cap MiB",
                   flags=_C_FLAGS, hostile=True),

@@ -31,3 +31,14 @@ def test_daemon_under_a_low_nofile_limit_like_native(variant):
     assert e.stdout.startswith(b"open: ")
     assert b"Too many open files" in e.stdout or b"No file descriptors available" in e.stdout
     assert e.stdout == n.stdout, (e.stdout, n.stdout)
+
+
+@pytest.mark.parametrize("variant", ["pie", "musl-static"])
+def test_thread_dying_with_a_robust_pi_mutex_wakes_its_waiter(variant):
+    """glibc flags PI entries in the robust list; musl releases robust mutexes itself at thread
+    exit and never reaches a PI waiter: the kernel's exit_pi_state_list hands the futex over."""
+    prog = built("robustpi", variant)
+    n = native([prog])
+    e = emutrace(["--no-trace", "--timeout", "120", prog])
+    assert e.stdout == n.stdout, e.stderr[-2000:]
+    assert e.stdout.count(b"waiter: EOWNERDEAD, consistent: ok, unlock: ok") == 2
