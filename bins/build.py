@@ -153,6 +153,7 @@ PROGRAMS: Dict[str, dict] = {
     "daemonlim": _p("c", "daemon() under RLIMIT_NOFILE 3: its /dev/null gets EMFILE", flags=_C_FLAGS),
     "robustpi": _p("c", "threads die holding robust (and PI) mutexes: EOWNERDEAD",
                    flags=_C_FLAGS + ("-pthread",)),
+    "fprem": _p("c", "x87 FPREM/FPREM1 on a 64-bit significand; strtod of a subnormal", flags=_C_FLAGS),
     "spin": _p("c", "hostile: endless loop without syscalls", flags=_C_FLAGS, hostile=True),
     "membomb": _p("c", "hostile: allocates until malloc fails or cap MiB",
                   flags=_C_FLAGS, hostile=True),
