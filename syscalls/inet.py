@@ -286,8 +286,10 @@ class LoopSocket(OpenFile):
     def send_stream(self, data: bytes) -> int:
         if self.error:
             raise VfsError(self.take_error())
+        if self.state == CONNECTING:
+            raise WouldBlock()                    # Linux waits for the handshake to end
         if self.state != CONNECTED:
-            raise VfsError(E.EPIPE if self.state == CLOSED else E.ENOTCONN)
+            raise VfsError(E.EPIPE)               # sk_stream_wait_connect: not connected, not connecting
         if self.tx is None or self.tx.writers == 0 or self.reset:
             raise VfsError(E.EPIPE)
         if self.tx.readers == 0:
@@ -530,9 +532,7 @@ def accept(proc, sock: LoopSocket, flags: int):
 def send(proc, sock: LoopSocket, data: bytes, flags: int, raw_target: Optional[bytes], net_allowed: bool):
     """Bytes sent, -errno, or "host" when --net must carry this datagram."""
     try:
-        if sock.stype == SOCK_STREAM:
-            if raw_target is not None and sock.state != CONNECTED:
-                return -E.EPIPE if sock.state == CLOSED else -E.ENOTCONN
+        if sock.stype == SOCK_STREAM:                 # (TCP ignores a destination address)
             op = (lambda: sock.send_stream(data))
             if flags & MSG_DONTWAIT:
                 try:

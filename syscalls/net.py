@@ -121,6 +121,8 @@ def _new(proc, domain, stype, protocol=0):
 
 @syscall("socket")
 def sys_socket(proc, domain, stype, protocol, *_):
+    if stype & ~(SOCK_TYPE_MASK | SOCK_NONBLOCK | SOCK_CLOEXEC):
+        return -E.EINVAL
     sock, err = _new(proc, domain, stype, s32(protocol))
     if sock is None:
         return err

@@ -33,6 +33,42 @@ async def main():
 asyncio.run(main())
 """
 
+BAD_INPUT = r"""
+import ctypes, errno, socket, struct
+libc = ctypes.CDLL(None, use_errno=True)
+def r(v):
+    return "ok" if v >= 0 else errno.errorcode[ctypes.get_errno()]
+def sin(port=0, ip=b"\x7f\0\0\x01", fam=socket.AF_INET):
+    return ctypes.create_string_buffer(struct.pack("<H", fam) + struct.pack(">H", port) + ip + bytes(8), 16)
+out = []
+for name, args in [("seqpacket", (socket.AF_INET, socket.SOCK_SEQPACKET, 0)), ("tcp/udp", (socket.AF_INET, socket.SOCK_STREAM, 17)),
+                   ("type 99", (socket.AF_INET, 99, 0)), ("udp/tcp v6", (socket.AF_INET6, socket.SOCK_DGRAM, 6))]:
+    out.append(f"socket {name}: {r(libc.socket(*args))}")
+t = libc.socket(socket.AF_INET, socket.SOCK_STREAM, 0)
+u = libc.socket(socket.AF_INET, socket.SOCK_DGRAM, 0)
+a = sin()
+out.append(f"bind wild pointer: {r(libc.bind(t, ctypes.c_void_p(16), 16))}")
+out.append(f"bind short length: {r(libc.bind(t, a, 4))}")
+out.append(f"bind bad fd: {r(libc.bind(999, a, 16))}, not a socket: {r(libc.bind(0, a, 16))}")
+out.append(f"bind v6 address on v4: {r(libc.bind(t, ctypes.create_string_buffer(struct.pack('<H', 10) + bytes(26), 28), 28))}")
+out.append(f"listen udp: {r(libc.listen(u, 1))}, accept unlistened: {r(libc.accept(t, None, None))}")
+out.append(f"accept4 bad flags: {r(libc.accept4(t, None, None, 0x7))}")
+out.append(f"shutdown how 7: {r(libc.shutdown(t, 7))}, unconnected: {r(libc.shutdown(t, 1))}")
+one = ctypes.c_int(1)
+out.append(f"setsockopt optlen 2: {r(libc.setsockopt(t, 1, 2, ctypes.byref(one), 2))}")
+ln = ctypes.c_int(4)
+out.append(f"getsockopt wild optval: {r(libc.getsockopt(t, 1, 3, ctypes.c_void_p(16), ctypes.byref(ln)))}")
+out.append(f"getsockopt wild optlen: {r(libc.getsockopt(t, 1, 3, ctypes.byref(one), ctypes.c_void_p(16)))}")
+out.append(f"sendto short addrlen: {r(libc.sendto(u, b'x', 1, 0, a, 3))}")
+out.append(f"sendto wild buffer: {r(libc.sendto(u, ctypes.c_void_p(16), 10, 0, sin(9), 16))}")
+big = ctypes.create_string_buffer(70000)
+out.append(f"udp datagram too big: {r(libc.sendto(u, big, 70000, 0, sin(9), 16))}")
+out.append(f"getpeername unconnected: {r(libc.getpeername(t, a, ctypes.byref(ln)))}")
+out.append(f"recv unconnected tcp: {r(libc.recv(t, big, 10, 0x40))}, send: {r(libc.send(t, b'x', 1, 0x4000))}")
+out.append(f"connect port 0: {r(libc.connect(t, sin(0), 16))}")
+print("\n".join(out))
+"""
+
 NAMES = """
 import socket
 print(socket.getaddrinfo("localhost", 80, socket.AF_INET, socket.SOCK_STREAM)[0][4])
@@ -111,3 +147,11 @@ def test_with_net_the_guest_loopback_stays_the_guests():
     finally:
         host.close()
     assert e.stdout == b"111\ninside\n", e.stderr[-2000:]
+
+
+def test_bad_input_gets_linux_errnos_like_native():
+    """Bad types and protocols, wild pointers, short lengths, bad fds, wrong families and states."""
+    n = native(["/usr/bin/python3", "-c", BAD_INPUT])
+    e = emutrace(["--no-trace", "--timeout", "120", "/usr/bin/python3", "-c", BAD_INPUT])
+    assert n.returncode == 0 and b"bind wild pointer: EFAULT" in n.stdout
+    assert e.stdout == n.stdout, e.stderr[-2000:]
