@@ -74,3 +74,29 @@ def test_python_multiprocessing_queues_locks_shared_memory():
     n = native(["/usr/bin/python3", "-c", MULTIPROCESSING])
     e = emutrace(["--no-trace", "--timeout", "280", "/usr/bin/python3", "-c", MULTIPROCESSING], timeout=300)
     assert e.stdout == n.stdout == b"[(0, 0), (1, 1), (2, 4)] 150 b'ABC' [0, 0, 0]\n", e.stderr[-2000:]
+
+
+def _ctl_lines(text: str):
+    """shmctl/semctl/msgctl lines without pids, ids, times, pids inside and stack addresses."""
+    out = []
+    for line in text.splitlines():
+        line = re.sub(r"^(\[pid +\d+\] |\d+ +)", "", line)
+        if not re.match(r"(shm|sem|msg)ctl\(", line) or "resumed" in line or "unfinished" in line:
+            continue
+        line = re.sub(r"\) +=", ") =", line)
+        line = re.sub(r"^(\w+)\(\d+", r"\1(ID", line)
+        line = re.sub(r"(time|pid)=\d+", r"\1=N", line)
+        line = re.sub(r"0x7f[0-9a-f]+", "PTR", line)
+        out.append(re.sub(r"= \d+$", "= R", line) if "GETPID" in line else line)
+    return sorted(out)
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed")
+def test_ipc_control_calls_decode_like_strace(tmp_path):
+    prog = built("sysvipc", "pie")
+    log = tmp_path / "strace.txt"
+    native(["strace", "-f", "-e", "trace=shmctl,semctl,msgctl", "-o", str(log), prog])
+    e = emutrace(["--strace", "-f", "-e", "trace=shmctl,semctl,msgctl", "--timeout", "120", prog])
+    ours, theirs = _ctl_lines(e.stderr.decode()), _ctl_lines(log.read_text())
+    assert any("shm_nattch=3" in x for x in ours)
+    assert ours == theirs
