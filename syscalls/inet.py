@@ -16,6 +16,9 @@ answers with "port unreachable", ECONNREFUSED), as on a machine without DNS.
 With --net, a connect or sendto to a non-loopback address hands the socket to a host socket
 (net.InetSocket) from then on; loopback addresses and every bind stay inside the guest.
 
+There is no TIME_WAIT: a closed connection frees its port at once, so SO_REUSEADDR matters only
+between sockets that are alive (two binds, or a bind next to a listener).
+
 Addresses are kept as 16-byte IPv6 addresses; IPv4 ones as v4-mapped (::ffff:a.b.c.d), which is
 how a dual-stack IPv6 socket sees IPv4 peers on Linux too.
 """
@@ -47,9 +50,11 @@ EPHEMERAL_FIRST, EPHEMERAL_LAST = 32768, 60999
 SOMAXCONN = 4096
 UDP_RCVBUF = 212992
 UDP_MAX_PAYLOAD = 65507
-# what getsockopt reports for an option never set, (level, name) → value
-DEFAULT_OPTS = {(SOL_SOCKET, SO_SNDBUF): 16384, (SOL_SOCKET, SO_RCVBUF): 131072,
-                (IPPROTO_IPV6, IPV6_V6ONLY): 0}
+# what getsockopt reports for an option never set, by socket type: (level, name) → value
+DEFAULT_OPTS = {
+    SOCK_STREAM: {(SOL_SOCKET, SO_SNDBUF): 16384, (SOL_SOCKET, SO_RCVBUF): 131072},
+    SOCK_DGRAM: {(SOL_SOCKET, SO_SNDBUF): 212992, (SOL_SOCKET, SO_RCVBUF): 212992},
+}
 _PROTO = {SOCK_STREAM: IPPROTO_TCP, SOCK_DGRAM: IPPROTO_UDP}
 
 ANY6 = bytes(16)
@@ -224,7 +229,7 @@ class LoopSocket(OpenFile):
 
     # -- options ------------------------------------------------------------------------
     def opt(self, level: int, name: int) -> int:
-        return self.opts.get((level, name), DEFAULT_OPTS.get((level, name), 0))
+        return self.opts.get((level, name), DEFAULT_OPTS[self.stype].get((level, name), 0))
 
     def covers(self, ip: bytes) -> bool:
         return self.local is not None and sock_covers(self, self.local[0], ip)
@@ -581,8 +586,6 @@ def recv(proc, sock: LoopSocket, n: int, flags: int):
     def op():
         got = sock.recv(n, flags)
         return got if len(got) == 4 else (*got, len(got[0]))
-    if sock.host is not None:
-        raise AssertionError("host sockets are read through net.py")
     if flags & MSG_DONTWAIT or sock.flags & O_NONBLOCK:
         try:
             got = op()
