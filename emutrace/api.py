@@ -656,7 +656,7 @@ class Session:
     seed, clock   randomness seed; start of the virtual clock (seconds since the epoch)
     uid, gid      the guest's ids (default 0, root of its sandbox)
     rw            host directories granted real writes: ["/tmp/out"] or [("/host/dir", "/guest/dir")]
-    net           allow network syscalls (default: EACCES)
+    net           let sockets reach non-loopback hosts (default: ENETUNREACH; loopback is the guest's own)
     timeout       wall seconds before LimitReached (0: none); max_insns, max_mem, max_procs: limits
     max_disk      bytes the overlay may hold (default 1 GiB; ENOSPC past it); limits: {name: n} for
                   the other rows of syscalls.limits.BOUNDS ("files", "buffers", "threads", ...)
@@ -676,7 +676,8 @@ class Session:
                  seed: int = 0, clock: Optional[int] = None, uid: int = 0, gid: int = 0,
                  rw: Sequence[Union[PathLike, Tuple[PathLike, str]]] = (), net: bool = False,
                  timeout: float = 0.0, max_insns: int = 0, max_mem: Optional[int] = None,
-                 max_procs: int = 64, max_disk: Optional[int] = None, limits: Optional[Mapping[str, int]] = None,
+                 max_procs: Optional[int] = None, max_disk: Optional[int] = None,
+                 limits: Optional[Mapping[str, int]] = None,
                  loader: str = "auto", stdin: Optional[Union[bytes, str]] = None,
                  capture_output: bool = False, trace_calls: bool = True,
                  calls: Optional[Union[str, Sequence[str]]] = None, trace_syscalls: bool = False,

@@ -74,11 +74,13 @@ Sandbox and determinism:
   --seed N           seed for AT_RANDOM, getrandom, /dev/urandom (default 0)
   --clock T          start of the virtual clock, in seconds since the epoch
   --uid N, --gid N   the guest's user and group ids (default 0: root of the sandbox)
-  --net              let Internet sockets through to the host (default: they fail with EACCES)
+  --net              let Internet sockets reach non-loopback hosts (default: ENETUNREACH; the
+                     guest's 127.0.0.0/8 and ::1 are its own either way)
   --timeout S        stop after S seconds of wall time (exit status 124)
   --max-insns N      stop after about N guest instructions (exit status 124)
   --max-mem BYTES    guest memory limit (default 4G; suffixes K M G)
-  --max-procs N      process limit (default 64)
+  --max-procs N      process limit (default: --max-mem / 8 MiB of host memory per process,
+                     at least 64; 512 with the default --max-mem)
   --max-disk BYTES   what the overlay may hold, data and metadata (default 1G); past it ENOSPC
   --limit NAME=N     another bound on what the guest makes the host hold (repeatable): inodes,
                      files, buffers, pipe_size, epoll_watches, unix_backlog, threads, timers, kobjects

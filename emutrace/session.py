@@ -52,7 +52,7 @@ class Options:
     cwd: Optional[str] = None
     loader: str = "auto"                  # auto | interp | builtin
     max_mem: int = DEFAULT_MAX_MEM
-    max_procs: int = 64
+    max_procs: Optional[int] = None       # None: a bound on host memory (kernel.default_max_procs)
     max_disk: int = BY_NAME["disk"].default    # the overlay's quota (--max-disk)
     limits: Tuple[Tuple[str, int], ...] = ()   # --limit NAME=N: other rows of syscalls.limits.BOUNDS
     timeout: float = 0.0                  # wall seconds, 0 = none

@@ -532,6 +532,11 @@ class PipeEnd(OpenFile):
             self.pipe.writers -= 1
 
 
+# called as hook(table, f) whenever a descriptor of f in table closes, before f itself closes
+# on its last one (record locks are dropped there: locks.on_close)
+CLOSE_HOOKS = []
+
+
 class FdTable:
     def __init__(self, limit: int = 1024, limits=None):
         self.fds: Dict[int, OpenFile] = {}
@@ -574,6 +579,8 @@ class FdTable:
         self.free_from = min(self.free_from, fd)
         self.cloexec.pop(fd, None)
         f.refs -= 1
+        for hook in CLOSE_HOOKS:
+            hook(self, f)
         if f.refs <= 0:
             if self.limits is not None:
                 self.limits.give("files")

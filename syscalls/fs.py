@@ -5,6 +5,7 @@ import re
 import struct
 
 from . import errno as E
+from . import locks
 from .dispatch import s32, s64, syscall
 from .files import (O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_NONBLOCK,
                     O_PATH, O_RDONLY, O_TRUNC, O_WRONLY, DeviceFile, DirFile, HostFile, HostRwFile, MemFile,
@@ -310,13 +311,9 @@ def sys_fcntl(proc, fd, cmd, arg, *_):
     if cmd == F_SETFL:
         f.flags = (f.flags & ~SETTABLE_FL) | (arg & SETTABLE_FL)
         return 0
-    if cmd in (F_GETLK, F_OFD_GETLK):
-        # one process owns every file here: nothing else holds a lock → l_type = F_UNLCK (2)
-        proc.mem.write(arg, struct.pack("<h", 2))
-        return 0
-    if cmd in (F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW):
-        proc.mem.read(arg, 32)
-        return 0
+    if cmd in (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW):
+        return locks.fcntl_lock(proc, f, cmd in (F_GETLK, F_OFD_GETLK), cmd >= F_OFD_GETLK,
+                                cmd in (F_SETLKW, F_OFD_SETLKW), arg)
     if cmd in (F_GETOWN, F_GETSIG):
         return 0
     if cmd in (F_SETOWN, F_SETSIG):
@@ -347,8 +344,7 @@ def _set_pipe_size(proc, pipe: Pipe, want: int) -> int:
 
 @syscall("flock")
 def sys_flock(proc, fd, op, *_):
-    proc.fds.get(s32(fd))
-    return 0
+    return locks.flock(proc, proc.fds.get(s32(fd)), s32(op))
 
 
 # ---------------------------------------------------------------- read/write
@@ -1067,6 +1063,7 @@ def sys_ioctl(proc, fd, req, arg, *_):
 
 
 POLLIN, POLLPRI, POLLOUT, POLLERR, POLLHUP, POLLNVAL = 1, 2, 4, 8, 16, 32
+POLLRDHUP = 0x2000
 
 
 def _poll_once(proc, entries):
@@ -1080,7 +1077,8 @@ def _poll_once(proc, entries):
                 rev = POLLNVAL
             else:
                 r = f.ready()
-                rev = (events & (POLLIN | POLLOUT)) & r
+                rev = (events & (POLLIN | POLLOUT | POLLRDHUP)) & r
+                rev |= r & (POLLERR | POLLHUP)          # reported whether asked for or not
                 if isinstance(f, PipeEnd) and f.readable and f.pipe.writers == 0:
                     rev |= POLLHUP
                 if isinstance(f, PipeEnd) and f.writable and f.pipe.readers == 0:

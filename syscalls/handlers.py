@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Callable, Dict
 
 from . import clone, epoll, fs, futex, misc, mm, net, process, signals, time  # noqa: F401  (they register)
+from . import mqueue, sysvipc  # noqa: F401
 from .dispatch import HANDLERS
 
 

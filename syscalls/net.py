@@ -1,9 +1,10 @@
-"""Sockets. By default the sandbox has no network: an Internet (or any non-local) socket fails
-with EACCES, as a seccomp or firewall denial would, and no host socket is ever opened. With
---net, AF_INET and AF_INET6 sockets pass through to host sockets (the Linux sockaddr layouts
-are decoded here and host families chosen by name); a blocking operation waits on the host
-socket, holding up the other guest threads as a read of the host's stdin does. Network
-traffic is by nature not deterministic.
+"""Sockets. AF_INET and AF_INET6 sockets are the guest's own loopback network (inet.py); by
+default nothing else is reachable and no host socket is ever opened. With --net, a connection
+or datagram to a non-loopback address passes through to a host socket (the Linux sockaddr
+layouts are decoded here and host families chosen by name); a blocking operation waits on the
+host socket, holding up the other guest threads as a read of the host's stdin does. Network
+traffic is by nature not deterministic. Other families (AF_NETLINK, AF_PACKET...) fail with
+EACCES, as a seccomp or firewall denial would.
 
 AF_UNIX sockets are local IPC, and programs use them without meaning the network (glibc's NSS
 probes nscd's socket; libraries use socketpair; Python's multiprocessing managers listen on
@@ -17,6 +18,7 @@ from __future__ import annotations
 import struct
 
 from . import errno as E
+from . import inet
 from .dispatch import s32, syscall
 from .files import O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
 from .fs import blocking
@@ -94,18 +96,24 @@ class UnixSocket(OpenFile):
 
 def _sock(proc, fd):
     f = proc.fds.get(s32(fd))
-    if not isinstance(f, (UnixSocket, InetSocket)):
+    if isinstance(f, inet.LoopSocket) and f.host is not None:
+        f.host.flags = f.flags                # --net took it to the host: O_NONBLOCK follows
+        return f.host
+    if not isinstance(f, (UnixSocket, InetSocket, inet.LoopSocket)):
         raise VfsError(E.ENOTSOCK)
     return f
 
 
-def _new(proc, domain, stype):
+def _net(proc) -> bool:
+    return bool(getattr(proc.kernel, "net", False))
+
+
+def _new(proc, domain, stype, protocol=0):
     kind = stype & SOCK_TYPE_MASK
     flags = O_NONBLOCK if stype & SOCK_NONBLOCK else 0
-    if domain in (AF_INET, AF_INET6) and proc.kernel.net:
-        if kind not in _HOST_TYPE:
-            return None, -E.EPROTONOSUPPORT
-        return InetSocket(domain, kind, 0, flags, proc.kernel.vfs.new_ino()), 0
+    if domain in (AF_INET, AF_INET6):             # the guest's own loopback; --net reaches beyond
+        sock = inet.new_socket(proc, domain, kind, protocol, flags)
+        return (None, sock) if isinstance(sock, int) else (sock, 0)
     if domain != AF_UNIX:
         return None, -E.EACCES
     if kind not in (SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET):
@@ -115,7 +123,9 @@ def _new(proc, domain, stype):
 
 @syscall("socket")
 def sys_socket(proc, domain, stype, protocol, *_):
-    sock, err = _new(proc, domain, stype)
+    if stype & ~(SOCK_TYPE_MASK | SOCK_NONBLOCK | SOCK_CLOEXEC):
+        return -E.EINVAL
+    sock, err = _new(proc, domain, stype, s32(protocol))
     if sock is None:
         return err
     return proc.fds.install(sock, cloexec=bool(stype & SOCK_CLOEXEC))
@@ -157,6 +167,16 @@ def _deadline(proc):
 @syscall("connect")
 def sys_connect(proc, fd, addr, length, *_):
     sock = _sock(proc, fd)
+    if isinstance(sock, inet.LoopSocket):
+        if s32(length) < 0:
+            return -E.EINVAL
+        raw = proc.mem.read(addr, min(length, 128))
+        done = inet.connect(proc, sock, raw, _net(proc))
+        if done != "host":
+            return done
+        host = InetSocket(sock.family, sock.stype, 0, sock.flags, sock.ino)
+        inet.become_host(sock, host)
+        sock = host
     if isinstance(sock, InetSocket):
         family, target = decode_inet(proc.mem.read(addr, min(length, 128)))
         err = sock.sock.connect_ex(target)
@@ -206,6 +226,10 @@ def _host_opt(level: str, name: str):
 @syscall("bind")
 def sys_bind(proc, fd, addr, length, *_):
     sock = _sock(proc, fd)
+    if isinstance(sock, inet.LoopSocket):
+        if s32(length) < 0:
+            return -E.EINVAL
+        return inet.bind(proc, sock, proc.mem.read(addr, min(length, 128)))
     if isinstance(sock, InetSocket):
         _, target = decode_inet(proc.mem.read(addr, min(length, 128)))
         try:
@@ -229,6 +253,8 @@ def sys_bind(proc, fd, addr, length, *_):
 @syscall("listen")
 def sys_listen(proc, fd, backlog, *_):
     sock = _sock(proc, fd)
+    if isinstance(sock, inet.LoopSocket):
+        return inet.listen(proc, sock, s32(backlog))
     if isinstance(sock, InetSocket):
         try:
             sock.sock.listen(max(1, s32(backlog)))
@@ -244,9 +270,22 @@ def sys_listen(proc, fd, backlog, *_):
     return 0
 
 
-@syscall("accept", "accept4")
-def sys_accept(proc, fd, addr=0, alen=0, flags=0, *_):
+@syscall("accept")
+def sys_accept(proc, fd, addr=0, alen=0, *_):
+    return sys_accept4(proc, fd, addr, alen, 0)     # (accept has no flags: r10 holds anything)
+
+
+@syscall("accept4")
+def sys_accept4(proc, fd, addr=0, alen=0, flags=0, *_):
     sock = _sock(proc, fd)
+    if flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC):
+        return -E.EINVAL
+    if isinstance(sock, inet.LoopSocket):
+        conn = inet.accept(proc, sock, flags & SOCK_NONBLOCK)
+        if isinstance(conn, int):
+            return conn
+        _put_addr(proc, addr, alen, inet.sockname(conn, peer=True))
+        return proc.fds.install(conn, cloexec=bool(flags & SOCK_CLOEXEC))
     if isinstance(sock, InetSocket):
         conn, peer = sock._io(sock.sock.accept, False, _deadline(proc))
         new = InetSocket(sock.family, sock.stype, 0, O_NONBLOCK if flags & SOCK_NONBLOCK else 0,
@@ -278,6 +317,13 @@ def _put_addr(proc, addr, alen, raw: bytes) -> None:
 
 
 def _send(proc, sock, data, flags, target=None):
+    if isinstance(sock, inet.LoopSocket):
+        sent = inet.send(proc, sock, data, flags, target, _net(proc))
+        if sent != "host":
+            return sent
+        host = InetSocket(sock.family, sock.stype, 0, sock.flags, sock.ino)   # --net: a datagram beyond lo
+        inet.become_host(sock, host)
+        sock, target = host, decode_inet(target)[1]
     try:
         if isinstance(sock, InetSocket) and target is not None:
             return sock._io(lambda: sock.sock.sendto(data, target), True, _deadline(proc))
@@ -291,6 +337,8 @@ def _send(proc, sock, data, flags, target=None):
 
 
 def _target(proc, sock, addr, alen):
+    if isinstance(sock, inet.LoopSocket) and addr and alen:
+        return proc.mem.read(addr, min(alen, 128))         # raw: inet decodes it for its family
     if isinstance(sock, InetSocket) and addr and alen:
         return decode_inet(proc.mem.read(addr, min(alen, 128)))[1]
     return None
@@ -298,6 +346,14 @@ def _target(proc, sock, addr, alen):
 
 def _recv(proc, sock, n, flags):
     """(data, peer sockaddr bytes or b"")."""
+    if isinstance(sock, inet.LoopSocket):
+        got = inet.recv(proc, sock, n, flags)
+        if isinstance(got, int):
+            if got == -E.EAGAIN:
+                raise WouldBlock()
+            raise VfsError(-got)
+        data, peer, full = got
+        return (data, peer, full) if flags & inet.MSG_TRUNC else (data, peer)
     if isinstance(sock, InetSocket):
         def once():
             data, peer = sock.sock.recvfrom(n)
@@ -321,12 +377,12 @@ def sys_sendto(proc, fd, buf, length, flags, addr, alen):
 def sys_recvfrom(proc, fd, buf, length, flags, addr, alen):
     sock = _sock(proc, fd)
     try:
-        data, peer = _recv(proc, sock, min(length, 1 << 24), flags)
+        data, peer, *full = _recv(proc, sock, min(length, 1 << 24), flags)
     except WouldBlock:
         return -E.EAGAIN
     proc.mem.write(buf, data)
     _put_addr(proc, addr, alen, peer)
-    return len(data)
+    return full[0] if full else len(data)
 
 
 def _msg(proc, msg):
@@ -351,7 +407,7 @@ def sys_recvmsg(proc, fd, msg, flags, *_):
     sock = _sock(proc, fd)
     name, namelen, iov = _msg(proc, msg)
     try:
-        data, peer = _recv(proc, sock, sum(n for _, n in iov), flags)
+        data, peer, *_full = _recv(proc, sock, sum(n for _, n in iov), flags & ~inet.MSG_TRUNC)
     except WouldBlock:
         return -E.EAGAIN
     off = 0
@@ -397,6 +453,11 @@ def sys_recvmmsg(proc, fd, vec, vlen, flags, timeout, *_):
 @syscall("shutdown")
 def sys_shutdown(proc, fd, how, *_):
     sock = _sock(proc, fd)
+    if how not in (SHUT_RD, SHUT_WR, 2):
+        return -E.EINVAL
+    if isinstance(sock, inet.LoopSocket):
+        sock.shutdown(how)
+        return 0
     if isinstance(sock, InetSocket):
         try:
             sock.sock.shutdown(how)
@@ -409,6 +470,12 @@ def sys_shutdown(proc, fd, how, *_):
 
 def _sockname(proc, fd, addr, alen, peer: bool):
     sock = _sock(proc, fd)
+    if isinstance(sock, inet.LoopSocket):
+        raw = inet.sockname(sock, peer)
+        if isinstance(raw, int):
+            return raw
+        _put_addr(proc, addr, alen, raw)
+        return 0
     if isinstance(sock, InetSocket):
         try:
             where = sock.sock.getpeername() if peer else sock.sock.getsockname()
@@ -436,6 +503,10 @@ def sys_getpeername(proc, fd, addr, alen, *_):
 @syscall("setsockopt")
 def sys_setsockopt(proc, fd, level, name, val, length, *_):
     sock = _sock(proc, fd)
+    if isinstance(sock, inet.LoopSocket):
+        if s32(length) < 0:
+            return -E.EINVAL
+        return inet.setsockopt(sock, level, name, proc.mem.read(val, min(length, 64)))
     host = _HOST_OPTS.get((level, name))
     if isinstance(sock, InetSocket) and host is not None and length >= 4:
         value = struct.unpack("<i", proc.mem.read(val, 4))[0]
@@ -449,6 +520,14 @@ def sys_setsockopt(proc, fd, level, name, val, length, *_):
 @syscall("getsockopt")
 def sys_getsockopt(proc, fd, level, name, val, lenp, *_):
     sock = _sock(proc, fd)
+    if isinstance(sock, inet.LoopSocket):
+        room = struct.unpack("<i", proc.mem.read(lenp, 4))[0]
+        if room < 0:
+            return -E.EINVAL
+        value = struct.pack("<i", inet.getsockopt(sock, level, name))[:room]
+        proc.mem.write(val, value)
+        proc.mem.write_u32(lenp, len(value))
+        return 0
     if isinstance(sock, InetSocket) and level == SOL_SOCKET and name == SO_ERROR:
         err = sock.sock.getsockopt(*_host_opt("SOL_SOCKET", "SO_ERROR"))
         value = E.from_host(OSError(err, "")) if err else 0

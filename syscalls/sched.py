@@ -492,6 +492,9 @@ class Futexes:
         self.sched = sched
         self.queues: Dict[tuple, List[Wait]] = {}
         self.pi_queues: Dict[tuple, List[Wait]] = {}
+        # PI key → (a waiter's process, its address of the word, the owner's tid): the kernel's
+        # idea of who owns a contended PI futex, whatever the word says later
+        self.pi_words: Dict[tuple, tuple] = {}
 
     def _key(self, proc, uaddr: int) -> tuple:
         call = self.sched.kernel.current_call(proc)
@@ -579,22 +582,26 @@ class Futexes:
             return -E.ETIMEDOUT
         w = Wait("futex_pi", f"PI futex {uaddr:#x} held by thread {owner}", t, result=0,
                  deadline=s.now() + ns if ns > 0 else None, timeout_result=-E.ETIMEDOUT, restart="always")
-        self._enqueue(self.pi_queues, self._key(proc, uaddr), w)
+        key = self._key(proc, uaddr)
+        self._enqueue(self.pi_queues, key, w)
+        self.pi_words[key] = (proc, uaddr, owner)
         raise Block(w)
 
     def unlock_pi(self, proc, uaddr: int) -> int:
         self._hand_over(proc, uaddr, 0)
         return 0
 
-    def _hand_over(self, proc, uaddr: int, flags: int) -> None:
+    def _hand_over(self, proc, uaddr: int, flags: int, key=None) -> None:
         """Give a PI futex to its first waiter (or leave it free), keeping `flags` (OWNER_DIED)."""
-        key = self._key(proc, uaddr)
+        key = key if key is not None else self._key(proc, uaddr)
         q = self.pi_queues.get(key)
         if q:
             w = q.pop(0)
             if not q:
                 del self.pi_queues[key]
             proc.mem.write_u32(uaddr, w.thread.tid | flags | (FUTEX_WAITERS if q else 0))
+            if key in self.pi_words:
+                self.pi_words[key] = self.pi_words[key][:2] + (w.thread.tid,)
             w.done = True
             self.sched.woke = True
         else:
@@ -609,6 +616,7 @@ class Futexes:
                 self._robust(proc, t)
             except GuestFault:
                 pass
+        self._exit_pi_state(t)
         if t.clear_child_tid:
             try:
                 proc.mem.write_u32(t.clear_child_tid, 0)
@@ -630,11 +638,27 @@ class Futexes:
         if pending:
             self._death(proc, t, (pending & ~1) + offset, pending & 1)
 
+    def _exit_pi_state(self, t) -> None:
+        """PI futexes the dead thread still owns go to their first waiter, as Linux's
+        exit_pi_state_list does whether or not they were on the robust list: musl releases its
+        robust mutexes itself at thread exit (word = OWNER_DIED, FUTEX_WAKE), which does not
+        reach PI waiters; a plain PI mutex is on no list."""
+        for key, (wproc, uaddr, owner) in list(self.pi_words.items()):
+            if not self.pi_queues.get(key):
+                del self.pi_words[key]
+                continue
+            try:
+                word = _u32(wproc, uaddr)
+                if owner == t.tid or word & FUTEX_TID_MASK == t.tid:
+                    self._hand_over(wproc, uaddr, word & FUTEX_OWNER_DIED, key=key)
+            except GuestFault:
+                pass
+
     def _death(self, proc, t, uaddr: int, pi: int) -> None:
         word = _u32(proc, uaddr)
         if word & FUTEX_TID_MASK != t.tid:
             return
-        if pi and self.pi_queues.get(self._key(proc, uaddr)):
+        if self.pi_queues.get(self._key(proc, uaddr)):      # PI waiters, flagged in the list or not
             self._hand_over(proc, uaddr, FUTEX_OWNER_DIED)
             return
         proc.mem.write_u32(uaddr, (word & FUTEX_WAITERS) | FUTEX_OWNER_DIED)

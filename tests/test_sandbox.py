@@ -79,8 +79,10 @@ def test_rw_grant_writes_for_real(tmp_path):
 
 def test_no_network_without_net():
     prog = built("sock", "pie")
-    e = emutrace(["--no-trace", prog, "9"])
-    assert b"socket: EACCES" in e.stdout
+    e = emutrace(["--no-trace", prog, "9", "192.0.2.1"])
+    assert b"connect 192.0.2.1:9: ENETUNREACH" in e.stdout
+    e = emutrace(["--no-trace", prog, "9"])          # the guest's own loopback: nothing listens
+    assert b"connect 127.0.0.1:9: ECONNREFUSED" in e.stdout
 
 
 def test_endless_loop_timeout():

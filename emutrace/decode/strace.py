@@ -2031,7 +2031,64 @@ def _c_semctl(f, st, mem):
     a.now(str(_s32(st.args[0])))
     a.now(str(_s32(st.args[1])))
     a.now(_x.format_ipc_cmd("semctl_cmd", st.args[2]))
-    a.now(_ptr(st.args[3]) if (st.args[2] & 0xff) in (0, 1, 2, 3, 13, 17, 18, 19, 20) else _hex(st.args[3]))
+    _ipc_ds(a, mem, st.args[2], st.args[3], "sem")
+
+
+def _c_ipcctl(f, st, mem):
+    """shmctl/msgctl: the id, the command, and the shmid_ds/msqid_ds of IPC_STAT and IPC_SET."""
+    kind = st.name[:3]
+    a = st.a
+    a.now(str(_s32(st.args[0])))
+    a.now(_x.format_ipc_cmd(f"{kind}ctl_cmd", st.args[1]))
+    _ipc_ds(a, mem, st.args[1], st.args[2], kind)
+
+
+# IPC_STAT and SHM_STAT/SEM_STAT/MSG_STAT (and _ANY) fill the struct; IPC_SET reads it
+_IPC_STAT_CMDS = {"shm": (2, 13, 15), "sem": (2, 18, 20), "msg": (2, 11, 13)}
+_IPC_DS_FIELDS = {        # after the ipc64_perm (48 bytes): what strace prints, (name, offset, format)
+    "shm": [("shm_segsz", 48, "<Q"), ("shm_cpid", 80, "<i"), ("shm_lpid", 84, "<i"),
+            ("shm_nattch", 88, "<Q"), ("shm_atime", 56, "<q"), ("shm_dtime", 64, "<q"),
+            ("shm_ctime", 72, "<q")],
+    "sem": [("sem_otime", 48, "<q"), ("sem_ctime", 64, "<q"), ("sem_nsems", 80, "<Q")],
+    "msg": [("msg_stime", 48, "<q"), ("msg_rtime", 56, "<q"), ("msg_ctime", 64, "<q"),
+            ("msg_qnum", 80, "<Q"), ("msg_qbytes", 88, "<Q"), ("msg_lspid", 96, "<i"),
+            ("msg_lrpid", 100, "<i")],
+}
+_IPC_DS_SIZE = {"shm": 112, "sem": 104, "msg": 120}
+
+
+def _ipc_perm(b: bytes, full: bool) -> str:
+    key, uid, gid, cuid, cgid, mode = struct.unpack_from("<iIIIIH", b)
+    text = f"uid={uid}, gid={gid}, mode={'0%o' % mode if mode else '0'}"
+    if full:
+        text += f", key={key & 0xffffffff}, cuid={cuid}, cgid={cgid}"
+    return "{" + text + "}"
+
+
+def _ipc_ds_text(kind: str, b: bytes, cmd: int) -> str:
+    if cmd == 1:                                   # IPC_SET: only what it sets
+        text = f"{{{kind}_perm={_ipc_perm(b, False)}"
+        if kind == "msg":
+            text += f", msg_qbytes={struct.unpack_from('<Q', b, 88)[0]}"
+        return text + "}"
+    parts = [f"{kind}_perm={_ipc_perm(b, True)}"]
+    parts += [f"{name}={struct.unpack_from(fmt, b, off)[0]}" for name, off, fmt in _IPC_DS_FIELDS[kind]]
+    return "{" + ", ".join(parts) + "}"
+
+
+def _ipc_ds(a, mem, cmd: int, addr: int, kind: str) -> None:
+    cmd &= 0xff
+    size = _IPC_DS_SIZE[kind]
+    if cmd == 1:
+        b = _read(mem, addr, size)
+        a.now(_ipc_ds_text(kind, b, cmd) if b is not None else _ptr(addr))
+    elif cmd in _IPC_STAT_CMDS[kind]:
+        def out(ret, m):
+            b = None if _is_error(ret) else _read(m, addr, size)
+            return _ipc_ds_text(kind, b, cmd) if b is not None else _ptr(addr)
+        a.later(out)
+    else:
+        a.now(_ptr(addr))                          # strace prints the argument as an address
 
 
 def _c_ptrace(f, st, mem):
@@ -2195,7 +2252,7 @@ _CUSTOM: Dict[str, Callable] = {
     "socketpair": _c_socket, "setsockopt": _c_sockopt, "getsockopt": _c_sockopt,
     "sendmsg": _c_msg, "recvmsg": _c_msg, "sendfile": _c_sendfile, "nanosleep": _c_sleep,
     "clock_nanosleep": _c_sleep, "select": _c_select, "pselect6": _c_select, "time": _c_time,
-    "mknod": _c_mknod, "mknodat": _c_mknod, "semctl": _c_semctl, "ptrace": _c_ptrace,
+    "mknod": _c_mknod, "mknodat": _c_mknod, "semctl": _c_semctl, "shmctl": _c_ipcctl, "msgctl": _c_ipcctl, "ptrace": _c_ptrace,
     "syslog": _c_syslog, "reboot": _c_reboot, "keyctl": _c_keyctl, "getrandom": _c_getrandom,
     "mincore": _c_mincore, "mq_open": _c_mq_open, "kcmp": _c_kcmp, "membarrier": _c_membarrier,
     "seccomp": _c_seccomp,
