@@ -18,6 +18,7 @@ from . import errno as E
 from .dispatch import syscall
 from .kernel import NORETURN, ProcessExit, Process, RLIMIT_NPROC, SigAction, Thread
 from .layouts import CLONE_ARGS, RUSAGE, SIGINFO
+from .posix_timers import drop_timers
 from .sched import MAX_THREADS, Block, Wait
 
 CSIGNAL = 0x000000FF
@@ -306,6 +307,7 @@ def end_process(proc, exc: ProcessExit) -> None:
             fds.close_all()
     proc.vfork_done = True
     proc.alarm_at_ns = 0
+    drop_timers(proc)
     proc.pending.clear()
     for c in list(proc.children):
         c.parent = None
@@ -364,6 +366,7 @@ def exec_done(proc) -> None:
     t.robust_list = 0
     t.clear_child_tid = 0
     proc.vfork_done = True
+    drop_timers(proc)                      # exec ends the POSIX timers (not alarm(), as Linux)
     sched.load_new_machine(proc)
 
 

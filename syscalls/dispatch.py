@@ -33,4 +33,5 @@ def s32(v: int) -> int:
 def load_all() -> Dict[str, Callable]:
     """Import every handler module (each registers its rows) and return the handler map."""
     from . import fs, futex, mm, process, signals, time, net, misc, clone, epoll  # noqa: F401
+    from . import eventfd, timerfd, signalfd, posix_timers, inotify, splice, pidfd, residency, pkeys  # noqa: F401
     return HANDLERS

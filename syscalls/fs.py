@@ -1007,7 +1007,9 @@ def _poll_once(proc, entries):
             if f is None:
                 rev = POLLNVAL
             else:
-                r = f.ready()
+                # readiness that depends on who asks (a signalfd: the poller's signals)
+                ready_for = getattr(f, "ready_for", None)
+                r = ready_for(proc) if ready_for is not None else f.ready()
                 rev = (events & (POLLIN | POLLOUT)) & r
                 if isinstance(f, PipeEnd) and f.readable and f.pipe.writers == 0:
                     rev |= POLLHUP

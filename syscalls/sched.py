@@ -34,6 +34,7 @@ import struct
 from typing import Callable, Dict, List, Optional
 
 from . import errno as E
+from .ktimers import timers_of
 
 QUANTUM = 100_000            # instructions per slice while another thread is runnable
 SYSCALL_QUANTUM = 64         # ... or this many system calls
@@ -270,6 +271,9 @@ class Scheduler:
         # an alarm helps only if its SIGALRM is not already pending (undelivered, so blocked)
         cands += [p.alarm_at_ns for p in self.procs if p.exit is None and p.alarm_at_ns
                   and not any(i["si_signo"] == 14 for i in p.pending)]
+        timer = timers_of(self.kernel).next_wake()      # timerfd and POSIX timers
+        if timer is not None:
+            cands.append(timer)
         nxt = min(cands) if cands else None
         if self._wait_for_host(None if nxt is None else max(0, nxt - now)):
             return True
@@ -311,6 +315,7 @@ class Scheduler:
         for p in self.procs:
             if p.exit is None and p.alarm_at_ns:
                 check_alarm(p)
+        timers_of(self.kernel).run_due()
 
     def deadlock_message(self) -> str:
         parts = []
