@@ -58,6 +58,9 @@ class AnonInodeFile(OpenFile):
     def pread(self, n, off):
         raise VfsError(E.ESPIPE)
 
+    def seek(self, off: int, whence: int) -> int:
+        return 0                    # Linux's noop_llseek: the position of a stream stays 0
+
     def close(self) -> None:
         self._objects.drop(self.kind)
 

@@ -30,6 +30,9 @@ class PidFd(AnonInodeFile):
     def read(self, n):
         raise VfsError(E.EINVAL)
 
+    def seek(self, off, whence):
+        raise VfsError(E.ESPIPE)             # (pidfds have no llseek at all)
+
     def write(self, data):
         raise VfsError(E.EINVAL)
 

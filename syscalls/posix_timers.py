@@ -104,9 +104,9 @@ def _timer(proc, timerid) -> Optional[PosixTimer]:
     return timers_of_process(proc).get(s32(timerid))
 
 
-def _read_sigevent(proc, sevp: int):
+def _read_sigevent(proc, raw: bytes):
     """(notify, signo, value, thread) of a sigevent, or None for one Linux refuses (EINVAL)."""
-    ev = SIGEVENT.unpack(proc.mem.read(sevp, SIGEVENT.size))
+    ev = SIGEVENT.unpack(raw)
     notify, signo = ev["sigev_notify"], ev["sigev_signo"]
     thread = None
     if notify == SIGEV_THREAD_ID | SIGEV_SIGNAL:
@@ -127,19 +127,21 @@ def sys_timer_create(proc, clockid, sevp, timerid, *_):
     if clockid not in TIMER_CLOCKS and clockid >= 0:
         return -E.EINVAL
     table = timers_of_process(proc)
-    if sevp:
-        ev = _read_sigevent(proc, sevp)
+    raw = proc.mem.read(sevp, SIGEVENT.size) if sevp else None      # EFAULT: no id is used
+    limit = proc.rlimits.get(RLIMIT_SIGPENDING, [DEFAULT_SIGPENDING])[0]
+    if len(table) >= limit:
+        return -E.EAGAIN
+    # as Linux, the id is taken before the sigevent is checked: a refused one uses up an id
+    tid = proc.next_timer_id
+    proc.next_timer_id = (tid + 1) & 0x7FFFFFFF
+    if raw is not None:
+        ev = _read_sigevent(proc, raw)
         if ev is None:
             return -E.EINVAL
         notify, signo, value, thread = ev
     else:
         notify, signo, value, thread = SIGEV_SIGNAL, SIGALRM, None, None
-    limit = proc.rlimits.get(RLIMIT_SIGPENDING, [DEFAULT_SIGPENDING])[0]
-    if len(table) >= limit:
-        return -E.EAGAIN
-    tid = proc.next_timer_id
-    proc.mem.write_u32(timerid, tid)             # EFAULT before the timer exists
-    proc.next_timer_id = (tid + 1) & 0x7FFFFFFF
+    proc.mem.write_u32(timerid, tid)
     # a CPU-time clock (negative ids name another process's or thread's) runs as the virtual clock
     t = PosixTimer(proc, tid, clockid if clockid >= 0 else 2, notify, signo,
                    tid if value is None else value, thread)

@@ -62,13 +62,14 @@ class SignalFd(AnonInodeFile):
         self.reader = proc
         out = []
         room = n // SIGNALFD_SIGINFO.size
-        for q in self._queues(proc):
-            k = 0
-            while k < len(q) and len(out) < room:
-                if self.mask & bit(q[k]["si_signo"]):
-                    out.append(pack_ssi(q.pop(k)))
-                else:
-                    k += 1
+        for q in self._queues(proc):          # the thread's own signals first, as Linux
+            while len(out) < room:
+                # the lowest-numbered signal of the mask first; one number's entries in order
+                cands = [k for k, i in enumerate(q) if self.mask & bit(i["si_signo"])]
+                if not cands:
+                    break
+                k = min(cands, key=lambda k: q[k]["si_signo"])
+                out.append(pack_ssi(q.pop(k)))
         if not out:
             raise WouldBlock()
         return b"".join(out)
