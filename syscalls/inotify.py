@@ -274,8 +274,12 @@ def _after_remove(proc, args, note, ret):
         return
     path, ino, is_dir = note
     hub = hub_of(proc.kernel)
-    hub.emit_path(proc, path, IN_DELETE, is_dir, None)
+    # Linux's order: the link count changes (ATTRIB), the inode goes (DELETE_SELF, the watch
+    # ends), then the directory hears of the name (DELETE)
+    if not is_dir:
+        hub.emit(ino, IN_ATTRIB)
     hub.emit(ino, IN_DELETE_SELF)          # (its last name: emutrace's overlay keeps no other)
+    hub.emit_path(proc, path, IN_DELETE, is_dir, None)
 
 
 def _before_rename(olddir, oldpath, newdir, newpath):
