@@ -63,13 +63,13 @@ def sys_pidfd_open(proc, pid, flags, *_):
 @syscall("pidfd_send_signal")
 def sys_pidfd_send_signal(proc, fd, sig, info, flags, *_):
     if flags & 0xFFFFFFFF:
-        return -E.EINVAL
+        return -E.EINVAL                       # (the PIDFD_SIGNAL_* flags are Linux 6.9's; this is 6.1)
     target = _pidfd(proc, fd).target
     sig = s32(sig)
     if not 0 <= sig <= NSIG:
         return -E.EINVAL
     if target.exit is not None:
-        return -E.ESRCH
+        return 0                               # a zombie takes (and drops) signals, as kill() to it
     if info:
         si = SIGINFO.unpack(proc.mem.read(info, SIGINFO.size))
         if si["si_signo"] != sig:
