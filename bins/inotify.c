@@ -2,6 +2,7 @@
    create, open, write, close, attrib, mkdir, rename (cookies), unlink, rmdir, a watch on a
    file (DELETE_SELF, IGNORED), coalescing, poll, and bad input. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -113,6 +114,14 @@ int main(int argc, char **argv) {
     drain(in);
     SHOW("rm_watch the ended file watch", inotify_rm_watch(in, fw));
     SHOW("rm_watch", inotify_rm_watch(in, wd));
+    drain(in);
+    /* reading the watched directory itself */
+    wd = inotify_add_watch(in, dir, IN_OPEN | IN_ACCESS | IN_CLOSE_NOWRITE);
+    DIR *d = opendir(dir);
+    while (readdir(d))
+        ;
+    closedir(d);
+    printf("opendir, readdir, closedir:\n");
     drain(in);
     SHOW("inotify_init (old call)", inotify_init() >= 0);
     return 0;

@@ -338,6 +338,9 @@ EVENTS = {
     "pwritev2": _FD_MODIFY, "ftruncate": (_before_fd(0), _after_fd(IN_MODIFY, transfer=False)),
     "fallocate": (_before_fd(0), _after_fd(IN_MODIFY, transfer=False)),
     "close": (_before_close, _after_close),
+    # reading a directory is an access each time, even the read that finds its end
+    "getdents64": (_before_fd(0), _after_fd(IN_ACCESS, transfer=False)),
+    "getdents": (_before_fd(0), _after_fd(IN_ACCESS, transfer=False)),
     "truncate": (_before_path(None, 0), _after_attrib(IN_MODIFY)),
     "chmod": (_before_path(None, 0), _after_attrib(IN_ATTRIB)),
     "fchmodat": (_before_path(0, 1), _after_attrib(IN_ATTRIB)),
