@@ -113,9 +113,11 @@ int main(void) {
     wait_one(ep, "child exited");
     SHOW("pidfd_send_signal bad flags", syscall(SYS_pidfd_send_signal, pfd, 0, NULL, 8));
     SHOW("pidfd_send_signal to a zombie", syscall(SYS_pidfd_send_signal, pfd, SIGTERM, NULL, 0));
+    siginfo_t wi;
+    SHOW("waitid P_PIDFD on an eventfd", waitid(P_PIDFD, efd, &wi, WEXITED));
+    SHOW("waitid P_PIDFD", waitid(P_PIDFD, pfd, &wi, WEXITED));
+    printf("child exit %d code %d pid-ok %d\n", wi.si_status, wi.si_code, wi.si_pid == pid);
     int st;
-    waitpid(pid, &st, 0);
-    printf("child exit %d\n", WEXITSTATUS(st));
     epoll_ctl(ep, EPOLL_CTL_DEL, pfd, NULL);
     close(pfd);
 
@@ -126,6 +128,7 @@ int main(void) {
             pause();
     }
     pfd = pidfd_open(pid, O_NONBLOCK);
+    SHOW("waitid, non-blocking pidfd", waitid(P_PIDFD, pfd, &wi, WEXITED));
     SHOW("pidfd_send_signal SIGTERM", syscall(SYS_pidfd_send_signal, pfd, SIGTERM, NULL, 0));
     waitpid(pid, &st, 0);
     printf("killed by %d\n", WIFSIGNALED(st) ? WTERMSIG(st) : 0);

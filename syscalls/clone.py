@@ -16,8 +16,10 @@ import struct
 
 from . import errno as E
 from .dispatch import syscall
+from .files import O_NONBLOCK
 from .kernel import NORETURN, ProcessExit, Process, RLIMIT_NPROC, SigAction, Thread
 from .layouts import CLONE_ARGS, RUSAGE, SIGINFO
+from .pidfd import pidfd_of
 from .posix_timers import drop_timers
 from .sched import MAX_THREADS, Block, Wait
 
@@ -427,6 +429,7 @@ def waitid_child(proc, idtype: int, id_: int, infop: int, options: int) -> int:
         return -E.EINVAL
     if not options & (WEXITED | WSTOPPED | WCONTINUED):
         return -E.EINVAL
+    nonblocking = False
     if idtype == P_ALL:
         pid = -1
     elif idtype == P_PID:
@@ -437,12 +440,18 @@ def waitid_child(proc, idtype: int, id_: int, infop: int, options: int) -> int:
         if id_ < 0:
             return -E.EINVAL
         pid = -id_ if id_ else 0
+    elif idtype == P_PIDFD:
+        pidfd = pidfd_of(proc, id_)                # EBADF for an fd that is no pidfd
+        pid = pidfd.target.pid
+        nonblocking = bool(pidfd.flags & O_NONBLOCK)
     else:
         return -E.EINVAL
     kids, z = _find(proc, pid, options)
     if not kids:
         return -E.ECHILD
     if z is None or not options & WEXITED:
+        if nonblocking and not options & WNOHANG:
+            return -E.EAGAIN                      # a non-blocking pidfd of a running child
         if options & WNOHANG:
             if infop:
                 proc.mem.write(infop, SIGINFO.pack())

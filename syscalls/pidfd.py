@@ -41,7 +41,8 @@ def _process(proc, pid: int):
     return next((p for p in proc.kernel.sched.procs if p.pid == pid and not p.reaped), None)
 
 
-def _pidfd(proc, fd) -> PidFd:
+def pidfd_of(proc, fd) -> PidFd:
+    """The PidFd behind fd: EBADF for no fd and for an fd that is not a pidfd."""
     f = proc.fds.get(s32(fd))
     if not isinstance(f, PidFd):
         raise VfsError(E.EBADF)
@@ -64,7 +65,7 @@ def sys_pidfd_open(proc, pid, flags, *_):
 def sys_pidfd_send_signal(proc, fd, sig, info, flags, *_):
     if flags & 0xFFFFFFFF:
         return -E.EINVAL                       # (the PIDFD_SIGNAL_* flags are Linux 6.9's; this is 6.1)
-    target = _pidfd(proc, fd).target
+    target = pidfd_of(proc, fd).target
     sig = s32(sig)
     if not 0 <= sig <= NSIG:
         return -E.EINVAL
@@ -90,7 +91,7 @@ def sys_pidfd_send_signal(proc, fd, sig, info, flags, *_):
 def sys_pidfd_getfd(proc, pidfd, targetfd, flags, *_):
     if flags & 0xFFFFFFFF:
         return -E.EINVAL
-    target = _pidfd(proc, pidfd).target
+    target = pidfd_of(proc, pidfd).target
     if target.exit is not None or target.fds is None:
         return -E.ESRCH
     f = target.fds.get(s32(targetfd))                  # EBADF

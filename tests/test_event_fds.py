@@ -191,13 +191,30 @@ def test_kernel_objects_are_counted_per_kind():
 
 NODE_SCRIPTS = {
     "plain": "console.log(1)",
+    # (each step starts the next: natively, a timer racing setImmediate wins on a loaded machine)
     "timers": """
 let n = 0;
-const iv = setInterval(() => { n++; if (n === 5) { clearInterval(iv); console.log('interval', n); } }, 10);
-setTimeout(() => console.log('timeout 50'), 50);
-setImmediate(() => console.log('immediate'));
+const iv = setInterval(() => {
+  if (++n < 5) return;
+  clearInterval(iv);
+  console.log('interval', n);
+  setImmediate(() => { console.log('immediate'); setTimeout(() => console.log('timeout 20'), 20); });
+}, 10);
 process.nextTick(() => console.log('tick'));
 Promise.resolve().then(() => console.log('promise'));
+""",
+    "fs.watch": """
+const fs = require('fs');
+const dir = '/tmp/emutrace-watch';
+fs.rmSync(dir, { recursive: true, force: true });
+fs.mkdirSync(dir);
+const seen = [];
+const w = fs.watch(dir, (ev, name) => {
+  seen.push(ev + ' ' + name);
+  if (seen.length === 1) fs.unlinkSync(dir + '/a.txt');
+  if (ev === 'rename' && seen.length >= 2) { w.close(); console.log(seen.slice(0, 2).join('\\n')); fs.rmdirSync(dir); }
+});
+fs.writeFileSync(dir + '/a.txt', 'x');
 """,
     "fs": """
 const fs = require('fs');
