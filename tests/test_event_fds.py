@@ -49,6 +49,7 @@ def _calls(text: str):
         line = re.sub(r"0x[0-9a-f]{5,}", "ADDR", line)
         line = re.sub(r"\d{4,}", "N", line)                      # pids, times, clock values
         line = re.sub(r"tv_nsec=\d+", "tv_nsec=N", line)
+        line = re.sub(r"(sival_int|si_int)=-?N", r"\1=N", line)      # the low half of a heap pointer
         out.append(re.sub(r"\s+= ", " = ", line))
     return out
 
