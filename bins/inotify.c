@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -90,6 +91,9 @@ int main(int argc, char **argv) {
     read(fd, b, sizeof b);
     close(fd);
     SHOW("poll, events queued", poll(&p, 1, 0));
+    int queued = -1;
+    ioctl(in, FIONREAD, &queued);
+    printf("FIONREAD %d\n", queued);
     SHOW("read into 8 bytes", read(in, b, 8));
     printf("open, read, close:\n");
     drain(in);

@@ -961,6 +961,8 @@ def sys_ioctl(proc, fd, req, arg, *_):
     if req == FIONREAD:
         if isinstance(f, PipeEnd):
             n = len(f.pipe.buf)
+        elif hasattr(f, "pending_bytes"):           # an inotify instance: its queued events
+            n = f.pending_bytes()
         elif f.seekable and f.kind == "file":
             n = max(0, f.size() - f.pos)
         else:
