@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -132,5 +133,18 @@ int main(void) {
     SHOW("pidfd_send_signal SIGTERM", syscall(SYS_pidfd_send_signal, pfd, SIGTERM, NULL, 0));
     waitpid(pid, &st, 0);
     printf("killed by %d\n", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+
+    /* CLONE_PIDFD: the pidfd comes with the child */
+    int cfd = -1;
+    SHOW("clone PIDFD|PARENT_SETTID", syscall(SYS_clone, CLONE_PIDFD | CLONE_PARENT_SETTID | SIGCHLD, 0, &cfd, 0, 0));
+    fflush(stdout);                       /* the child shares no stdio buffer it would flush */
+    long cr = syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, 0, &cfd, 0, 0);
+    if (cr == 0)
+        _exit(9);
+    printf("clone PIDFD: pidfd %d cloexec %d\n", cfd, fcntl(cfd, F_GETFD));
+    struct pollfd cp = {cfd, POLLIN, 0};
+    SHOW("poll the clone's pidfd", poll(&cp, 1, -1));
+    waitid(P_PIDFD, cfd, &wi, WEXITED);
+    printf("clone child exit %d\n", wi.si_status);
     return 0;
 }

@@ -15,11 +15,12 @@ from __future__ import annotations
 import struct
 
 from . import errno as E
+from .anonfd import install as install_fd
 from .dispatch import syscall
 from .files import O_NONBLOCK
 from .kernel import NORETURN, ProcessExit, Process, RLIMIT_NPROC, SigAction, Thread
 from .layouts import CLONE_ARGS, RUSAGE, SIGINFO
-from .pidfd import pidfd_of
+from .pidfd import PidFd, pidfd_of
 from .posix_timers import drop_timers
 from .sched import MAX_THREADS, Block, Wait
 
@@ -71,7 +72,10 @@ def install(kernel) -> None:
 @syscall("clone")
 def sys_clone(proc, flags, stack, ptid, ctid, tls, *_):
     # x86-64 argument order: flags, stack, parent_tid, child_tid, tls
-    return do_clone(proc, flags & ~CSIGNAL & 0xFFFFFFFF, flags & CSIGNAL, stack, ptid, ctid, tls)
+    if flags & CLONE_PIDFD and flags & CLONE_PARENT_SETTID:
+        return -E.EINVAL                     # clone() has one pointer for both: the pidfd takes it
+    return do_clone(proc, flags & ~CSIGNAL & 0xFFFFFFFF, flags & CSIGNAL, stack, ptid, ctid, tls,
+                    pidfd_at=ptid)
 
 
 @syscall("clone3")
@@ -94,7 +98,8 @@ def sys_clone3(proc, uargs, size, *_):
     if bool(stack) != bool(stack_size):
         return -E.EINVAL
     sp = stack + stack_size if stack else 0
-    return do_clone(proc, flags, a["exit_signal"], sp, a["parent_tid"], a["child_tid"], a["tls"])
+    return do_clone(proc, flags, a["exit_signal"], sp, a["parent_tid"], a["child_tid"], a["tls"],
+                    pidfd_at=a["pidfd"])
 
 
 @syscall("fork")
@@ -107,7 +112,8 @@ def sys_vfork(proc, *_):
     return do_clone(proc, CLONE_VM | CLONE_VFORK, SIGCHLD, 0, 0, 0, 0)
 
 
-def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: int, tls: int):
+def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: int, tls: int,
+             pidfd_at: int = 0):
     if flags & CLONE_THREAD and not flags & CLONE_SIGHAND:
         return -E.EINVAL
     if flags & CLONE_SIGHAND and not flags & CLONE_VM:
@@ -117,7 +123,11 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
     if flags & NAMESPACES:
         return -E.EPERM                      # no namespaces in here
     if flags & CLONE_PIDFD:
-        return -E.EINVAL                     # pidfds are not emulated
+        if flags & (CLONE_THREAD | CLONE_DETACHED):
+            return -E.EINVAL                 # a pidfd names a process (Linux 6.1)
+        proc.mem.check(pidfd_at, 4, 2)       # EFAULT and EMFILE before there is a child
+        if len(proc.fds.fds) >= min(proc.rlimit(7), 1 << 20):
+            return -E.EMFILE
     kernel = proc.kernel
     sched = kernel.sched
     if sched.thread_count() >= MAX_THREADS:
@@ -191,6 +201,9 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
     if parent is not None:
         parent.children.append(child)
     sched.admit_process(child)
+    if flags & CLONE_PIDFD:
+        # in the caller's table, after the child's was copied (shared with CLONE_FILES, as Linux)
+        proc.mem.write_u32(pidfd_at, install_fd(proc, PidFd(kernel, child, 0), True))
     if flags & CLONE_PARENT_SETTID:
         proc.mem.write_u32(ptid, tid)
     if flags & CLONE_CHILD_SETTID:
