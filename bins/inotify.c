@@ -127,6 +127,18 @@ int main(int argc, char **argv) {
     closedir(d);
     printf("opendir, readdir, closedir:\n");
     drain(in);
+    /* a rename over a watched file, then the moved file unlinked */
+    inotify_rm_watch(in, wd);
+    drain(in);
+    close(open(f, O_CREAT | O_WRONLY, 0600));
+    close(open(g, O_CREAT | O_WRONLY, 0600));
+    wd = inotify_add_watch(in, dir, IN_ALL_EVENTS);
+    inotify_add_watch(in, f, IN_ALL_EVENTS);
+    inotify_add_watch(in, g, IN_ALL_EVENTS);
+    rename(f, g);
+    unlink(g);
+    printf("rename over a watched file, unlink:\n");
+    drain(in);
     SHOW("inotify_init (old call)", inotify_init() >= 0);
     return 0;
 }

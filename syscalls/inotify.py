@@ -298,9 +298,12 @@ def _after_rename(proc, args, note, ret):
     cookie = hub.next_cookie()
     hub.emit_path(proc, src[0], IN_MOVED_FROM, src[2], None, cookie)
     hub.emit_path(proc, dst[0], IN_MOVED_TO, src[2], None, cookie)
-    if dst[1] is not None and dst[1] != src[1]:
-        hub.emit(dst[1], IN_DELETE_SELF)                 # the file the rename replaced
+    replaced = dst[1] is not None and dst[1] != src[1]
+    if replaced:
+        hub.emit(dst[1], IN_ATTRIB)                      # the file the rename replaced lost its name
     hub.emit(src[1], IN_MOVE_SELF)
+    if replaced:
+        hub.emit(dst[1], IN_DELETE_SELF)                 # ... and is gone (Linux's fsnotify_move order)
 
 
 def _before_link(olddir, oldpath, newdir, newpath):
