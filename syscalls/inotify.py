@@ -139,6 +139,9 @@ class InotifyHub:
     def watch_count(self) -> int:
         return sum(len(i.watches) for i in self.instances)
 
+    def watched(self, ino: int) -> bool:
+        return any(ino in i.by_inode for i in self.instances)
+
     def emit(self, ino: Optional[int], mask: int, cookie: int = 0, name: str = "") -> None:
         if ino is None:
             return
@@ -274,12 +277,18 @@ def _after_remove(proc, args, note, ret):
         return
     path, ino, is_dir = note
     hub = hub_of(proc.kernel)
-    # Linux's order: the link count changes (ATTRIB), the inode goes (DELETE_SELF, the watch
-    # ends), then the directory hears of the name (DELETE)
+    # Linux's order: the link count changes (ATTRIB), the inode goes with its last name
+    # (DELETE_SELF, the watch ends), then the directory hears of the name (DELETE)
     if not is_dir:
         hub.emit(ino, IN_ATTRIB)
-    hub.emit(ino, IN_DELETE_SELF)          # (its last name: emutrace's overlay keeps no other)
+    if is_dir or not (hub.watched(ino) and _other_name(proc, ino)):
+        hub.emit(ino, IN_DELETE_SELF)
     hub.emit_path(proc, path, IN_DELETE, is_dir, None)
+
+
+def _other_name(proc, ino: int) -> bool:
+    """Does an overlay file still have this inode under another name (a hard link)?"""
+    return any(ov.stat.ino == ino for ov in proc.kernel.vfs.overlay.values())
 
 
 def _before_rename(olddir, oldpath, newdir, newpath):
