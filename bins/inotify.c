@@ -139,6 +139,24 @@ int main(int argc, char **argv) {
     unlink(g);
     printf("rename over a watched file, unlink:\n");
     drain(in);
+    /* IN_ONESHOT ends after one event; IN_MASK_ADD adds to a watch's mask */
+    inotify_rm_watch(in, wd);
+    drain(in);
+    fd = open(f, O_CREAT | O_WRONLY, 0600);
+    int one = inotify_add_watch(in, f, IN_MODIFY | IN_ONESHOT);
+    write(fd, "a", 1);
+    close(fd);
+    fd = open(f, O_WRONLY);
+    write(fd, "b", 1);
+    printf("oneshot watch %d:\n", one);
+    drain(in);
+    int add = inotify_add_watch(in, f, IN_CLOSE_WRITE);
+    SHOW("MASK_ADD", inotify_add_watch(in, f, IN_ATTRIB | IN_MASK_ADD) == add);
+    fchmod(fd, 0644);
+    close(fd);
+    printf("after MASK_ADD:\n");
+    drain(in);
+    unlink(f);
     SHOW("inotify_init (old call)", inotify_init() >= 0);
     return 0;
 }
