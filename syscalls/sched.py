@@ -25,7 +25,8 @@ One thread runs at a time, and the same inputs always give the same interleaving
   its own engine, except a vfork child (CLONE_VM), which runs on its parent's while the
   parent waits.
 - When no thread can run, the virtual clock jumps to the nearest deadline (a timed wait, a
-  sleep, an alarm); when there is none, every thread waits for something that nothing can
+  sleep, an alarm, a timerfd or POSIX timer expiry that wakes someone: ktimers.py); when there
+  is none, every thread waits for something that nothing can
   provide and the run ends with GuestDeadlock, naming what each thread waits for.
 """
 from __future__ import annotations
