@@ -184,6 +184,21 @@ PROGRAMS: Dict[str, dict] = {
                    flags=_C_FLAGS),
     "mmchurn": _p("c", "N x reserve/commit/guard/release/unmap (benchmark)", flags=_C_FLAGS),
     "mprot": _p("c", "N x mprotect of 4 KiB in a 1 GiB reservation (benchmark)", flags=_C_FLAGS),
+    # kernel objects of event loops (glibc only: they print errno names with strerrorname_np)
+    "eventfd": _p("c", "eventfd counter/semaphore, blocking across threads and processes, bad input",
+                  ("pie",), _C_FLAGS + ("-pthread",)),
+    "timerfd": _p("c", "timerfd one-shot/periodic/ABSTIME, gettime, argv[1] periodic reads",
+                  ("pie",), _C_FLAGS),
+    "signalfd": _p("c", "signalfd records of kill/tgkill/SIGCHLD, mask updates, bad input",
+                   ("pie",), _C_FLAGS),
+    "posix_timers": _p("c", "timer_create/settime/gettime/getoverrun/delete, every sigev_notify",
+                       ("pie",), _C_FLAGS + ("-pthread",)),
+    "inotify": _p("c", "inotify events of a scratch dir (argv[1]) from this process and a child",
+                  ("pie",), _C_FLAGS),
+    "splice": _p("c", "splice/tee/vmsplice between pipes, files (argv[1] dir) and memory",
+                 ("pie",), _C_FLAGS),
+    "epoll_events": _p("c", "epoll/select over eventfd, timerfd, signalfd, inotify, pidfd",
+                       ("pie",), _C_FLAGS),
 }
 
 # --------------------------------------------------------------------------

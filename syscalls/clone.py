@@ -18,8 +18,12 @@ from emutrace.machine.cpu import Machine
 from emutrace.machine.memory import AddressSpace
 
 from . import errno as E
+from .anonfd import install as install_fd
 from .dispatch import syscall
+from .files import O_NONBLOCK
 from .layouts import CLONE_ARGS, RUSAGE, SIGINFO
+from .pidfd import PidFd, pidfd_of
+from .posix_timers import drop_timers
 from .sched import Block, Wait
 from .signals import NSIG
 from .task import NORETURN, ProcessExit, Process, RLIMIT_NPROC, SigAction, Thread
@@ -70,7 +74,10 @@ def install(kernel) -> None:
 @syscall("clone")
 def sys_clone(proc, flags, stack, ptid, ctid, tls, *_):
     # x86-64 argument order: flags, stack, parent_tid, child_tid, tls
-    return do_clone(proc, flags & ~CSIGNAL & 0xFFFFFFFF, flags & CSIGNAL, stack, ptid, ctid, tls)
+    if flags & CLONE_PIDFD and flags & CLONE_PARENT_SETTID:
+        return -E.EINVAL                     # clone() has one pointer for both: the pidfd takes it
+    return do_clone(proc, flags & ~CSIGNAL & 0xFFFFFFFF, flags & CSIGNAL, stack, ptid, ctid, tls,
+                    pidfd_at=ptid)
 
 
 @syscall("clone3")
@@ -93,7 +100,8 @@ def sys_clone3(proc, uargs, size, *_):
     if bool(stack) != bool(stack_size):
         return -E.EINVAL
     sp = stack + stack_size if stack else 0
-    return do_clone(proc, flags, a["exit_signal"], sp, a["parent_tid"], a["child_tid"], a["tls"])
+    return do_clone(proc, flags, a["exit_signal"], sp, a["parent_tid"], a["child_tid"], a["tls"],
+                    pidfd_at=a["pidfd"])
 
 
 @syscall("fork")
@@ -106,7 +114,8 @@ def sys_vfork(proc, *_):
     return do_clone(proc, CLONE_VM | CLONE_VFORK, SIGCHLD, 0, 0, 0, 0)
 
 
-def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: int, tls: int):
+def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: int, tls: int,
+             pidfd_at: int = 0):
     if flags & CLONE_THREAD and not flags & CLONE_SIGHAND:
         return -E.EINVAL
     if flags & CLONE_SIGHAND and not flags & CLONE_VM:
@@ -116,7 +125,11 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
     if flags & NAMESPACES:
         return -E.EPERM                      # no namespaces in here
     if flags & CLONE_PIDFD:
-        return -E.EINVAL                     # pidfds are not emulated
+        if flags & (CLONE_THREAD | CLONE_DETACHED):
+            return -E.EINVAL                 # a pidfd names a process (Linux 6.1)
+        proc.mem.check(pidfd_at, 4, 2)       # EFAULT and EMFILE before there is a child
+        if len(proc.fds.fds) >= min(proc.rlimit(7), 1 << 20):
+            return -E.EMFILE
     kernel = proc.kernel
     sched = kernel.sched
     if sched.thread_count() >= kernel.limits.max["threads"]:    # kernel.threads-max
@@ -190,6 +203,9 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
     if parent is not None:
         parent.children.append(child)
     sched.admit_process(child)
+    if flags & CLONE_PIDFD:
+        # in the caller's table, after the child's was copied (shared with CLONE_FILES, as Linux)
+        proc.mem.write_u32(pidfd_at, install_fd(proc, PidFd(kernel, child, 0), True))
     if flags & CLONE_PARENT_SETTID:
         proc.mem.write_u32(ptid, tid)
     if flags & CLONE_CHILD_SETTID:
@@ -290,6 +306,7 @@ def end_process(proc, exc: ProcessExit) -> None:
             fds.close_all()
     proc.vfork_done = True
     proc.alarm_at_ns = 0
+    drop_timers(proc)
     proc.pending.clear()
     for c in list(proc.children):
         c.parent = None
@@ -348,6 +365,7 @@ def exec_done(proc) -> None:
     t.robust_list = 0
     t.clear_child_tid = 0
     proc.vfork_done = True
+    drop_timers(proc)                      # exec ends the POSIX timers (not alarm(), as Linux)
     sched.load_new_machine(proc)
 
 
@@ -408,6 +426,7 @@ def waitid_child(proc, idtype: int, id_: int, infop: int, options: int) -> int:
         return -E.EINVAL
     if not options & (WEXITED | WSTOPPED | WCONTINUED):
         return -E.EINVAL
+    nonblocking = False
     if idtype == P_ALL:
         pid = -1
     elif idtype == P_PID:
@@ -418,12 +437,18 @@ def waitid_child(proc, idtype: int, id_: int, infop: int, options: int) -> int:
         if id_ < 0:
             return -E.EINVAL
         pid = -id_ if id_ else 0
+    elif idtype == P_PIDFD:
+        pidfd = pidfd_of(proc, id_)                # EBADF for an fd that is no pidfd
+        pid = pidfd.target.pid
+        nonblocking = bool(pidfd.flags & O_NONBLOCK)
     else:
         return -E.EINVAL
     kids, z = _find(proc, pid, options)
     if not kids:
         return -E.ECHILD
     if z is None or not options & WEXITED:
+        if nonblocking and not options & WNOHANG:
+            return -E.EAGAIN                      # a non-blocking pidfd of a running child
         if options & WNOHANG:
             if infop:
                 proc.mem.write(infop, SIGINFO.pack())

@@ -1029,6 +1029,8 @@ def sys_ioctl(proc, fd, req, arg, *_):
     if req == FIONREAD:
         if isinstance(f, PipeEnd):
             n = len(f.pipe.buf)
+        elif hasattr(f, "pending_bytes"):           # an inotify instance: its queued events
+            n = f.pending_bytes()
         elif f.seekable and f.kind == "file":
             n = max(0, f.size() - f.pos)
         else:
@@ -1076,7 +1078,9 @@ def _poll_once(proc, entries):
             if f is None:
                 rev = POLLNVAL
             else:
-                r = f.ready()
+                # readiness that depends on who asks (a signalfd: the poller's signals)
+                ready_for = getattr(f, "ready_for", None)
+                r = ready_for(proc) if ready_for is not None else f.ready()
                 rev = (events & (POLLIN | POLLOUT | POLLRDHUP)) & r
                 rev |= r & (POLLERR | POLLHUP)          # reported whether asked for or not
                 if isinstance(f, PipeEnd) and f.readable and f.pipe.writers == 0:

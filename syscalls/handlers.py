@@ -9,6 +9,7 @@ from typing import Callable, Dict
 
 from . import clone, epoll, fs, futex, misc, mm, net, process, signals, time  # noqa: F401  (they register)
 from . import mqueue, sysvipc  # noqa: F401
+from . import eventfd, inotify, pidfd, pkeys, posix_timers, residency, signalfd, splice, timerfd  # noqa: F401
 from .dispatch import HANDLERS
 
 

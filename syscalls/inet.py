@@ -122,10 +122,10 @@ class LoopNet:
 
     @staticmethod
     def of(kernel) -> "LoopNet":
-        net = getattr(kernel, "loopnet", None)
-        if net is None:
-            net = kernel.loopnet = LoopNet()
-        return net
+        """The kernel's loopback network, made when its first Internet socket is."""
+        if kernel.loopnet is None:
+            kernel.loopnet = LoopNet()
+        return kernel.loopnet
 
     def users(self, stype: int, port: int) -> list:
         return self.bound.get((stype, port), [])
@@ -249,7 +249,8 @@ class LoopSocket(OpenFile):
     # -- TCP connection -----------------------------------------------------------------
     def establish(self, server_end: "LoopSocket") -> None:
         """Join this connecting client to a fresh server end and queue that end for accept."""
-        self.rx, server_end.rx = Pipe(), Pipe()
+        limits = self.kernel.limits           # both directions count against the "buffers" bound
+        self.rx, server_end.rx = Pipe(limits), Pipe(limits)
         self.tx, server_end.tx = server_end.rx, self.rx
         for p in (self.rx, self.tx):
             p.readers += 1

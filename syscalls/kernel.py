@@ -48,6 +48,7 @@ class Kernel:
         self.binfmt = None                  # the loader's exec_into, registered by the session (binfmt.py)
         self.current: Optional[Process] = None   # the process running (its syscalls, /proc/self)
         self.net = False                    # --net: Internet sockets reach the host
+        self.loopnet = None                 # the guest's own loopback network (inet.LoopNet), on first use
         self.wall_deadline = 0              # host time.monotonic() at which --timeout ends the run; 0: none
         self.max_mem = 4 << 30
         self.notify = notify or (lambda msg: print(f"emutrace: {msg}", file=sys.stderr, flush=True))

@@ -127,3 +127,19 @@ SIGCONTEXT_GREGS = ("r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rdi",
 RT_SIGFRAME_SIZE = 8 + UCONTEXT.size + SIGINFO.size    # pretcode + ucontext + siginfo
 
 # struct _fpstate is the CPU's FXSAVE image: the machine layer defines it (FXSAVE above)
+
+# struct sigevent (timer_create, mq_notify): the union at 16 holds the thread id for SIGEV_THREAD_ID
+SIGEVENT = Layout("sigevent", 64, [
+    ("sigev_value", 0, "Q"), ("sigev_signo", 8, "i"), ("sigev_notify", 12, "i"),
+    ("sigev_notify_thread_id", 16, "i")])
+
+# struct signalfd_siginfo: what read(2) on a signalfd returns, 128 bytes per signal
+SIGNALFD_SIGINFO = Layout("signalfd_siginfo", 128, [
+    ("ssi_signo", 0, "I"), ("ssi_errno", 4, "i"), ("ssi_code", 8, "i"), ("ssi_pid", 12, "I"),
+    ("ssi_uid", 16, "I"), ("ssi_fd", 20, "i"), ("ssi_tid", 24, "I"), ("ssi_band", 28, "I"),
+    ("ssi_overrun", 32, "I"), ("ssi_trapno", 36, "I"), ("ssi_status", 40, "i"), ("ssi_int", 44, "i"),
+    ("ssi_ptr", 48, "Q"), ("ssi_utime", 56, "Q"), ("ssi_stime", 64, "Q"), ("ssi_addr", 72, "Q")])
+
+# struct inotify_event header; the NUL-padded name (len bytes) follows at 16
+INOTIFY_EVENT = Layout("inotify_event", 16, [
+    ("wd", 0, "i"), ("mask", 4, "I"), ("cookie", 8, "I"), ("len", 12, "I")])

@@ -311,6 +311,19 @@ def sys_sched_setscheduler(proc, *_):
     return -E.EPERM
 
 
+@syscall("sched_rr_get_interval")
+def sys_sched_rr_get_interval(proc, pid, tp, *_):
+    """Every guest thread runs SCHED_OTHER (sched_setscheduler is refused), whose round-robin
+    interval Linux's fair class reports as 0 (SCHED_RR's would be 100 ms)."""
+    pid = s32(pid)
+    if pid < 0:
+        return -E.EINVAL
+    if pid and proc.kernel.sched.find_thread(pid) is None:
+        return -E.ESRCH
+    proc.mem.write(tp, bytes(16))
+    return 0
+
+
 @syscall("sched_get_priority_max")
 def sys_prio_max(proc, policy, *_):
     return 99 if policy in (1, 2) else 0

@@ -25,7 +25,8 @@ One thread runs at a time, and the same inputs always give the same interleaving
   its own engine, except a vfork child (CLONE_VM), which runs on its parent's while the
   parent waits.
 - When no thread can run, the virtual clock jumps to the nearest deadline (a timed wait, a
-  sleep, an alarm); when there is none, every thread waits for something that nothing can
+  sleep, an alarm, a timerfd or POSIX timer expiry that wakes someone: ktimers.py); when there
+  is none, every thread waits for something that nothing can
   provide and the run ends with GuestDeadlock, naming what each thread waits for.
 """
 from __future__ import annotations
@@ -38,6 +39,7 @@ from emutrace.machine.words import s32
 
 from . import errno as E
 from .fs import POLLIN, POLLOUT, _poll_once
+from .ktimers import timers_of
 from .layouts import POLLFD
 from .signals import SA_RESTART, SIG_DFL, SIG_IGN, SIGKILL, _action, bit, default_action
 from .task import GuestDeadlock, NORETURN
@@ -234,6 +236,9 @@ class Scheduler:
         # an alarm helps only if its SIGALRM is not already pending (undelivered, so blocked)
         cands += [p.alarm_at_ns for p in self.procs if p.exit is None and p.alarm_at_ns
                   and not any(i["si_signo"] == 14 for i in p.pending)]
+        timer = timers_of(self.kernel).next_wake()      # timerfd and POSIX timers
+        if timer is not None:
+            cands.append(timer)
         nxt = min(cands) if cands else None
         if self._wait_for_host(None if nxt is None else max(0, nxt - now)):
             return True
@@ -274,6 +279,7 @@ class Scheduler:
         for p in self.procs:
             if p.exit is None and p.alarm_at_ns:
                 check_alarm(p)
+        timers_of(self.kernel).run_due()
 
     def deadlock_message(self) -> str:
         parts = []

@@ -143,7 +143,11 @@ def sys_getitimer(proc, which, cur, *_):
 
 
 def check_alarm(proc) -> None:
-    """Queue SIGALRM when the virtual clock passed the ITIMER_REAL deadline."""
+    """Queue SIGALRM when the virtual clock passed the ITIMER_REAL deadline; fire the POSIX
+    timers that are due (ktimers)."""
+    timers = getattr(proc.kernel, "timers", None)
+    if timers is not None and timers.armed:
+        timers.run_due()
     at = proc.alarm_at_ns
     if at and proc.kernel.world.monotonic_ns() >= at:
         interval = proc.itimers.get(ITIMER_REAL, [0, 0])[0]

@@ -1153,8 +1153,10 @@ def _d_cap_data(f, b, mem):
 
 def _d_sigevent(f, b, mem):
     value, signo, notify, tid = struct.unpack_from("<Qiii", b)
-    text = f"{{sigev_value={{sival_int={_s32(value)}, sival_ptr={_ptr(value)}}}, "
-    text += f"sigev_signo={_x.signal_name(signo)}, sigev_notify={_x.format_enum('sigev_notify', notify)}"
+    # as strace: the value only when not 0, the signal by name only when the event sends one
+    text = f"{{sigev_value={{sival_int={_s32(value)}, sival_ptr={_ptr(value)}}}, " if value else "{"
+    sig = _x.signal_name(signo) if notify in (0, 2, 4) else str(signo)       # SIGNAL, THREAD, THREAD_ID
+    text += f"sigev_signo={sig}, sigev_notify={_x.format_enum('sigev_notify', notify)}"
     if notify == 4:
         text += f", sigev_notify_thread_id={tid}"
     return text + "}"
