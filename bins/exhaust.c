@@ -18,9 +18,13 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char chunk[1 << 20];
@@ -289,13 +293,46 @@ static void procs(void)
         ;
 }
 
+/* POSIX timers and timerfds, until the kernel's bound on timer objects says no */
+static void timers(void)
+{
+    long n = 0;
+    int err = 0;
+    struct sigevent ev = {.sigev_notify = SIGEV_NONE};
+    for (;;) {
+        timer_t t;
+        if (n % 2 ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC) < 0 : timer_create(CLOCK_MONOTONIC, &ev, &t) != 0) {
+            err = errno;
+            break;
+        }
+        n++;
+    }
+    report("timers", n, "timers", err);
+}
+
+/* SysV message queues (IPC ids), until the kernel's bound on such objects says no */
+static void kobjects(void)
+{
+    long n = 0;
+    int err = 0;
+    for (;;) {
+        if (msgget(IPC_PRIVATE, IPC_CREAT | 0600) < 0) {
+            err = errno;
+            break;
+        }
+        n++;
+    }
+    report("kobjects", n, "queues", err);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
 } MODES[] = {
     {"disk", disk}, {"unlinked", unlinked}, {"inodes", inodes}, {"fsize", fsize}, {"memfd", memfd},
     {"shm", shm}, {"truncate", truncate_big}, {"pipes", pipes}, {"epoll", epoll}, {"backlog", backlog},
-    {"threads", threads}, {"procs", procs}, {"files", files},    /* files last: it takes every fd */
+    {"threads", threads}, {"procs", procs}, {"timers", timers}, {"kobjects", kobjects},
+    {"files", files},    /* files last: it takes every fd */
 };
 
 int main(int argc, char **argv)

@@ -30,6 +30,8 @@ DEFAULT_SIGPENDING = 96363               # what this machine's Linux gives a use
 
 class PosixTimer:
     def __init__(self, proc, timer_id: int, clock_id: int, notify: int, signo: int, value: int, thread):
+        # every timer of every process counts against the kernel's "timers" bound (EAGAIN)
+        self.held = proc.kernel.limits.hold(self, "timers")
         self.proc = proc
         self.id = timer_id
         self.clock_id = clock_id
@@ -141,10 +143,10 @@ def sys_timer_create(proc, clockid, sevp, timerid, *_):
         notify, signo, value, thread = ev
     else:
         notify, signo, value, thread = SIGEV_SIGNAL, SIGALRM, None, None
-    proc.mem.write_u32(timerid, tid)
     # a CPU-time clock (negative ids name another process's or thread's) runs as the virtual clock
     t = PosixTimer(proc, tid, clockid if clockid >= 0 else 2, notify, signo,
                    tid if value is None else value, thread)
+    proc.mem.write_u32(timerid, tid)
     table[tid] = t
     return 0
 

@@ -52,6 +52,9 @@ MSGINFO = struct.Struct("<7iH2x")                 # struct msginfo
 
 class IpcObject:
     def __init__(self, ns: "Space", key: int, mode: int, proc):
+        # every IPC id of the run counts against the kernel's "kobjects" bound (ENOSPC, as Linux's
+        # msgmni/semmni/shmmni)
+        self.held = proc.kernel.limits.hold(self, "kobjects")
         self.key, self.mode = key, mode & 0o777
         self.uid = self.cuid = proc.kernel.world.uid
         self.gid = self.cgid = getattr(proc.kernel.world, "gid", 0)

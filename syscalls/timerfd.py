@@ -27,6 +27,7 @@ class TimerFd(AnonInodeFile):
     kind = "timerfd"
 
     def __init__(self, kernel, clock_id: int, flags: int):
+        self.held = kernel.limits.hold(self, "timers")     # the kernel's "timers" bound (EAGAIN)
         super().__init__(kernel, flags & O_NONBLOCK)
         self.clock_id = clock_id
         self.expiry = Expiry()

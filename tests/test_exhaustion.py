@@ -57,6 +57,8 @@ CASES = [
     ("backlog", ["--limit", "unix_backlog=50"], "backlog: 51 connections, stopped by EAGAIN"),
     ("threads", ["--limit", "threads=16"], "threads: 15 threads, stopped by EAGAIN"),
     ("procs", ["--max-procs", "4"], "procs: 3 children, stopped by EAGAIN"),
+    ("timers", ["--limit", "timers=100"], "timers: 100 timers, stopped by EAGAIN"),
+    ("kobjects", ["--limit", "kobjects=50"], "kobjects: 50 queues, stopped by ENOSPC"),
     ("files", ["--limit", "files=500"], "files: 497 fds, stopped by ENFILE"),
 ]
 
@@ -91,7 +93,8 @@ def test_every_bound_at_once_keeps_the_host_under_the_stated_bound():
     status, out, err, rss = run_wait4(
         ["--no-trace", "--max-mem", str(MAX_MEM), "--max-disk", "32M", "--limit", "inodes=2000",
          "--limit", "threads=16", "--max-procs", "4", "--limit", "files=3000", "--limit",
-         "epoll_watches=2000", "--limit", "unix_backlog=100", "--limit", "buffers=8M", prog, "all"])
+         "epoll_watches=2000", "--limit", "unix_backlog=100", "--limit", "buffers=8M",
+         "--limit", "timers=200", "--limit", "kobjects=200", prog, "all"])
     assert status == 0, err
     lines = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line and "stopped" in line)
     # what the full overlay stops, and what each later bound stops
@@ -99,6 +102,7 @@ def test_every_bound_at_once_keeps_the_host_under_the_stated_bound():
     assert lines["memfd"].endswith("ENOSPC") and lines["shm"].endswith("ENOSPC")
     assert lines["pipes"].endswith("EAGAIN") and lines["epoll"].endswith("ENOSPC")
     assert lines["threads"].endswith("EAGAIN") and lines["procs"].endswith("EAGAIN")
+    assert lines["timers"].endswith("EAGAIN") and lines["kobjects"].endswith("ENOSPC")
     assert lines["files"].endswith("ENFILE")
     assert rss < MAX_MEM + max_disk + OVERHEAD, rss
 
