@@ -56,7 +56,7 @@ def test_fpu_starts_as_linux(tmp_path):
 
 def test_metadata_cache_is_kept_under_its_limit_dropping_the_least_recently_used(tmp_path, monkeypatch):
     import os
-    from emutrace.machine.cpu import cache
+    from emutrace.machine import cache
     d = tmp_path / "c"
     monkeypatch.setenv("EMUTRACE_CACHE", str(d))
     for k in range(8):
