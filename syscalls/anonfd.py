@@ -34,10 +34,9 @@ class KernelObjects:
 
 
 def objects_of(kernel) -> KernelObjects:
-    objs = getattr(kernel, "objects", None)
-    if objs is None:
-        objs = kernel.objects = KernelObjects()
-    return objs
+    if kernel.objects is None:
+        kernel.objects = KernelObjects()
+    return kernel.objects
 
 
 class AnonInodeFile(OpenFile):

@@ -166,10 +166,9 @@ class InotifyHub:
 
 
 def hub_of(kernel) -> InotifyHub:
-    hub = getattr(kernel, "inotify", None)
-    if hub is None:
-        hub = kernel.inotify = InotifyHub()
-    return hub
+    if kernel.inotify is None:
+        kernel.inotify = InotifyHub()
+    return kernel.inotify
 
 
 def _ino(proc, path: str) -> Optional[int]:

@@ -49,6 +49,9 @@ class Kernel:
         self.current: Optional[Process] = None   # the process running (its syscalls, /proc/self)
         self.net = False                    # --net: Internet sockets reach the host
         self.loopnet = None                 # the guest's own loopback network (inet.LoopNet), on first use
+        self.objects = None                 # live anonymous-inode objects by kind (anonfd.KernelObjects)
+        self.timers = None                  # every armed timer of the run (ktimers.KernelTimers)
+        self.inotify = None                 # inotify instances and watches (inotify.InotifyHub)
         self.wall_deadline = 0              # host time.monotonic() at which --timeout ends the run; 0: none
         self.max_mem = 4 << 30
         self.notify = notify or (lambda msg: print(f"emutrace: {msg}", file=sys.stderr, flush=True))

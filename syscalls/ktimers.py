@@ -53,10 +53,9 @@ class KernelTimers:
 
 
 def timers_of(kernel) -> KernelTimers:
-    timers = getattr(kernel, "timers", None)
-    if timers is None:
-        timers = kernel.timers = KernelTimers(kernel.world)
-    return timers
+    if kernel.timers is None:
+        kernel.timers = KernelTimers(kernel.world)
+    return kernel.timers
 
 
 class Expiry:

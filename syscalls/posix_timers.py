@@ -85,16 +85,15 @@ class PosixTimer:
 
 
 def timers_of_process(proc) -> Dict[int, PosixTimer]:
-    table = getattr(proc, "posix_timers", None)
-    if table is None:
-        table = proc.posix_timers = {}
+    if proc.posix_timers is None:
+        proc.posix_timers = {}
         proc.next_timer_id = 0
-    return table
+    return proc.posix_timers
 
 
 def drop_timers(proc) -> None:
     """exec and exit end every timer of the process."""
-    table = getattr(proc, "posix_timers", None)
+    table = proc.posix_timers
     if table:
         kt = timers_of(proc.kernel)
         for t in table.values():

@@ -76,6 +76,8 @@ class Process:
         self.fds = fds
         self.cwd = cwd
         self.umask = 0o022
+        self.posix_timers = None            # timer_create's timers by id (posix_timers.py), on first use
+        self.next_timer_id = 0
         self.exe = ""                       # guest path of the running program
         self.argv: List[str] = []
         self.sigactions: Dict[int, SigAction] = {}

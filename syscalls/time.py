@@ -145,7 +145,7 @@ def sys_getitimer(proc, which, cur, *_):
 def check_alarm(proc) -> None:
     """Queue SIGALRM when the virtual clock passed the ITIMER_REAL deadline; fire the POSIX
     timers that are due (ktimers)."""
-    timers = getattr(proc.kernel, "timers", None)
+    timers = proc.kernel.timers
     if timers is not None and timers.armed:
         timers.run_due()
     at = proc.alarm_at_ns

@@ -166,15 +166,16 @@ def test_too_many_objects_get_linux_errnos(tmp_path):
 
 def test_kernel_objects_are_counted_per_kind():
     """Every anon-inode object counts in KernelObjects while open: the number a bound checks."""
-    from emutrace.world import World
-    from syscalls.anonfd import objects_of
-    from syscalls.eventfd import EventFd
-    from syscalls.files import FdTable
-    from syscalls.vfs import Vfs
+    from emutrace.kernel.world import World
+    from emutrace.kernel.anonfd import objects_of
+    from emutrace.kernel.eventfd import EventFd
+    from emutrace.kernel.files import FdTable
+    from emutrace.kernel.vfs import Vfs
 
     class K:
         world = World()
         vfs = Vfs("/")
+        objects = None              # (a Kernel declares it, empty until the first object)
 
     k = K()
     fds = FdTable()

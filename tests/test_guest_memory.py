@@ -8,7 +8,7 @@ import pytest
 
 from conftest import built, emutrace, native, status_of
 
-from emutrace.machine import Machine
+from emutrace.machine.cpu import Machine
 from emutrace.machine.memory import MAX_MAP_COUNT, PAGE, AddressSpace, OutOfMemory
 
 GiB = 1 << 30
