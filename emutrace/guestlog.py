@@ -42,6 +42,8 @@ from typing import Dict, List, Optional, Tuple
 from .events import Call
 from .libcalls import Frame
 from .memory import OutOfMemory, page_up
+from .native import native
+from .nativelog import native_site
 from .values import DEFAULT_ALIGN, FastCallState, escape_bytes
 from .x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
 
@@ -158,7 +160,7 @@ class FastSite:
     `left(record words, data, offset)`: its shown arguments rendered from the record, and
     `leaf(...)`: the whole line of a call that returned before any other was logged."""
     __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left", "leaf", "quick", "ret_string",
-                 "out", "pair_end")
+                 "out", "pair_end", "native")
 
     def __init__(self, tag: int, site, plan, caps, entry: int):
         self.tag = tag
@@ -180,6 +182,8 @@ class FastSite:
         self.ret_string = plan.ret is not None and not getattr(plan.ret, "word_only", False)
         # an output argument (clock_gettime's timespec): the return trampoline copies it
         self.out = output_of(plan) if plan.right is not None else None
+        # the same leaf lines rendered by the compiled path, when it runs and has every renderer
+        self.native = native_site(site.display, plan, self.strings, self.size, _ALIGN_PAD)
 
     def _compile(self, suffix: str):
         self.leaf, self.quick = _leaf_renderer(self.site.display, self.plan, self.strings, self.size, suffix,
@@ -432,6 +436,7 @@ class GuestLog:
         self.patched: set = set()                         # PLT entries jumping to a trampoline
         self.unwind_hooked: set = set()
         self.leaf_suffix: Optional[str] = None      # what the sites' quick lines end with
+        self.native_sites: list = [None]            # tag → the FastSite's compiled renderer, or None
         self.m = None
         self._map(proc)
 
@@ -551,6 +556,7 @@ class GuestLog:
         c.code_ranges = list(self.code_ranges)
         c.loads, c.faulted = dict(self.loads), {}
         c.leaf_suffix = self.leaf_suffix        # (the sites, and their compiled lines, are shared)
+        c.native_sites = self.native_sites
         c.ctrl, c.ret_tramp, c.ret_full, c.lost = self.ctrl, self.ret_tramp, self.ret_full, self.lost
         parent_thread = getattr(self.m, "loaded", None)
         tl = self.threads.get(parent_thread)
@@ -855,6 +861,10 @@ class GuestLog:
         # (a fault in a copy: the general path; so for another suffix, which quick's kept lines
         # do not end with: the sink's never changes, so this is only a safeguard)
         quick = sink is not None and not faulted and suffix is self.leaf_suffix
+        progs = self.native_sites
+        if len(progs) < len(sites):
+            progs.extend(fs.native for fs in sites[len(progs):])
+        leaf_run = native.leaf_run if quick and native is not None else None
         ret_area = area_size(self.ret_cap)
         off, n = 0, len(data)
         try:
@@ -879,6 +889,15 @@ class GuestLog:
                             frame.owner.unwound(proc, frame)
                     continue
                 fs = sites[unpack_tag(data, off)[0]]
+                if leaf_run is not None and fs.native is not None:
+                    # the same runs of leaf calls, rendered by the compiled path; it stops at
+                    # the first record it does not render, which the Python path then takes
+                    before = len(lines)
+                    off2 = leaf_run(data, off, stack[-1].rsp if stack else None, progs, suffix, lines)
+                    if off2 != off:
+                        calls.next_id += len(lines) - before
+                        off = off2
+                        continue
                 if quick:
                     # runs of leaf calls whose returns captured nothing, the common case, in a
                     # loop of their own (it is most of a traced call's cost: kept to the least
@@ -896,6 +915,8 @@ class GuestLog:
                         if tag == RET_TAG:
                             break
                         fs = sites[tag]
+                        if leaf_run is not None and fs.native is not None:
+                            break           # (back to the compiled path)
                     if len(lines) > before:
                         calls.next_id += len(lines) - before
                         continue

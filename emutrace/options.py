@@ -178,7 +178,8 @@ def parse(argv: List[str]) -> Config:
                 raise InfoRequested(HELP.rstrip())
             elif name == "--version":
                 from . import __version__
-                raise InfoRequested(f"emutrace {__version__}")
+                from .native import PATH as event_path
+                raise InfoRequested(f"emutrace {__version__}\nevent path: {event_path}")
             elif name == "--strace":
                 tc.strace, tc.libcalls = True, False
             elif name == "--ftrace":

@@ -750,13 +750,25 @@ def _hidden(w, mem):
 _hidden.word_only = True
 
 
-def _word_only(fn, inline: Optional[str] = None):
+def _word_only(fn, inline: Optional[str] = None, native: Optional[tuple] = None):
     """A renderer that reads nothing but its word. `inline`: the same as a Python expression of
-    the word `{w}`, which emutrace.guestlog compiles into one function per call site."""
+    the word `{w}`, which emutrace.guestlog compiles into one function per call site. `native`:
+    the same as one operation of the compiled renderer (see _native_op)."""
     fn.word_only = True
     if inline is not None:
         fn.inline = inline
+    if native is not None:
+        fn.native = native
     return fn
+
+
+def _native_op(kind: str, mask: int = 0, size: int = 0, limit: int = 0) -> tuple:
+    """What emutrace._native renders exactly as a compiled renderer does, from the word or the
+    bytes guest code copied at the call: (kind, mask, size, limit); emutrace.guestlog turns it
+    into the extension's operation. Kinds: unsigned (str(w & mask)), signed (`size` bytes),
+    hex (mask), guess, addr, cstr / buf / wstr (string_from, bounded_from and wstring_from with
+    the string limit `limit`)."""
+    return (kind, mask, size, limit)
 
 
 # ----------------------------------------------------------------------------
@@ -972,6 +984,7 @@ class CallFormatter:
         # with w != 0 and every byte copied (no fault): '"' + escaped first min(n, limit) bytes +
         # '"' (or '"...' when n >= limit), which emutrace.guestlog compiles inline
         bounded_from.limit = limit
+        bounded.native = _native_op("buf", limit=limit)
         return bounded
 
     def _compile_word(self, t: Type, param: bool):
@@ -1009,23 +1022,24 @@ class CallFormatter:
                     def signed(w, mem, mask=mask, top=top, full=full):
                         u = w & mask
                         return str(u - full if u & top else u)
-                    return _word_only(signed)
+                    return _word_only(signed, native=_native_op("signed", size=size))
 
                 def unsigned(w, mem, mask=mask):
                     return str(w & mask)
-                return _word_only(unsigned, f"str({{w}} & {mask})")
+                return _word_only(unsigned, f"str({{w}} & {mask})", _native_op("unsigned", mask))
             if lens == "hex":
                 def hexa(w, mem, mask=mask):
                     u = w & mask
                     return "0x%x" % u if u else "0"
-                return _word_only(hexa, f'("0x%x" % ({{w}} & {mask}) if {{w}} & {mask} else "0")')
+                return _word_only(hexa, f'("0x%x" % ({{w}} & {mask}) if {{w}} & {mask} else "0")',
+                                  _native_op("hex", mask))
             if lens == "guess" and size == 8:
                 def guess(w, mem):
                     i = w - (1 << 64) if w >> 63 else w
                     if i < -10000 or i > 10000:
                         return "0x%x" % w
                     return str(i)
-                return _word_only(guess)
+                return _word_only(guess, native=_native_op("guess"))
         fmt_prim = self._fmt_prim
 
         def prim(w, mem, t=t, lens=lens):
@@ -1038,7 +1052,7 @@ class CallFormatter:
             if lens not in ("funcptr", "bool", "guess", "oct"):
                 def address(w, mem):
                     return "0x%x" % w if w else "0"
-                return _word_only(address, '("0x%x" % {w} if {w} else "0")')
+                return _word_only(address, '("0x%x" % {w} if {w} else "0")', _native_op("addr"))
         elif lens == "string" and not getattr(t, "wide", False):
             arr = target
             if isinstance(arr, Prim) and arr.kind == "char":
@@ -1077,6 +1091,7 @@ class CallFormatter:
                     return '"' + escape_bytes(area[:nul]) + '"'
                 string.string_cap = cap
                 string.from_bytes = string_from
+                string.native = _native_op("cstr", limit=limit)
                 string_from.limit = limit       # the text is '"' + escaped area[:nul] + '"' when
                 return string                   # w != 0 and 0 <= nul < limit (guestlog memoizes it)
         elif getattr(t, "wide", False) and lens in (None, "string"):
@@ -1139,6 +1154,7 @@ class CallFormatter:
         wstring.string_cap = 4 * cap
         wstring.fixed = True                 # copied as a fixed number of bytes, not up to a NUL byte
         wstring.from_bytes = wstring_from
+        wstring.native = _native_op("wstr", limit=limit)
         return wstring
 
     def format_call(self, name: str, proto: Optional[Prototype], regs_entry, mem, regs_exit=None,

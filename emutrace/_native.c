@@ -1,0 +1,533 @@
+/* emutrace._native: the compiled event path.
+ *
+ * Renders the guest call log's leaf calls (a call record followed directly by its return
+ * record, see emutrace/guestlog.py) into finished ltrace lines, a run of them per call from
+ * Python. Each call site is described once by a Site: its display name and, per shown argument
+ * and for the return value, one operation (an integer rendering, a C string, a length-bounded
+ * buffer, a wide string) taken from the renderer's `native` description in emutrace/values.py.
+ * A record the C code cannot render (an unknown site, a pair that is not a leaf, anything out of
+ * the buffer) stops the run; Python renders it, so both paths print the same bytes.
+ *
+ * Portable C99 and the Python C API only: no operating-system headers. Every read is bounded by
+ * the record buffer Python passes in; every write goes through a growing output buffer.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Bumped whenever the Python side's expectations change (emutrace/native.py checks it). */
+#define ABI_VERSION 1
+
+#define RET_TAG UINT64_C(0xFFFFFFFFFFFFFFFF)
+#define HEAD 72                 /* call record: tag, rdi..r9, slot, return address */
+#define RET_SIZE 48             /* return record: tag, slot, return address, rax, captured, outn */
+
+enum op_kind {
+    OP_UNSIGNED = 1,            /* str(w & mask) */
+    OP_SIGNED = 2,              /* the low `size` bytes as a signed integer */
+    OP_HEX = 3,                 /* "0x%x" % (w & mask), "0" for zero */
+    OP_GUESS = 4,               /* ltrace's guess for a 64-bit word: decimal near zero, else hex */
+    OP_ADDR = 5,                /* a pointer: "0x%x", "0" for NULL */
+    OP_CSTR = 6,                /* a C string copied at the call (area, cap = limit + 1 bytes) */
+    OP_BUF = 7,                 /* a buffer whose length is another argument word */
+    OP_WSTR = 8,                /* a wide string copied at the call (4 * (limit + 1) bytes) */
+    OP_MAX = 8
+};
+
+typedef struct {
+    int kind;
+    int word;                   /* 1..6: rdi..r9 (the record's words after its tag) */
+    int lenword;                /* OP_BUF: the length's word, 1..6 */
+    uint64_t mask;              /* OP_UNSIGNED, OP_HEX */
+    int size;                   /* OP_SIGNED: bytes */
+    Py_ssize_t area;            /* OP_CSTR/BUF/WSTR: the capture's offset in the call record */
+    Py_ssize_t limit;           /* string ops: the string limit (-s) */
+} Op;
+
+#define MAX_ARGS 6
+
+typedef struct {
+    PyObject_HEAD
+    char *prefix;               /* display name + "(" in UTF-8 */
+    Py_ssize_t prefix_len;      /* its bytes */
+    Py_ssize_t prefix_chars;    /* its characters (the padding counts characters) */
+    int ascii;
+    int nargs;
+    Op args[MAX_ARGS];
+    int has_ret;
+    Op ret;
+    Py_ssize_t size;            /* the call record's size (head + capture areas) */
+    Py_ssize_t pair_end;        /* size + RET_SIZE */
+    Py_ssize_t align_pad;       /* the column the ") " padding reaches, as in guestlog */
+} SiteObject;
+
+/* ------------------------------------------------------------------------------------------
+ * output buffer */
+
+typedef struct {
+    char *p;
+    Py_ssize_t len, cap;
+    char local[1024];
+} Buf;
+
+static void buf_init(Buf *b) { b->p = b->local; b->len = 0; b->cap = (Py_ssize_t)sizeof b->local; }
+
+static void buf_free(Buf *b) { if (b->p != b->local) PyMem_Free(b->p); }
+
+static int buf_reserve(Buf *b, Py_ssize_t more)
+{
+    if (more < 0 || b->len > PY_SSIZE_T_MAX - more) { PyErr_NoMemory(); return -1; }
+    if (b->len + more <= b->cap) return 0;
+    Py_ssize_t cap = b->cap;
+    while (cap < b->len + more) {
+        if (cap > PY_SSIZE_T_MAX / 2) { PyErr_NoMemory(); return -1; }
+        cap *= 2;
+    }
+    char *p = PyMem_Malloc((size_t)cap);
+    if (p == NULL) { PyErr_NoMemory(); return -1; }
+    memcpy(p, b->p, (size_t)b->len);
+    buf_free(b);
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static int buf_put(Buf *b, const char *s, Py_ssize_t n)
+{
+    if (buf_reserve(b, n) < 0) return -1;
+    memcpy(b->p + b->len, s, (size_t)n);
+    b->len += n;
+    return 0;
+}
+
+static int buf_str(Buf *b, const char *s) { return buf_put(b, s, (Py_ssize_t)strlen(s)); }
+
+static const char HEXDIGITS[] = "0123456789abcdef";
+
+static int buf_udec(Buf *b, uint64_t v)
+{
+    char t[24];
+    int i = (int)sizeof t;
+    do { t[--i] = (char)('0' + v % 10); v /= 10; } while (v);
+    return buf_put(b, t + i, (Py_ssize_t)sizeof t - i);
+}
+
+static int buf_sdec(Buf *b, int64_t v)
+{
+    if (v < 0) {
+        if (buf_put(b, "-", 1) < 0) return -1;
+        return buf_udec(b, (uint64_t)0 - (uint64_t)v);
+    }
+    return buf_udec(b, (uint64_t)v);
+}
+
+/* "0x%x" */
+static int buf_hex(Buf *b, uint64_t v)
+{
+    char t[20];
+    int i = (int)sizeof t;
+    do { t[--i] = HEXDIGITS[v & 15]; v >>= 4; } while (v);
+    t[--i] = 'x';
+    t[--i] = '0';
+    return buf_put(b, t + i, (Py_ssize_t)sizeof t - i);
+}
+
+/* a fixed number of hex digits (\u%04x, \U%08x) */
+static int buf_hexn(Buf *b, uint64_t v, int digits)
+{
+    char t[16];
+    for (int i = digits - 1; i >= 0; i--) { t[i] = HEXDIGITS[v & 15]; v >>= 4; }
+    return buf_put(b, t, digits);
+}
+
+/* ltrace's escaping of one byte (values.py _esc_char) */
+static int buf_esc(Buf *b, unsigned c)
+{
+    static const char *const named[14] = {
+        "\\0", 0, 0, 0, 0, 0, 0, "\\a", "\\b", "\\t", "\\n", "\\v", "\\f", "\\r"};
+    if (c < 14 && named[c]) return buf_put(b, named[c], 2);
+    if (c == 92) return buf_put(b, "\\\\", 2);
+    if (c >= 32 && c < 127) {
+        char ch = (char)c;
+        return buf_put(b, &ch, 1);
+    }
+    char t[4] = {'\\', (char)('0' + ((c >> 6) & 3)), (char)('0' + ((c >> 3) & 7)), (char)('0' + (c & 7))};
+    return buf_put(b, t, 4);
+}
+
+static int buf_escape(Buf *b, const unsigned char *s, Py_ssize_t n)
+{
+    if (buf_reserve(b, n) < 0) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned c = s[i];
+        if (c >= 32 && c < 127 && c != 92) {        /* the common case, in place */
+            if (b->len == b->cap && buf_reserve(b, 1) < 0) return -1;
+            b->p[b->len++] = (char)c;
+        } else if (buf_esc(b, c) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* values.py _esc_wchar */
+static int buf_escw(Buf *b, uint32_t c)
+{
+    if (c < 256) return buf_esc(b, c);
+    if (c <= 0xFFFF) return buf_put(b, "\\u", 2) < 0 ? -1 : buf_hexn(b, c, 4);
+    return buf_put(b, "\\U", 2) < 0 ? -1 : buf_hexn(b, c, 8);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * records: little-endian words, read byte by byte (no alignment or host byte-order assumed) */
+
+static uint64_t rd64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+/* One operation on the call record at rec (size bytes, validated against the Site); w: its six
+ * argument words. */
+static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned char *rec, uint64_t v)
+{
+    switch (op->kind) {
+    case OP_UNSIGNED:
+        return buf_udec(b, v & op->mask);
+    case OP_SIGNED: {
+        if (op->size >= 8) return buf_sdec(b, (int64_t)v);
+        uint64_t u = v & ((UINT64_C(1) << (op->size * 8)) - 1);
+        uint64_t top = UINT64_C(1) << (op->size * 8 - 1);
+        if (u & top) return buf_sdec(b, -(int64_t)((UINT64_C(1) << (op->size * 8)) - u));
+        return buf_udec(b, u);
+    }
+    case OP_HEX:
+        v &= op->mask;
+        return v ? buf_hex(b, v) : buf_put(b, "0", 1);
+    case OP_GUESS: {
+        int64_t i = (int64_t)v;
+        if (i < -10000 || i > 10000) return buf_hex(b, v);
+        return buf_sdec(b, i);
+    }
+    case OP_ADDR:
+        return v ? buf_hex(b, v) : buf_put(b, "0", 1);
+    case OP_CSTR: {                 /* values.py string_from */
+        if (!v) return buf_put(b, "nil", 3);
+        const unsigned char *a = rec + op->area;
+        Py_ssize_t cap = op->limit + 1, limit = op->limit;
+        const unsigned char *nul = memchr(a, 0, (size_t)cap);
+        Py_ssize_t n = nul ? nul - a : -1;
+        if (buf_put(b, "\"", 1) < 0) return -1;
+        if (n < 0 || n >= limit) {
+            if (buf_escape(b, a, limit) < 0) return -1;
+            return buf_put(b, "\"...", 4);
+        }
+        if (buf_escape(b, a, n) < 0) return -1;
+        return buf_put(b, "\"", 1);
+    }
+    case OP_BUF: {                  /* values.py bounded_from, every byte copied */
+        if (!v) return buf_put(b, "nil", 3);
+        uint64_t n = w[op->lenword - 1];
+        uint64_t limit = (uint64_t)op->limit;
+        Py_ssize_t shown = (Py_ssize_t)(n < limit ? n : limit);
+        if (buf_put(b, "\"", 1) < 0 || buf_escape(b, rec + op->area, shown) < 0) return -1;
+        return n >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
+    }
+    case OP_WSTR: {                 /* values.py wstring_from */
+        if (!v) return buf_put(b, "nil", 3);
+        const unsigned char *a = rec + op->area;
+        Py_ssize_t cap = op->limit + 1, n = 0;
+        while (n < cap && rd32(a + 4 * n) != 0) n++;
+        Py_ssize_t shown = n < op->limit ? n : op->limit;
+        if (buf_put(b, "L\"", 2) < 0) return -1;
+        for (Py_ssize_t k = 0; k < shown; k++)
+            if (buf_escw(b, rd32(a + 4 * k)) < 0) return -1;
+        return n >= op->limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
+    }
+    }
+    PyErr_SetString(PyExc_SystemError, "emutrace._native: unknown operation");
+    return -1;
+}
+
+/* The line of the leaf call whose record starts at rec, its return value rax. */
+static PyObject *render_line(SiteObject *s, const unsigned char *rec, uint64_t rax,
+                             const char *suffix, Py_ssize_t suffix_len, int suffix_ascii)
+{
+    uint64_t w[MAX_ARGS];
+    for (int i = 0; i < MAX_ARGS; i++) w[i] = rd64(rec + 8 + 8 * i);
+    Buf b;
+    buf_init(&b);
+    PyObject *out = NULL;
+    if (buf_put(&b, s->prefix, s->prefix_len) < 0) goto done;
+    for (int i = 0; i < s->nargs; i++) {
+        if (i && buf_put(&b, ", ", 2) < 0) goto done;
+        if (render_op(&b, &s->args[i], w, rec, w[s->args[i].word - 1]) < 0) goto done;
+    }
+    Py_ssize_t chars = s->prefix_chars + (b.len - s->prefix_len);   /* arguments are ASCII */
+    Py_ssize_t pad = s->align_pad - chars;
+    if (buf_put(&b, ") ", 2) < 0) goto done;
+    if (pad > 0) {
+        if (buf_reserve(&b, pad) < 0) goto done;
+        memset(b.p + b.len, ' ', (size_t)pad);
+        b.len += pad;
+    }
+    if (buf_put(&b, "= ", 2) < 0) goto done;
+    if (s->has_ret) {
+        if (render_op(&b, &s->ret, w, rec, rax) < 0) goto done;
+    } else if (buf_str(&b, "<void>") < 0) {
+        goto done;
+    }
+    if (buf_put(&b, suffix, suffix_len) < 0) goto done;
+    if (s->ascii && suffix_ascii) {
+        out = PyUnicode_New(b.len, 127);
+        if (out) memcpy(PyUnicode_1BYTE_DATA(out), b.p, (size_t)b.len);
+    } else {
+        out = PyUnicode_DecodeUTF8(b.p, b.len, "strict");
+    }
+done:
+    buf_free(&b);
+    return out;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Site */
+
+static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
+{
+    long long kind, word, lenword, size_or_mask_hi, area, limit;
+    unsigned long long mask;
+    /* (kind, word, lenword, mask, size, area, limit) */
+    if (!PyArg_ParseTuple(t, "LLLKLLL", &kind, &word, &lenword, &mask, &size_or_mask_hi, &area, &limit))
+        return -1;
+    if (kind < 1 || kind > OP_MAX) goto bad;
+    if (!is_ret && (word < 1 || word > MAX_ARGS)) goto bad;
+    if (is_ret && kind >= OP_CSTR) goto bad;        /* a return value is a word */
+    op->kind = (int)kind;
+    op->word = (int)word;
+    op->lenword = (int)lenword;
+    op->mask = mask;
+    op->size = (int)size_or_mask_hi;
+    op->area = (Py_ssize_t)area;
+    op->limit = (Py_ssize_t)limit;
+    if (kind == OP_SIGNED && (op->size < 1 || op->size > 8)) goto bad;
+    if (kind >= OP_CSTR) {
+        /* the capture must lie inside the call record: the renderer reads nothing else */
+        Py_ssize_t need;
+        if (limit < 1 || limit > (1 << 26) || area < HEAD) goto bad;
+        if (kind == OP_CSTR) need = limit + 1;
+        else if (kind == OP_BUF) need = limit;
+        else need = 4 * (limit + 1);
+        if (area > size || need > size - area) goto bad;
+        if (kind == OP_BUF && (lenword < 1 || lenword > MAX_ARGS)) goto bad;
+    }
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "emutrace._native.Site: an operation out of range");
+    return -1;
+}
+
+static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
+{
+    PyObject *prefix, *ops, *ret;
+    Py_ssize_t size, align_pad;
+    static char *kw[] = {"prefix", "ops", "ret", "size", "align_pad", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UOOnn", kw, &prefix, &ops, &ret, &size, &align_pad))
+        return -1;
+    if (size < HEAD || size > (1 << 28) || (size & 7)) {
+        PyErr_SetString(PyExc_ValueError, "emutrace._native.Site: bad record size");
+        return -1;
+    }
+    Py_ssize_t n;
+    const char *p = PyUnicode_AsUTF8AndSize(prefix, &n);
+    if (p == NULL) return -1;
+    char *copy = PyMem_Malloc((size_t)n + 1);
+    if (copy == NULL) { PyErr_NoMemory(); return -1; }
+    memcpy(copy, p, (size_t)n + 1);
+    PyMem_Free(self->prefix);
+    self->prefix = copy;
+    self->prefix_len = n;
+    self->prefix_chars = PyUnicode_GET_LENGTH(prefix);
+    self->ascii = PyUnicode_IS_ASCII(prefix);
+    PyObject *seq = PySequence_Fast(ops, "ops must be a sequence");
+    if (seq == NULL) return -1;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    if (k > MAX_ARGS) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "emutrace._native.Site: more than six arguments");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        if (parse_op(PySequence_Fast_GET_ITEM(seq, i), &self->args[i], size, 0) < 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    self->nargs = (int)k;
+    self->has_ret = ret != Py_None;
+    if (self->has_ret && parse_op(ret, &self->ret, size, 1) < 0) return -1;
+    self->size = size;
+    self->pair_end = size + RET_SIZE;
+    self->align_pad = align_pad;
+    return 0;
+}
+
+static void Site_dealloc(SiteObject *self)
+{
+    PyMem_Free(self->prefix);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int get_suffix(PyObject *suffix, const char **s, Py_ssize_t *n, int *ascii)
+{
+    if (!PyUnicode_Check(suffix)) { PyErr_SetString(PyExc_TypeError, "suffix must be str"); return -1; }
+    *s = PyUnicode_AsUTF8AndSize(suffix, n);
+    *ascii = PyUnicode_IS_ASCII(suffix);
+    return *s ? 0 : -1;
+}
+
+/* Site.line(data, off, rax, suffix): the leaf line of the call record at data[off:] (tests and
+ * the fuzzer compare it with the Python renderers). */
+static PyObject *Site_line(SiteObject *self, PyObject *args)
+{
+    Py_buffer data;
+    Py_ssize_t off;
+    unsigned long long rax;
+    PyObject *suffix;
+    if (!PyArg_ParseTuple(args, "y*nKU", &data, &off, &rax, &suffix)) return NULL;
+    PyObject *out = NULL;
+    const char *sfx;
+    Py_ssize_t sn;
+    int sa;
+    if (get_suffix(suffix, &sfx, &sn, &sa) < 0) goto done;
+    if (off < 0 || off > data.len || self->size > data.len - off) {
+        PyErr_SetString(PyExc_IndexError, "record out of the buffer");
+        goto done;
+    }
+    out = render_line(self, (const unsigned char *)data.buf + off, rax, sfx, sn, sa);
+done:
+    PyBuffer_Release(&data);
+    return out;
+}
+
+static PyMethodDef Site_methods[] = {
+    {"line", (PyCFunction)Site_line, METH_VARARGS, "line(data, off, rax, suffix) -> str"},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyTypeObject SiteType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "emutrace._native.Site",
+    .tp_basicsize = sizeof(SiteObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Site(prefix, ops, ret, size, align_pad): how a logged call site's leaf lines render",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Site_init,
+    .tp_dealloc = (destructor)Site_dealloc,
+    .tp_methods = Site_methods,
+};
+
+/* ------------------------------------------------------------------------------------------
+ * leaf_run(data, off, top, sites, suffix, lines) -> off
+ *
+ * Appends to `lines` the line of each leaf call from data[off:] on (a call record of a site in
+ * `sites`, indexed by tag, that is a Site; its return record right after it, with the same slot
+ * and return address and nothing captured; the slot below `top`, the innermost open frame, or
+ * top None: no frame open) and returns the offset of the first record it did not render. As
+ * guestlog's quick path, it needs the next record's tag to be in the buffer too. */
+static PyObject *leaf_run(PyObject *mod, PyObject *args)
+{
+    Py_buffer data;
+    Py_ssize_t off;
+    PyObject *top_obj, *sites, *suffix, *lines;
+    if (!PyArg_ParseTuple(args, "y*nOO!UO!", &data, &off, &top_obj, &PyList_Type, &sites, &suffix,
+                          &PyList_Type, &lines))
+        return NULL;
+    PyObject *result = NULL;
+    const char *sfx;
+    Py_ssize_t sn;
+    int sa;
+    uint64_t top = RET_TAG;
+    int no_top = top_obj == Py_None;
+    if (!no_top) {
+        top = PyLong_AsUnsignedLongLong(top_obj);
+        if (top == (uint64_t)-1 && PyErr_Occurred()) goto done;
+    }
+    if (get_suffix(suffix, &sfx, &sn, &sa) < 0) goto done;
+    const unsigned char *d = data.buf;
+    Py_ssize_t n = data.len;
+    if (off < 0) off = n;
+    while (off <= n - 8) {
+        uint64_t tag = rd64(d + off);
+        if (tag == RET_TAG || tag >= (uint64_t)PyList_GET_SIZE(sites)) break;
+        PyObject *so = PyList_GET_ITEM(sites, (Py_ssize_t)tag);
+        if (Py_TYPE(so) != &SiteType) break;
+        SiteObject *s = (SiteObject *)so;
+        if (s->pair_end > n - off - 8) break;
+        const unsigned char *rec = d + off, *r = rec + s->size;
+        uint64_t slot = rd64(rec + 56), ret = rd64(rec + 64);
+        if (rd64(r) != RET_TAG || rd64(r + 8) != slot || rd64(r + 16) != ret || rd64(r + 32) || rd64(r + 40))
+            break;
+        if (!no_top && top <= slot) break;
+        PyObject *line = render_line(s, rec, rd64(r + 24), sfx, sn, sa);
+        if (line == NULL) goto done;
+        int err = PyList_Append(lines, line);
+        Py_DECREF(line);
+        if (err < 0) goto done;
+        off += s->pair_end;
+    }
+    result = PyLong_FromSsize_t(off);
+done:
+    PyBuffer_Release(&data);
+    return result;
+}
+
+/* escape(bytes) -> str: values.escape_bytes */
+static PyObject *escape(PyObject *mod, PyObject *arg)
+{
+    Py_buffer data;
+    if (PyObject_GetBuffer(arg, &data, PyBUF_SIMPLE) < 0) return NULL;
+    Buf b;
+    buf_init(&b);
+    PyObject *out = NULL;
+    if (buf_escape(&b, data.buf, data.len) == 0) out = PyUnicode_DecodeASCII(b.p, b.len, "strict");
+    buf_free(&b);
+    PyBuffer_Release(&data);
+    return out;
+}
+
+static PyMethodDef module_methods[] = {
+    {"leaf_run", leaf_run, METH_VARARGS, "leaf_run(data, off, top, sites, suffix, lines) -> off"},
+    {"escape", escape, METH_O, "escape(bytes) -> str: ltrace's escaping of string contents"},
+    {NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "emutrace._native", "emutrace's compiled event path", -1, module_methods,
+    NULL, NULL, NULL, NULL
+};
+
+PyMODINIT_FUNC PyInit__native(void)
+{
+    if (PyType_Ready(&SiteType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&SiteType);
+    if (PyModule_AddObject(m, "Site", (PyObject *)&SiteType) < 0) { Py_DECREF(&SiteType); Py_DECREF(m); return NULL; }
+    struct { const char *name; long value; } consts[] = {
+        {"ABI_VERSION", ABI_VERSION}, {"OP_UNSIGNED", OP_UNSIGNED}, {"OP_SIGNED", OP_SIGNED},
+        {"OP_HEX", OP_HEX}, {"OP_GUESS", OP_GUESS}, {"OP_ADDR", OP_ADDR}, {"OP_CSTR", OP_CSTR},
+        {"OP_BUF", OP_BUF}, {"OP_WSTR", OP_WSTR},
+    };
+    for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++) {
+        if (PyModule_AddIntConstant(m, consts[i].name, consts[i].value) < 0) { Py_DECREF(m); return NULL; }
+    }
+    return m;
+}
