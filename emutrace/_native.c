@@ -32,8 +32,18 @@ enum op_kind {
     OP_CSTR = 6,                /* a C string copied at the call (area, cap = limit + 1 bytes) */
     OP_BUF = 7,                 /* a buffer whose length is another argument word */
     OP_WSTR = 8,                /* a wide string copied at the call (4 * (limit + 1) bytes) */
-    OP_MAX = 8
+    OP_CHAR = 9,                /* a char: its escape between single quotes */
+    OP_BOOL = 10,               /* "false" when w & mask is 0, else "true" */
+    OP_ENUM = 11,               /* the first name whose value & mask is w & mask, else `fallback` */
+    OP_WCHAR = 12,              /* a wchar_t: its escape between L' and ' */
+    OP_MAX = 12
 };
+
+typedef struct {
+    uint64_t value;             /* masked to the type's size */
+    char *name;
+    Py_ssize_t len;
+} EnumName;
 
 typedef struct {
     int kind;
@@ -43,6 +53,9 @@ typedef struct {
     int size;                   /* OP_SIGNED: bytes */
     Py_ssize_t area;            /* OP_CSTR/BUF/WSTR: the capture's offset in the call record */
     Py_ssize_t limit;           /* string ops: the string limit (-s) */
+    int fallback;               /* OP_ENUM: how a value with no name renders (OP_SIGNED, ...) */
+    Py_ssize_t nnames;          /* OP_ENUM: its names (owned by the Site) */
+    EnumName *names;
 } Op;
 
 #define MAX_ARGS 6
@@ -199,6 +212,22 @@ static uint32_t rd32(const unsigned char *p)
 static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned char *rec, uint64_t v)
 {
     switch (op->kind) {
+    case OP_CHAR:
+        if (buf_put(b, "'", 1) < 0 || buf_esc(b, (unsigned)(v & 0xFF)) < 0) return -1;
+        return buf_put(b, "'", 1);
+    case OP_WCHAR:
+        if (buf_put(b, "L'", 2) < 0 || buf_escw(b, (uint32_t)(v & op->mask)) < 0) return -1;
+        return buf_put(b, "'", 1);
+    case OP_BOOL:
+        return (v & op->mask) ? buf_put(b, "true", 4) : buf_put(b, "false", 5);
+    case OP_ENUM: {
+        uint64_t u = v & op->mask;
+        for (Py_ssize_t i = 0; i < op->nnames; i++)
+            if (op->names[i].value == u) return buf_put(b, op->names[i].name, op->names[i].len);
+        Op plain = *op;
+        plain.kind = op->fallback;
+        return render_op(b, &plain, w, rec, v);
+    }
     case OP_UNSIGNED:
         return buf_udec(b, v & op->mask);
     case OP_SIGNED: {
@@ -301,14 +330,17 @@ done:
 
 static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
 {
-    long long kind, word, lenword, size_or_mask_hi, area, limit;
+    long long kind, word, lenword, size_or_mask_hi, area, limit, fallback = 0;
     unsigned long long mask;
-    /* (kind, word, lenword, mask, size, area, limit) */
-    if (!PyArg_ParseTuple(t, "LLLKLLL", &kind, &word, &lenword, &mask, &size_or_mask_hi, &area, &limit))
+    PyObject *names = NULL;
+    /* (kind, word, lenword, mask, size, area, limit[, names, fallback]) */
+    if (!PyArg_ParseTuple(t, "LLLKLLL|OL", &kind, &word, &lenword, &mask, &size_or_mask_hi, &area, &limit,
+                          &names, &fallback))
         return -1;
     if (kind < 1 || kind > OP_MAX) goto bad;
     if (!is_ret && (word < 1 || word > MAX_ARGS)) goto bad;
-    if (is_ret && kind >= OP_CSTR) goto bad;        /* a return value is a word */
+    int capture = kind == OP_CSTR || kind == OP_BUF || kind == OP_WSTR;
+    if (is_ret && capture) goto bad;                /* a return value is a word */
     op->kind = (int)kind;
     op->word = (int)word;
     op->lenword = (int)lenword;
@@ -316,8 +348,32 @@ static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
     op->size = (int)size_or_mask_hi;
     op->area = (Py_ssize_t)area;
     op->limit = (Py_ssize_t)limit;
-    if (kind == OP_SIGNED && (op->size < 1 || op->size > 8)) goto bad;
-    if (kind >= OP_CSTR) {
+    if ((kind == OP_SIGNED || (kind == OP_ENUM && fallback == OP_SIGNED)) && (op->size < 1 || op->size > 8))
+        goto bad;
+    if (kind == OP_ENUM) {
+        if (fallback != OP_SIGNED && fallback != OP_UNSIGNED && fallback != OP_CHAR) goto bad;
+        if (names == NULL || !PyTuple_Check(names) || PyTuple_GET_SIZE(names) > 4096) goto bad;
+        op->fallback = (int)fallback;
+        Py_ssize_t n = PyTuple_GET_SIZE(names);
+        op->names = PyMem_Calloc((size_t)(n ? n : 1), sizeof(EnumName));
+        if (op->names == NULL) { PyErr_NoMemory(); return -1; }
+        op->nnames = n;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            unsigned long long value;
+            PyObject *name;
+            Py_ssize_t len;
+            if (!PyArg_ParseTuple(PyTuple_GET_ITEM(names, i), "KU", &value, &name)) return -1;
+            const char *u8 = PyUnicode_AsUTF8AndSize(name, &len);
+            if (u8 == NULL) return -1;
+            if (!PyUnicode_IS_ASCII(name)) goto bad;        /* (the padding counts ASCII bytes) */
+            op->names[i].name = PyMem_Malloc((size_t)len + 1);
+            if (op->names[i].name == NULL) { PyErr_NoMemory(); return -1; }
+            memcpy(op->names[i].name, u8, (size_t)len + 1);
+            op->names[i].len = len;
+            op->names[i].value = value & mask;
+        }
+    }
+    if (capture) {
         /* the capture must lie inside the call record: the renderer reads nothing else */
         Py_ssize_t need;
         if (limit < 1 || limit > (1 << 26) || area < HEAD) goto bad;
@@ -333,6 +389,20 @@ bad:
     return -1;
 }
 
+static void free_op(Op *op)
+{
+    for (Py_ssize_t i = 0; i < op->nnames; i++) PyMem_Free(op->names[i].name);
+    PyMem_Free(op->names);
+    op->names = NULL;
+    op->nnames = 0;
+}
+
+static void free_ops(SiteObject *self)
+{
+    for (int i = 0; i < MAX_ARGS; i++) free_op(&self->args[i]);
+    free_op(&self->ret);
+}
+
 static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
 {
     PyObject *prefix, *ops, *ret;
@@ -344,6 +414,9 @@ static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "emutrace._native.Site: bad record size");
         return -1;
     }
+    free_ops(self);                 /* (__init__ called again) */
+    self->nargs = 0;
+    self->has_ret = 0;
     Py_ssize_t n;
     const char *p = PyUnicode_AsUTF8AndSize(prefix, &n);
     if (p == NULL) return -1;
@@ -381,6 +454,7 @@ static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
 
 static void Site_dealloc(SiteObject *self)
 {
+    free_ops(self);
     PyMem_Free(self->prefix);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -524,7 +598,8 @@ PyMODINIT_FUNC PyInit__native(void)
     struct { const char *name; long value; } consts[] = {
         {"ABI_VERSION", ABI_VERSION}, {"OP_UNSIGNED", OP_UNSIGNED}, {"OP_SIGNED", OP_SIGNED},
         {"OP_HEX", OP_HEX}, {"OP_GUESS", OP_GUESS}, {"OP_ADDR", OP_ADDR}, {"OP_CSTR", OP_CSTR},
-        {"OP_BUF", OP_BUF}, {"OP_WSTR", OP_WSTR},
+        {"OP_BUF", OP_BUF}, {"OP_WSTR", OP_WSTR}, {"OP_CHAR", OP_CHAR}, {"OP_BOOL", OP_BOOL},
+        {"OP_ENUM", OP_ENUM}, {"OP_WCHAR", OP_WCHAR},
     };
     for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++) {
         if (PyModule_AddIntConstant(m, consts[i].name, consts[i].value) < 0) { Py_DECREF(m); return NULL; }

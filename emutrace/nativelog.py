@@ -14,7 +14,7 @@ from .native import native
 
 FIXED = -1                          # guestlog.FIXED: a capture of a fixed number of bytes
 
-_WORD_KINDS = ("unsigned", "signed", "hex", "guess", "addr")
+_WORD_KINDS = ("unsigned", "signed", "hex", "guess", "addr", "char", "wchar", "bool", "enum")
 # capture kind → (the capture's length word in guestlog's layout: None for a C string, FIXED for
 # a wide string, an index for a buffer; the bytes it captures for a string limit)
 _CAPTURES = {
@@ -33,7 +33,9 @@ def _word_op(fn, word: int) -> Optional[tuple]:
     desc = getattr(fn, "native", None)
     if desc is None or desc[0] not in _WORD_KINDS:
         return None
-    kind, mask, size, _ = desc
+    kind, mask, size, _, names, fallback = desc
+    if kind == "enum":
+        return (_opcode(kind), word, 0, mask, size, 0, 0, names, _opcode(fallback))
     return (_opcode(kind), word, 0, mask, size, 0, 0)
 
 
@@ -41,7 +43,7 @@ def _capture_op(fn, word: int, area: int, cap: int, j) -> Optional[tuple]:
     desc = getattr(fn, "native", None)
     if desc is None or desc[0] not in _CAPTURES:
         return None
-    kind, _, _, limit = desc
+    kind, _, _, limit, _, _ = desc
     layout_ok, cap_of = _CAPTURES[kind]
     if not layout_ok(j) or cap != cap_of(limit):
         return None

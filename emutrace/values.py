@@ -762,13 +762,39 @@ def _word_only(fn, inline: Optional[str] = None, native: Optional[tuple] = None)
     return fn
 
 
-def _native_op(kind: str, mask: int = 0, size: int = 0, limit: int = 0) -> tuple:
+def _native_op(kind: str, mask: int = 0, size: int = 0, limit: int = 0, names: tuple = (),
+               fallback: Optional[str] = None) -> tuple:
     """What emutrace._native renders exactly as a compiled renderer does, from the word or the
-    bytes guest code copied at the call: (kind, mask, size, limit); emutrace.guestlog turns it
-    into the extension's operation. Kinds: unsigned (str(w & mask)), signed (`size` bytes),
-    hex (mask), guess, addr, cstr / buf / wstr (string_from, bounded_from and wstring_from with
-    the string limit `limit`)."""
-    return (kind, mask, size, limit)
+    bytes guest code copied at the call: (kind, mask, size, limit, names, fallback);
+    emutrace.nativelog turns it into the extension's operation. Kinds: unsigned (str(w & mask)),
+    signed (`size` bytes), hex (mask), guess, addr, char, wchar (mask), bool (mask), enum (the first of
+    `names`, (value & mask, name) pairs, whose value is w & mask, else `fallback`'s rendering),
+    cstr / buf / wstr (string_from, bounded_from and wstring_from with the string limit
+    `limit`)."""
+    return (kind, mask, size, limit, names, fallback)
+
+
+def _prim_native(t: Prim, lens: Optional[str]) -> Optional[tuple]:
+    """The native description of what _fmt_prim makes of an integer's word, for the lenses the
+    compiled renderer has (bool, enum, a plain char); None for the others."""
+    k = t.kind
+    if k not in _INT_KINDS:
+        return None
+    size = t.size()
+    mask = (1 << (size * 8)) - 1
+    if k == "wchar":
+        return _native_op("wchar", mask) if lens is None else None
+    plain = "char" if k == "char" else "signed" if k in SIGNED else "unsigned"
+    if lens == "bool":
+        return _native_op("bool", mask)
+    if lens == "enum" and t.enum is not None:
+        if not all(name.isascii() for name, _ in t.enum):
+            return None
+        return _native_op("enum", mask, size, names=tuple((val & mask, name) for name, val in t.enum),
+                          fallback=plain)
+    if lens is None and k == "char":
+        return _native_op("char")
+    return None
 
 
 # ----------------------------------------------------------------------------
@@ -1044,7 +1070,7 @@ class CallFormatter:
 
         def prim(w, mem, t=t, lens=lens):
             return fmt_prim(t, w.to_bytes(8, "little"), lens)
-        return _word_only(prim)
+        return _word_only(prim, native=_prim_native(t, lens))
 
     def _compile_pointer(self, t: Pointer, lens: Optional[str]):
         target = t.target
