@@ -17,7 +17,7 @@
 #include <string.h>
 
 /* Bumped whenever the Python side's expectations change (emutrace/native.py checks it). */
-#define ABI_VERSION 1
+#define ABI_VERSION 2
 
 #define RET_TAG UINT64_C(0xFFFFFFFFFFFFFFFF)
 #define HEAD 72                 /* call record: tag, rdi..r9, slot, return address */
@@ -73,6 +73,8 @@ typedef struct {
     Py_ssize_t size;            /* the call record's size (head + capture areas) */
     Py_ssize_t pair_end;        /* size + RET_SIZE */
     Py_ssize_t align_pad;       /* the column the ") " padding reaches, as in guestlog */
+    Py_ssize_t ret_cap;         /* a returned C string (ret OP_CSTR): the bytes the return copies */
+    Py_ssize_t pair_end_cap;    /* ... and the pair's end with them */
 } SiteObject;
 
 /* ------------------------------------------------------------------------------------------
@@ -285,8 +287,26 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
     return -1;
 }
 
-/* The line of the leaf call whose record starts at rec, its return value rax. */
-static PyObject *render_line(SiteObject *s, const unsigned char *rec, uint64_t rax,
+/* A returned C string from the bytes the return copied (values.py `string` reading guestlog's
+ * _Captured: the text up to the NUL, or the first ret_cap bytes when there is none). */
+static int render_ret_string(Buf *b, const SiteObject *s, const unsigned char *area, uint64_t rax)
+{
+    if (!rax) return buf_put(b, "nil", 3);
+    Py_ssize_t limit = s->ret.limit, cap = limit + 1;
+    const unsigned char *nul = memchr(area, 0, (size_t)s->ret_cap);
+    Py_ssize_t n = nul ? nul - area : (s->ret_cap < cap ? s->ret_cap : cap);
+    if (buf_put(b, "\"", 1) < 0) return -1;
+    if (n >= limit) {
+        if (buf_escape(b, area, limit) < 0) return -1;
+        return buf_put(b, "\"...", 4);
+    }
+    if (buf_escape(b, area, n) < 0) return -1;
+    return buf_put(b, "\"", 1);
+}
+
+/* The line of the leaf call whose record starts at rec, its return value rax (and the returned
+ * string's bytes at ret_area, for a site that returns one). */
+static PyObject *render_line(SiteObject *s, const unsigned char *rec, uint64_t rax, const unsigned char *ret_area,
                              const char *suffix, Py_ssize_t suffix_len, int suffix_ascii)
 {
     uint64_t w[MAX_ARGS];
@@ -308,7 +328,9 @@ static PyObject *render_line(SiteObject *s, const unsigned char *rec, uint64_t r
         b.len += pad;
     }
     if (buf_put(&b, "= ", 2) < 0) goto done;
-    if (s->has_ret) {
+    if (s->has_ret && s->ret.kind == OP_CSTR) {
+        if (render_ret_string(&b, s, ret_area, rax) < 0) goto done;
+    } else if (s->has_ret) {
         if (render_op(&b, &s->ret, w, rec, rax) < 0) goto done;
     } else if (buf_str(&b, "<void>") < 0) {
         goto done;
@@ -340,7 +362,7 @@ static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
     if (kind < 1 || kind > OP_MAX) goto bad;
     if (!is_ret && (word < 1 || word > MAX_ARGS)) goto bad;
     int capture = kind == OP_CSTR || kind == OP_BUF || kind == OP_WSTR;
-    if (is_ret && capture) goto bad;                /* a return value is a word */
+    if (is_ret && capture && kind != OP_CSTR) goto bad;     /* a word, or a returned C string */
     op->kind = (int)kind;
     op->word = (int)word;
     op->lenword = (int)lenword;
@@ -373,7 +395,9 @@ static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
             op->names[i].value = value & mask;
         }
     }
-    if (capture) {
+    if (is_ret && capture) {
+        if (limit < 1 || limit > (1 << 26)) goto bad;
+    } else if (capture) {
         /* the capture must lie inside the call record: the renderer reads nothing else */
         Py_ssize_t need;
         if (limit < 1 || limit > (1 << 26) || area < HEAD) goto bad;
@@ -406,9 +430,10 @@ static void free_ops(SiteObject *self)
 static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
 {
     PyObject *prefix, *ops, *ret;
-    Py_ssize_t size, align_pad;
-    static char *kw[] = {"prefix", "ops", "ret", "size", "align_pad", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UOOnn", kw, &prefix, &ops, &ret, &size, &align_pad))
+    Py_ssize_t size, align_pad, ret_cap = 0;
+    static char *kw[] = {"prefix", "ops", "ret", "size", "align_pad", "ret_cap", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UOOnn|n", kw, &prefix, &ops, &ret, &size, &align_pad,
+                                     &ret_cap))
         return -1;
     if (size < HEAD || size > (1 << 28) || (size & 7)) {
         PyErr_SetString(PyExc_ValueError, "emutrace._native.Site: bad record size");
@@ -446,9 +471,15 @@ static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
     self->nargs = (int)k;
     self->has_ret = ret != Py_None;
     if (self->has_ret && parse_op(ret, &self->ret, size, 1) < 0) return -1;
+    if (self->has_ret && self->ret.kind == OP_CSTR && (ret_cap < 1 || ret_cap > (1 << 26))) {
+        PyErr_SetString(PyExc_ValueError, "emutrace._native.Site: a returned string needs ret_cap");
+        return -1;
+    }
     self->size = size;
     self->pair_end = size + RET_SIZE;
     self->align_pad = align_pad;
+    self->ret_cap = ret_cap;
+    self->pair_end_cap = self->pair_end + ((ret_cap + 14) & ~(Py_ssize_t)7);   /* guestlog.area_size */
     return 0;
 }
 
@@ -467,15 +498,16 @@ static int get_suffix(PyObject *suffix, const char **s, Py_ssize_t *n, int *asci
     return *s ? 0 : -1;
 }
 
-/* Site.line(data, off, rax, suffix): the leaf line of the call record at data[off:] (tests and
- * the fuzzer compare it with the Python renderers). */
+/* Site.line(data, off, rax, suffix[, ret_area]): the leaf line of the call record at data[off:]
+ * (tests and the fuzzer compare it with the Python renderers). */
 static PyObject *Site_line(SiteObject *self, PyObject *args)
 {
     Py_buffer data;
     Py_ssize_t off;
     unsigned long long rax;
     PyObject *suffix;
-    if (!PyArg_ParseTuple(args, "y*nKU", &data, &off, &rax, &suffix)) return NULL;
+    Py_buffer area = {0};
+    if (!PyArg_ParseTuple(args, "y*nKU|y*", &data, &off, &rax, &suffix, &area)) return NULL;
     PyObject *out = NULL;
     const char *sfx;
     Py_ssize_t sn;
@@ -485,9 +517,14 @@ static PyObject *Site_line(SiteObject *self, PyObject *args)
         PyErr_SetString(PyExc_IndexError, "record out of the buffer");
         goto done;
     }
-    out = render_line(self, (const unsigned char *)data.buf + off, rax, sfx, sn, sa);
+    if (self->has_ret && self->ret.kind == OP_CSTR && (area.obj == NULL || area.len < self->ret_cap)) {
+        PyErr_SetString(PyExc_IndexError, "a returned string needs ret_cap bytes");
+        goto done;
+    }
+    out = render_line(self, (const unsigned char *)data.buf + off, rax, area.buf, sfx, sn, sa);
 done:
     PyBuffer_Release(&data);
+    if (area.obj) PyBuffer_Release(&area);
     return out;
 }
 
@@ -544,18 +581,24 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
         PyObject *so = PyList_GET_ITEM(sites, (Py_ssize_t)tag);
         if (Py_TYPE(so) != &SiteType) break;
         SiteObject *s = (SiteObject *)so;
+        int ret_string = s->has_ret && s->ret.kind == OP_CSTR;
         if (s->pair_end > n - off - 8) break;
         const unsigned char *rec = d + off, *r = rec + s->size;
         uint64_t slot = rd64(rec + 56), ret = rd64(rec + 64);
-        if (rd64(r) != RET_TAG || rd64(r + 8) != slot || rd64(r + 16) != ret || rd64(r + 32) || rd64(r + 40))
+        /* a leaf: its own return record next; nothing copied at the return but a returned
+         * string, which is there exactly when the site returns one */
+        if (rd64(r) != RET_TAG || rd64(r + 8) != slot || rd64(r + 16) != ret || rd64(r + 40) ||
+            (rd64(r + 32) != 0) != ret_string)
             break;
         if (!no_top && top <= slot) break;
-        PyObject *line = render_line(s, rec, rd64(r + 24), sfx, sn, sa);
+        Py_ssize_t end = ret_string ? s->pair_end_cap : s->pair_end;
+        if (end > n - off - 8) break;
+        PyObject *line = render_line(s, rec, rd64(r + 24), r + RET_SIZE, sfx, sn, sa);
         if (line == NULL) goto done;
         int err = PyList_Append(lines, line);
         Py_DECREF(line);
         if (err < 0) goto done;
-        off += s->pair_end;
+        off += end;
     }
     result = PyLong_FromSsize_t(off);
 done:

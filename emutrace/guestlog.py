@@ -160,7 +160,7 @@ class FastSite:
     `left(record words, data, offset)`: its shown arguments rendered from the record, and
     `leaf(...)`: the whole line of a call that returned before any other was logged."""
     __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left", "leaf", "quick", "ret_string",
-                 "out", "pair_end", "native")
+                 "out", "pair_end")
 
     def __init__(self, tag: int, site, plan, caps, entry: int):
         self.tag = tag
@@ -182,8 +182,6 @@ class FastSite:
         self.ret_string = plan.ret is not None and not getattr(plan.ret, "word_only", False)
         # an output argument (clock_gettime's timespec): the return trampoline copies it
         self.out = output_of(plan) if plan.right is not None else None
-        # the same leaf lines rendered by the compiled path, when it runs and has every renderer
-        self.native = native_site(site.display, plan, self.strings, self.size, _ALIGN_PAD)
 
     def _compile(self, suffix: str):
         self.leaf, self.quick = _leaf_renderer(self.site.display, self.plan, self.strings, self.size, suffix,
@@ -436,7 +434,9 @@ class GuestLog:
         self.patched: set = set()                         # PLT entries jumping to a trampoline
         self.unwind_hooked: set = set()
         self.leaf_suffix: Optional[str] = None      # what the sites' quick lines end with
-        self.native_sites: list = [None]            # tag → the FastSite's compiled renderer, or None
+        # tag → the site's leaf lines rendered by the compiled path (None: it has not every
+        # renderer, or there is no compiled path), made as the sites appear
+        self.native_sites: list = [None]
         self.m = None
         self._map(proc)
 
@@ -862,8 +862,9 @@ class GuestLog:
         # do not end with: the sink's never changes, so this is only a safeguard)
         quick = sink is not None and not faulted and suffix is self.leaf_suffix
         progs = self.native_sites
-        if len(progs) < len(sites):
-            progs.extend(fs.native for fs in sites[len(progs):])
+        if len(progs) < len(sites) and native is not None:
+            progs.extend(native_site(fs.site.display, fs.plan, fs.strings, fs.size, _ALIGN_PAD, self.ret_cap)
+                         for fs in sites[len(progs):])
         leaf_run = native.leaf_run if quick and native is not None else None
         ret_area = area_size(self.ret_cap)
         off, n = 0, len(data)
@@ -888,8 +889,9 @@ class GuestLog:
                         else:
                             frame.owner.unwound(proc, frame)
                     continue
-                fs = sites[unpack_tag(data, off)[0]]
-                if leaf_run is not None and fs.native is not None:
+                tag = unpack_tag(data, off)[0]
+                fs = sites[tag]
+                if leaf_run is not None and progs[tag] is not None:
                     # the same runs of leaf calls, rendered by the compiled path; it stops at
                     # the first record it does not render, which the Python path then takes
                     before = len(lines)
@@ -915,7 +917,7 @@ class GuestLog:
                         if tag == RET_TAG:
                             break
                         fs = sites[tag]
-                        if leaf_run is not None and fs.native is not None:
+                        if leaf_run is not None and progs[tag] is not None:
                             break           # (back to the compiled path)
                     if len(lines) > before:
                         calls.next_id += len(lines) - before

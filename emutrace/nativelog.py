@@ -50,9 +50,19 @@ def _capture_op(fn, word: int, area: int, cap: int, j) -> Optional[tuple]:
     return (_opcode(kind), word, 0 if j is None or j == FIXED else j + 1, 0, 0, area, limit)
 
 
-def native_site(display: str, plan, strings, size: int, align_pad: int):
-    """The emutrace._native.Site rendering this site's leaf lines as guestlog's quick path does,
-    or None (no compiled path, or a renderer it does not have)."""
+def _ret_op(fn) -> Optional[tuple]:
+    """A word, or a returned C string (the bytes the return trampoline copied)."""
+    desc = getattr(fn, "native", None)
+    if desc is not None and desc[0] == "cstr":
+        return (_opcode("cstr"), 0, 0, 0, 0, 0, desc[3])
+    return _word_op(fn, 0)
+
+
+def native_site(display: str, plan, strings, size: int, align_pad: int, ret_cap: int):
+    """The emutrace._native.Site rendering this site's leaf lines as guestlog's decode does (its
+    quick path, and its general path for a leaf call returning a C string), or None (no compiled
+    path, or a renderer it does not have). `ret_cap`: the bytes of a returned string the
+    return trampoline copies."""
     if native is None:
         return None
     at = {i: (a_off, cap, j) for i, a_off, cap, j in strings}
@@ -64,10 +74,10 @@ def native_site(display: str, plan, strings, size: int, align_pad: int):
         ops.append(op)
     ret = None
     if plan.ret is not None:
-        ret = _word_op(plan.ret, 0)
-        if ret is None:
-            return None
+        ret = _ret_op(plan.ret)
+        if ret is None or (ret[0] == native.OP_CSTR and plan.right is not None):
+            return None             # (such a return's line also shows output arguments)
     try:
-        return native.Site(display + "(", ops, ret, size, align_pad)
+        return native.Site(display + "(", ops, ret, size, align_pad, ret_cap)
     except ValueError:              # a layout the extension refuses: the Python renderers serve it
         return None

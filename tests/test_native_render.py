@@ -15,8 +15,8 @@ pytestmark = pytest.mark.skipif(native is None, reason="the compiled event path 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
-from emutrace.guestlog import (FIXED, HEAD, RET_TAG, _ALIGN_PAD, _leaf_renderer, area_size,  # noqa: E402
-                               capture_plan)
+from emutrace.guestlog import (FIXED, HEAD, RET_SIZE, RET_TAG, _ALIGN_PAD, _Captured, _leaf_renderer,  # noqa: E402
+                               _left_renderer, area_size, capture_plan)
 from emutrace.nativelog import native_site  # noqa: E402
 from emutrace.protos import parse_conf  # noqa: E402
 from emutrace.values import CallFormatter, escape_bytes  # noqa: E402
@@ -25,7 +25,7 @@ WORD_TYPES = ["int", "uint", "long", "ulong", "hex(uint)", "hex(ulong)", "addr",
               "char", "bool", "hex(int)", "oct(uint)", "enum(A=1,B=2,C=-1)", "wchar", "bool(int)", "enum(X=0,Y=300)"]
 STRING_TYPES = ["string", "wstring"]
 RET_TYPES = ["void", "int", "uint", "long", "ulong", "addr", "hex(uint)", "short", "char", "bool", "wchar",
-             "enum(A=0,B=1)"]
+             "enum(A=0,B=1)", "string"]
 
 
 @st.composite
@@ -76,10 +76,12 @@ def test_native_line_is_the_python_line(data):
     if got is None:
         return
     plan, strings, size = got
-    site = native_site("f", plan, strings, size, _ALIGN_PAD)
+    ret_cap = data.draw(st.sampled_from([limit + 1, limit + 1, 1, limit + 8]))
+    site = native_site("f", plan, strings, size, _ALIGN_PAD, ret_cap)
     if site is None:            # a renderer the C path does not have: Python serves the site
         return
     leaf, quick = _leaf_renderer("f", plan, strings, size)
+    ret_string = plan.ret is not None and not getattr(plan.ret, "word_only", False)
     slot, ret = 0x7ffd0000, 0x401234
     w = [data.draw(WORDS) for _ in range(6)]
     rec = bytearray(struct.pack("<9Q", 5, *w, slot, ret)) + bytes(size - HEAD)
@@ -91,13 +93,29 @@ def test_native_line_is_the_python_line(data):
         rec[a_off:a_off + min(len(raw), cap)] = raw[:cap]
     rax = data.draw(WORDS)
     words = (5, *w, slot, ret)
-    want = leaf(words, bytes(rec), 0, rax, "\n")
-    assert site.line(bytes(rec), 0, rax, "\n") == want
+    if ret_string:
+        # guestlog.decode's general path: the returned string from the bytes the return copied
+        area = data.draw(AREA_BYTES).ljust(area_size(ret_cap), b"\x07")[:area_size(ret_cap)]
+        mem = _Captured()
+        mem.items = [(rax, area[:ret_cap])]
+        text = "f(" + ", ".join(_left_renderer(plan, strings)(words, bytes(rec), 0))
+        pad = _ALIGN_PAD - len(text)
+        want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + plan.ret(rax, mem) + "\n"
+        assert site.line(bytes(rec), 0, rax, "\n", area) == want
+        tail = struct.pack("<6Q", RET_TAG, slot, ret, rax, 1, 0) + area
+    else:
+        want = leaf(words, bytes(rec), 0, rax, "\n")
+        assert site.line(bytes(rec), 0, rax, "\n") == want
+        tail = struct.pack("<6Q", RET_TAG, slot, ret, rax, 0, 0)
     # the same line from a run: a pair, then a record the run leaves to Python
-    pair = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, 0, 0) + struct.pack("<Q", 9)
+    pair = bytes(rec) + tail + struct.pack("<Q", 9)
     lines = []
-    assert native.leaf_run(pair, 0, None, [None] * 5 + [site], "\n", lines) == size + 48
+    assert native.leaf_run(pair, 0, None, [None] * 5 + [site], "\n", lines) == len(pair) - 8
     assert lines == [want]
+    # a pair whose return copied what the site does not (or not what it does) is left to Python
+    flags = (0, 0) if ret_string else (1, 0)
+    other = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, *flags) + bytes(area_size(ret_cap) + 8)
+    assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == 0
     assert native.leaf_run(pair, 0, slot, [None] * 5 + [site], "\n", lines) == 0     # a frame open there
 
 
@@ -113,14 +131,16 @@ def test_a_run_over_random_bytes_stays_in_the_buffer(blob, off):
     """Random bytes as a ring: the run renders only well-formed leaf pairs of known sites, never
     reads past the buffer and returns an offset inside it (or where it started)."""
     plan, strings, size = site_of("int f(string, string(array(char, arg3)*), ulong);", 8)
-    site = native_site("f", plan, strings, size, _ALIGN_PAD)
-    sites = [None, site, site]
+    site = native_site("f", plan, strings, size, _ALIGN_PAD, 9)
+    rplan, rstrings, rsize = site_of("string f(string);", 8)
+    sites = [None, site, site, native_site("f", rplan, rstrings, rsize, _ALIGN_PAD, 9)]
     lines = []
     got = native.leaf_run(blob, off, None, sites, "\n", lines)
     assert got == (off if off >= 0 else len(blob)) or 0 <= got <= len(blob)
     # a tag from the bytes picks a site: force one and the run must still stay inside
-    forced = struct.pack("<Q", 1) + blob
-    assert 0 <= native.leaf_run(forced, 0, None, sites, "\n", lines) <= len(forced)
+    for tag in (1, 3):
+        forced = struct.pack("<Q", tag) + blob
+        assert 0 <= native.leaf_run(forced, 0, None, sites, "\n", lines) <= len(forced)
 
 
 def test_bad_site_layouts_are_refused():
@@ -140,6 +160,6 @@ def test_bad_site_layouts_are_refused():
 def test_non_ascii_display_names_pad_by_characters():
     plan, strings, size = site_of("int f(int);", 8)
     leaf, _ = _leaf_renderer("é∂", plan, strings, size)
-    site = native_site("é∂", plan, strings, size, _ALIGN_PAD)
+    site = native_site("é∂", plan, strings, size, _ALIGN_PAD, 9)
     rec = struct.pack("<9Q", 1, 5, 0, 0, 0, 0, 0, 0, 0)
     assert site.line(rec, 0, 3, "\n") == leaf((1, 5, 0, 0, 0, 0, 0, 0, 0), rec, 0, 3, "\n")
