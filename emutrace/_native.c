@@ -1,6 +1,7 @@
 /* emutrace._native: the compiled event path.
  *
- * Renders the guest call log's leaf calls (a call record followed directly by its return
+ * Two jobs. It takes the `syscall` instruction's hook (SyscallHook, below). And it renders the
+ * guest call log's leaf calls (a call record followed directly by its return
  * record, see emutrace/guestlog.py) into finished ltrace lines, a run of them per call from
  * Python. Each call site is described once by a Site: its display name and, per shown argument
  * and for the return value, one operation (an integer rendering, a C string, a length-bounded
@@ -17,7 +18,7 @@
 #include <string.h>
 
 /* Bumped whenever the Python side's expectations change (emutrace/native.py checks it). */
-#define ABI_VERSION 2
+#define ABI_VERSION 3
 
 #define RET_TAG UINT64_C(0xFFFFFFFFFFFFFFFF)
 #define HEAD 72                 /* call record: tag, rdi..r9, slot, return address */
@@ -606,6 +607,140 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------------------------------
+ * SyscallHook(uc_hook_add, uc_reg_read_batch, uc_emu_stop, engine, hook_type, insn, reg_ids, fn)
+ *
+ * The `syscall` instruction's hook, registered with uc_hook_add as a C function: it reads the
+ * system call's registers in one uc_reg_read_batch and calls fn(registers) - no ctypes callback
+ * and no ctypes register read per system call. The Unicorn functions are the ones the binding
+ * loaded (their addresses come from Python): no Unicorn headers, no second copy of Unicorn.
+ * uc_hook_add is variadic (the instruction's id follows `end`): it is called through a variadic
+ * prototype, which every ABI (Apple arm64's included) passes correctly. fn must not raise (the
+ * Machine wraps it so that an exception stops emulation); if it does, emulation stops and the
+ * exception is reported as unraisable. */
+
+typedef int (*uc_hook_add_fn)(void *uc, size_t *hh, int type, void *callback, void *user_data,
+                              uint64_t begin, uint64_t end, ...);
+typedef int (*uc_reg_read_batch_fn)(void *uc, int *regs, void **vals, int count);
+typedef int (*uc_emu_stop_fn)(void *uc);
+
+#define SC_REGS 7
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *fn;
+    uc_reg_read_batch_fn read_batch;
+    uc_emu_stop_fn emu_stop;
+    int ids[SC_REGS];
+    size_t handle;
+    int hooked;
+} SyscallHookObject;
+
+static void on_syscall(void *uc, void *user)
+{
+    SyscallHookObject *h = user;
+    PyGILState_STATE g = PyGILState_Ensure();
+    uint64_t vals[SC_REGS] = {0};
+    void *ptrs[SC_REGS];
+    for (int i = 0; i < SC_REGS; i++) ptrs[i] = &vals[i];
+    PyObject *regs = NULL, *r = NULL;
+    if (h->read_batch(uc, h->ids, ptrs, SC_REGS) != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "emutrace._native: uc_reg_read_batch failed");
+        goto fail;
+    }
+    regs = PyTuple_New(SC_REGS);
+    if (regs == NULL) goto fail;
+    for (int i = 0; i < SC_REGS; i++) {
+        PyObject *v = PyLong_FromUnsignedLongLong(vals[i]);
+        if (v == NULL) goto fail;
+        PyTuple_SET_ITEM(regs, i, v);
+    }
+    r = PyObject_CallOneArg(h->fn, regs);
+    if (r == NULL) goto fail;
+    Py_DECREF(r);
+    Py_DECREF(regs);
+    PyGILState_Release(g);
+    return;
+fail:
+    PyErr_WriteUnraisable(h->fn);
+    Py_XDECREF(regs);
+    h->emu_stop(uc);
+    PyGILState_Release(g);
+}
+
+static int SyscallHook_init(SyscallHookObject *self, PyObject *args, PyObject *kwds)
+{
+    unsigned long long hook_add, read_batch, emu_stop, engine;
+    int hook_type, insn;
+    PyObject *ids, *fn;
+    if (self->hooked) {
+        PyErr_SetString(PyExc_RuntimeError, "emutrace._native.SyscallHook: already registered");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(args, "KKKKiiOO", &hook_add, &read_batch, &emu_stop, &engine, &hook_type, &insn,
+                          &ids, &fn))
+        return -1;
+    if (!hook_add || !read_batch || !emu_stop || !engine || !PyCallable_Check(fn)) {
+        PyErr_SetString(PyExc_ValueError, "emutrace._native.SyscallHook: a null function or engine");
+        return -1;
+    }
+    PyObject *seq = PySequence_Fast(ids, "reg_ids must be a sequence");
+    if (seq == NULL) return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != SC_REGS) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "emutrace._native.SyscallHook: seven register ids");
+        return -1;
+    }
+    for (int i = 0; i < SC_REGS; i++) {
+        long id = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (id == -1 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
+        self->ids[i] = (int)id;
+    }
+    Py_DECREF(seq);
+    Py_INCREF(fn);
+    Py_XSETREF(self->fn, fn);
+    self->read_batch = (uc_reg_read_batch_fn)(uintptr_t)read_batch;
+    self->emu_stop = (uc_emu_stop_fn)(uintptr_t)emu_stop;
+    uc_hook_add_fn add = (uc_hook_add_fn)(uintptr_t)hook_add;
+    int err = add((void *)(uintptr_t)engine, &self->handle, hook_type, (void *)on_syscall, self,
+                  (uint64_t)1, (uint64_t)0, insn);
+    if (err != 0) {
+        PyErr_Format(PyExc_OSError, "uc_hook_add failed (Unicorn error %d)", err);
+        return -1;
+    }
+    self->hooked = 1;
+    return 0;
+}
+
+/* The engine keeps a pointer to this object: the Machine holds it as long as the engine lives. */
+static void SyscallHook_dealloc(SyscallHookObject *self)
+{
+    Py_XDECREF(self->fn);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *SyscallHook_handle(SyscallHookObject *self, void *closure)
+{
+    return PyLong_FromSize_t(self->handle);
+}
+
+static PyGetSetDef SyscallHook_getset[] = {
+    {"handle", (getter)SyscallHook_handle, NULL, "the hook's Unicorn handle", NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
+static PyTypeObject SyscallHookType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "emutrace._native.SyscallHook",
+    .tp_basicsize = sizeof(SyscallHookObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "SyscallHook(uc_hook_add, uc_reg_read_batch, uc_emu_stop, engine, hook_type, insn, reg_ids, fn)",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)SyscallHook_init,
+    .tp_dealloc = (destructor)SyscallHook_dealloc,
+    .tp_getset = SyscallHook_getset,
+};
+
 /* escape(bytes) -> str: values.escape_bytes */
 static PyObject *escape(PyObject *mod, PyObject *arg)
 {
@@ -633,11 +768,17 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__native(void)
 {
-    if (PyType_Ready(&SiteType) < 0) return NULL;
+    if (PyType_Ready(&SiteType) < 0 || PyType_Ready(&SyscallHookType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     Py_INCREF(&SiteType);
     if (PyModule_AddObject(m, "Site", (PyObject *)&SiteType) < 0) { Py_DECREF(&SiteType); Py_DECREF(m); return NULL; }
+    Py_INCREF(&SyscallHookType);
+    if (PyModule_AddObject(m, "SyscallHook", (PyObject *)&SyscallHookType) < 0) {
+        Py_DECREF(&SyscallHookType);
+        Py_DECREF(m);
+        return NULL;
+    }
     struct { const char *name; long value; } consts[] = {
         {"ABI_VERSION", ABI_VERSION}, {"OP_UNSIGNED", OP_UNSIGNED}, {"OP_SIGNED", OP_SIGNED},
         {"OP_HEX", OP_HEX}, {"OP_GUESS", OP_GUESS}, {"OP_ADDR", OP_ADDR}, {"OP_CSTR", OP_CSTR},

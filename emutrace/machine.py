@@ -13,6 +13,8 @@ from unicorn import unicorn_const as UCC
 from unicorn import x86_const as X
 from unicorn.unicorn_py3.unicorn import uclib
 
+from .native import native
+
 # General-purpose registers in the order the syscall ABI and the signal frame use them
 REG = {
     "rax": X.UC_X86_REG_RAX, "rbx": X.UC_X86_REG_RBX, "rcx": X.UC_X86_REG_RCX, "rdx": X.UC_X86_REG_RDX,
@@ -81,6 +83,11 @@ _RAW = ctypes.PyDLL(uclib._name, handle=uclib._handle)
 for _fn in ("uc_reg_read", "uc_reg_write", "uc_reg_read_batch", "uc_mem_write", "uc_mem_read"):
     getattr(_RAW, _fn).restype = ctypes.c_int
 _SC_N, _CA_N = ctypes.c_int(len(SYSCALL_ARGS)), ctypes.c_int(len(CALL_ARGS))
+
+
+def _address(fn) -> int:
+    """The address of a function of the loaded Unicorn library (for emutrace._native)."""
+    return ctypes.cast(fn, ctypes.c_void_p).value
 
 
 class Machine:
@@ -199,9 +206,19 @@ class Machine:
     _SYSCALL_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 
     def hook_syscall(self, fn):
-        """fn() at each `syscall` instruction, straight from Unicorn's C code (as hook_code)."""
+        """fn(registers) at each `syscall` instruction: registers is (rax, rdi, rsi, rdx, r10, r8,
+        r9), read in one C call. With the compiled event path the hook is a C function that reads
+        them and calls fn; otherwise a ctypes callback straight from Unicorn's C code (as
+        hook_code) reads them with syscall_regs."""
         guarded = self._guarded(fn)
-        return self._add_hook(self._SYSCALL_CB(lambda _h, _user: guarded()), UCC.UC_HOOK_INSN, 1, 0,
+        if native is not None:
+            hook = native.SyscallHook(_address(uclib.uc_hook_add), _address(uclib.uc_reg_read_batch),
+                                      _address(uclib.uc_emu_stop), self._hc.value, UCC.UC_HOOK_INSN,
+                                      X.UC_X86_INS_SYSCALL, [REG[r] for r in SYSCALL_ARGS], guarded)
+            self._hooks.append(hook)        # the engine keeps a pointer to it
+            return hook.handle
+        regs = self.syscall_regs
+        return self._add_hook(self._SYSCALL_CB(lambda _h, _user: guarded(regs())), UCC.UC_HOOK_INSN, 1, 0,
                               ctypes.c_int(X.UC_X86_INS_SYSCALL))
 
     _INSN_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)

@@ -163,3 +163,36 @@ def test_non_ascii_display_names_pad_by_characters():
     site = native_site("é∂", plan, strings, size, _ALIGN_PAD, 9)
     rec = struct.pack("<9Q", 1, 5, 0, 0, 0, 0, 0, 0, 0)
     assert site.line(rec, 0, 3, "\n") == leaf((1, 5, 0, 0, 0, 0, 0, 0, 0), rec, 0, 3, "\n")
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_syscall_hook_reads_the_registers_once(compiled, monkeypatch):
+    """The `syscall` hook, a C function registered with uc_hook_add (or, pure, a ctypes callback):
+    fn gets (rax, rdi, rsi, rdx, r10, r8, r9) at each syscall, and an exception in fn stops
+    emulation and is raised by emu_start, in both paths."""
+    import emutrace.machine as machine
+    if not compiled:
+        monkeypatch.setattr(machine, "native", None)
+    m = machine.Machine()
+    from emutrace.machine import SYSCALL_ARGS
+    code = b"".join(bytes([0x48, 0xC7, 0xC0 + r]) + struct.pack("<i", v)        # mov r64, imm32
+                    for r, v in ((0, 39), (7, 1), (6, 2), (2, 3))) + \
+        bytes([0x49, 0xC7, 0xC2]) + struct.pack("<i", -4) + \
+        bytes([0x49, 0xC7, 0xC0]) + struct.pack("<i", 5) + bytes([0x49, 0xC7, 0xC1]) + struct.pack("<i", 6) + \
+        b"\x0f\x05" + b"\x48\xff\xc0" + b"\x0f\x05"                            # syscall; inc rax; syscall
+    m.uc.mem_map(0x10000, 0x1000)
+    m.uc.mem_write(0x10000, code)
+    seen = []
+    m.hook_syscall(seen.append)
+    m.uc.emu_start(0x10000, 0x10000 + len(code))
+    assert seen == [(39, 1, 2, 3, (1 << 64) - 4, 5, 6), (40, 1, 2, 3, (1 << 64) - 4, 5, 6)]
+    assert len(SYSCALL_ARGS) == 7
+
+    def boom(regs):
+        raise ValueError("from the handler")
+    m2 = machine.Machine()
+    m2.uc.mem_map(0x10000, 0x1000)
+    m2.uc.mem_write(0x10000, code)
+    m2.hook_syscall(boom)
+    with pytest.raises(ValueError, match="from the handler"):
+        m2.uc.emu_start(0x10000, 0x10000 + len(code))
