@@ -18,7 +18,7 @@
 #include <string.h>
 
 /* Bumped whenever the Python side's expectations change (emutrace/native.py checks it). */
-#define ABI_VERSION 3
+#define ABI_VERSION 4
 
 #define RET_TAG UINT64_C(0xFFFFFFFFFFFFFFFF)
 #define HEAD 72                 /* call record: tag, rdi..r9, slot, return address */
@@ -755,9 +755,28 @@ static PyObject *escape(PyObject *mod, PyObject *arg)
     return out;
 }
 
+/* escape_wide(bytes) -> str: values.escape_wide (each whole 4-byte little-endian character) */
+static PyObject *escape_wide(PyObject *mod, PyObject *arg)
+{
+    Py_buffer data;
+    if (PyObject_GetBuffer(arg, &data, PyBUF_SIMPLE) < 0) return NULL;
+    Buf b;
+    buf_init(&b);
+    PyObject *out = NULL;
+    const unsigned char *p = data.buf;
+    Py_ssize_t k;
+    for (k = 0; k + 4 <= data.len; k += 4)
+        if (buf_escw(&b, rd32(p + k)) < 0) break;
+    if (k + 4 > data.len) out = PyUnicode_DecodeASCII(b.p, b.len, "strict");
+    buf_free(&b);
+    PyBuffer_Release(&data);
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
     {"leaf_run", leaf_run, METH_VARARGS, "leaf_run(data, off, top, sites, suffix, lines) -> off"},
     {"escape", escape, METH_O, "escape(bytes) -> str: ltrace's escaping of string contents"},
+    {"escape_wide", escape_wide, METH_O, "escape_wide(bytes) -> str: the same for wchar_t strings"},
     {NULL, NULL, 0, NULL}
 };
 

@@ -76,6 +76,7 @@ import math
 import struct
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from emutrace.native import native
 from emutrace.protos import (Array, ArgRef, Const, EltRef, Expr, Pointer, Prim, Prototype,
                              Struct, Type, Zero, default_prototype, FLOATING, SIGNED)
 
@@ -133,6 +134,16 @@ def _esc_wchar(c: int) -> str:
     if c <= 0xFFFF:
         return "\\u%04x" % c
     return "\\U%08x" % (c & 0xFFFFFFFF)
+
+
+def escape_wide(raw: bytes) -> str:
+    """ltrace's escaping of wchar_t string contents: each whole 4-byte character of `raw`."""
+    return "".join([_esc_wchar(int.from_bytes(raw[k:k + 4], "little")) for k in range(0, len(raw) - 3, 4)])
+
+
+if native is not None:              # the same, compiled (tests/test_native_render.py compares them)
+    escape_bytes = native.escape    # noqa: F811
+    escape_wide = native.escape_wide  # noqa: F811
 
 
 def _c_float(x: float) -> str:
@@ -1153,7 +1164,7 @@ class CallFormatter:
             while n < m and raw[4 * n:4 * n + 4] != b"\0\0\0\0":
                 n += 1
             shown = n if n < limit else limit
-            body = "".join(_esc_wchar(int.from_bytes(raw[4 * k:4 * k + 4], "little")) for k in range(shown))
+            body = escape_wide(raw[:4 * shown])
             return 'L"' + body + ('"...' if n >= limit else '"')
 
         def wstring(w, mem):
@@ -1541,6 +1552,8 @@ class CallFormatter:
                 raw = b""
             if es == 1:
                 body = escape_bytes(raw)
+            elif es == 4:
+                body = escape_wide(raw)
             else:
                 body = "".join(_esc_wchar(int.from_bytes(raw[k:k + es], "little"))
                                for k in range(0, len(raw) - es + 1, es))

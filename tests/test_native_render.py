@@ -196,3 +196,12 @@ def test_syscall_hook_reads_the_registers_once(compiled, monkeypatch):
     m2.hook_syscall(boom)
     with pytest.raises(ValueError, match="from the handler"):
         m2.uc.emu_start(0x10000, 0x10000 + len(code))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200))
+def test_compiled_escapes_are_the_python_ones(raw):
+    from emutrace.values import _esc_char, _esc_wchar
+    assert native.escape(raw) == "".join(_esc_char(c) for c in raw)
+    assert native.escape_wide(raw) == "".join(_esc_wchar(int.from_bytes(raw[k:k + 4], "little"))
+                                              for k in range(0, len(raw) - 3, 4))
