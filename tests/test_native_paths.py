@@ -28,7 +28,8 @@ LAYOUT_PROGRAMS = ["strings", "protos", "cxx", "calllog"]
 
 
 def run_both(args, cwd=None, input=None, timeout=300, stdin=None, trace_dir=None):
-    """(compiled, pure) (stdout, stderr, status) of `python -m emutrace ARGS`, run side by side.
+    """(compiled, pure) (stdout, stderr, status) of `python -m emutrace ARGS`, run side by side;
+    stdin: a file each run opens for itself (one shared open file would be read by both).
     With trace_dir, the trace goes to a file there (returned as stderr) and the program's stdout
     and stderr to /dev/null: host pipes leak their identities into a trace (fstat(2) shows the
     pipe's inode), which would make two runs differ whatever the path."""
@@ -38,8 +39,11 @@ def run_both(args, cwd=None, input=None, timeout=300, stdin=None, trace_dir=None
         extra, out = [], subprocess.PIPE
         if trace_dir is not None:
             extra, out = ["-o", os.path.join(trace_dir, f"trace-{pure}")], subprocess.DEVNULL
+        fin = open(stdin, "rb") if stdin is not None else subprocess.PIPE
         procs.append(subprocess.Popen([sys.executable, "-m", "emutrace", *extra, *args], cwd=cwd, env=env,
-                                      stdin=stdin if stdin is not None else subprocess.PIPE, stdout=out, stderr=out))
+                                      stdin=fin, stdout=out, stderr=out))
+        if stdin is not None:
+            fin.close()                 # (the child has its own copy)
     results = []
     for pure, p in zip(("0", "1"), procs):
         so, se = p.communicate(input, timeout=timeout)
@@ -95,8 +99,7 @@ def test_real_programs_same_bytes_both_paths(prog, mode, tmp_path):
         pytest.skip(f"{args[0]} is not installed")
     lines = tmp_path / "lines.txt"
     lines.write_bytes(b"".join(b"line %d %s\n" % (i * 7919 % 1000, b"x" * (i % 13)) for i in range(2000)))
-    with open(lines, "rb") as stdin:
-        assert_same([*MODES[mode], *args], stdin=stdin, timeout=900, trace_dir=str(tmp_path))
+    assert_same([*MODES[mode], *args], stdin=str(lines), timeout=900, trace_dir=str(tmp_path))
 
 
 @needs_native
