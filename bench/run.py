@@ -41,11 +41,12 @@ if str(ROOT) not in sys.path:
 STD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 BENCH_ENV = {"PATH": STD_PATH, "HOME": "/root", "LANG": "C", "LC_ALL": "C", "TERM": "dumb"}
 
-ALL_TOOLS = ("native", "emutrace", "emutrace-notrace", "ltrace", "strace", "uftrace", "qemu",
+ALL_TOOLS = ("native", "emutrace", "emutrace-pure", "emutrace-notrace", "ltrace", "strace", "uftrace", "qemu",
              "qiling", "py-unicorn")
 TOOL_LABEL = {
     "native": "native",
     "emutrace": "emutrace",
+    "emutrace-pure": "emutrace, EMUTRACE_PURE=1",
     "emutrace-notrace": "emutrace --no-trace",
     "ltrace": "ltrace",
     "strace": "strace",
@@ -55,9 +56,12 @@ TOOL_LABEL = {
     "py-unicorn": "python3 -c 'import unicorn'",
 }
 SLOW_RUN = 60.0            # seconds: a run this slow is measured once, not --reps times
-WORKLOADS = ("callloop", "sort", "ls", "sha256sum", "python", "readloop", "startup")
+WORKLOADS = ("callloop", "sort", "ls", "sha256sum", "python", "readloop", "startup", "freshcalls", "bashread")
 from bench import memory_workloads  # noqa: E402  (guest-memory workloads: java, go, ... mprotect)
 WORKLOADS += memory_workloads.NAMES
+# the marginal-cost workloads and the events each iteration makes
+MARGINAL_EVENTS = {"callloop": 4, "readloop": 1, "freshcalls": 8}
+BASH_LINES = 5000
 
 
 def log(msg: str) -> None:
@@ -210,6 +214,10 @@ def tool_command(tool: str, argv: List[str], kind: str, env: Env) -> Tuple[List[
         mode = ["--strace"] if kind == "sys" else []
         return ([sys.executable, "-m", "emutrace", "--inherit-env", "--clock", str(env.clock)]
                 + mode + ["-o", str(trace)] + argv, trace)
+    if tool == "emutrace-pure":         # the pure-Python event path (the compiled one's reference)
+        mode = ["--strace"] if kind == "sys" else []
+        return (["/usr/bin/env", "EMUTRACE_PURE=1", sys.executable, "-m", "emutrace", "--inherit-env", "--clock",
+                 str(env.clock)] + mode + ["-o", str(trace)] + argv, trace)
     if tool == "emutrace-notrace":
         return ([sys.executable, "-m", "emutrace", "--inherit-env", "--clock", str(env.clock),
                  "--no-trace"] + argv, None)
@@ -244,7 +252,7 @@ def _first_line(cmd: List[str]) -> str:
 def detect_tools(env: Env, wanted: Sequence[str]) -> None:
     # emutrace: must be importable by this interpreter
     if importlib.util.find_spec("emutrace") is not None:
-        env.tools["emutrace"] = env.tools["emutrace-notrace"] = sys.executable
+        env.tools["emutrace"] = env.tools["emutrace-notrace"] = env.tools["emutrace-pure"] = sys.executable
     else:
         env.skipped["emutrace"] = f"`import emutrace` fails in {sys.executable}"
     env.tools["native"] = ""
@@ -337,7 +345,7 @@ def make_config(args) -> Config:
                   10000, 500, 32, 0.5, 10_000_000)
 
 
-MAIN_TOOLS = ("native", "emutrace", "emutrace-notrace", "ltrace", "strace", "uftrace", "qemu",
+MAIN_TOOLS = ("native", "emutrace", "emutrace-pure", "emutrace-notrace", "ltrace", "strace", "uftrace", "qemu",
               "qiling")
 
 
@@ -388,6 +396,17 @@ def setup_workloads(cfg: Config, env: Env, only: Sequence[str]) -> List[Case]:
         for n in cfg.readloop:
             cases.append(Case("readloop", f"readloop N={n:,}", [exe, str(n), "/dev/zero"], "sys",
                               MAIN_TOOLS, size=n))
+    if "freshcalls" in only:
+        exe = str(build("freshcalls", "pie"))
+        for n in cfg.callloop:
+            cases.append(Case("freshcalls", f"freshcalls N={n:,}", [exe, str(n)], "lib", MAIN_TOOLS, size=n))
+    if "bashread" in only:
+        with open(tmp / "bash-lines.txt", "w") as f:
+            for i in range(BASH_LINES):
+                f.write(f"line {i} of the file read by bash\n")
+        script = 'n=0; while read -r line; do n=$((n + 1)); done < bash-lines.txt; echo "$n"'
+        cases.append(Case("bashread", f"bash while-read ({BASH_LINES:,} lines)",
+                          [which_program("bash"), "-c", script], "lib", MAIN_TOOLS))
     if "startup" in only:
         cases.append(Case("startup", "startup: /bin/true", ["/bin/true"], "lib",
                           MAIN_TOOLS + ("py-unicorn",), warmup=True))
@@ -715,13 +734,17 @@ def render(cases: List[Case], results, marginals, tools: Sequence[str], cfg: Con
         L.append("")
         L.append("(t(N_high) − t(N_low)) / (N_high − N_low) / events per iteration, from the "
                  "medians; callloop makes 4 library calls per iteration "
-                 "(malloc, strcpy, strlen, free), readloop 1 read(2) per iteration.")
+                 "(malloc, strcpy, strlen, free), readloop 1 read(2) per iteration, freshcalls 8 "
+                 "library calls with new arguments (snprintf, strlen, memcmp, memcpy, mbstowcs, "
+                 "wcschr, wcslen, wctob).")
         L.append("")
-        L.append("| tool | per traced library call (callloop) | per traced system call (readloop) |")
-        L.append("|---|---:|---:|")
+        L.append("| tool | per traced library call (callloop) | per traced system call (readloop) "
+                 "| per traced library call, fresh arguments (freshcalls) |")
+        L.append("|---|---:|---:|---:|")
         what = {
             "native": ("untraced call", "untraced syscall"),
             "emutrace": ("default tracing, `-o FILE`", "`--strace -o FILE`"),
+            "emutrace-pure": ("the same, pure-Python event path", "the same, pure-Python event path"),
             "emutrace-notrace": ("untraced, emulated", "untraced, emulated"),
             "ltrace": ("`ltrace -o FILE`", "`ltrace -L -S -o FILE`"),
             "strace": (None, "`strace -o FILE`"),
@@ -733,10 +756,10 @@ def render(cases: List[Case], results, marginals, tools: Sequence[str], cfg: Con
         }
         for t in main_cols:
             cells = []
-            for wl, per in (("callloop", 4), ("readloop", 1)):
+            for wl, per in MARGINAL_EVENTS.items():
                 m = marginals.get(wl, {}).get(t)
-                desc = what.get(t, ("", ""))[0 if wl == "callloop" else 1]
-                if wl == "callloop" and t == "strace":
+                desc = what.get(t, ("", ""))[1 if wl == "readloop" else 0]
+                if wl != "readloop" and t == "strace":
                     cells.append("n/a (traces no library calls)")
                     continue
                 if m is None:
@@ -875,7 +898,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             + f"; scratch {tmp}")
         results = run_cases(cases, tools, cfg, env)
         marginals = {}
-        for wl in ("callloop", "readloop"):
+        for wl in MARGINAL_EVENTS:
             if wl in only:
                 marginals[wl] = extend_marginal(results, cases, wl,
                                                 [t for t in tools if t in env.tools], cfg, env)

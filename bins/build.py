@@ -177,6 +177,8 @@ PROGRAMS: Dict[str, dict] = {
     "calllog": _p("c", "edge cases of calls logged in guest code (page edges, cancel, backtrace)",
                   flags=_C_FLAGS + ("-pthread",)),
     "callloop": _p("c", "N x malloc/strcpy/strlen/free (benchmark)", flags=_C_FLAGS),
+    "freshcalls": _p("c", "N x 8 calls with new arguments: snprintf, buffers, wide strings (benchmark)",
+                     flags=_C_FLAGS),
     "readloop": _p("c", "N one-byte reads (benchmark)", flags=_C_FLAGS),
     "jit": _p("c", "JIT patterns: W^X flips, RWX rewrite, dual-mapped memfd, remap, partial",
               flags=_C_FLAGS),

@@ -43,7 +43,9 @@ from .events import Call
 from .frames import Frame
 from .machine.errors import EmutraceError
 from .machine.memory import OutOfMemory, page_up
+from .machine.native import native
 from .machine.x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
+from .nativelog import native_site
 from .values import DEFAULT_ALIGN, FastCallState, escape_bytes
 
 # control page: the running thread's pointers, then where the trampolines keep the registers
@@ -433,6 +435,9 @@ class GuestLog:
         self.patched: set = set()                         # PLT entries jumping to a trampoline
         self.unwind_hooked: set = set()
         self.leaf_suffix: Optional[str] = None      # what the sites' quick lines end with
+        # tag → the site's leaf lines rendered by the compiled path (None: it has not every
+        # renderer, or there is no compiled path), made as the sites appear
+        self.native_sites: list = [None]
         self.m = None
         self._map(proc)
 
@@ -552,6 +557,7 @@ class GuestLog:
         c.code_ranges = list(self.code_ranges)
         c.loads, c.faulted = dict(self.loads), {}
         c.leaf_suffix = self.leaf_suffix        # (the sites, and their compiled lines, are shared)
+        c.native_sites = self.native_sites
         c.ctrl, c.ret_tramp, c.ret_full, c.lost = self.ctrl, self.ret_tramp, self.ret_full, self.lost
         parent_thread = getattr(self.m, "loaded", None)
         tl = self.threads.get(parent_thread)
@@ -854,6 +860,11 @@ class GuestLog:
         # (a fault in a copy: the general path; so for another suffix, which quick's kept lines
         # do not end with: the sink's never changes, so this is only a safeguard)
         quick = sink is not None and not faulted and suffix is self.leaf_suffix
+        progs = self.native_sites
+        if len(progs) < len(sites) and native is not None:
+            progs.extend(native_site(fs.site.display, fs.plan, fs.strings, fs.size, _ALIGN_PAD, self.ret_cap)
+                         for fs in sites[len(progs):])
+        leaf_run = native.leaf_run if quick and native is not None else None
         ret_area = area_size(self.ret_cap)
         off, n = 0, len(data)
         try:
@@ -877,7 +888,17 @@ class GuestLog:
                         else:
                             frame.owner.unwound(proc, frame)
                     continue
-                fs = sites[unpack_tag(data, off)[0]]
+                tag = unpack_tag(data, off)[0]
+                fs = sites[tag]
+                if leaf_run is not None and progs[tag] is not None:
+                    # the same runs of leaf calls, rendered by the compiled path; it stops at
+                    # the first record it does not render, which the Python path then takes
+                    before = len(lines)
+                    off2 = leaf_run(data, off, stack[-1].rsp if stack else None, progs, suffix, lines)
+                    if off2 != off:
+                        calls.next_id += len(lines) - before
+                        off = off2
+                        continue
                 if quick:
                     # runs of leaf calls whose returns captured nothing, the common case, in a
                     # loop of their own (it is most of a traced call's cost: kept to the least
@@ -895,6 +916,8 @@ class GuestLog:
                         if tag == RET_TAG:
                             break
                         fs = sites[tag]
+                        if leaf_run is not None and progs[tag] is not None:
+                            break           # (back to the compiled path)
                     if len(lines) > before:
                         calls.next_id += len(lines) - before
                         continue

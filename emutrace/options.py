@@ -257,7 +257,8 @@ def parse(argv: List[str]) -> Config:
             if name in ("--help",):
                 raise InfoRequested(HELP.rstrip())
             elif name == "--version":
-                raise InfoRequested(f"emutrace {__version__}")
+                from .machine.native import PATH as event_path
+                raise InfoRequested(f"emutrace {__version__}\nevent path: {event_path}")
             elif name == "--strace":
                 tc.strace, tc.libcalls = True, False
             elif name == "--ftrace":

@@ -206,14 +206,14 @@ class Session:
         return name
 
     # -- hooks -------------------------------------------------------------------
-    def _on_syscall(self):
+    def _on_syscall(self, regs):
+        """regs: (rax, rdi, rsi, rdx, r10, r8, r9), read by the machine's hook."""
         kernel = self.kernel
         proc = kernel.current
         m = proc.machine
         uc = m.uc
         if m.flush_log is not None:
             m.flush_log(proc)                    # library calls logged by guest code come first
-        regs = m.syscall_regs()
         try:
             ret = kernel.syscall(proc, regs[0], regs[1:])
         except Block as b:                       # the thread sleeps; another one runs

@@ -76,6 +76,7 @@ import math
 import struct
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from emutrace.machine.native import native
 from emutrace.protos import (Array, ArgRef, Const, EltRef, Expr, Pointer, Prim, Prototype,
                              Struct, Type, Zero, default_prototype, FLOATING, SIGNED)
 
@@ -133,6 +134,16 @@ def _esc_wchar(c: int) -> str:
     if c <= 0xFFFF:
         return "\\u%04x" % c
     return "\\U%08x" % (c & 0xFFFFFFFF)
+
+
+def escape_wide(raw: bytes) -> str:
+    """ltrace's escaping of wchar_t string contents: each whole 4-byte character of `raw`."""
+    return "".join([_esc_wchar(int.from_bytes(raw[k:k + 4], "little")) for k in range(0, len(raw) - 3, 4)])
+
+
+if native is not None:              # the same, compiled (tests/test_native_render.py compares them)
+    escape_bytes = native.escape    # noqa: F811
+    escape_wide = native.escape_wide  # noqa: F811
 
 
 def _c_float(x: float) -> str:
@@ -750,13 +761,51 @@ def _hidden(w, mem):
 _hidden.word_only = True
 
 
-def _word_only(fn, inline: Optional[str] = None):
+def _word_only(fn, inline: Optional[str] = None, native: Optional[tuple] = None):
     """A renderer that reads nothing but its word. `inline`: the same as a Python expression of
-    the word `{w}`, which emutrace.guestlog compiles into one function per call site."""
+    the word `{w}`, which emutrace.guestlog compiles into one function per call site. `native`:
+    the same as one operation of the compiled renderer (see _native_op)."""
     fn.word_only = True
     if inline is not None:
         fn.inline = inline
+    if native is not None:
+        fn.native = native
     return fn
+
+
+def _native_op(kind: str, mask: int = 0, size: int = 0, limit: int = 0, names: tuple = (),
+               fallback: Optional[str] = None) -> tuple:
+    """What emutrace.machine._native renders exactly as a compiled renderer does, from the word or the
+    bytes guest code copied at the call: (kind, mask, size, limit, names, fallback);
+    emutrace.nativelog turns it into the extension's operation. Kinds: unsigned (str(w & mask)),
+    signed (`size` bytes), hex (mask), guess, addr, char, wchar (mask), bool (mask), enum (the first of
+    `names`, (value & mask, name) pairs, whose value is w & mask, else `fallback`'s rendering),
+    cstr / buf / wstr (string_from, bounded_from and wstring_from with the string limit
+    `limit`)."""
+    return (kind, mask, size, limit, names, fallback)
+
+
+def _prim_native(t: Prim, lens: Optional[str]) -> Optional[tuple]:
+    """The native description of what _fmt_prim makes of an integer's word, for the lenses the
+    compiled renderer has (bool, enum, a plain char); None for the others."""
+    k = t.kind
+    if k not in _INT_KINDS:
+        return None
+    size = t.size()
+    mask = (1 << (size * 8)) - 1
+    if k == "wchar":
+        return _native_op("wchar", mask) if lens is None else None
+    plain = "char" if k == "char" else "signed" if k in SIGNED else "unsigned"
+    if lens == "bool":
+        return _native_op("bool", mask)
+    if lens == "enum" and t.enum is not None:
+        if not all(name.isascii() for name, _ in t.enum):
+            return None
+        return _native_op("enum", mask, size, names=tuple((val & mask, name) for name, val in t.enum),
+                          fallback=plain)
+    if lens is None and k == "char":
+        return _native_op("char")
+    return None
 
 
 # ----------------------------------------------------------------------------
@@ -972,6 +1021,7 @@ class CallFormatter:
         # with w != 0 and every byte copied (no fault): '"' + escaped first min(n, limit) bytes +
         # '"' (or '"...' when n >= limit), which emutrace.guestlog compiles inline
         bounded_from.limit = limit
+        bounded.native = _native_op("buf", limit=limit)
         return bounded
 
     def _compile_word(self, t: Type, param: bool):
@@ -1009,28 +1059,29 @@ class CallFormatter:
                     def signed(w, mem, mask=mask, top=top, full=full):
                         u = w & mask
                         return str(u - full if u & top else u)
-                    return _word_only(signed)
+                    return _word_only(signed, native=_native_op("signed", size=size))
 
                 def unsigned(w, mem, mask=mask):
                     return str(w & mask)
-                return _word_only(unsigned, f"str({{w}} & {mask})")
+                return _word_only(unsigned, f"str({{w}} & {mask})", _native_op("unsigned", mask))
             if lens == "hex":
                 def hexa(w, mem, mask=mask):
                     u = w & mask
                     return "0x%x" % u if u else "0"
-                return _word_only(hexa, f'("0x%x" % ({{w}} & {mask}) if {{w}} & {mask} else "0")')
+                return _word_only(hexa, f'("0x%x" % ({{w}} & {mask}) if {{w}} & {mask} else "0")',
+                                  _native_op("hex", mask))
             if lens == "guess" and size == 8:
                 def guess(w, mem):
                     i = w - (1 << 64) if w >> 63 else w
                     if i < -10000 or i > 10000:
                         return "0x%x" % w
                     return str(i)
-                return _word_only(guess)
+                return _word_only(guess, native=_native_op("guess"))
         fmt_prim = self._fmt_prim
 
         def prim(w, mem, t=t, lens=lens):
             return fmt_prim(t, w.to_bytes(8, "little"), lens)
-        return _word_only(prim)
+        return _word_only(prim, native=_prim_native(t, lens))
 
     def _compile_pointer(self, t: Pointer, lens: Optional[str]):
         target = t.target
@@ -1038,7 +1089,7 @@ class CallFormatter:
             if lens not in ("funcptr", "bool", "guess", "oct"):
                 def address(w, mem):
                     return "0x%x" % w if w else "0"
-                return _word_only(address, '("0x%x" % {w} if {w} else "0")')
+                return _word_only(address, '("0x%x" % {w} if {w} else "0")', _native_op("addr"))
         elif lens == "string" and not getattr(t, "wide", False):
             arr = target
             if isinstance(arr, Prim) and arr.kind == "char":
@@ -1077,6 +1128,7 @@ class CallFormatter:
                     return '"' + escape_bytes(area[:nul]) + '"'
                 string.string_cap = cap
                 string.from_bytes = string_from
+                string.native = _native_op("cstr", limit=limit)
                 string_from.limit = limit       # the text is '"' + escaped area[:nul] + '"' when
                 return string                   # w != 0 and 0 <= nul < limit (guestlog memoizes it)
         elif getattr(t, "wide", False) and lens in (None, "string"):
@@ -1112,7 +1164,7 @@ class CallFormatter:
             while n < m and raw[4 * n:4 * n + 4] != b"\0\0\0\0":
                 n += 1
             shown = n if n < limit else limit
-            body = "".join(_esc_wchar(int.from_bytes(raw[4 * k:4 * k + 4], "little")) for k in range(shown))
+            body = escape_wide(raw[:4 * shown])
             return 'L"' + body + ('"...' if n >= limit else '"')
 
         def wstring(w, mem):
@@ -1139,6 +1191,7 @@ class CallFormatter:
         wstring.string_cap = 4 * cap
         wstring.fixed = True                 # copied as a fixed number of bytes, not up to a NUL byte
         wstring.from_bytes = wstring_from
+        wstring.native = _native_op("wstr", limit=limit)
         return wstring
 
     def format_call(self, name: str, proto: Optional[Prototype], regs_entry, mem, regs_exit=None,
@@ -1499,6 +1552,8 @@ class CallFormatter:
                 raw = b""
             if es == 1:
                 body = escape_bytes(raw)
+            elif es == 4:
+                body = escape_wide(raw)
             else:
                 body = "".join(_esc_wchar(int.from_bytes(raw[k:k + es], "little"))
                                for k in range(0, len(raw) - es + 1, es))

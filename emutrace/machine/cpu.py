@@ -14,6 +14,7 @@ from unicorn import x86_const as X
 from unicorn.unicorn_py3.unicorn import uclib
 
 from .layout import FXSAVE
+from .native import native
 
 # General-purpose registers in the order the syscall ABI and the signal frame use them
 REG = {
@@ -93,6 +94,11 @@ HOOK_ADD = _RAW.uc_hook_add
 HOOK_ADD.argtypes = (ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t), ctypes.c_int, ctypes.c_void_p,
                      ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64)
 HOOK_ADD.restype = ctypes.c_int
+
+
+def _address(fn) -> int:
+    """The address of a function of the loaded Unicorn library (for emutrace.machine._native)."""
+    return ctypes.cast(fn, ctypes.c_void_p).value
 
 
 class Machine:
@@ -216,9 +222,19 @@ class Machine:
     _SYSCALL_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 
     def hook_syscall(self, fn):
-        """fn() at each `syscall` instruction, straight from Unicorn's C code (as hook_code)."""
+        """fn(registers) at each `syscall` instruction: registers is (rax, rdi, rsi, rdx, r10, r8,
+        r9), read in one C call. With the compiled event path the hook is a C function that reads
+        them and calls fn; otherwise a ctypes callback straight from Unicorn's C code (as
+        hook_code) reads them with syscall_regs."""
         guarded = self._guarded(fn)
-        return self._add_hook(self._SYSCALL_CB(lambda _h, _user: guarded()), UCC.UC_HOOK_INSN, 1, 0,
+        if native is not None:
+            hook = native.SyscallHook(_address(uclib.uc_hook_add), _address(uclib.uc_reg_read_batch),
+                                      _address(uclib.uc_emu_stop), self._hc.value, UCC.UC_HOOK_INSN,
+                                      X.UC_X86_INS_SYSCALL, [REG[r] for r in SYSCALL_ARGS], guarded)
+            self._hooks.append(hook)        # the engine keeps a pointer to it
+            return hook.handle
+        regs = self.syscall_regs
+        return self._add_hook(self._SYSCALL_CB(lambda _h, _user: guarded(regs())), UCC.UC_HOOK_INSN, 1, 0,
                               ctypes.c_int(X.UC_X86_INS_SYSCALL))
 
     _INSN_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)

@@ -1,0 +1,811 @@
+/* emutrace.machine._native: the compiled event path.
+ *
+ * Two jobs. It takes the `syscall` instruction's hook (SyscallHook, below). And it renders the
+ * guest call log's leaf calls (a call record followed directly by its return
+ * record, see emutrace/guestlog.py) into finished ltrace lines, a run of them per call from
+ * Python. Each call site is described once by a Site: its display name and, per shown argument
+ * and for the return value, one operation (an integer rendering, a C string, a length-bounded
+ * buffer, a wide string) taken from the renderer's `native` description in emutrace/values.py.
+ * A record the C code cannot render (an unknown site, a pair that is not a leaf, anything out of
+ * the buffer) stops the run; Python renders it, so both paths print the same bytes.
+ *
+ * Portable C99 and the Python C API only: no operating-system headers. Every read is bounded by
+ * the record buffer Python passes in; every write goes through a growing output buffer.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Bumped whenever the Python side's expectations change (emutrace/machine/native.py checks it). */
+#define ABI_VERSION 4
+
+#define RET_TAG UINT64_C(0xFFFFFFFFFFFFFFFF)
+#define HEAD 72                 /* call record: tag, rdi..r9, slot, return address */
+#define RET_SIZE 48             /* return record: tag, slot, return address, rax, captured, outn */
+
+enum op_kind {
+    OP_UNSIGNED = 1,            /* str(w & mask) */
+    OP_SIGNED = 2,              /* the low `size` bytes as a signed integer */
+    OP_HEX = 3,                 /* "0x%x" % (w & mask), "0" for zero */
+    OP_GUESS = 4,               /* ltrace's guess for a 64-bit word: decimal near zero, else hex */
+    OP_ADDR = 5,                /* a pointer: "0x%x", "0" for NULL */
+    OP_CSTR = 6,                /* a C string copied at the call (area, cap = limit + 1 bytes) */
+    OP_BUF = 7,                 /* a buffer whose length is another argument word */
+    OP_WSTR = 8,                /* a wide string copied at the call (4 * (limit + 1) bytes) */
+    OP_CHAR = 9,                /* a char: its escape between single quotes */
+    OP_BOOL = 10,               /* "false" when w & mask is 0, else "true" */
+    OP_ENUM = 11,               /* the first name whose value & mask is w & mask, else `fallback` */
+    OP_WCHAR = 12,              /* a wchar_t: its escape between L' and ' */
+    OP_MAX = 12
+};
+
+typedef struct {
+    uint64_t value;             /* masked to the type's size */
+    char *name;
+    Py_ssize_t len;
+} EnumName;
+
+typedef struct {
+    int kind;
+    int word;                   /* 1..6: rdi..r9 (the record's words after its tag) */
+    int lenword;                /* OP_BUF: the length's word, 1..6 */
+    uint64_t mask;              /* OP_UNSIGNED, OP_HEX */
+    int size;                   /* OP_SIGNED: bytes */
+    Py_ssize_t area;            /* OP_CSTR/BUF/WSTR: the capture's offset in the call record */
+    Py_ssize_t limit;           /* string ops: the string limit (-s) */
+    int fallback;               /* OP_ENUM: how a value with no name renders (OP_SIGNED, ...) */
+    Py_ssize_t nnames;          /* OP_ENUM: its names (owned by the Site) */
+    EnumName *names;
+} Op;
+
+#define MAX_ARGS 6
+
+typedef struct {
+    PyObject_HEAD
+    char *prefix;               /* display name + "(" in UTF-8 */
+    Py_ssize_t prefix_len;      /* its bytes */
+    Py_ssize_t prefix_chars;    /* its characters (the padding counts characters) */
+    int ascii;
+    int nargs;
+    Op args[MAX_ARGS];
+    int has_ret;
+    Op ret;
+    Py_ssize_t size;            /* the call record's size (head + capture areas) */
+    Py_ssize_t pair_end;        /* size + RET_SIZE */
+    Py_ssize_t align_pad;       /* the column the ") " padding reaches, as in guestlog */
+    Py_ssize_t ret_cap;         /* a returned C string (ret OP_CSTR): the bytes the return copies */
+    Py_ssize_t pair_end_cap;    /* ... and the pair's end with them */
+} SiteObject;
+
+/* ------------------------------------------------------------------------------------------
+ * output buffer */
+
+typedef struct {
+    char *p;
+    Py_ssize_t len, cap;
+    char local[1024];
+} Buf;
+
+static void buf_init(Buf *b) { b->p = b->local; b->len = 0; b->cap = (Py_ssize_t)sizeof b->local; }
+
+static void buf_free(Buf *b) { if (b->p != b->local) PyMem_Free(b->p); }
+
+static int buf_reserve(Buf *b, Py_ssize_t more)
+{
+    if (more < 0 || b->len > PY_SSIZE_T_MAX - more) { PyErr_NoMemory(); return -1; }
+    if (b->len + more <= b->cap) return 0;
+    Py_ssize_t cap = b->cap;
+    while (cap < b->len + more) {
+        if (cap > PY_SSIZE_T_MAX / 2) { PyErr_NoMemory(); return -1; }
+        cap *= 2;
+    }
+    char *p = PyMem_Malloc((size_t)cap);
+    if (p == NULL) { PyErr_NoMemory(); return -1; }
+    memcpy(p, b->p, (size_t)b->len);
+    buf_free(b);
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static int buf_put(Buf *b, const char *s, Py_ssize_t n)
+{
+    if (buf_reserve(b, n) < 0) return -1;
+    memcpy(b->p + b->len, s, (size_t)n);
+    b->len += n;
+    return 0;
+}
+
+static int buf_str(Buf *b, const char *s) { return buf_put(b, s, (Py_ssize_t)strlen(s)); }
+
+static const char HEXDIGITS[] = "0123456789abcdef";
+
+static int buf_udec(Buf *b, uint64_t v)
+{
+    char t[24];
+    int i = (int)sizeof t;
+    do { t[--i] = (char)('0' + v % 10); v /= 10; } while (v);
+    return buf_put(b, t + i, (Py_ssize_t)sizeof t - i);
+}
+
+static int buf_sdec(Buf *b, int64_t v)
+{
+    if (v < 0) {
+        if (buf_put(b, "-", 1) < 0) return -1;
+        return buf_udec(b, (uint64_t)0 - (uint64_t)v);
+    }
+    return buf_udec(b, (uint64_t)v);
+}
+
+/* "0x%x" */
+static int buf_hex(Buf *b, uint64_t v)
+{
+    char t[20];
+    int i = (int)sizeof t;
+    do { t[--i] = HEXDIGITS[v & 15]; v >>= 4; } while (v);
+    t[--i] = 'x';
+    t[--i] = '0';
+    return buf_put(b, t + i, (Py_ssize_t)sizeof t - i);
+}
+
+/* a fixed number of hex digits (\u%04x, \U%08x) */
+static int buf_hexn(Buf *b, uint64_t v, int digits)
+{
+    char t[16];
+    for (int i = digits - 1; i >= 0; i--) { t[i] = HEXDIGITS[v & 15]; v >>= 4; }
+    return buf_put(b, t, digits);
+}
+
+/* ltrace's escaping of one byte (values.py _esc_char) */
+static int buf_esc(Buf *b, unsigned c)
+{
+    static const char *const named[14] = {
+        "\\0", 0, 0, 0, 0, 0, 0, "\\a", "\\b", "\\t", "\\n", "\\v", "\\f", "\\r"};
+    if (c < 14 && named[c]) return buf_put(b, named[c], 2);
+    if (c == 92) return buf_put(b, "\\\\", 2);
+    if (c >= 32 && c < 127) {
+        char ch = (char)c;
+        return buf_put(b, &ch, 1);
+    }
+    char t[4] = {'\\', (char)('0' + ((c >> 6) & 3)), (char)('0' + ((c >> 3) & 7)), (char)('0' + (c & 7))};
+    return buf_put(b, t, 4);
+}
+
+static int buf_escape(Buf *b, const unsigned char *s, Py_ssize_t n)
+{
+    if (buf_reserve(b, n) < 0) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned c = s[i];
+        if (c >= 32 && c < 127 && c != 92) {        /* the common case, in place */
+            if (b->len == b->cap && buf_reserve(b, 1) < 0) return -1;
+            b->p[b->len++] = (char)c;
+        } else if (buf_esc(b, c) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* values.py _esc_wchar */
+static int buf_escw(Buf *b, uint32_t c)
+{
+    if (c < 256) return buf_esc(b, c);
+    if (c <= 0xFFFF) return buf_put(b, "\\u", 2) < 0 ? -1 : buf_hexn(b, c, 4);
+    return buf_put(b, "\\U", 2) < 0 ? -1 : buf_hexn(b, c, 8);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * records: little-endian words, read byte by byte (no alignment or host byte-order assumed) */
+
+static uint64_t rd64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+/* One operation on the call record at rec (size bytes, validated against the Site); w: its six
+ * argument words. */
+static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned char *rec, uint64_t v)
+{
+    switch (op->kind) {
+    case OP_CHAR:
+        if (buf_put(b, "'", 1) < 0 || buf_esc(b, (unsigned)(v & 0xFF)) < 0) return -1;
+        return buf_put(b, "'", 1);
+    case OP_WCHAR:
+        if (buf_put(b, "L'", 2) < 0 || buf_escw(b, (uint32_t)(v & op->mask)) < 0) return -1;
+        return buf_put(b, "'", 1);
+    case OP_BOOL:
+        return (v & op->mask) ? buf_put(b, "true", 4) : buf_put(b, "false", 5);
+    case OP_ENUM: {
+        uint64_t u = v & op->mask;
+        for (Py_ssize_t i = 0; i < op->nnames; i++)
+            if (op->names[i].value == u) return buf_put(b, op->names[i].name, op->names[i].len);
+        Op plain = *op;
+        plain.kind = op->fallback;
+        return render_op(b, &plain, w, rec, v);
+    }
+    case OP_UNSIGNED:
+        return buf_udec(b, v & op->mask);
+    case OP_SIGNED: {
+        if (op->size >= 8) return buf_sdec(b, (int64_t)v);
+        uint64_t u = v & ((UINT64_C(1) << (op->size * 8)) - 1);
+        uint64_t top = UINT64_C(1) << (op->size * 8 - 1);
+        if (u & top) return buf_sdec(b, -(int64_t)((UINT64_C(1) << (op->size * 8)) - u));
+        return buf_udec(b, u);
+    }
+    case OP_HEX:
+        v &= op->mask;
+        return v ? buf_hex(b, v) : buf_put(b, "0", 1);
+    case OP_GUESS: {
+        int64_t i = (int64_t)v;
+        if (i < -10000 || i > 10000) return buf_hex(b, v);
+        return buf_sdec(b, i);
+    }
+    case OP_ADDR:
+        return v ? buf_hex(b, v) : buf_put(b, "0", 1);
+    case OP_CSTR: {                 /* values.py string_from */
+        if (!v) return buf_put(b, "nil", 3);
+        const unsigned char *a = rec + op->area;
+        Py_ssize_t cap = op->limit + 1, limit = op->limit;
+        const unsigned char *nul = memchr(a, 0, (size_t)cap);
+        Py_ssize_t n = nul ? nul - a : -1;
+        if (buf_put(b, "\"", 1) < 0) return -1;
+        if (n < 0 || n >= limit) {
+            if (buf_escape(b, a, limit) < 0) return -1;
+            return buf_put(b, "\"...", 4);
+        }
+        if (buf_escape(b, a, n) < 0) return -1;
+        return buf_put(b, "\"", 1);
+    }
+    case OP_BUF: {                  /* values.py bounded_from, every byte copied */
+        if (!v) return buf_put(b, "nil", 3);
+        uint64_t n = w[op->lenword - 1];
+        uint64_t limit = (uint64_t)op->limit;
+        Py_ssize_t shown = (Py_ssize_t)(n < limit ? n : limit);
+        if (buf_put(b, "\"", 1) < 0 || buf_escape(b, rec + op->area, shown) < 0) return -1;
+        return n >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
+    }
+    case OP_WSTR: {                 /* values.py wstring_from */
+        if (!v) return buf_put(b, "nil", 3);
+        const unsigned char *a = rec + op->area;
+        Py_ssize_t cap = op->limit + 1, n = 0;
+        while (n < cap && rd32(a + 4 * n) != 0) n++;
+        Py_ssize_t shown = n < op->limit ? n : op->limit;
+        if (buf_put(b, "L\"", 2) < 0) return -1;
+        for (Py_ssize_t k = 0; k < shown; k++)
+            if (buf_escw(b, rd32(a + 4 * k)) < 0) return -1;
+        return n >= op->limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
+    }
+    }
+    PyErr_SetString(PyExc_SystemError, "emutrace.machine._native: unknown operation");
+    return -1;
+}
+
+/* A returned C string from the bytes the return copied (values.py `string` reading guestlog's
+ * _Captured: the text up to the NUL, or the first ret_cap bytes when there is none). */
+static int render_ret_string(Buf *b, const SiteObject *s, const unsigned char *area, uint64_t rax)
+{
+    if (!rax) return buf_put(b, "nil", 3);
+    Py_ssize_t limit = s->ret.limit, cap = limit + 1;
+    const unsigned char *nul = memchr(area, 0, (size_t)s->ret_cap);
+    Py_ssize_t n = nul ? nul - area : (s->ret_cap < cap ? s->ret_cap : cap);
+    if (buf_put(b, "\"", 1) < 0) return -1;
+    if (n >= limit) {
+        if (buf_escape(b, area, limit) < 0) return -1;
+        return buf_put(b, "\"...", 4);
+    }
+    if (buf_escape(b, area, n) < 0) return -1;
+    return buf_put(b, "\"", 1);
+}
+
+/* The line of the leaf call whose record starts at rec, its return value rax (and the returned
+ * string's bytes at ret_area, for a site that returns one). */
+static PyObject *render_line(SiteObject *s, const unsigned char *rec, uint64_t rax, const unsigned char *ret_area,
+                             const char *suffix, Py_ssize_t suffix_len, int suffix_ascii)
+{
+    uint64_t w[MAX_ARGS];
+    for (int i = 0; i < MAX_ARGS; i++) w[i] = rd64(rec + 8 + 8 * i);
+    Buf b;
+    buf_init(&b);
+    PyObject *out = NULL;
+    if (buf_put(&b, s->prefix, s->prefix_len) < 0) goto done;
+    for (int i = 0; i < s->nargs; i++) {
+        if (i && buf_put(&b, ", ", 2) < 0) goto done;
+        if (render_op(&b, &s->args[i], w, rec, w[s->args[i].word - 1]) < 0) goto done;
+    }
+    Py_ssize_t chars = s->prefix_chars + (b.len - s->prefix_len);   /* arguments are ASCII */
+    Py_ssize_t pad = s->align_pad - chars;
+    if (buf_put(&b, ") ", 2) < 0) goto done;
+    if (pad > 0) {
+        if (buf_reserve(&b, pad) < 0) goto done;
+        memset(b.p + b.len, ' ', (size_t)pad);
+        b.len += pad;
+    }
+    if (buf_put(&b, "= ", 2) < 0) goto done;
+    if (s->has_ret && s->ret.kind == OP_CSTR) {
+        if (render_ret_string(&b, s, ret_area, rax) < 0) goto done;
+    } else if (s->has_ret) {
+        if (render_op(&b, &s->ret, w, rec, rax) < 0) goto done;
+    } else if (buf_str(&b, "<void>") < 0) {
+        goto done;
+    }
+    if (buf_put(&b, suffix, suffix_len) < 0) goto done;
+    if (s->ascii && suffix_ascii) {
+        out = PyUnicode_New(b.len, 127);
+        if (out) memcpy(PyUnicode_1BYTE_DATA(out), b.p, (size_t)b.len);
+    } else {
+        out = PyUnicode_DecodeUTF8(b.p, b.len, "strict");
+    }
+done:
+    buf_free(&b);
+    return out;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Site */
+
+static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
+{
+    long long kind, word, lenword, size_or_mask_hi, area, limit, fallback = 0;
+    unsigned long long mask;
+    PyObject *names = NULL;
+    /* (kind, word, lenword, mask, size, area, limit[, names, fallback]) */
+    if (!PyArg_ParseTuple(t, "LLLKLLL|OL", &kind, &word, &lenword, &mask, &size_or_mask_hi, &area, &limit,
+                          &names, &fallback))
+        return -1;
+    if (kind < 1 || kind > OP_MAX) goto bad;
+    if (!is_ret && (word < 1 || word > MAX_ARGS)) goto bad;
+    int capture = kind == OP_CSTR || kind == OP_BUF || kind == OP_WSTR;
+    if (is_ret && capture && kind != OP_CSTR) goto bad;     /* a word, or a returned C string */
+    op->kind = (int)kind;
+    op->word = (int)word;
+    op->lenword = (int)lenword;
+    op->mask = mask;
+    op->size = (int)size_or_mask_hi;
+    op->area = (Py_ssize_t)area;
+    op->limit = (Py_ssize_t)limit;
+    if ((kind == OP_SIGNED || (kind == OP_ENUM && fallback == OP_SIGNED)) && (op->size < 1 || op->size > 8))
+        goto bad;
+    if (kind == OP_ENUM) {
+        if (fallback != OP_SIGNED && fallback != OP_UNSIGNED && fallback != OP_CHAR) goto bad;
+        if (names == NULL || !PyTuple_Check(names) || PyTuple_GET_SIZE(names) > 4096) goto bad;
+        op->fallback = (int)fallback;
+        Py_ssize_t n = PyTuple_GET_SIZE(names);
+        op->names = PyMem_Calloc((size_t)(n ? n : 1), sizeof(EnumName));
+        if (op->names == NULL) { PyErr_NoMemory(); return -1; }
+        op->nnames = n;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            unsigned long long value;
+            PyObject *name;
+            Py_ssize_t len;
+            if (!PyArg_ParseTuple(PyTuple_GET_ITEM(names, i), "KU", &value, &name)) return -1;
+            const char *u8 = PyUnicode_AsUTF8AndSize(name, &len);
+            if (u8 == NULL) return -1;
+            if (!PyUnicode_IS_ASCII(name)) goto bad;        /* (the padding counts ASCII bytes) */
+            op->names[i].name = PyMem_Malloc((size_t)len + 1);
+            if (op->names[i].name == NULL) { PyErr_NoMemory(); return -1; }
+            memcpy(op->names[i].name, u8, (size_t)len + 1);
+            op->names[i].len = len;
+            op->names[i].value = value & mask;
+        }
+    }
+    if (is_ret && capture) {
+        if (limit < 1 || limit > (1 << 26)) goto bad;
+    } else if (capture) {
+        /* the capture must lie inside the call record: the renderer reads nothing else */
+        Py_ssize_t need;
+        if (limit < 1 || limit > (1 << 26) || area < HEAD) goto bad;
+        if (kind == OP_CSTR) need = limit + 1;
+        else if (kind == OP_BUF) need = limit;
+        else need = 4 * (limit + 1);
+        if (area > size || need > size - area) goto bad;
+        if (kind == OP_BUF && (lenword < 1 || lenword > MAX_ARGS)) goto bad;
+    }
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: an operation out of range");
+    return -1;
+}
+
+static void free_op(Op *op)
+{
+    for (Py_ssize_t i = 0; i < op->nnames; i++) PyMem_Free(op->names[i].name);
+    PyMem_Free(op->names);
+    op->names = NULL;
+    op->nnames = 0;
+}
+
+static void free_ops(SiteObject *self)
+{
+    for (int i = 0; i < MAX_ARGS; i++) free_op(&self->args[i]);
+    free_op(&self->ret);
+}
+
+static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
+{
+    PyObject *prefix, *ops, *ret;
+    Py_ssize_t size, align_pad, ret_cap = 0;
+    static char *kw[] = {"prefix", "ops", "ret", "size", "align_pad", "ret_cap", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UOOnn|n", kw, &prefix, &ops, &ret, &size, &align_pad,
+                                     &ret_cap))
+        return -1;
+    if (size < HEAD || size > (1 << 28) || (size & 7)) {
+        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: bad record size");
+        return -1;
+    }
+    free_ops(self);                 /* (__init__ called again) */
+    self->nargs = 0;
+    self->has_ret = 0;
+    Py_ssize_t n;
+    const char *p = PyUnicode_AsUTF8AndSize(prefix, &n);
+    if (p == NULL) return -1;
+    char *copy = PyMem_Malloc((size_t)n + 1);
+    if (copy == NULL) { PyErr_NoMemory(); return -1; }
+    memcpy(copy, p, (size_t)n + 1);
+    PyMem_Free(self->prefix);
+    self->prefix = copy;
+    self->prefix_len = n;
+    self->prefix_chars = PyUnicode_GET_LENGTH(prefix);
+    self->ascii = PyUnicode_IS_ASCII(prefix);
+    PyObject *seq = PySequence_Fast(ops, "ops must be a sequence");
+    if (seq == NULL) return -1;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    if (k > MAX_ARGS) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: more than six arguments");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        if (parse_op(PySequence_Fast_GET_ITEM(seq, i), &self->args[i], size, 0) < 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    self->nargs = (int)k;
+    self->has_ret = ret != Py_None;
+    if (self->has_ret && parse_op(ret, &self->ret, size, 1) < 0) return -1;
+    if (self->has_ret && self->ret.kind == OP_CSTR && (ret_cap < 1 || ret_cap > (1 << 26))) {
+        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: a returned string needs ret_cap");
+        return -1;
+    }
+    self->size = size;
+    self->pair_end = size + RET_SIZE;
+    self->align_pad = align_pad;
+    self->ret_cap = ret_cap;
+    self->pair_end_cap = self->pair_end + ((ret_cap + 14) & ~(Py_ssize_t)7);   /* guestlog.area_size */
+    return 0;
+}
+
+static void Site_dealloc(SiteObject *self)
+{
+    free_ops(self);
+    PyMem_Free(self->prefix);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int get_suffix(PyObject *suffix, const char **s, Py_ssize_t *n, int *ascii)
+{
+    if (!PyUnicode_Check(suffix)) { PyErr_SetString(PyExc_TypeError, "suffix must be str"); return -1; }
+    *s = PyUnicode_AsUTF8AndSize(suffix, n);
+    *ascii = PyUnicode_IS_ASCII(suffix);
+    return *s ? 0 : -1;
+}
+
+/* Site.line(data, off, rax, suffix[, ret_area]): the leaf line of the call record at data[off:]
+ * (tests and the fuzzer compare it with the Python renderers). */
+static PyObject *Site_line(SiteObject *self, PyObject *args)
+{
+    Py_buffer data;
+    Py_ssize_t off;
+    unsigned long long rax;
+    PyObject *suffix;
+    Py_buffer area = {0};
+    if (!PyArg_ParseTuple(args, "y*nKU|y*", &data, &off, &rax, &suffix, &area)) return NULL;
+    PyObject *out = NULL;
+    const char *sfx;
+    Py_ssize_t sn;
+    int sa;
+    if (get_suffix(suffix, &sfx, &sn, &sa) < 0) goto done;
+    if (off < 0 || off > data.len || self->size > data.len - off) {
+        PyErr_SetString(PyExc_IndexError, "record out of the buffer");
+        goto done;
+    }
+    if (self->has_ret && self->ret.kind == OP_CSTR && (area.obj == NULL || area.len < self->ret_cap)) {
+        PyErr_SetString(PyExc_IndexError, "a returned string needs ret_cap bytes");
+        goto done;
+    }
+    out = render_line(self, (const unsigned char *)data.buf + off, rax, area.buf, sfx, sn, sa);
+done:
+    PyBuffer_Release(&data);
+    if (area.obj) PyBuffer_Release(&area);
+    return out;
+}
+
+static PyMethodDef Site_methods[] = {
+    {"line", (PyCFunction)Site_line, METH_VARARGS, "line(data, off, rax, suffix) -> str"},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyTypeObject SiteType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "emutrace.machine._native.Site",
+    .tp_basicsize = sizeof(SiteObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Site(prefix, ops, ret, size, align_pad): how a logged call site's leaf lines render",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Site_init,
+    .tp_dealloc = (destructor)Site_dealloc,
+    .tp_methods = Site_methods,
+};
+
+/* ------------------------------------------------------------------------------------------
+ * leaf_run(data, off, top, sites, suffix, lines) -> off
+ *
+ * Appends to `lines` the line of each leaf call from data[off:] on (a call record of a site in
+ * `sites`, indexed by tag, that is a Site; its return record right after it, with the same slot
+ * and return address and nothing captured; the slot below `top`, the innermost open frame, or
+ * top None: no frame open) and returns the offset of the first record it did not render. As
+ * guestlog's quick path, it needs the next record's tag to be in the buffer too. */
+static PyObject *leaf_run(PyObject *mod, PyObject *args)
+{
+    Py_buffer data;
+    Py_ssize_t off;
+    PyObject *top_obj, *sites, *suffix, *lines;
+    if (!PyArg_ParseTuple(args, "y*nOO!UO!", &data, &off, &top_obj, &PyList_Type, &sites, &suffix,
+                          &PyList_Type, &lines))
+        return NULL;
+    PyObject *result = NULL;
+    const char *sfx;
+    Py_ssize_t sn;
+    int sa;
+    uint64_t top = RET_TAG;
+    int no_top = top_obj == Py_None;
+    if (!no_top) {
+        top = PyLong_AsUnsignedLongLong(top_obj);
+        if (top == (uint64_t)-1 && PyErr_Occurred()) goto done;
+    }
+    if (get_suffix(suffix, &sfx, &sn, &sa) < 0) goto done;
+    const unsigned char *d = data.buf;
+    Py_ssize_t n = data.len;
+    if (off < 0) off = n;
+    while (off <= n - 8) {
+        uint64_t tag = rd64(d + off);
+        if (tag == RET_TAG || tag >= (uint64_t)PyList_GET_SIZE(sites)) break;
+        PyObject *so = PyList_GET_ITEM(sites, (Py_ssize_t)tag);
+        if (Py_TYPE(so) != &SiteType) break;
+        SiteObject *s = (SiteObject *)so;
+        int ret_string = s->has_ret && s->ret.kind == OP_CSTR;
+        if (s->pair_end > n - off - 8) break;
+        const unsigned char *rec = d + off, *r = rec + s->size;
+        uint64_t slot = rd64(rec + 56), ret = rd64(rec + 64);
+        /* a leaf: its own return record next; nothing copied at the return but a returned
+         * string, which is there exactly when the site returns one */
+        if (rd64(r) != RET_TAG || rd64(r + 8) != slot || rd64(r + 16) != ret || rd64(r + 40) ||
+            (rd64(r + 32) != 0) != ret_string)
+            break;
+        if (!no_top && top <= slot) break;
+        Py_ssize_t end = ret_string ? s->pair_end_cap : s->pair_end;
+        if (end > n - off - 8) break;
+        PyObject *line = render_line(s, rec, rd64(r + 24), r + RET_SIZE, sfx, sn, sa);
+        if (line == NULL) goto done;
+        int err = PyList_Append(lines, line);
+        Py_DECREF(line);
+        if (err < 0) goto done;
+        off += end;
+    }
+    result = PyLong_FromSsize_t(off);
+done:
+    PyBuffer_Release(&data);
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * SyscallHook(uc_hook_add, uc_reg_read_batch, uc_emu_stop, engine, hook_type, insn, reg_ids, fn)
+ *
+ * The `syscall` instruction's hook, registered with uc_hook_add as a C function: it reads the
+ * system call's registers in one uc_reg_read_batch and calls fn(registers) - no ctypes callback
+ * and no ctypes register read per system call. The Unicorn functions are the ones the binding
+ * loaded (their addresses come from Python): no Unicorn headers, no second copy of Unicorn.
+ * uc_hook_add is variadic (the instruction's id follows `end`): it is called through a variadic
+ * prototype, which every ABI (Apple arm64's included) passes correctly. fn must not raise (the
+ * Machine wraps it so that an exception stops emulation); if it does, emulation stops and the
+ * exception is reported as unraisable. */
+
+typedef int (*uc_hook_add_fn)(void *uc, size_t *hh, int type, void *callback, void *user_data,
+                              uint64_t begin, uint64_t end, ...);
+typedef int (*uc_reg_read_batch_fn)(void *uc, int *regs, void **vals, int count);
+typedef int (*uc_emu_stop_fn)(void *uc);
+
+#define SC_REGS 7
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *fn;
+    uc_reg_read_batch_fn read_batch;
+    uc_emu_stop_fn emu_stop;
+    int ids[SC_REGS];
+    size_t handle;
+    int hooked;
+} SyscallHookObject;
+
+static void on_syscall(void *uc, void *user)
+{
+    SyscallHookObject *h = user;
+    PyGILState_STATE g = PyGILState_Ensure();
+    uint64_t vals[SC_REGS] = {0};
+    void *ptrs[SC_REGS];
+    for (int i = 0; i < SC_REGS; i++) ptrs[i] = &vals[i];
+    PyObject *regs = NULL, *r = NULL;
+    if (h->read_batch(uc, h->ids, ptrs, SC_REGS) != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "emutrace.machine._native: uc_reg_read_batch failed");
+        goto fail;
+    }
+    regs = PyTuple_New(SC_REGS);
+    if (regs == NULL) goto fail;
+    for (int i = 0; i < SC_REGS; i++) {
+        PyObject *v = PyLong_FromUnsignedLongLong(vals[i]);
+        if (v == NULL) goto fail;
+        PyTuple_SET_ITEM(regs, i, v);
+    }
+    r = PyObject_CallOneArg(h->fn, regs);
+    if (r == NULL) goto fail;
+    Py_DECREF(r);
+    Py_DECREF(regs);
+    PyGILState_Release(g);
+    return;
+fail:
+    PyErr_WriteUnraisable(h->fn);
+    Py_XDECREF(regs);
+    h->emu_stop(uc);
+    PyGILState_Release(g);
+}
+
+static int SyscallHook_init(SyscallHookObject *self, PyObject *args, PyObject *kwds)
+{
+    unsigned long long hook_add, read_batch, emu_stop, engine;
+    int hook_type, insn;
+    PyObject *ids, *fn;
+    if (self->hooked) {
+        PyErr_SetString(PyExc_RuntimeError, "emutrace.machine._native.SyscallHook: already registered");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(args, "KKKKiiOO", &hook_add, &read_batch, &emu_stop, &engine, &hook_type, &insn,
+                          &ids, &fn))
+        return -1;
+    if (!hook_add || !read_batch || !emu_stop || !engine || !PyCallable_Check(fn)) {
+        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.SyscallHook: a null function or engine");
+        return -1;
+    }
+    PyObject *seq = PySequence_Fast(ids, "reg_ids must be a sequence");
+    if (seq == NULL) return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != SC_REGS) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.SyscallHook: seven register ids");
+        return -1;
+    }
+    for (int i = 0; i < SC_REGS; i++) {
+        long id = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (id == -1 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
+        self->ids[i] = (int)id;
+    }
+    Py_DECREF(seq);
+    Py_INCREF(fn);
+    Py_XSETREF(self->fn, fn);
+    self->read_batch = (uc_reg_read_batch_fn)(uintptr_t)read_batch;
+    self->emu_stop = (uc_emu_stop_fn)(uintptr_t)emu_stop;
+    uc_hook_add_fn add = (uc_hook_add_fn)(uintptr_t)hook_add;
+    int err = add((void *)(uintptr_t)engine, &self->handle, hook_type, (void *)on_syscall, self,
+                  (uint64_t)1, (uint64_t)0, insn);
+    if (err != 0) {
+        PyErr_Format(PyExc_OSError, "uc_hook_add failed (Unicorn error %d)", err);
+        return -1;
+    }
+    self->hooked = 1;
+    return 0;
+}
+
+/* The engine keeps a pointer to this object: the Machine holds it as long as the engine lives. */
+static void SyscallHook_dealloc(SyscallHookObject *self)
+{
+    Py_XDECREF(self->fn);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *SyscallHook_handle(SyscallHookObject *self, void *closure)
+{
+    return PyLong_FromSize_t(self->handle);
+}
+
+static PyGetSetDef SyscallHook_getset[] = {
+    {"handle", (getter)SyscallHook_handle, NULL, "the hook's Unicorn handle", NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
+static PyTypeObject SyscallHookType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "emutrace.machine._native.SyscallHook",
+    .tp_basicsize = sizeof(SyscallHookObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "SyscallHook(uc_hook_add, uc_reg_read_batch, uc_emu_stop, engine, hook_type, insn, reg_ids, fn)",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)SyscallHook_init,
+    .tp_dealloc = (destructor)SyscallHook_dealloc,
+    .tp_getset = SyscallHook_getset,
+};
+
+/* escape(bytes) -> str: values.escape_bytes */
+static PyObject *escape(PyObject *mod, PyObject *arg)
+{
+    Py_buffer data;
+    if (PyObject_GetBuffer(arg, &data, PyBUF_SIMPLE) < 0) return NULL;
+    Buf b;
+    buf_init(&b);
+    PyObject *out = NULL;
+    if (buf_escape(&b, data.buf, data.len) == 0) out = PyUnicode_DecodeASCII(b.p, b.len, "strict");
+    buf_free(&b);
+    PyBuffer_Release(&data);
+    return out;
+}
+
+/* escape_wide(bytes) -> str: values.escape_wide (each whole 4-byte little-endian character) */
+static PyObject *escape_wide(PyObject *mod, PyObject *arg)
+{
+    Py_buffer data;
+    if (PyObject_GetBuffer(arg, &data, PyBUF_SIMPLE) < 0) return NULL;
+    Buf b;
+    buf_init(&b);
+    PyObject *out = NULL;
+    const unsigned char *p = data.buf;
+    Py_ssize_t k;
+    for (k = 0; k + 4 <= data.len; k += 4)
+        if (buf_escw(&b, rd32(p + k)) < 0) break;
+    if (k + 4 > data.len) out = PyUnicode_DecodeASCII(b.p, b.len, "strict");
+    buf_free(&b);
+    PyBuffer_Release(&data);
+    return out;
+}
+
+static PyMethodDef module_methods[] = {
+    {"leaf_run", leaf_run, METH_VARARGS, "leaf_run(data, off, top, sites, suffix, lines) -> off"},
+    {"escape", escape, METH_O, "escape(bytes) -> str: ltrace's escaping of string contents"},
+    {"escape_wide", escape_wide, METH_O, "escape_wide(bytes) -> str: the same for wchar_t strings"},
+    {NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "emutrace.machine._native", "emutrace's compiled event path", -1, module_methods,
+    NULL, NULL, NULL, NULL
+};
+
+PyMODINIT_FUNC PyInit__native(void)
+{
+    if (PyType_Ready(&SiteType) < 0 || PyType_Ready(&SyscallHookType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&SiteType);
+    if (PyModule_AddObject(m, "Site", (PyObject *)&SiteType) < 0) { Py_DECREF(&SiteType); Py_DECREF(m); return NULL; }
+    Py_INCREF(&SyscallHookType);
+    if (PyModule_AddObject(m, "SyscallHook", (PyObject *)&SyscallHookType) < 0) {
+        Py_DECREF(&SyscallHookType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    struct { const char *name; long value; } consts[] = {
+        {"ABI_VERSION", ABI_VERSION}, {"OP_UNSIGNED", OP_UNSIGNED}, {"OP_SIGNED", OP_SIGNED},
+        {"OP_HEX", OP_HEX}, {"OP_GUESS", OP_GUESS}, {"OP_ADDR", OP_ADDR}, {"OP_CSTR", OP_CSTR},
+        {"OP_BUF", OP_BUF}, {"OP_WSTR", OP_WSTR}, {"OP_CHAR", OP_CHAR}, {"OP_BOOL", OP_BOOL},
+        {"OP_ENUM", OP_ENUM}, {"OP_WCHAR", OP_WCHAR},
+    };
+    for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++) {
+        if (PyModule_AddIntConstant(m, consts[i].name, consts[i].value) < 0) { Py_DECREF(m); return NULL; }
+    }
+    return m;
+}

@@ -1,0 +1,25 @@
+"""The compiled event path (emutrace.machine._native), built where a C compiler exists.
+
+Everything else about the package is in pyproject.toml. The extension is optional: without a
+compiler, or when it fails to build, the install goes on and emutrace runs its pure-Python path
+(saying so in one line on stderr; see emutrace/machine/native.py).
+"""
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+
+class optional_build_ext(build_ext):
+    """build_ext that reports a missing compiler instead of failing the install (Extension's
+    `optional` covers a failed compile, not a platform with no compiler at all)."""
+
+    def run(self):
+        try:
+            super().run()
+        except Exception as e:          # (distutils' errors differ between setuptools versions)
+            self.warn(f"emutrace.machine._native not built ({e}); emutrace will run its pure-Python path")
+
+
+setup(
+    ext_modules=[Extension("emutrace.machine._native", ["emutrace/machine/_native.c"], optional=True)],
+    cmdclass={"build_ext": optional_build_ext},
+)

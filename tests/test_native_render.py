@@ -1,0 +1,207 @@
+"""The compiled renderer of the guest call log (emutrace.machine._native) against the Python one, which
+is the reference: the same line for every record of every site it accepts, random prototypes
+and random records (hypothesis), and a run over random bytes that never reads past the buffer
+and stops where the Python path would take over."""
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from emutrace.machine.native import native
+
+pytestmark = pytest.mark.skipif(native is None, reason="the compiled event path is not built")
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+from emutrace.guestlog import (FIXED, HEAD, RET_SIZE, RET_TAG, _ALIGN_PAD, _Captured, _leaf_renderer,  # noqa: E402
+                               _left_renderer, area_size, capture_plan)
+from emutrace.nativelog import native_site  # noqa: E402
+from emutrace.protos import parse_conf  # noqa: E402
+from emutrace.values import CallFormatter, escape_bytes  # noqa: E402
+
+WORD_TYPES = ["int", "uint", "long", "ulong", "hex(uint)", "hex(ulong)", "addr", "short", "ushort",
+              "char", "bool", "hex(int)", "oct(uint)", "enum(A=1,B=2,C=-1)", "wchar", "bool(int)", "enum(X=0,Y=300)"]
+STRING_TYPES = ["string", "wstring"]
+RET_TYPES = ["void", "int", "uint", "long", "ulong", "addr", "hex(uint)", "short", "char", "bool", "wchar",
+             "enum(A=0,B=1)", "string"]
+
+
+@st.composite
+def prototypes(draw):
+    """A prototype line for `f`: word and string arguments, and buffers bounded by a ulong."""
+    n = draw(st.integers(0, 6))
+    params = [draw(st.sampled_from(WORD_TYPES + STRING_TYPES)) for _ in range(n)]
+    if n >= 2 and draw(st.booleans()):
+        b, ln = draw(st.permutations(range(n)))[:2]
+        params[ln] = "ulong"
+        params[b] = f"string(array(char, arg{ln + 1})*)"
+    return f"{draw(st.sampled_from(RET_TYPES))} f({', '.join(params)});"
+
+
+def site_of(line: str, limit: int, name: str = "f"):
+    fmt = CallFormatter(string_limit=limit)
+    plan = fmt.plan(parse_conf(line, "t.conf").get(name)) if line else fmt.plan(None)
+    caps = capture_plan(plan)
+    if caps is None:
+        return None
+    off, strings = HEAD, []
+    for i, cap, j in caps:
+        strings.append((i, off, cap, j))
+        off += area_size(cap)
+    return plan, tuple(strings), off
+
+
+WORDS = st.one_of(st.sampled_from([0, 1, 2, 7, 8, 9, 31, 32, 33, 10000, 10001, (1 << 64) - 1,
+                                   (1 << 64) - 10000, (1 << 64) - 10001, 1 << 63, 0x7FFFFFFF, 0x80000000,
+                                   0xFFFF, 0x8000, 0xFF, 0x80]),
+                  st.integers(0, (1 << 64) - 1))
+AREA_BYTES = st.one_of(st.binary(max_size=80),
+                       st.lists(st.sampled_from([0, 9, 10, 34, 92, 65, 127, 128, 255, 1]), max_size=40).map(bytes))
+
+
+def wide(draw):
+    chars = draw(st.lists(st.one_of(st.integers(0, 300), st.sampled_from([0xFFFF, 0x10000, 0x10FFFF, 0xFFFFFFFF])),
+                          max_size=20))
+    return b"".join(struct.pack("<I", c) for c in chars)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_native_line_is_the_python_line(data):
+    limit = data.draw(st.sampled_from([1, 2, 3, 8, 32]))
+    proto = data.draw(st.one_of(prototypes(), st.just("")))       # "": ltrace's default prototype
+    got = site_of(proto, limit)
+    if got is None:
+        return
+    plan, strings, size = got
+    ret_cap = data.draw(st.sampled_from([limit + 1, limit + 1, 1, limit + 8]))
+    site = native_site("f", plan, strings, size, _ALIGN_PAD, ret_cap)
+    if site is None:            # a renderer the C path does not have: Python serves the site
+        return
+    leaf, quick = _leaf_renderer("f", plan, strings, size)
+    ret_string = plan.ret is not None and not getattr(plan.ret, "word_only", False)
+    slot, ret = 0x7ffd0000, 0x401234
+    w = [data.draw(WORDS) for _ in range(6)]
+    rec = bytearray(struct.pack("<9Q", 5, *w, slot, ret)) + bytes(size - HEAD)
+    for i, a_off, cap, j in strings:
+        raw = wide(data.draw) if j == FIXED else data.draw(AREA_BYTES)
+        if j is not None and j != FIXED:
+            w[j] = data.draw(st.one_of(st.integers(0, cap + 2), WORDS))
+            struct.pack_into("<Q", rec, 8 + 8 * j, w[j])
+        rec[a_off:a_off + min(len(raw), cap)] = raw[:cap]
+    rax = data.draw(WORDS)
+    words = (5, *w, slot, ret)
+    if ret_string:
+        # guestlog.decode's general path: the returned string from the bytes the return copied
+        area = data.draw(AREA_BYTES).ljust(area_size(ret_cap), b"\x07")[:area_size(ret_cap)]
+        mem = _Captured()
+        mem.items = [(rax, area[:ret_cap])]
+        text = "f(" + ", ".join(_left_renderer(plan, strings)(words, bytes(rec), 0))
+        pad = _ALIGN_PAD - len(text)
+        want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + plan.ret(rax, mem) + "\n"
+        assert site.line(bytes(rec), 0, rax, "\n", area) == want
+        tail = struct.pack("<6Q", RET_TAG, slot, ret, rax, 1, 0) + area
+    else:
+        want = leaf(words, bytes(rec), 0, rax, "\n")
+        assert site.line(bytes(rec), 0, rax, "\n") == want
+        tail = struct.pack("<6Q", RET_TAG, slot, ret, rax, 0, 0)
+    # the same line from a run: a pair, then a record the run leaves to Python
+    pair = bytes(rec) + tail + struct.pack("<Q", 9)
+    lines = []
+    assert native.leaf_run(pair, 0, None, [None] * 5 + [site], "\n", lines) == len(pair) - 8
+    assert lines == [want]
+    # a pair whose return copied what the site does not (or not what it does) is left to Python
+    flags = (0, 0) if ret_string else (1, 0)
+    other = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, *flags) + bytes(area_size(ret_cap) + 8)
+    assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == 0
+    assert native.leaf_run(pair, 0, slot, [None] * 5 + [site], "\n", lines) == 0     # a frame open there
+
+
+def test_escape_is_escape_bytes():
+    every = bytes(range(256))
+    assert native.escape(every) == escape_bytes(every)
+    assert native.escape(b"") == ""
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=600), st.integers(-8, 700))
+def test_a_run_over_random_bytes_stays_in_the_buffer(blob, off):
+    """Random bytes as a ring: the run renders only well-formed leaf pairs of known sites, never
+    reads past the buffer and returns an offset inside it (or where it started)."""
+    plan, strings, size = site_of("int f(string, string(array(char, arg3)*), ulong);", 8)
+    site = native_site("f", plan, strings, size, _ALIGN_PAD, 9)
+    rplan, rstrings, rsize = site_of("string f(string);", 8)
+    sites = [None, site, site, native_site("f", rplan, rstrings, rsize, _ALIGN_PAD, 9)]
+    lines = []
+    got = native.leaf_run(blob, off, None, sites, "\n", lines)
+    assert got == (off if off >= 0 else len(blob)) or 0 <= got <= len(blob)
+    # a tag from the bytes picks a site: force one and the run must still stay inside
+    for tag in (1, 3):
+        forced = struct.pack("<Q", tag) + blob
+        assert 0 <= native.leaf_run(forced, 0, None, sites, "\n", lines) <= len(forced)
+
+
+def test_bad_site_layouts_are_refused():
+    """A capture outside its record is refused when the Site is made: the renderer never reads
+    outside the record it is given."""
+    with pytest.raises(ValueError):
+        native.Site("f(", [(native.OP_CSTR, 1, 0, 0, 0, HEAD, 64)], None, HEAD + 8, _ALIGN_PAD)
+    with pytest.raises(ValueError):
+        native.Site("f(", [(native.OP_UNSIGNED, 7, 0, 0, 0, 0, 0)], None, HEAD, _ALIGN_PAD)
+    with pytest.raises(ValueError):
+        native.Site("f(", [], None, HEAD + 3, _ALIGN_PAD)
+    s = native.Site("f(", [(native.OP_CSTR, 1, 0, 0, 0, HEAD, 7)], None, HEAD + 8, _ALIGN_PAD)
+    with pytest.raises(IndexError):
+        s.line(b"\0" * (HEAD + 7), 0, 0, "\n")
+
+
+def test_non_ascii_display_names_pad_by_characters():
+    plan, strings, size = site_of("int f(int);", 8)
+    leaf, _ = _leaf_renderer("é∂", plan, strings, size)
+    site = native_site("é∂", plan, strings, size, _ALIGN_PAD, 9)
+    rec = struct.pack("<9Q", 1, 5, 0, 0, 0, 0, 0, 0, 0)
+    assert site.line(rec, 0, 3, "\n") == leaf((1, 5, 0, 0, 0, 0, 0, 0, 0), rec, 0, 3, "\n")
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_syscall_hook_reads_the_registers_once(compiled, monkeypatch):
+    """The `syscall` hook, a C function registered with uc_hook_add (or, pure, a ctypes callback):
+    fn gets (rax, rdi, rsi, rdx, r10, r8, r9) at each syscall, and an exception in fn stops
+    emulation and is raised by emu_start, in both paths."""
+    import emutrace.machine as machine
+    if not compiled:
+        monkeypatch.setattr(machine, "native", None)
+    m = machine.Machine()
+    from emutrace.machine import SYSCALL_ARGS
+    code = b"".join(bytes([0x48, 0xC7, 0xC0 + r]) + struct.pack("<i", v)        # mov r64, imm32
+                    for r, v in ((0, 39), (7, 1), (6, 2), (2, 3))) + \
+        bytes([0x49, 0xC7, 0xC2]) + struct.pack("<i", -4) + \
+        bytes([0x49, 0xC7, 0xC0]) + struct.pack("<i", 5) + bytes([0x49, 0xC7, 0xC1]) + struct.pack("<i", 6) + \
+        b"\x0f\x05" + b"\x48\xff\xc0" + b"\x0f\x05"                            # syscall; inc rax; syscall
+    m.uc.mem_map(0x10000, 0x1000)
+    m.uc.mem_write(0x10000, code)
+    seen = []
+    m.hook_syscall(seen.append)
+    m.uc.emu_start(0x10000, 0x10000 + len(code))
+    assert seen == [(39, 1, 2, 3, (1 << 64) - 4, 5, 6), (40, 1, 2, 3, (1 << 64) - 4, 5, 6)]
+    assert len(SYSCALL_ARGS) == 7
+
+    def boom(regs):
+        raise ValueError("from the handler")
+    m2 = machine.Machine()
+    m2.uc.mem_map(0x10000, 0x1000)
+    m2.uc.mem_write(0x10000, code)
+    m2.hook_syscall(boom)
+    with pytest.raises(ValueError, match="from the handler"):
+        m2.uc.emu_start(0x10000, 0x10000 + len(code))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200))
+def test_compiled_escapes_are_the_python_ones(raw):
+    from emutrace.values import _esc_char, _esc_wchar
+    assert native.escape(raw) == "".join(_esc_char(c) for c in raw)
+    assert native.escape_wide(raw) == "".join(_esc_wchar(int.from_bytes(raw[k:k + 4], "little"))
+                                              for k in range(0, len(raw) - 3, 4))
