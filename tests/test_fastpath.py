@@ -149,6 +149,9 @@ def test_text_fast_path_matches(opts):
     class World:
         clock_start = 0
 
+        def realtime_base_ns(self):
+            return 0
+
     outs = []
     for plain in (True, False):
         buf = io.StringIO()
