@@ -58,6 +58,8 @@ HOST_API = {
     "os.link": (PORTABLE, "a file system without hard links: OSError -> its Linux errno by name"),
     "os.isatty": (PORTABLE, "inside try: OSError -> not a tty"),
     "os.strerror": (PORTABLE, ""), "os.getpid": (PORTABLE, ""), "os._exit": (PORTABLE, ""),
+    "os.dup": (PORTABLE, "a root file mapped MAP_SHARED keeps its own descriptor"),
+    "ctypes.memset": (PORTABLE, "clears released guest pages where madvise cannot"),
     "os.SEEK_SET": (PORTABLE, ""), "os.SEEK_CUR": (PORTABLE, ""), "os.SEEK_END": (PORTABLE, ""),
     "os.pread": (GUARDED, "hasattr(os, 'pread'): Windows reads at the offset with lseek and restores it"),
     "os.getuid": (GUARDED, "hasattr: Windows has no uids; -1 there (host files then show as the guest's own)"),

@@ -65,6 +65,19 @@ def page_down(x: int) -> int:
     return x & ~(PAGE - 1)
 
 
+def _pread(fd: int, n: int, off: int) -> bytes:
+    """n bytes at off of a host file, without moving its offset where the host has pread
+    (Windows has none: seek, read and seek back)."""
+    if hasattr(os, "pread"):
+        return os.pread(fd, n, off)
+    here = os.lseek(fd, 0, os.SEEK_CUR)
+    try:
+        os.lseek(fd, off, os.SEEK_SET)
+        return os.read(fd, n)
+    finally:
+        os.lseek(fd, here, os.SEEK_SET)
+
+
 class SharedMemory:
     """The pages behind MAP_SHARED mappings: of one shmem/tmpfs file (an overlay file, a memfd)
     or of one shared anonymous mapping. Several address spaces (engines) map the same host
@@ -87,7 +100,7 @@ class SharedMemory:
             fd, base, fsize = host_file
             fd = os.dup(fd)
             self.host_file = (fd, base, fsize)
-            self.fill = lambda o, n: os.pread(fd, n, base + o)     # (the last, partial page)
+            self.fill = lambda o, n: _pread(fd, n, base + o)       # (the last, partial page)
         self.extents: List[Tuple[int, int, mmap.mmap, int]] = []     # (offset, size, buffer, host address)
 
     def __del__(self):
