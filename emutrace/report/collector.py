@@ -707,6 +707,11 @@ def _l_mmap(c, proc, args, info, ret, err):
 
 # -- network --------------------------------------------------------------------------------
 
+# what the sandbox answers when it refuses a network operation: no socket of that family
+# (EACCES, EPERM) or no route beyond the guest's own loopback (ENETUNREACH)
+DENIED = ("EACCES", "EPERM", "ENETUNREACH")
+
+
 def _l_socket(c, proc, args, info, ret, err):
     family = rules.FAMILY.get(args[0], str(args[0]))
     stype = rules.SOCK_TYPE.get(args[1] & rules.SOCK_TYPE_MASK, str(args[1] & rules.SOCK_TYPE_MASK))
@@ -744,9 +749,10 @@ def _l_connect(c, proc, args, peer, ret, err):
     eid = c.event(proc, "syscall", "connect", fd=fd, peer=peer, result=_result(ret, err))
     sock["events"].append(eid)
     entry = dict(peer or {}, result=_result(ret, err), event=eid)
-    entry["denied"] = err in ("EACCES", "EPERM", "ENETUNREACH") or sock["denied"]
+    entry["denied"] = err in DENIED or sock["denied"]
     sock["peers"].append(entry)
     if entry["denied"]:
+        sock["denied"] = True               # the sandbox refused what this socket tried
         c.mark("net-denied", eid, peer=peer)
 
 
@@ -789,8 +795,10 @@ def _sent(c, proc, fd: int, peer, data: bytes, n: int, err: Optional[str] = None
         sock["events"].append(eid)
     if peer is not None and not any(p.get("address") == peer.get("address") and p.get("port") == peer.get("port")
                                     and p.get("path") == peer.get("path") for p in sock["peers"]):
-        sock["peers"].append(dict(peer, result=err if err is not None else 0, event=eid,
-                                  denied=err in ("EACCES", "EPERM") or sock["denied"]))
+        denied = err in DENIED or sock["denied"]
+        sock["peers"].append(dict(peer, result=err if err is not None else 0, event=eid, denied=denied))
+        if denied:
+            sock["denied"] = True
     sock["bytes_sent"] += n
     if not sock["preview"] and data:          # what it tried to send, sent or not
         sock["preview"] = extract.preview(data)
