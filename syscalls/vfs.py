@@ -144,7 +144,7 @@ class DirTree:
 
     def __init__(self, top: str, ids: Optional[HostIds] = None):
         self.top = os.path.abspath(top)
-        self.case_insensitive = _folds_case(self.top)
+        self._folds: Optional[bool] = None            # found on first use: a tree never used reads nothing
         self._names: Dict[str, frozenset] = {}        # host dir -> its exact entry names
         self.ids = ids or HostIds()        # the Vfs's: every tree of a run numbers files alike
 
@@ -152,6 +152,17 @@ class DirTree:
         """The host string of a guest path (absolute, already resolved) inside this tree."""
         rest = path.lstrip("/")
         return os.path.join(self.top, *rest.split("/")) if rest else self.top
+
+    @property
+    def case_insensitive(self) -> bool:
+        """Whether the host file system under the top folds case (macOS, Windows)."""
+        if self._folds is None:
+            self._folds = _folds_case(self.top)
+        return self._folds
+
+    @case_insensitive.setter
+    def case_insensitive(self, value: bool) -> None:
+        self._folds = value
 
     def _exact(self, host: str) -> None:
         """On a host file system that folds case (macOS, Windows), every name below the top must
