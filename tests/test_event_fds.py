@@ -234,6 +234,18 @@ const c = cp.spawn('sh', ['-c', 'echo spawned; exit 3']);
 c.stdout.on('data', d => console.log('out', d.toString().trim()));
 c.on('close', code => console.log('close', code));
 """,
+    # a server and its client in one guest, over the guest's own loopback (no host port taken)
+    "http": """
+const http = require('http');
+const srv = http.createServer((req, res) => res.end('hello ' + req.url + '\\n'));
+srv.listen(0, '127.0.0.1', () => {
+  http.get({host: '127.0.0.1', port: srv.address().port, path: '/x'}, res => {
+    let body = '';
+    res.on('data', d => body += d);
+    res.on('end', () => { console.log(res.statusCode, JSON.stringify(body)); srv.close(); });
+  });
+});
+""",
 }
 
 
