@@ -170,11 +170,11 @@ def test_syscall_hook_reads_the_registers_once(compiled, monkeypatch):
     """The `syscall` hook, a C function registered with uc_hook_add (or, pure, a ctypes callback):
     fn gets (rax, rdi, rsi, rdx, r10, r8, r9) at each syscall, and an exception in fn stops
     emulation and is raised by emu_start, in both paths."""
-    import emutrace.machine as machine
+    import emutrace.machine.cpu as machine
     if not compiled:
         monkeypatch.setattr(machine, "native", None)
     m = machine.Machine()
-    from emutrace.machine import SYSCALL_ARGS
+    from emutrace.machine.cpu import SYSCALL_ARGS
     code = b"".join(bytes([0x48, 0xC7, 0xC0 + r]) + struct.pack("<i", v)        # mov r64, imm32
                     for r, v in ((0, 39), (7, 1), (6, 2), (2, 3))) + \
         bytes([0x49, 0xC7, 0xC2]) + struct.pack("<i", -4) + \
