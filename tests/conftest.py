@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+if str(ROOT) not in sys.path:       # bins/ (the build of the test programs); appended, so an emutrace
+    sys.path.append(str(ROOT))      # installed ahead on the path (.ci/arm64's layout) is the one tested
 
 NATIVE_ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root",
               "LANG": "C", "TERM": "dumb"}          # emutrace's fixed default environment
