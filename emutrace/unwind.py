@@ -26,6 +26,17 @@ PT_GNU_EH_FRAME = 0x6474E550
 MAX_FRAMES = 256
 
 
+def _entry_span(d, off: int):
+    """(where the contents start, where the entry ends) of the CIE or FDE at off: a 32-bit
+    length, or 0xffffffff and a 64-bit one."""
+    length = struct.unpack_from("<I", d, off)[0]
+    pos = off + 4
+    if length == 0xFFFFFFFF:
+        length = struct.unpack_from("<Q", d, pos)[0]
+        pos += 8
+    return pos, pos + length
+
+
 class CfiError(Exception):
     pass
 
@@ -160,12 +171,7 @@ class EhFrame:
         if cie is not None:
             return cie
         d = self.data
-        length = struct.unpack_from("<I", d, off)[0]
-        pos = off + 4
-        if length == 0xFFFFFFFF:
-            length = struct.unpack_from("<Q", d, pos)[0]
-            pos += 8
-        end = pos + length
+        pos, end = _entry_span(d, off)
         pos += 4                                 # CIE id (0)
         version = d[pos]
         pos += 1
@@ -203,12 +209,7 @@ class EhFrame:
         if fde is not None:
             return fde
         d = self.data
-        length = struct.unpack_from("<I", d, off)[0]
-        pos = off + 4
-        if length == 0xFFFFFFFF:
-            length = struct.unpack_from("<Q", d, pos)[0]
-            pos += 8
-        end = pos + length
+        pos, end = _entry_span(d, off)
         cie_ptr = struct.unpack_from("<I", d, pos)[0]
         if cie_ptr == 0:
             return None                          # a CIE
