@@ -51,11 +51,11 @@ def _leb(data: bytes, off: int, signed: bool) -> Tuple[int, int]:
             return result, off
 
 
-def _uleb(data: bytes, off: int) -> Tuple[int, int]:
+def uleb(data: bytes, off: int) -> Tuple[int, int]:
     return _leb(data, off, False)
 
 
-def _sleb(data: bytes, off: int) -> Tuple[int, int]:
+def sleb(data: bytes, off: int) -> Tuple[int, int]:
     return _leb(data, off, True)
 
 
@@ -72,9 +72,9 @@ def read_encoded(data: bytes, off: int, enc: int, vaddr: int, datarel: int = 0) 
         return None, off
     fmt = enc & 0x0F
     if fmt == PE_ULEB128:
-        val, nxt = _uleb(data, off)
+        val, nxt = uleb(data, off)
     elif fmt == PE_SLEB128:
-        val, nxt = _sleb(data, off)
+        val, nxt = sleb(data, off)
     elif fmt in _FIXED:
         f = _FIXED[fmt]
         size = struct.calcsize(f)
@@ -164,15 +164,15 @@ def _parse_cie(data: bytes, off: int, end: int, vaddr: int) -> int:
     off = aug_end + 1
     if "eh" in aug:
         off += 8
-    _, off = _uleb(data, off)           # code alignment
-    _, off = _sleb(data, off)           # data alignment
+    _, off = uleb(data, off)           # code alignment
+    _, off = sleb(data, off)           # data alignment
     if version == 1:
         off += 1                        # return address register
     else:
-        _, off = _uleb(data, off)
+        _, off = uleb(data, off)
     enc = PE_ABSPTR
     if aug.startswith("z"):
-        _, off = _uleb(data, off)       # augmentation data length
+        _, off = uleb(data, off)       # augmentation data length
         for ch in aug[1:]:
             if ch == "R":
                 enc = data[off]

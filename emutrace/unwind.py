@@ -16,13 +16,13 @@ import bisect
 import struct
 from typing import Callable, Dict, List, Optional, Tuple
 
+from .funcs import PE_INDIRECT, PE_OMIT, PT_GNU_EH_FRAME, EhFrameError, read_encoded as _read_encoded, sleb, uleb
 from .machine.record import record
 
 # DWARF register numbers on x86-64 (System V psABI, figure 3.36); 16 is the return address
 DWARF_REGS = ("rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
               "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15")
 RA, SP, FP = 16, 7, 6
-PT_GNU_EH_FRAME = 0x6474E550
 MAX_FRAMES = 256
 
 
@@ -37,66 +37,19 @@ def _entry_span(d, off: int):
     return pos, pos + length
 
 
-class CfiError(Exception):
+class CfiError(EhFrameError):
     pass
 
 
-# -- little readers ----------------------------------------------------------------------------
-
-def uleb(data, pos: int) -> Tuple[int, int]:
-    v = shift = 0
-    while True:
-        b = data[pos]
-        pos += 1
-        v |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return v, pos
-
-
-def sleb(data, pos: int) -> Tuple[int, int]:
-    v = shift = 0
-    while True:
-        b = data[pos]
-        pos += 1
-        v |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            if b & 0x40:
-                v -= 1 << shift
-            return v, pos
-
-
-# DW_EH_PE value formats: code → (struct format, size); uleb/sleb are handled apart
-_PE_FORMATS = {0x00: ("<Q", 8), 0x02: ("<H", 2), 0x03: ("<I", 4), 0x04: ("<Q", 8),
-               0x0A: ("<h", 2), 0x0B: ("<i", 4), 0x0C: ("<q", 8)}
-DW_EH_PE_omit, DW_EH_PE_pcrel, DW_EH_PE_datarel, DW_EH_PE_indirect = 0xFF, 0x10, 0x30, 0x80
-
+# -- little readers: the .eh_frame ones of emutrace.funcs -----------------------------------
 
 def read_encoded(data, pos: int, enc: int, vaddr_of: Callable[[int], int], datarel: int = 0):
     """A DW_EH_PE-encoded pointer at data[pos]: (value, next pos). vaddr_of maps a position in
-    data to its unbiased virtual address (for pc-relative values)."""
-    if enc == DW_EH_PE_omit:
+    data to its unbiased virtual address (for pc-relative values). An indirect pointer is read
+    as the address where the value is (the unwinder reads no memory through it)."""
+    if enc == PE_OMIT:
         return None, pos
-    fmt = enc & 0x0F
-    if fmt == 0x01:
-        v, end = uleb(data, pos)
-    elif fmt == 0x09:
-        v, end = sleb(data, pos)
-    else:
-        sf = _PE_FORMATS.get(fmt)
-        if sf is None:
-            raise CfiError(f"pointer encoding {enc:#x}")
-        v = struct.unpack_from(sf[0], data, pos)[0]
-        end = pos + sf[1]
-    app = enc & 0x70
-    if app == DW_EH_PE_pcrel:
-        v += vaddr_of(pos)
-    elif app == DW_EH_PE_datarel:
-        v += datarel
-    elif app not in (0,):
-        raise CfiError(f"pointer application {enc:#x}")
-    return v & 0xFFFFFFFFFFFFFFFF, end
+    return _read_encoded(data, pos, enc & ~PE_INDIRECT, vaddr_of(pos), datarel)
 
 
 # -- CIEs and FDEs -----------------------------------------------------------------------------
@@ -163,7 +116,7 @@ class EhFrame:
             pcs = [base_addr + v for v in rows[0::2]]
             fdes = [self.frame_off + (base_addr + v - self.frame_addr) for v in rows[1::2]]
             self.table = (pcs, fdes)
-        except (struct.error, IndexError, CfiError):
+        except (struct.error, IndexError, EhFrameError):
             self.table = None
 
     def _cie(self, off: int) -> Cie:
@@ -197,7 +150,7 @@ class EhFrame:
                     apos += 1
                 elif ch == "P":
                     penc = d[apos]
-                    _, apos = read_encoded(d, apos + 1, penc & ~DW_EH_PE_indirect, self._vaddr_of)
+                    _, apos = read_encoded(d, apos + 1, penc & ~PE_INDIRECT, self._vaddr_of)
                 elif ch == "S":
                     signal = True
         cie = self.cies[off] = Cie(code_align, data_align, ra, fde_enc, signal, aug.startswith("z"),
@@ -541,7 +494,7 @@ class Unwinder:
                 continue
             try:
                 cfa_rule, rules = run_cfa(fde, (pc if exact else pc - 1) - m.base)
-            except (CfiError, IndexError, struct.error):
+            except (EhFrameError, IndexError, struct.error):
                 break
             try:
                 nxt = _apply(cfa_rule, rules, regs, read_u64, fde.cie.ra_reg)
