@@ -72,15 +72,21 @@ def _read_off(proc, addr: int) -> int:
     return off
 
 
+def _ends(proc, fd_in, fd_out, flags):
+    """The two files of a splice or tee, after the checks Linux makes first on both calls."""
+    if flags & ~SPLICE_F_ALL:
+        raise VfsError(E.EINVAL)
+    fin, fout = proc.fds.get(s32(fd_in)), proc.fds.get(s32(fd_out))
+    if not fin.readable or not fout.writable:
+        raise VfsError(E.EBADF)
+    return fin, fout
+
+
 @syscall("splice")
 def sys_splice(proc, fd_in, off_in, fd_out, off_out, length, flags, *_):
     if not length:
         return 0
-    if flags & ~SPLICE_F_ALL:
-        return -E.EINVAL
-    fin, fout = proc.fds.get(s32(fd_in)), proc.fds.get(s32(fd_out))
-    if not fin.readable or not fout.writable:
-        return -E.EBADF
+    fin, fout = _ends(proc, fd_in, fd_out, flags)
     pin, pout = isinstance(fin, PipeEnd), isinstance(fout, PipeEnd)
     if not pin and not pout:
         return -E.EINVAL
@@ -128,11 +134,7 @@ def sys_splice(proc, fd_in, off_in, fd_out, off_out, length, flags, *_):
 def sys_tee(proc, fd_in, fd_out, length, flags, *_):
     if not length:
         return 0
-    if flags & ~SPLICE_F_ALL:
-        return -E.EINVAL
-    fin, fout = proc.fds.get(s32(fd_in)), proc.fds.get(s32(fd_out))
-    if not fin.readable or not fout.writable:
-        return -E.EBADF
+    fin, fout = _ends(proc, fd_in, fd_out, flags)
     if not isinstance(fin, PipeEnd) or not isinstance(fout, PipeEnd) or fin.pipe is fout.pipe:
         return -E.EINVAL
 
