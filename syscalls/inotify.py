@@ -290,7 +290,8 @@ def _other_name(proc, ino: int) -> bool:
     return any(ov.stat.ino == ino for ov in proc.kernel.vfs.overlay.values())
 
 
-def _before_rename(olddir, oldpath, newdir, newpath):
+def _before_two_paths(olddir, oldpath, newdir, newpath):
+    """What rename and link look at before they run: both names, not following a final link."""
     def before(proc, args):
         od = args[olddir] if olddir is not None else AT_FDCWD
         nd = args[newdir] if newdir is not None else AT_FDCWD
@@ -312,14 +313,6 @@ def _after_rename(proc, args, note, ret):
     hub.emit(src[1], IN_MOVE_SELF)
     if replaced:
         hub.emit(dst[1], IN_DELETE_SELF)                 # ... and is gone (Linux's fsnotify_move order)
-
-
-def _before_link(olddir, oldpath, newdir, newpath):
-    def before(proc, args):
-        od = args[olddir] if olddir is not None else AT_FDCWD
-        nd = args[newdir] if newdir is not None else AT_FDCWD
-        return (_lookup(proc, od, args[oldpath], follow=False), _lookup(proc, nd, args[newpath], follow=False))
-    return before
 
 
 def _after_link(proc, args, note, ret):
@@ -372,11 +365,11 @@ EVENTS = {
     "unlink": (_before_path(None, 0, follow=False), _after_remove),
     "rmdir": (_before_path(None, 0, follow=False), _after_remove),
     "unlinkat": (_unlinkat_note, _after_remove),
-    "rename": (_before_rename(None, 0, None, 1), _after_rename),
-    "renameat": (_before_rename(0, 1, 2, 3), _after_rename),
-    "renameat2": (_before_rename(0, 1, 2, 3), _after_rename),
-    "link": (_before_link(None, 0, None, 1), _after_link),
-    "linkat": (_before_link(0, 1, 2, 3), _after_link),
+    "rename": (_before_two_paths(None, 0, None, 1), _after_rename),
+    "renameat": (_before_two_paths(0, 1, 2, 3), _after_rename),
+    "renameat2": (_before_two_paths(0, 1, 2, 3), _after_rename),
+    "link": (_before_two_paths(None, 0, None, 1), _after_link),
+    "linkat": (_before_two_paths(0, 1, 2, 3), _after_link),
 }
 
 
