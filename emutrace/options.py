@@ -78,7 +78,8 @@ Sandbox and determinism:
                      guest's 127.0.0.0/8 and ::1 are its own either way)
   --timeout S        stop after S seconds of wall time (exit status 124)
   --max-insns N      stop after about N guest instructions (exit status 124)
-  --max-mem BYTES    guest memory limit (default 4G; suffixes K M G)
+  --max-mem BYTES    guest memory limit of the whole run, all processes together (default 4G;
+                     suffixes K M G)
   --max-procs N      process limit (default: --max-mem / 8 MiB of host memory per process,
                      at least 64; 512 with the default --max-mem)
   --max-disk BYTES   what the overlay may hold, data and metadata (default 1G); past it ENOSPC

@@ -124,9 +124,16 @@ def _commit(proc, canon, elf, interp_elf, argv, envp, builtin) -> Image:
     # point of no return: a fresh machine and address space
     kernel = proc.kernel
     machine = Machine()
-    aspace = AddressSpace(machine.uc, kernel.max_mem)
+    try:
+        aspace = AddressSpace(machine.uc, kernel.memory, machine.host_cost)
+    except OutOfMemory:
+        raise ExecError(E.ENOMEM, "out of memory for a new engine (--max-mem)") from None
     aspace.use_machine(machine)
+    aspace.adopt()
+    old = proc.aspace
     proc.machine, proc.aspace, proc.mem = machine, aspace, aspace
+    if old is not None:
+        old.leave()                          # (a vfork parent, still on it, keeps it charged)
     proc.service_page = None
     if kernel.on_new_machine is not None:
         kernel.on_new_machine(proc)

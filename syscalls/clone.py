@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import struct
 
-from emutrace.machine.cpu import Machine
-from emutrace.machine.memory import AddressSpace
+from emutrace.machine.cpu import FORK_TCG_BUFFER, Machine
+from emutrace.machine.memory import AddressSpace, OutOfMemory
 
 from . import errno as E
 from .anonfd import install as install_fd
@@ -146,6 +146,8 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
         regs["rsp"] = stack
     if flags & CLONE_SETTLS:
         regs["fs_base"] = tls
+    if not flags & (CLONE_THREAD | CLONE_VM):
+        copied = _copy_memory(proc)          # (OutOfMemory here: ENOMEM, and no child, no pid used)
     tid = kernel.world.new_pid()
     child_thread = Thread(tid, sigmask=parent_thread.sigmask)
     if flags & CLONE_CHILD_CLEARTID:
@@ -195,11 +197,12 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
     if flags & CLONE_VM:
         # runs on the parent's engine and memory (vfork, posix_spawn): the parent waits
         child.machine, child.aspace, child.mem = m, proc.aspace, proc.mem
+        proc.aspace.adopt()
         child.modules = proc.modules
         child.service_page = getattr(proc, "service_page", None)
         child_thread.ctx = _derived_context(m, regs)
     else:
-        _fork_machine(proc, child, regs)
+        _fork_machine(proc, child, regs, *copied)
     if parent is not None:
         parent.children.append(child)
     sched.admit_process(child)
@@ -231,14 +234,25 @@ def _derived_context(m, regs: dict):
     return ctx
 
 
-def _fork_machine(proc, child, regs: dict) -> None:
-    """A new engine for the child: a copy of the parent's memory and registers."""
+def _copy_memory(proc):
+    """A new engine and a copy of the parent's memory for a forked child, or OutOfMemory
+    (ENOMEM, before the child exists) when --max-mem cannot hold the copy and its engine."""
+    cm = Machine(FORK_TCG_BUFFER)
+    cas = AddressSpace(cm.uc, proc.kernel.memory, cm.host_cost)
+    cas.use_machine(cm)
+    cas.adopt()
+    try:
+        copy_address_space(proc.aspace, cas)
+    except OutOfMemory:
+        cas.leave()                              # (gives back what the partial copy holds)
+        raise
+    return cm, cas
+
+
+def _fork_machine(proc, child, regs: dict, cm, cas) -> None:
+    """The child runs on its own engine and copied memory, with the parent's registers."""
     kernel = proc.kernel
     pm = proc.machine
-    cm = Machine()
-    cas = AddressSpace(cm.uc, kernel.max_mem)
-    cas.use_machine(cm)
-    copy_address_space(proc.aspace, cas)
     gprs = pm.save_gprs()
     gprs.update(regs)
     cm.load_gprs(gprs)
@@ -299,6 +313,8 @@ def end_process(proc, exc: ProcessExit) -> None:
         if shared and proc.machine is not None:
             sched.futex.thread_died(proc, t)       # the memory lives on: clear_child_tid matters
         sched.remove(t)
+    if proc.aspace is not None:
+        proc.aspace.leave()                        # (its memory goes back to --max-mem)
     fds = proc.fds
     if fds is not None:
         fds.users = getattr(fds, "users", 1) - 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Callable, Dict, List, Optional
 
-from emutrace.machine.memory import GuestFault, OutOfMemory
+from emutrace.machine.memory import GuestFault, MemoryBudget, OutOfMemory
 
 from . import clone
 from . import errno as E
@@ -20,10 +20,10 @@ from .task import NORETURN, Process, ProcessExit
 from .vfs import Vfs, VfsError
 
 
-# What one more emulated process costs the host beyond its guest pages: its Unicorn engine,
-# TLB and tables (measured: 5.2 MiB per live small C process, bins/forkstorm). The default
-# process limit keeps that within the same budget as one guest's memory (--max-mem), so a
-# fork bomb ends at a bound on host memory rather than at a count below what programs fork.
+# The default process limit: one per 8 MiB of --max-mem (a live small C process costs the host
+# ~5.2 MiB, bins/forkstorm). The host memory itself is bounded by the run's MemoryBudget, which
+# charges each engine's cost (emutrace/machine/cpu.py) with its address space; this count is
+# RLIMIT_NPROC's part, so a fork bomb of small processes ends with EAGAIN, as on Linux.
 PROCESS_HOST_COST = 8 << 20
 MIN_MAX_PROCS = 64
 
@@ -53,7 +53,7 @@ class Kernel:
         self.timers = None                  # every armed timer of the run (ktimers.KernelTimers)
         self.inotify = None                 # inotify instances and watches (inotify.InotifyHub)
         self.wall_deadline = 0              # host time.monotonic() at which --timeout ends the run; 0: none
-        self.max_mem = 4 << 30
+        self.memory = MemoryBudget(4 << 30)  # --max-mem: what all processes' address spaces hold together
         self.notify = notify or (lambda msg: print(f"emutrace: {msg}", file=sys.stderr, flush=True))
         self.unimplemented_seen: set = set()
         self._calls: Dict[int, tuple] = {}     # id(thread) → the call its handler is running
@@ -62,6 +62,14 @@ class Kernel:
         clone.install(self)
         self.counts: Dict[str, int] = {}
 
+
+    @property
+    def max_mem(self) -> int:
+        return self.memory.limit
+
+    @max_mem.setter
+    def max_mem(self, limit: int) -> None:
+        self.memory.limit = limit
 
     @property
     def max_procs(self) -> int:

@@ -13,7 +13,8 @@ def test_a_signal_handler_forks_200_children_like_native():
 
 
 def test_the_default_process_limit_follows_max_mem():
-    """--max-mem 512M allows 64 processes (8 MiB of host memory each): a fork bomb still ends."""
+    """--max-mem 512M allows 64 processes (one per 8 MiB): a fork bomb of processes that exit at
+    once ends at that count (their memory comes back as each ends)."""
     prog = built("forkstorm", "pie")
     e = emutrace(["--no-trace", "--max-mem", "512M", "--timeout", "200", prog, "100"], timeout=300)
     assert e.stdout == b"forked 63, failed 37 (Resource temporarily unavailable), reaped 63, status sum 189\n"

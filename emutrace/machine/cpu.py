@@ -96,6 +96,19 @@ HOOK_ADD.argtypes = (ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t), ctypes.c_
 HOOK_ADD.restype = ctypes.c_int
 
 
+# What one engine costs the host, charged to --max-mem with the address space on it
+# (memory.MemoryBudget). Unicorn reserves a 1 GiB translation buffer per engine and fills it
+# with translated code as it goes, so a run of many engines could hold many GiB beyond the
+# guest's own memory. emutrace sets it: 32 MiB for an engine that runs a program (python3's
+# and a JVM's start-ups translate well under that; a full buffer is flushed and refilled, which
+# costs time, never correctness), 8 MiB for a forked child's until it execs (most exec at
+# once; one that does not runs its parent's code, retranslating it as it goes). Beyond the
+# buffer an engine holds ~3 MiB (measured: ten idle engines grow a process by 30 MiB).
+TCG_BUFFER = 32 << 20
+FORK_TCG_BUFFER = 8 << 20
+ENGINE_BASE_COST = 4 << 20
+
+
 def _address(fn) -> int:
     """The address of a function of the loaded Unicorn library (for emutrace.machine._native)."""
     return ctypes.cast(fn, ctypes.c_void_p).value
@@ -111,8 +124,10 @@ class Machine:
     fault_fixup = None          # fault_fixup(proc, rip) -> True: the fault was ours and is handled
     in_guest_code = None        # in_guest_code(addr) -> True inside emutrace's own guest code
 
-    def __init__(self):
+    def __init__(self, tcg_buffer: int = TCG_BUFFER):
         self.uc = Uc(UC_ARCH_X86, UC_MODE_64)
+        self.uc.ctl_set_tcg_buffer_size(tcg_buffer)        # (before anything starts the engine)
+        self.host_cost = ENGINE_BASE_COST + tcg_buffer
         self._h = self.uc._uch
         self._hc = ctypes.c_void_p(self._h.value if isinstance(self._h, ctypes.c_void_p) else self._h)
         self._buf = ctypes.c_uint64(0)

@@ -57,6 +57,26 @@ class OutOfMemory(Exception):
     """The guest asked for more memory than --max-mem allows (ENOMEM)."""
 
 
+class MemoryBudget:
+    """What all the address spaces of a run may hold together: --max-mem, one bound for every
+    process, as a machine's RAM and swap bound all of Linux's (its CommitLimit). Each address
+    space keeps its own figures and puts the difference here whenever they change, so N
+    processes cannot hold N times --max-mem. `used` counts each address space's committed
+    bytes, its touched MAP_NORESERVE pages, and the host cost of the engine under it."""
+
+    __slots__ = ("limit", "used")
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.used = 0
+
+    def fits(self, size: int) -> bool:
+        return self.used + size <= self.limit
+
+    def refuse(self) -> OutOfMemory:
+        return OutOfMemory(f"guest memory limit ({self.limit} bytes) reached")
+
+
 def page_up(x: int) -> int:
     return (x + PAGE - 1) & ~(PAGE - 1)
 
@@ -248,9 +268,17 @@ class AddressSpace:
     writable) and shared ones by their size, plus each page of a MAP_NORESERVE mapping once the
     guest writes to it. PROT_NONE and read-only reservations are not charged."""
 
-    def __init__(self, uc, max_mem: int):
+    def __init__(self, uc, budget, engine_cost: int = 0):
+        """`budget`: the run's MemoryBudget (or an int: a budget of that size for this address
+        space alone); `engine_cost`: what the engine under it costs the host, charged with it
+        (OutOfMemory when that does not fit)."""
         self.uc = uc
-        self.max_mem = max_mem
+        self.budget = budget if isinstance(budget, MemoryBudget) else MemoryBudget(budget)
+        if not self.budget.fits(engine_cost):
+            raise self.budget.refuse()
+        self.engine_cost = engine_cost
+        self._charged = 0                    # what this address space has in the budget now
+        self.users = 0                       # processes on it (adopt/leave); at 0 it is retired
         self.vmas: List[Vma] = []
         self._starts: List[int] = []
         self.backs: List[Backing] = []
@@ -258,6 +286,7 @@ class AddressSpace:
         self.mapped = 0
         self.committed = 0                   # accounted mappings' bytes (see the class docstring)
         self.nr_touched: set = set()         # pages of MAP_NORESERVE mappings written to
+        self._settle()
         self.brk_start = 0
         self.brk = 0
         self.mmap_top = MMAP_TOP
@@ -266,6 +295,31 @@ class AddressSpace:
         self.denied = None            # (Unicorn error, address) of the last access refused
         self._alias_hooks: List[int] = []    # write hooks on shared views of code (_watch_code_aliases)
         tlb.attach(uc, self)
+
+    @property
+    def max_mem(self) -> int:
+        return self.budget.limit
+
+    def _settle(self) -> None:
+        """The budget learns what this address space holds now."""
+        now = self.committed + len(self.nr_touched) * PAGE + self.engine_cost
+        self.budget.used += now - self._charged
+        self._charged = now
+
+    def adopt(self) -> None:
+        """One more process runs on this address space (a new program, a fork, a vfork child)."""
+        self.users += 1
+
+    def leave(self) -> None:
+        """A process no longer runs on it (it ended or exec'd): with the last one, everything
+        it held goes back to the budget. Its pages stay readable (the first process is looked
+        at after the run), but nothing it maps any more is charged to the run."""
+        self.users -= 1
+        if self.users <= 0:
+            self.budget.used -= self._charged
+            self._charged = 0
+            self.budget = MemoryBudget(self.budget.limit)
+            self._settle()
 
     def use_machine(self, machine) -> None:
         """Raw access through the machine's direct C calls, not the binding's (hot: every read(2))."""
@@ -292,6 +346,7 @@ class AddressSpace:
             self.mapped += v.end - v.start
             if v.account:
                 self.committed += v.end - v.start
+        self._settle()
         lo, hi = max(i - 1, 0), i + len(new) + 1
         self.vmas[i:j] = new
         self._starts[i:j] = [v.start for v in new]
@@ -454,20 +509,24 @@ class AddressSpace:
                 pages.discard(p)
         else:
             pages.difference_update([p for p in pages if start <= p < end])
+        self._settle()
 
     # -- commit charge ---------------------------------------------------------
     def charge(self, size: int) -> None:
-        """OutOfMemory unless `size` more bytes fit under --max-mem."""
-        if self.committed + len(self.nr_touched) * PAGE + size > self.max_mem:
-            raise OutOfMemory(f"guest memory limit ({self.max_mem} bytes) reached")
+        """OutOfMemory unless `size` more bytes fit under --max-mem (with what every other
+        process of the run holds)."""
+        if not self.budget.fits(size):
+            raise self.budget.refuse()
 
     def touch(self, page: int) -> bool:
         """A MAP_NORESERVE page is written for the first time: False when that is over --max-mem."""
         if page in self.nr_touched:
             return True
-        if self.committed + (len(self.nr_touched) + 1) * PAGE > self.max_mem:
+        if not self.budget.fits(PAGE):
             return False
         self.nr_touched.add(page)
+        self.budget.used += PAGE
+        self._charged += PAGE
         return True
 
     # -- changes -----------------------------------------------------------
@@ -666,6 +725,7 @@ class AddressSpace:
         delta = to - start
         if src is self and self.nr_touched:         # (mremap: charged pages move with their bytes)
             self.nr_touched.update([p + delta for p in self.nr_touched if start <= p < end])
+            self._settle()
         for lo, n, _ in src.host_pieces(start, end):
             b = src.backs[bisect.bisect_right(src._bstarts, lo) - 1]
             off = b.buf_off + lo - b.start
@@ -677,7 +737,10 @@ class AddressSpace:
     def copy_from(self, src: "AddressSpace") -> None:
         """Become a copy of src (fork): the same mappings; private ones with host memory for
         what src has backed and the pages src touched copied; shared ones onto the same
-        SharedMemory."""
+        SharedMemory. OutOfMemory, before anything is made, when the copy's charge does not
+        fit in the budget (fork fails with ENOMEM, as Linux's does under strict overcommit)."""
+        if not self.budget.fits(src.committed + len(src.nr_touched) * PAGE):
+            raise self.budget.refuse()
         for v in src.vmas:
             if v.shm is not None:
                 self.map_shared(v.start, v.end - v.start, v.prot, v.shm, v.shm_off, v.name, v.offset,
@@ -693,6 +756,7 @@ class AddressSpace:
         self.mapped = self.committed = 0
         self._replace(0, 0, merged)
         self.nr_touched = set(src.nr_touched)
+        self._settle()
         self.brk_start, self.brk, self.mmap_top = src.brk_start, src.brk, src.mmap_top
         for v in src.vmas:
             if v.shm is None:
@@ -725,7 +789,7 @@ class AddressSpace:
                 # written on the guest's behalf: charged as the guest's own stores are (tlb.py)
                 for page in range(page_down(addr), min(v.end, end), PAGE):
                     if not self.touch(page):
-                        raise OutOfMemory(f"guest memory limit ({self.max_mem} bytes) reached")
+                        raise self.budget.refuse()
             addr = v.end
 
     def read(self, addr: int, size: int) -> bytes:
