@@ -4,7 +4,8 @@
  * bounded with every bound reached at once. Meant to run ONLY under emutrace: natively it fills
  * /tmp, /dev/shm and memory until the real kernel says no.
  *
- * modes: disk unlinked inodes fsize memfd shm truncate pipes files epoll backlog threads procs all
+ * modes: disk unlinked inodes fsize memfd shm truncate pipes files epoll backlog threads procs
+ *        forkmem mem all
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -136,10 +137,17 @@ static void memfd(void) { grow("memfd", memfd_create("exhaust", 0)); }
 static void shm(void) { grow("shm", open("/dev/shm/exhaust", O_RDWR | O_CREAT, 0600)); }
 
 /* a sparse-looking file far past the quota */
+/* a 1 TiB sparse file with its last byte written: tmpfs holds one page of it */
 static void truncate_big(void)
 {
     int fd = open("/tmp/exhaust.trunc", O_RDWR | O_CREAT, 0644);
     int err = ftruncate(fd, 1L << 40) < 0 ? errno : 0;
+    struct stat st;
+    if (!err && pwrite(fd, "x", 1, (1L << 40) - 1) != 1)
+        err = errno;
+    if (!err && fstat(fd, &st) == 0)
+        printf("truncate: %lld TiB file holding %lld KiB\n", (long long)st.st_size >> 40,
+               (long long)st.st_blocks / 2);
     report("truncate", err ? 0 : 1, "TiB", err);
     ftruncate(fd, 0);
 }
@@ -293,6 +301,67 @@ static void procs(void)
         ;
 }
 
+/* 1 MiB private anonymous mappings, each written all over, until mmap says no or `max` are
+ * held (0: no end); kept */
+static long grab(int *err, long max)
+{
+    long n = 0;
+    while (!max || n < max) {
+        char *p = mmap(NULL, sizeof chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            *err = errno;
+            return n;
+        }
+        memcpy(p, chunk, sizeof chunk);
+        n++;
+    }
+    return n;
+}
+
+static void mem(void)
+{
+    int err = 0;
+    long n = grab(&err, 0);
+    report("mem", n, "MiB", err);
+}
+
+/* children that each take 32 MiB (or what they can get) and keep it, until fork says no: one
+ * bound on memory must hold for all the processes together, not for each one */
+static void forkmem(void)
+{
+    long n = 0, total = 0;
+    int err = 0, up[2];
+    if (pipe(up) != 0) {
+        report("forkmem", 0, "children", errno);
+        return;
+    }
+    while (!err) {
+        pid_t p = fork();
+        if (p < 0) {
+            err = errno;
+        } else if (p == 0) {
+            int e = 0;
+            signal(SIGTERM, SIG_DFL);  /* (`all`: procs left it ignored) */
+            long got = grab(&e, 32);       /* 32 MiB each: many children */
+            write(up[1], &got, sizeof got);
+            for (;;)
+                pause();
+        } else {
+            long got = 0;
+            if (read(up[0], &got, sizeof got) == sizeof got)
+                total += got;
+            n++;
+        }
+    }
+    printf("forkmem: %ld children holding %ld MiB\n", n, total);
+    report("forkmem", n, "children", err);
+    signal(SIGTERM, SIG_IGN);
+    kill(0, SIGTERM);                  /* only ever our own children: we run under emutrace */
+    while (wait(NULL) > 0)
+        ;
+    signal(SIGTERM, SIG_DFL);
+}
+
 /* POSIX timers and timerfds, until the kernel's bound on timer objects says no */
 static void timers(void)
 {
@@ -331,7 +400,9 @@ static const struct {
 } MODES[] = {
     {"disk", disk}, {"unlinked", unlinked}, {"inodes", inodes}, {"fsize", fsize}, {"memfd", memfd},
     {"shm", shm}, {"truncate", truncate_big}, {"pipes", pipes}, {"epoll", epoll}, {"backlog", backlog},
-    {"threads", threads}, {"procs", procs}, {"timers", timers}, {"kobjects", kobjects},
+    {"threads", threads}, {"procs", procs}, {"forkmem", forkmem}, {"timers", timers},
+    {"kobjects", kobjects},
+    {"mem", mem},        /* mem next to last: what follows needs no more guest memory */
     {"files", files},    /* files last: it takes every fd */
 };
 

@@ -208,11 +208,9 @@ def shared_memory_of(ov, create: bool = False):
 
 
 def _write_back(extents, ov) -> None:
-    data = ov.data
     for o, n, buf, _ in extents:
-        hi = min(o + n, len(data))
-        if o < hi:
-            data[o:hi] = buf[:hi - o]
+        if o < len(ov.data):
+            ov.store_back(o, bytes(buf[:n]))
 
 
 class MemFile(OpenFile):
@@ -236,10 +234,7 @@ class MemFile(OpenFile):
         return bytes(out)
 
     def pwrite(self, data, off):
-        end = off + len(data)
-        if end > len(self.ov.data):
-            self.ov.resize(end)             # ENOSPC here, before anything is written
-        self.ov.data[off:end] = data
+        self.ov.write(off, data)            # (ENOSPC before anything is written)
         shm = shared_memory_of(self.ov)
         if shm is not None:
             shm.write(off, bytes(data))
@@ -256,7 +251,7 @@ class MemFile(OpenFile):
     def _touch(self):
         st = self.ov.stat
         st.size = len(self.ov.data)
-        st.blocks = (st.size + 511) // 512
+        st.blocks = self.ov.allocated()
         st.mtime_ns = st.ctime_ns = self.now_ns()
 
     def stat(self):

@@ -130,10 +130,12 @@ class Held:
     def __init__(self, limits: KernelLimits, name: str):
         self.limits, self.name, self.amount = limits, name, 0
 
-    def resize(self, amount: int) -> None:
+    def resize(self, amount: int, force: bool = False) -> None:
+        """Hold `amount` now (its errno when more does not fit, unless `force`: for what must
+        not fail, such as pages a shared mapping wrote coming back into the file)."""
         delta = amount - self.amount
         if delta > 0:
-            self.limits.take(self.name, delta)
+            (self.limits.force if force else self.limits.take)(self.name, delta)
         elif delta < 0:
             self.limits.give(self.name, -delta)
         self.amount = amount

@@ -18,6 +18,7 @@ from emutrace.machine.record import field, record
 
 from . import errno as E
 from .errors import VfsError
+from .filedata import PAGE, FileData
 from .limits import DENTRY_COST, INODE_COST, Held, KernelLimits, pages
 # all of them: handlers take the file types from the VFS, whose nodes carry them
 from .statinfo import (DT_BLK, DT_CHR, DT_DIR, DT_FIFO, DT_LNK, DT_OF_MODE, DT_REG, DT_SOCK,  # noqa: F401
@@ -299,19 +300,44 @@ class OvNode:
     the disk quota (its pages and its metadata): given back when the inode is garbage, that is
     when its last name and its last open file are gone, as Linux frees an unlinked open file."""
     stat: StatInfo
-    data: bytearray = field(default_factory=bytearray)    # file contents
+    data: FileData = field(default_factory=FileData)      # file contents (sparse: filedata.py)
     target: str = ""                                       # symlink target
     held: Optional[Held] = None
 
     def resize(self, size: int) -> None:
-        """Make the file `size` bytes long (zeros added), or fail with ENOSPC first."""
+        """Make the file `size` bytes long: past the old end is a hole that holds nothing (as
+        in tmpfs); cut pages go back to the quota."""
+        self.data.resize(size)
+        self._settle(0)
+
+    def write(self, off: int, data: bytes) -> None:
+        """Store `data` at `off`, the file growing to hold it, or fail with ENOSPC before
+        anything is written when its new pages do not fit the quota."""
+        end = off + len(data)
+        self._settle(self.data.new_pages(off, end) * PAGE)
+        if end > len(self.data):
+            self.data.resize(end)
+        self.data[off:end] = data
+
+    def store_back(self, off: int, data: bytes) -> None:
+        """What a shared mapping wrote, back into the file when the last mapping goes: it
+        cannot fail, so pages that are new count beyond the quota (as tmpfs pages a mapping
+        dirtied do); pages of zeros over holes stay holes."""
+        end = min(off + len(data), len(self.data))
+        for lo in range(off, end, PAGE):
+            chunk = data[lo - off:min(lo + PAGE, end) - off]
+            if lo // PAGE in self.data.pages or chunk.count(0) != len(chunk):
+                self.data[lo:lo + len(chunk)] = chunk
         if self.held is not None:
-            self.held.resize(INODE_COST + pages(size))
-        buf = self.data
-        if size < len(buf):
-            del buf[size:]
-        elif size > len(buf):
-            buf.extend(bytes(size - len(buf)))
+            self.held.resize(INODE_COST + len(self.target) + self.data.held(), force=True)
+
+    def allocated(self) -> int:
+        """st_blocks: 512-byte blocks of the pages that exist."""
+        return self.data.held() // 512
+
+    def _settle(self, more: int) -> None:
+        if self.held is not None:
+            self.held.resize(INODE_COST + len(self.target) + self.data.held() + more)
 
 
 class OverlayNames(dict):
@@ -463,8 +489,7 @@ class Vfs:
         limits.hold(ov, "inodes", 1)
         ov.held = limits.hold(ov, "disk", INODE_COST + len(target))
         if data:
-            ov.resize(len(data))
-            ov.data[:] = data
+            ov.write(0, data)
         return ov
 
     def _need_name(self, path: str) -> None:

@@ -51,7 +51,7 @@ CASES = [
     ("fsize", [], "fsize: 1048576 bytes, stopped by EFBIG"),
     ("memfd", ["--max-disk", "16M"], "memfd: 15 MiB, stopped by ENOSPC"),
     ("shm", ["--max-disk", "16M"], "shm: 15 MiB, stopped by ENOSPC"),
-    ("truncate", [], "truncate: 0 TiB, stopped by ENOSPC"),
+    ("truncate", [], "truncate: 1 TiB file holding 4 KiB"),      # sparse, as tmpfs
     ("pipes", ["--limit", "buffers=4M"], "pipes: 65 pipes, stopped by EAGAIN"),
     ("epoll", ["--limit", "epoll_watches=1000"], "epoll: 1000 watches, stopped by ENOSPC"),
     ("backlog", ["--limit", "unix_backlog=50"], "backlog: 51 connections, stopped by EAGAIN"),
@@ -60,6 +60,8 @@ CASES = [
     ("timers", ["--limit", "timers=100"], "timers: 100 timers, stopped by EAGAIN"),
     ("kobjects", ["--limit", "kobjects=50"], "kobjects: 50 queues, stopped by ENOSPC"),
     ("files", ["--limit", "files=500"], "files: 497 fds, stopped by ENFILE"),
+    ("mem", [], "mem: 210 MiB, stopped by ENOMEM"),
+    ("forkmem", [], "forkmem: 4 children, stopped by ENOMEM"),
 ]
 
 
@@ -103,8 +105,36 @@ def test_every_bound_at_once_keeps_the_host_under_the_stated_bound():
     assert lines["pipes"].endswith("EAGAIN") and lines["epoll"].endswith("ENOSPC")
     assert lines["threads"].endswith("EAGAIN") and lines["procs"].endswith("EAGAIN")
     assert lines["timers"].endswith("EAGAIN") and lines["kobjects"].endswith("ENOSPC")
-    assert lines["files"].endswith("ENFILE")
+    assert lines["files"].endswith("ENFILE") and lines["mem"].endswith("ENOMEM")
+    assert lines["forkmem"].endswith(("ENOMEM", "EAGAIN"))
     assert rss < MAX_MEM + max_disk + OVERHEAD, rss
+
+
+def test_one_memory_bound_holds_for_all_processes_together():
+    """--max-mem is the run's, not each process's: children that each take 32 MiB and keep it
+    end with ENOMEM from fork once the run holds --max-mem (their engines are charged too),
+    where each one alone could have taken --max-mem (the host held 63 x 32 MiB, 2.5 GB, at
+    --max-mem 256M before)."""
+    prog = built("exhaust")
+    status, out, err, rss = run_wait4(["--no-trace", "--max-mem", str(MAX_MEM), prog, "forkmem"])
+    assert status == 0, err
+    held = [line for line in out.splitlines() if line.startswith("forkmem: ") and "holding" in line]
+    children, mib = int(held[0].split()[1]), int(held[0].split()[4])
+    assert children >= 2 and 32 * (children - 1) < mib <= 32 * children, out   # the last one: what was left
+    assert "forkmem: %d children, stopped by ENOMEM" % children in out.splitlines(), out
+    assert rss < MAX_MEM + OVERHEAD, rss                    # (nothing on disk: no --max-disk term)
+
+
+def test_memory_comes_back_when_a_process_ends_or_execs():
+    """What an ended (or exec'd) process held goes back to the run's budget: a shell runs five
+    programs in a row that each take all the memory they can, and each gets the same."""
+    from conftest import emutrace
+    prog = built("exhaust")
+    r = emutrace(["--no-trace", "--max-mem", "256M", "/bin/sh", "-c",
+                  f"for i in 1 2 3 4 5; do {prog} mem; done"], timeout=600)
+    lines = r.stdout.decode().splitlines()
+    assert len(lines) == 5 and len(set(lines)) == 1 and lines[0].endswith("MiB, stopped by ENOMEM"), lines
+    assert int(lines[0].split()[1]) > 150, lines
 
 
 def test_space_comes_back_when_the_last_name_and_fd_are_gone():

@@ -481,7 +481,12 @@ def _snapshot_drop(c, proc, path: Optional[str]) -> None:
         return
     if node.ov is None or node.stat.mode & S_IFMT != S_IFREG:
         return
-    data = bytes(node.ov.data)
+    data = node.ov.data.image(proc.kernel.vfs.limits.max["disk"])
+    if data is None:                          # sparse and larger than the quota
+        c.deleted_drops[path] = {"path": path, "size": len(node.ov.data), "mode": node.stat.mode & 0o7777,
+                                 "sha256": node.ov.data.page_digest(), "deleted": True, "sparse": True,
+                                 "_data": None}
+        return
     c.deleted_drops[path] = {"path": path, "size": len(data), "sha256": extract.sha256(data),
                              "mode": node.stat.mode & 0o7777, "deleted": True, "_data": data}
 

@@ -82,7 +82,10 @@ def dropped_files(c) -> List[dict]:
     for path, ov in list(vfs.overlay.items()):
         if ov.stat.mode & S_IFMT != S_IFREG:
             continue
-        data = bytes(ov.data)
+        data = ov.data.image(vfs.limits.max["disk"])
+        if data is None:                 # sparse, larger than the quota: see _sparse_entry
+            out[path] = _sparse_entry(path, ov, c.renamed.get(path))
+            continue
         status = "created"
         host, writable = vfs.host_path(path)
         tree = vfs.tree_of(writable)
@@ -108,6 +111,18 @@ def dropped_files(c) -> List[dict]:
     return [out[p] for p in sorted(out)]
 
 
+def _sparse_entry(path: str, ov, first) -> dict:
+    """A file larger than --max-disk can only be sparse (mostly holes): its bytes are not
+    hashed or kept as one piece; `sha256` fingerprints its written pages instead (FileData's
+    page_digest) and `sparse` says so."""
+    entry = {"path": path, "size": len(ov.data), "sha256": ov.data.page_digest(),
+             "mode": ov.stat.mode & 0o7777, "status": "created", "deleted": False, "sparse": True,
+             "_data": None}
+    if first is not None and first != path:
+        entry["written_as"] = first
+    return entry
+
+
 def write(report: dict, path: str) -> None:
     text = json.dumps(report, indent=1, ensure_ascii=False) + "\n"
     tmp = path + ".part"
@@ -123,7 +138,7 @@ def dump_dropped(c, directory: str) -> List[str]:
     index = []
     for d in dropped_files(c):
         name = os.path.join(directory, d["sha256"])
-        if not os.path.exists(name):
+        if d["_data"] is not None and not os.path.exists(name):    # (a sparse one: index only)
             with open(name, "wb") as f:
                 f.write(d["_data"])
         index.append({k: v for k, v in d.items() if not k.startswith("_")})
