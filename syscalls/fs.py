@@ -349,6 +349,48 @@ def sys_flock(proc, fd, op, *_):
 
 # ---------------------------------------------------------------- read/write
 
+# What one read or write moves through the host at a time. Linux moves up to MAX_RW_COUNT per
+# call; here a transfer bigger than TRANSFER_PIECE goes in pieces, so no call makes the host
+# hold more than that beyond guest memory (a writev of 1024 views of one 1 MiB buffer would
+# otherwise be 1 GiB of host memory for 1 MiB of guest memory).
+MAX_RW_COUNT = 0x7FFFF000
+TRANSFER_PIECE = 1 << 24
+
+
+def _pieces(spans):
+    """(address, size) pieces of at most TRANSFER_PIECE bytes covering `spans` in order, up to
+    MAX_RW_COUNT in all."""
+    left = MAX_RW_COUNT
+    for addr, n in spans:
+        n = min(n, left)
+        left -= n
+        while n > 0:
+            k = min(n, TRANSFER_PIECE)
+            yield addr, k
+            addr += k
+            n -= k
+
+
+def _write_pieces(proc, f: OpenFile, spans, write) -> int:
+    """write(bytes) for each piece of the guest's `spans`, until one is short: the bytes moved,
+    or an error only when none moved (Linux reports what was written before the error)."""
+    total = 0
+    for addr, n in _pieces(spans):
+        data = proc.mem.read(addr, n)
+        try:
+            done = blocking(proc, f, lambda: write(data))
+        except VfsError:
+            if total:
+                return total
+            raise
+        if done < 0:
+            return done if total == 0 else total
+        total += done
+        if done < n:
+            break
+    return total
+
+
 @syscall("read")
 def sys_read(proc, fd, buf, count, *_):
     f = proc.fds.get(s32(fd))
@@ -371,8 +413,11 @@ def sys_write(proc, fd, buf, count, *_):
     f = proc.fds.get(s32(fd))
     if not f.writable:
         return -E.EBADF
-    data = proc.mem.read(buf, fsize_room(proc, f, _write_pos(f), count))
+    count = fsize_room(proc, f, _write_pos(f), count)
     try:
+        if count > TRANSFER_PIECE:
+            return _write_pieces(proc, f, [(buf, count)], f.write)
+        data = proc.mem.read(buf, count)
         return blocking(proc, f, lambda: f.write(data))
     except VfsError as e:
         if e.errno == E.EPIPE:
@@ -401,7 +446,16 @@ def sys_pwrite(proc, fd, buf, count, off, *_):
         return -E.EBADF
     if not f.seekable:
         return -E.ESPIPE
-    return f.pwrite(proc.mem.read(buf, fsize_room(proc, f, off, count)), off)
+    count = fsize_room(proc, f, off, count)
+    if count > TRANSFER_PIECE:
+        pos = [off]
+
+        def at(data):
+            n = f.pwrite(data, pos[0])
+            pos[0] += n
+            return n
+        return _write_pieces(proc, f, [(buf, count)], at)
+    return f.pwrite(proc.mem.read(buf, count), off)
 
 
 def _iovecs(proc, iov, cnt):
@@ -419,9 +473,7 @@ def _readv(proc, fd, iov, cnt, off):
     if not f.readable:
         return -E.EBADF
     total = 0
-    for base, length in _iovecs(proc, iov, cnt):
-        if not length:
-            continue
+    for base, length in _pieces(_iovecs(proc, iov, cnt)):
         data = blocking(proc, f, lambda: f.read(length) if off is None else f.pread(length, off + total))
         if isinstance(data, int):
             return data if total == 0 else total
@@ -430,6 +482,15 @@ def _readv(proc, fd, iov, cnt, off):
         if len(data) < length:
             break
     return total
+
+
+def _cut(spans, room: int):
+    """The first `room` bytes of (address, size) spans."""
+    for addr, n in spans:
+        if room <= 0:
+            return
+        yield addr, min(n, room)
+        room -= n
 
 
 @syscall("readv")
@@ -451,9 +512,13 @@ def sys_writev(proc, fd, iov, cnt, *_):
     f = proc.fds.get(s32(fd))
     if not f.writable:
         return -E.EBADF
-    data = b"".join(proc.mem.read(b, n) for b, n in _iovecs(proc, iov, cnt))
-    data = data[:fsize_room(proc, f, _write_pos(f), len(data))]
+    spans = _iovecs(proc, iov, cnt)
+    room = fsize_room(proc, f, _write_pos(f), sum(n for _, n in spans))
+    spans = list(_cut(spans, room))
     try:
+        if room > TRANSFER_PIECE:           # (one write below it: a datagram stays one)
+            return _write_pieces(proc, f, spans, f.write)
+        data = b"".join(proc.mem.read(b, n) for b, n in spans)
         return blocking(proc, f, lambda: f.write(data))
     except VfsError as e:
         if e.errno == E.EPIPE:

@@ -21,7 +21,7 @@ from . import errno as E
 from . import inet
 from .dispatch import s32, syscall
 from .files import O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
-from .fs import blocking
+from .fs import TRANSFER_PIECE, _cut, blocking
 from .vfs import S_IFSOCK, StatInfo, VfsError
 
 AF_UNIX = 1
@@ -370,7 +370,8 @@ def _recv(proc, sock, n, flags):
 @syscall("sendto")
 def sys_sendto(proc, fd, buf, length, flags, addr, alen):
     sock = _sock(proc, fd)
-    return _send(proc, sock, proc.mem.read(buf, length), flags, _target(proc, sock, addr, alen))
+    return _send(proc, sock, proc.mem.read(buf, min(length, TRANSFER_PIECE)), flags,
+                 _target(proc, sock, addr, alen))
 
 
 @syscall("recvfrom")
@@ -398,7 +399,7 @@ def _msg(proc, msg):
 def sys_sendmsg(proc, fd, msg, flags, *_):
     sock = _sock(proc, fd)
     name, namelen, iov = _msg(proc, msg)
-    data = b"".join(proc.mem.read(b, n) for b, n in iov)
+    data = b"".join(proc.mem.read(b, n) for b, n in _cut(iov, TRANSFER_PIECE))   # (a short send)
     return _send(proc, sock, data, flags, _target(proc, sock, name, namelen))
 
 

@@ -14,7 +14,7 @@ import struct
 from . import errno as E
 from .dispatch import s32, s64, syscall
 from .files import O_APPEND, O_NONBLOCK, Pipe, PipeEnd, WouldBlock
-from .fs import _iovecs, raise_sigpipe
+from .fs import _cut, _iovecs, raise_sigpipe
 from .vfs import VfsError
 
 SPLICE_F_MOVE, SPLICE_F_NONBLOCK, SPLICE_F_MORE, SPLICE_F_GIFT = 1, 2, 4, 8
@@ -158,7 +158,9 @@ def sys_vmsplice(proc, fd, iov, nr_segs, flags, *_):
     if not segs:
         return 0
     if f.writable:
-        data = b"".join(proc.mem.read(b, n) for b, n in segs if n)
+        # (no more than a pipe can ever hold is read from the guest: vmsplice moves what fits)
+        most = proc.kernel.limits.max["pipe_size"]
+        data = b"".join(proc.mem.read(b, n) for b, n in _cut(segs, most) if n)
         if not data:
             return 0
         return _run(proc, flags, lambda: f.pipe.put(data[:_pipe_room(f)]))

@@ -125,6 +125,19 @@ def test_one_memory_bound_holds_for_all_processes_together():
     assert rss < MAX_MEM + OVERHEAD, rss                    # (nothing on disk: no --max-disk term)
 
 
+def test_one_call_never_makes_the_host_hold_what_it_moves():
+    """readv/writev/sendmsg/vmsplice of 1024 views of one 1 MiB buffer (1 GiB per call) move
+    in pieces of 16 MiB: the host holds no more than that beyond guest memory (it held 2.1 GB
+    at --max-mem 256M before). A write cut short by the quota reports what it wrote."""
+    prog = built("bigio")
+    status, out, err, rss = run_wait4(["--no-trace", "--max-mem", str(MAX_MEM), "--max-disk", "64M", prog])
+    assert status == 0, err
+    assert out.splitlines()[:4] == ["readv /dev/zero: 1073741824", "writev /dev/null: 1073741824",
+                                    "writev file: 66060288 ", "readv file: 66060288"], out
+    assert out.splitlines()[4].startswith("sendmsg: ") and out.splitlines()[5] == "vmsplice: 65536 ", out
+    assert rss < MAX_MEM + 64 * MiB + OVERHEAD, rss
+
+
 def test_memory_comes_back_when_a_process_ends_or_execs():
     """What an ended (or exec'd) process held goes back to the run's budget: a shell runs five
     programs in a row that each take all the memory they can, and each gets the same."""
