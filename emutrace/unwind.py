@@ -128,7 +128,9 @@ class EhFrame:
         pos += 4                                 # CIE id (0)
         version = d[pos]
         pos += 1
-        z = d.index(b"\0", pos)
+        z = d.find(b"\0", pos, end)             # (find: the data may be a file view, no .index)
+        if z < 0:
+            raise CfiError("unterminated CIE augmentation")
         aug = d[pos:z].decode("ascii", "replace")
         pos = z + 1
         if "eh" in aug:

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from typing import Optional
 
+from emutrace.machine.hostmem import forget_resident
 from emutrace.machine.memory import AddressSpace, page_down, page_up
 
 from .elf import ET_DYN, PF_R, PF_W, PF_X, ElfFile
+
+COPY_PIECE = 4 << 20           # a segment goes into guest memory this much at a time
 
 
 def _prot(flags: int) -> int:
@@ -27,8 +30,10 @@ def map_elf(aspace: AddressSpace, machine, elf: ElfFile, bias: int, name: str) -
             start = prev_end
         if end > start:
             aspace.map(start, end - start, prot, name, page_down(seg.offset))
-        if seg.filesz:
-            machine.write(seg.vaddr + bias, elf.data[seg.offset:seg.offset + seg.filesz])
+        for off in range(0, seg.filesz, COPY_PIECE):     # (pieces: no copy of a whole segment)
+            n = min(COPY_PIECE, seg.filesz - off)
+            machine.write(seg.vaddr + bias + off, elf.data[seg.offset + off:seg.offset + off + n])
+            forget_resident(elf.data, seg.offset + off, n)   # (a file view: read pages leave the RSS)
         prev_end, prev_prot = max(prev_end, end), prot
 
 

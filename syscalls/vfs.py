@@ -14,6 +14,7 @@ import os
 import stat as _st
 from typing import Callable, Dict, List, Optional, Tuple
 
+from emutrace.machine.hostmem import file_view
 from emutrace.machine.record import field, record
 
 from . import errno as E
@@ -235,7 +236,8 @@ class DirTree:
         replaced meanwhile is not filed under the new one's version."""
         with self.open(host) as f:
             version = self.version(f, host)
-            return f.read(), version
+            view = file_view(f, version[3])              # (a large file: not copied)
+            return (f.read() if view is None else view), version
 
 
 def host_version(host: str, st) -> tuple:

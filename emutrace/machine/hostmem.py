@@ -125,6 +125,40 @@ def unreserve(size: int) -> None:
     _reserved[0] -= size
 
 
+# Files at least this large are read as a view of the host file, not a copy (file_view).
+FILE_VIEW_MIN = 1 << 20
+
+
+def file_view(f, size: int):
+    """The whole of the open host file `f` (`size` bytes) as a read-only mapping, which slices,
+    struct.unpack_from and find read as they read bytes, or None (a small file, a member of a
+    tar root, a host that cannot map it): then the caller reads a copy. Pages come from the
+    host's page cache as they are read, so a 100 MB program (node) costs the host what its
+    loader and tracer read of it, not 100 MB of Python bytes for the whole run."""
+    if size < FILE_VIEW_MIN:
+        return None
+    try:
+        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError, AttributeError, TypeError, OverflowError):
+        return None
+
+
+def forget_resident(view, start: int = 0, size: int = -1) -> None:
+    """The pages of a file_view in [start, start+size) (all of it by default) leave this
+    process's resident set (the host's page cache keeps them; a later read faults them back):
+    as a program's segments are copied into guest memory. Nothing where the host has no
+    madvise, or for a copy."""
+    if _MADV_DONTNEED is None or not isinstance(view, mmap.mmap):
+        return
+    lo = start & ~(PAGE - 1)
+    hi = len(view) if size < 0 else min(len(view), start + size)
+    if hi > lo:
+        try:
+            view.madvise(_MADV_DONTNEED, lo, hi - lo)
+        except (OSError, ValueError):
+            pass
+
+
 def new_buffer(size: int) -> Optional[HostBuffer]:
     """A HostBuffer, or None when the host refuses the reservation."""
     try:
