@@ -9,7 +9,6 @@ read gives bytes (zeros in holes), a slice write of the same length stores them,
 the whole content."""
 from __future__ import annotations
 
-import hashlib
 from typing import Dict, Optional
 
 PAGE = 4096
@@ -43,6 +42,7 @@ class FileData:
     def page_digest(self) -> str:
         """A fingerprint of a sparse file too large for image(): SHA-256 over its written pages
         in order, each after its byte offset (8 bytes, little-endian); holes are zeros."""
+        import hashlib                  # deferred: OpenSSL's start costs every run (README Decisions)
         h = hashlib.sha256()
         for i in sorted(self.pages):
             h.update((i * PAGE).to_bytes(8, "little"))
