@@ -59,6 +59,8 @@ SLOW_RUN = 60.0            # seconds: a run this slow is measured once, not --re
 WORKLOADS = ("callloop", "sort", "ls", "sha256sum", "python", "readloop", "startup", "freshcalls", "bashread")
 from bench import memory_workloads  # noqa: E402  (guest-memory workloads: java, go, ... mprotect)
 WORKLOADS += memory_workloads.NAMES
+from bench import program_workloads  # noqa: E402  (real programs traced: git, xz, perl, ...)
+WORKLOADS += program_workloads.NAMES
 # the marginal-cost workloads and the events each iteration makes
 MARGINAL_EVENTS = {"callloop": 4, "readloop": 1, "freshcalls": 8}
 BASH_LINES = 5000
@@ -414,6 +416,10 @@ def setup_workloads(cfg: Config, env: Env, only: Sequence[str]) -> List[Case]:
         only, cfg.quick, tmp, env.notes,
         lambda wl, label, argv, size=None: Case(wl, label, argv, "lib", memory_workloads.TOOLS, size=size),
         lambda name: shutil.which(name, path=STD_PATH), build)
+    cases += program_workloads.cases(
+        only, cfg.quick, tmp, env.notes,
+        lambda wl, label, argv: Case(wl, label, argv, "lib", program_workloads.TOOLS),
+        lambda name: shutil.which(name, path=STD_PATH))
     return cases
 
 
@@ -778,6 +784,7 @@ def render(cases: List[Case], results, marginals, tools: Sequence[str], cfg: Con
         L.append("")
 
     L += memory_workloads.render(cases, results, fmt_cost, fmt_bytes, TOOL_LABEL.get)
+    L += program_workloads.render(cases, results)
 
     # 5. notes
     notes: List[str] = []
