@@ -163,6 +163,8 @@ PROGRAMS: Dict[str, dict] = {
                   flags=_C_FLAGS + ("-pthread",), hostile=True),
     "bigio": _p("c", "hostile: readv/writev/sendmsg/vmsplice of 1 GiB through one 1 MiB buffer",
                 flags=_C_FLAGS, hostile=True),
+    "jobctl": _p("c", "SIGSTOP/SIGTSTP/SIGCONT: wait4 WUNTRACED/WCONTINUED, waitid, SA_NOCLDSTOP",
+                 flags=_C_FLAGS),
     "stdio_id": _p("c", "prints what it sees of its stdio and of file times against time(0)",
                    flags=_C_FLAGS),
     "threads": _p("c", "N threads, mutex counter, condvar barrier",

@@ -176,6 +176,8 @@ class LtraceText:
             self.w.write((close_call(text, ret, DEFAULT_ALIGN) if ev.ret is not None else text + ") = ?") + "\n"
                          + _stack_lines(ev.stack), urgent=self.w.sync_syscalls)
         elif isinstance(ev, Signal):
+            if ev.type == "stop":
+                return                   # (ltrace's format shows the stop signal only)
             self._close_open()
             from emutrace.decode.sigdesc import signal_description     # deferred: an ltrace-format run rarely prints a signal
             self.w.write(self._prefix(ev) + f"--- {ev.name} ({signal_description(ev.signo)}) ---\n", urgent=True)

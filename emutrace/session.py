@@ -302,7 +302,7 @@ class Session:
                     self._apply_resume(proc)
                     deliver_pending(proc, fanout if proc.traced else None)
                     self._apply_resume(proc)
-                    if t.alive and t.wait is None:
+                    if t.alive and t.wait is None and not proc.stopped:
                         self._slice(proc, t, deadline)
                         self._apply_resume(proc)
                 except ProcessExit as e:
@@ -397,6 +397,12 @@ class Session:
                     h = getattr(o, "signal", None)
                     if h is not None:
                         h(proc, info)
+
+            def stopped(s, proc, sig):
+                for o in s.obs:
+                    h = getattr(o, "stopped", None)
+                    if h is not None:
+                        h(proc, sig)
         return _Fanout(self.observers) if self.observers else None
 
     def _stopped_by_itself(self, proc, m, deadline):

@@ -162,6 +162,11 @@ class SyscallObserver:
         self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],
                          signal_name(info["si_signo"]), format_signal(fields), fields, stack=stack))
 
+    def stopped(self, proc, sig):
+        name = signal_name(sig)
+        self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, sig, name,
+                         f"--- stopped by {name} ---", {}, type="stop"))
+
 
 def _mem_view(proc):
     from .libcalls import LibcallTracer

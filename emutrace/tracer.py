@@ -80,6 +80,12 @@ class Tracer:
             self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],
                              signal_name(info["si_signo"]), "", fields))
 
+    def stopped(self, proc, sig):
+        """A stop signal stopped the process (strace's '--- stopped by SIGSTOP ---'; ltrace
+        shows only the signal)."""
+        if self.syscalls:
+            self.syscalls.stopped(proc, sig)
+
     def exited(self, proc, result):
         if self.libcalls:
             self.libcalls.finish(proc)

@@ -18,6 +18,7 @@ from emutrace.machine.cpu import FORK_TCG_BUFFER, Machine
 from emutrace.machine.memory import AddressSpace, OutOfMemory
 
 from . import errno as E
+from . import jobctl
 from .anonfd import install as install_fd
 from .dispatch import syscall
 from .files import O_NONBLOCK
@@ -403,15 +404,25 @@ def _matches(proc, c, pid: int, options: int) -> bool:
     return (c.exit_signal != SIGCHLD) == bool(options & __WCLONE)
 
 
-def _find(proc, pid: int, options: int):
-    """(matching children, the first of them that is a zombie or None)."""
+def _find(proc, pid: int, options: int, exited: bool = True, stopped: bool = False,
+          continued: bool = False):
+    """(matching children, the first of them with something to report or None, and what: None
+    for its exit, else its job_report)."""
     kids = [c for c in proc.children if _matches(proc, c, pid, options)]
-    return kids, next((c for c in kids if c.exit is not None), None)
+    for c in kids:
+        if c.exit is not None and exited:
+            return kids, c, None
+        report = jobctl.reportable(c, stopped, continued)
+        if report is not None:
+            return kids, c, report
+    return kids, None, None
 
 
-def _wait_block(proc, kids, what: str):
+def _wait_block(proc, kids, what: str, exited: bool = True, stopped: bool = False,
+                continued: bool = False):
     def ready():
-        return any(c.exit is not None or c.reaped for c in kids)
+        return any((c.exit is not None and exited) or c.reaped
+                   or jobctl.reportable(c, stopped, continued) is not None for c in kids)
     raise Block(Wait("child", what, proc.thread, ready=ready, restart="sys"))
 
 
@@ -419,18 +430,22 @@ def wait_child(proc, pid: int, status: int, options: int, rusage: int) -> int:
     options &= 0xFFFFFFFF
     if options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WALL | __WCLONE):
         return -E.EINVAL
-    kids, z = _find(proc, pid, options)
+    stopped, continued = bool(options & WUNTRACED), bool(options & WCONTINUED)
+    kids, z, report = _find(proc, pid, options, True, stopped, continued)
     if not kids:
         return -E.ECHILD
     if z is None:
         if options & WNOHANG:
             return 0
         _wait_block(proc, kids, "a child to exit" if pid == -1 else f"child {pid} to exit" if pid > 0
-                    else "a child of its process group to exit")
+                    else "a child of its process group to exit", True, stopped, continued)
     if status:
-        proc.mem.write_u32(status, z.wait_status)
+        proc.mem.write_u32(status, z.wait_status if report is None else jobctl.wait_status(report))
     if rusage:
         proc.mem.write(rusage, RUSAGE.pack())
+    if report is not None:
+        z.job_report = None                 # (reported once; the child lives on)
+        return z.pid
     reap(z)
     return z.pid
 
@@ -459,19 +474,26 @@ def waitid_child(proc, idtype: int, id_: int, infop: int, options: int) -> int:
         nonblocking = bool(pidfd.flags & O_NONBLOCK)
     else:
         return -E.EINVAL
-    kids, z = _find(proc, pid, options)
+    exited, stopped, continued = bool(options & WEXITED), bool(options & WSTOPPED), bool(options & WCONTINUED)
+    kids, z, report = _find(proc, pid, options, exited, stopped, continued)
     if not kids:
         return -E.ECHILD
-    if z is None or not options & WEXITED:
+    if z is None:
         if nonblocking and not options & WNOHANG:
             return -E.EAGAIN                      # a non-blocking pidfd of a running child
         if options & WNOHANG:
             if infop:
                 proc.mem.write(infop, SIGINFO.pack())
             return 0
-        if not options & WEXITED:
-            _wait_block(proc, [], "a child to stop or continue (never, here)")
-        _wait_block(proc, kids, "a child to exit")
+        _wait_block(proc, kids, "a child to exit" if exited else "a child to stop or continue",
+                    exited, stopped, continued)
+    if report is not None:                        # stopped or continued: it lives on
+        if infop:
+            proc.mem.write(infop, SIGINFO.pack(si_signo=SIGCHLD, si_code=report[0], si_pid=z.pid,
+                                               si_uid=proc.kernel.world.uid, si_status=report[1]))
+        if not options & WNOWAIT:
+            z.job_report = None
+        return 0
     if infop:
         exc = z.exit
         code = CLD_DUMPED if exc.core else CLD_KILLED if exc.signal else CLD_EXITED

@@ -145,12 +145,12 @@ def install(vfs: Vfs, kernel) -> None:
                                  "tmpfs /dev/shm tmpfs rw,nosuid,nodev 0 0\n")
         if head == "status" and not tail:
             w = kernel.world
-            return _file(lambda: f"Name:\t{p.exe.rsplit('/', 1)[-1][:15]}\nState:\tR (running)\nTgid:\t{p.pid}\n"
+            return _file(lambda: f"Name:\t{p.exe.rsplit('/', 1)[-1][:15]}\nState:\t{_STATE_NAMES[_state(p)]}\nTgid:\t{p.pid}\n"
                                  f"Pid:\t{p.pid}\nPPid:\t{p.ppid}\nTracerPid:\t0\nUid:\t{w.uid}\t{w.uid}\t{w.uid}\t{w.uid}\n"
                                  f"Gid:\t{w.gid}\t{w.gid}\t{w.gid}\t{w.gid}\nThreads:\t{len(p.threads)}\n"
                                  f"VmRSS:\t{p.aspace.guest_mapped() // 1024} kB\n")
         if head == "stat" and not tail:
-            return _file(lambda: f"{p.pid} ({p.exe.rsplit('/', 1)[-1][:15]}) R {p.ppid} {p.pid} {p.pid} 0 -1 "
+            return _file(lambda: f"{p.pid} ({p.exe.rsplit('/', 1)[-1][:15]}) {_state(p)} {p.ppid} {p.pid} {p.pid} 0 -1 "
                                  + " ".join(["0"] * 44) + "\n")
         if head == "task":
             if not tail:
@@ -169,3 +169,12 @@ def install(vfs: Vfs, kernel) -> None:
         return None
 
     vfs.add_synth_tree("/proc", proc_entry)
+
+
+_STATE_NAMES = {"R": "R (running)", "T": "T (stopped)", "Z": "Z (zombie)"}
+
+
+def _state(p) -> str:
+    """/proc/PID/stat's state letter: a zombie, stopped by a signal (jobctl.py), or running
+    (a process that waits counts as running: the clock is virtual)."""
+    return "Z" if p.exit is not None else "T" if p.stopped else "R"

@@ -38,6 +38,7 @@ from emutrace.machine.memory import GuestFault
 from emutrace.machine.words import s32
 
 from . import errno as E
+from . import jobctl
 from .fs import POLLIN, POLLOUT, _poll_once
 from .ktimers import timers_of
 from .layouts import POLLFD
@@ -134,6 +135,8 @@ class Scheduler:
 
     # -- who can run -----------------------------------------------------------------
     def runnable(self, t) -> bool:
+        if t.proc.stopped and not jobctl.may_run(t.proc):
+            return False                    # stopped by a signal until SIGCONT (or SIGKILL)
         w = t.wait
         if w is None:
             return True
@@ -286,6 +289,9 @@ class Scheduler:
         for t in self.tasks:
             what = t.wait.what if t.wait is not None else "nothing"
             who = f"process {t.proc.pid}" if t.tid == t.proc.pid else f"thread {t.tid} of process {t.proc.pid}"
+            if t.proc.stopped:
+                parts.append(f"{who} is stopped by {jobctl.STOP_NAMES[t.proc.stopped]}")
+                continue
             parts.append(f"{who} waits for {what}")
         if len(parts) == 1:
             return parts[0] + ", and nothing else can run"
@@ -376,6 +382,8 @@ class Scheduler:
         act = _action(proc, info["si_signo"])
         if w.restart == "sys" and act.handler != SIG_DFL and act.flags & SA_RESTART:
             return None
+        if act.handler == SIG_DFL and default_action(info["si_signo"]) == "stop":
+            return None                     # no handler runs: restarted when it continues
         return -E.EINTR
 
     def previous_wait(self, t) -> Optional[Wait]:

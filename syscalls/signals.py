@@ -5,6 +5,7 @@ from __future__ import annotations
 from emutrace.machine.memory import GuestFault
 
 from . import errno as E
+from . import jobctl
 from .dispatch import s32, syscall
 from .layouts import FXSAVE, KSIGACTION, RT_SIGFRAME_SIZE, SIGCONTEXT_GREGS, SIGINFO, STACK_T, UCONTEXT
 from .task import GuestDeadlock, NORETURN, ProcessExit, SigAction
@@ -26,7 +27,7 @@ MINSIGSTKSZ = 2048
 
 CORE = {SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, 24, 25, SIGSYS}   # XCPU XFSZ
 IGNORE = {SIGCHLD, SIGCONT, SIGURG, SIGWINCH}
-STOP = {SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU}      # treated as ignore: there is no job control here
+STOP = {SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU}      # the process stops (jobctl.py)
 
 
 def bit(sig: int) -> int:
@@ -36,8 +37,10 @@ def bit(sig: int) -> int:
 def default_action(sig: int) -> str:
     if sig in CORE:
         return "core"
-    if sig in IGNORE or sig in STOP:
+    if sig in IGNORE:
         return "ignore"
+    if sig in STOP:
+        return "stop"
     return "term"
 
 
@@ -299,6 +302,11 @@ def deliver_pending(proc, observer=None) -> None:
             what = default_action(sig)
             if what == "ignore":
                 continue
+            if what == "stop":
+                jobctl.stop(proc, sig)            # the rest waits for SIGCONT
+                if observer is not None:
+                    observer.stopped(proc, sig)
+                return
             # a core is dumped only when RLIMIT_CORE allows one (its soft limit is 0 by default)
             raise ProcessExit(0, signal=sig, core=what == "core" and proc.rlimit(4) > 0)
         push_frame(proc, sig, info, act)

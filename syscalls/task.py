@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 
 from emutrace.machine.record import field, record
 
+from . import jobctl
 from .files import FdTable
 
 if TYPE_CHECKING:                     # (annotation only: the Kernel imports every handler)
@@ -105,6 +106,8 @@ class Process:
         self.reaped = False
         self.vfork_done = True                    # False while a vfork parent waits for us
         self.traced = True                        # observers see it (the first process; -f: all)
+        self.stopped = 0                          # the stop signal it is stopped by (jobctl.py)
+        self.job_report = None                    # (CLD_STOPPED or CLD_CONTINUED, signal) for wait
 
     # -- helpers handlers use -------------------------------------------------
     def rlimit(self, res: int) -> int:
@@ -118,6 +121,7 @@ class Process:
 
     def queue_signal(self, info: dict, thread: Optional[Thread] = None) -> None:
         signo = info["si_signo"]
+        jobctl.on_send(self, signo)                 # SIGCONT continues now; stops drop SIGCONT
         target = thread.pending if thread else self.pending
         if signo < 32 and any(i["si_signo"] == signo for i in target):
             return          # standard signals do not queue
