@@ -51,6 +51,7 @@ import struct
 import threading
 from collections import Counter
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from weakref import WeakKeyDictionary
 
 from emutrace.kernel import errno as _E
 from emutrace.kernel.files import OpenFile, O_RDONLY, O_WRONLY
@@ -126,6 +127,11 @@ class Result:
 
 # ---------------------------------------------------------------- guest memory
 
+# process → [its address space, next free byte, end] of the chunk alloc() carves from; the API's
+# own, not an attribute on the kernel's Process (weak: freed with the process)
+_ARENAS: "WeakKeyDictionary[object, list]" = WeakKeyDictionary()
+
+
 class GuestMemory:
     """Reads and writes guest memory with the guest's own permissions, and allocates in it."""
 
@@ -175,7 +181,7 @@ class GuestMemory:
         blob = bytes(data) if not isinstance(data, int) else b"\0" * data
         size = max(16, (len(blob) + 15) & ~15)
         proc = self._proc
-        arena = getattr(proc, "_api_arena", None)
+        arena = _ARENAS.get(proc)
         if arena is None or arena[0] is not proc.aspace or arena[1] + size > arena[2]:
             chunk = max(16 * PAGE, page_up(size))
             try:
@@ -183,8 +189,7 @@ class GuestMemory:
                 proc.aspace.map(start, chunk, PROT_READ | PROT_WRITE, self.ARENA_NAME)
             except OutOfMemory as e:
                 raise EmutraceError(f"cannot allocate guest memory: {e}", 125) from None
-            arena = [proc.aspace, start, start + chunk]
-            proc._api_arena = arena
+            arena = _ARENAS[proc] = [proc.aspace, start, start + chunk]
         addr = arena[1]
         arena[1] += size
         if blob:
@@ -397,7 +402,7 @@ class _CallHooks:
         return False
 
     def leave(self, proc, frame, regs) -> None:
-        call = getattr(frame, "api_call", None)
+        call = frame.api_call
         if call is not None:
             self._run_return_hooks(call, self._for(proc, frame.site)[2])
 
@@ -968,7 +973,7 @@ class Session:
         """Stop the emulator between two instructions (from another thread): the run then ends
         at the event this causes, which the closed generator refuses."""
         proc = self.core.kernel.current
-        machine = getattr(proc, "machine", None)
+        machine = proc.machine if proc is not None else None
         if machine is not None:
             try:
                 machine.uc.emu_stop()

@@ -546,7 +546,7 @@ class GuestLog:
         m.in_guest_code = self.in_code
         m.hook_code(self._on_ret_full, self.ret_full, self.ret_full)
         m.hook_code(self._on_lost, self.lost, self.lost)
-        loaded = getattr(m, "loaded", None) or proc.thread
+        loaded = m.loaded or proc.thread
         if loaded not in self.threads:
             self._new_thread(proc, loaded)
 
@@ -559,7 +559,7 @@ class GuestLog:
         c.leaf_suffix = self.leaf_suffix        # (the sites, and their compiled lines, are shared)
         c.native_sites = self.native_sites
         c.ctrl, c.ret_tramp, c.ret_full, c.lost = self.ctrl, self.ret_tramp, self.ret_full, self.lost
-        parent_thread = getattr(self.m, "loaded", None)
+        parent_thread = self.m.loaded
         tl = self.threads.get(parent_thread)
         c.threads = {}
         if tl is not None:
@@ -796,7 +796,7 @@ class GuestLog:
             self._grow_shadow(proc, base, top)
 
     def _grow_shadow(self, proc, base: int, top: int) -> None:
-        tl = self.threads[getattr(self.m, "loaded", None) or proc.thread]
+        tl = self.threads[self.m.loaded or proc.thread]
         size = tl.shadow_size * 2
         new = proc.aspace.find_free(size, top=LOG_TOP)
         proc.aspace.map(new, size, 3, "[emutrace]")
@@ -818,7 +818,7 @@ class GuestLog:
         """Report every record of the loaded thread; empty its ring unless it is inside a
         trampoline (whose record may be half-written) — `safe`: it is at a point where none is."""
         m = self.m
-        tl = self.threads.get(getattr(m, "loaded", None))
+        tl = self.threads.get(m.loaded)
         if tl is None:
             return
         ctrl = self.ctrl

@@ -112,7 +112,7 @@ class Scheduler:
         """Make t the running thread: its process is `kernel.current`, its CPU state is loaded."""
         proc = t.proc
         m = proc.machine
-        loaded = getattr(m, "loaded", None)
+        loaded = m.loaded
         if loaded is not t:
             if loaded is not None and loaded.alive and loaded.proc is not None and loaded.proc.machine is m:
                 loaded.ctx = m.uc.context_save()
@@ -295,7 +295,7 @@ class Scheduler:
     def budget(self, t) -> int:
         """The instruction count for t's next slice (0: no counting)."""
         m = t.proc.machine
-        counted = getattr(m, "counted", False)
+        counted = m.counted
         self.syscalls = 0
         self.counting = self.others_runnable(t)
         if self.counting:
