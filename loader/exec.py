@@ -191,7 +191,7 @@ def build_stack(proc, machine, program: Module, interp: Optional[Module], argv, 
         return sp
 
     enc = lambda s: s.encode("utf-8", "surrogateescape") + b"\0"
-    execfn = push_bytes(enc(getattr(proc, "execfn", "") or proc.exe))
+    execfn = push_bytes(enc(proc.execfn or proc.exe))
     env_ptrs = [push_bytes(enc(e)) for e in reversed(envp)][::-1]
     arg_ptrs = [push_bytes(enc(a)) for a in reversed(argv)][::-1]
     platform = push_bytes(b"x86_64\0")

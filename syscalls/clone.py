@@ -50,25 +50,6 @@ SA_NOCLDWAIT = 2
 SIG_IGN = 1
 
 
-def install(kernel) -> None:
-    """The hooks the handlers in fs.py, futex.py, process.py, signals.py and time.py look for."""
-    s = kernel.sched
-    kernel.futex = s.futex
-    kernel.wait_for_io = s.wait_for_io
-    kernel.wait_for_poll = s.wait_for_poll
-    kernel.sleep = s.sleep
-    kernel.wait_signal = s.wait_signal
-    kernel.yield_thread = s.yield_thread
-    kernel.exit_thread = exit_thread
-    kernel.wait_child = wait_child
-    kernel.waitid_child = waitid_child
-    kernel.kill_process = kill_process
-    kernel.kill_thread = kill_thread
-    kernel.end_process = end_process
-    kernel.release_process = release_process
-    kernel.exec_done = exec_done
-
-
 # ---------------------------------------------------------------- creation
 
 @syscall("clone")
@@ -177,8 +158,7 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
         child.fds = proc.fds.fork()
     child.umask = proc.umask
     child.exe, child.argv = proc.exe, list(proc.argv)
-    if hasattr(proc, "comm"):
-        child.comm = proc.comm
+    child.comm = proc.comm
     if flags & CLONE_SIGHAND:
         child.sigactions = proc.sigactions
     elif flags & CLONE_CLEAR_SIGHAND:
@@ -196,7 +176,7 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
         # runs on the parent's engine and memory (vfork, posix_spawn): the parent waits
         child.machine, child.aspace, child.mem = m, proc.aspace, proc.mem
         child.modules = proc.modules
-        child.service_page = getattr(proc, "service_page", None)
+        child.service_page = proc.service_page
         child_thread.ctx = _derived_context(m, regs)
     else:
         _fork_machine(proc, child, regs)
@@ -245,7 +225,7 @@ def _fork_machine(proc, child, regs: dict) -> None:
     cm.set_fp_state(pm.fp_state())
     child.machine, child.aspace, child.mem = cm, cas, cas
     child.modules = list(proc.modules)
-    child.service_page = getattr(proc, "service_page", None)
+    child.service_page = proc.service_page
     hook = kernel.on_new_machine
     if hook is not None:
         hook(child)

@@ -113,12 +113,8 @@ def _wait(proc, epfd, events, maxevents, timeout_ns):
         return -E.EINVAL
     ready = ep.ready_events(proc)
     if not ready and timeout_ns != 0:
-        waiter = getattr(proc.kernel, "wait_for_poll", None)
-        if waiter is not None:
-            waiter(proc, timeout_ns)
-            ready = ep.ready_events(proc)
-        elif timeout_ns > 0:
-            proc.kernel.world.tick(timeout_ns)
+        proc.kernel.wait_for_poll(proc, timeout_ns)
+        ready = ep.ready_events(proc)
     ready = ready[:s32(maxevents)]
     for i, (fd, rev, data) in enumerate(ready):
         proc.mem.write(events + EPOLL_EVENT.size * i, EPOLL_EVENT.pack(events=rev, data=data))

@@ -202,8 +202,7 @@ def blocking(proc, f: OpenFile, op):
         except WouldBlock:
             if f.flags & O_NONBLOCK:
                 return -E.EAGAIN
-            waiter = getattr(proc.kernel, "wait_for_io", None)
-            if waiter is None or not waiter(proc, f):
+            if not proc.kernel.wait_for_io(proc, f):
                 raise VfsError(E.EDEADLK, "blocked forever: no other process can make progress") from None
 
 
@@ -1103,12 +1102,8 @@ def _poll(proc, fds_addr, nfds, timeout_ns):
         entries.append((p["fd"], p["events"] & 0xFFFF))
     ready, revs = _poll_once(proc, entries)
     if not ready and timeout_ns != 0:
-        waiter = getattr(proc.kernel, "wait_for_poll", None)
-        if waiter is not None:
-            waiter(proc, timeout_ns)
-            ready, revs = _poll_once(proc, entries)
-        elif timeout_ns > 0:
-            proc.kernel.world.tick(timeout_ns)
+        proc.kernel.wait_for_poll(proc, timeout_ns)
+        ready, revs = _poll_once(proc, entries)
     for i, rev in enumerate(revs):
         proc.mem.write(fds_addr + 8 * i + 6, struct.pack("<h", rev - (1 << 16) if rev >= 1 << 15 else rev))
     return ready
@@ -1143,12 +1138,8 @@ def _select(proc, nfds, rfds, wfds, efds, timeout_ns):
             entries.append((fd, ev))
     ready, revs = _poll_once(proc, entries)
     if not ready and timeout_ns:
-        waiter = getattr(proc.kernel, "wait_for_poll", None)
-        if waiter is not None:
-            waiter(proc, timeout_ns)
-            ready, revs = _poll_once(proc, entries)
-        elif timeout_ns > 0:
-            proc.kernel.world.tick(timeout_ns)
+        proc.kernel.wait_for_poll(proc, timeout_ns)
+        ready, revs = _poll_once(proc, entries)
     outs = [0, 0, 0]
     count = 0
     for (fd, ev), rev in zip(entries, revs):

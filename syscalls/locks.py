@@ -47,7 +47,7 @@ class LockBook:
 
     @staticmethod
     def of(kernel) -> "LockBook":
-        book = getattr(kernel, "lockbook", None)
+        book = kernel.lockbook
         if book is None:
             book = kernel.lockbook = LockBook()
             BOOKS.add(book)

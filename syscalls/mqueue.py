@@ -72,7 +72,7 @@ class MqFile(OpenFile):
 
 
 def _names(kernel) -> Dict[str, Queue]:
-    names = getattr(kernel, "mqueues", None)
+    names = kernel.mqueues
     if names is None:
         names = kernel.mqueues = {}
     return names

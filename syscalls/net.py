@@ -105,7 +105,7 @@ def _sock(proc, fd):
 
 
 def _net(proc) -> bool:
-    return bool(getattr(proc.kernel, "net", False))
+    return proc.kernel.net
 
 
 def _new(proc, domain, stype, protocol=0):
@@ -212,7 +212,7 @@ def sys_connect(proc, fd, addr, length, *_):
 
 def _listeners(proc) -> dict:
     """Listening AF_UNIX sockets by canonical path, shared by every emulated process."""
-    table = getattr(proc.kernel, "unix_listeners", None)
+    table = proc.kernel.unix_listeners
     if table is None:
         table = proc.kernel.unix_listeners = {}
     return table

@@ -17,9 +17,8 @@ RLIMIT_NLIMITS = 16
 
 @syscall("exit")
 def sys_exit(proc, status, *_):
-    ender = getattr(proc.kernel, "exit_thread", None)
-    if ender is not None and len(proc.threads) > 1:
-        return ender(proc, status & 0xFF)
+    if len(proc.threads) > 1:
+        return proc.kernel.exit_thread(proc, status & 0xFF)
     raise ProcessExit(status & 0xFF)
 
 
@@ -289,9 +288,7 @@ def sys_sched_setaffinity(proc, *_):
 
 @syscall("sched_yield")
 def sys_sched_yield(proc, *_):
-    y = getattr(proc.kernel, "yield_thread", None)
-    if y is not None:
-        y(proc)
+    proc.kernel.yield_thread(proc)
     return 0
 
 
@@ -355,7 +352,7 @@ def sys_prctl(proc, option, a2, *_):
         proc.comm = proc.mem.read_cstr(a2, 16)[:15].decode("utf-8", "replace")
         return 0
     if option == PR_GET_NAME:
-        name = getattr(proc, "comm", proc.exe.rsplit("/", 1)[-1])[:15].encode()
+        name = (proc.comm if proc.comm is not None else proc.exe.rsplit("/", 1)[-1])[:15].encode()
         proc.mem.write(a2, name + b"\0")
         return 0
     if option in (PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_VMA):
@@ -426,18 +423,12 @@ def _execve(proc, dirfd, path_addr, argv_addr, envp_addr, flags):
 
 @syscall("wait4")
 def sys_wait4(proc, pid, status, options, rusage, *_):
-    waiter = getattr(proc.kernel, "wait_child", None)
-    if waiter is None:
-        return -E.ECHILD
-    return waiter(proc, s32(pid), status, options, rusage)
+    return proc.kernel.wait_child(proc, s32(pid), status, options, rusage)
 
 
 @syscall("waitid")
 def sys_waitid(proc, idtype, id_, infop, options, rusage, *_):
-    waiter = getattr(proc.kernel, "waitid_child", None)
-    if waiter is None:
-        return -E.ECHILD
-    return waiter(proc, idtype, s32(id_), infop, options)
+    return proc.kernel.waitid_child(proc, idtype, s32(id_), infop, options)
 
 
 @syscall("ptrace")

@@ -58,7 +58,7 @@ class SignalFd(AnonInodeFile):
     def read(self, n: int) -> bytes:
         if n < SIGNALFD_SIGINFO.size:
             raise VfsError(E.EINVAL)
-        proc = getattr(self.kernel, "current", None) or self.reader    # the thread reading
+        proc = self.kernel.current or self.reader    # the thread reading
         self.reader = proc
         out = []
         room = n // SIGNALFD_SIGINFO.size

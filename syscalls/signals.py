@@ -7,8 +7,8 @@ from emutrace.machine.memory import GuestFault
 from . import errno as E
 from .dispatch import s32, syscall
 from .layouts import FXSAVE, KSIGACTION, RT_SIGFRAME_SIZE, SIGCONTEXT_GREGS, SIGINFO, STACK_T, UCONTEXT
-from .task import GuestDeadlock, NORETURN, ProcessExit, SigAction
-from .time import check_alarm, read_timespec
+from .task import NORETURN, ProcessExit, SigAction
+from .time import read_timespec
 from .wait import Block, Wait
 
 SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGKILL = 1, 2, 3, 4, 5, 6, 7, 8, 9
@@ -131,14 +131,7 @@ def sys_kill(proc, pid, sig, *_):
     pid, sig = s32(pid), s32(sig)
     if not 0 <= sig <= NSIG:
         return -E.EINVAL
-    sender = getattr(proc.kernel, "kill_process", None)
-    if sender is not None:                  # every emulated process, this one included
-        return sender(proc, pid, sig)
-    if pid in (proc.pid, 0, -1) or pid == -proc.pid:
-        if sig and pid != -1:
-            proc.queue_signal(_info(proc, sig))
-        return 0
-    return -E.ESRCH
+    return proc.kernel.kill_process(proc, pid, sig)      # every emulated process, this one included
 
 
 @syscall("tgkill")
@@ -155,12 +148,10 @@ def _tkill(proc, tid, sig, tgid=None):
     if not 0 <= sig <= NSIG or tid <= 0:
         return -E.EINVAL
     if tgid is not None and tgid != proc.pid:
-        sender = getattr(proc.kernel, "kill_thread", None)
-        return sender(proc, tgid, tid, sig) if sender else -E.ESRCH
+        return proc.kernel.kill_thread(proc, tgid, tid, sig)
     target = next((t for t in proc.threads if t.tid == tid), None)
     if target is None:
-        sender = getattr(proc.kernel, "kill_thread", None)
-        return sender(proc, tgid, tid, sig) if sender else -E.ESRCH
+        return proc.kernel.kill_thread(proc, tgid, tid, sig)
     if sig:
         proc.queue_signal(_info(proc, sig, SI_TKILL), thread=target)
     return 0
@@ -199,26 +190,14 @@ def sys_rt_sigsuspend(proc, mask, size, *_):
     t = proc.thread
     t.saved_mask = t.sigmask          # the handler's frame restores this mask, not `new`
     t.sigmask = new
-    waiter = getattr(proc.kernel, "wait_signal", None)
-    if waiter is not None:
-        waiter(proc)
-    elif not proc.deliverable():
-        _advance_to_alarm(proc)
-        if not proc.deliverable():
-            raise _deadlock(proc)
+    proc.kernel.wait_signal(proc)
     proc.request_stop()
     return -E.EINTR
 
 
 @syscall("pause")
 def sys_pause(proc, *_):
-    waiter = getattr(proc.kernel, "wait_signal", None)
-    if waiter is not None:
-        waiter(proc)
-    elif not proc.deliverable():
-        _advance_to_alarm(proc)
-        if not proc.deliverable():
-            raise _deadlock(proc)
+    proc.kernel.wait_signal(proc)
     return -E.EINTR
 
 
@@ -246,8 +225,8 @@ def sys_rt_sigtimedwait(proc, set_, info, timeout, size, *_):
                 if info:
                     proc.mem.write(info, SIGINFO.pack({f: v for f, v in i.items() if not f.startswith("_")}))
                 return i["si_signo"]
-    sched = getattr(proc.kernel, "sched", None)
-    if ns == 0 or sched is None:
+    sched = proc.kernel.sched
+    if ns == 0:
         return -E.EAGAIN
     prev = sched.previous_wait(t)
     if prev is not None and prev.deadline is not None and sched.now() >= prev.deadline:
@@ -256,19 +235,6 @@ def sys_rt_sigtimedwait(proc, set_, info, timeout, size, *_):
         (sched.now() + ns if ns > 0 else None)
     raise Block(Wait("sigwait", "a signal (sigtimedwait)", t, ready=pending, deadline=deadline,
                      restart="nohand"))
-
-
-def _advance_to_alarm(proc):
-    """A lone process waiting for a signal: jump the virtual clock to its pending alarm."""
-    if proc.alarm_at_ns:
-        now = proc.kernel.world.monotonic_ns()
-        if proc.alarm_at_ns > now:
-            proc.kernel.world.tick(proc.alarm_at_ns - now)
-        check_alarm(proc)
-
-
-def _deadlock(proc):
-    return GuestDeadlock(f"process {proc.pid} waits for a signal that nothing can send")
 
 
 # ---------------------------------------------------------------- delivery

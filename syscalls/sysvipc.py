@@ -57,7 +57,7 @@ class IpcObject:
         self.held = proc.kernel.limits.hold(self, "kobjects")
         self.key, self.mode = key, mode & 0o777
         self.uid = self.cuid = proc.kernel.world.uid
-        self.gid = self.cgid = getattr(proc.kernel.world, "gid", 0)
+        self.gid = self.cgid = proc.kernel.world.gid
         self.ctime = now(proc)
         self.id = -1
         self.removed = False
@@ -150,7 +150,7 @@ class Ipc:
 
     @staticmethod
     def of(kernel) -> "Ipc":
-        ns = getattr(kernel, "sysv_ipc", None)
+        ns = kernel.sysv_ipc
         if ns is None:
             ns = kernel.sysv_ipc = Ipc()
         return ns
@@ -412,7 +412,7 @@ def _semop(proc, ident, sops, nsops, timeout_ns):
         return 0
     sched = proc.kernel.sched
     t = proc.thread
-    prev = sched.previous_wait(t) if hasattr(sched, "previous_wait") else None
+    prev = sched.previous_wait(t)
     deadline = None
     if timeout_ns is not None:
         deadline = prev.deadline if prev is not None and prev.deadline is not None else sched.now() + timeout_ns

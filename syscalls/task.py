@@ -105,6 +105,9 @@ class Process:
         self.reaped = False
         self.vfork_done = True                    # False while a vfork parent waits for us
         self.traced = True                        # observers see it (the first process; -f: all)
+        self.comm: Optional[str] = None           # prctl(PR_SET_NAME); None: the program's file name
+        self.execfn = ""                          # AT_EXECFN: the name as given to execve (loader/exec.py)
+        self.service_page: Optional[int] = None   # emutrace's page for calls into the guest (loader/callguest.py)
 
     # -- helpers handlers use -------------------------------------------------
     def rlimit(self, res: int) -> int:

@@ -64,11 +64,7 @@ def sys_time(proc, tloc, *_):
 
 
 def _sleep(proc, ns: int) -> int:
-    sleeper = getattr(proc.kernel, "sleep", None)
-    if sleeper is not None:
-        return sleeper(proc, ns)
-    proc.kernel.world.tick(ns)
-    return 0
+    return proc.kernel.sleep(proc, ns)
 
 
 @syscall("nanosleep")
