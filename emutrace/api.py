@@ -64,10 +64,10 @@ from .filters import CallFilter, compile_pattern, FilterError
 from .kernel.world import World
 from .machine.cpu import REG
 from .machine.memory import GuestFault, OutOfMemory, PAGE, PROT_READ, PROT_WRITE, page_up
-from .machine.record import field, record
+from .machine.record import record
 from .options import TraceConfig
 from .output import JsonLines, LtraceText, open_stream, StraceText, Writer
-from .session import EmutraceError, LimitReached, Options
+from .session import EmutraceError, LimitReached, Options, Result
 from .session import Session as CoreSession
 
 __all__ = ["Session", "Result", "LibraryCall", "SystemCall", "GuestMemory", "EmutraceError",
@@ -99,30 +99,6 @@ class GuestMemoryError(EmutraceError):
     def __init__(self, addr: int, what: str = "access"):
         super().__init__(f"cannot {what} guest memory at {addr:#x}", 125)
         self.addr = addr
-
-
-# ---------------------------------------------------------------- results
-
-@record
-class Result:
-    """How the run ended, what it printed (with capture_output) and what it called."""
-    status: int = 0                       # exit status (0-255) when the program exited
-    signal: int = 0                       # the Linux signal that killed it, else 0
-    core: bool = False
-    stdout: Optional[bytes] = None        # the guest's fd 1, with capture_output=True
-    stderr: Optional[bytes] = None        # the guest's fd 2, with capture_output=True
-    calls: Counter = field(default_factory=Counter)      # library function name → calls traced
-    syscalls: Counter = field(default_factory=Counter)   # syscall name → times made
-    events: int = 0                       # trace events produced
-
-    @property
-    def exit_code(self) -> int:
-        """What a shell would report: the status, or 128 + signal."""
-        return 128 + self.signal if self.signal else self.status
-
-    @property
-    def ok(self) -> bool:
-        return self.status == 0 and not self.signal
 
 
 # ---------------------------------------------------------------- guest memory
