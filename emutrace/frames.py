@@ -88,11 +88,6 @@ class CallStacks:
             eng = self._engines[m] = _EngineReturns()
         return eng
 
-    def return_hooked(self, m, ret_addr: int) -> bool:
-        """Is there a return hook at ret_addr on this engine already?"""
-        eng = self._engines.get(m)
-        return eng is not None and ret_addr in eng.hooked
-
     def stack(self, proc) -> List[Frame]:
         key = (proc.pid, proc.thread.tid)
         stack = self.stacks.get(key)

@@ -101,9 +101,6 @@ class LibcallTracer:
         self.calls = calls if calls is not None else CallStacks()   # shared with --ftrace
         self.stacks: Dict[tuple, List[Frame]] = self.calls.stacks
         self.sites: Dict[int, Site] = {}          # hooked address → site
-        self.ret_hooked: set = set()
-        self.module_sites: Dict[str, bool] = {}
-        self.redirect_done = set()
         self.stubs: Dict[int, Site] = {}
         self.counts: Dict[str, list] = {}
         # the API's hook (emutrace.api): enter(proc, frame, regs) -> True when it already returned
@@ -425,7 +422,6 @@ class LibcallTracer:
         for s in elf.symtab:
             if s.defined and s.type == STT_FUNC and s.value and self.protos.get(s.name) is not None:
                 names.setdefault(s.value + module.base, s.name)
-        self.static_module = module
         if not names and not self.quiet:
             # nothing to hook: say why rather than print an empty trace
             proc.kernel.notify(f"{module.path} is statically linked and has no symbols: its C-library "

@@ -344,10 +344,6 @@ def _classify(t: Struct) -> Optional[List[str]]:
     return classes
 
 
-def _is_intclass(t: Type) -> bool:
-    return not (isinstance(t, Prim) and t.kind in FLOATING) and not isinstance(t, Struct)
-
-
 # ----------------------------------------------------------------------------
 # printf / scanf conversions -> types
 
@@ -1193,14 +1189,6 @@ class CallFormatter:
         wstring.from_bytes = wstring_from
         wstring.native = _native_op("wstr", limit=limit)
         return wstring
-
-    def format_call(self, name: str, proto: Optional[Prototype], regs_entry, mem, regs_exit=None,
-                    mem_exit=None) -> CallState:
-        """enter + exit in one go (tests, tools)."""
-        st = self.enter(name, proto, regs_entry, mem)
-        self.exit(st, regs_exit if regs_exit is not None else regs_entry,
-                  mem_exit if mem_exit is not None else mem)
-        return st
 
     def summary(self, rows: Iterable[Any]) -> str:
         return format_summary(rows, demangle=self.display_name if self.demangle else None)

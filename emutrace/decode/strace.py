@@ -272,10 +272,6 @@ class _State:
         self.tid = tid
         self.saved: Dict[str, object] = {}
 
-    @property
-    def entry_text(self) -> str:
-        return self.a.entry
-
 
 # ---------------------------------------------------------------------------------------------
 
