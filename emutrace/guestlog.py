@@ -44,6 +44,7 @@ from .frames import Frame
 from .machine.errors import EmutraceError
 from .machine.memory import OutOfMemory, page_up
 from .machine.native import native
+from .machine.reader import GuestReader
 from .machine.x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
 from .nativelog import native_site
 from .values import DEFAULT_ALIGN, FastCallState, escape_bytes
@@ -377,13 +378,13 @@ def area_size(cap: int) -> int:
 
 
 class _Captured:
-    """What the renderers of a return read: the bytes the return trampoline copied (a returned
-    C string, an output argument), live memory for anything else."""
+    """What the renderers of a return read, a GuestReader: the bytes the return trampoline copied
+    (a returned C string, an output argument), live memory for anything else."""
     __slots__ = ("items", "fallback", "block")
 
     def __init__(self):
         self.items: List[Tuple[int, bytes]] = []
-        self.fallback = None
+        self.fallback: Optional[GuestReader] = None    # live memory
         self.block = None               # (address, size, bytes copied) of an output argument
 
     def read(self, addr: int, size: int):

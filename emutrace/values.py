@@ -77,6 +77,7 @@ import struct
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from emutrace.machine.native import native
+from emutrace.machine.reader import GuestReader
 from emutrace.protos import (Array, ArgRef, Const, EltRef, Expr, Pointer, Prim, Prototype,
                              Struct, Type, Zero, default_prototype, FLOATING, SIGNED)
 
@@ -845,7 +846,7 @@ class CallFormatter:
                 pass
         return name
 
-    def enter(self, name: str, proto: Optional[Prototype], regs, mem) -> CallState:
+    def enter(self, name: str, proto: Optional[Prototype], regs, mem: GuestReader) -> CallState:
         plan = self.plan(proto) if self.compiled else None
         if plan is not None:
             try:
@@ -872,7 +873,7 @@ class CallFormatter:
         st.text = st.display_name + "(" + ", ".join(left)
         return st
 
-    def exit(self, st: CallState, regs, mem) -> str:
+    def exit(self, st: CallState, regs, mem: GuestReader) -> str:
         if type(st) is FastCallState:
             try:
                 rax = regs.ret_int() & _M64
@@ -914,14 +915,14 @@ class CallFormatter:
             got = self._plans[id(proto)] = (proto, self._compile(proto, True))
         return got[1]
 
-    def enter_words(self, name: str, display_name: str, plan: _Plan, words, mem) -> FastCallState:
+    def enter_words(self, name: str, display_name: str, plan: _Plan, words, mem: GuestReader) -> FastCallState:
         """``enter`` through a compiled prototype: ``words`` are the integer argument slots
         (rdi, rsi, rdx, rcx, r8, r9, then the stack), at least ``plan.nwords`` of them."""
         left = plan.left(words, mem)
         return FastCallState(name, display_name, plan, words,
                              display_name + "(" + ", ".join(left), left)
 
-    def exit_word(self, st: FastCallState, rax: Optional[int], mem) -> str:
+    def exit_word(self, st: FastCallState, rax: Optional[int], mem: GuestReader) -> str:
         """``exit`` through a compiled prototype, with the return register's value."""
         plan = st.plan
         left = st._left_args
