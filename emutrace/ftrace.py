@@ -155,7 +155,7 @@ class FunctionTracer:
             self.tops[key] = rsp
         now = self.session.world.elapsed_ns
         if self.decode:
-            st = self.fmt.enter(site.name, site.proto, Regs(m, proc.mem), mem_view(proc))
+            st = self.fmt.enter(site.name, site.proto, Regs(m, proc.aspace), mem_view(proc))
         else:
             if site.display is None:
                 site.display = self.fmt.display_name(site.name) if self.fmt is not None else site.name
@@ -188,7 +188,7 @@ class FunctionTracer:
     def returned(self, proc, frame: Frame) -> None:
         st = frame.state
         if self.decode:
-            self.fmt.exit(st, Regs(proc.machine, proc.mem), mem_view(proc))
+            self.fmt.exit(st, Regs(proc.machine, proc.aspace), mem_view(proc))
         now = self.session.world.elapsed_ns
         self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
                          list(st.args), st.ret, now - frame.time_ns, kind="function"))

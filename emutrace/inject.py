@@ -293,7 +293,7 @@ def _poke(proc, args, pokes) -> None:
     for i, data in pokes:
         if i < len(args) and args[i]:
             try:
-                proc.mem.write(args[i], data)
+                proc.aspace.write(args[i], data)
             except Exception:                 # strace too leaves an unwritable argument alone
                 pass
 

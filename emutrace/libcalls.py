@@ -488,7 +488,7 @@ class LibcallTracer:
             st = self.fmt.enter_words(site.name, site.display, plan, rv, mem)
             left = st._left_args[:]             # the event's own list, as below
         else:
-            st = self.fmt.enter(site.name, site.proto, Regs(m, proc.mem, rv), mem)
+            st = self.fmt.enter(site.name, site.proto, Regs(m, proc.aspace, rv), mem)
             left = list(st.left_args)
         fid = calls.next_id
         calls.next_id = fid + 1
@@ -497,12 +497,12 @@ class LibcallTracer:
         stack.append(frame)
         self.emit(Call(fid, proc.pid, key[1], now, frame.depth, st.display_name,
                        site.definer, site.caller.name, ret_addr, st.text, left, via=site.via))
-        if self.intercept is not None and self.intercept.enter(proc, frame, Regs(m, proc.mem, rv)):
+        if self.intercept is not None and self.intercept.enter(proc, frame, Regs(m, proc.aspace, rv)):
             # skipped: return to the caller as the function's `ret` would, with the hook's rax
             m.set_reg("rsp", rsp + 8)
             m.set_reg("rip", ret_addr)
             stack.pop()
-            self._returned(proc, frame, Regs(m, proc.mem))
+            self._returned(proc, frame, Regs(m, proc.aspace))
             return
         if logged_frame:
             return                  # closed by the return record of the call it replaced
@@ -530,7 +530,7 @@ class LibcallTracer:
             self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
                              st.args, st.ret, now - frame.time_ns))
             return
-        regs = Regs(proc.machine, proc.mem)
+        regs = Regs(proc.machine, proc.aspace)
         if self.intercept is not None:
             self.intercept.leave(proc, frame, regs)
         self._returned(proc, frame, regs)

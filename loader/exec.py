@@ -126,7 +126,7 @@ def _commit(proc, canon, elf, interp_elf, argv, envp, builtin) -> Image:
     machine = Machine()
     aspace = AddressSpace(machine.uc, kernel.max_mem)
     aspace.use_machine(machine)
-    proc.machine, proc.aspace, proc.mem = machine, aspace, aspace
+    proc.machine, proc.aspace = machine, aspace
     proc.service_page = None
     if kernel.on_new_machine is not None:
         kernel.on_new_machine(proc)

@@ -67,7 +67,7 @@ def sys_clone3(proc, uargs, size, *_):
         return -E.EINVAL
     if size > 4096:
         return -E.E2BIG
-    raw = proc.mem.read(uargs, size)
+    raw = proc.aspace.read(uargs, size)
     a = CLONE_ARGS.unpack(raw[:CLONE_ARGS.size])
     if size > CLONE_ARGS.size and any(raw[88:]):          # fields this kernel does not know
         return -E.E2BIG
@@ -108,7 +108,7 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
     if flags & CLONE_PIDFD:
         if flags & (CLONE_THREAD | CLONE_DETACHED):
             return -E.EINVAL                 # a pidfd names a process (Linux 6.1)
-        proc.mem.check(pidfd_at, 4, 2)       # EFAULT and EMFILE before there is a child
+        proc.aspace.check(pidfd_at, 4, 2)       # EFAULT and EMFILE before there is a child
         if len(proc.fds.fds) >= min(proc.rlimit(7), 1 << 20):
             return -E.EMFILE
     kernel = proc.kernel
@@ -143,9 +143,9 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
         proc.threads.append(child_thread)
         sched.admit(child_thread, proc)
         if flags & CLONE_PARENT_SETTID:
-            proc.mem.write_u32(ptid, tid)
+            proc.aspace.write_u32(ptid, tid)
         if flags & CLONE_CHILD_SETTID:
-            proc.mem.write_u32(ctid, tid)
+            proc.aspace.write_u32(ctid, tid)
         return tid
 
     child = Process(kernel, tid, proc.pid, None, None, None, proc.cwd)
@@ -174,7 +174,7 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
     child.traced = proc.traced and bool(kernel.follow)
     if flags & CLONE_VM:
         # runs on the parent's engine and memory (vfork, posix_spawn): the parent waits
-        child.machine, child.aspace, child.mem = m, proc.aspace, proc.mem
+        child.machine, child.aspace = m, proc.aspace
         child.modules = proc.modules
         child.service_page = proc.service_page
         child_thread.ctx = _derived_context(m, regs)
@@ -185,11 +185,11 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
     sched.admit_process(child)
     if flags & CLONE_PIDFD:
         # in the caller's table, after the child's was copied (shared with CLONE_FILES, as Linux)
-        proc.mem.write_u32(pidfd_at, install_fd(proc, PidFd(kernel, child, 0), True))
+        proc.aspace.write_u32(pidfd_at, install_fd(proc, PidFd(kernel, child, 0), True))
     if flags & CLONE_PARENT_SETTID:
-        proc.mem.write_u32(ptid, tid)
+        proc.aspace.write_u32(ptid, tid)
     if flags & CLONE_CHILD_SETTID:
-        child.mem.write_u32(ctid, tid)
+        child.aspace.write_u32(ctid, tid)
     hook = kernel.on_fork
     if hook is not None:
         hook(proc, child)
@@ -223,7 +223,7 @@ def _fork_machine(proc, child, regs: dict) -> None:
     gprs.update(regs)
     cm.load_gprs(gprs)
     cm.set_fp_state(pm.fp_state())
-    child.machine, child.aspace, child.mem = cm, cas, cas
+    child.machine, child.aspace = cm, cas
     child.modules = list(proc.modules)
     child.service_page = proc.service_page
     hook = kernel.on_new_machine
@@ -392,9 +392,9 @@ def wait_child(proc, pid: int, status: int, options: int, rusage: int) -> int:
         _wait_block(proc, kids, "a child to exit" if pid == -1 else f"child {pid} to exit" if pid > 0
                     else "a child of its process group to exit")
     if status:
-        proc.mem.write_u32(status, z.wait_status)
+        proc.aspace.write_u32(status, z.wait_status)
     if rusage:
-        proc.mem.write(rusage, RUSAGE.pack())
+        proc.aspace.write(rusage, RUSAGE.pack())
     reap(z)
     return z.pid
 
@@ -431,7 +431,7 @@ def waitid_child(proc, idtype: int, id_: int, infop: int, options: int) -> int:
             return -E.EAGAIN                      # a non-blocking pidfd of a running child
         if options & WNOHANG:
             if infop:
-                proc.mem.write(infop, SIGINFO.pack())
+                proc.aspace.write(infop, SIGINFO.pack())
             return 0
         if not options & WEXITED:
             _wait_block(proc, [], "a child to stop or continue (never, here)")
@@ -439,7 +439,7 @@ def waitid_child(proc, idtype: int, id_: int, infop: int, options: int) -> int:
     if infop:
         exc = z.exit
         code = CLD_DUMPED if exc.core else CLD_KILLED if exc.signal else CLD_EXITED
-        proc.mem.write(infop, SIGINFO.pack(si_signo=SIGCHLD, si_code=code, si_pid=z.pid,
+        proc.aspace.write(infop, SIGINFO.pack(si_signo=SIGCHLD, si_code=code, si_pid=z.pid,
                                            si_uid=proc.kernel.world.uid,
                                            si_status=exc.signal or exc.status))
     if not options & WNOWAIT:

@@ -22,14 +22,14 @@ FUTEX_OWNER_DIED, FUTEX_WAITERS, FUTEX_TID_MASK = 0x40000000, 0x80000000, 0x3FFF
 
 
 def _u32(proc, addr):
-    return struct.unpack("<I", proc.mem.read(addr, 4))[0]
+    return struct.unpack("<I", proc.aspace.read(addr, 4))[0]
 
 
 def _timeout_ns(proc, op, cmd, addr):
     """Relative nanoseconds to wait, or -1 for forever."""
     if not addr:
         return -1
-    ts = TIMESPEC.unpack(proc.mem.read(addr, 16))
+    ts = TIMESPEC.unpack(proc.aspace.read(addr, 16))
     if ts["tv_sec"] < 0 or not 0 <= ts["tv_nsec"] < 10**9:
         raise ValueError
     ns = ts["tv_sec"] * 10**9 + ts["tv_nsec"]
@@ -84,7 +84,7 @@ def sys_futex(proc, uaddr, op, val, timeout, uaddr2, val3):
         new = [oparg, old + oparg, old | oparg, old & ~oparg, old ^ oparg][opk] if opk < 5 else None
         if new is None or cmp > 5:
             return -E.ENOSYS
-        proc.mem.write_u32(uaddr2, new)
+        proc.aspace.write_u32(uaddr2, new)
         woken = sched.wake(proc, uaddr, val, 0xFFFFFFFF)
         if _wake_op_cmp(old, cmparg, cmp):
             woken += sched.wake(proc, uaddr2, timeout & 0xFFFFFFFF, 0xFFFFFFFF)
@@ -93,7 +93,7 @@ def sys_futex(proc, uaddr, op, val, timeout, uaddr2, val3):
         word = _u32(proc, uaddr)
         tid = proc.thread.tid
         if word & FUTEX_TID_MASK == 0:
-            proc.mem.write_u32(uaddr, tid | (word & FUTEX_OWNER_DIED))
+            proc.aspace.write_u32(uaddr, tid | (word & FUTEX_OWNER_DIED))
             return 0
         if word & FUTEX_TID_MASK == tid:
             return -E.EDEADLK

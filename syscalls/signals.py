@@ -57,10 +57,10 @@ def sys_rt_sigaction(proc, sig, act, oact, size, *_):
     old = _action(proc, sig)
     new = None
     if act:
-        a = KSIGACTION.unpack(proc.mem.read(act, KSIGACTION.size))
+        a = KSIGACTION.unpack(proc.aspace.read(act, KSIGACTION.size))
         new = SigAction(a["sa_handler"], a["sa_flags"], a["sa_restorer"], a["sa_mask"] & ~UNBLOCKABLE)
     if oact:
-        proc.mem.write(oact, KSIGACTION.pack(sa_handler=old.handler, sa_flags=old.flags,
+        proc.aspace.write(oact, KSIGACTION.pack(sa_handler=old.handler, sa_flags=old.flags,
                                              sa_restorer=old.restorer, sa_mask=old.mask))
     if new is not None:
         proc.sigactions[sig] = new
@@ -76,7 +76,7 @@ def sys_rt_sigprocmask(proc, how, set_, oset, size, *_):
     t = proc.thread
     old = t.sigmask
     if set_:
-        m = proc.mem.read_u64(set_)
+        m = proc.aspace.read_u64(set_)
         if how == SIG_BLOCK:
             t.sigmask = old | m
         elif how == SIG_UNBLOCK:
@@ -87,7 +87,7 @@ def sys_rt_sigprocmask(proc, how, set_, oset, size, *_):
             return -E.EINVAL
         t.sigmask &= ~UNBLOCKABLE
     if oset:
-        proc.mem.write_u64(oset, old)
+        proc.aspace.write_u64(oset, old)
     if proc.deliverable():
         proc.request_stop()
     return 0
@@ -98,7 +98,7 @@ def sys_rt_sigpending(proc, set_, size, *_):
     m = 0
     for i in proc.pending + proc.thread.pending:
         m |= bit(i["si_signo"])
-    proc.mem.write_u64(set_, m & proc.thread.sigmask)
+    proc.aspace.write_u64(set_, m & proc.thread.sigmask)
     return 0
 
 
@@ -107,10 +107,10 @@ def sys_sigaltstack(proc, ss, old, *_):
     t = proc.thread
     if old:
         on = t.altstack_sp <= proc.machine.reg("rsp") < t.altstack_sp + t.altstack_size
-        proc.mem.write(old, STACK_T.pack(ss_sp=t.altstack_sp, ss_flags=SS_ONSTACK if on and not t.altstack_flags
+        proc.aspace.write(old, STACK_T.pack(ss_sp=t.altstack_sp, ss_flags=SS_ONSTACK if on and not t.altstack_flags
                                          else t.altstack_flags, ss_size=t.altstack_size))
     if ss:
-        s = STACK_T.unpack(proc.mem.read(ss, 24))
+        s = STACK_T.unpack(proc.aspace.read(ss, 24))
         if s["ss_flags"] & ~(SS_DISABLE | 0x80000000):
             return -E.EINVAL
         if s["ss_flags"] & SS_DISABLE:
@@ -166,7 +166,7 @@ def sys_rt_sigqueueinfo(proc, *args):
 def sys_rt_sigreturn(proc, *_):
     m = proc.machine
     uc_addr = m.reg("rsp")                       # the handler's `ret` popped pretcode
-    uc = UCONTEXT.unpack(proc.mem.read(uc_addr, UCONTEXT.size))
+    uc = UCONTEXT.unpack(proc.aspace.read(uc_addr, UCONTEXT.size))
     regs = {r: uc[r] for r in SIGCONTEXT_GREGS}
     rip = regs.pop("rip")
     # only the arithmetic and control flags come back from user space
@@ -174,7 +174,7 @@ def sys_rt_sigreturn(proc, *_):
     for r, v in regs.items():
         m.set_reg(r, v)
     if uc["fpstate"]:
-        image = proc.mem.peek(uc["fpstate"], FXSAVE.size)
+        image = proc.aspace.peek(uc["fpstate"], FXSAVE.size)
         if image:
             m.set_fp_state(image)
     proc.thread.sigmask = uc["uc_sigmask"] & ~UNBLOCKABLE
@@ -186,7 +186,7 @@ def sys_rt_sigreturn(proc, *_):
 def sys_rt_sigsuspend(proc, mask, size, *_):
     if size != 8:
         return -E.EINVAL
-    new = proc.mem.read_u64(mask) & ~UNBLOCKABLE
+    new = proc.aspace.read_u64(mask) & ~UNBLOCKABLE
     t = proc.thread
     t.saved_mask = t.sigmask          # the handler's frame restores this mask, not `new`
     t.sigmask = new
@@ -206,7 +206,7 @@ def sys_rt_sigtimedwait(proc, set_, info, timeout, size, *_):
     """sigwaitinfo/sigtimedwait: take a pending signal of `set` (usually blocked) off the queue."""
     if size != 8:
         return -E.EINVAL
-    want = proc.mem.read_u64(set_) & ~UNBLOCKABLE
+    want = proc.aspace.read_u64(set_) & ~UNBLOCKABLE
     ns = -1
     if timeout:
         try:
@@ -223,7 +223,7 @@ def sys_rt_sigtimedwait(proc, set_, info, timeout, size, *_):
             if want & bit(i["si_signo"]):
                 queue.pop(k)
                 if info:
-                    proc.mem.write(info, SIGINFO.pack({f: v for f, v in i.items() if not f.startswith("_")}))
+                    proc.aspace.write(info, SIGINFO.pack({f: v for f, v in i.items() if not f.startswith("_")}))
                 return i["si_signo"]
     sched = proc.kernel.sched
     if ns == 0:

@@ -66,7 +66,7 @@ def _pipe_data(end: PipeEnd, n: int) -> bytes:
 
 
 def _read_off(proc, addr: int) -> int:
-    off = s64(struct.unpack("<q", proc.mem.read(addr, 8))[0])
+    off = s64(struct.unpack("<q", proc.aspace.read(addr, 8))[0])
     if off < 0:
         raise VfsError(E.EINVAL)
     return off
@@ -122,9 +122,9 @@ def sys_splice(proc, fd_in, off_in, fd_out, off_out, length, flags, *_):
                 raise _Blocked(fin) from None
             done = fout.pipe.put(data) if data else 0
         if src_off is not None:
-            proc.mem.write(off_in, struct.pack("<q", src_off + done))
+            proc.aspace.write(off_in, struct.pack("<q", src_off + done))
         if dst_off is not None:
-            proc.mem.write(off_out, struct.pack("<q", dst_off + done))
+            proc.aspace.write(off_out, struct.pack("<q", dst_off + done))
         return done
 
     return _run(proc, flags, move)
@@ -158,7 +158,7 @@ def sys_vmsplice(proc, fd, iov, nr_segs, flags, *_):
     if not segs:
         return 0
     if f.writable:
-        data = b"".join(proc.mem.read(b, n) for b, n in segs if n)
+        data = b"".join(proc.aspace.read(b, n) for b, n in segs if n)
         if not data:
             return 0
         return _run(proc, flags, lambda: f.pipe.put(data[:_pipe_room(f)]))
@@ -171,7 +171,7 @@ def sys_vmsplice(proc, fd, iov, nr_segs, flags, *_):
             if done >= len(data):
                 break
             part = data[done:done + n]
-            proc.mem.write(base, part)
+            proc.aspace.write(base, part)
             done += len(part)
         del f.pipe.buf[:done]
         return done

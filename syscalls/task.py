@@ -72,7 +72,6 @@ class Process:
         self.pid, self.ppid = pid, ppid
         self.machine = machine
         self.aspace = aspace
-        self.mem = aspace
         self.fds = fds
         self.cwd = cwd
         self.umask = 0o022
