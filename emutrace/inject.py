@@ -25,6 +25,7 @@ from emutrace.kernel.table import BY_NAME
 from emutrace.decode.xlat import SIGNAL_NUMBERS, SIGRTMAX
 
 from .machine.record import field, record
+from .machine.words import s64
 from .systrace import SyscallSelection, TraceSpecError
 
 
@@ -261,7 +262,7 @@ class SyscallInjector:
             if t.delay_exit_ns or t.poke_exit:
                 self.at_exit[tid] = t
             if t.replaces:
-                return -t.error if t.error is not None else _s64(t.retval)
+                return -t.error if t.error is not None else s64(t.retval)
         return self.inner.enter(proc, nr, sc, args) if self.inner is not None else None
 
     def exit(self, proc, nr, sc, args, ret):
@@ -283,10 +284,6 @@ class SyscallInjector:
     def mark(self, proc) -> str:
         """The marker for the line of the call proc's thread just finished ('' if untouched)."""
         return self.marks.pop(proc.thread.tid, "")
-
-
-def _s64(v: int) -> int:
-    return v - (1 << 64) if v >= 1 << 63 else v
 
 
 def _poke(proc, args, pokes) -> None:
