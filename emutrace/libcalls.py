@@ -340,8 +340,8 @@ class LibcallTracer:
         """Move every loggable PLT site and pending GOT slot to guest code; returns the GOT slots
         left for hooked stubs."""
         fmt = self.fmt
-        limit = getattr(fmt, "string_limit", 32)
-        if not getattr(fmt, "compiled", False) or limit + 1 > 4096:
+        limit = fmt.string_limit
+        if not fmt.compiled or limit + 1 > 4096:
             return pending
         m = proc.machine
         gl = m.guest_log
@@ -511,8 +511,8 @@ class LibcallTracer:
     def _plan(self, site: Site):
         """The site's compiled prototype, or None for the formatter's generic path."""
         fmt = self.fmt
-        site.display = fmt.display_name(site.name) if hasattr(fmt, "display_name") else site.name
-        if not getattr(fmt, "compiled", False):
+        site.display = fmt.display_name(site.name)
+        if not fmt.compiled:
             return None
         return fmt.plan(site.proto)
 
@@ -549,7 +549,7 @@ class LibcallTracer:
         now = self.session.world.elapsed_ns
         st = frame.state
         self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, "",
-                         list(getattr(st, "left_args", [])), "", now - frame.time_ns, unwound=True))
+                         list(st.left_args), "", now - frame.time_ns, unwound=True))
 
     def finish(self, proc) -> None:
         """At exit: calls that never returned (exit, abort) stay unfinished, as ltrace shows them."""
