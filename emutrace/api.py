@@ -51,6 +51,7 @@ import struct
 import threading
 from collections import Counter
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from weakref import WeakKeyDictionary
 
 from emutrace.kernel import errno as _E
 from emutrace.kernel.files import OpenFile, O_RDONLY, O_WRONLY
@@ -63,10 +64,10 @@ from .filters import CallFilter, compile_pattern, FilterError
 from .kernel.world import World
 from .machine.cpu import REG
 from .machine.memory import GuestFault, OutOfMemory, PAGE, PROT_READ, PROT_WRITE, page_up
-from .machine.record import field, record
+from .machine.record import record
 from .options import TraceConfig
 from .output import JsonLines, LtraceText, open_stream, StraceText, Writer
-from .session import EmutraceError, LimitReached, Options
+from .session import EmutraceError, LimitReached, Options, Result
 from .session import Session as CoreSession
 
 __all__ = ["Session", "Result", "LibraryCall", "SystemCall", "GuestMemory", "EmutraceError",
@@ -100,31 +101,12 @@ class GuestMemoryError(EmutraceError):
         self.addr = addr
 
 
-# ---------------------------------------------------------------- results
-
-@record
-class Result:
-    """How the run ended, what it printed (with capture_output) and what it called."""
-    status: int = 0                       # exit status (0-255) when the program exited
-    signal: int = 0                       # the Linux signal that killed it, else 0
-    core: bool = False
-    stdout: Optional[bytes] = None        # the guest's fd 1, with capture_output=True
-    stderr: Optional[bytes] = None        # the guest's fd 2, with capture_output=True
-    calls: Counter = field(default_factory=Counter)      # library function name → calls traced
-    syscalls: Counter = field(default_factory=Counter)   # syscall name → times made
-    events: int = 0                       # trace events produced
-
-    @property
-    def exit_code(self) -> int:
-        """What a shell would report: the status, or 128 + signal."""
-        return 128 + self.signal if self.signal else self.status
-
-    @property
-    def ok(self) -> bool:
-        return self.status == 0 and not self.signal
-
-
 # ---------------------------------------------------------------- guest memory
+
+# process → [its address space, next free byte, end] of the chunk alloc() carves from; the API's
+# own, not an attribute on the kernel's Process (weak: freed with the process)
+_ARENAS: "WeakKeyDictionary[object, list]" = WeakKeyDictionary()
+
 
 class GuestMemory:
     """Reads and writes guest memory with the guest's own permissions, and allocates in it."""
@@ -175,7 +157,7 @@ class GuestMemory:
         blob = bytes(data) if not isinstance(data, int) else b"\0" * data
         size = max(16, (len(blob) + 15) & ~15)
         proc = self._proc
-        arena = getattr(proc, "_api_arena", None)
+        arena = _ARENAS.get(proc)
         if arena is None or arena[0] is not proc.aspace or arena[1] + size > arena[2]:
             chunk = max(16 * PAGE, page_up(size))
             try:
@@ -183,8 +165,7 @@ class GuestMemory:
                 proc.aspace.map(start, chunk, PROT_READ | PROT_WRITE, self.ARENA_NAME)
             except OutOfMemory as e:
                 raise EmutraceError(f"cannot allocate guest memory: {e}", 125) from None
-            arena = [proc.aspace, start, start + chunk]
-            proc._api_arena = arena
+            arena = _ARENAS[proc] = [proc.aspace, start, start + chunk]
         addr = arena[1]
         arena[1] += size
         if blob:
@@ -397,7 +378,7 @@ class _CallHooks:
         return False
 
     def leave(self, proc, frame, regs) -> None:
-        call = getattr(frame, "api_call", None)
+        call = frame.api_call
         if call is not None:
             self._run_return_hooks(call, self._for(proc, frame.site)[2])
 
@@ -968,7 +949,7 @@ class Session:
         """Stop the emulator between two instructions (from another thread): the run then ends
         at the event this causes, which the closed generator refuses."""
         proc = self.core.kernel.current
-        machine = getattr(proc, "machine", None)
+        machine = proc.machine if proc is not None else None
         if machine is not None:
             try:
                 machine.uc.emu_stop()

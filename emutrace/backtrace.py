@@ -13,13 +13,15 @@ call that ends a function is not named after the next one. `-kk` adds ` file:lin
 from __future__ import annotations
 
 import bisect
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 from emutrace.loader.modules import module_at
 
 from .dwarfline import LineTable
+from .machine.reader import read_u64
 from .machine.record import record
 from .sysgate import guest_realpath
+from .traceview import mem_view
 from .unwind import DWARF_REGS, RA, Unwinder
 
 
@@ -62,30 +64,20 @@ class Backtracer:
         instruction (a library call caught at its entry, maybe in a stub outside any module):
         the walk starts at the caller, from the return address on top of the stack."""
         m = proc.machine
-        mem = proc.mem
-
-        def read_u64(addr: int) -> Optional[int]:
-            try:
-                return int.from_bytes(mem.read(addr, 8), "little")
-            except Exception:                    # unmapped: the walk ends there
-                return None
-
+        mem = mem_view(proc)
         regs = {i: m.reg(name) for i, name in enumerate(DWARF_REGS)}
         rip = m.reg("rip")
         if at_call:
-            rip = read_u64(regs[7])
+            rip = read_u64(mem, regs[7])
             regs[7] += 8
             if rip is None:
                 return []
         else:
-            try:
-                if mem.read(rip, 2) == b"\x0f\x05":
-                    rip += 2        # in a system call: strace shows the address after `syscall`
-            except Exception:
-                pass
+            if mem.read(rip, 2) == b"\x0f\x05":
+                rip += 2            # in a system call: strace shows the address after `syscall`
         regs[RA] = rip
         mods = proc.modules
-        raw = self.unwinder.unwind(regs, lambda a: module_at(mods, a), read_u64, self.depth,
+        raw = self.unwinder.unwind(regs, lambda a: module_at(mods, a), mem, self.depth,
                                    exact=not at_call)
         return [self.symbolize(proc, rf.pc, exact=(i == 0 and not at_call) or rf.signal)
                 for i, rf in enumerate(raw)]

@@ -66,7 +66,7 @@ class BlockRecorder:
             key = (mod.path, mod.lo, mod.hi)
             path, lo, hi, base, elf = mod.path, mod.lo, mod.hi, mod.base, mod.elf
         else:
-            vma = proc.mem.find(addr)
+            vma = proc.aspace.find(addr)
             lo, hi = (vma.start, vma.end) if vma is not None else (addr & ~0xFFF, (addr + size + 0xFFF) & ~0xFFF)
             key, path, base, elf = (ANONYMOUS, lo, hi), ANONYMOUS, lo, None
         mid = self._module_ids.get(key)

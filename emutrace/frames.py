@@ -7,6 +7,7 @@ from __future__ import annotations
 import struct
 from functools import partial
 from typing import Dict, List, Optional
+from weakref import WeakKeyDictionary
 
 from emutrace.loader.modules import Module
 
@@ -43,6 +44,16 @@ class Frame:
     owner: object = None      # who reports its return: .returned(proc, frame), .unwound(proc, frame)
     entry: int = 0            # the hooked address the frame was entered at
     landed: bool = False      # ftrace: the call has reached the function it calls
+    api_call: object = None   # the API's record of the call (emutrace.api), when a return hook waits
+
+
+class _EngineReturns:
+    """What CallStacks keeps about one engine (a vfork child shares its parent's)."""
+    __slots__ = ("hooked", "cb")
+
+    def __init__(self):
+        self.hooked: set = set()      # return addresses with a hook on this engine
+        self.cb = None                # the return callback all of them share
 
 
 class CallStacks:
@@ -64,18 +75,18 @@ class CallStacks:
         self.ret_frame: Optional[Frame] = None    # the frame being returned from, and rax then
         self.ret_rax = 0
         self.ret_mem = None                       # and memory as it was then (the call log's copy)
+        # per engine, kept here rather than on the machine (whose layer knows nothing of calls);
+        # weak, so an ended process's engine is freed with it
+        self._engines: "WeakKeyDictionary[object, _EngineReturns]" = WeakKeyDictionary()
 
     def attach(self, proc) -> None:
-        self._hooked(proc)
+        self._engine(proc.machine)
 
-    @staticmethod
-    def _hooked(proc) -> set:
-        """Return addresses already hooked, per engine (a vfork child shares its parent's)."""
-        m = proc.machine
-        hooked = getattr(m, "_lt_ret_hooked", None)
-        if hooked is None:
-            hooked = m._lt_ret_hooked = set()
-        return hooked
+    def _engine(self, m) -> _EngineReturns:
+        eng = self._engines.get(m)
+        if eng is None:
+            eng = self._engines[m] = _EngineReturns()
+        return eng
 
     def stack(self, proc) -> List[Frame]:
         key = (proc.pid, proc.thread.tid)
@@ -99,25 +110,19 @@ class CallStacks:
             frame.owner.unwound(proc, frame)
 
     def hook_return(self, proc, uc, ret_addr: int) -> None:
-        hooked = self._hooked(proc)
-        if ret_addr not in hooked:
-            hooked.add(ret_addr)
-            m = proc.machine
-            cb = getattr(m, "_lt_ret_cb", None)
-            if cb is None:
+        m = proc.machine
+        eng = self._engine(m)
+        if ret_addr not in eng.hooked:
+            eng.hooked.add(ret_addr)
+            if eng.cb is None:
                 # called straight from the hook (no wrapper frame): the process is found there
-                cb = m._lt_ret_cb = partial(self._return_at, proc.kernel, proc)
-            cb = (m, cb)
-            proc.machine.hook_code(cb[1], ret_addr, ret_addr)
+                eng.cb = partial(self._return_at, proc.kernel, proc)
+            m.hook_code(eng.cb, ret_addr, ret_addr)
             uc.ctl_remove_cache(ret_addr, ret_addr + 1)
 
-    def _on_return(self, uc, addr, size, proc):
-        self._return_at(None, proc, addr, proc)
-
-    def _return_at(self, kernel, first, addr, proc=None):
-        if proc is None:
-            # the process running on this engine now (a vfork child shares its parent's)
-            proc = kernel.current or first
+    def _return_at(self, kernel, first, addr):
+        # the process running on this engine now (a vfork child shares its parent's)
+        proc = kernel.current or first
         if proc.machine.flush_log is not None:
             proc.machine.flush_log(proc)               # calls logged by guest code come first
         stack = self.stacks.get((proc.pid, proc.thread.tid))

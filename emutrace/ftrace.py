@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import struct
 from typing import Dict, Optional
+from weakref import WeakKeyDictionary
 
 from unicorn import UC_HOOK_CODE
 
@@ -38,7 +39,7 @@ from emutrace.loader.modules import Module, module_at
 from .events import Call, Return
 from .funcs import discover
 from .frames import CallStacks, Frame, Regs
-from .libcalls import LibcallTracer
+from .traceview import mem_view
 
 PROT_EXEC = 4
 
@@ -67,6 +68,15 @@ class _Plain:
         self.ret = ""
 
 
+class _ProcFunctions:
+    """What the function tracer keeps about one process."""
+    __slots__ = ("modules", "ret_ok")
+
+    def __init__(self):
+        self.modules: set = set()                      # paths of the modules hooked
+        self.ret_ok: Dict[int, Optional[str]] = {}     # return address → its module's name, or None
+
+
 class FunctionTracer:
     """Session observer for function entries and returns (see the module docstring).
 
@@ -85,12 +95,14 @@ class FunctionTracer:
         self.decode = decode and formatter is not None
         self._discovered: Dict[str, Dict[int, str]] = {}
         self.tops: Dict[tuple, int] = {}         # (pid, tid) → stack top (for stack use)
+        # per attached process, kept here rather than on the kernel's Process; weak, so an ended
+        # process is freed with it
+        self._procs: "WeakKeyDictionary[object, _ProcFunctions]" = WeakKeyDictionary()
 
     # -- set-up ---------------------------------------------------------------------
     def attach(self, proc) -> None:
         self.calls.attach(proc)
-        proc._ft_modules = set()
-        proc._ft_ret_ok = {}
+        self._procs[proc] = _ProcFunctions()
 
     def started(self, proc) -> None:
         self.tops[(proc.pid, proc.thread.tid)] = proc.machine.reg("rsp")
@@ -98,12 +110,13 @@ class FunctionTracer:
             self.module_loaded(proc, m)
 
     def module_loaded(self, proc, module: Module) -> None:
-        if not hasattr(proc, "_ft_modules") or module.path in proc._ft_modules or not proc.modules:
+        pf = self._procs.get(proc)
+        if pf is None or module.path in pf.modules or not proc.modules:
             return
         is_main = module is proc.modules[0]
         if not self.select.traces_module(module.name, is_main):
             return
-        proc._ft_modules.add(module.path)
+        pf.modules.add(module.path)
         funcs = self._discovered.get(module.path)
         if funcs is None:
             funcs = self._discovered[module.path] = discover(module.elf, program=is_main)
@@ -142,7 +155,7 @@ class FunctionTracer:
             self.tops[key] = rsp
         now = self.session.world.elapsed_ns
         if self.decode:
-            st = self.fmt.enter(site.name, site.proto, Regs(m, proc.mem), LibcallTracer.mem_view(proc))
+            st = self.fmt.enter(site.name, site.proto, Regs(m, proc.aspace), mem_view(proc))
         else:
             if site.display is None:
                 site.display = self.fmt.display_name(site.name) if self.fmt is not None else site.name
@@ -159,7 +172,8 @@ class FunctionTracer:
     def _caller(self, proc, ret_addr: int) -> Optional[str]:
         """The module a return address is in; None when it cannot be one (not executable code:
         `_start` is jumped to with argc where a return address would be)."""
-        ok = proc._ft_ret_ok.get(ret_addr, False)
+        known = self._procs[proc].ret_ok
+        ok = known.get(ret_addr, False)
         if ok is False:
             vma = proc.aspace.find(ret_addr)
             if vma is None or not vma.prot & PROT_EXEC:
@@ -167,14 +181,14 @@ class FunctionTracer:
             else:
                 mod = module_at(proc.modules, ret_addr)
                 ok = mod.name if mod is not None else (vma.name.rsplit("/", 1)[-1] or "?")
-            proc._ft_ret_ok[ret_addr] = ok
+            known[ret_addr] = ok
         return ok
 
     # -- CallStacks' owner interface ------------------------------------------------------
     def returned(self, proc, frame: Frame) -> None:
         st = frame.state
         if self.decode:
-            self.fmt.exit(st, Regs(proc.machine, proc.mem), LibcallTracer.mem_view(proc))
+            self.fmt.exit(st, Regs(proc.machine, proc.aspace), mem_view(proc))
         now = self.session.world.elapsed_ns
         self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
                          list(st.args), st.ret, now - frame.time_ns, kind="function"))

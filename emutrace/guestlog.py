@@ -44,6 +44,7 @@ from .frames import Frame
 from .machine.errors import EmutraceError
 from .machine.memory import OutOfMemory, page_up
 from .machine.native import native
+from .machine.reader import GuestReader
 from .machine.x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
 from .nativelog import native_site
 from .values import DEFAULT_ALIGN, FastCallState, escape_bytes
@@ -377,13 +378,13 @@ def area_size(cap: int) -> int:
 
 
 class _Captured:
-    """What the renderers of a return read: the bytes the return trampoline copied (a returned
-    C string, an output argument), live memory for anything else."""
+    """What the renderers of a return read, a GuestReader: the bytes the return trampoline copied
+    (a returned C string, an output argument), live memory for anything else."""
     __slots__ = ("items", "fallback", "block")
 
     def __init__(self):
         self.items: List[Tuple[int, bytes]] = []
-        self.fallback = None
+        self.fallback: Optional[GuestReader] = None    # live memory
         self.block = None               # (address, size, bytes copied) of an output argument
 
     def read(self, addr: int, size: int):
@@ -546,7 +547,7 @@ class GuestLog:
         m.in_guest_code = self.in_code
         m.hook_code(self._on_ret_full, self.ret_full, self.ret_full)
         m.hook_code(self._on_lost, self.lost, self.lost)
-        loaded = getattr(m, "loaded", None) or proc.thread
+        loaded = m.loaded or proc.thread
         if loaded not in self.threads:
             self._new_thread(proc, loaded)
 
@@ -559,7 +560,7 @@ class GuestLog:
         c.leaf_suffix = self.leaf_suffix        # (the sites, and their compiled lines, are shared)
         c.native_sites = self.native_sites
         c.ctrl, c.ret_tramp, c.ret_full, c.lost = self.ctrl, self.ret_tramp, self.ret_full, self.lost
-        parent_thread = getattr(self.m, "loaded", None)
+        parent_thread = self.m.loaded
         tl = self.threads.get(parent_thread)
         c.threads = {}
         if tl is not None:
@@ -796,7 +797,7 @@ class GuestLog:
             self._grow_shadow(proc, base, top)
 
     def _grow_shadow(self, proc, base: int, top: int) -> None:
-        tl = self.threads[getattr(self.m, "loaded", None) or proc.thread]
+        tl = self.threads[self.m.loaded or proc.thread]
         size = tl.shadow_size * 2
         new = proc.aspace.find_free(size, top=LOG_TOP)
         proc.aspace.map(new, size, 3, "[emutrace]")
@@ -818,7 +819,7 @@ class GuestLog:
         """Report every record of the loaded thread; empty its ring unless it is inside a
         trampoline (whose record may be half-written) — `safe`: it is at a point where none is."""
         m = self.m
-        tl = self.threads.get(getattr(m, "loaded", None))
+        tl = self.threads.get(m.loaded)
         if tl is None:
             return
         ctrl = self.ctrl

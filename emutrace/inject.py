@@ -25,6 +25,7 @@ from emutrace.kernel.table import BY_NAME
 from emutrace.decode.xlat import SIGNAL_NUMBERS, SIGRTMAX
 
 from .machine.record import field, record
+from .machine.words import s64
 from .systrace import SyscallSelection, TraceSpecError
 
 
@@ -261,7 +262,7 @@ class SyscallInjector:
             if t.delay_exit_ns or t.poke_exit:
                 self.at_exit[tid] = t
             if t.replaces:
-                return -t.error if t.error is not None else _s64(t.retval)
+                return -t.error if t.error is not None else s64(t.retval)
         return self.inner.enter(proc, nr, sc, args) if self.inner is not None else None
 
     def exit(self, proc, nr, sc, args, ret):
@@ -285,15 +286,11 @@ class SyscallInjector:
         return self.marks.pop(proc.thread.tid, "")
 
 
-def _s64(v: int) -> int:
-    return v - (1 << 64) if v >= 1 << 63 else v
-
-
 def _poke(proc, args, pokes) -> None:
     for i, data in pokes:
         if i < len(args) and args[i]:
             try:
-                proc.mem.write(args[i], data)
+                proc.aspace.write(args[i], data)
             except Exception:                 # strace too leaves an unwritable argument alone
                 pass
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import struct
 from functools import partial
 from typing import Dict, List, Optional
+from weakref import WeakKeyDictionary
 
 from unicorn import UC_HOOK_CODE
 
@@ -27,7 +28,8 @@ from .events import Call, Return
 from .frames import CallStacks, Frame, Regs, Site, UNSET
 from .guestlog import (FastSite, GuestLog, HEAD, HOOKED_ONLY, LOG_TOP, OUT_MAX, RET_SIZE, area_size, capture_plan,
                        free_near, patch_jmp)
-from .machine.memory import MemView, PROT_READ, page_up
+from .machine.memory import page_up
+from .traceview import mem_view
 from .values import FastCallState
 
 STUB_SIZE = 16
@@ -62,6 +64,32 @@ def plt_slots(module: Module) -> Dict[int, int]:
     return out
 
 
+class _ProcSites:
+    """What the library-call tracer keeps about one process."""
+    __slots__ = ("hooked_modules", "pending_got", "plt_entries", "resolver")
+
+    def __init__(self, parent: Optional["_ProcSites"] = None):
+        self.hooked_modules: set = set(parent.hooked_modules) if parent else set()   # module paths
+        # -fno-plt GOT slots (slot, site) to redirect once ld.so has filled them
+        self.pending_got: list = list(parent.pending_got) if parent else []
+        # module path → [(PLT entry, GOT slot, site)]
+        self.plt_entries: Dict[str, list] = dict(parent.plt_entries) if parent else {}
+        self.resolver = None            # (len(modules) it was built for, GotResolver)
+
+
+class _EngineSites:
+    """What the library-call tracer keeps about one engine (a vfork child shares its parent's):
+    its hooks, and how far the move to stubs and guest code has gone."""
+    __slots__ = ("armed", "entry_done", "entry_hooks", "ranges", "entry_cb")
+
+    def __init__(self, parent: Optional["_EngineSites"] = None):
+        self.armed = parent.armed if parent else False              # _arm has run
+        self.entry_done = parent.entry_done if parent else False    # _redirect_got has run
+        self.entry_hooks: Dict[int, object] = {}                    # PLT entry → its exact hook
+        self.ranges: list = list(parent.ranges) if parent else []   # (lo, hi) of hooked stub ranges
+        self.entry_cb = None                                        # the entry callback of its hooks
+
+
 class LibcallTracer:
     def __init__(self, session, emit, formatter, protos, call_filter, string_limit: int = 32,
                  ftrace=None, calls: Optional[CallStacks] = None):
@@ -73,9 +101,6 @@ class LibcallTracer:
         self.calls = calls if calls is not None else CallStacks()   # shared with --ftrace
         self.stacks: Dict[tuple, List[Frame]] = self.calls.stacks
         self.sites: Dict[int, Site] = {}          # hooked address → site
-        self.ret_hooked: set = set()
-        self.module_sites: Dict[str, bool] = {}
-        self.redirect_done = set()
         self.stubs: Dict[int, Site] = {}
         self.counts: Dict[str, list] = {}
         # the API's hook (emutrace.api): enter(proc, frame, regs) -> True when it already returned
@@ -89,11 +114,31 @@ class LibcallTracer:
         self.fast_by_site: Dict[int, object] = {}  # id(Site) → its FastSite
         self.leaf_out = None                      # the sink taking leaf_lines, when its output is plain
         self.quiet = False                        # no notes to the user (the behaviour report's own tracer)
+        # per process and per engine, kept here rather than on the kernel's and machine's objects;
+        # weak, so an ended process and its engine are freed with it
+        self._procs: "WeakKeyDictionary[object, _ProcSites]" = WeakKeyDictionary()
+        self._engines: "WeakKeyDictionary[object, _EngineSites]" = WeakKeyDictionary()
+
+    def _proc(self, proc) -> _ProcSites:
+        ps = self._procs.get(proc)
+        if ps is None:
+            ps = self._procs[proc] = _ProcSites()
+        return ps
+
+    def _engine(self, m) -> _EngineSites:
+        es = self._engines.get(m)
+        if es is None:
+            es = self._engines[m] = _EngineSites()
+        return es
+
+    def entry_hooks(self, m) -> Dict[int, object]:
+        """PLT entry → its exact hook, on this engine: the entries still caught by a hook."""
+        return self._engine(m).entry_hooks
 
     # -- set-up, per process and module -------------------------------------------
     def attach(self, proc) -> None:
         self.calls.attach(proc)
-        proc._lt_hooked_modules = set()
+        self._procs[proc] = _ProcSites()
 
     def started(self, proc) -> None:
         for m in list(proc.modules):
@@ -104,9 +149,10 @@ class LibcallTracer:
         """Once ld.so has bound the program (at its entry): redirect -fno-plt GOT slots and move
         the loggable call sites to guest code. Once per engine (the first program, each exec)."""
         m = proc.machine
-        if getattr(m, "_lt_armed", False):
+        es = self._engine(m)
+        if es.armed:
             return
-        m._lt_armed = True
+        es.armed = True
         entry = proc.modules[0].elf.entry + proc.modules[0].base
         if m.reg("rip") != entry:      # ld.so runs first: its GOT work is done at entry
             m.uc.hook_add(UC_HOOK_CODE, self._at_entry, proc, entry, entry)
@@ -117,11 +163,9 @@ class LibcallTracer:
         """A forked child's engine is a copy: patched entries, trampolines and stubs are there
         already; it gets the hooks of the sites that stay hooked, and of the stubs."""
         pm, cm = parent.machine, child.machine
-        child._lt_hooked_modules = set(getattr(parent, "_lt_hooked_modules", ()))
-        cm._lt_armed = getattr(pm, "_lt_armed", False)
-        cm._lt_entry_done = getattr(pm, "_lt_entry_done", False)
-        child._lt_pending_got = list(getattr(parent, "_lt_pending_got", []))
-        child._lt_plt_entries = dict(getattr(parent, "_lt_plt_entries", {}))
+        self._procs[child] = _ProcSites(self._proc(parent))
+        pe = self._engine(pm)
+        ce = self._engines[cm] = _EngineSites(pe)
         gl = pm.guest_log
         if gl is not None:
             gl = gl.clone_for(child)
@@ -129,22 +173,21 @@ class LibcallTracer:
                 gl.hook_unwinders(child, module)
         # the child's hooks are the parent's: entries still hooked one by one, and stub ranges
         cb = self._entry_cb(child)
-        cm._lt_entry_hooks = {entry: cm.hook_code(cb, entry, entry)
-                              for entry in getattr(pm, "_lt_entry_hooks", {})}
-        cm._lt_ranges = list(getattr(pm, "_lt_ranges", []))
-        for lo, hi in cm._lt_ranges:
+        ce.entry_hooks = {entry: cm.hook_code(cb, entry, entry) for entry in pe.entry_hooks}
+        for lo, hi in ce.ranges:
             cm.hook_code(cb, lo, hi)
-        if cm._lt_armed and not cm._lt_entry_done:
+        if ce.armed and not ce.entry_done:
             entry = child.modules[0].elf.entry + child.modules[0].base
             cm.uc.hook_add(UC_HOOK_CODE, self._at_entry, child, entry, entry)
 
     def module_loaded(self, proc, module: Module) -> None:
-        if module.path in proc._lt_hooked_modules:
+        hooked = self._proc(proc).hooked_modules
+        if module.path in hooked:
             return
         is_main = module is proc.modules[0]
         if not self.filter.traces_module(module.name, is_main):
             return
-        proc._lt_hooked_modules.add(module.path)
+        hooked.add(module.path)
         gl = proc.machine.guest_log
         if gl is not None:
             gl.hook_unwinders(proc, module)
@@ -166,9 +209,10 @@ class LibcallTracer:
 
         Libraries mapped later (dlopen) are not in the scope yet: the resolver is rebuilt when the
         module list grows."""
-        resolver = getattr(proc, "_lt_resolver", None)
+        ps = self._proc(proc)
+        resolver = ps.resolver
         if resolver is None or resolver[0] != len(proc.modules):
-            resolver = proc._lt_resolver = (len(proc.modules), GotResolver(proc.modules))
+            resolver = ps.resolver = (len(proc.modules), GotResolver(proc.modules))
         dm, _ = resolver[1].lookup(name, None, for_plt=True)
         return dm.name if dm is not None and dm is not proc.modules[0] else ""
 
@@ -189,13 +233,9 @@ class LibcallTracer:
         entries = plt_slots(module)
         hooked_slots = set()
         m = proc.machine
-        hooks = getattr(m, "_lt_entry_hooks", None)
-        if hooks is None:
-            hooks = m._lt_entry_hooks = {}
-        plt_entries = getattr(proc, "_lt_plt_entries", None)
-        if plt_entries is None:
-            plt_entries = proc._lt_plt_entries = {}
-        mine = plt_entries[module.path] = []
+        hooks = self._engine(m).entry_hooks
+        ps = self._proc(proc)
+        mine = ps.plt_entries[module.path] = []
         pltgot = module.elf.section(".plt.got")
         in_pltgot = (lambda a: pltgot.addr <= a - module.base < pltgot.addr + pltgot.size) if pltgot else (lambda a: False)
         for entry, slot in entries.items():
@@ -213,12 +253,11 @@ class LibcallTracer:
             # instructions (endbr64; bnd jmp), twice per call
             hooks[entry] = m.hook_code(self._entry_cb(proc), entry, entry)
         # slots reached without a PLT entry (-fno-plt): redirected once ld.so has filled them
-        proc._lt_pending_got = getattr(proc, "_lt_pending_got", [])
         for slot, name in slots.items():
             if slot not in hooked_slots and slot not in entries.values():
                 site = self._site(proc, module, name, is_main)
                 if site.traced:
-                    proc._lt_pending_got.append((slot, site))
+                    ps.pending_got.append((slot, site))
 
     def _at_entry(self, uc, addr, size, proc):
         if self._redirect_got(proc):
@@ -232,11 +271,12 @@ class LibcallTracer:
     def _redirect_got(self, proc) -> bool:
         """Move the sites to guest code and stubs, once per engine; False when done before."""
         m = proc.machine
-        if getattr(m, "_lt_entry_done", False):
+        es = self._engine(m)
+        if es.entry_done:
             return False
-        m._lt_entry_done = True
-        pending = getattr(proc, "_lt_pending_got", [])
-        proc._lt_pending_got = []
+        es.entry_done = True
+        ps = self._proc(proc)
+        pending, ps.pending_got = ps.pending_got, []
         if self.guest_log:
             pending = self._to_guest_log(proc, pending)
         self._stub_hooked_entries(proc)
@@ -263,10 +303,7 @@ class LibcallTracer:
     def _hook_range(self, proc, lo: int, hi: int) -> None:
         m = proc.machine
         m.hook_code(self._entry_cb(proc), lo, hi)
-        ranges = getattr(m, "_lt_ranges", None)
-        if ranges is None:
-            ranges = m._lt_ranges = []
-        ranges.append((lo, hi))
+        self._engine(m).ranges.append((lo, hi))
 
     def _stub_hooked_entries(self, proc) -> None:
         """PLT entries that keep a Python hook jump to one stub each (`jmp *slot(%rip)`), in one
@@ -274,9 +311,10 @@ class LibcallTracer:
         translates, so hundreds of exact-address hooks slow the translation of all code (python3
         starts ~40% slower with 600 of them); a range per module costs what one hook costs."""
         m = proc.machine
-        hooks = getattr(m, "_lt_entry_hooks", {})
+        hooks = self._engine(m).entry_hooks
+        plt_entries = self._proc(proc).plt_entries
         for module in proc.modules:
-            entries = [(entry, slot) for entry, slot, _site in getattr(proc, "_lt_plt_entries", {}).get(module.path, ())
+            entries = [(entry, slot) for entry, slot, _site in plt_entries.get(module.path, ())
                        if entry in hooks]
             if not entries:
                 continue
@@ -302,8 +340,8 @@ class LibcallTracer:
         """Move every loggable PLT site and pending GOT slot to guest code; returns the GOT slots
         left for hooked stubs."""
         fmt = self.fmt
-        limit = getattr(fmt, "string_limit", 32)
-        if not getattr(fmt, "compiled", False) or limit + 1 > 4096:
+        limit = fmt.string_limit
+        if not fmt.compiled or limit + 1 > 4096:
             return pending
         m = proc.machine
         gl = m.guest_log
@@ -334,9 +372,9 @@ class LibcallTracer:
             self.fast_by_site[id(site)] = fs
             return fs
 
-        hooks = getattr(m, "_lt_entry_hooks", {})
+        hooks = self._engine(m).entry_hooks
         by_module: Dict[str, list] = {}
-        for path, entries in getattr(proc, "_lt_plt_entries", {}).items():
+        for path, entries in self._proc(proc).plt_entries.items():
             for entry, slot, site in entries:
                 if entry in gl.patched or entry not in hooks:
                     continue
@@ -384,7 +422,6 @@ class LibcallTracer:
         for s in elf.symtab:
             if s.defined and s.type == STT_FUNC and s.value and self.protos.get(s.name) is not None:
                 names.setdefault(s.value + module.base, s.name)
-        self.static_module = module
         if not names and not self.quiet:
             # nothing to hook: say why rather than print an empty trace
             proc.kernel.notify(f"{module.path} is statically linked and has no symbols: its C-library "
@@ -401,24 +438,19 @@ class LibcallTracer:
     # -- the hot path ---------------------------------------------------------------
     def _entry_cb(self, proc):
         """The entry callback for a process's machine (one closure, shared by all its hooks)."""
-        m = proc.machine
-        cb = getattr(m, "_lt_entry_cb", None)
-        if cb is None:
+        es = self._engine(proc.machine)
+        if es.entry_cb is None:
             # called straight from the hook (no wrapper frame): the process is found there
-            cb = m._lt_entry_cb = partial(self._entry_at, proc.kernel, proc)
-        return cb
+            es.entry_cb = partial(self._entry_at, proc.kernel, proc)
+        return es.entry_cb
 
-    def _on_entry(self, uc, addr, size, proc):
-        self._entry_at(None, proc, addr, proc)
-
-    def _entry_at(self, kernel, first, addr, proc=None):
+    def _entry_at(self, kernel, first, addr):
         site = self.sites.get(addr)
         if site is None:
             return
-        if proc is None:
-            # the process running on this engine now (a vfork child shares its parent's)
-            proc = kernel.current or first
-        if not getattr(proc, "traced", True):          # a child run without -f
+        # the process running on this engine now (a vfork child shares its parent's)
+        proc = kernel.current or first
+        if not proc.traced:                             # a child run without -f
             return
         m = proc.machine
         if m.flush_log is not None:
@@ -456,7 +488,7 @@ class LibcallTracer:
             st = self.fmt.enter_words(site.name, site.display, plan, rv, mem)
             left = st._left_args[:]             # the event's own list, as below
         else:
-            st = self.fmt.enter(site.name, site.proto, Regs(m, proc.mem, rv), mem)
+            st = self.fmt.enter(site.name, site.proto, Regs(m, proc.aspace, rv), mem)
             left = list(st.left_args)
         fid = calls.next_id
         calls.next_id = fid + 1
@@ -465,34 +497,29 @@ class LibcallTracer:
         stack.append(frame)
         self.emit(Call(fid, proc.pid, key[1], now, frame.depth, st.display_name,
                        site.definer, site.caller.name, ret_addr, st.text, left, via=site.via))
-        if self.intercept is not None and self.intercept.enter(proc, frame, Regs(m, proc.mem, rv)):
+        if self.intercept is not None and self.intercept.enter(proc, frame, Regs(m, proc.aspace, rv)):
             # skipped: return to the caller as the function's `ret` would, with the hook's rax
             m.set_reg("rsp", rsp + 8)
             m.set_reg("rip", ret_addr)
             stack.pop()
-            self._returned(proc, frame, Regs(m, proc.mem))
+            self._returned(proc, frame, Regs(m, proc.aspace))
             return
         if logged_frame:
             return                  # closed by the return record of the call it replaced
-        hooked = getattr(m, "_lt_ret_hooked", None)
-        if hooked is None or ret_addr not in hooked:
-            calls.hook_return(proc, uc, ret_addr)
+        calls.hook_return(proc, uc, ret_addr)           # (once per return address and engine)
 
     def _plan(self, site: Site):
         """The site's compiled prototype, or None for the formatter's generic path."""
         fmt = self.fmt
-        site.display = fmt.display_name(site.name) if hasattr(fmt, "display_name") else site.name
-        if not getattr(fmt, "compiled", False):
+        site.display = fmt.display_name(site.name)
+        if not fmt.compiled:
             return None
         return fmt.plan(site.proto)
-
-    def _on_return(self, uc, addr, size, proc):
-        self.calls._on_return(uc, addr, size, proc)
 
     def returned(self, proc, frame: Frame) -> None:
         """The frame's function returned (called by CallStacks at its return address)."""
         st = frame.state
-        if type(st) is FastCallState and (self.intercept is None or getattr(frame, "api_call", None) is None):
+        if type(st) is FastCallState and (self.intercept is None or frame.api_call is None):
             calls = self.calls
             if calls.ret_frame is frame:
                 rax, mem = calls.ret_rax, calls.ret_mem or self.mem_view(proc)
@@ -503,7 +530,7 @@ class LibcallTracer:
             self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
                              st.args, st.ret, now - frame.time_ns))
             return
-        regs = Regs(proc.machine, proc.mem)
+        regs = Regs(proc.machine, proc.aspace)
         if self.intercept is not None:
             self.intercept.leave(proc, frame, regs)
         self._returned(proc, frame, regs)
@@ -522,44 +549,13 @@ class LibcallTracer:
         now = self.session.world.elapsed_ns
         st = frame.state
         self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, "",
-                         list(getattr(st, "left_args", [])), "", now - frame.time_ns, unwound=True))
+                         list(st.left_args), "", now - frame.time_ns, unwound=True))
 
     def finish(self, proc) -> None:
         """At exit: calls that never returned (exit, abort) stay unfinished, as ltrace shows them."""
         self.calls.finish(proc)
 
-    @staticmethod
-    def mem_view(proc):
-        mv = getattr(proc, "_memview", None)
-        if mv is None or mv.aspace is not proc.aspace:
-            mv = proc._memview = TraceMem(proc.aspace, proc.machine)
-        return mv
-
-
-class TraceMem(MemView):
-    """The memory view of the call decoders: MemView with a C string read in one piece when it
-    lies within one mapping (the common case); the same answers as MemView."""
-    __slots__ = ("raw_read",)
-
-    def __init__(self, aspace, machine=None):
-        super().__init__(aspace)
-        # the machine's unchecked small read when it is the engine behind this address space
-        fast = machine is not None and aspace.raw_read == getattr(machine, "read_fast", None)
-        self.raw_read = machine.read_small if fast else aspace.raw_read
-
-    def cstring(self, addr: int, limit: int):
-        if not addr:
-            return None
-        a = self.aspace
-        want = limit + 1
-        v = a.find(addr)
-        if v is not None and v.prot & PROT_READ and addr + want <= v.end and want <= 4096:
-            chunk = self.raw_read(addr, want)
-            nul = chunk.find(b"\0")
-            if nul >= 0:
-                return chunk[:nul], True
-            return chunk[:limit], False
-        return a.cstring(addr, limit)
+    mem_view = staticmethod(mem_view)       # (for the guest call log, which reads through its tracer)
 
 
 class _InternalCode:

@@ -115,7 +115,7 @@ def _calls_naming(paths, session, emit):
 
 
 def _names_a_path(proc, paths) -> bool:
-    m, mem = proc.machine, proc.mem
+    m, mem = proc.machine, proc.aspace
     for reg in ("rdi", "rsi", "rdx", "rcx", "r8", "r9"):
         addr = m.reg(reg)
         if addr < 0x1000:

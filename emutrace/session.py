@@ -8,6 +8,7 @@ Python API both drive this class; it never prints a trace itself.
 from __future__ import annotations
 
 import time as _time
+from collections import Counter
 from typing import List, Optional, Tuple
 
 from unicorn import UcError, UC_HOOK_BLOCK, UC_HOOK_INTR
@@ -31,7 +32,7 @@ from emutrace.loader.modules import Module
 from .kernel.world import World
 from .machine.errors import EmutraceError
 from .machine.faultaddr import exact_address
-from .machine.record import record
+from .machine.record import field, record
 from .tsc import TscObserver
 
 SEGV_MAPERR, SEGV_ACCERR, FPE_INTDIV, ILL_ILLOPN, TRAP_BRKPT, SI_KERNEL = 1, 2, 1, 2, 1, 0x80
@@ -62,15 +63,25 @@ class Options:
 
 @record
 class Result:
+    """How the run ended; through the Python API (emutrace.api, which re-exports it) also what
+    it printed (with capture_output) and what it called."""
     status: int = 0                       # exit status (0-255) when the program exited
-    signal: int = 0                       # the signal that killed it, else 0
+    signal: int = 0                       # the Linux signal that killed it, else 0
     core: bool = False
-    limit: Optional[str] = None           # which limit ended the run, if any
+    stdout: Optional[bytes] = None        # the guest's fd 1, with capture_output=True
+    stderr: Optional[bytes] = None        # the guest's fd 2, with capture_output=True
+    calls: Counter = field(default_factory=Counter)      # library function name → calls traced
+    syscalls: Counter = field(default_factory=Counter)   # syscall name → times made
+    events: int = 0                       # trace events produced
 
     @property
     def exit_code(self) -> int:
         """What a shell would report: the status, or 128 + signal."""
         return 128 + self.signal if self.signal else self.status
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 0 and not self.signal
 
 
 class Session:

@@ -114,7 +114,7 @@ class SyscallGate:
 
 def _read_path(proc, addr: int) -> Optional[str]:
     try:
-        raw = proc.mem.read_cstr(addr, 4096)
+        raw = proc.aspace.read_cstr(addr, 4096)
     except Exception:                      # an unreadable path names nothing
         return None
     return raw.decode("utf-8", "surrogateescape")

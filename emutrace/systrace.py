@@ -13,6 +13,7 @@ from emutrace.kernel import errno as E
 from emutrace.kernel.table import BY_NAME, Syscall as Row
 
 from .events import Signal, Syscall
+from .traceview import mem_view
 
 CLASSES = ("%file", "%desc", "%memory", "%process", "%signal", "%network", "%ipc", "%clock",
            "%creds", "%stat", "%lstat", "%fstat", "%statfs", "%pure")
@@ -84,7 +85,7 @@ class SyscallObserver:
             return
         m = proc.machine
         rsp = m.reg("rsp")
-        mem = _mem_view(proc)
+        mem = mem_view(proc)
         raw = mem.read(rsp, 8)
         if raw is None:
             return
@@ -120,7 +121,7 @@ class SyscallObserver:
         if self.gate is not None and not self.gate.enter(proc, sc, args):
             return None
         sp = proc.machine.reg("rsp") if sc.name == "rt_sigreturn" else None
-        mem = _mem_view(proc)
+        mem = mem_view(proc)
         state = self.fmt.enter(sc, args, mem, tid=proc.thread.tid, sp=sp)
         return (sc, args, state, self.session.world.elapsed_ns, mem)
 
@@ -129,7 +130,7 @@ class SyscallObserver:
             return
         sc, args, state, t0, mem = st
         if mem.aspace is not proc.aspace:
-            mem = _mem_view(proc)
+            mem = mem_view(proc)
         if ret is not None and not isinstance(ret, int):       # NORETURN (execve, rt_sigreturn)
             line = self.fmt.no_return(state) if sc.name != "rt_sigreturn" else self.fmt.exit(state, proc.machine.reg("rax"), mem)
             ret = None
@@ -167,9 +168,3 @@ class SyscallObserver:
         self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, sig, name,
                          f"--- stopped by {name} ---", {}, type="stop"))
 
-
-def _mem_view(proc):
-    from .libcalls import LibcallTracer
-    global _mem_view
-    _mem_view = LibcallTracer.mem_view        # imported on first use: -L runs need no libcalls
-    return _mem_view(proc)

@@ -289,7 +289,3 @@ def format_report(c: Comparison, context: int = 3, all_hunks: bool = False) -> s
         for kind, name, na, nb in c.counts:
             out.append(f"  {_label(kind):<4}  {name:<{w}}  {na:>7}  {nb:>7}  {nb - na:>+7}")
     return "\n".join(out) + "\n"
-
-
-def diff_files(path_a: str, path_b: str, args: bool = False) -> Comparison:
-    return compare(load(path_a, args), load(path_b, args))

@@ -8,6 +8,8 @@ the virtual clock at 1 GHz (one tick per virtual nanosecond), and RDTSCP's IA32_
 """
 from __future__ import annotations
 
+from weakref import WeakSet
+
 from unicorn import x86_const as X
 
 
@@ -16,13 +18,14 @@ class TscObserver:
         self.world = world
         self.kernel = kernel
         self.listeners = []         # fn(proc, rip) per read: the behaviour report's timing checks
+        self._hooked: "WeakSet" = WeakSet()    # the engines hooked (weak: freed with their process)
 
     def attach(self, proc) -> None:
         """A new engine (the first program, an exec, a forked copy): hook its RDTSC/RDTSCP."""
         m = proc.machine
-        if getattr(m, "_tsc_hooked", False):
+        if m in self._hooked:
             return
-        m._tsc_hooked = True
+        self._hooked.add(m)
         m.hook_insn_answer(X.UC_X86_INS_RDTSC, lambda: self._answer(m, False))
         m.hook_insn_answer(X.UC_X86_INS_RDTSCP, lambda: self._answer(m, True))
 

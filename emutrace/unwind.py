@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import bisect
 import struct
+from functools import partial
 from typing import Callable, Dict, List, Optional, Tuple
 
 from .funcs import PE_INDIRECT, PE_OMIT, PT_GNU_EH_FRAME, EhFrameError, read_encoded as _read_encoded, sleb, uleb
+from .machine.reader import GuestReader, read_u64 as reader_u64
 from .machine.record import record
 
 # DWARF register numbers on x86-64 (System V psABI, figure 3.36); 16 is the return address
@@ -467,11 +469,12 @@ class Unwinder:
             ef = self._frames[id(module.elf)] = EhFrame(module.elf)
         return ef
 
-    def unwind(self, regs: Dict[int, int], module_at: Callable[[int], object],
-               read_u64: Callable[[int], Optional[int]], limit: int = MAX_FRAMES,
-               exact: bool = True) -> List[RawFrame]:
+    def unwind(self, regs: Dict[int, int], module_at: Callable[[int], object], mem: GuestReader,
+               limit: int = MAX_FRAMES, exact: bool = True) -> List[RawFrame]:
         """Frames from the innermost (regs' rip) outwards. regs: DWARF number → value, with RA
-        holding rip. exact: the innermost pc is where execution is (not a return address)."""
+        holding rip. exact: the innermost pc is where execution is (not a return address). The
+        walk ends where the stack cannot be read."""
+        read_u64 = partial(reader_u64, mem)
         frames: List[RawFrame] = []
         regs = dict(regs)
         # the innermost pc, and one a signal interrupted, are exact; return addresses are not

@@ -77,6 +77,7 @@ import struct
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from emutrace.machine.native import native
+from emutrace.machine.reader import GuestReader
 from emutrace.protos import (Array, ArgRef, Const, EltRef, Expr, Pointer, Prim, Prototype,
                              Struct, Type, Zero, default_prototype, FLOATING, SIGNED)
 
@@ -342,10 +343,6 @@ def _classify(t: Struct) -> Optional[List[str]]:
         if not seen[k]:
             classes[k] = "SSE"
     return classes
-
-
-def _is_intclass(t: Type) -> bool:
-    return not (isinstance(t, Prim) and t.kind in FLOATING) and not isinstance(t, Struct)
 
 
 # ----------------------------------------------------------------------------
@@ -849,7 +846,7 @@ class CallFormatter:
                 pass
         return name
 
-    def enter(self, name: str, proto: Optional[Prototype], regs, mem) -> CallState:
+    def enter(self, name: str, proto: Optional[Prototype], regs, mem: GuestReader) -> CallState:
         plan = self.plan(proto) if self.compiled else None
         if plan is not None:
             try:
@@ -876,7 +873,7 @@ class CallFormatter:
         st.text = st.display_name + "(" + ", ".join(left)
         return st
 
-    def exit(self, st: CallState, regs, mem) -> str:
+    def exit(self, st: CallState, regs, mem: GuestReader) -> str:
         if type(st) is FastCallState:
             try:
                 rax = regs.ret_int() & _M64
@@ -918,14 +915,14 @@ class CallFormatter:
             got = self._plans[id(proto)] = (proto, self._compile(proto, True))
         return got[1]
 
-    def enter_words(self, name: str, display_name: str, plan: _Plan, words, mem) -> FastCallState:
+    def enter_words(self, name: str, display_name: str, plan: _Plan, words, mem: GuestReader) -> FastCallState:
         """``enter`` through a compiled prototype: ``words`` are the integer argument slots
         (rdi, rsi, rdx, rcx, r8, r9, then the stack), at least ``plan.nwords`` of them."""
         left = plan.left(words, mem)
         return FastCallState(name, display_name, plan, words,
                              display_name + "(" + ", ".join(left), left)
 
-    def exit_word(self, st: FastCallState, rax: Optional[int], mem) -> str:
+    def exit_word(self, st: FastCallState, rax: Optional[int], mem: GuestReader) -> str:
         """``exit`` through a compiled prototype, with the return register's value."""
         plan = st.plan
         left = st._left_args
@@ -1193,14 +1190,6 @@ class CallFormatter:
         wstring.from_bytes = wstring_from
         wstring.native = _native_op("wstr", limit=limit)
         return wstring
-
-    def format_call(self, name: str, proto: Optional[Prototype], regs_entry, mem, regs_exit=None,
-                    mem_exit=None) -> CallState:
-        """enter + exit in one go (tests, tools)."""
-        st = self.enter(name, proto, regs_entry, mem)
-        self.exit(st, regs_exit if regs_exit is not None else regs_entry,
-                  mem_exit if mem_exit is not None else mem)
-        return st
 
     def summary(self, rows: Iterable[Any]) -> str:
         return format_summary(rows, demangle=self.display_name if self.demangle else None)

@@ -16,7 +16,7 @@ SERVICE_NAME = "[emutrace]"
 
 def service_page(proc) -> int:
     """The address of emutrace's page in the guest (mapped on first use, r-x, filled with hlt)."""
-    page = getattr(proc, "service_page", None)
+    page = proc.service_page
     if page is None:
         page = proc.aspace.find_free(PAGE)
         proc.aspace.map(page, PAGE, 5, SERVICE_NAME)

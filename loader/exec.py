@@ -131,7 +131,7 @@ def _commit(proc, canon, elf, interp_elf, argv, envp, builtin) -> Image:
     aspace.use_machine(machine)
     aspace.adopt()
     old = proc.aspace
-    proc.machine, proc.aspace, proc.mem = machine, aspace, aspace
+    proc.machine, proc.aspace = machine, aspace
     if old is not None:
         old.leave()                          # (a vfork parent, still on it, keeps it charged)
     proc.service_page = None
@@ -198,7 +198,7 @@ def build_stack(proc, machine, program: Module, interp: Optional[Module], argv, 
         return sp
 
     enc = lambda s: s.encode("utf-8", "surrogateescape") + b"\0"
-    execfn = push_bytes(enc(getattr(proc, "execfn", "") or proc.exe))
+    execfn = push_bytes(enc(proc.execfn or proc.exe))
     env_ptrs = [push_bytes(enc(e)) for e in reversed(envp)][::-1]
     arg_ptrs = [push_bytes(enc(a)) for a in reversed(argv)][::-1]
     platform = push_bytes(b"x86_64\0")

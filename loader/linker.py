@@ -350,7 +350,6 @@ def link(proc, image) -> int:
         lk.apply(program, program_copies)
         for m in reversed(modules):
             lk.apply(m, m.elf.relocs + m.elf.plt_relocs, only=(R_IRELATIVE,))
-        proc.link_bindings = lk.bindings
         argc_argv = _startup_args(proc, image.rsp)
         pre, size = program.elf.dyn(DT_PREINIT_ARRAY), program.elf.dyn(DT_PREINIT_ARRAYSZ) or 0
         inits = []

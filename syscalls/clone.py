@@ -51,25 +51,6 @@ SA_NOCLDWAIT = 2
 SIG_IGN = 1
 
 
-def install(kernel) -> None:
-    """The hooks the handlers in fs.py, futex.py, process.py, signals.py and time.py look for."""
-    s = kernel.sched
-    kernel.futex = s.futex
-    kernel.wait_for_io = s.wait_for_io
-    kernel.wait_for_poll = s.wait_for_poll
-    kernel.sleep = s.sleep
-    kernel.wait_signal = s.wait_signal
-    kernel.yield_thread = s.yield_thread
-    kernel.exit_thread = exit_thread
-    kernel.wait_child = wait_child
-    kernel.waitid_child = waitid_child
-    kernel.kill_process = kill_process
-    kernel.kill_thread = kill_thread
-    kernel.end_process = end_process
-    kernel.release_process = release_process
-    kernel.exec_done = exec_done
-
-
 # ---------------------------------------------------------------- creation
 
 @syscall("clone")
@@ -87,7 +68,7 @@ def sys_clone3(proc, uargs, size, *_):
         return -E.EINVAL
     if size > 4096:
         return -E.E2BIG
-    raw = proc.mem.read(uargs, size)
+    raw = proc.aspace.read(uargs, size)
     a = CLONE_ARGS.unpack(raw[:CLONE_ARGS.size])
     if size > CLONE_ARGS.size and any(raw[88:]):          # fields this kernel does not know
         return -E.E2BIG
@@ -128,7 +109,7 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
     if flags & CLONE_PIDFD:
         if flags & (CLONE_THREAD | CLONE_DETACHED):
             return -E.EINVAL                 # a pidfd names a process (Linux 6.1)
-        proc.mem.check(pidfd_at, 4, 2)       # EFAULT and EMFILE before there is a child
+        proc.aspace.check(pidfd_at, 4, 2)       # EFAULT and EMFILE before there is a child
         if len(proc.fds.fds) >= min(proc.rlimit(7), 1 << 20):
             return -E.EMFILE
     kernel = proc.kernel
@@ -165,9 +146,9 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
         proc.threads.append(child_thread)
         sched.admit(child_thread, proc)
         if flags & CLONE_PARENT_SETTID:
-            proc.mem.write_u32(ptid, tid)
+            proc.aspace.write_u32(ptid, tid)
         if flags & CLONE_CHILD_SETTID:
-            proc.mem.write_u32(ctid, tid)
+            proc.aspace.write_u32(ctid, tid)
         return tid
 
     child = Process(kernel, tid, proc.pid, None, None, None, proc.cwd)
@@ -180,8 +161,7 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
         child.fds = proc.fds.fork()
     child.umask = proc.umask
     child.exe, child.argv = proc.exe, list(proc.argv)
-    if hasattr(proc, "comm"):
-        child.comm = proc.comm
+    child.comm = proc.comm
     if flags & CLONE_SIGHAND:
         child.sigactions = proc.sigactions
     elif flags & CLONE_CLEAR_SIGHAND:
@@ -197,10 +177,10 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
     child.traced = proc.traced and bool(kernel.follow)
     if flags & CLONE_VM:
         # runs on the parent's engine and memory (vfork, posix_spawn): the parent waits
-        child.machine, child.aspace, child.mem = m, proc.aspace, proc.mem
+        child.machine, child.aspace = m, proc.aspace
         proc.aspace.adopt()
         child.modules = proc.modules
-        child.service_page = getattr(proc, "service_page", None)
+        child.service_page = proc.service_page
         child_thread.ctx = _derived_context(m, regs)
     else:
         _fork_machine(proc, child, regs, *copied)
@@ -209,11 +189,11 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
     sched.admit_process(child)
     if flags & CLONE_PIDFD:
         # in the caller's table, after the child's was copied (shared with CLONE_FILES, as Linux)
-        proc.mem.write_u32(pidfd_at, install_fd(proc, PidFd(kernel, child, 0), True))
+        proc.aspace.write_u32(pidfd_at, install_fd(proc, PidFd(kernel, child, 0), True))
     if flags & CLONE_PARENT_SETTID:
-        proc.mem.write_u32(ptid, tid)
+        proc.aspace.write_u32(ptid, tid)
     if flags & CLONE_CHILD_SETTID:
-        child.mem.write_u32(ctid, tid)
+        child.aspace.write_u32(ctid, tid)
     hook = kernel.on_fork
     if hook is not None:
         hook(proc, child)
@@ -258,9 +238,9 @@ def _fork_machine(proc, child, regs: dict, cm, cas) -> None:
     gprs.update(regs)
     cm.load_gprs(gprs)
     cm.set_fp_state(pm.fp_state())
-    child.machine, child.aspace, child.mem = cm, cas, cas
+    child.machine, child.aspace = cm, cas
     child.modules = list(proc.modules)
-    child.service_page = getattr(proc, "service_page", None)
+    child.service_page = proc.service_page
     hook = kernel.on_new_machine
     if hook is not None:
         hook(child)
@@ -440,9 +420,9 @@ def wait_child(proc, pid: int, status: int, options: int, rusage: int) -> int:
         _wait_block(proc, kids, "a child to exit" if pid == -1 else f"child {pid} to exit" if pid > 0
                     else "a child of its process group to exit", True, stopped, continued)
     if status:
-        proc.mem.write_u32(status, z.wait_status if report is None else jobctl.wait_status(report))
+        proc.aspace.write_u32(status, z.wait_status if report is None else jobctl.wait_status(report))
     if rusage:
-        proc.mem.write(rusage, RUSAGE.pack())
+        proc.aspace.write(rusage, RUSAGE.pack())
     if report is not None:
         z.job_report = None                 # (reported once; the child lives on)
         return z.pid
@@ -483,13 +463,13 @@ def waitid_child(proc, idtype: int, id_: int, infop: int, options: int) -> int:
             return -E.EAGAIN                      # a non-blocking pidfd of a running child
         if options & WNOHANG:
             if infop:
-                proc.mem.write(infop, SIGINFO.pack())
+                proc.aspace.write(infop, SIGINFO.pack())
             return 0
         _wait_block(proc, kids, "a child to exit" if exited else "a child to stop or continue",
                     exited, stopped, continued)
     if report is not None:                        # stopped or continued: it lives on
         if infop:
-            proc.mem.write(infop, SIGINFO.pack(si_signo=SIGCHLD, si_code=report[0], si_pid=z.pid,
+            proc.aspace.write(infop, SIGINFO.pack(si_signo=SIGCHLD, si_code=report[0], si_pid=z.pid,
                                                si_uid=proc.kernel.world.uid, si_status=report[1]))
         if not options & WNOWAIT:
             z.job_report = None
@@ -497,7 +477,7 @@ def waitid_child(proc, idtype: int, id_: int, infop: int, options: int) -> int:
     if infop:
         exc = z.exit
         code = CLD_DUMPED if exc.core else CLD_KILLED if exc.signal else CLD_EXITED
-        proc.mem.write(infop, SIGINFO.pack(si_signo=SIGCHLD, si_code=code, si_pid=z.pid,
+        proc.aspace.write(infop, SIGINFO.pack(si_signo=SIGCHLD, si_code=code, si_pid=z.pid,
                                            si_uid=proc.kernel.world.uid,
                                            si_status=exc.signal or exc.status))
     if not options & WNOWAIT:

@@ -91,7 +91,7 @@ def sys_epoll_ctl(proc, epfd, op, fd, event, *_):
         if ep.limits is not None:
             ep.limits.give("epoll_watches")
         return 0
-    ev = EPOLL_EVENT.unpack(proc.mem.read(event, EPOLL_EVENT.size))
+    ev = EPOLL_EVENT.unpack(proc.aspace.read(event, EPOLL_EVENT.size))
     if op == EPOLL_CTL_ADD:
         if fd in ep.interest:
             return -E.EEXIST
@@ -113,15 +113,11 @@ def _wait(proc, epfd, events, maxevents, timeout_ns):
         return -E.EINVAL
     ready = ep.ready_events(proc)
     if not ready and timeout_ns != 0:
-        waiter = getattr(proc.kernel, "wait_for_poll", None)
-        if waiter is not None:
-            waiter(proc, timeout_ns)
-            ready = ep.ready_events(proc)
-        elif timeout_ns > 0:
-            proc.kernel.world.tick(timeout_ns)
+        proc.kernel.wait_for_poll(proc, timeout_ns)
+        ready = ep.ready_events(proc)
     ready = ready[:s32(maxevents)]
     for i, (fd, rev, data) in enumerate(ready):
-        proc.mem.write(events + EPOLL_EVENT.size * i, EPOLL_EVENT.pack(events=rev, data=data))
+        proc.aspace.write(events + EPOLL_EVENT.size * i, EPOLL_EVENT.pack(events=rev, data=data))
         if ep.interest[fd][0] & EPOLLONESHOT:
             ep.interest[fd][2] = True
     return len(ready)

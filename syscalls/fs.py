@@ -33,7 +33,7 @@ SETTABLE_FL = O_APPEND | O_NONBLOCK | 0o40000 | 0o1000000 | 0o4010000   # APPEND
 def guest_path(proc, addr: int) -> str:
     if not addr:
         raise VfsError(E.EFAULT)
-    raw = proc.mem.read_cstr(addr, 4097)
+    raw = proc.aspace.read_cstr(addr, 4097)
     if len(raw) > 4096:
         raise VfsError(E.ENAMETOOLONG)
     return raw.decode("utf-8", "surrogateescape")
@@ -202,8 +202,7 @@ def blocking(proc, f: OpenFile, op):
         except WouldBlock:
             if f.flags & O_NONBLOCK:
                 return -E.EAGAIN
-            waiter = getattr(proc.kernel, "wait_for_io", None)
-            if waiter is None or not waiter(proc, f):
+            if not proc.kernel.wait_for_io(proc, f):
                 raise VfsError(E.EDEADLK, "blocked forever: no other process can make progress") from None
 
 
@@ -250,7 +249,7 @@ def sys_openat(proc, dirfd, path, flags, mode, *_):
 
 @syscall("openat2")
 def sys_openat2(proc, dirfd, path, how, size, *_):
-    flags, mode, _resolve = struct.unpack("<QQQ", proc.mem.read(how, 24))
+    flags, mode, _resolve = struct.unpack("<QQQ", proc.aspace.read(how, 24))
     return do_open(proc, dirfd, path, flags, mode)
 
 
@@ -376,7 +375,7 @@ def _write_pieces(proc, f: OpenFile, spans, write) -> int:
     or an error only when none moved (Linux reports what was written before the error)."""
     total = 0
     for addr, n in _pieces(spans):
-        data = proc.mem.read(addr, n)
+        data = proc.aspace.read(addr, n)
         try:
             done = blocking(proc, f, lambda: write(data))
         except VfsError:
@@ -397,7 +396,7 @@ def sys_read(proc, fd, buf, count, *_):
     if not f.readable and f.kind != "dir":
         return -E.EBADF
     count = min(count, 1 << 24)
-    mem = proc.mem
+    mem = proc.aspace
     if count:
         mem.check(buf, count, 2)
     data = blocking(proc, f, lambda: f.read(count))
@@ -417,7 +416,7 @@ def sys_write(proc, fd, buf, count, *_):
     try:
         if count > TRANSFER_PIECE:
             return _write_pieces(proc, f, [(buf, count)], f.write)
-        data = proc.mem.read(buf, count)
+        data = proc.aspace.read(buf, count)
         return blocking(proc, f, lambda: f.write(data))
     except VfsError as e:
         if e.errno == E.EPIPE:
@@ -435,7 +434,7 @@ def sys_pread(proc, fd, buf, count, off, *_):
     if s64(off) < 0:
         return -E.EINVAL
     data = f.pread(min(count, 1 << 24), off)
-    proc.mem.write(buf, data)
+    proc.aspace.write(buf, data)
     return len(data)
 
 
@@ -455,7 +454,7 @@ def sys_pwrite(proc, fd, buf, count, off, *_):
             pos[0] += n
             return n
         return _write_pieces(proc, f, [(buf, count)], at)
-    return f.pwrite(proc.mem.read(buf, count), off)
+    return f.pwrite(proc.aspace.read(buf, count), off)
 
 
 def _iovecs(proc, iov, cnt):
@@ -463,7 +462,7 @@ def _iovecs(proc, iov, cnt):
         raise VfsError(E.EINVAL)
     out = []
     for i in range(cnt):
-        v = IOVEC.unpack(proc.mem.read(iov + 16 * i, 16))
+        v = IOVEC.unpack(proc.aspace.read(iov + 16 * i, 16))
         out.append((v["iov_base"], v["iov_len"]))
     return out
 
@@ -477,7 +476,7 @@ def _readv(proc, fd, iov, cnt, off):
         data = blocking(proc, f, lambda: f.read(length) if off is None else f.pread(length, off + total))
         if isinstance(data, int):
             return data if total == 0 else total
-        proc.mem.write(base, data)
+        proc.aspace.write(base, data)
         total += len(data)
         if len(data) < length:
             break
@@ -518,7 +517,7 @@ def sys_writev(proc, fd, iov, cnt, *_):
     try:
         if room > TRANSFER_PIECE:           # (one write below it: a datagram stays one)
             return _write_pieces(proc, f, spans, f.write)
-        data = b"".join(proc.mem.read(b, n) for b, n in spans)
+        data = b"".join(proc.aspace.read(b, n) for b, n in spans)
         return blocking(proc, f, lambda: f.write(data))
     except VfsError as e:
         if e.errno == E.EPIPE:
@@ -536,9 +535,9 @@ def sys_sendfile(proc, out_fd, in_fd, offp, count, *_):
     fin, fout = proc.fds.get(s32(in_fd)), proc.fds.get(s32(out_fd))
     count = min(count, 1 << 24)
     if offp:
-        off = proc.mem.read_u64(offp)
+        off = proc.aspace.read_u64(offp)
         data = fin.pread(count, off)
-        proc.mem.write_u64(offp, off + len(data))
+        proc.aspace.write_u64(offp, off + len(data))
     else:
         data = fin.read(count)
     data = data[:fsize_room(proc, fout, _write_pos(fout), len(data))]
@@ -552,17 +551,17 @@ def sys_copy_file_range(proc, in_fd, off_in, out_fd, off_out, length, flags):
         return -E.EXDEV
     length = min(length, 1 << 24)
     if off_in:
-        o = proc.mem.read_u64(off_in)
+        o = proc.aspace.read_u64(off_in)
         data = fin.pread(length, o)
-        proc.mem.write_u64(off_in, o + len(data))
+        proc.aspace.write_u64(off_in, o + len(data))
     else:
         data = fin.read(length)
     if not data:
         return 0
     if off_out:
-        o = proc.mem.read_u64(off_out)
+        o = proc.aspace.read_u64(off_out)
         n = fout.pwrite(data[:fsize_room(proc, fout, o, len(data))], o)
-        proc.mem.write_u64(off_out, o + n)
+        proc.aspace.write_u64(off_out, o + n)
         return n
     return fout.write(data[:fsize_room(proc, fout, _write_pos(fout), len(data))])
 
@@ -644,7 +643,7 @@ def sys_pipe2(proc, fds, flags, *_):
     except VfsError:
         proc.fds.close(rfd)
         raise
-    proc.mem.write(fds, struct.pack("<ii", rfd, wfd))
+    proc.aspace.write(fds, struct.pack("<ii", rfd, wfd))
     return 0
 
 
@@ -660,25 +659,25 @@ def shown(proc, st: StatInfo) -> StatInfo:
 @syscall("stat")
 def sys_stat(proc, path, buf, *_):
     _, node = resolve_at(proc, AT_FDCWD, path)
-    proc.mem.write(buf, pack_stat(shown(proc, node.stat)))
+    proc.aspace.write(buf, pack_stat(shown(proc, node.stat)))
     return 0
 
 
 @syscall("lstat")
 def sys_lstat(proc, path, buf, *_):
     _, node = resolve_at(proc, AT_FDCWD, path, follow=False)
-    proc.mem.write(buf, pack_stat(shown(proc, node.stat)))
+    proc.aspace.write(buf, pack_stat(shown(proc, node.stat)))
     return 0
 
 
 @syscall("fstat")
 def sys_fstat(proc, fd, buf, *_):
-    proc.mem.write(buf, pack_stat(shown(proc, proc.fds.get(s32(fd)).stat())))
+    proc.aspace.write(buf, pack_stat(shown(proc, proc.fds.get(s32(fd)).stat())))
     return 0
 
 
 def _stat_at(proc, dirfd, path, flags) -> StatInfo:
-    if flags & AT_EMPTY_PATH and proc.mem.read(path, 1) == b"\0":
+    if flags & AT_EMPTY_PATH and proc.aspace.read(path, 1) == b"\0":
         if s32(dirfd) == AT_FDCWD:
             return proc.kernel.vfs.lookup(proc.cwd).stat
         return proc.fds.get(s32(dirfd)).stat()
@@ -688,13 +687,13 @@ def _stat_at(proc, dirfd, path, flags) -> StatInfo:
 
 @syscall("newfstatat")
 def sys_newfstatat(proc, dirfd, path, buf, flags, *_):
-    proc.mem.write(buf, pack_stat(shown(proc, _stat_at(proc, dirfd, path, flags))))
+    proc.aspace.write(buf, pack_stat(shown(proc, _stat_at(proc, dirfd, path, flags))))
     return 0
 
 
 @syscall("statx")
 def sys_statx(proc, dirfd, path, flags, mask, buf, *_):
-    proc.mem.write(buf, pack_statx(shown(proc, _stat_at(proc, dirfd, path, flags))))
+    proc.aspace.write(buf, pack_statx(shown(proc, _stat_at(proc, dirfd, path, flags))))
     return 0
 
 
@@ -721,14 +720,14 @@ def _statfs_bytes(proc, node) -> bytes:
 @syscall("statfs")
 def sys_statfs(proc, path, buf, *_):
     _, node = resolve_at(proc, AT_FDCWD, path)
-    proc.mem.write(buf, _statfs_bytes(proc, node))
+    proc.aspace.write(buf, _statfs_bytes(proc, node))
     return 0
 
 
 @syscall("fstatfs")
 def sys_fstatfs(proc, fd, buf, *_):
     f = proc.fds.get(s32(fd))
-    proc.mem.write(buf, _statfs_bytes(proc, f.node or Node("/", f.stat())))
+    proc.aspace.write(buf, _statfs_bytes(proc, f.node or Node("/", f.stat())))
     return 0
 
 
@@ -752,7 +751,7 @@ def sys_getdents64(proc, fd, buf, count, *_):
         rec = DIRENT64.pack(d_ino=ino or 1, d_off=f.pos + 1, d_reclen=reclen, d_type=dtype) + raw
         out += rec + b"\0" * (reclen - len(rec))
         f.pos += 1
-    proc.mem.write(buf, bytes(out))
+    proc.aspace.write(buf, bytes(out))
     return len(out)
 
 
@@ -774,7 +773,7 @@ def sys_getdents(proc, fd, buf, count, *_):
         rec = struct.pack("<QqH", ino or 1, f.pos + 1, reclen) + raw + b"\0"
         out += rec + b"\0" * (reclen - len(rec) - 1) + bytes([dtype])
         f.pos += 1
-    proc.mem.write(buf, bytes(out))
+    proc.aspace.write(buf, bytes(out))
     return len(out)
 
 
@@ -783,7 +782,7 @@ def sys_getcwd(proc, buf, size, *_):
     raw = proc.cwd.encode("utf-8", "surrogateescape") + b"\0"
     if size < len(raw):
         return -E.ERANGE
-    proc.mem.write(buf, raw)
+    proc.aspace.write(buf, raw)
     return len(raw)
 
 
@@ -926,7 +925,7 @@ def _readlink(proc, dirfd, path, buf, size):
     if not node.is_link:
         return -E.EINVAL
     raw = proc.kernel.vfs.readlink_node(node).encode("utf-8", "surrogateescape")[:size]
-    proc.mem.write(buf, raw)
+    proc.aspace.write(buf, raw)
     return len(raw)
 
 
@@ -1045,7 +1044,7 @@ def sys_utimensat(proc, dirfd, path, times, flags, *_):
     vals = [now, now]
     if times:
         for i in range(2):
-            ts = TIMESPEC.unpack(proc.mem.read(times + 16 * i, 16))
+            ts = TIMESPEC.unpack(proc.aspace.read(times + 16 * i, 16))
             if ts["tv_nsec"] == UTIME_OMIT:
                 vals[i] = None
             elif ts["tv_nsec"] != UTIME_NOW:
@@ -1100,10 +1099,10 @@ def sys_ioctl(proc, fd, req, arg, *_):
             n = max(0, f.size() - f.pos)
         else:
             n = 0
-        proc.mem.write_u32(arg, n)
+        proc.aspace.write_u32(arg, n)
         return 0
     if req == FIONBIO:
-        on = struct.unpack("<i", proc.mem.read(arg, 4))[0]
+        on = struct.unpack("<i", proc.aspace.read(arg, 4))[0]
         f.flags = (f.flags | O_NONBLOCK) if on else (f.flags & ~O_NONBLOCK)
         return 0
     if req in (FIOCLEX, FIONCLEX):
@@ -1112,17 +1111,17 @@ def sys_ioctl(proc, fd, req, arg, *_):
     if not f.isatty():
         return -E.ENOTTY
     if req == TCGETS:
-        proc.mem.write(arg, _TERMIOS_DEFAULT)
+        proc.aspace.write(arg, _TERMIOS_DEFAULT)
         return 0
     if req in (TCSETS, TCSETSW, TCSETSF, TCFLSH):
         return 0
     if req == TIOCGWINSZ:
         import shutil
         cols, rows = shutil.get_terminal_size((80, 24))
-        proc.mem.write(arg, WINSIZE.pack(ws_row=rows, ws_col=cols))
+        proc.aspace.write(arg, WINSIZE.pack(ws_row=rows, ws_col=cols))
         return 0
     if req == TIOCGPGRP:
-        proc.mem.write_u32(arg, proc.pid)
+        proc.aspace.write_u32(arg, proc.pid)
         return 0
     if req in (TIOCSPGRP, TIOCSWINSZ):
         return 0
@@ -1161,21 +1160,17 @@ def _poll_once(proc, entries):
 def _poll(proc, fds_addr, nfds, timeout_ns):
     if nfds > 4096:
         return -E.EINVAL
-    raw = proc.mem.read(fds_addr, 8 * nfds) if nfds else b""
+    raw = proc.aspace.read(fds_addr, 8 * nfds) if nfds else b""
     entries = []
     for i in range(nfds):
         p = POLLFD.unpack(raw[8 * i:8 * i + 8])
         entries.append((p["fd"], p["events"] & 0xFFFF))
     ready, revs = _poll_once(proc, entries)
     if not ready and timeout_ns != 0:
-        waiter = getattr(proc.kernel, "wait_for_poll", None)
-        if waiter is not None:
-            waiter(proc, timeout_ns)
-            ready, revs = _poll_once(proc, entries)
-        elif timeout_ns > 0:
-            proc.kernel.world.tick(timeout_ns)
+        proc.kernel.wait_for_poll(proc, timeout_ns)
+        ready, revs = _poll_once(proc, entries)
     for i, rev in enumerate(revs):
-        proc.mem.write(fds_addr + 8 * i + 6, struct.pack("<h", rev - (1 << 16) if rev >= 1 << 15 else rev))
+        proc.aspace.write(fds_addr + 8 * i + 6, struct.pack("<h", rev - (1 << 16) if rev >= 1 << 15 else rev))
     return ready
 
 
@@ -1189,7 +1184,7 @@ def sys_poll(proc, fds, nfds, timeout, *_):
 def sys_ppoll(proc, fds, nfds, tsp, *_):
     t = -1
     if tsp:
-        ts = TIMESPEC.unpack(proc.mem.read(tsp, 16))
+        ts = TIMESPEC.unpack(proc.aspace.read(tsp, 16))
         t = ts["tv_sec"] * 10**9 + ts["tv_nsec"]
     return _poll(proc, fds, nfds, t)
 
@@ -1198,7 +1193,7 @@ def _select(proc, nfds, rfds, wfds, efds, timeout_ns):
     if s32(nfds) < 0 or nfds > 1024:
         return -E.EINVAL
     nbytes = ((nfds + 63) // 64) * 8
-    sets = [int.from_bytes(proc.mem.read(a, nbytes), "little") if a else 0 for a in (rfds, wfds, efds)]
+    sets = [int.from_bytes(proc.aspace.read(a, nbytes), "little") if a else 0 for a in (rfds, wfds, efds)]
     entries = []
     for fd in range(nfds):
         ev = (POLLIN if sets[0] >> fd & 1 else 0) | (POLLOUT if sets[1] >> fd & 1 else 0)
@@ -1208,12 +1203,8 @@ def _select(proc, nfds, rfds, wfds, efds, timeout_ns):
             entries.append((fd, ev))
     ready, revs = _poll_once(proc, entries)
     if not ready and timeout_ns:
-        waiter = getattr(proc.kernel, "wait_for_poll", None)
-        if waiter is not None:
-            waiter(proc, timeout_ns)
-            ready, revs = _poll_once(proc, entries)
-        elif timeout_ns > 0:
-            proc.kernel.world.tick(timeout_ns)
+        proc.kernel.wait_for_poll(proc, timeout_ns)
+        ready, revs = _poll_once(proc, entries)
     outs = [0, 0, 0]
     count = 0
     for (fd, ev), rev in zip(entries, revs):
@@ -1225,7 +1216,7 @@ def _select(proc, nfds, rfds, wfds, efds, timeout_ns):
             count += 1
     for a, v in zip((rfds, wfds, efds), outs):
         if a:
-            proc.mem.write(a, v.to_bytes(nbytes, "little"))
+            proc.aspace.write(a, v.to_bytes(nbytes, "little"))
     return count
 
 
@@ -1233,7 +1224,7 @@ def _select(proc, nfds, rfds, wfds, efds, timeout_ns):
 def sys_select(proc, nfds, r, w, e, tv, *_):
     t = -1
     if tv:
-        sec, usec = struct.unpack("<qq", proc.mem.read(tv, 16))
+        sec, usec = struct.unpack("<qq", proc.aspace.read(tv, 16))
         t = sec * 10**9 + usec * 1000
     return _select(proc, nfds, r, w, e, t)
 
@@ -1242,6 +1233,6 @@ def sys_select(proc, nfds, r, w, e, tv, *_):
 def sys_pselect6(proc, nfds, r, w, e, tsp, *_):
     t = -1
     if tsp:
-        ts = TIMESPEC.unpack(proc.mem.read(tsp, 16))
+        ts = TIMESPEC.unpack(proc.aspace.read(tsp, 16))
         t = ts["tv_sec"] * 10**9 + ts["tv_nsec"]
     return _select(proc, nfds, r, w, e, t)

@@ -12,7 +12,6 @@ import struct
 from . import errno as E
 from .dispatch import s32, syscall
 from .layouts import TIMESPEC
-from .task import GuestDeadlock
 
 FUTEX_WAIT, FUTEX_WAKE, FUTEX_FD, FUTEX_REQUEUE, FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP = 0, 1, 2, 3, 4, 5
 FUTEX_LOCK_PI, FUTEX_UNLOCK_PI, FUTEX_TRYLOCK_PI, FUTEX_WAIT_BITSET, FUTEX_WAKE_BITSET = 6, 7, 8, 9, 10
@@ -23,14 +22,14 @@ FUTEX_OWNER_DIED, FUTEX_WAITERS, FUTEX_TID_MASK = 0x40000000, 0x80000000, 0x3FFF
 
 
 def _u32(proc, addr):
-    return struct.unpack("<I", proc.mem.read(addr, 4))[0]
+    return struct.unpack("<I", proc.aspace.read(addr, 4))[0]
 
 
 def _timeout_ns(proc, op, cmd, addr):
     """Relative nanoseconds to wait, or -1 for forever."""
     if not addr:
         return -1
-    ts = TIMESPEC.unpack(proc.mem.read(addr, 16))
+    ts = TIMESPEC.unpack(proc.aspace.read(addr, 16))
     if ts["tv_sec"] < 0 or not 0 <= ts["tv_nsec"] < 10**9:
         raise ValueError
     ns = ts["tv_sec"] * 10**9 + ts["tv_nsec"]
@@ -52,7 +51,7 @@ def _sext12(v: int) -> int:
 @syscall("futex")
 def sys_futex(proc, uaddr, op, val, timeout, uaddr2, val3):
     cmd = op & FUTEX_CMD_MASK & 0x7F
-    sched = getattr(proc.kernel, "futex", None)
+    sched = proc.kernel.futex
     val = val & 0xFFFFFFFF
     if uaddr & 3:
         return -E.EINVAL
@@ -65,20 +64,15 @@ def sys_futex(proc, uaddr, op, val, timeout, uaddr2, val3):
             return -E.EINVAL
         if _u32(proc, uaddr) != val:
             return -E.EAGAIN
-        if sched is not None:
-            return sched.wait(proc, uaddr, ns, val3 if cmd == FUTEX_WAIT_BITSET else 0xFFFFFFFF)
-        if ns < 0:
-            raise GuestDeadlock(f"futex wait at {uaddr:#x} with no other thread to wake it")
-        proc.kernel.world.tick(ns)
-        return -E.ETIMEDOUT
+        return sched.wait(proc, uaddr, ns, val3 if cmd == FUTEX_WAIT_BITSET else 0xFFFFFFFF)
     if cmd in (FUTEX_WAKE, FUTEX_WAKE_BITSET):
         if cmd == FUTEX_WAKE_BITSET and (val3 & 0xFFFFFFFF) == 0:
             return -E.EINVAL
-        return sched.wake(proc, uaddr, val, val3 if cmd == FUTEX_WAKE_BITSET else 0xFFFFFFFF) if sched else 0
+        return sched.wake(proc, uaddr, val, val3 if cmd == FUTEX_WAKE_BITSET else 0xFFFFFFFF)
     if cmd in (FUTEX_REQUEUE, FUTEX_CMP_REQUEUE):
         if cmd == FUTEX_CMP_REQUEUE and _u32(proc, uaddr) != (val3 & 0xFFFFFFFF):
             return -E.EAGAIN
-        return sched.requeue(proc, uaddr, uaddr2, val, timeout & 0xFFFFFFFF) if sched else 0
+        return sched.requeue(proc, uaddr, uaddr2, val, timeout & 0xFFFFFFFF)
     if cmd == FUTEX_WAKE_OP:
         encoded = val3 & 0xFFFFFFFF
         opk, cmp = (encoded >> 28) & 0xF, (encoded >> 24) & 0xF
@@ -90,34 +84,29 @@ def sys_futex(proc, uaddr, op, val, timeout, uaddr2, val3):
         new = [oparg, old + oparg, old | oparg, old & ~oparg, old ^ oparg][opk] if opk < 5 else None
         if new is None or cmp > 5:
             return -E.ENOSYS
-        proc.mem.write_u32(uaddr2, new)
-        woken = sched.wake(proc, uaddr, val, 0xFFFFFFFF) if sched else 0
+        proc.aspace.write_u32(uaddr2, new)
+        woken = sched.wake(proc, uaddr, val, 0xFFFFFFFF)
         if _wake_op_cmp(old, cmparg, cmp):
-            woken += sched.wake(proc, uaddr2, timeout & 0xFFFFFFFF, 0xFFFFFFFF) if sched else 0
+            woken += sched.wake(proc, uaddr2, timeout & 0xFFFFFFFF, 0xFFFFFFFF)
         return woken
     if cmd in (FUTEX_LOCK_PI, FUTEX_LOCK_PI2, FUTEX_TRYLOCK_PI):
         word = _u32(proc, uaddr)
         tid = proc.thread.tid
         if word & FUTEX_TID_MASK == 0:
-            proc.mem.write_u32(uaddr, tid | (word & FUTEX_OWNER_DIED))
+            proc.aspace.write_u32(uaddr, tid | (word & FUTEX_OWNER_DIED))
             return 0
         if word & FUTEX_TID_MASK == tid:
             return -E.EDEADLK
         if cmd == FUTEX_TRYLOCK_PI:
             return -E.EAGAIN
-        if sched is not None:
-            try:
-                ns = _timeout_ns(proc, op, cmd, timeout)
-            except ValueError:
-                return -E.EINVAL
-            return sched.lock_pi(proc, uaddr, ns)
-        raise GuestDeadlock(f"PI futex at {uaddr:#x} is held by thread {word & FUTEX_TID_MASK}, which does not exist")
+        try:
+            ns = _timeout_ns(proc, op, cmd, timeout)
+        except ValueError:
+            return -E.EINVAL
+        return sched.lock_pi(proc, uaddr, ns)
     if cmd == FUTEX_UNLOCK_PI:
         word = _u32(proc, uaddr)
         if word & FUTEX_TID_MASK != proc.thread.tid:
             return -E.EPERM
-        if sched is not None:
-            return sched.unlock_pi(proc, uaddr)
-        proc.mem.write_u32(uaddr, 0)
-        return 0
+        return sched.unlock_pi(proc, uaddr)
     return -E.ENOSYS

@@ -106,7 +106,7 @@ def pack_itimerspec(value_ns: int, interval_ns: int) -> bytes:
 def read_itimerspec(proc, addr: int):
     """(value ns, interval ns) of a guest itimerspec; ValueError when a field is out of range
     (negative, or nanoseconds not below a second), which Linux answers with EINVAL."""
-    v = ITIMERSPEC.unpack(proc.mem.read(addr, ITIMERSPEC.size))
+    v = ITIMERSPEC.unpack(proc.aspace.read(addr, ITIMERSPEC.size))
     for sec, nsec in (("it_value_sec", "it_value_nsec"), ("it_interval_sec", "it_interval_nsec")):
         if v[sec] < 0 or not 0 <= v[nsec] < NS:
             raise ValueError

@@ -47,7 +47,7 @@ class LockBook:
 
     @staticmethod
     def of(kernel) -> "LockBook":
-        book = getattr(kernel, "lockbook", None)
+        book = kernel.lockbook
         if book is None:
             book = kernel.lockbook = LockBook()
             BOOKS.add(book)
@@ -137,7 +137,7 @@ def lock_range(proc, f: OpenFile, whence: int, start: int, length: int):
 
 def fcntl_lock(proc, f: OpenFile, cmd_get: bool, ofd: bool, wait: bool, arg: int) -> int:
     """F_GETLK/F_SETLK/F_SETLKW and their F_OFD_ forms on the struct flock at arg."""
-    fl = FLOCK.unpack(proc.mem.read(arg, FLOCK.size))
+    fl = FLOCK.unpack(proc.aspace.read(arg, FLOCK.size))
     type_, whence, start, length, pid = fl
     if type_ not in (F_RDLCK, F_WRLCK, F_UNLCK):
         return -E.EINVAL
@@ -152,11 +152,11 @@ def fcntl_lock(proc, f: OpenFile, cmd_get: bool, ofd: bool, wait: bool, arg: int
             return -E.EINVAL
         found = book.conflicts(key, owner, type_, first, last)
         if not found:
-            proc.mem.write(arg, struct.pack("<h", F_UNLCK))
+            proc.aspace.write(arg, struct.pack("<h", F_UNLCK))
             return 0
         lk = found[0]
         length = 0 if lk.end == OFFSET_MAX else lk.end - lk.start + 1
-        proc.mem.write(arg, FLOCK.pack(lk.type, SEEK_SET, lk.start, length, -1 if lk.ofd else lk.pid))
+        proc.aspace.write(arg, FLOCK.pack(lk.type, SEEK_SET, lk.start, length, -1 if lk.ofd else lk.pid))
         return 0
     if type_ == F_RDLCK and not f.readable or type_ == F_WRLCK and not f.writable:
         return -E.EBADF

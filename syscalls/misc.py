@@ -15,13 +15,13 @@ def sys_getrandom(proc, buf, count, flags, *_):
     if flags & ~7:
         return -E.EINVAL
     count = min(count, 1 << 25)
-    proc.mem.write(buf, proc.kernel.world.random_bytes(count))
+    proc.aspace.write(buf, proc.kernel.world.random_bytes(count))
     return count
 
 
 @syscall("memfd_create")
 def sys_memfd_create(proc, name, flags, *_):
-    label = proc.mem.read_cstr(name, 249).decode("utf-8", "replace")
+    label = proc.aspace.read_cstr(name, 249).decode("utf-8", "replace")
     vfs = proc.kernel.vfs
     stat = vfs._new_stat(S_IFREG | 0o777)
     node = Node(f"/memfd:{label} (deleted)", stat, ov=vfs.new_ov(stat))    # counted as /dev/shm files are

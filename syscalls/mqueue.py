@@ -72,14 +72,14 @@ class MqFile(OpenFile):
 
 
 def _names(kernel) -> Dict[str, Queue]:
-    names = getattr(kernel, "mqueues", None)
+    names = kernel.mqueues
     if names is None:
         names = kernel.mqueues = {}
     return names
 
 
 def _name(proc, addr) -> str:
-    raw = proc.mem.read_cstr(addr, NAME_MAX + 2)
+    raw = proc.aspace.read_cstr(addr, NAME_MAX + 2)
     if len(raw) > NAME_MAX:
         raise VfsError(E.ENAMETOOLONG)
     if not raw:
@@ -100,7 +100,7 @@ def _abs_deadline(proc, addr) -> Optional[int]:
     """An absolute CLOCK_REALTIME timeout as a monotonic deadline on the scheduler's clock."""
     if not addr:
         return None
-    ts = TIMESPEC.unpack(proc.mem.read(addr, 16))
+    ts = TIMESPEC.unpack(proc.aspace.read(addr, 16))
     if ts["tv_sec"] < 0 or not 0 <= ts["tv_nsec"] < 10**9:
         raise VfsError(E.EINVAL)
     world = proc.kernel.world
@@ -122,7 +122,7 @@ def sys_mq_open(proc, name, oflag, mode, attr, *_):
         privileged = proc.kernel.world.uid == 0
         maxmsg, msgsize = DFLT_MAXMSG, DFLT_MSGSIZE
         if attr:
-            _, maxmsg, msgsize, _ = MQ_ATTR.unpack(proc.mem.read(attr, MQ_ATTR.size))
+            _, maxmsg, msgsize, _ = MQ_ATTR.unpack(proc.aspace.read(attr, MQ_ATTR.size))
             if maxmsg <= 0 or msgsize <= 0:
                 return -E.EINVAL
             if maxmsg > (HARD_MSGMAX if privileged else MSG_MAX) or \
@@ -163,7 +163,7 @@ def sys_mq_timedsend(proc, fd, msg, length, prio, timeout, *_):
     if length < 0 or length > q.msgsize:
         return -E.EMSGSIZE
     deadline = _abs_deadline(proc, timeout)
-    data = proc.mem.read(msg, length)
+    data = proc.aspace.read(msg, length)
     if len(q.messages) >= q.maxmsg:
         if f.flags & O_NONBLOCK:
             return -E.EAGAIN
@@ -198,9 +198,9 @@ def sys_mq_timedreceive(proc, fd, msg, length, prio_ptr, timeout, *_):
         q.sleepers.append((proc.thread, w))
         raise Block(w)
     prio, data = q.messages.pop(0)
-    proc.mem.write(msg, data)
+    proc.aspace.write(msg, data)
     if prio_ptr:
-        proc.mem.write_u32(prio_ptr, prio)
+        proc.aspace.write_u32(prio_ptr, prio)
     return len(data)
 
 
@@ -212,7 +212,7 @@ def sys_mq_notify(proc, fd, sevp, *_):
         if q.notify is not None and q.notify[0] is proc:
             q.notify = None
         return 0
-    value, signo, notify = SIGEVENT.unpack(proc.mem.read(sevp, SIGEVENT.size))
+    value, signo, notify = SIGEVENT.unpack(proc.aspace.read(sevp, SIGEVENT.size))
     if notify not in (SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD):
         return -E.EINVAL
     if notify == SIGEV_SIGNAL and not 1 <= signo <= 64:
@@ -230,11 +230,11 @@ def sys_mq_getsetattr(proc, fd, new, old, *_):
     f = _mqd(proc, fd)
     q = f.queue
     if new:
-        flags = MQ_ATTR.unpack(proc.mem.read(new, MQ_ATTR.size))[0]
+        flags = MQ_ATTR.unpack(proc.aspace.read(new, MQ_ATTR.size))[0]
         if flags & ~O_NONBLOCK:
             return -E.EINVAL
     if old:
-        proc.mem.write(old, MQ_ATTR.pack(f.flags & O_NONBLOCK, q.maxmsg, q.msgsize, len(q.messages)))
+        proc.aspace.write(old, MQ_ATTR.pack(f.flags & O_NONBLOCK, q.maxmsg, q.msgsize, len(q.messages)))
     if new:
         f.flags = (f.flags & ~O_NONBLOCK) | (flags & O_NONBLOCK)
     return 0

@@ -105,7 +105,7 @@ def _sock(proc, fd):
 
 
 def _net(proc) -> bool:
-    return bool(getattr(proc.kernel, "net", False))
+    return proc.kernel.net
 
 
 def _new(proc, domain, stype, protocol=0):
@@ -143,14 +143,14 @@ def sys_socketpair(proc, domain, stype, protocol, sv, *_):
     cloexec = bool(stype & SOCK_CLOEXEC)
     fa = proc.fds.install(a, cloexec=cloexec)
     fb = proc.fds.install(b, cloexec=cloexec)
-    proc.mem.write(sv, struct.pack("<ii", fa, fb))
+    proc.aspace.write(sv, struct.pack("<ii", fa, fb))
     return 0
 
 
 def _unix_path(proc, addr, length) -> str:
     if length < 2 or length > 110:
         raise VfsError(E.EINVAL)
-    raw = proc.mem.read(addr, length)
+    raw = proc.aspace.read(addr, length)
     family = struct.unpack_from("<H", raw)[0]
     if family != AF_UNIX:
         raise VfsError(E.EAFNOSUPPORT)
@@ -170,7 +170,7 @@ def sys_connect(proc, fd, addr, length, *_):
     if isinstance(sock, inet.LoopSocket):
         if s32(length) < 0:
             return -E.EINVAL
-        raw = proc.mem.read(addr, min(length, 128))
+        raw = proc.aspace.read(addr, min(length, 128))
         done = inet.connect(proc, sock, raw, _net(proc))
         if done != "host":
             return done
@@ -178,7 +178,7 @@ def sys_connect(proc, fd, addr, length, *_):
         inet.become_host(sock, host)
         sock = host
     if isinstance(sock, InetSocket):
-        family, target = decode_inet(proc.mem.read(addr, min(length, 128)))
+        family, target = decode_inet(proc.aspace.read(addr, min(length, 128)))
         err = sock.sock.connect_ex(target)
         if err == 0:
             return 0
@@ -212,7 +212,7 @@ def sys_connect(proc, fd, addr, length, *_):
 
 def _listeners(proc) -> dict:
     """Listening AF_UNIX sockets by canonical path, shared by every emulated process."""
-    table = getattr(proc.kernel, "unix_listeners", None)
+    table = proc.kernel.unix_listeners
     if table is None:
         table = proc.kernel.unix_listeners = {}
     return table
@@ -229,9 +229,9 @@ def sys_bind(proc, fd, addr, length, *_):
     if isinstance(sock, inet.LoopSocket):
         if s32(length) < 0:
             return -E.EINVAL
-        return inet.bind(proc, sock, proc.mem.read(addr, min(length, 128)))
+        return inet.bind(proc, sock, proc.aspace.read(addr, min(length, 128)))
     if isinstance(sock, InetSocket):
-        _, target = decode_inet(proc.mem.read(addr, min(length, 128)))
+        _, target = decode_inet(proc.aspace.read(addr, min(length, 128)))
         try:
             sock.sock.bind(target)
         except OSError as e:
@@ -311,9 +311,9 @@ def sys_accept4(proc, fd, addr=0, alen=0, flags=0, *_):
 def _put_addr(proc, addr, alen, raw: bytes) -> None:
     if not addr or not alen:
         return
-    room = struct.unpack("<I", proc.mem.read(alen, 4))[0]
-    proc.mem.write(addr, raw[:room])
-    proc.mem.write_u32(alen, len(raw))
+    room = struct.unpack("<I", proc.aspace.read(alen, 4))[0]
+    proc.aspace.write(addr, raw[:room])
+    proc.aspace.write_u32(alen, len(raw))
 
 
 def _send(proc, sock, data, flags, target=None):
@@ -338,9 +338,9 @@ def _send(proc, sock, data, flags, target=None):
 
 def _target(proc, sock, addr, alen):
     if isinstance(sock, inet.LoopSocket) and addr and alen:
-        return proc.mem.read(addr, min(alen, 128))         # raw: inet decodes it for its family
+        return proc.aspace.read(addr, min(alen, 128))         # raw: inet decodes it for its family
     if isinstance(sock, InetSocket) and addr and alen:
-        return decode_inet(proc.mem.read(addr, min(alen, 128)))[1]
+        return decode_inet(proc.aspace.read(addr, min(alen, 128)))[1]
     return None
 
 
@@ -370,7 +370,7 @@ def _recv(proc, sock, n, flags):
 @syscall("sendto")
 def sys_sendto(proc, fd, buf, length, flags, addr, alen):
     sock = _sock(proc, fd)
-    return _send(proc, sock, proc.mem.read(buf, min(length, TRANSFER_PIECE)), flags,
+    return _send(proc, sock, proc.aspace.read(buf, min(length, TRANSFER_PIECE)), flags,
                  _target(proc, sock, addr, alen))
 
 
@@ -381,16 +381,16 @@ def sys_recvfrom(proc, fd, buf, length, flags, addr, alen):
         data, peer, *full = _recv(proc, sock, min(length, 1 << 24), flags)
     except WouldBlock:
         return -E.EAGAIN
-    proc.mem.write(buf, data)
+    proc.aspace.write(buf, data)
     _put_addr(proc, addr, alen, peer)
     return full[0] if full else len(data)
 
 
 def _msg(proc, msg):
-    name, namelen, iov, iovlen = struct.unpack("<QI4xQQ", proc.mem.read(msg, 32))
+    name, namelen, iov, iovlen = struct.unpack("<QI4xQQ", proc.aspace.read(msg, 32))
     out = []
     for i in range(min(iovlen, 1024)):
-        base, n = struct.unpack("<QQ", proc.mem.read(iov + 16 * i, 16))
+        base, n = struct.unpack("<QQ", proc.aspace.read(iov + 16 * i, 16))
         out.append((base, n))
     return name, namelen, out
 
@@ -399,7 +399,7 @@ def _msg(proc, msg):
 def sys_sendmsg(proc, fd, msg, flags, *_):
     sock = _sock(proc, fd)
     name, namelen, iov = _msg(proc, msg)
-    data = b"".join(proc.mem.read(b, n) for b, n in _cut(iov, TRANSFER_PIECE))   # (a short send)
+    data = b"".join(proc.aspace.read(b, n) for b, n in _cut(iov, TRANSFER_PIECE))   # (a short send)
     return _send(proc, sock, data, flags, _target(proc, sock, name, namelen))
 
 
@@ -414,12 +414,12 @@ def sys_recvmsg(proc, fd, msg, flags, *_):
     off = 0
     for base, n in iov:
         chunk = data[off:off + n]
-        proc.mem.write(base, chunk)
+        proc.aspace.write(base, chunk)
         off += len(chunk)
     if name and namelen:
-        proc.mem.write(name, peer[:namelen])
-        proc.mem.write_u32(msg + 8, len(peer))
-    proc.mem.write(msg + 40, struct.pack("<Q", 0))      # msg_controllen: no ancillary data
+        proc.aspace.write(name, peer[:namelen])
+        proc.aspace.write_u32(msg + 8, len(peer))
+    proc.aspace.write(msg + 40, struct.pack("<Q", 0))      # msg_controllen: no ancillary data
     return len(data)
 
 
@@ -432,7 +432,7 @@ def sys_sendmmsg(proc, fd, vec, vlen, flags, *_):
         n = sys_sendmsg(proc, fd, hdr, flags)
         if n < 0:
             return n if sent == 0 else sent
-        proc.mem.write_u32(hdr + 56, n)
+        proc.aspace.write_u32(hdr + 56, n)
         sent += 1
     return sent
 
@@ -446,7 +446,7 @@ def sys_recvmmsg(proc, fd, vec, vlen, flags, timeout, *_):
         n = sys_recvmsg(proc, fd, hdr, flags if got == 0 else flags | MSG_DONTWAIT)
         if n < 0:
             return n if got == 0 else got
-        proc.mem.write_u32(hdr + 56, n)
+        proc.aspace.write_u32(hdr + 56, n)
         got += 1
     return got
 
@@ -507,10 +507,10 @@ def sys_setsockopt(proc, fd, level, name, val, length, *_):
     if isinstance(sock, inet.LoopSocket):
         if s32(length) < 0:
             return -E.EINVAL
-        return inet.setsockopt(sock, level, name, proc.mem.read(val, min(length, 64)))
+        return inet.setsockopt(sock, level, name, proc.aspace.read(val, min(length, 64)))
     host = _HOST_OPTS.get((level, name))
     if isinstance(sock, InetSocket) and host is not None and length >= 4:
-        value = struct.unpack("<i", proc.mem.read(val, 4))[0]
+        value = struct.unpack("<i", proc.aspace.read(val, 4))[0]
         try:
             sock.sock.setsockopt(*_host_opt(*host), value)
         except (OSError, AttributeError):
@@ -522,12 +522,12 @@ def sys_setsockopt(proc, fd, level, name, val, length, *_):
 def sys_getsockopt(proc, fd, level, name, val, lenp, *_):
     sock = _sock(proc, fd)
     if isinstance(sock, inet.LoopSocket):
-        room = struct.unpack("<i", proc.mem.read(lenp, 4))[0]
+        room = struct.unpack("<i", proc.aspace.read(lenp, 4))[0]
         if room < 0:
             return -E.EINVAL
         value = struct.pack("<i", inet.getsockopt(sock, level, name))[:room]
-        proc.mem.write(val, value)
-        proc.mem.write_u32(lenp, len(value))
+        proc.aspace.write(val, value)
+        proc.aspace.write_u32(lenp, len(value))
         return 0
     if isinstance(sock, InetSocket) and level == SOL_SOCKET and name == SO_ERROR:
         err = sock.sock.getsockopt(*_host_opt("SOL_SOCKET", "SO_ERROR"))
@@ -537,8 +537,8 @@ def sys_getsockopt(proc, fd, level, name, val, lenp, *_):
     else:
         value = {SO_TYPE: sock.stype, SO_DOMAIN: AF_UNIX, SO_ERROR: 0,
                  SO_ACCEPTCONN: int(sock.listening)}.get(name, 0) if level == SOL_SOCKET else 0
-    proc.mem.write(val, struct.pack("<i", value))
-    proc.mem.write_u32(lenp, 4)
+    proc.aspace.write(val, struct.pack("<i", value))
+    proc.aspace.write_u32(lenp, 4)
     return 0
 
 

@@ -72,7 +72,7 @@ def sys_pidfd_send_signal(proc, fd, sig, info, flags, *_):
     if target.exit is not None:
         return 0                               # a zombie takes (and drops) signals, as kill() to it
     if info:
-        si = SIGINFO.unpack(proc.mem.read(info, SIGINFO.size))
+        si = SIGINFO.unpack(proc.aspace.read(info, SIGINFO.size))
         if si["si_signo"] != sig:
             return -E.EINVAL
         # only the kernel and the process itself may claim to be other senders (as rt_sigqueueinfo)

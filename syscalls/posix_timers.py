@@ -128,7 +128,7 @@ def sys_timer_create(proc, clockid, sevp, timerid, *_):
     if clockid not in TIMER_CLOCKS and clockid >= 0:
         return -E.EINVAL
     table = timers_of_process(proc)
-    raw = proc.mem.read(sevp, SIGEVENT.size) if sevp else None      # EFAULT: no id is used
+    raw = proc.aspace.read(sevp, SIGEVENT.size) if sevp else None      # EFAULT: no id is used
     limit = proc.rlimits.get(RLIMIT_SIGPENDING, [DEFAULT_SIGPENDING])[0]
     if len(table) >= limit:
         return -E.EAGAIN
@@ -145,7 +145,7 @@ def sys_timer_create(proc, clockid, sevp, timerid, *_):
     # a CPU-time clock (negative ids name another process's or thread's) runs as the virtual clock
     t = PosixTimer(proc, tid, clockid if clockid >= 0 else 2, notify, signo,
                    tid if value is None else value, thread)
-    proc.mem.write_u32(timerid, tid)
+    proc.aspace.write_u32(timerid, tid)
     table[tid] = t
     return 0
 
@@ -162,8 +162,8 @@ def sys_timer_settime(proc, timerid, flags, new, old, *_):
     world = proc.kernel.world
     now = world.monotonic_ns()
     if old:
-        proc.mem.check(old, ITIMERSPEC.size, 2)
-        proc.mem.write(old, t.expiry.packed(now))
+        proc.aspace.check(old, ITIMERSPEC.size, 2)
+        proc.aspace.write(old, t.expiry.packed(now))
     t.queued, t.overrun_last = None, 0
     at = to_monotonic(world, t.clock_id, value, bool(flags & TIMER_ABSTIME))
     kt = timers_of(proc.kernel)
@@ -181,7 +181,7 @@ def sys_timer_gettime(proc, timerid, cur, *_):
     t = _timer(proc, timerid)
     if t is None:
         return -E.EINVAL
-    proc.mem.write(cur, t.expiry.packed(proc.kernel.world.monotonic_ns()))
+    proc.aspace.write(cur, t.expiry.packed(proc.kernel.world.monotonic_ns()))
     return 0
 
 

@@ -17,9 +17,8 @@ RLIMIT_NLIMITS = 16
 
 @syscall("exit")
 def sys_exit(proc, status, *_):
-    ender = getattr(proc.kernel, "exit_thread", None)
-    if ender is not None and len(proc.threads) > 1:
-        return ender(proc, status & 0xFF)
+    if len(proc.threads) > 1:
+        return proc.kernel.exit_thread(proc, status & 0xFF)
     raise ProcessExit(status & 0xFF)
 
 
@@ -56,14 +55,14 @@ def sys_getgid(proc, *_):
 @syscall("getresuid")
 def sys_getresuid(proc, r, e, s, *_):
     for a in (r, e, s):
-        proc.mem.write_u32(a, proc.kernel.world.uid)
+        proc.aspace.write_u32(a, proc.kernel.world.uid)
     return 0
 
 
 @syscall("getresgid")
 def sys_getresgid(proc, r, e, s, *_):
     for a in (r, e, s):
-        proc.mem.write_u32(a, proc.kernel.world.gid)
+        proc.aspace.write_u32(a, proc.kernel.world.gid)
     return 0
 
 
@@ -83,7 +82,7 @@ def sys_getgroups(proc, size, lst, *_):
         return -E.EINVAL
     if size == 0:
         return 1
-    proc.mem.write_u32(lst, proc.kernel.world.gid)
+    proc.aspace.write_u32(lst, proc.kernel.world.gid)
     return 1
 
 
@@ -142,7 +141,7 @@ def sys_setsid(proc, *_):
 @syscall("uname")
 def sys_uname(proc, buf, *_):
     w = proc.kernel.world
-    proc.mem.write(buf, UTSNAME.pack(sysname=b"Linux", nodename=w.hostname.encode(),
+    proc.aspace.write(buf, UTSNAME.pack(sysname=b"Linux", nodename=w.hostname.encode(),
                                      release=w.kernel_release.encode(), version=w.kernel_version.encode(),
                                      machine=b"x86_64", domainname=b"(none)"))
     return 0
@@ -163,10 +162,10 @@ def sys_arch_prctl(proc, code, addr, *_):
         m.set_reg("gs_base", addr)
         return 0
     if code == ARCH_GET_FS:
-        proc.mem.write_u64(addr, m.reg("fs_base"))
+        proc.aspace.write_u64(addr, m.reg("fs_base"))
         return 0
     if code == ARCH_GET_GS:
-        proc.mem.write_u64(addr, m.reg("gs_base"))
+        proc.aspace.write_u64(addr, m.reg("gs_base"))
         return 0
     return -E.EINVAL
 
@@ -193,8 +192,8 @@ def sys_get_robust_list(proc, pid, head_ptr, len_ptr, *_):
             return -E.ESRCH
     else:
         t = proc.thread
-    proc.mem.write_u64(head_ptr, t.robust_list)
-    proc.mem.write_u64(len_ptr, 24)
+    proc.aspace.write_u64(head_ptr, t.robust_list)
+    proc.aspace.write_u64(len_ptr, 24)
     return 0
 
 
@@ -216,7 +215,7 @@ def sys_rseq(proc, area, length, flags, sig, *_):
         return 0
     if getattr(t, "rseq_area", 0):
         return -E.EBUSY if t.rseq_area == area else -E.EINVAL
-    proc.mem.write(area, (0).to_bytes(4, "little") * 2)     # cpu_id_start, cpu_id
+    proc.aspace.write(area, (0).to_bytes(4, "little") * 2)     # cpu_id_start, cpu_id
     t.rseq_area = area
     return 0
 
@@ -233,13 +232,13 @@ def sys_prlimit64(proc, pid, res, new, old, *_):
         return -E.EINVAL
     cur = _rlimit_get(proc, res)
     if new:
-        lim = RLIMIT.unpack(proc.mem.read(new, 16))
+        lim = RLIMIT.unpack(proc.aspace.read(new, 16))
         if lim["rlim_cur"] > lim["rlim_max"]:
             return -E.EINVAL
         if lim["rlim_max"] > cur[1] and proc.kernel.world.uid != 0:
             return -E.EPERM
     if old:
-        proc.mem.write(old, RLIMIT.pack(rlim_cur=cur[0], rlim_max=cur[1]))
+        proc.aspace.write(old, RLIMIT.pack(rlim_cur=cur[0], rlim_max=cur[1]))
     if new:
         proc.rlimits[res] = [lim["rlim_cur"], lim["rlim_max"]]
         if res == RLIMIT_NOFILE:            # every call that installs an fd sees it
@@ -260,7 +259,7 @@ def sys_setrlimit(proc, res, new, *_):
 @syscall("getrusage")
 def sys_getrusage(proc, who, buf, *_):
     ns = proc.kernel.world.elapsed_ns if s32(who) != -1 else 0
-    proc.mem.write(buf, RUSAGE.pack(ru_utime_sec=ns // 10**9, ru_utime_usec=ns % 10**9 // 1000,
+    proc.aspace.write(buf, RUSAGE.pack(ru_utime_sec=ns // 10**9, ru_utime_usec=ns % 10**9 // 1000,
                                     ru_maxrss=proc.aspace.guest_mapped() // 1024))
     return 0
 
@@ -269,7 +268,7 @@ def sys_getrusage(proc, who, buf, *_):
 def sys_sysinfo(proc, buf, *_):
     w = proc.kernel.world
     total = proc.aspace.max_mem
-    proc.mem.write(buf, SYSINFO.pack(uptime=w.monotonic_ns() // 10**9, loads=(0, 0, 0), totalram=total,
+    proc.aspace.write(buf, SYSINFO.pack(uptime=w.monotonic_ns() // 10**9, loads=(0, 0, 0), totalram=total,
                                      freeram=max(0, total - proc.aspace.guest_mapped()), procs=1, mem_unit=1))
     return 0
 
@@ -278,7 +277,7 @@ def sys_sysinfo(proc, buf, *_):
 def sys_sched_getaffinity(proc, pid, size, mask, *_):
     if size < 8 or size & 7:
         return -E.EINVAL
-    proc.mem.write(mask, struct.pack("<Q", 1))       # one CPU: the emulated one
+    proc.aspace.write(mask, struct.pack("<Q", 1))       # one CPU: the emulated one
     return 8
 
 
@@ -289,9 +288,7 @@ def sys_sched_setaffinity(proc, *_):
 
 @syscall("sched_yield")
 def sys_sched_yield(proc, *_):
-    y = getattr(proc.kernel, "yield_thread", None)
-    if y is not None:
-        y(proc)
+    proc.kernel.yield_thread(proc)
     return 0
 
 
@@ -302,7 +299,7 @@ def sys_sched_getscheduler(proc, *_):
 
 @syscall("sched_getparam")
 def sys_sched_getparam(proc, pid, param, *_):
-    proc.mem.write_u32(param, 0)
+    proc.aspace.write_u32(param, 0)
     return 0
 
 
@@ -320,7 +317,7 @@ def sys_sched_rr_get_interval(proc, pid, tp, *_):
         return -E.EINVAL
     if pid and proc.kernel.sched.find_thread(pid) is None:
         return -E.ESRCH
-    proc.mem.write(tp, bytes(16))
+    proc.aspace.write(tp, bytes(16))
     return 0
 
 
@@ -352,16 +349,16 @@ PR_CAPBSET_READ, PR_SET_VMA, PR_SET_SECCOMP, PR_GET_SECCOMP = 23, 0x53564D41, 22
 @syscall("prctl")
 def sys_prctl(proc, option, a2, *_):
     if option == PR_SET_NAME:
-        proc.comm = proc.mem.read_cstr(a2, 16)[:15].decode("utf-8", "replace")
+        proc.comm = proc.aspace.read_cstr(a2, 16)[:15].decode("utf-8", "replace")
         return 0
     if option == PR_GET_NAME:
-        name = getattr(proc, "comm", proc.exe.rsplit("/", 1)[-1])[:15].encode()
-        proc.mem.write(a2, name + b"\0")
+        name = (proc.comm if proc.comm is not None else proc.exe.rsplit("/", 1)[-1])[:15].encode()
+        proc.aspace.write(a2, name + b"\0")
         return 0
     if option in (PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_VMA):
         return 0
     if option == PR_GET_PDEATHSIG:
-        proc.mem.write_u32(a2, 0)
+        proc.aspace.write_u32(a2, 0)
         return 0
     if option == PR_GET_DUMPABLE:
         return 1
@@ -375,7 +372,7 @@ def sys_prctl(proc, option, a2, *_):
 @syscall("capget")
 def sys_capget(proc, hdr, data, *_):
     if data:
-        proc.mem.write(data, bytes(24))
+        proc.aspace.write(data, bytes(24))
     return 0
 
 
@@ -392,9 +389,9 @@ def sys_personality(proc, persona, *_):
 @syscall("getcpu")
 def sys_getcpu(proc, cpu, node, *_):
     if cpu:
-        proc.mem.write_u32(cpu, 0)
+        proc.aspace.write_u32(cpu, 0)
     if node:
-        proc.mem.write_u32(node, 0)
+        proc.aspace.write_u32(node, 0)
     return 0
 
 
@@ -413,9 +410,9 @@ def _execve(proc, dirfd, path_addr, argv_addr, envp_addr, flags):
     if binfmt is None:
         return -E.ENOEXEC           # no binary format registered: nothing can be executed
     path = guest_path(proc, path_addr)
-    read = lambda addr: proc.mem.read_cstr(addr, 1 << 17).decode("utf-8", "surrogateescape")
-    argv = [read(a) for a in proc.mem.read_ptr_array(argv_addr)] if argv_addr else []
-    envp = [read(a) for a in proc.mem.read_ptr_array(envp_addr)] if envp_addr else []
+    read = lambda addr: proc.aspace.read_cstr(addr, 1 << 17).decode("utf-8", "surrogateescape")
+    argv = [read(a) for a in proc.aspace.read_ptr_array(argv_addr)] if argv_addr else []
+    envp = [read(a) for a in proc.aspace.read_ptr_array(envp_addr)] if envp_addr else []
     base = proc.cwd if path.startswith("/") else base_dir(proc, dirfd)
     try:
         binfmt(proc, path, argv, envp, base)
@@ -426,18 +423,12 @@ def _execve(proc, dirfd, path_addr, argv_addr, envp_addr, flags):
 
 @syscall("wait4")
 def sys_wait4(proc, pid, status, options, rusage, *_):
-    waiter = getattr(proc.kernel, "wait_child", None)
-    if waiter is None:
-        return -E.ECHILD
-    return waiter(proc, s32(pid), status, options, rusage)
+    return proc.kernel.wait_child(proc, s32(pid), status, options, rusage)
 
 
 @syscall("waitid")
 def sys_waitid(proc, idtype, id_, infop, options, rusage, *_):
-    waiter = getattr(proc.kernel, "waitid_child", None)
-    if waiter is None:
-        return -E.ECHILD
-    return waiter(proc, idtype, s32(id_), infop, options)
+    return proc.kernel.waitid_child(proc, idtype, s32(id_), infop, options)
 
 
 @syscall("ptrace")

@@ -30,5 +30,5 @@ def sys_mincore(proc, addr, length, vec, *_):
         if v is None:
             return -E.ENOMEM
         cur = v.end
-    proc.mem.write(vec, b"\x01" * pages)
+    proc.aspace.write(vec, b"\x01" * pages)
     return 0

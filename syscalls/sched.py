@@ -52,7 +52,7 @@ SYSCALL_QUANTUM = 64         # ... or this many system calls
 
 
 def _u32(proc, addr: int) -> int:
-    return struct.unpack("<I", proc.mem.read(addr, 4))[0]
+    return struct.unpack("<I", proc.aspace.read(addr, 4))[0]
 
 
 class Scheduler:
@@ -113,7 +113,7 @@ class Scheduler:
         """Make t the running thread: its process is `kernel.current`, its CPU state is loaded."""
         proc = t.proc
         m = proc.machine
-        loaded = getattr(m, "loaded", None)
+        loaded = m.loaded
         if loaded is not t:
             if loaded is not None and loaded.alive and loaded.proc is not None and loaded.proc.machine is m:
                 loaded.ctx = m.uc.context_save()
@@ -301,7 +301,7 @@ class Scheduler:
     def budget(self, t) -> int:
         """The instruction count for t's next slice (0: no counting)."""
         m = t.proc.machine
-        counted = getattr(m, "counted", False)
+        counted = m.counted
         self.syscalls = 0
         self.counting = self.others_runnable(t)
         if self.counting:
@@ -430,7 +430,7 @@ class Scheduler:
             def write_rem():
                 left = max(0, w.deadline - self.now())
                 try:
-                    proc.mem.write(rem, struct.pack("<qq", left // 10**9, left % 10**9))
+                    proc.aspace.write(rem, struct.pack("<qq", left // 10**9, left % 10**9))
                 except GuestFault:
                     pass
             w.on_eintr = write_rem
@@ -461,7 +461,7 @@ def _poll_ready(proc, call):
     try:
         if name in ("poll", "ppoll"):
             addr, nfds = args[0], args[1]
-            raw = proc.mem.read(addr, 8 * nfds) if nfds else b""
+            raw = proc.aspace.read(addr, 8 * nfds) if nfds else b""
             entries = []
             for i in range(nfds):
                 p = POLLFD.unpack(raw[8 * i:8 * i + 8])
@@ -474,7 +474,7 @@ def _poll_ready(proc, call):
         elif name in ("select", "pselect6"):
             nfds = args[0] & 0xFFFFFFFF
             nbytes = ((nfds + 63) // 64) * 8
-            sets = [int.from_bytes(proc.mem.read(a, nbytes), "little") if a else 0 for a in args[1:4]]
+            sets = [int.from_bytes(proc.aspace.read(a, nbytes), "little") if a else 0 for a in args[1:4]]
             entries = []
             for fd in range(nfds):
                 ev = (POLLIN if sets[0] >> fd & 1 else 0) | (POLLOUT if sets[1] >> fd & 1 else 0)
@@ -591,7 +591,7 @@ class Futexes:
         owner = word & FUTEX_TID_MASK
         if s.find_thread(owner) is None:
             return -E.ESRCH
-        proc.mem.write_u32(uaddr, word | FUTEX_WAITERS)
+        proc.aspace.write_u32(uaddr, word | FUTEX_WAITERS)
         if ns == 0:
             return -E.ETIMEDOUT
         w = Wait("futex_pi", f"PI futex {uaddr:#x} held by thread {owner}", t, result=0,
@@ -613,13 +613,13 @@ class Futexes:
             w = q.pop(0)
             if not q:
                 del self.pi_queues[key]
-            proc.mem.write_u32(uaddr, w.thread.tid | flags | (FUTEX_WAITERS if q else 0))
+            proc.aspace.write_u32(uaddr, w.thread.tid | flags | (FUTEX_WAITERS if q else 0))
             if key in self.pi_words:
                 self.pi_words[key] = self.pi_words[key][:2] + (w.thread.tid,)
             w.done = True
             self.sched.woke = True
         else:
-            proc.mem.write_u32(uaddr, flags)
+            proc.aspace.write_u32(uaddr, flags)
 
     # -- a thread's death ---------------------------------------------------------------
     def thread_died(self, proc, t) -> None:
@@ -633,14 +633,14 @@ class Futexes:
         self._exit_pi_state(t)
         if t.clear_child_tid:
             try:
-                proc.mem.write_u32(t.clear_child_tid, 0)
+                proc.aspace.write_u32(t.clear_child_tid, 0)
                 self._wake_key(self._key(proc, t.clear_child_tid), 1, 0xFFFFFFFF)
             except Exception:
                 pass
 
     def _robust(self, proc, t) -> None:
         head = t.robust_list
-        mem = proc.mem
+        mem = proc.aspace
         nxt, offset, pending = struct.unpack("<QqQ", mem.read(head, 24))
         entry, seen = nxt, 0
         while entry != head and seen < 2048:            # ROBUST_LIST_LIMIT
@@ -675,6 +675,6 @@ class Futexes:
         if self.pi_queues.get(self._key(proc, uaddr)):      # PI waiters, flagged in the list or not
             self._hand_over(proc, uaddr, FUTEX_OWNER_DIED)
             return
-        proc.mem.write_u32(uaddr, (word & FUTEX_WAITERS) | FUTEX_OWNER_DIED)
+        proc.aspace.write_u32(uaddr, (word & FUTEX_WAITERS) | FUTEX_OWNER_DIED)
         if word & FUTEX_WAITERS:
             self._wake_key(self._key(proc, uaddr), 1, 0xFFFFFFFF)

@@ -58,7 +58,7 @@ class SignalFd(AnonInodeFile):
     def read(self, n: int) -> bytes:
         if n < SIGNALFD_SIGINFO.size:
             raise VfsError(E.EINVAL)
-        proc = getattr(self.kernel, "current", None) or self.reader    # the thread reading
+        proc = self.kernel.current or self.reader    # the thread reading
         self.reader = proc
         out = []
         room = n // SIGNALFD_SIGINFO.size
@@ -81,7 +81,7 @@ class SignalFd(AnonInodeFile):
 def _signalfd(proc, fd, mask_addr, size, flags) -> int:
     if size != 8 or flags & ~(SFD_CLOEXEC | SFD_NONBLOCK):
         return -E.EINVAL
-    mask = proc.mem.read_u64(mask_addr) & ~UNBLOCKABLE
+    mask = proc.aspace.read_u64(mask_addr) & ~UNBLOCKABLE
     fd = s32(fd)
     if fd != -1:
         f = proc.fds.get(fd)                    # EBADF

@@ -8,8 +8,8 @@ from . import errno as E
 from . import jobctl
 from .dispatch import s32, syscall
 from .layouts import FXSAVE, KSIGACTION, RT_SIGFRAME_SIZE, SIGCONTEXT_GREGS, SIGINFO, STACK_T, UCONTEXT
-from .task import GuestDeadlock, NORETURN, ProcessExit, SigAction
-from .time import check_alarm, read_timespec
+from .task import NORETURN, ProcessExit, SigAction
+from .time import read_timespec
 from .wait import Block, Wait
 
 SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGKILL = 1, 2, 3, 4, 5, 6, 7, 8, 9
@@ -60,10 +60,10 @@ def sys_rt_sigaction(proc, sig, act, oact, size, *_):
     old = _action(proc, sig)
     new = None
     if act:
-        a = KSIGACTION.unpack(proc.mem.read(act, KSIGACTION.size))
+        a = KSIGACTION.unpack(proc.aspace.read(act, KSIGACTION.size))
         new = SigAction(a["sa_handler"], a["sa_flags"], a["sa_restorer"], a["sa_mask"] & ~UNBLOCKABLE)
     if oact:
-        proc.mem.write(oact, KSIGACTION.pack(sa_handler=old.handler, sa_flags=old.flags,
+        proc.aspace.write(oact, KSIGACTION.pack(sa_handler=old.handler, sa_flags=old.flags,
                                              sa_restorer=old.restorer, sa_mask=old.mask))
     if new is not None:
         proc.sigactions[sig] = new
@@ -79,7 +79,7 @@ def sys_rt_sigprocmask(proc, how, set_, oset, size, *_):
     t = proc.thread
     old = t.sigmask
     if set_:
-        m = proc.mem.read_u64(set_)
+        m = proc.aspace.read_u64(set_)
         if how == SIG_BLOCK:
             t.sigmask = old | m
         elif how == SIG_UNBLOCK:
@@ -90,7 +90,7 @@ def sys_rt_sigprocmask(proc, how, set_, oset, size, *_):
             return -E.EINVAL
         t.sigmask &= ~UNBLOCKABLE
     if oset:
-        proc.mem.write_u64(oset, old)
+        proc.aspace.write_u64(oset, old)
     if proc.deliverable():
         proc.request_stop()
     return 0
@@ -101,7 +101,7 @@ def sys_rt_sigpending(proc, set_, size, *_):
     m = 0
     for i in proc.pending + proc.thread.pending:
         m |= bit(i["si_signo"])
-    proc.mem.write_u64(set_, m & proc.thread.sigmask)
+    proc.aspace.write_u64(set_, m & proc.thread.sigmask)
     return 0
 
 
@@ -110,10 +110,10 @@ def sys_sigaltstack(proc, ss, old, *_):
     t = proc.thread
     if old:
         on = t.altstack_sp <= proc.machine.reg("rsp") < t.altstack_sp + t.altstack_size
-        proc.mem.write(old, STACK_T.pack(ss_sp=t.altstack_sp, ss_flags=SS_ONSTACK if on and not t.altstack_flags
+        proc.aspace.write(old, STACK_T.pack(ss_sp=t.altstack_sp, ss_flags=SS_ONSTACK if on and not t.altstack_flags
                                          else t.altstack_flags, ss_size=t.altstack_size))
     if ss:
-        s = STACK_T.unpack(proc.mem.read(ss, 24))
+        s = STACK_T.unpack(proc.aspace.read(ss, 24))
         if s["ss_flags"] & ~(SS_DISABLE | 0x80000000):
             return -E.EINVAL
         if s["ss_flags"] & SS_DISABLE:
@@ -134,14 +134,7 @@ def sys_kill(proc, pid, sig, *_):
     pid, sig = s32(pid), s32(sig)
     if not 0 <= sig <= NSIG:
         return -E.EINVAL
-    sender = getattr(proc.kernel, "kill_process", None)
-    if sender is not None:                  # every emulated process, this one included
-        return sender(proc, pid, sig)
-    if pid in (proc.pid, 0, -1) or pid == -proc.pid:
-        if sig and pid != -1:
-            proc.queue_signal(_info(proc, sig))
-        return 0
-    return -E.ESRCH
+    return proc.kernel.kill_process(proc, pid, sig)      # every emulated process, this one included
 
 
 @syscall("tgkill")
@@ -158,12 +151,10 @@ def _tkill(proc, tid, sig, tgid=None):
     if not 0 <= sig <= NSIG or tid <= 0:
         return -E.EINVAL
     if tgid is not None and tgid != proc.pid:
-        sender = getattr(proc.kernel, "kill_thread", None)
-        return sender(proc, tgid, tid, sig) if sender else -E.ESRCH
+        return proc.kernel.kill_thread(proc, tgid, tid, sig)
     target = next((t for t in proc.threads if t.tid == tid), None)
     if target is None:
-        sender = getattr(proc.kernel, "kill_thread", None)
-        return sender(proc, tgid, tid, sig) if sender else -E.ESRCH
+        return proc.kernel.kill_thread(proc, tgid, tid, sig)
     if sig:
         proc.queue_signal(_info(proc, sig, SI_TKILL), thread=target)
     return 0
@@ -178,7 +169,7 @@ def sys_rt_sigqueueinfo(proc, *args):
 def sys_rt_sigreturn(proc, *_):
     m = proc.machine
     uc_addr = m.reg("rsp")                       # the handler's `ret` popped pretcode
-    uc = UCONTEXT.unpack(proc.mem.read(uc_addr, UCONTEXT.size))
+    uc = UCONTEXT.unpack(proc.aspace.read(uc_addr, UCONTEXT.size))
     regs = {r: uc[r] for r in SIGCONTEXT_GREGS}
     rip = regs.pop("rip")
     # only the arithmetic and control flags come back from user space
@@ -186,7 +177,7 @@ def sys_rt_sigreturn(proc, *_):
     for r, v in regs.items():
         m.set_reg(r, v)
     if uc["fpstate"]:
-        image = proc.mem.peek(uc["fpstate"], FXSAVE.size)
+        image = proc.aspace.peek(uc["fpstate"], FXSAVE.size)
         if image:
             m.set_fp_state(image)
     proc.thread.sigmask = uc["uc_sigmask"] & ~UNBLOCKABLE
@@ -198,30 +189,18 @@ def sys_rt_sigreturn(proc, *_):
 def sys_rt_sigsuspend(proc, mask, size, *_):
     if size != 8:
         return -E.EINVAL
-    new = proc.mem.read_u64(mask) & ~UNBLOCKABLE
+    new = proc.aspace.read_u64(mask) & ~UNBLOCKABLE
     t = proc.thread
     t.saved_mask = t.sigmask          # the handler's frame restores this mask, not `new`
     t.sigmask = new
-    waiter = getattr(proc.kernel, "wait_signal", None)
-    if waiter is not None:
-        waiter(proc)
-    elif not proc.deliverable():
-        _advance_to_alarm(proc)
-        if not proc.deliverable():
-            raise _deadlock(proc)
+    proc.kernel.wait_signal(proc)
     proc.request_stop()
     return -E.EINTR
 
 
 @syscall("pause")
 def sys_pause(proc, *_):
-    waiter = getattr(proc.kernel, "wait_signal", None)
-    if waiter is not None:
-        waiter(proc)
-    elif not proc.deliverable():
-        _advance_to_alarm(proc)
-        if not proc.deliverable():
-            raise _deadlock(proc)
+    proc.kernel.wait_signal(proc)
     return -E.EINTR
 
 
@@ -230,7 +209,7 @@ def sys_rt_sigtimedwait(proc, set_, info, timeout, size, *_):
     """sigwaitinfo/sigtimedwait: take a pending signal of `set` (usually blocked) off the queue."""
     if size != 8:
         return -E.EINVAL
-    want = proc.mem.read_u64(set_) & ~UNBLOCKABLE
+    want = proc.aspace.read_u64(set_) & ~UNBLOCKABLE
     ns = -1
     if timeout:
         try:
@@ -247,10 +226,10 @@ def sys_rt_sigtimedwait(proc, set_, info, timeout, size, *_):
             if want & bit(i["si_signo"]):
                 queue.pop(k)
                 if info:
-                    proc.mem.write(info, SIGINFO.pack({f: v for f, v in i.items() if not f.startswith("_")}))
+                    proc.aspace.write(info, SIGINFO.pack({f: v for f, v in i.items() if not f.startswith("_")}))
                 return i["si_signo"]
-    sched = getattr(proc.kernel, "sched", None)
-    if ns == 0 or sched is None:
+    sched = proc.kernel.sched
+    if ns == 0:
         return -E.EAGAIN
     prev = sched.previous_wait(t)
     if prev is not None and prev.deadline is not None and sched.now() >= prev.deadline:
@@ -259,19 +238,6 @@ def sys_rt_sigtimedwait(proc, set_, info, timeout, size, *_):
         (sched.now() + ns if ns > 0 else None)
     raise Block(Wait("sigwait", "a signal (sigtimedwait)", t, ready=pending, deadline=deadline,
                      restart="nohand"))
-
-
-def _advance_to_alarm(proc):
-    """A lone process waiting for a signal: jump the virtual clock to its pending alarm."""
-    if proc.alarm_at_ns:
-        now = proc.kernel.world.monotonic_ns()
-        if proc.alarm_at_ns > now:
-            proc.kernel.world.tick(proc.alarm_at_ns - now)
-        check_alarm(proc)
-
-
-def _deadlock(proc):
-    return GuestDeadlock(f"process {proc.pid} waits for a signal that nothing can send")
 
 
 # ---------------------------------------------------------------- delivery

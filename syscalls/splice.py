@@ -66,7 +66,7 @@ def _pipe_data(end: PipeEnd, n: int) -> bytes:
 
 
 def _read_off(proc, addr: int) -> int:
-    off = s64(struct.unpack("<q", proc.mem.read(addr, 8))[0])
+    off = s64(struct.unpack("<q", proc.aspace.read(addr, 8))[0])
     if off < 0:
         raise VfsError(E.EINVAL)
     return off
@@ -122,9 +122,9 @@ def sys_splice(proc, fd_in, off_in, fd_out, off_out, length, flags, *_):
                 raise _Blocked(fin) from None
             done = fout.pipe.put(data) if data else 0
         if src_off is not None:
-            proc.mem.write(off_in, struct.pack("<q", src_off + done))
+            proc.aspace.write(off_in, struct.pack("<q", src_off + done))
         if dst_off is not None:
-            proc.mem.write(off_out, struct.pack("<q", dst_off + done))
+            proc.aspace.write(off_out, struct.pack("<q", dst_off + done))
         return done
 
     return _run(proc, flags, move)
@@ -160,7 +160,7 @@ def sys_vmsplice(proc, fd, iov, nr_segs, flags, *_):
     if f.writable:
         # (no more than a pipe can ever hold is read from the guest: vmsplice moves what fits)
         most = proc.kernel.limits.max["pipe_size"]
-        data = b"".join(proc.mem.read(b, n) for b, n in _cut(segs, most) if n)
+        data = b"".join(proc.aspace.read(b, n) for b, n in _cut(segs, most) if n)
         if not data:
             return 0
         return _run(proc, flags, lambda: f.pipe.put(data[:_pipe_room(f)]))
@@ -173,7 +173,7 @@ def sys_vmsplice(proc, fd, iov, nr_segs, flags, *_):
             if done >= len(data):
                 break
             part = data[done:done + n]
-            proc.mem.write(base, part)
+            proc.aspace.write(base, part)
             done += len(part)
         del f.pipe.buf[:done]
         return done

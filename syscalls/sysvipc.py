@@ -57,7 +57,7 @@ class IpcObject:
         self.held = proc.kernel.limits.hold(self, "kobjects")
         self.key, self.mode = key, mode & 0o777
         self.uid = self.cuid = proc.kernel.world.uid
-        self.gid = self.cgid = getattr(proc.kernel.world, "gid", 0)
+        self.gid = self.cgid = proc.kernel.world.gid
         self.ctime = now(proc)
         self.id = -1
         self.removed = False
@@ -150,7 +150,7 @@ class Ipc:
 
     @staticmethod
     def of(kernel) -> "Ipc":
-        ns = getattr(kernel, "sysv_ipc", None)
+        ns = kernel.sysv_ipc
         if ns is None:
             ns = kernel.sysv_ipc = Ipc()
         return ns
@@ -291,11 +291,11 @@ def sys_shmctl(proc, ident, cmd, buf, *_):
     cmd = _cmd(s32(cmd))
     if cmd in (IPC_INFO, SHM_INFO):
         if cmd == IPC_INFO:
-            proc.mem.write(buf, SHMINFO.pack(SHMMAX, SHMMIN, SHMMNI, 1, SHMALL) + bytes(32))
+            proc.aspace.write(buf, SHMINFO.pack(SHMMAX, SHMMIN, SHMMNI, 1, SHMALL) + bytes(32))
         else:
             segs = ns.shm.live()
             pages = sum(page_up(s.size) // PAGE for s in segs)
-            proc.mem.write(buf, struct.pack("<i4x5Q", len(segs), pages, pages, 0, 0, 0))
+            proc.aspace.write(buf, struct.pack("<i4x5Q", len(segs), pages, pages, 0, 0, 0))
         return max((s.id % IPCMNI for s in ns.shm.live()), default=0)
     if cmd in (SHM_STAT, SHM_STAT_ANY):
         seg = ns.shm.by_index(s32(ident))
@@ -304,11 +304,11 @@ def sys_shmctl(proc, ident, cmd, buf, *_):
     else:
         raise_errno(E.EINVAL)
     if cmd in (IPC_STAT, SHM_STAT, SHM_STAT_ANY):
-        proc.mem.write(buf, SHMID_DS.pack(seg.perm(), seg.size, seg.atime, seg.dtime, seg.ctime,
+        proc.aspace.write(buf, SHMID_DS.pack(seg.perm(), seg.size, seg.atime, seg.dtime, seg.ctime,
                                           seg.cpid, seg.lpid, seg.attachments(proc), 0, 0))
         return seg.id if cmd != IPC_STAT else 0
     if cmd == IPC_SET:
-        seg.set_perm(proc.mem.read(buf, SHMID_DS.size), proc)
+        seg.set_perm(proc.aspace.read(buf, SHMID_DS.size), proc)
         return 0
     if cmd in (SHM_LOCK, SHM_UNLOCK):
         seg.locked = cmd == SHM_LOCK
@@ -403,7 +403,7 @@ def _semop(proc, ident, sops, nsops, timeout_ns):
         raise_errno(E.EINVAL)
     if nsops > SEMOPM:
         raise_errno(E.E2BIG)
-    raw = proc.mem.read(sops, SEMBUF.size * nsops)
+    raw = proc.aspace.read(sops, SEMBUF.size * nsops)
     ops = [SEMBUF.unpack_from(raw, i * SEMBUF.size) for i in range(nsops)]
     s = _semset(proc, ident)
     if any(num >= len(s.values) for num, _, _ in ops):
@@ -412,7 +412,7 @@ def _semop(proc, ident, sops, nsops, timeout_ns):
         return 0
     sched = proc.kernel.sched
     t = proc.thread
-    prev = sched.previous_wait(t) if hasattr(sched, "previous_wait") else None
+    prev = sched.previous_wait(t)
     deadline = None
     if timeout_ns is not None:
         deadline = prev.deadline if prev is not None and prev.deadline is not None else sched.now() + timeout_ns
@@ -448,7 +448,7 @@ def sys_semop(proc, ident, sops, nsops, *_):
 def sys_semtimedop(proc, ident, sops, nsops, timeout, *_):
     ns = None
     if timeout:
-        ts = TIMESPEC.unpack(proc.mem.read(timeout, 16))
+        ts = TIMESPEC.unpack(proc.aspace.read(timeout, 16))
         if ts["tv_sec"] < 0 or not 0 <= ts["tv_nsec"] < 10**9:
             raise_errno(E.EINVAL)
         ns = ts["tv_sec"] * 10**9 + ts["tv_nsec"]
@@ -467,7 +467,7 @@ def sys_semctl(proc, ident, num, cmd, arg, *_):
         # SEM_INFO puts the sets in use in semusz and the semaphores in use in semaem
         info = (SEMMNS, SEMMNI, SEMMNS, SEMMNS, SEMMSL, SEMOPM, SEMOPM,
                 len(live) if cmd == SEM_INFO else 48, SEMVMX, used if cmd == SEM_INFO else SEMAEM)
-        proc.mem.write(arg, SEMINFO.pack(*info))
+        proc.aspace.write(arg, SEMINFO.pack(*info))
         return max((s.id % IPCMNI for s in live), default=0)
     s = ns.sem.by_index(s32(ident)) if cmd in (SEM_STAT, SEM_STAT_ANY) else _semset(proc, ident)
     s.settle()
@@ -479,10 +479,10 @@ def sys_semctl(proc, ident, num, cmd, arg, *_):
         ns.sem.drop(s)
         return 0
     if cmd in (IPC_STAT, SEM_STAT, SEM_STAT_ANY):
-        proc.mem.write(arg, SEMID_DS.pack(s.perm(), s.otime, 0, s.ctime, 0, n, 0, 0))
+        proc.aspace.write(arg, SEMID_DS.pack(s.perm(), s.otime, 0, s.ctime, 0, n, 0, 0))
         return s.id if cmd != IPC_STAT else 0
     if cmd == IPC_SET:
-        s.set_perm(proc.mem.read(arg, SEMID_DS.size), proc)
+        s.set_perm(proc.aspace.read(arg, SEMID_DS.size), proc)
         return 0
     if cmd == GETVAL:
         return s.values[num]
@@ -491,7 +491,7 @@ def sys_semctl(proc, ident, num, cmd, arg, *_):
     if cmd in (GETNCNT, GETZCNT):
         return s.count_waiters(num, cmd == GETZCNT)
     if cmd == GETALL:
-        proc.mem.write(arg, struct.pack(f"<{n}H", *s.values))
+        proc.aspace.write(arg, struct.pack(f"<{n}H", *s.values))
         return 0
     if cmd == SETVAL:
         v = s32(arg)
@@ -502,7 +502,7 @@ def sys_semctl(proc, ident, num, cmd, arg, *_):
         s.ctime = now(proc)
         return 0
     if cmd == SETALL:
-        vals = struct.unpack(f"<{n}H", proc.mem.read(arg, 2 * n))
+        vals = struct.unpack(f"<{n}H", proc.aspace.read(arg, 2 * n))
         if any(v > SEMVMX for v in vals):
             raise_errno(E.ERANGE)
         s.values = list(vals)
@@ -561,10 +561,10 @@ def sys_msgsnd(proc, ident, msgp, size, flags, *_):
     if size < 0 or size > MSGMAX:
         raise_errno(E.EINVAL)
     q = _queue(proc, ident)
-    mtype = struct.unpack("<q", proc.mem.read(msgp, 8))[0]
+    mtype = struct.unpack("<q", proc.aspace.read(msgp, 8))[0]
     if mtype < 1:
         raise_errno(E.EINVAL)
-    text = proc.mem.read(msgp + 8, size)
+    text = proc.aspace.read(msgp + 8, size)
 
     def room() -> bool:
         return q.cbytes() + size <= q.qbytes and len(q.messages) < q.qbytes
@@ -617,7 +617,7 @@ def sys_msgrcv(proc, ident, msgp, size, mtype, flags, *_):
     if len(text) > size and not flags & MSG_NOERROR:
         raise_errno(E.E2BIG)
     text = text[:size]
-    proc.mem.write(msgp, struct.pack("<q", t) + text)
+    proc.aspace.write(msgp, struct.pack("<q", t) + text)
     if not flags & MSG_COPY:
         del q.messages[i]
         q.rtime, q.lrpid = now(proc), proc.pid
@@ -634,7 +634,7 @@ def sys_msgctl(proc, ident, cmd, buf, *_):
         head = (len(live), sum(len(q.messages) for q in live)) if cmd == MSG_INFO else \
             (MSGMNI * MSGMNB // 1024, MSGMNB)          # in use / totals (MSG_INFO), else the limits
         tql = sum(q.cbytes() for q in live) if cmd == MSG_INFO else MSGMNB
-        proc.mem.write(buf, MSGINFO.pack(*head, MSGMAX, MSGMNB, MSGMNI, 16, tql, 0xffff))
+        proc.aspace.write(buf, MSGINFO.pack(*head, MSGMAX, MSGMNB, MSGMNI, 16, tql, 0xffff))
         return max((q.id % IPCMNI for q in live), default=0)
     q = ns.msg.by_index(s32(ident)) if cmd in (MSG_STAT, MSG_STAT_ANY) else _queue(proc, ident)
     if cmd == IPC_RMID:
@@ -642,11 +642,11 @@ def sys_msgctl(proc, ident, cmd, buf, *_):
         ns.msg.drop(q)
         return 0
     if cmd in (IPC_STAT, MSG_STAT, MSG_STAT_ANY):
-        proc.mem.write(buf, MSQID_DS.pack(q.perm(), q.stime, q.rtime, q.ctime, q.cbytes(), len(q.messages),
+        proc.aspace.write(buf, MSQID_DS.pack(q.perm(), q.stime, q.rtime, q.ctime, q.cbytes(), len(q.messages),
                                           q.qbytes, q.lspid, q.lrpid, 0, 0))
         return q.id if cmd != IPC_STAT else 0
     if cmd == IPC_SET:
-        raw = proc.mem.read(buf, MSQID_DS.size)
+        raw = proc.aspace.read(buf, MSQID_DS.size)
         qbytes = MSQID_DS.unpack(raw)[6]
         if qbytes > MSGMNB and proc.kernel.world.uid != 0:
             raise_errno(E.EPERM)

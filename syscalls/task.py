@@ -73,7 +73,6 @@ class Process:
         self.pid, self.ppid = pid, ppid
         self.machine = machine
         self.aspace = aspace
-        self.mem = aspace
         self.fds = fds
         self.cwd = cwd
         self.umask = 0o022
@@ -108,6 +107,9 @@ class Process:
         self.traced = True                        # observers see it (the first process; -f: all)
         self.stopped = 0                          # the stop signal it is stopped by (jobctl.py)
         self.job_report = None                    # (CLD_STOPPED or CLD_CONTINUED, signal) for wait
+        self.comm: Optional[str] = None           # prctl(PR_SET_NAME); None: the program's file name
+        self.execfn = ""                          # AT_EXECFN: the name as given to execve (loader/exec.py)
+        self.service_page: Optional[int] = None   # emutrace's page for calls into the guest (loader/callguest.py)
 
     # -- helpers handlers use -------------------------------------------------
     def rlimit(self, res: int) -> int:

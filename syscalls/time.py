@@ -16,7 +16,7 @@ def _ts(ns: int) -> bytes:
 
 
 def read_timespec(proc, addr: int) -> int:
-    ts = TIMESPEC.unpack(proc.mem.read(addr, 16))
+    ts = TIMESPEC.unpack(proc.aspace.read(addr, 16))
     if ts["tv_sec"] < 0 or not 0 <= ts["tv_nsec"] < 10**9:
         raise ValueError
     return ts["tv_sec"] * 10**9 + ts["tv_nsec"]
@@ -31,7 +31,7 @@ def _clock_ok(clk: int) -> bool:
 def sys_clock_gettime(proc, clk, tp, *_):
     if not _clock_ok(clk):
         return -E.EINVAL
-    proc.mem.write(tp, _ts(proc.kernel.world.clock_ns(s32(clk) if s32(clk) >= 0 else 2)))
+    proc.aspace.write(tp, _ts(proc.kernel.world.clock_ns(s32(clk) if s32(clk) >= 0 else 2)))
     return 0
 
 
@@ -41,7 +41,7 @@ def sys_clock_getres(proc, clk, res, *_):
         return -E.EINVAL
     if res:
         coarse = s32(clk) in (5, 6)
-        proc.mem.write(res, _ts(4_000_000 if coarse else 1))
+        proc.aspace.write(res, _ts(4_000_000 if coarse else 1))
     return 0
 
 
@@ -49,9 +49,9 @@ def sys_clock_getres(proc, clk, res, *_):
 def sys_gettimeofday(proc, tv, tz, *_):
     ns = proc.kernel.world.realtime_ns()
     if tv:
-        proc.mem.write(tv, TIMEVAL.pack(tv_sec=ns // 10**9, tv_usec=ns % 10**9 // 1000))
+        proc.aspace.write(tv, TIMEVAL.pack(tv_sec=ns // 10**9, tv_usec=ns % 10**9 // 1000))
     if tz:
-        proc.mem.write(tz, bytes(8))
+        proc.aspace.write(tz, bytes(8))
     return 0
 
 
@@ -59,16 +59,12 @@ def sys_gettimeofday(proc, tv, tz, *_):
 def sys_time(proc, tloc, *_):
     t = proc.kernel.world.realtime_ns() // 10**9
     if tloc:
-        proc.mem.write_u64(tloc, t)
+        proc.aspace.write_u64(tloc, t)
     return t
 
 
 def _sleep(proc, ns: int) -> int:
-    sleeper = getattr(proc.kernel, "sleep", None)
-    if sleeper is not None:
-        return sleeper(proc, ns)
-    proc.kernel.world.tick(ns)
-    return 0
+    return proc.kernel.sleep(proc, ns)
 
 
 @syscall("nanosleep")
@@ -97,7 +93,7 @@ def sys_clock_nanosleep(proc, clk, flags, req, rem, *_):
 def sys_times(proc, buf, *_):
     ticks = proc.kernel.world.elapsed_ns // 10_000_000
     if buf:
-        proc.mem.write(buf, TMS.pack(tms_utime=ticks))
+        proc.aspace.write(buf, TMS.pack(tms_utime=ticks))
     return proc.kernel.world.monotonic_ns() // 10_000_000
 
 
@@ -117,9 +113,9 @@ def sys_setitimer(proc, which, new, old, *_):
         return -E.EINVAL if which > 2 else 0
     now = proc.kernel.world.monotonic_ns()
     if old:
-        proc.mem.write(old, _itimerval(proc, now))
+        proc.aspace.write(old, _itimerval(proc, now))
     if new:
-        v = ITIMERVAL.unpack(proc.mem.read(new, 32))
+        v = ITIMERVAL.unpack(proc.aspace.read(new, 32))
         interval = v["it_interval_sec"] * 10**9 + v["it_interval_usec"] * 1000
         value = v["it_value_sec"] * 10**9 + v["it_value_usec"] * 1000
         proc.alarm_at_ns = now + value if value else 0
@@ -138,7 +134,7 @@ def _itimerval(proc, now) -> bytes:
 def sys_getitimer(proc, which, cur, *_):
     if which > 2:
         return -E.EINVAL
-    proc.mem.write(cur, _itimerval(proc, proc.kernel.world.monotonic_ns()) if which == ITIMER_REAL else bytes(32))
+    proc.aspace.write(cur, _itimerval(proc, proc.kernel.world.monotonic_ns()) if which == ITIMER_REAL else bytes(32))
     return 0
 
 

@@ -104,8 +104,8 @@ def sys_timerfd_settime(proc, fd, flags, new, old, *_):
     except ValueError:
         return -E.EINVAL
     if old:
-        proc.mem.check(old, ITIMERSPEC.size, 2)
-        proc.mem.write(old, f.expiry.packed(f._now()))
+        proc.aspace.check(old, ITIMERSPEC.size, 2)
+        proc.aspace.write(old, f.expiry.packed(f._now()))
     # TFD_TIMER_CANCEL_ON_SET is accepted: the virtual wall clock is never set, so it never cancels
     f.settime(value, interval, bool(flags & TFD_TIMER_ABSTIME))
     return 0
@@ -114,5 +114,5 @@ def sys_timerfd_settime(proc, fd, flags, new, old, *_):
 @syscall("timerfd_gettime")
 def sys_timerfd_gettime(proc, fd, cur, *_):
     f = _timerfd(proc, fd)
-    proc.mem.write(cur, f.expiry.packed(f._now()))
+    proc.aspace.write(cur, f.expiry.packed(f._now()))
     return 0

@@ -36,6 +36,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from ..kernel import errno as _errno
 from ..kernel import table as _table
 from . import xlat as _x
+from ..machine.reader import GuestReader
 from ..kernel.layouts import SIGINFO, STAT, STATX
 from ..machine.words import s32 as _s32, s64 as _s64
 
@@ -272,10 +273,6 @@ class _State:
         self.tid = tid
         self.saved: Dict[str, object] = {}
 
-    @property
-    def entry_text(self) -> str:
-        return self.a.entry
-
 
 # ---------------------------------------------------------------------------------------------
 
@@ -291,7 +288,7 @@ class SyscallFormatter:
         self._last_name: Dict[object, str] = {}
 
     # ------------------------------------------------------------------ public API
-    def enter(self, sc, args: Sequence[int], mem, tid=None, sp: Optional[int] = None) -> _State:
+    def enter(self, sc, args: Sequence[int], mem: GuestReader, tid=None, sp: Optional[int] = None) -> _State:
         """Decode the arguments known at entry. tid keys restart_syscall's 'interrupted' name;
         sp (the stack pointer) lets rt_sigreturn print the mask of the signal frame."""
         st = _State(sc, args, tid)
@@ -307,7 +304,7 @@ class SyscallFormatter:
         self._last_name[tid] = sc.name
         return st
 
-    def exit(self, state: _State, ret: int, mem, col: int = 0) -> str:
+    def exit(self, state: _State, ret: int, mem: GuestReader, col: int = 0) -> str:
         ret = _s64(ret)
         a = state.a
         items = a.items
@@ -719,6 +716,8 @@ class SyscallFormatter:
 # memory access helpers
 
 class _NoMem:
+    """A GuestReader with nothing readable."""
+
     def read(self, addr, size):
         return None
 

@@ -123,6 +123,10 @@ class Machine:
     thread_switch = None        # thread_switch(old, new): the scheduler loads another thread
     fault_fixup = None          # fault_fixup(proc, rip) -> True: the fault was ours and is handled
     in_guest_code = None        # in_guest_code(addr) -> True inside emutrace's own guest code
+    # set by the kernel's scheduler: the thread whose registers the engine holds (None: the
+    # process's only thread, never switched)
+    loaded = None
+    counted = False             # set by the scheduler: blocks translated with the count hook on
 
     def __init__(self, tcg_buffer: int = TCG_BUFFER):
         self.uc = Uc(UC_ARCH_X86, UC_MODE_64)

@@ -870,7 +870,7 @@ class AddressSpace:
 
 
 class MemView:
-    """The `mem` object trace decoders receive: read(addr,size)->bytes|None, cstring(addr,limit)."""
+    """The `mem` object trace decoders receive: an address space as a reader.GuestReader."""
 
     __slots__ = ("aspace",)
 

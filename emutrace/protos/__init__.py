@@ -901,10 +901,6 @@ class PrototypeDB:
         self.files.append(filename)
         return got
 
-    def load_file(self, path: str) -> Dict[str, Prototype]:
-        with open(path, "r", encoding="utf-8", errors="replace") as f:
-            return self.load_text(f.read(), path)
-
     def get(self, name: str) -> Optional[Prototype]:
         p = self.protos.get(name)
         if p is None:

@@ -89,7 +89,11 @@ class _Unformatted:
 class NoFormatter:
     """The formatter of the report's own library-call tracer: its events go nowhere, so their
     arguments are never decoded (CallWatch reads the few it needs itself)."""
-    compiled = False
+    compiled = False            # no compiled prototypes, so nothing is logged in guest code
+    string_limit = 32
+
+    def display_name(self, name: str) -> str:
+        return name
 
     def enter(self, name, proto, regs, mem):
         return _Unformatted(name)

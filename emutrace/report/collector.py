@@ -17,6 +17,7 @@ from emutrace.loader.modules import module_at
 from emutrace.kernel import errno as E
 from emutrace.kernel.vfs import S_IFMT, S_IFREG, VfsError
 from emutrace.decode.xlat import signal_name
+from emutrace.machine.words import s32, s64
 
 from . import extract, rules
 from .calls import CallWatch
@@ -28,16 +29,6 @@ MAX_REFS = 32                 # event ids kept per file, socket or process
 MAX_STRINGS = 4000            # printable strings kept from memory at exit
 MAX_SCAN = 64 << 20           # bytes of memory scanned for them
 SCAN_CHUNK = 1 << 16
-
-
-def s32(v: int) -> int:
-    v &= 0xFFFFFFFF
-    return v - (1 << 32) if v & 0x80000000 else v
-
-
-def s64(v: int) -> int:
-    v &= 0xFFFFFFFFFFFFFFFF
-    return v - (1 << 64) if v >> 63 else v
 
 
 class ReportCollector:

@@ -1,0 +1,149 @@
+"""State belongs to whoever owns it: the modules above the kernel and the machine (the loader, the
+session, the tracer, the face) never stash attributes on a kernel or machine object, nor the
+kernel on a machine object, and never probe one for an attribute (getattr/hasattr by name): its
+class declares what it holds.
+
+The check reads the source: an assignment `x.attr = ...` (or setattr/getattr/hasattr with a
+literal name) whose object is named as one of those objects are everywhere in emutrace (`proc`,
+`child`, `m`, `machine`, `kernel`, `aspace`, `proc.machine`, `self.kernel`...) must name an
+attribute the object's class declares: assigned in one of its methods or defined in its body.
+"""
+import ast
+from pathlib import Path
+
+import layers
+
+ROOT = layers.ROOT
+
+# the lower layers' classes, by the names their objects go by in the modules above them
+CLASSES = {
+    "Process": ("syscalls/task.py", ("proc", "child", "parent", "process", "first")),
+    "Thread": ("syscalls/task.py", ("thread",)),
+    "Kernel": ("syscalls/kernel.py", ("kernel",)),
+    "Machine": ("emutrace/machine/cpu.py", ("m", "cm", "pm", "machine")),
+    "AddressSpace": ("emutrace/machine/memory.py", ("aspace",)),
+}
+MACHINE_CLASSES = ("Machine", "AddressSpace")
+# the modules above the kernel and the machine: emutrace/ less its machine layer
+UPPER_SKIP = ("machine",)
+
+
+def declared(path: Path, cls_name: str) -> set:
+    """Names a class declares: set on `self` in any of its methods, or bound in its body (methods,
+    properties, class attributes), and those of its bases defined in the same file."""
+    tree = ast.parse(path.read_text())
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    names, todo = set(), [cls_name]
+    while todo:
+        node = classes.get(todo.pop())
+        if node is None:
+            continue
+        todo += [b.id for b in node.bases if isinstance(b, ast.Name)]
+        for item in node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(item.name)
+            elif isinstance(item, ast.Assign):
+                names |= {t.id for t in item.targets if isinstance(t, ast.Name)}
+            elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                names.add(item.target.id)
+        for sub in ast.walk(node):
+            targets = []
+            if isinstance(sub, ast.Assign):
+                targets = sub.targets
+            elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)):
+                targets = [sub.target]
+            for t in targets:
+                for e in (t.elts if isinstance(t, ast.Tuple) else [t]):
+                    if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self":
+                        names.add(e.attr)
+    return names
+
+
+def _owner_of(expr, by_name: dict):
+    """The lower class an expression names an object of (by its last name), or None."""
+    if isinstance(expr, ast.Name):
+        return by_name.get(expr.id)
+    if isinstance(expr, ast.Attribute):
+        return by_name.get(expr.attr)
+    return None
+
+
+def violations(source: str, filename: str, decls: dict, by_name: dict) -> list:
+    """Each stashed or probed attribute in one module's source, as 'file:line: text'."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for t in targets:
+            for e in (t.elts if isinstance(t, ast.Tuple) else [t]):
+                if isinstance(e, ast.Attribute):
+                    cls = _owner_of(e.value, by_name)
+                    if cls is not None and e.attr not in decls[cls]:
+                        out.append(f"{filename}:{node.lineno}: sets {ast.unparse(e)} ({cls} declares no {e.attr})")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+            fn = node.func.id
+            cls = _owner_of(node.args[0], by_name)
+            if cls is None:
+                continue
+            if fn in ("setattr", "delattr"):
+                out.append(f"{filename}:{node.lineno}: {fn}({ast.unparse(node.args[0])}, ...) on a {cls}")
+            elif fn in ("getattr", "hasattr") and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
+                name = node.args[1].value
+                what = "probes for" if name not in decls[cls] else "probes declared"
+                out.append(f"{filename}:{node.lineno}: {fn}({ast.unparse(node.args[0])}, {name!r}) {what} {name}")
+    return out
+
+
+def _tables():
+    decls = {cls: declared(ROOT / path, cls) for cls, (path, _names) in CLASSES.items()}
+    by_name = {name: cls for cls, (_path, names) in CLASSES.items() for name in names}
+    return decls, by_name
+
+
+def upper_modules():
+    """(path, the classes whose objects it must not stash on): emutrace/ above the machine and
+    loader/ (above the kernel) for all of them; the kernel's syscalls/ for the machine's."""
+    for path in sorted((ROOT / "emutrace").rglob("*.py")):
+        if path.relative_to(ROOT / "emutrace").parts[0] not in UPPER_SKIP:
+            yield path, tuple(CLASSES)
+    for path in sorted((ROOT / "loader").rglob("*.py")):
+        yield path, tuple(CLASSES)
+    for path in sorted((ROOT / "syscalls").rglob("*.py")):
+        yield path, MACHINE_CLASSES
+
+
+def test_declarations_are_found():
+    decls, _ = _tables()
+    assert {"machine", "aspace", "traced", "stop_requested", "modules"} <= decls["Process"]
+    assert {"observer", "intercept", "current", "sched", "syscall"} <= decls["Kernel"]
+    assert {"uc", "guest_log", "flush_log", "hook_code", "read_fast"} <= decls["Machine"]
+
+
+def test_no_module_above_the_kernel_stashes_or_probes_attributes_on_its_objects():
+    decls, by_name = _tables()
+    bad = []
+    for path, classes in upper_modules():
+        names = {name: cls for name, cls in by_name.items() if cls in classes}
+        bad += violations(path.read_text(), str(path.relative_to(ROOT)), decls, names)
+    assert not bad, "\n".join(bad)
+
+
+def test_the_check_finds_a_stash_and_a_probe():
+    """The check can fail: a tracer state attribute put on a process, one on an engine, a probe."""
+    decls, by_name = _tables()
+    planted = (
+        "def attach(self, proc):\n"
+        "    proc._lt_hooked_modules = set()\n"
+        "    m = proc.machine\n"
+        "    m._lt_armed = True\n"
+        "    proc.machine._lt_ranges, x = [], 1\n"
+        "    setattr(proc, 'x', 1)\n"
+        "    if getattr(self.kernel, 'sleep', None):\n"
+        "        pass\n"
+        "    proc.stop_requested = True\n"        # declared by Process: fine
+    )
+    found = violations(planted, "planted.py", decls, by_name)
+    assert [f.split(":")[1] for f in found] == ["2", "4", "5", "6", "7"]
