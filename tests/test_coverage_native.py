@@ -16,10 +16,12 @@ import sys
 import weakref
 
 import pytest
+from unicorn import unicorn_const as UCC
+from unicorn.unicorn_py3.unicorn import uclib
 
 from conftest import ROOT, built, emutrace
 from emutrace.machine.blockcount import PyBlockCounter
-from emutrace.machine.cpu import Machine
+from emutrace.machine.cpu import Machine, _address
 from emutrace.machine.native import native
 
 needs_native = pytest.mark.skipif(native is None, reason="the compiled event path is not built")
@@ -62,9 +64,6 @@ def _counts(kind, distinct, rounds):
 
 
 def _native_args(m, first):
-    from unicorn.unicorn_py3.unicorn import uclib
-    from unicorn import unicorn_const as UCC
-    from emutrace.machine.cpu import _address
     return (_address(uclib.uc_hook_add), _address(uclib.uc_emu_stop), m._hc.value, UCC.UC_HOOK_BLOCK, first)
 
 
