@@ -14,12 +14,14 @@ import shutil
 import subprocess
 import sys
 import weakref
+from types import SimpleNamespace
 
 import pytest
 from unicorn import unicorn_const as UCC
 from unicorn.unicorn_py3.unicorn import uclib
 
 from conftest import ROOT, built, emutrace
+from emutrace.coverage import BlockRecorder
 from emutrace.machine.blockcount import PyBlockCounter
 from emutrace.machine.cpu import Machine, _address
 from emutrace.machine.native import native
@@ -81,6 +83,39 @@ def test_native_and_python_counters_agree_exactly(distinct):
     assert counts == {CODE: 1, CODE + 5: rounds - 1, **{a: rounds for a in later},
                       CODE + 5 + 2 * distinct: rounds}
     assert dict(nf)[CODE] == 7 and all(dict(nf)[a] == 2 for a in later)
+
+
+@needs_native
+def test_a_full_table_counts_what_it_lost():
+    """A table bounded to 2^12 slots holds 2048 blocks (half full): the others' executions are
+    counted as lost, and the blocks it holds keep exact counts."""
+    code = _loop_code(3000, 2)
+    m = _engine(code)
+    firsts = []
+    counter = native.BlockCounter(*_native_args(m, lambda a, s: firsts.append(a)), 12)
+    m._hooks.append(counter)
+    m.uc.emu_start(CODE, CODE + len(code))
+    counts = dict(counter.drain())
+    assert counter.blocks == len(firsts) == len(counts) == 2048
+    # 3002 distinct blocks: CODE once, CODE+5 once (re-entered in round 2), the 2999 later jmps
+    # and the dec/jnz block twice each. The table takes the first 2048 of round 1; the other 953
+    # of round 1 and CODE+5 are lost.
+    assert counter.lost == 953 * 2 + 1
+    assert all(n == (1 if a == CODE else 2) for a, n in counts.items())
+    with pytest.raises(ValueError):
+        native.BlockCounter(*_native_args(_engine(code), lambda a, s: None), 40)
+
+
+def test_the_recorder_says_what_was_lost():
+    said = []
+    session = SimpleNamespace(kernel=SimpleNamespace(notify=said.append))
+    rec = BlockRecorder(session)
+    row = [4, 0]
+    counter = SimpleNamespace(drain=lambda: [(0x1000, 3)], lost=7)
+    rec._counters.append((counter, {0x1000: row}))
+    rec.drain()
+    assert row == [4, 3]
+    assert said == ["coverage: 7 block executions not recorded (the block table is full)"]
 
 
 @needs_native

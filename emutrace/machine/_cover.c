@@ -1,6 +1,6 @@
 /* BlockCounter: --coverage's UC_HOOK_BLOCK callback, in C (part of emutrace.machine._native).
  *
- * BlockCounter(uc_hook_add, uc_emu_stop, engine, hook_type, first)
+ * BlockCounter(uc_hook_add, uc_emu_stop, engine, hook_type, first[, max_bits])
  *
  * Each executed basic block costs one probe of an open-addressing hash table keyed by the
  * block's address and one increment, with no Python and no GIL. Python runs only at a block's
@@ -11,7 +11,7 @@
  * emutrace/machine/blockcount.py) calls it.
  *
  * Memory: one 16-byte slot per distinct block, the table at most half full, and at most
- * 2^MAX_BITS slots (1 GiB). It grows with the code the program ran, never with how long it ran.
+ * 2^max_bits slots (MAX_BITS, 1 GiB, unless a smaller bound is given: the tests fill one). It grows with the code the program ran, never with how long it ran.
  * A block first seen when the table can neither grow nor take it is not counted; `lost` says how
  * many executions that was, and emutrace.coverage reports it.
  *
@@ -48,6 +48,7 @@ typedef struct {
     Slot *slots;
     uint64_t mask;              /* capacity - 1 */
     int bits;                   /* log2(capacity) */
+    int max_bits;               /* the table's bound */
     Py_ssize_t used;            /* distinct blocks */
     uint64_t lost;              /* executions not counted: the table was full */
     size_t handle;
@@ -72,7 +73,7 @@ static Slot *probe(Slot *slots, uint64_t mask, int bits, uint64_t key)
 static int grow(BlockCounterObject *c)
 {
     int bits = c->bits + 1;
-    if (bits > MAX_BITS) return -1;
+    if (bits > c->max_bits) return -1;
     uint64_t cap = UINT64_C(1) << bits;
     Slot *slots = PyMem_RawCalloc((size_t)cap, sizeof(Slot));
     if (slots == NULL) return -1;
@@ -125,13 +126,19 @@ static void on_block(void *uc, uint64_t address, uint32_t size, void *user)
 static int BlockCounter_init(BlockCounterObject *self, PyObject *args, PyObject *kwds)
 {
     unsigned long long hook_add, emu_stop, engine;
-    int hook_type;
+    int hook_type, max_bits = MAX_BITS;
     PyObject *first;
     if (self->hooked) {
         PyErr_SetString(PyExc_RuntimeError, "emutrace.machine._native.BlockCounter: already registered");
         return -1;
     }
-    if (!PyArg_ParseTuple(args, "KKKiO", &hook_add, &emu_stop, &engine, &hook_type, &first)) return -1;
+    if (!PyArg_ParseTuple(args, "KKKiO|i", &hook_add, &emu_stop, &engine, &hook_type, &first, &max_bits))
+        return -1;
+    if (max_bits < INITIAL_BITS || max_bits > MAX_BITS) {
+        PyErr_Format(PyExc_ValueError, "emutrace.machine._native.BlockCounter: max_bits is %d..%d",
+                     INITIAL_BITS, MAX_BITS);
+        return -1;
+    }
     if (!hook_add || !emu_stop || !engine || !PyCallable_Check(first)) {
         PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.BlockCounter: a null function or engine");
         return -1;
@@ -144,6 +151,7 @@ static int BlockCounter_init(BlockCounterObject *self, PyObject *args, PyObject 
     PyMem_RawFree(self->slots);
     self->slots = slots;
     self->bits = INITIAL_BITS;
+    self->max_bits = max_bits;
     self->mask = (UINT64_C(1) << INITIAL_BITS) - 1;
     self->used = 0;
     self->lost = 0;
@@ -239,7 +247,7 @@ static PyTypeObject BlockCounterType = {
     .tp_name = "emutrace.machine._native.BlockCounter",
     .tp_basicsize = sizeof(BlockCounterObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "BlockCounter(uc_hook_add, uc_emu_stop, engine, hook_type, first): counts executed blocks",
+    .tp_doc = "BlockCounter(uc_hook_add, uc_emu_stop, engine, hook_type, first[, max_bits]): counts executed blocks",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)BlockCounter_init,
     .tp_dealloc = (destructor)BlockCounter_dealloc,
