@@ -20,6 +20,8 @@ class optional_build_ext(build_ext):
 
 
 setup(
-    ext_modules=[Extension("emutrace.machine._native", ["emutrace/machine/_native.c"], optional=True)],
+    ext_modules=[Extension("emutrace.machine._native",
+                          ["emutrace/machine/_native.c", "emutrace/machine/_cover.c"],
+                          depends=["emutrace/machine/_cover.h"], optional=True)],
     cmdclass={"build_ext": optional_build_ext},
 )

@@ -42,7 +42,7 @@ STD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 BENCH_ENV = {"PATH": STD_PATH, "HOME": "/root", "LANG": "C", "LC_ALL": "C", "TERM": "dumb"}
 
 ALL_TOOLS = ("native", "emutrace", "emutrace-pure", "emutrace-notrace", "ltrace", "strace", "uftrace", "qemu",
-             "qiling", "py-unicorn")
+             "qiling", "py-unicorn", "emutrace-coverage", "emutrace-coverage-pure")
 TOOL_LABEL = {
     "native": "native",
     "emutrace": "emutrace",
@@ -54,6 +54,8 @@ TOOL_LABEL = {
     "qemu": "qemu-x86_64",
     "qiling": "Qiling",
     "py-unicorn": "python3 -c 'import unicorn'",
+    "emutrace-coverage": "emutrace --no-trace --coverage",
+    "emutrace-coverage-pure": "emutrace --no-trace --coverage, EMUTRACE_PURE=1",
 }
 SLOW_RUN = 60.0            # seconds: a run this slow is measured once, not --reps times
 WORKLOADS = ("callloop", "sort", "ls", "sha256sum", "python", "readloop", "startup", "freshcalls", "bashread")
@@ -61,6 +63,8 @@ from bench import memory_workloads  # noqa: E402  (guest-memory workloads: java,
 WORKLOADS += memory_workloads.NAMES
 from bench import program_workloads  # noqa: E402  (real programs traced: git, xz, perl, ...)
 WORKLOADS += program_workloads.NAMES
+from bench import coverage_workload  # noqa: E402  (--coverage's cost per block)
+WORKLOADS += coverage_workload.NAMES
 # the marginal-cost workloads and the events each iteration makes
 MARGINAL_EVENTS = {"callloop": 4, "readloop": 1, "freshcalls": 8}
 BASH_LINES = 5000
@@ -223,6 +227,10 @@ def tool_command(tool: str, argv: List[str], kind: str, env: Env) -> Tuple[List[
     if tool == "emutrace-notrace":
         return ([sys.executable, "-m", "emutrace", "--inherit-env", "--clock", str(env.clock),
                  "--no-trace"] + argv, None)
+    if tool in ("emutrace-coverage", "emutrace-coverage-pure"):      # (drcov, the default format)
+        pure = ["/usr/bin/env", "EMUTRACE_PURE=1"] if tool == "emutrace-coverage-pure" else []
+        return (pure + [sys.executable, "-m", "emutrace", "--inherit-env", "--clock", str(env.clock),
+                        "--no-trace", "--coverage", str(trace)] + argv, trace)
     if tool == "ltrace":
         mode = ["-L", "-S"] if kind == "sys" else []
         return [env.tools["ltrace"]] + mode + ["-o", str(trace)] + argv, trace
@@ -255,6 +263,7 @@ def detect_tools(env: Env, wanted: Sequence[str]) -> None:
     # emutrace: must be importable by this interpreter
     if importlib.util.find_spec("emutrace") is not None:
         env.tools["emutrace"] = env.tools["emutrace-notrace"] = env.tools["emutrace-pure"] = sys.executable
+        env.tools["emutrace-coverage"] = env.tools["emutrace-coverage-pure"] = sys.executable
     else:
         env.skipped["emutrace"] = f"`import emutrace` fails in {sys.executable}"
     env.tools["native"] = ""
@@ -323,6 +332,7 @@ class Case:
     tools: Tuple[str, ...] = ()
     warmup: bool = False
     size: Optional[int] = None      # N, for the marginal-cost workloads
+    blocks: Optional[int] = None    # basic blocks executed (the coverage workload)
 
 
 @dataclass
@@ -420,6 +430,11 @@ def setup_workloads(cfg: Config, env: Env, only: Sequence[str]) -> List[Case]:
         only, cfg.quick, tmp, env.notes,
         lambda wl, label, argv: Case(wl, label, argv, "lib", program_workloads.TOOLS),
         lambda name: shutil.which(name, path=STD_PATH))
+    cases += coverage_workload.cases(
+        only, cfg.quick, tmp, env.notes,
+        lambda wl, label, argv, size=None, blocks=None: Case(wl, label, argv, "lib", coverage_workload.TOOLS,
+                                                             size=size, blocks=blocks),
+        which_program, BENCH_ENV)
     return cases
 
 
@@ -785,6 +800,7 @@ def render(cases: List[Case], results, marginals, tools: Sequence[str], cfg: Con
 
     L += memory_workloads.render(cases, results, fmt_cost, fmt_bytes, TOOL_LABEL.get)
     L += program_workloads.render(cases, results)
+    L += coverage_workload.render(cases, results, fmt_cost, TOOL_LABEL.get)
 
     # 5. notes
     notes: List[str] = []

@@ -1,6 +1,7 @@
 """Backtraces of the guest for strace's `-k` / `-kk` and ltrace's `-w N`.
 
-A backtrace is the unwinder's frames (emutrace.unwind), each symbolized as strace prints it:
+A backtrace is the unwinder's frames (emutrace.unwind), each symbolized as strace prints it
+(ltrace's -w lines differ in the address only: absolute, see format_ltrace_frame):
 
      > /usr/lib/x86_64-linux-gnu/libc.so.6(__write+0x10) [0xf8350]
 
@@ -44,6 +45,16 @@ def format_frame(f: StackFrame) -> str:
         where = f" {f.file}:{f.line}" if f.file else ""
         return f" > {f.module}({f.function}+{f.function_offset:#x}) [{f.offset:#x}]{where}"
     return f" > {f.module}() [{f.offset:#x}]"
+
+
+def format_ltrace_frame(f: StackFrame) -> str:
+    """ltrace -w's frame line (ltrace built with libunwind: `MODULE(FUNCTION+0xOFF) [0xPC]`, the
+    absolute address; `(???)` without a symbol, `unmapped_area` outside every module). ltrace
+    prints a blank line after the frames (ltrace_stack_lines)."""
+    module = f.module or "unmapped_area"
+    if f.function:
+        return f" > {module}({f.function}+{f.function_offset:#x}) [{f.pc:#x}]"
+    return f" > {module}(???) [{f.pc:#x}]"
 
 
 class Backtracer:

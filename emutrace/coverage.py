@@ -1,10 +1,12 @@
 """--coverage FILE: the basic blocks the guest executed, per module, written as drcov v2
 (Lighthouse, bncov), an lcov tracefile (genhtml; from the modules' DWARF line tables) or text.
 
-Recording is one block hook per machine (BlockRecorder.install). It is a Python UC_HOOK_BLOCK
-callback for now, ~1 µs per executed block; the recorder keeps its state in one dict (block
-address → [size, executions]) that a native block hook can fill in its place: the first sight of
-a block is all that needs Python (naming its module or anonymous region).
+Recording is one block counter per engine (Machine.count_blocks). With the compiled event path
+it is a C block hook (emutrace/machine/_cover.c) that counts executions in a hash table of block
+addresses; Python runs only at a block's first execution, to name its module while the module
+map is the one the block ran under, and the counts are drained into the recorder's rows when the
+file is written. Without it (EMUTRACE_PURE=1, the reference), a Python block hook counts the same
+way. Both write the same bytes (tests/test_coverage_native.py).
 
 A block outside every mapped module (JIT code, a trampoline written to anonymous memory) is
 filed under an "[anonymous]" module spanning its memory mapping.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import struct
+import weakref
 from typing import Dict, List
 
 from emutrace.loader.modules import module_at
@@ -41,23 +44,38 @@ class BlockRecorder:
         self.modules: List[CoveredModule] = []
         self._module_ids: Dict[tuple, int] = {}
         self.blocks: Dict[tuple, list] = {}          # (module id, offset) → [size, executions]
-        self._machines = set()
+        self._machines = weakref.WeakSet()           # engines with a counter (an id could be reused)
+        self._counters: List[tuple] = []             # (counter, its rows: address → row of blocks)
 
     # -- session observer ------------------------------------------------------------------
     def attach(self, proc) -> None:
         m = proc.machine
-        if id(m) in self._machines:
+        if m in self._machines:
             return
-        self._machines.add(id(m))
-        seen: Dict[int, list] = {}
+        self._machines.add(m)
+        rows: Dict[int, list] = {}
         kernel = proc.kernel
+        owner = weakref.ref(proc)
 
-        def on_block(addr, size):
-            row = seen.get(addr)
-            if row is None:
-                row = seen[addr] = self._first(kernel.current or proc, addr, size)
-            row[1] += 1
-        m.hook_block(on_block)
+        def first(addr, size):
+            rows[addr] = self._first(kernel.current or owner(), addr, size)
+        # The recorder keeps the counter: an exec'd or exited process's engine may be gone
+        # before the file is written, its counts not. (The counter holds `first`, which holds
+        # the process only weakly, so keeping it does not keep the engine.)
+        self._counters.append((m.count_blocks(first), rows))
+
+    def drain(self) -> None:
+        """Adds the counters' executions to the rows."""
+        lost = 0
+        for counter, rows in self._counters:
+            for addr, n in counter.drain():
+                row = rows.get(addr)
+                if row is not None:         # (None: its first() raised, and the run stopped on it)
+                    row[1] += n
+            lost += counter.lost
+        if lost:
+            self.session.kernel.notify(f"coverage: {lost} block executions not recorded "
+                                       "(the block table is full)")
 
     def _first(self, proc, addr: int, size: int) -> list:
         """A block seen for the first time: find its module, or its anonymous region."""
@@ -80,6 +98,7 @@ class BlockRecorder:
 
     # -- output ------------------------------------------------------------------------------
     def write(self, f, fmt: str) -> None:
+        self.drain()
         WRITERS[fmt](f, self.modules, self.blocks)
 
 

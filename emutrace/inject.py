@@ -86,8 +86,8 @@ def parse_delay_us(text: str) -> int:
 
 
 def _errno(text: str) -> int:
-    if text in E.NUMBER:
-        return E.NUMBER[text]
+    if text.upper() in E.NUMBER:                        # (strace compares names ignoring case)
+        return E.NUMBER[text.upper()]
     n = _number(text)
     if n is None or not 1 <= n <= 4095:
         raise ValueError(text)
@@ -95,6 +95,7 @@ def _errno(text: str) -> int:
 
 
 def _signal(text: str) -> int:
+    text = text.upper()                                 # (names ignoring case, as strace)
     n = SIGNAL_NUMBERS.get(text)
     if n is None and not text.startswith("SIG"):
         n = SIGNAL_NUMBERS.get("SIG" + text)
@@ -120,6 +121,8 @@ def _pokes(text: str) -> List[Tuple[int, bytes]]:
         if not m:
             raise ValueError(text)
         out.append((int(m.group(1)) - 1, bytes.fromhex(m.group(2))))
+    if len({arg for arg, _ in out}) != len(out):         # one poke per argument
+        raise ValueError(text)
     return out
 
 
@@ -147,10 +150,15 @@ def parse_tamper(tokens: List[str], original: str, fault: bool = False) -> Tampe
     t = Tamper()
     bad = InjectError(f"invalid {'fault' if fault else 'inject'} argument '{original}'")
     pure_given = False
+    given = set()                               # the keys given once at most (all but when=)
     for tok in tokens:
+        if not tok:
+            continue                            # (strace's tokenizer skips empty tokens: "a::b")
         key, eq, val = tok.partition("=")
         try:
             if not eq:
+                raise ValueError(tok)
+            if key in given:
                 raise ValueError(tok)
             if key == "when":
                 t.when = parse_when(val)               # the last when= wins
@@ -188,6 +196,8 @@ def parse_tamper(tokens: List[str], original: str, fault: bool = False) -> Tampe
                 t.poke_exit = _pokes(val)
             else:
                 raise ValueError(tok)
+            if key != "when":
+                given.add(key)
         except ValueError:
             raise bad from None
     if fault and t.error is None:
@@ -205,12 +215,11 @@ def parse_inject(expr: str, fault: bool = False) -> Tuple[List[str], Tamper]:
     try:
         sel = SyscallSelection([body]) if body else None
     except TraceSpecError as e:
-        name = str(e).rsplit(" ", 1)[-1].strip("'")
-        raise InjectError(f"invalid system call '{name}'") from None
+        raise InjectError(str(e)) from None             # (strace's words: emutrace.syscallset)
     if sel is None or not body.strip(","):
         raise InjectError("invalid system call ''")
     tamper = parse_tamper(rest.split(":") if rest else [], expr, fault)
-    return sorted(sel.names or BY_NAME), tamper
+    return sorted(sel.names), tamper                 # (empty for a set of only ?-items naming nothing)
 
 
 # -- system calls ------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ Tracing:
   --strace           system calls only, in strace's format
   -L                 no library calls
   -e EXPR            ltrace filter (malloc+free, -strlen, *@libc.so*, /regex/) or, with --strace,
-                     strace's -e trace=NAME,%class,!NAME
+                     strace's -e trace=SET (names, numbers, %class, /regex, ?NAME, all; !SET)
   -x FILTER          also trace program-internal functions matching FILTER
   -l LIB             only calls into libraries matching LIB
   -F FILE            extra prototypes in ltrace.conf syntax

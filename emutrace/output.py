@@ -159,13 +159,13 @@ class LtraceText:
                 ip = f"[{call.caller_addr:#x}] " if self.cfg.show_ip and call else ""
                 head = self._prefix(call) + ip + self._indent(ev.depth) + call.text if call else ""
                 line = close_call(head + ev.right, ev.ret, DEFAULT_ALIGN)
-                self.w.write(line[len(head):] + spent + "\n" + _stack_lines(call.stack if call else None))
+                self.w.write(line[len(head):] + spent + "\n" + _ltrace_stack_lines(call.stack if call else None))
                 self.open = None
             else:
                 self._close_open()
                 head = self._prefix(ev) + self._indent(ev.depth) + f"<... {ev.name} resumed> "
                 self.w.write(close_call(head + ev.right, ev.ret, DEFAULT_ALIGN) + spent + "\n"
-                             + _stack_lines(call.stack if call else None))
+                             + _ltrace_stack_lines(call.stack if call else None))
         elif isinstance(ev, Syscall):
             if not self.cfg.syscalls:
                 return
@@ -223,11 +223,19 @@ class LtraceText:
 
 
 def _stack_lines(stack) -> str:
-    """strace -k's / ltrace -w's frame lines under an event ('' without a stack)."""
+    """strace -k's frame lines under an event ('' without a stack)."""
     if not stack:
         return ""
     from .backtrace import format_frame
     return "".join(format_frame(f) + "\n" for f in stack)
+
+
+def _ltrace_stack_lines(stack) -> str:
+    """ltrace -w's frame lines under a call, and the blank line ltrace ends them with."""
+    if not stack:
+        return ""
+    from .backtrace import format_ltrace_frame
+    return "".join(format_ltrace_frame(f) + "\n" for f in stack) + "\n"
 
 
 def strace_align(prefix: str, line: str) -> str:

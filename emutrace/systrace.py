@@ -1,7 +1,7 @@
 """System-call tracing: the kernel's observer, turning each syscall into a decoded event.
 
 Decoding uses the one syscall table (syscalls.table) through syscalls.strace; `-e trace=`
-selects by name, `!name` and `%class`, as strace does.
+selects by strace's grammar (emutrace.syscallset: names, numbers, %classes, /regex, ?, !).
 """
 from __future__ import annotations
 
@@ -13,41 +13,24 @@ from emutrace.kernel import errno as E
 from emutrace.kernel.table import BY_NAME, Syscall as Row
 
 from .events import Signal, Syscall
+from .syscallset import SyscallSetError, syscalls_of
 from .traceview import mem_view
-
-CLASSES = ("%file", "%desc", "%memory", "%process", "%signal", "%network", "%ipc", "%clock",
-           "%creds", "%stat", "%lstat", "%fstat", "%statfs", "%pure")
-
 
 class TraceSpecError(ValueError):
     pass
 
 
 class SyscallSelection:
-    """strace's `-e trace=SET`: names, %classes, and a leading ! to negate."""
+    """strace's `-e trace=SET`: the grammar of emutrace.syscallset, and a leading ! to negate."""
 
     def __init__(self, specs: List[str]):
         self.names: Optional[set] = None
         for spec in specs:
             negate = spec.startswith("!")
-            body = spec[1:] if negate else spec
-            chosen = set()
-            for item in body.split(","):
-                item = item.strip()
-                if not item:
-                    continue
-                if item in ("all", "%all"):
-                    chosen |= set(BY_NAME)
-                elif item.startswith("%"):
-                    if item not in CLASSES:
-                        raise TraceSpecError(f"unknown system call class {item}")
-                    chosen |= {n for n, sc in BY_NAME.items() if item in sc.classes}
-                elif item == "none":
-                    continue
-                else:
-                    if item not in BY_NAME:
-                        raise TraceSpecError(f"unknown system call {item!r}")
-                    chosen.add(item)
+            try:
+                chosen = set(syscalls_of(spec[1:] if negate else spec))
+            except SyscallSetError as e:
+                raise TraceSpecError(str(e)) from None
             if negate:
                 base = set(BY_NAME) if self.names is None else self.names
                 self.names = base - chosen

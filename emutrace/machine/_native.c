@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_cover.h"             /* BlockCounter (--coverage), in _cover.c */
+
 /* Bumped whenever the Python side's expectations change (emutrace/machine/native.py checks it). */
 #define ABI_VERSION 4
 
@@ -807,5 +809,6 @@ PyMODINIT_FUNC PyInit__native(void)
     for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++) {
         if (PyModule_AddIntConstant(m, consts[i].name, consts[i].value) < 0) { Py_DECREF(m); return NULL; }
     }
+    if (emutrace_cover_init(m) < 0) { Py_DECREF(m); return NULL; }
     return m;
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
+import weakref
 
 from unicorn import Uc, UcError, UC_ARCH_X86, UC_MODE_64, UC_HOOK_INSN
 from unicorn import unicorn_const as UCC
@@ -14,6 +15,7 @@ from unicorn import x86_const as X
 from unicorn.unicorn_py3.unicorn import uclib
 
 from .layout import FXSAVE
+from .blockcount import PyBlockCounter
 from .native import native
 
 # General-purpose registers in the order the syscall ABI and the signal frame use them
@@ -238,6 +240,21 @@ class Machine:
         return self._add_hook(self._CODE_CB(lambda _h, address, size, _user: guarded(address, size)),
                               UCC.UC_HOOK_BLOCK, 1, 0)
 
+    def count_blocks(self, first):
+        """A block counter for this engine (--coverage): first(address, size) at each block's
+        first execution, drain() for the counts (emutrace/machine/blockcount.py). With the
+        compiled event path it is a C block hook (BlockCounter: a hash table of addresses, no
+        Python per executed block); otherwise a Python block hook (hook_block)."""
+        counter_type = getattr(native, "BlockCounter", None)    # (None: pure, or a build before it)
+        if counter_type is not None:
+            counter = counter_type(_address(uclib.uc_hook_add), _address(uclib.uc_emu_stop), self._hc.value,
+                                   UCC.UC_HOOK_BLOCK, self._guarded_weakly(first))
+            self._hooks.append(counter)         # the engine keeps a pointer to it
+            return counter
+        counter = PyBlockCounter(first)
+        counter.handle = self.hook_block(counter.on_block)
+        return counter
+
     _SYSCALL_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 
     def hook_syscall(self, fn):
@@ -279,6 +296,22 @@ class Machine:
                 if uc._hook_exception is None:
                     uc._hook_exception = e
                 uclib.uc_emu_stop(h)
+        return guarded
+
+    def _guarded_weakly(self, fn):
+        """_guarded for a hook object that may outlive the engine (a block counter is drained
+        after its process ended): it holds the engine weakly, so it does not keep it alive."""
+        engine = weakref.ref(self.uc)
+
+        def guarded(*args):
+            try:
+                fn(*args)
+            except BaseException as e:
+                uc = engine()
+                if uc is not None:
+                    if uc._hook_exception is None:
+                        uc._hook_exception = e
+                    uclib.uc_emu_stop(uc._uch)
         return guarded
 
     def _add_hook(self, cb, htype: int, begin: int, end: int, *extra) -> int:

@@ -1,0 +1,269 @@
+/* BlockCounter: --coverage's UC_HOOK_BLOCK callback, in C (part of emutrace.machine._native).
+ *
+ * BlockCounter(uc_hook_add, uc_emu_stop, engine, hook_type, first[, max_bits])
+ *
+ * Each executed basic block costs one probe of an open-addressing hash table keyed by the
+ * block's address and one increment, with no Python and no GIL. Python runs only at a block's
+ * first execution on the engine: first(address, size), where emutrace.coverage names the
+ * block's module while the module map is still the one the block ran under. drain() hands the
+ * counts gathered since the last drain to Python and zeroes them; the addresses stay, so first
+ * is called once per block and engine, exactly as the Python block hook (the reference,
+ * emutrace/machine/blockcount.py) calls it.
+ *
+ * Memory: one 16-byte slot per distinct block, the table at most half full, and at most
+ * 2^max_bits slots (MAX_BITS, 1 GiB, unless a smaller bound is given: the tests fill one). It grows with the code the program ran, never with how long it ran.
+ * A block first seen when the table can neither grow nor take it is not counted; `lost` says how
+ * many executions that was, and emutrace.coverage reports it.
+ *
+ * As SyscallHook in _native.c, the Unicorn functions are the ones the binding loaded (their
+ * addresses come from Python) and uc_hook_add is called through a variadic prototype. first
+ * must not raise (the Machine wraps it so that an exception stops emulation and is kept for
+ * emu_start to raise); if it does anyway, emulation stops and the exception is reported as
+ * unraisable. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "_cover.h"
+
+typedef int (*cover_hook_add_fn)(void *uc, size_t *hh, int type, void *callback, void *user_data,
+                                 uint64_t begin, uint64_t end, ...);
+typedef int (*cover_emu_stop_fn)(void *uc);
+
+/* key: the block's address + 1, so that 0 marks an empty slot (a block address is never
+ * 2^64 - 1: x86-64 code there would wrap around the address space). */
+typedef struct {
+    uint64_t key;
+    uint64_t count;
+} Slot;
+
+#define INITIAL_BITS 12
+#define MAX_BITS 26
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *first;
+    cover_emu_stop_fn emu_stop;
+    Slot *slots;
+    uint64_t mask;              /* capacity - 1 */
+    int bits;                   /* log2(capacity) */
+    int max_bits;               /* the table's bound */
+    Py_ssize_t used;            /* distinct blocks */
+    uint64_t lost;              /* executions not counted: the table was full */
+    size_t handle;
+    int hooked;
+} BlockCounterObject;
+
+/* Fibonacci hashing: block addresses share their low bits (alignment) and their high bits (the
+ * module), so the table index comes from the product's top bits. */
+static uint64_t home(uint64_t key, int bits)
+{
+    return (key * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - bits);
+}
+
+static Slot *probe(Slot *slots, uint64_t mask, int bits, uint64_t key)
+{
+    uint64_t i = home(key, bits);
+    while (slots[i].key != 0 && slots[i].key != key) i = (i + 1) & mask;
+    return &slots[i];
+}
+
+/* Doubles the table (PyMem_Raw: it runs inside emulation, without the GIL). -1: not possible. */
+static int grow(BlockCounterObject *c)
+{
+    int bits = c->bits + 1;
+    if (bits > c->max_bits) return -1;
+    uint64_t cap = UINT64_C(1) << bits;
+    Slot *slots = PyMem_RawCalloc((size_t)cap, sizeof(Slot));
+    if (slots == NULL) return -1;
+    for (uint64_t i = 0; i <= c->mask; i++) {
+        if (c->slots[i].key != 0) *probe(slots, cap - 1, bits, c->slots[i].key) = c->slots[i];
+    }
+    PyMem_RawFree(c->slots);
+    c->slots = slots;
+    c->mask = cap - 1;
+    c->bits = bits;
+    return 0;
+}
+
+/* A block's first execution on this engine: Python names it. */
+static void first_sight(BlockCounterObject *c, void *uc, uint64_t address, uint32_t size)
+{
+    if (c->first == NULL) return;                   /* (cleared by the garbage collector) */
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *r = PyObject_CallFunction(c->first, "KI", (unsigned long long)address, (unsigned int)size);
+    if (r == NULL) {
+        PyErr_WriteUnraisable(c->first);
+        c->emu_stop(uc);
+    }
+    Py_XDECREF(r);
+    PyGILState_Release(g);
+}
+
+static void on_block(void *uc, uint64_t address, uint32_t size, void *user)
+{
+    BlockCounterObject *c = user;
+    uint64_t key = address + 1;
+    Slot *s = probe(c->slots, c->mask, c->bits, key);
+    if (s->key == key) {
+        s->count++;
+        return;
+    }
+    if ((uint64_t)(c->used + 1) * 2 > c->mask + 1) {        /* keep the table at most half full */
+        if (grow(c) < 0) {
+            c->lost++;
+            return;
+        }
+        s = probe(c->slots, c->mask, c->bits, key);
+    }
+    s->key = key;
+    s->count = 1;
+    c->used++;
+    first_sight(c, uc, address, size);
+}
+
+static int BlockCounter_init(BlockCounterObject *self, PyObject *args, PyObject *kwds)
+{
+    unsigned long long hook_add, emu_stop, engine;
+    int hook_type, max_bits = MAX_BITS;
+    PyObject *first;
+    if (self->hooked) {
+        PyErr_SetString(PyExc_RuntimeError, "emutrace.machine._native.BlockCounter: already registered");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(args, "KKKiO|i", &hook_add, &emu_stop, &engine, &hook_type, &first, &max_bits))
+        return -1;
+    if (max_bits < INITIAL_BITS || max_bits > MAX_BITS) {
+        PyErr_Format(PyExc_ValueError, "emutrace.machine._native.BlockCounter: max_bits is %d..%d",
+                     INITIAL_BITS, MAX_BITS);
+        return -1;
+    }
+    if (!hook_add || !emu_stop || !engine || !PyCallable_Check(first)) {
+        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.BlockCounter: a null function or engine");
+        return -1;
+    }
+    Slot *slots = PyMem_RawCalloc((size_t)1 << INITIAL_BITS, sizeof(Slot));
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyMem_RawFree(self->slots);
+    self->slots = slots;
+    self->bits = INITIAL_BITS;
+    self->max_bits = max_bits;
+    self->mask = (UINT64_C(1) << INITIAL_BITS) - 1;
+    self->used = 0;
+    self->lost = 0;
+    Py_INCREF(first);
+    Py_XSETREF(self->first, first);
+    self->emu_stop = (cover_emu_stop_fn)(uintptr_t)emu_stop;
+    cover_hook_add_fn add = (cover_hook_add_fn)(uintptr_t)hook_add;
+    int err = add((void *)(uintptr_t)engine, &self->handle, hook_type, (void *)on_block, self,
+                  (uint64_t)1, (uint64_t)0);
+    if (err != 0) {
+        PyErr_Format(PyExc_OSError, "uc_hook_add failed (Unicorn error %d)", err);
+        return -1;
+    }
+    self->hooked = 1;
+    return 0;
+}
+
+/* The engine keeps a pointer to this object: the Machine holds it as long as the engine lives
+ * (and emutrace.coverage holds it until the counts are drained, which may be after). first may
+ * refer back to the Machine: the type takes part in garbage collection so that such a cycle,
+ * once nothing else holds it, is freed with its engine. */
+static int BlockCounter_traverse(BlockCounterObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->first);
+    return 0;
+}
+
+static int BlockCounter_clear(BlockCounterObject *self)
+{
+    Py_CLEAR(self->first);
+    return 0;
+}
+
+static void BlockCounter_dealloc(BlockCounterObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    BlockCounter_clear(self);
+    PyMem_RawFree(self->slots);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* drain() -> [(address, executions)]: the blocks executed since the last drain, their counts
+ * zeroed. Called between emulation runs (the hook and drain share the table without a lock). */
+static PyObject *BlockCounter_drain(BlockCounterObject *self, PyObject *unused)
+{
+    PyObject *out = PyList_New(0);
+    if (out == NULL || self->slots == NULL) return out;
+    for (uint64_t i = 0; i <= self->mask; i++) {
+        Slot *s = &self->slots[i];
+        if (s->key == 0 || s->count == 0) continue;
+        PyObject *row = Py_BuildValue("(KK)", (unsigned long long)(s->key - 1), (unsigned long long)s->count);
+        if (row == NULL || PyList_Append(out, row) < 0) {
+            Py_XDECREF(row);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(row);
+        s->count = 0;
+    }
+    return out;
+}
+
+static PyObject *BlockCounter_handle(BlockCounterObject *self, void *closure)
+{
+    return PyLong_FromSize_t(self->handle);
+}
+
+static PyObject *BlockCounter_blocks(BlockCounterObject *self, void *closure)
+{
+    return PyLong_FromSsize_t(self->used);
+}
+
+static PyObject *BlockCounter_lost(BlockCounterObject *self, void *closure)
+{
+    return PyLong_FromUnsignedLongLong(self->lost);
+}
+
+static PyMethodDef BlockCounter_methods[] = {
+    {"drain", (PyCFunction)BlockCounter_drain, METH_NOARGS,
+     "drain() -> [(address, executions)]: the counts since the last drain, then zeroed"},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyGetSetDef BlockCounter_getset[] = {
+    {"handle", (getter)BlockCounter_handle, NULL, "the hook's Unicorn handle", NULL},
+    {"blocks", (getter)BlockCounter_blocks, NULL, "distinct blocks seen", NULL},
+    {"lost", (getter)BlockCounter_lost, NULL, "executions not counted (the table was full)", NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
+static PyTypeObject BlockCounterType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "emutrace.machine._native.BlockCounter",
+    .tp_basicsize = sizeof(BlockCounterObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "BlockCounter(uc_hook_add, uc_emu_stop, engine, hook_type, first[, max_bits]): counts executed blocks",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)BlockCounter_init,
+    .tp_dealloc = (destructor)BlockCounter_dealloc,
+    .tp_traverse = (traverseproc)BlockCounter_traverse,
+    .tp_clear = (inquiry)BlockCounter_clear,
+    .tp_methods = BlockCounter_methods,
+    .tp_getset = BlockCounter_getset,
+};
+
+int emutrace_cover_init(PyObject *module)
+{
+    if (PyType_Ready(&BlockCounterType) < 0) return -1;
+    Py_INCREF(&BlockCounterType);
+    if (PyModule_AddObject(module, "BlockCounter", (PyObject *)&BlockCounterType) < 0) {
+        Py_DECREF(&BlockCounterType);
+        return -1;
+    }
+    return 0;
+}
