@@ -82,6 +82,7 @@ HOST_API = {
     "mmap": (PORTABLE, "anonymous mmap(-1, n) exists on every host (Windows: a paging-file map)"),
     "mmap.mmap": (PORTABLE, ""),
     "mmap.PAGESIZE": (PORTABLE, ""), "mmap.ALLOCATIONGRANULARITY": (PORTABLE, ""),
+    "mmap.ACCESS_READ": (PORTABLE, "every host (Windows maps files with ACCESS_* only)"),
     "mmap.MADV_DONTNEED": (GUARDED, "getattr/hasattr: POSIX hosts only; elsewhere pages stay"),
     "mmap.MADV_FREE": (GUARDED, "getattr/hasattr: Linux/BSD only"),
     "mmap.MAP_PRIVATE": (GUARDED, "POSIX only: Windows maps with ACCESS_* instead"),
