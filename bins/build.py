@@ -147,6 +147,8 @@ PROGRAMS: Dict[str, dict] = {
                    flags=_C_FLAGS + ("-pthread",)),
     "reclocks": _p("c", "POSIX, OFD and flock locks between processes, EDEADLK (scratch dir argv[1])",
                    flags=_C_FLAGS),
+    "msgtrunc": _p("c", "truncated datagrams: msg_flags MSG_TRUNC and the MSG_TRUNC flag (UDP, AF_UNIX)",
+                   flags=_C_FLAGS),
     "sysvipc": _p("c", "SysV shm, semaphores (SEM_UNDO) and message queues between processes",
                   flags=_C_FLAGS),
     "mqueue": _p("c", "POSIX message queues between processes, priorities, timeouts, mq_notify",

@@ -19,6 +19,7 @@ import struct
 
 from . import errno as E
 from . import inet
+from .datagrams import DatagramQueue
 from .dispatch import s32, syscall
 from .files import O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
 from .fs import blocking
@@ -29,7 +30,7 @@ SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET = 1, 2, 5
 SOCK_TYPE_MASK, SOCK_NONBLOCK, SOCK_CLOEXEC = 0xF, 0o4000, 0o2000000
 SOL_SOCKET, SO_TYPE, SO_ERROR, SO_DOMAIN, SO_ACCEPTCONN = 1, 3, 4, 39, 30
 SHUT_RD, SHUT_WR = 0, 1
-MSG_DONTWAIT, MSG_PEEK, MSG_NOSIGNAL = 0x40, 0x2, 0x4000
+MSG_DONTWAIT, MSG_PEEK, MSG_TRUNC, MSG_NOSIGNAL = 0x40, 0x2, 0x20, 0x4000
 
 
 class UnixSocket(OpenFile):
@@ -49,7 +50,8 @@ class UnixSocket(OpenFile):
         self.registry = None          # the kernel's listener table while listening
 
     def connect_pair(self, other: "UnixSocket", limits=None) -> None:
-        self.rx, other.rx = Pipe(limits), Pipe(limits)
+        channel = Pipe if self.stype == SOCK_STREAM else DatagramQueue   # messages keep their bounds
+        self.rx, other.rx = channel(limits), channel(limits)
         self.tx, other.tx = other.rx, self.rx
         for p in (self.rx, self.tx):
             p.readers += 1
@@ -59,6 +61,18 @@ class UnixSocket(OpenFile):
         if self.rx is None:
             raise VfsError(E.ENOTCONN)
         return self.rx.take(n)
+
+    def recv(self, n: int, flags: int):
+        """(up to n bytes, the whole message's length: more than n for a cut datagram)."""
+        if self.rx is None:
+            raise VfsError(E.ENOTCONN)
+        if isinstance(self.rx, DatagramQueue):
+            return self.rx.take_message(n, peek=bool(flags & MSG_PEEK))
+        if flags & MSG_PEEK and self.rx.buf:
+            data = bytes(self.rx.buf[:n])
+        else:
+            data = self.rx.take(n)
+        return data, len(data)
 
     def write(self, data):
         if self.tx is None:
@@ -327,6 +341,8 @@ def _send(proc, sock, data, flags, target=None):
     try:
         if isinstance(sock, InetSocket) and target is not None:
             return sock._io(lambda: sock.sock.sendto(data, target), True, _deadline(proc))
+        if isinstance(sock, UnixSocket) and not flags & MSG_DONTWAIT:
+            return blocking(proc, sock, lambda: sock.write(data))   # waits for the peer to read
         return sock.write(data)
     except WouldBlock:
         return -E.EAGAIN
@@ -345,26 +361,38 @@ def _target(proc, sock, addr, alen):
 
 
 def _recv(proc, sock, n, flags):
-    """(data, peer sockaddr bytes or b"")."""
+    """(data, peer sockaddr bytes or b"", the whole datagram's length: len(data) for a stream)."""
     if isinstance(sock, inet.LoopSocket):
         got = inet.recv(proc, sock, n, flags)
         if isinstance(got, int):
             if got == -E.EAGAIN:
                 raise WouldBlock()
             raise VfsError(-got)
-        data, peer, full = got
-        return (data, peer, full) if flags & inet.MSG_TRUNC else (data, peer)
+        return got
     if isinstance(sock, InetSocket):
         def once():
             data, peer = sock.sock.recvfrom(n)
-            return data, (encode_inet(sock.family, peer) if peer else b"")
+            return data, (encode_inet(sock.family, peer) if peer else b""), len(data)
         if flags & MSG_DONTWAIT:
             try:
                 return once()
             except BlockingIOError:
                 raise WouldBlock() from None
         return sock._io(once, False, _deadline(proc))
-    return sock.read(n), b""
+    op = (lambda: sock.recv(n, flags))
+    if flags & MSG_DONTWAIT:
+        data, full = op()
+    else:
+        got = blocking(proc, sock, op)             # a blocking socket waits for its peer
+        if isinstance(got, int):
+            raise WouldBlock()
+        data, full = got
+    return data, b"", full
+
+
+def _discards(sock, flags) -> bool:
+    """TCP's MSG_TRUNC: the bytes are taken from the stream and thrown away, not copied."""
+    return bool(flags & MSG_TRUNC) and isinstance(sock, inet.LoopSocket) and sock.stype == SOCK_STREAM
 
 
 @syscall("sendto")
@@ -377,12 +405,13 @@ def sys_sendto(proc, fd, buf, length, flags, addr, alen):
 def sys_recvfrom(proc, fd, buf, length, flags, addr, alen):
     sock = _sock(proc, fd)
     try:
-        data, peer, *full = _recv(proc, sock, min(length, 1 << 24), flags)
+        data, peer, full = _recv(proc, sock, min(length, 1 << 24), flags)
     except WouldBlock:
         return -E.EAGAIN
-    proc.mem.write(buf, data)
+    if not _discards(sock, flags):
+        proc.mem.write(buf, data)
     _put_addr(proc, addr, alen, peer)
-    return full[0] if full else len(data)
+    return full if flags & MSG_TRUNC else len(data)
 
 
 def _msg(proc, msg):
@@ -407,11 +436,11 @@ def sys_recvmsg(proc, fd, msg, flags, *_):
     sock = _sock(proc, fd)
     name, namelen, iov = _msg(proc, msg)
     try:
-        data, peer, *_full = _recv(proc, sock, sum(n for _, n in iov), flags & ~inet.MSG_TRUNC)
+        data, peer, full = _recv(proc, sock, sum(n for _, n in iov), flags)
     except WouldBlock:
         return -E.EAGAIN
     off = 0
-    for base, n in iov:
+    for base, n in iov if not _discards(sock, flags) else ():
         chunk = data[off:off + n]
         proc.mem.write(base, chunk)
         off += len(chunk)
@@ -419,7 +448,9 @@ def sys_recvmsg(proc, fd, msg, flags, *_):
         proc.mem.write(name, peer[:namelen])
         proc.mem.write_u32(msg + 8, len(peer))
     proc.mem.write(msg + 40, struct.pack("<Q", 0))      # msg_controllen: no ancillary data
-    return len(data)
+    # msg_flags is always written: MSG_TRUNC when a datagram was longer than the buffers
+    proc.mem.write_u32(msg + 48, MSG_TRUNC if full > len(data) else 0)
+    return full if flags & MSG_TRUNC else len(data)
 
 
 @syscall("sendmmsg")

@@ -2324,7 +2324,8 @@ _DEFAULT = _AT_ENTRY["long"]
 # Output arguments, rendered when the call returns from the memory it wrote; a failed call shows
 # the pointer instead: (formatter, memory, value, param, n, base kind, result) -> text.
 _AT_EXIT = {
-    "buf_out": lambda f, m, v, param, n, base, ret: f.buf(m, v, ret),
+    # (recv* with MSG_TRUNC returns a datagram's whole length: only the buffer's size was written)
+    "buf_out": lambda f, m, v, param, n, base, ret: f.buf(m, v, ret if n is None else min(ret, n)),
     "struct_out": lambda f, m, v, param, n, base, ret: f.struct(param, m, v),
     "sigset_out": lambda f, m, v, param, n, base, ret: f.sigset(m, v, n if param is not None else 8),
     "iovec_out": lambda f, m, v, param, n, base, ret: f.iovec(m, v, n, ret),
