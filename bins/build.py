@@ -153,6 +153,8 @@ PROGRAMS: Dict[str, dict] = {
                   flags=_C_FLAGS),
     "mqueue": _p("c", "POSIX message queues between processes, priorities, timeouts, mq_notify",
                  flags=_C_FLAGS + ("-lrt",)),
+    "mqthread": _p("c", "mq_notify SIGEV_THREAD: the C library's netlink helper thread runs the callback",
+                   flags=_C_FLAGS + ("-pthread", "-lrt")),
     "forkstorm": _p("c", "a signal handler forks N children (200), main reaps them", flags=_C_FLAGS),
     "daemonlim": _p("c", "daemon() under RLIMIT_NOFILE 3: its /dev/null gets EMFILE", flags=_C_FLAGS),
     "robustpi": _p("c", "threads die holding robust (and PI) mutexes: EOWNERDEAD",

@@ -3,8 +3,9 @@ default nothing else is reachable and no host socket is ever opened. With --net,
 or datagram to a non-loopback address passes through to a host socket (the Linux sockaddr
 layouts are decoded here and host families chosen by name); a blocking operation waits on the
 host socket, holding up the other guest threads as a read of the host's stdin does. Network
-traffic is by nature not deterministic. Other families (AF_NETLINK, AF_PACKET...) fail with
-EACCES, as a seccomp or firewall denial would.
+traffic is by nature not deterministic. AF_NETLINK sockets exist only to carry mqueue
+notifications (netlink.py): what they would ask of the kernel's netlink families is EACCES.
+Other families (AF_PACKET...) fail with EACCES, as a seccomp or firewall denial would.
 
 AF_UNIX sockets are local IPC, and programs use them without meaning the network (glibc's NSS
 probes nscd's socket; libraries use socketpair; Python's multiprocessing managers listen on
@@ -18,7 +19,7 @@ from __future__ import annotations
 import struct
 
 from . import errno as E
-from . import inet
+from . import inet, netlink
 from .datagrams import DatagramQueue
 from .dispatch import s32, syscall
 from .files import O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
@@ -113,7 +114,7 @@ def _sock(proc, fd):
     if isinstance(f, inet.LoopSocket) and f.host is not None:
         f.host.flags = f.flags                # --net took it to the host: O_NONBLOCK follows
         return f.host
-    if not isinstance(f, (UnixSocket, InetSocket, inet.LoopSocket)):
+    if not isinstance(f, (UnixSocket, InetSocket, inet.LoopSocket, netlink.NetlinkSocket)):
         raise VfsError(E.ENOTSOCK)
     return f
 
@@ -127,6 +128,9 @@ def _new(proc, domain, stype, protocol=0):
     flags = O_NONBLOCK if stype & SOCK_NONBLOCK else 0
     if domain in (AF_INET, AF_INET6):             # the guest's own loopback; --net reaches beyond
         sock = inet.new_socket(proc, domain, kind, protocol, flags)
+        return (None, sock) if isinstance(sock, int) else (sock, 0)
+    if domain == netlink.AF_NETLINK:
+        sock = netlink.new_socket(proc, kind, protocol, flags)
         return (None, sock) if isinstance(sock, int) else (sock, 0)
     if domain != AF_UNIX:
         return None, -E.EACCES
@@ -181,6 +185,8 @@ def _deadline(proc):
 @syscall("connect")
 def sys_connect(proc, fd, addr, length, *_):
     sock = _sock(proc, fd)
+    if isinstance(sock, netlink.NetlinkSocket):
+        return -E.EACCES                      # the kernel's netlink families are not in the sandbox
     if isinstance(sock, inet.LoopSocket):
         if s32(length) < 0:
             return -E.EINVAL
@@ -240,6 +246,8 @@ def _host_opt(level: str, name: str):
 @syscall("bind")
 def sys_bind(proc, fd, addr, length, *_):
     sock = _sock(proc, fd)
+    if isinstance(sock, netlink.NetlinkSocket):
+        return -E.EACCES
     if isinstance(sock, inet.LoopSocket):
         if s32(length) < 0:
             return -E.EINVAL
@@ -267,6 +275,8 @@ def sys_bind(proc, fd, addr, length, *_):
 @syscall("listen")
 def sys_listen(proc, fd, backlog, *_):
     sock = _sock(proc, fd)
+    if isinstance(sock, netlink.NetlinkSocket):
+        return -E.EOPNOTSUPP
     if isinstance(sock, inet.LoopSocket):
         return inet.listen(proc, sock, s32(backlog))
     if isinstance(sock, InetSocket):
@@ -294,6 +304,8 @@ def sys_accept4(proc, fd, addr=0, alen=0, flags=0, *_):
     sock = _sock(proc, fd)
     if flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC):
         return -E.EINVAL
+    if isinstance(sock, netlink.NetlinkSocket):
+        return -E.EOPNOTSUPP
     if isinstance(sock, inet.LoopSocket):
         conn = inet.accept(proc, sock, flags & SOCK_NONBLOCK)
         if isinstance(conn, int):
@@ -331,6 +343,8 @@ def _put_addr(proc, addr, alen, raw: bytes) -> None:
 
 
 def _send(proc, sock, data, flags, target=None):
+    if isinstance(sock, netlink.NetlinkSocket):
+        return -E.EACCES                      # no request reaches a netlink family
     if isinstance(sock, inet.LoopSocket):
         sent = inet.send(proc, sock, data, flags, target, _net(proc))
         if sent != "host":
@@ -387,7 +401,7 @@ def _recv(proc, sock, n, flags):
         if isinstance(got, int):
             raise WouldBlock()
         data, full = got
-    return data, b"", full
+    return data, (netlink.KERNEL_ADDRESS if isinstance(sock, netlink.NetlinkSocket) else b""), full
 
 
 def _discards(sock, flags) -> bool:
@@ -486,6 +500,8 @@ def sys_shutdown(proc, fd, how, *_):
     sock = _sock(proc, fd)
     if how not in (SHUT_RD, SHUT_WR, 2):
         return -E.EINVAL
+    if isinstance(sock, netlink.NetlinkSocket):
+        return -E.EOPNOTSUPP
     if isinstance(sock, inet.LoopSocket):
         sock.shutdown(how)
         return 0
@@ -501,6 +517,9 @@ def sys_shutdown(proc, fd, how, *_):
 
 def _sockname(proc, fd, addr, alen, peer: bool):
     sock = _sock(proc, fd)
+    if isinstance(sock, netlink.NetlinkSocket):
+        _put_addr(proc, addr, alen, netlink.KERNEL_ADDRESS)    # never bound: port id 0, no groups
+        return 0
     if isinstance(sock, inet.LoopSocket):
         raw = inet.sockname(sock, peer)
         if isinstance(raw, int):
@@ -559,7 +578,9 @@ def sys_getsockopt(proc, fd, level, name, val, lenp, *_):
         proc.mem.write(val, value)
         proc.mem.write_u32(lenp, len(value))
         return 0
-    if isinstance(sock, InetSocket) and level == SOL_SOCKET and name == SO_ERROR:
+    if isinstance(sock, netlink.NetlinkSocket):
+        value = sock.option(level, name)
+    elif isinstance(sock, InetSocket) and level == SOL_SOCKET and name == SO_ERROR:
         err = sock.sock.getsockopt(*_host_opt("SOL_SOCKET", "SO_ERROR"))
         value = E.from_host(OSError(err, "")) if err else 0
     elif isinstance(sock, InetSocket):

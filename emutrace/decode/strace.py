@@ -1159,6 +1159,9 @@ def _d_sigevent(f, b, mem):
     text += f"sigev_signo={sig}, sigev_notify={_x.format_enum('sigev_notify', notify)}"
     if notify == 4:
         text += f", sigev_notify_thread_id={tid}"
+    if notify == 2:                                      # SIGEV_THREAD: the union's function and attributes
+        fn, attrs = struct.unpack_from("<QQ", b, 16)
+        text += f", sigev_notify_function={_ptr(fn)}, sigev_notify_attributes={_ptr(attrs)}"
     return text + "}"
 
 
