@@ -151,6 +151,8 @@ PROGRAMS: Dict[str, dict] = {
                    flags=_C_FLAGS),
     "sysvipc": _p("c", "SysV shm, semaphores (SEM_UNDO) and message queues between processes",
                   flags=_C_FLAGS),
+    "ipcperm": _p("c", "SysV IPC permission checks (mode bits, owner-only IPC_SET/IPC_RMID), as root or not",
+                  flags=_C_FLAGS),
     "mqueue": _p("c", "POSIX message queues between processes, priorities, timeouts, mq_notify",
                  flags=_C_FLAGS + ("-lrt",)),
     "mqthread": _p("c", "mq_notify SIGEV_THREAD: the C library's netlink helper thread runs the callback",

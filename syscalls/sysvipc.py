@@ -7,8 +7,9 @@ maps, in this process or another; it lives while it is attached, after IPC_RMID 
 then reads IPC_PRIVATE and its mode SHM_DEST). Attach counts and SEM_UNDO adjustments are
 worked out from the processes themselves: a process that ended has its semaphore adjustments
 applied the next time anything looks at the set (waiters included), and its attachments no
-longer count. Times are the virtual clock's; the owner is the guest's uid. The guest runs as one
-user, so permission bits are kept and reported but only read-only attachments are checked.
+longer count. Times are the virtual clock's; the owner is the guest's uid. Permissions are
+Linux's (ipcperm.py): the mode bits of the caller's class for each use, owner or creator for
+IPC_SET and IPC_RMID, root passing both.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from typing import Dict, List, Optional
 from emutrace.machine.memory import OutOfMemory, SharedMemory, page_up, PAGE
 
 from . import errno as E
+from . import ipcperm
 from .dispatch import s32, s64, syscall
 from .layouts import TIMESPEC
 from .wait import Block, Wait
@@ -33,6 +35,8 @@ GETPID, GETVAL, GETALL, GETNCNT, GETZCNT, SETVAL, SETALL, SEM_STAT, SEM_INFO, SE
 SEM_UNDO = 0x1000
 MSG_STAT, MSG_INFO, MSG_STAT_ANY = 11, 12, 13
 MSG_NOERROR, MSG_EXCEPT, MSG_COPY = 0o10000, 0o20000, 0o40000
+INVALID_ID = 0xFFFFFFFF
+RLIMIT_MEMLOCK = 8
 
 # Linux's default limits (ipc/util.h, include/uapi/linux/{shm,sem,msg}.h)
 IPCMNI = 32768
@@ -72,8 +76,22 @@ class IpcObject:
 
     def set_perm(self, raw: bytes, proc) -> None:
         _, uid, gid, _, _, mode, *_ = PERM.unpack(raw[:PERM.size])
+        if INVALID_ID in (uid, gid):
+            raise_errno(E.EINVAL)                 # Linux: uid_valid/gid_valid
         self.uid, self.gid, self.mode = uid, gid, mode & 0o777
         self.ctime = now(proc)
+
+    def check(self, proc, want: int) -> None:
+        """EACCES unless the caller's class is granted every bit of want."""
+        err = ipcperm.denied(proc, self, want)
+        if err:
+            raise_errno(err)
+
+    def check_owner(self, proc) -> None:
+        """EPERM unless the caller owns or created this object."""
+        err = ipcperm.not_owner(proc, self)
+        if err:
+            raise_errno(err)
 
 
 class Space:
@@ -156,14 +174,18 @@ class Ipc:
         return ns
 
 
-def _get(space: Space, proc, key: int, flags: int, make):
-    """The xxxget() protocol: IPC_PRIVATE always makes; a key finds or (IPC_CREAT) makes."""
+def _get(space: Space, proc, key: int, flags: int, make, more_checks=None):
+    """The xxxget() protocol: IPC_PRIVATE always makes; a key finds or (IPC_CREAT) makes. An
+    object found must pass more_checks (its size) and grant the mode bits in flags."""
     key = s32(key)
     if key != IPC_PRIVATE:
         found = space.by_key(key)
         if found is not None:
             if flags & IPC_CREAT and flags & IPC_EXCL:
                 raise_errno(E.EEXIST)
+            if more_checks is not None:
+                more_checks(found)
+            found.check(proc, flags & 0o777)
             return found, False
         if not flags & IPC_CREAT:
             raise_errno(E.ENOENT)
@@ -234,9 +256,10 @@ def sys_shmget(proc, key, size, flags, *_):
     if size < SHMMIN or size > SHMMAX:
         if s32(key) == IPC_PRIVATE or flags & IPC_CREAT and ns.shm.by_key(s32(key)) is None:
             raise_errno(E.EINVAL)
-    seg, made = _get(ns.shm, proc, key, flags, lambda: Segment(ns, s32(key), flags, proc, size))
-    if not made and size > seg.size:
-        raise_errno(E.EINVAL)
+    def fits(seg):
+        if size > seg.size:
+            raise_errno(E.EINVAL)
+    seg, _ = _get(ns.shm, proc, key, flags, lambda: Segment(ns, s32(key), flags, proc, size), fits)
     return seg.id
 
 
@@ -254,6 +277,8 @@ def sys_shmat(proc, ident, addr, flags, *_):
             raise_errno(E.EINVAL)
     elif flags & SHM_REMAP:
         raise_errno(E.EINVAL)
+    seg.check(proc, ipcperm.S_IRUGO | (0 if flags & SHM_RDONLY else ipcperm.S_IWUGO) |
+              (ipcperm.S_IXUGO if flags & SHM_EXEC else 0))
     prot = 1 | (0 if flags & SHM_RDONLY else 2) | (4 if flags & SHM_EXEC else 0)
     size = page_up(seg.size)
     start = addr or proc.aspace.find_free(size)
@@ -303,6 +328,14 @@ def sys_shmctl(proc, ident, cmd, buf, *_):
         seg = _segment(proc, ident)
     else:
         raise_errno(E.EINVAL)
+    if cmd in (IPC_STAT, SHM_STAT):
+        seg.check(proc, ipcperm.S_IRUGO)
+    elif cmd in (IPC_SET, IPC_RMID):
+        seg.check_owner(proc)
+    elif cmd in (SHM_LOCK, SHM_UNLOCK) and not ipcperm.privileged(proc):
+        seg.check_owner(proc)                     # without CAP_IPC_LOCK: the owner, within RLIMIT_MEMLOCK
+        if cmd == SHM_LOCK and proc.rlimit(RLIMIT_MEMLOCK) == 0:
+            raise_errno(E.EPERM)
     if cmd in (IPC_STAT, SHM_STAT, SHM_STAT_ANY):
         proc.mem.write(buf, SHMID_DS.pack(seg.perm(), seg.size, seg.atime, seg.dtime, seg.ctime,
                                           seg.cpid, seg.lpid, seg.attachments(proc), 0, 0))
@@ -391,9 +424,10 @@ def sys_semget(proc, key, nsems, flags, *_):
     made_new = s32(key) == IPC_PRIVATE or (flags & IPC_CREAT and ns.sem.by_key(s32(key)) is None)
     if made_new and nsems == 0:
         raise_errno(E.EINVAL)
-    s, made = _get(ns.sem, proc, key, flags, lambda: SemSet(ns, s32(key), flags, proc, nsems))
-    if not made and nsems > len(s.values):
-        raise_errno(E.EINVAL)
+    def fits(s):
+        if nsems > len(s.values):
+            raise_errno(E.EINVAL)
+    s, _ = _get(ns.sem, proc, key, flags, lambda: SemSet(ns, s32(key), flags, proc, nsems), fits)
     return s.id
 
 
@@ -408,6 +442,7 @@ def _semop(proc, ident, sops, nsops, timeout_ns):
     s = _semset(proc, ident)
     if any(num >= len(s.values) for num, _, _ in ops):
         raise_errno(E.EFBIG)
+    s.check(proc, ipcperm.S_IWUGO if any(op for _, op, _ in ops) else ipcperm.S_IRUGO)
     if s.try_ops(ops, proc):
         return 0
     sched = proc.kernel.sched
@@ -472,7 +507,14 @@ def sys_semctl(proc, ident, num, cmd, arg, *_):
     s = ns.sem.by_index(s32(ident)) if cmd in (SEM_STAT, SEM_STAT_ANY) else _semset(proc, ident)
     s.settle()
     n = len(s.values)
-    if cmd in (GETVAL, GETPID, GETNCNT, GETZCNT, SETVAL) and not 0 <= num < n:
+    # Linux's order: semctl_setval checks the number before permission, semctl_main after
+    if cmd == SETVAL and not 0 <= num < n:
+        raise_errno(E.EINVAL)
+    if cmd in (IPC_SET, IPC_RMID):
+        s.check_owner(proc)
+    elif cmd in _SEM_NEEDS:
+        s.check(proc, _SEM_NEEDS[cmd])
+    if cmd in (GETVAL, GETPID, GETNCNT, GETZCNT) and not 0 <= num < n:
         raise_errno(E.EINVAL)
     if cmd == IPC_RMID:
         s.removed = True
@@ -511,6 +553,12 @@ def sys_semctl(proc, ident, num, cmd, arg, *_):
         s.ctime = now(proc)
         return 0
     raise_errno(E.EINVAL)
+
+
+# what each semctl command asks of the caller's class (SEM_STAT_ANY: nothing)
+_SEM_NEEDS = {IPC_STAT: ipcperm.S_IRUGO, SEM_STAT: ipcperm.S_IRUGO, GETVAL: ipcperm.S_IRUGO,
+              GETPID: ipcperm.S_IRUGO, GETNCNT: ipcperm.S_IRUGO, GETZCNT: ipcperm.S_IRUGO,
+              GETALL: ipcperm.S_IRUGO, SETVAL: ipcperm.S_IWUGO, SETALL: ipcperm.S_IWUGO}
 
 
 def _clear_undo(s: SemSet, num: int) -> None:
@@ -565,6 +613,7 @@ def sys_msgsnd(proc, ident, msgp, size, flags, *_):
     if mtype < 1:
         raise_errno(E.EINVAL)
     text = proc.mem.read(msgp + 8, size)
+    q.check(proc, ipcperm.S_IWUGO)
 
     def room() -> bool:
         return q.cbytes() + size <= q.qbytes and len(q.messages) < q.qbytes
@@ -601,6 +650,7 @@ def sys_msgrcv(proc, ident, msgp, size, mtype, flags, *_):
         if not flags & IPC_NOWAIT or flags & MSG_EXCEPT:
             raise_errno(E.EINVAL)
     q = _queue(proc, ident)
+    q.check(proc, ipcperm.S_IRUGO)
     if flags & MSG_COPY:
         if not 0 <= mtype < len(q.messages):
             raise_errno(E.ENOMSG)
@@ -637,6 +687,10 @@ def sys_msgctl(proc, ident, cmd, buf, *_):
         proc.mem.write(buf, MSGINFO.pack(*head, MSGMAX, MSGMNB, MSGMNI, 16, tql, 0xffff))
         return max((q.id % IPCMNI for q in live), default=0)
     q = ns.msg.by_index(s32(ident)) if cmd in (MSG_STAT, MSG_STAT_ANY) else _queue(proc, ident)
+    if cmd in (IPC_STAT, MSG_STAT):
+        q.check(proc, ipcperm.S_IRUGO)
+    elif cmd in (IPC_SET, IPC_RMID):
+        q.check_owner(proc)
     if cmd == IPC_RMID:
         q.removed = True
         ns.msg.drop(q)
@@ -648,8 +702,8 @@ def sys_msgctl(proc, ident, cmd, buf, *_):
     if cmd == IPC_SET:
         raw = proc.mem.read(buf, MSQID_DS.size)
         qbytes = MSQID_DS.unpack(raw)[6]
-        if qbytes > MSGMNB and proc.kernel.world.uid != 0:
-            raise_errno(E.EPERM)
+        if qbytes > MSGMNB and not ipcperm.privileged(proc):
+            raise_errno(E.EPERM)                  # CAP_SYS_RESOURCE
         q.set_perm(raw, proc)
         q.qbytes = qbytes
         return 0
