@@ -153,6 +153,8 @@ PROGRAMS: Dict[str, dict] = {
                   flags=_C_FLAGS),
     "ipcperm": _p("c", "SysV IPC permission checks (mode bits, owner-only IPC_SET/IPC_RMID), as root or not",
                   flags=_C_FLAGS),
+    "ipcinfo": _p("c", "SysV IPC_INFO/SHM_INFO/SEM_INFO/MSG_INFO before and after one object of each kind",
+                  flags=_C_FLAGS),
     "mqueue": _p("c", "POSIX message queues between processes, priorities, timeouts, mq_notify",
                  flags=_C_FLAGS + ("-lrt",)),
     "mqthread": _p("c", "mq_notify SIGEV_THREAD: the C library's netlink helper thread runs the callback",

@@ -19,7 +19,8 @@ from typing import Dict, List, Optional
 from emutrace.machine.memory import OutOfMemory, SharedMemory, page_up, PAGE
 
 from . import errno as E
-from . import ipcperm
+from . import ipcinfo, ipcperm
+from .ipcinfo import MSGMAX, SEMAEM, SEMMSL, SEMOPM, SEMVMX, SHMMAX, SHMMIN
 from .dispatch import s32, s64, syscall
 from .layouts import TIMESPEC
 from .wait import Block, Wait
@@ -38,20 +39,14 @@ MSG_NOERROR, MSG_EXCEPT, MSG_COPY = 0o10000, 0o20000, 0o40000
 INVALID_ID = 0xFFFFFFFF
 RLIMIT_MEMLOCK = 8
 
-# Linux's default limits (ipc/util.h, include/uapi/linux/{shm,sem,msg}.h)
-IPCMNI = 32768
-SHMMIN, SHMMAX, SHMALL, SHMMNI = 1, (1 << 63) - (1 << 24) - 1, (1 << 64) - (1 << 24) - 1, 4096
-SEMMSL, SEMMNS, SEMOPM, SEMMNI, SEMVMX, SEMAEM = 32000, 1024000000, 500, 32000, 32767, 32767
-MSGMAX, MSGMNB, MSGMNI = 8192, 16384, 32000
+IPCMNI = 32768                                    # ids: slot + IPCMNI * the slot's reuse count
+# (the limits themselves, and the INFO commands' answers: ipcinfo.py)
 
 PERM = struct.Struct("<iIIIIHHHH4xQQ")            # struct ipc64_perm (48 bytes)
 SHMID_DS = struct.Struct("<48sQqqqiiQQQ")         # struct shmid64_ds (112)
 SEMID_DS = struct.Struct("<48sqQqQQQQ")           # struct semid64_ds (104)
 MSQID_DS = struct.Struct("<48sqqqQQQiiQQ")        # struct msqid64_ds (120)
 SEMBUF = struct.Struct("<Hhh")                    # struct sembuf
-SEMINFO = struct.Struct("<10i")
-SHMINFO = struct.Struct("<5Q")                    # struct shminfo64 head: max, min, mni, seg, all
-MSGINFO = struct.Struct("<7iH2x")                 # struct msginfo
 
 
 class IpcObject:
@@ -161,16 +156,17 @@ def now(proc) -> int:
 class Ipc:
     """The run's IPC namespace."""
 
-    def __init__(self):
-        self.shm = Space(SHMMNI)
-        self.sem = Space(SEMMNI)
-        self.msg = Space(MSGMNI)
+    def __init__(self, limits: ipcinfo.IpcLimits):
+        self.limits = limits
+        self.shm = Space(limits.shmmni)
+        self.sem = Space(limits.semmni)
+        self.msg = Space(limits.msgmni)
 
     @staticmethod
     def of(kernel) -> "Ipc":
         ns = getattr(kernel, "sysv_ipc", None)
         if ns is None:
-            ns = kernel.sysv_ipc = Ipc()
+            ns = kernel.sysv_ipc = Ipc(ipcinfo.limits_of(kernel))
         return ns
 
 
@@ -230,6 +226,11 @@ class Segment(IpcObject):
 
     def extra_mode(self) -> int:
         return (SHM_DEST if self.removed else 0) | (SHM_LOCKED if self.locked else 0)
+
+    def resident_pages(self) -> int:
+        """Pages given host memory so far (an attachment gives its range; nothing is swapped)."""
+        held = sum(n for _, n, _, _ in self.memory.extents)
+        return min(held, page_up(self.size)) // PAGE
 
 
 def _segment(proc, ident) -> Segment:
@@ -315,13 +316,11 @@ def sys_shmctl(proc, ident, cmd, buf, *_):
     ns = Ipc.of(proc.kernel)
     cmd = _cmd(s32(cmd))
     if cmd in (IPC_INFO, SHM_INFO):
-        if cmd == IPC_INFO:
-            proc.mem.write(buf, SHMINFO.pack(SHMMAX, SHMMIN, SHMMNI, 1, SHMALL) + bytes(32))
-        else:
-            segs = ns.shm.live()
-            pages = sum(page_up(s.size) // PAGE for s in segs)
-            proc.mem.write(buf, struct.pack("<i4x5Q", len(segs), pages, pages, 0, 0, 0))
-        return max((s.id % IPCMNI for s in ns.shm.live()), default=0)
+        segs = ns.shm.live()
+        pages = sum(page_up(s.size) // PAGE for s in segs)
+        resident = sum(s.resident_pages() for s in segs)
+        proc.mem.write(buf, ipcinfo.shm_info(ns.limits, cmd, len(segs), pages, resident))
+        return max((s.id % IPCMNI for s in segs), default=0)
     if cmd in (SHM_STAT, SHM_STAT_ANY):
         seg = ns.shm.by_index(s32(ident))
     elif cmd in (IPC_STAT, IPC_SET, IPC_RMID, SHM_LOCK, SHM_UNLOCK):
@@ -356,6 +355,10 @@ def sys_shmctl(proc, ident, cmd, buf, *_):
 class SemSet(IpcObject):
     def __init__(self, ns, key, mode, proc, n):
         super().__init__(ns, key, mode, proc)
+        # Linux's newary: past SEMMNS semaphores in all sets, ENOSPC
+        if proc.kernel.limits.room("semaphores") < n:
+            raise_errno(E.ENOSPC)
+        self.semaphores = proc.kernel.limits.hold(self, "semaphores", n)
         self.values = [0] * n
         self.pids = [0] * n
         self.otime = 0
@@ -498,11 +501,7 @@ def sys_semctl(proc, ident, num, cmd, arg, *_):
     if cmd in (IPC_INFO, SEM_INFO):
         live = ns.sem.live()
         used = sum(len(s.values) for s in live)
-        # struct seminfo: semmap semmni semmns semmnu semmsl semopm semume semusz semvmx semaem;
-        # SEM_INFO puts the sets in use in semusz and the semaphores in use in semaem
-        info = (SEMMNS, SEMMNI, SEMMNS, SEMMNS, SEMMSL, SEMOPM, SEMOPM,
-                len(live) if cmd == SEM_INFO else 48, SEMVMX, used if cmd == SEM_INFO else SEMAEM)
-        proc.mem.write(arg, SEMINFO.pack(*info))
+        proc.mem.write(arg, ipcinfo.sem_info(ns.limits, cmd, len(live), used))
         return max((s.id % IPCMNI for s in live), default=0)
     s = ns.sem.by_index(s32(ident)) if cmd in (SEM_STAT, SEM_STAT_ANY) else _semset(proc, ident)
     s.settle()
@@ -518,6 +517,7 @@ def sys_semctl(proc, ident, num, cmd, arg, *_):
         raise_errno(E.EINVAL)
     if cmd == IPC_RMID:
         s.removed = True
+        s.semaphores.resize(0)
         ns.sem.drop(s)
         return 0
     if cmd in (IPC_STAT, SEM_STAT, SEM_STAT_ANY):
@@ -572,12 +572,27 @@ class MsgQueue(IpcObject):
     def __init__(self, ns, key, mode, proc):
         super().__init__(ns, key, mode, proc)
         self.messages: List[tuple] = []           # (mtype, text)
-        self.qbytes = MSGMNB
+        self.qbytes = Ipc.of(proc.kernel).limits.msgmnb
+        self.limits = proc.kernel.limits
+        self.text = self.limits.hold(self, "buffers", 0)   # the bytes it holds count with pipe and socket buffers
         self.stime = self.rtime = 0
         self.lspid = self.lrpid = 0
 
     def cbytes(self) -> int:
         return sum(len(t) for _, t in self.messages)
+
+    def has_room(self, size: int) -> bool:
+        """Linux's msg_fits_inqueue, and the kernel's bound on buffered bytes."""
+        return self.cbytes() + size <= self.qbytes and len(self.messages) < self.qbytes and \
+            self.limits.room("buffers") >= size
+
+    def add(self, mtype: int, text: bytes) -> None:
+        self.text.resize(self.text.amount + len(text))
+        self.messages.append((mtype, text))
+
+    def take(self, i: int) -> None:
+        _, text = self.messages.pop(i)
+        self.text.resize(self.text.amount - len(text))
 
 
 def _queue(proc, ident) -> MsgQueue:
@@ -616,14 +631,14 @@ def sys_msgsnd(proc, ident, msgp, size, flags, *_):
     q.check(proc, ipcperm.S_IWUGO)
 
     def room() -> bool:
-        return q.cbytes() + size <= q.qbytes and len(q.messages) < q.qbytes
+        return q.has_room(size)
     if not room():
         if flags & IPC_NOWAIT:
             raise_errno(E.EAGAIN)
         _wait_queue(proc, q, "msgsnd", room)
     if q.removed:
         raise_errno(E.EIDRM)
-    q.messages.append((mtype, text))
+    q.add(mtype, text)
     q.stime, q.lspid = now(proc), proc.pid
     return 0
 
@@ -669,7 +684,7 @@ def sys_msgrcv(proc, ident, msgp, size, mtype, flags, *_):
     text = text[:size]
     proc.mem.write(msgp, struct.pack("<q", t) + text)
     if not flags & MSG_COPY:
-        del q.messages[i]
+        q.take(i)
         q.rtime, q.lrpid = now(proc), proc.pid
     return len(text)
 
@@ -681,10 +696,8 @@ def sys_msgctl(proc, ident, cmd, buf, *_):
     cmd = _cmd(s32(cmd))
     if cmd in (IPC_INFO, MSG_INFO):
         live = ns.msg.live()
-        head = (len(live), sum(len(q.messages) for q in live)) if cmd == MSG_INFO else \
-            (MSGMNI * MSGMNB // 1024, MSGMNB)          # in use / totals (MSG_INFO), else the limits
-        tql = sum(q.cbytes() for q in live) if cmd == MSG_INFO else MSGMNB
-        proc.mem.write(buf, MSGINFO.pack(*head, MSGMAX, MSGMNB, MSGMNI, 16, tql, 0xffff))
+        proc.mem.write(buf, ipcinfo.msg_info(ns.limits, cmd, len(live), sum(len(q.messages) for q in live),
+                                             sum(q.cbytes() for q in live)))
         return max((q.id % IPCMNI for q in live), default=0)
     q = ns.msg.by_index(s32(ident)) if cmd in (MSG_STAT, MSG_STAT_ANY) else _queue(proc, ident)
     if cmd in (IPC_STAT, MSG_STAT):
@@ -693,6 +706,8 @@ def sys_msgctl(proc, ident, cmd, buf, *_):
         q.check_owner(proc)
     if cmd == IPC_RMID:
         q.removed = True
+        q.messages = []
+        q.text.resize(0)
         ns.msg.drop(q)
         return 0
     if cmd in (IPC_STAT, MSG_STAT, MSG_STAT_ANY):
@@ -702,7 +717,7 @@ def sys_msgctl(proc, ident, cmd, buf, *_):
     if cmd == IPC_SET:
         raw = proc.mem.read(buf, MSQID_DS.size)
         qbytes = MSQID_DS.unpack(raw)[6]
-        if qbytes > MSGMNB and not ipcperm.privileged(proc):
+        if qbytes > ns.limits.msgmnb and not ipcperm.privileged(proc):
             raise_errno(E.EPERM)                  # CAP_SYS_RESOURCE
         q.set_perm(raw, proc)
         q.qbytes = qbytes
