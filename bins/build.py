@@ -145,6 +145,8 @@ PROGRAMS: Dict[str, dict] = {
     "sock": _p("c", "hostile: TCP connect to 127.0.0.1:PORT", flags=_C_FLAGS, hostile=True),
     "inetloop": _p("c", "TCP and UDP over 127.0.0.1 and ::1 between processes and threads",
                    flags=_C_FLAGS + ("-pthread",)),
+    "timewait": _p("c", "TCP TIME_WAIT on 127.0.0.1: the first closer's port, SO_REUSEADDR, RST; 'wait' sleeps 61 s",
+                   flags=_C_FLAGS),
     "reclocks": _p("c", "POSIX, OFD and flock locks between processes, EDEADLK (scratch dir argv[1])",
                    flags=_C_FLAGS),
     "msgtrunc": _p("c", "truncated datagrams: msg_flags MSG_TRUNC and the MSG_TRUNC flag (UDP, AF_UNIX)",
