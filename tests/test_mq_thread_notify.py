@@ -2,6 +2,7 @@
 library's netlink socket (syscalls/netlink.py, syscalls/mqueue.py), whose helper thread then runs
 the callback; glibc and musl builds compared with their native runs and strace. Netlink sockets
 otherwise refuse to reach the kernel's netlink families (EACCES)."""
+import json
 import re
 import shutil
 
@@ -85,3 +86,12 @@ def test_netlink_socket_refuses_the_kernel_families():
     assert e.stdout.decode().splitlines() == [
         "protocol 0 type 3", "bind EACCES", "send EACCES", "listen ENOTSUP", "recv EAGAIN",
         "socket ESOCKTNOSUPPORT", "socket EPROTONOSUPPORT", "['127.0.0.1']"]
+
+
+def test_report_marks_the_refused_netlink_bind(tmp_path):
+    out = tmp_path / "r.json"
+    e = emutrace(["--no-trace", "--report", str(out), "/usr/bin/python3", "-c", NETLINK])
+    assert e.returncode == 0, e.stderr[-2000:]
+    doc = json.loads(out.read_text())
+    first = doc["network"]["sockets"][0]
+    assert (first["family"], first["denied"], first["bound"]["result"]) == ("AF_NETLINK", True, "EACCES")
