@@ -1,7 +1,10 @@
 /* Truncated datagrams: recvmsg's msg_flags MSG_TRUNC, and the MSG_TRUNC flag that makes
    recv/recvfrom/recvmsg return a datagram's real length, over UDP on 127.0.0.1 and over
    AF_UNIX SOCK_DGRAM and SOCK_SEQPACKET socket pairs; TCP's MSG_TRUNC discards bytes. */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <errno.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -119,6 +122,27 @@ int main(void)
         waitpid(pid, NULL, 0);
         close(sv[0]);
         close(sv[1]);
+    }
+
+    /* the peer gone: SOCK_DGRAM has no end of file and refuses once, then is not connected;
+       SOCK_SEQPACKET and SOCK_STREAM read end of file and get EPIPE */
+    signal(SIGPIPE, SIG_IGN);
+    for (int i = 0; i < 3; i++) {
+        socketpair(AF_UNIX, types[i], 0, sv);
+        send(sv[1], "x", 1, 0);
+        close(sv[1]);
+        char b[4];
+        ssize_t r[4];
+        int e[4];
+        r[0] = recv(sv[0], b, 4, MSG_DONTWAIT), e[0] = errno;
+        r[1] = recv(sv[0], b, 4, MSG_DONTWAIT), e[1] = errno;
+        r[2] = send(sv[0], "y", 1, 0), e[2] = errno;
+        r[3] = send(sv[0], "y", 1, 0), e[3] = errno;
+        printf("type %d, peer gone:", types[i]);
+        for (int k = 0; k < 4; k++)
+            printf(" %zd %s", r[k], r[k] < 0 ? strerrorname_np(e[k]) : "");
+        printf("\n");
+        close(sv[0]);
     }
     return 0;
 }

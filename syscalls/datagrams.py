@@ -2,7 +2,9 @@
 messages instead of a byte stream. A read takes one message; what does not fit the reader's
 buffer is lost, and the caller learns the message's real length (recvmsg's MSG_TRUNC). A write
 is one message, sent whole or not at all: bigger than the send buffer is EMSGSIZE, no room yet
-waits (or EAGAIN), as Linux's unix_dgram_sendmsg does.
+waits (or EAGAIN), as Linux's unix_dgram_sendmsg does. A SOCK_SEQPACKET reader sees end of file
+once its peer is gone; a SOCK_DGRAM one does not (Linux shuts down only connection-oriented
+peers at close): it waits, or gets EAGAIN.
 """
 from __future__ import annotations
 
@@ -18,8 +20,9 @@ SNDBUF_OVERHEAD = 32
 
 
 class DatagramQueue(Pipe):
-    def __init__(self, limits=None, capacity: int = SNDBUF):
+    def __init__(self, limits=None, capacity: int = SNDBUF, ends: bool = True):
         super().__init__(limits, capacity)
+        self.ends = ends              # the last writer gone is end of file (SOCK_SEQPACKET)
         self.buf = deque()            # messages; an empty datagram is one too
         self.queued = 0               # their bytes, counted against capacity and "buffers"
 
@@ -33,7 +36,7 @@ class DatagramQueue(Pipe):
         """(the first n bytes of the next message, its whole length); (b"", 0) at end of file
         (no writer left); WouldBlock when empty."""
         if not self.buf:
-            if self.writers == 0:
+            if self.at_end():
                 return b"", 0
             raise WouldBlock()
         message = self.buf[0] if peek else self.buf.popleft()
@@ -42,6 +45,9 @@ class DatagramQueue(Pipe):
             if self.held is not None:
                 self.held.resize(self.queued)
         return message[:n], len(message)
+
+    def at_end(self) -> bool:
+        return self.writers == 0 and self.ends
 
     def take(self, n: int) -> bytes:
         return self.take_message(n)[0]

@@ -51,8 +51,11 @@ class UnixSocket(OpenFile):
         self.registry = None          # the kernel's listener table while listening
 
     def connect_pair(self, other: "UnixSocket", limits=None) -> None:
-        channel = Pipe if self.stype == SOCK_STREAM else DatagramQueue   # messages keep their bounds
-        self.rx, other.rx = channel(limits), channel(limits)
+        if self.stype == SOCK_STREAM:
+            self.rx, other.rx = Pipe(limits), Pipe(limits)
+        else:                                       # messages keep their bounds
+            ends = self.stype == SOCK_SEQPACKET
+            self.rx, other.rx = DatagramQueue(limits, ends=ends), DatagramQueue(limits, ends=ends)
         self.tx, other.tx = other.rx, self.rx
         for p in (self.rx, self.tx):
             p.readers += 1
@@ -78,12 +81,18 @@ class UnixSocket(OpenFile):
     def write(self, data):
         if self.tx is None:
             raise VfsError(E.ENOTCONN)
+        if self.stype == SOCK_DGRAM and self.tx.readers == 0:
+            self.tx.writers -= 1                    # Linux's unix_dgram_sendmsg forgets a dead peer
+            self.tx = None
+            raise VfsError(E.ECONNREFUSED)
         return self.tx.put(data)
 
     def ready(self):
         if self.listening:
             return 1 if self.backlog else 0
-        r = 1 if self.rx is not None and (self.rx.buf or self.rx.writers == 0) else 0
+        at_end = self.rx is not None and (self.rx.at_end() if isinstance(self.rx, DatagramQueue)
+                                          else self.rx.writers == 0)
+        r = 1 if self.rx is not None and (self.rx.buf or at_end) else 0
         w = 4 if self.tx is not None and self.tx.room() > 0 else 0
         return r | w
 
