@@ -92,8 +92,11 @@ static void tcp_fork(void)
         close(s);
         int c = socket(AF_INET, SOCK_STREAM, 0);
         struct sockaddr_in sa = v4("127.0.0.1", port);
-        printf("child connect: %s\n", R(connect(c, (struct sockaddr *)&sa, sizeof sa)));
-        printf("child local %s, peer %s\n", name_of(c, 0), name_of(c, 1));
+        /* what the child saw is printed once the server has answered, after the server's own
+           lines: the two processes' output then has one order, natively too */
+        char seen[512];
+        int k = snprintf(seen, sizeof seen, "child connect: %s\n", R(connect(c, (struct sockaddr *)&sa, sizeof sa)));
+        snprintf(seen + k, sizeof seen - k, "child local %s, peer %s\n", name_of(c, 0), name_of(c, 1));
         write(c, "request line 1\n", 15);
         write(c, "request line 2\n", 15);
         shutdown(c, SHUT_WR);
@@ -102,7 +105,7 @@ static void tcp_fork(void)
         while ((n = read(c, buf + total, sizeof buf - 1 - total)) > 0)
             total += n;
         buf[total] = 0;
-        printf("child got %zd bytes: %s", total, buf);
+        printf("%schild got %zd bytes: %s", seen, total, buf);
         close(c);
         fflush(stdout);
         _exit(0);

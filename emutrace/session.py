@@ -311,7 +311,7 @@ class Session:
                         continue
                     idle = 0
                     self._apply_resume(proc)
-                    deliver_pending(proc, fanout if proc.traced else None)
+                    deliver_pending(proc, fanout)
                     self._apply_resume(proc)
                     if t.alive and t.wait is None and not proc.stopped:
                         self._slice(proc, t, deadline)
@@ -399,22 +399,21 @@ class Session:
                 self._process_exit(p, ProcessExit(0, signal=9))
 
     def _signal_observer(self):
+        """What hears of each delivered signal: the observers of its process (_observers_of), so
+        the report sees the signals of processes that are not traced too."""
         class _Fanout:
-            def __init__(s, obs):
-                s.obs = obs
-
             def signal(s, proc, info):
-                for o in s.obs:
+                for o in self._observers_of(proc):
                     h = getattr(o, "signal", None)
                     if h is not None:
                         h(proc, info)
 
             def stopped(s, proc, sig):
-                for o in s.obs:
+                for o in self._observers_of(proc):
                     h = getattr(o, "stopped", None)
                     if h is not None:
                         h(proc, sig)
-        return _Fanout(self.observers) if self.observers else None
+        return _Fanout() if self.observers else None
 
     def _stopped_by_itself(self, proc, m, deadline):
         """emu_start returned with nobody asking: a timeout, or a `hlt` (privileged: SIGSEGV)."""

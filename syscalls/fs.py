@@ -120,6 +120,7 @@ def open_node(proc, path: str, node, flags: int, mode: int) -> OpenFile:
             f.truncate(0)
         return f
     if node.writable_host and wants_write:
+        vfs.host_journal.changing(node.path, node.host)
         f = HostRwFile(path, flags, node, node.host, proc.kernel.world.realtime_ns)
         if flags & O_TRUNC:
             f.truncate(0)
@@ -969,6 +970,7 @@ def _set_attr(proc, node, **changes):
     node = proc.kernel.vfs.writable(node)
     if node.ov is None and node.writable_host:
         import os
+        proc.kernel.vfs.host_journal.changing(node.path, node.host)
         try:
             if "mode" in changes:
                 os.chmod(node.host, changes["mode"] & 0o7777)

@@ -16,8 +16,8 @@ answers with "port unreachable", ECONNREFUSED), as on a machine without DNS.
 With --net, a connect or sendto to a non-loopback address hands the socket to a host socket
 (net.InetSocket) from then on; loopback addresses and every bind stay inside the guest.
 
-There is no TIME_WAIT: a closed connection frees its port at once, so SO_REUSEADDR matters only
-between sockets that are alive (two binds, or a bind next to a listener).
+The side that closes a connection first keeps its port in TIME_WAIT for 60 s of virtual time
+(timewait.py): a bind to it then needs SO_REUSEADDR on both sockets, as on Linux.
 
 Addresses are kept as 16-byte IPv6 addresses; IPv4 ones as v4-mapped (::ffff:a.b.c.d), which is
 how a dual-stack IPv6 socket sees IPv4 peers on Linux too.
@@ -31,6 +31,7 @@ from typing import Optional
 from . import errno as E
 from .files import O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
 from .fs import blocking, raise_sigpipe
+from .timewait import TimeWaits
 from .wait import Block, Wait
 from .vfs import S_IFSOCK, StatInfo, VfsError
 
@@ -116,15 +117,16 @@ def text_address(ip: bytes, port: int) -> str:
 class LoopNet:
     """Every bound loopback socket, by protocol and port, shared by all emulated processes."""
 
-    def __init__(self):
+    def __init__(self, clock):
         self.bound = {}                   # (stype, port) → [LoopSocket]
         self.next_port = EPHEMERAL_FIRST
+        self.time_waits = TimeWaits(clock)     # TCP: closed connections whose ports still wait
 
     @staticmethod
     def of(kernel) -> "LoopNet":
         """The kernel's loopback network, made when its first Internet socket is."""
         if kernel.loopnet is None:
-            kernel.loopnet = LoopNet()
+            kernel.loopnet = LoopNet(kernel.world.monotonic_ns)
         return kernel.loopnet
 
     def users(self, stype: int, port: int) -> list:
@@ -143,23 +145,38 @@ class LoopNet:
                     (sock.stype == SOCK_DGRAM or other.state != LISTEN):
                 continue
             return True
+        return sock.stype == SOCK_STREAM and self.time_wait_conflicts(sock, ip, port)
+
+    def time_wait_conflicts(self, sock: "LoopSocket", ip: bytes, port: int) -> bool:
+        for tw in self.time_waits.at(port):
+            if not sock_covers(sock, ip, tw.ip):
+                continue
+            if sock.opt(SOL_SOCKET, SO_REUSEADDR) and tw.reuseaddr:
+                continue
+            if sock.opt(SOL_SOCKET, SO_REUSEPORT) and tw.reuseport:
+                continue
+            return True
         return False
 
-    def bind(self, sock: "LoopSocket", ip: bytes, port: int) -> None:
+    def bind(self, sock: "LoopSocket", ip: bytes, port: int, connecting: bool = False) -> None:
         if port == 0:
-            port = self.ephemeral(sock, ip)
+            port = self.ephemeral(sock, ip, connecting)
         elif self.conflicts(sock, ip, port):
             raise VfsError(E.EADDRINUSE)
         sock.local = (ip, port)
         self.bound.setdefault((sock.stype, port), []).append(sock)
 
-    def ephemeral(self, sock: "LoopSocket", ip: bytes) -> int:
+    def ephemeral(self, sock: "LoopSocket", ip: bytes, connecting: bool = False) -> int:
+        """The next free port in sequence; one in TIME_WAIT only for a connect, and only when
+        nothing else is free (Linux's tcp_tw_reuse on loopback)."""
         span = EPHEMERAL_LAST - EPHEMERAL_FIRST + 1
-        for _ in range(span):
-            port = self.next_port
-            self.next_port = EPHEMERAL_FIRST + (port + 1 - EPHEMERAL_FIRST) % span
-            if not self.users(sock.stype, port):
-                return port
+        for allow_time_wait in (False, True) if connecting else (False,):
+            for _ in range(span):
+                port = self.next_port
+                self.next_port = EPHEMERAL_FIRST + (port + 1 - EPHEMERAL_FIRST) % span
+                if not self.users(sock.stype, port) and (
+                        allow_time_wait or sock.stype != SOCK_STREAM or not self.time_waits.at(port)):
+                    return port
         raise VfsError(E.EADDRINUSE if sock.stype == SOCK_DGRAM else E.EAGAIN)
 
     def unbind(self, sock: "LoopSocket") -> None:
@@ -218,6 +235,9 @@ class LoopSocket(OpenFile):
         self.syn_queue = []               # LISTEN: clients waiting for room in the backlog
         self.listener = None              # CONNECTING: the listener whose syn_queue holds us
         self.connect_waiting = False      # a blocking connect sleeps until the handshake ends
+        self.fin_sent = False             # this end has sent its FIN (close, shutdown SHUT_WR)
+        self.closes_first = False         # ... before the peer's: it is the one that will TIME_WAIT
+        self.time_wait = None             # its timewait.TimeWait once closed
         # UDP
         self.dgrams = deque()             # (payload, ip16, port)
         self.dgram_bytes = 0
@@ -242,7 +262,7 @@ class LoopSocket(OpenFile):
 
     def autobind(self, dest: bytes) -> None:
         if self.local is None:
-            self.net.bind(self, self.source_for(dest), 0)
+            self.net.bind(self, self.source_for(dest), 0, connecting=True)
         elif is_wildcard(self.local[0]):
             self.local = (self.source_for(dest), self.local[1])
 
@@ -321,6 +341,18 @@ class LoopSocket(OpenFile):
             self.rx = None
         if how in (SHUT_WR, SHUT_RDWR) and self.tx is not None and self.tx.writers:
             self.tx.writers -= 1               # the peer reads end of file after what was sent
+            self.send_fin()
+
+    def send_fin(self) -> None:
+        """Our FIN: the first of the two makes this end the active closer; the second ends the
+        active closer's FIN_WAIT_2, so its TIME_WAIT starts again from now."""
+        if self.fin_sent:
+            return
+        self.fin_sent = True
+        peer = self.peer_sock
+        self.closes_first = peer is None or not peer.fin_sent
+        if peer is not None and peer.time_wait is not None:
+            self.net.time_waits.restart(peer.time_wait)
 
     # -- UDP ----------------------------------------------------------------------------
     def recv_dgram(self, n: int, flags: int):
@@ -390,13 +422,19 @@ class LoopSocket(OpenFile):
             self.listener.syn_queue.remove(self)
         if self.state == CONNECTED and self.peer_sock is not None:
             peer = self.peer_sock
-            if self.rx is not None and self.rx.buf:
+            resets = self.rx is not None and bool(self.rx.buf)
+            if resets:
                 peer.reset, peer.error = True, E.ECONNRESET   # unread data: Linux sends RST
             if self.rx is not None:
                 self.rx.readers -= 1
             if self.tx is not None and self.tx.writers:
                 self.tx.writers -= 1
             self.rx = None
+            self.send_fin()
+            if self.closes_first and not resets and not self.reset and self.local is not None:
+                self.time_wait = self.net.time_waits.start(
+                    self.local[0], self.local[1], bool(self.opt(SOL_SOCKET, SO_REUSEADDR)),
+                    bool(self.opt(SOL_SOCKET, SO_REUSEPORT)))
         self.state = CLOSED
         self.net.unbind(self)
 

@@ -64,6 +64,8 @@ BOUNDS: Tuple[Bound, ...] = (
           "threads of all processes together (processes also have --max-procs / RLIMIT_NPROC)"),
     Bound("timers", 4096, E.EAGAIN, "RLIMIT_SIGPENDING for timer_create",
           "POSIX timers, timerfds and other timer objects of all processes"),
+    Bound("semaphores", 1 << 18, E.ENOSPC, "kernel.sem SEMMNS",
+          "semaphores in all SysV semaphore sets together (IPC_INFO reports it as semmns)"),
     Bound("kobjects", 1 << 16, E.ENOSPC, "kernel.msgmni, kernel.sem, fs.inotify.max_user_watches ...",
           "any other per-process kernel object (IPC ids, inotify watches, ...) that has no row of its own"),
 )

@@ -3,8 +3,11 @@ mq_getsetattr. Queues live in the run's own mqueue namespace (empty at its start
 every emulated process; a queue descriptor is a file descriptor that poll, select and epoll
 watch (readable: a message waits; writable: there is room). Timeouts are absolute
 CLOCK_REALTIME times on the virtual clock. Messages leave highest priority first, FIFO within a
-priority. mq_notify delivers SIGEV_SIGNAL (si_code SI_MESGQ) when a message reaches an empty
-queue that no receiver waits on; SIGEV_THREAD needs a netlink socket, which the sandbox has not.
+priority. mq_notify fires when a message reaches an empty queue that no receiver waits on:
+SIGEV_SIGNAL queues the signal (si_code SI_MESGQ); SIGEV_THREAD sends the registration's cookie
+to the netlink socket given as its sigev_signo (NOTIFY_WOKENUP), where the C library's helper
+thread waits and starts the callback thread; a registration removed unfired (mq_notify(NULL),
+or a close of the queue by its owner) sends NOTIFY_REMOVED instead, as Linux does.
 """
 from __future__ import annotations
 
@@ -13,8 +16,9 @@ from typing import Dict, List, Optional
 
 from . import errno as E
 from .dispatch import s32, s64, syscall
-from .files import O_ACCMODE, O_CLOEXEC, O_CREAT, O_EXCL, O_NONBLOCK, O_RDONLY, O_WRONLY, OpenFile
+from .files import CLOSE_HOOKS, O_ACCMODE, O_CLOEXEC, O_CREAT, O_EXCL, O_NONBLOCK, O_RDONLY, O_WRONLY, OpenFile
 from .layouts import TIMESPEC
+from .netlink import NetlinkSocket
 from .wait import Block, Wait
 from .vfs import StatInfo, VfsError
 
@@ -22,6 +26,8 @@ MQ_ATTR = struct.Struct("<qqqq32x")               # struct mq_attr: flags, maxms
 SIGEVENT = struct.Struct("<Qii")                  # sigev_value, sigev_signo, sigev_notify
 SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD, SIGEV_THREAD_ID = 0, 1, 2, 4
 SI_MESGQ = -3
+# the cookie a SIGEV_THREAD registration hands the kernel, and what its last byte then says
+NOTIFY_COOKIE_LEN, NOTIFY_WOKENUP, NOTIFY_REMOVED = 32, 1, 2
 MQ_PRIO_MAX = 32768
 NAME_MAX = 255
 # /proc/sys/fs/mqueue defaults and the hard ceilings a privileged process may go up to
@@ -31,11 +37,32 @@ HARD_MSGMAX, HARD_MSGSIZEMAX = 65536, 16 << 20
 QUEUES_MAX = 256
 
 
+class Notification:
+    """One mq_notify registration: who made it, and how it is delivered."""
+
+    def __init__(self, owner, notify: int, signo: int, value: int, sock=None, cookie: bytes = b""):
+        self.owner, self.notify, self.signo, self.value = owner, notify, signo, value
+        self.sock, self.cookie = sock, cookie          # SIGEV_THREAD: the netlink socket and cookie
+
+    def send_cookie(self, state: int) -> None:
+        if self.sock is not None:
+            self.sock.deliver(self.cookie[:NOTIFY_COOKIE_LEN - 1] + bytes((state,)))
+
+    def fire(self, sender) -> None:
+        if self.owner.exit is not None:
+            return
+        if self.notify == SIGEV_SIGNAL:
+            self.owner.queue_signal({"si_signo": self.signo, "si_code": SI_MESGQ, "si_pid": sender.pid,
+                                     "si_uid": sender.kernel.world.uid, "si_value": self.value})
+        elif self.notify == SIGEV_THREAD:
+            self.send_cookie(NOTIFY_WOKENUP)
+
+
 class Queue:
     def __init__(self, maxmsg: int, msgsize: int, mode: int, ino: int):
         self.maxmsg, self.msgsize, self.mode, self.ino = maxmsg, msgsize, mode, ino
         self.messages: List[tuple] = []           # (priority, data), best first
-        self.notify = None                        # (process, signo, value) or (process, None, 0)
+        self.notify: Optional[Notification] = None
         self.sleepers = []                        # (thread, Wait) of mq_timedreceive calls asleep
 
     def receiver_waits(self) -> bool:
@@ -171,11 +198,8 @@ def sys_mq_timedsend(proc, fd, msg, length, prio, timeout, *_):
     was_empty = not q.messages
     q.put(prio, data)
     if was_empty and q.notify is not None and not q.receiver_waits():
-        target, signo, value = q.notify
-        q.notify = None                           # one notification per registration
-        if signo is not None and target.exit is None:
-            target.queue_signal({"si_signo": signo, "si_code": SI_MESGQ, "si_pid": proc.pid,
-                                 "si_uid": proc.kernel.world.uid, "si_value": value})
+        note, q.notify = q.notify, None           # one notification per registration
+        note.fire(proc)
     return 0
 
 
@@ -206,23 +230,46 @@ def sys_mq_timedreceive(proc, fd, msg, length, prio_ptr, timeout, *_):
 
 @syscall("mq_notify")
 def sys_mq_notify(proc, fd, sevp, *_):
-    f = _mqd(proc, fd)
-    q = f.queue
+    # Linux's order (do_mq_notify): the sigevent, then its netlink socket, then the queue
+    sock = cookie = None
+    if sevp:
+        value, signo, notify = SIGEVENT.unpack(proc.aspace.read(sevp, SIGEVENT.size))
+        if notify not in (SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD):
+            return -E.EINVAL
+        if notify == SIGEV_SIGNAL and not 1 <= signo <= 64:
+            return -E.EINVAL
+        if notify == SIGEV_THREAD:
+            cookie = proc.aspace.read(value, NOTIFY_COOKIE_LEN)     # EFAULT when it is not there
+            sock = proc.fds.get(s32(signo))                       # EBADF
+            if sock.kind != "socket":
+                return -E.ENOTSOCK
+            if not isinstance(sock, NetlinkSocket):
+                return -E.EINVAL
+    q = _mqd(proc, fd).queue
     if not sevp:
-        if q.notify is not None and q.notify[0] is proc:
-            q.notify = None
+        if q.notify is not None and q.notify.owner is proc:
+            _remove(q)
         return 0
-    value, signo, notify = SIGEVENT.unpack(proc.aspace.read(sevp, SIGEVENT.size))
-    if notify not in (SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD):
-        return -E.EINVAL
-    if notify == SIGEV_SIGNAL and not 1 <= signo <= 64:
-        return -E.EINVAL
-    if notify == SIGEV_THREAD:
-        return -E.EINVAL                          # a netlink socket's job: the sandbox has none
-    if q.notify is not None and q.notify[0].exit is None:
+    if q.notify is not None and q.notify.owner.exit is None:
         return -E.EBUSY
-    q.notify = (proc, signo if notify == SIGEV_SIGNAL else None, value)
+    q.notify = Notification(proc, notify, signo, value, sock, cookie or b"")
     return 0
+
+
+def _remove(q: Queue) -> None:
+    note, q.notify = q.notify, None
+    if note.notify == SIGEV_THREAD:
+        note.send_cookie(NOTIFY_REMOVED)         # the library frees what the cookie points to
+
+
+def _on_close(table, f) -> None:
+    """Linux's mqueue_flush_file: the owner closing a descriptor of the queue removes its
+    registration."""
+    if isinstance(f, MqFile) and f.queue.notify is not None and f.queue.notify.owner.fds is table:
+        _remove(f.queue)
+
+
+CLOSE_HOOKS.append(_on_close)
 
 
 @syscall("mq_getsetattr")

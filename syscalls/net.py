@@ -3,8 +3,9 @@ default nothing else is reachable and no host socket is ever opened. With --net,
 or datagram to a non-loopback address passes through to a host socket (the Linux sockaddr
 layouts are decoded here and host families chosen by name); a blocking operation waits on the
 host socket, holding up the other guest threads as a read of the host's stdin does. Network
-traffic is by nature not deterministic. Other families (AF_NETLINK, AF_PACKET...) fail with
-EACCES, as a seccomp or firewall denial would.
+traffic is by nature not deterministic. AF_NETLINK sockets exist only to carry mqueue
+notifications (netlink.py): what they would ask of the kernel's netlink families is EACCES.
+Other families (AF_PACKET...) fail with EACCES, as a seccomp or firewall denial would.
 
 AF_UNIX sockets are local IPC, and programs use them without meaning the network (glibc's NSS
 probes nscd's socket; libraries use socketpair; Python's multiprocessing managers listen on
@@ -18,7 +19,8 @@ from __future__ import annotations
 import struct
 
 from . import errno as E
-from . import inet
+from . import inet, netlink
+from .datagrams import DatagramQueue
 from .dispatch import s32, syscall
 from .files import O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
 from .fs import TRANSFER_PIECE, _cut, blocking
@@ -29,7 +31,7 @@ SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET = 1, 2, 5
 SOCK_TYPE_MASK, SOCK_NONBLOCK, SOCK_CLOEXEC = 0xF, 0o4000, 0o2000000
 SOL_SOCKET, SO_TYPE, SO_ERROR, SO_DOMAIN, SO_ACCEPTCONN = 1, 3, 4, 39, 30
 SHUT_RD, SHUT_WR = 0, 1
-MSG_DONTWAIT, MSG_PEEK, MSG_NOSIGNAL = 0x40, 0x2, 0x4000
+MSG_DONTWAIT, MSG_PEEK, MSG_TRUNC, MSG_NOSIGNAL = 0x40, 0x2, 0x20, 0x4000
 
 
 class UnixSocket(OpenFile):
@@ -49,7 +51,11 @@ class UnixSocket(OpenFile):
         self.registry = None          # the kernel's listener table while listening
 
     def connect_pair(self, other: "UnixSocket", limits=None) -> None:
-        self.rx, other.rx = Pipe(limits), Pipe(limits)
+        if self.stype == SOCK_STREAM:
+            self.rx, other.rx = Pipe(limits), Pipe(limits)
+        else:                                       # messages keep their bounds
+            ends = self.stype == SOCK_SEQPACKET
+            self.rx, other.rx = DatagramQueue(limits, ends=ends), DatagramQueue(limits, ends=ends)
         self.tx, other.tx = other.rx, self.rx
         for p in (self.rx, self.tx):
             p.readers += 1
@@ -60,15 +66,33 @@ class UnixSocket(OpenFile):
             raise VfsError(E.ENOTCONN)
         return self.rx.take(n)
 
+    def recv(self, n: int, flags: int):
+        """(up to n bytes, the whole message's length: more than n for a cut datagram)."""
+        if self.rx is None:
+            raise VfsError(E.ENOTCONN)
+        if isinstance(self.rx, DatagramQueue):
+            return self.rx.take_message(n, peek=bool(flags & MSG_PEEK))
+        if flags & MSG_PEEK and self.rx.buf:
+            data = bytes(self.rx.buf[:n])
+        else:
+            data = self.rx.take(n)
+        return data, len(data)
+
     def write(self, data):
         if self.tx is None:
             raise VfsError(E.ENOTCONN)
+        if self.stype == SOCK_DGRAM and self.tx.readers == 0:
+            self.tx.writers -= 1                    # Linux's unix_dgram_sendmsg forgets a dead peer
+            self.tx = None
+            raise VfsError(E.ECONNREFUSED)
         return self.tx.put(data)
 
     def ready(self):
         if self.listening:
             return 1 if self.backlog else 0
-        r = 1 if self.rx is not None and (self.rx.buf or self.rx.writers == 0) else 0
+        at_end = self.rx is not None and (self.rx.at_end() if isinstance(self.rx, DatagramQueue)
+                                          else self.rx.writers == 0)
+        r = 1 if self.rx is not None and (self.rx.buf or at_end) else 0
         w = 4 if self.tx is not None and self.tx.room() > 0 else 0
         return r | w
 
@@ -99,7 +123,7 @@ def _sock(proc, fd):
     if isinstance(f, inet.LoopSocket) and f.host is not None:
         f.host.flags = f.flags                # --net took it to the host: O_NONBLOCK follows
         return f.host
-    if not isinstance(f, (UnixSocket, InetSocket, inet.LoopSocket)):
+    if not isinstance(f, (UnixSocket, InetSocket, inet.LoopSocket, netlink.NetlinkSocket)):
         raise VfsError(E.ENOTSOCK)
     return f
 
@@ -113,6 +137,9 @@ def _new(proc, domain, stype, protocol=0):
     flags = O_NONBLOCK if stype & SOCK_NONBLOCK else 0
     if domain in (AF_INET, AF_INET6):             # the guest's own loopback; --net reaches beyond
         sock = inet.new_socket(proc, domain, kind, protocol, flags)
+        return (None, sock) if isinstance(sock, int) else (sock, 0)
+    if domain == netlink.AF_NETLINK:
+        sock = netlink.new_socket(proc, kind, protocol, flags)
         return (None, sock) if isinstance(sock, int) else (sock, 0)
     if domain != AF_UNIX:
         return None, -E.EACCES
@@ -167,6 +194,8 @@ def _deadline(proc):
 @syscall("connect")
 def sys_connect(proc, fd, addr, length, *_):
     sock = _sock(proc, fd)
+    if isinstance(sock, netlink.NetlinkSocket):
+        return -E.EACCES                      # the kernel's netlink families are not in the sandbox
     if isinstance(sock, inet.LoopSocket):
         if s32(length) < 0:
             return -E.EINVAL
@@ -226,6 +255,8 @@ def _host_opt(level: str, name: str):
 @syscall("bind")
 def sys_bind(proc, fd, addr, length, *_):
     sock = _sock(proc, fd)
+    if isinstance(sock, netlink.NetlinkSocket):
+        return -E.EACCES
     if isinstance(sock, inet.LoopSocket):
         if s32(length) < 0:
             return -E.EINVAL
@@ -253,6 +284,8 @@ def sys_bind(proc, fd, addr, length, *_):
 @syscall("listen")
 def sys_listen(proc, fd, backlog, *_):
     sock = _sock(proc, fd)
+    if isinstance(sock, netlink.NetlinkSocket):
+        return -E.EOPNOTSUPP
     if isinstance(sock, inet.LoopSocket):
         return inet.listen(proc, sock, s32(backlog))
     if isinstance(sock, InetSocket):
@@ -280,6 +313,8 @@ def sys_accept4(proc, fd, addr=0, alen=0, flags=0, *_):
     sock = _sock(proc, fd)
     if flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC):
         return -E.EINVAL
+    if isinstance(sock, netlink.NetlinkSocket):
+        return -E.EOPNOTSUPP
     if isinstance(sock, inet.LoopSocket):
         conn = inet.accept(proc, sock, flags & SOCK_NONBLOCK)
         if isinstance(conn, int):
@@ -317,6 +352,8 @@ def _put_addr(proc, addr, alen, raw: bytes) -> None:
 
 
 def _send(proc, sock, data, flags, target=None):
+    if isinstance(sock, netlink.NetlinkSocket):
+        return -E.EACCES                      # no request reaches a netlink family
     if isinstance(sock, inet.LoopSocket):
         sent = inet.send(proc, sock, data, flags, target, _net(proc))
         if sent != "host":
@@ -327,6 +364,8 @@ def _send(proc, sock, data, flags, target=None):
     try:
         if isinstance(sock, InetSocket) and target is not None:
             return sock._io(lambda: sock.sock.sendto(data, target), True, _deadline(proc))
+        if isinstance(sock, UnixSocket) and not flags & MSG_DONTWAIT:
+            return blocking(proc, sock, lambda: sock.write(data))   # waits for the peer to read
         return sock.write(data)
     except WouldBlock:
         return -E.EAGAIN
@@ -345,26 +384,38 @@ def _target(proc, sock, addr, alen):
 
 
 def _recv(proc, sock, n, flags):
-    """(data, peer sockaddr bytes or b"")."""
+    """(data, peer sockaddr bytes or b"", the whole datagram's length: len(data) for a stream)."""
     if isinstance(sock, inet.LoopSocket):
         got = inet.recv(proc, sock, n, flags)
         if isinstance(got, int):
             if got == -E.EAGAIN:
                 raise WouldBlock()
             raise VfsError(-got)
-        data, peer, full = got
-        return (data, peer, full) if flags & inet.MSG_TRUNC else (data, peer)
+        return got
     if isinstance(sock, InetSocket):
         def once():
             data, peer = sock.sock.recvfrom(n)
-            return data, (encode_inet(sock.family, peer) if peer else b"")
+            return data, (encode_inet(sock.family, peer) if peer else b""), len(data)
         if flags & MSG_DONTWAIT:
             try:
                 return once()
             except BlockingIOError:
                 raise WouldBlock() from None
         return sock._io(once, False, _deadline(proc))
-    return sock.read(n), b""
+    op = (lambda: sock.recv(n, flags))
+    if flags & MSG_DONTWAIT:
+        data, full = op()
+    else:
+        got = blocking(proc, sock, op)             # a blocking socket waits for its peer
+        if isinstance(got, int):
+            raise WouldBlock()
+        data, full = got
+    return data, (netlink.KERNEL_ADDRESS if isinstance(sock, netlink.NetlinkSocket) else b""), full
+
+
+def _discards(sock, flags) -> bool:
+    """TCP's MSG_TRUNC: the bytes are taken from the stream and thrown away, not copied."""
+    return bool(flags & MSG_TRUNC) and isinstance(sock, inet.LoopSocket) and sock.stype == SOCK_STREAM
 
 
 @syscall("sendto")
@@ -378,12 +429,13 @@ def sys_sendto(proc, fd, buf, length, flags, addr, alen):
 def sys_recvfrom(proc, fd, buf, length, flags, addr, alen):
     sock = _sock(proc, fd)
     try:
-        data, peer, *full = _recv(proc, sock, min(length, 1 << 24), flags)
+        data, peer, full = _recv(proc, sock, min(length, 1 << 24), flags)
     except WouldBlock:
         return -E.EAGAIN
-    proc.aspace.write(buf, data)
+    if not _discards(sock, flags):
+        proc.aspace.write(buf, data)
     _put_addr(proc, addr, alen, peer)
-    return full[0] if full else len(data)
+    return full if flags & MSG_TRUNC else len(data)
 
 
 def _msg(proc, msg):
@@ -408,11 +460,11 @@ def sys_recvmsg(proc, fd, msg, flags, *_):
     sock = _sock(proc, fd)
     name, namelen, iov = _msg(proc, msg)
     try:
-        data, peer, *_full = _recv(proc, sock, sum(n for _, n in iov), flags & ~inet.MSG_TRUNC)
+        data, peer, full = _recv(proc, sock, sum(n for _, n in iov), flags)
     except WouldBlock:
         return -E.EAGAIN
     off = 0
-    for base, n in iov:
+    for base, n in iov if not _discards(sock, flags) else ():
         chunk = data[off:off + n]
         proc.aspace.write(base, chunk)
         off += len(chunk)
@@ -420,7 +472,9 @@ def sys_recvmsg(proc, fd, msg, flags, *_):
         proc.aspace.write(name, peer[:namelen])
         proc.aspace.write_u32(msg + 8, len(peer))
     proc.aspace.write(msg + 40, struct.pack("<Q", 0))      # msg_controllen: no ancillary data
-    return len(data)
+    # msg_flags is always written: MSG_TRUNC when a datagram was longer than the buffers
+    proc.aspace.write_u32(msg + 48, MSG_TRUNC if full > len(data) else 0)
+    return full if flags & MSG_TRUNC else len(data)
 
 
 @syscall("sendmmsg")
@@ -456,6 +510,8 @@ def sys_shutdown(proc, fd, how, *_):
     sock = _sock(proc, fd)
     if how not in (SHUT_RD, SHUT_WR, 2):
         return -E.EINVAL
+    if isinstance(sock, netlink.NetlinkSocket):
+        return -E.EOPNOTSUPP
     if isinstance(sock, inet.LoopSocket):
         sock.shutdown(how)
         return 0
@@ -471,6 +527,9 @@ def sys_shutdown(proc, fd, how, *_):
 
 def _sockname(proc, fd, addr, alen, peer: bool):
     sock = _sock(proc, fd)
+    if isinstance(sock, netlink.NetlinkSocket):
+        _put_addr(proc, addr, alen, netlink.KERNEL_ADDRESS)    # never bound: port id 0, no groups
+        return 0
     if isinstance(sock, inet.LoopSocket):
         raw = inet.sockname(sock, peer)
         if isinstance(raw, int):
@@ -529,7 +588,9 @@ def sys_getsockopt(proc, fd, level, name, val, lenp, *_):
         proc.aspace.write(val, value)
         proc.aspace.write_u32(lenp, len(value))
         return 0
-    if isinstance(sock, InetSocket) and level == SOL_SOCKET and name == SO_ERROR:
+    if isinstance(sock, netlink.NetlinkSocket):
+        value = sock.option(level, name)
+    elif isinstance(sock, InetSocket) and level == SOL_SOCKET and name == SO_ERROR:
         err = sock.sock.getsockopt(*_host_opt("SOL_SOCKET", "SO_ERROR"))
         value = E.from_host(OSError(err, "")) if err else 0
     elif isinstance(sock, InetSocket):

@@ -7,8 +7,9 @@ maps, in this process or another; it lives while it is attached, after IPC_RMID 
 then reads IPC_PRIVATE and its mode SHM_DEST). Attach counts and SEM_UNDO adjustments are
 worked out from the processes themselves: a process that ended has its semaphore adjustments
 applied the next time anything looks at the set (waiters included), and its attachments no
-longer count. Times are the virtual clock's; the owner is the guest's uid. The guest runs as one
-user, so permission bits are kept and reported but only read-only attachments are checked.
+longer count. Times are the virtual clock's; the owner is the guest's uid. Permissions are
+Linux's (ipcperm.py): the mode bits of the caller's class for each use, owner or creator for
+IPC_SET and IPC_RMID, root passing both.
 """
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from typing import Dict, List, Optional
 from emutrace.machine.memory import OutOfMemory, SharedMemory, page_up, PAGE
 
 from . import errno as E
+from . import ipcinfo, ipcperm
+from .ipcinfo import MSGMAX, SEMAEM, SEMMSL, SEMOPM, SEMVMX, SHMMAX, SHMMIN
 from .dispatch import s32, s64, syscall
 from .layouts import TIMESPEC
 from .wait import Block, Wait
@@ -33,21 +36,17 @@ GETPID, GETVAL, GETALL, GETNCNT, GETZCNT, SETVAL, SETALL, SEM_STAT, SEM_INFO, SE
 SEM_UNDO = 0x1000
 MSG_STAT, MSG_INFO, MSG_STAT_ANY = 11, 12, 13
 MSG_NOERROR, MSG_EXCEPT, MSG_COPY = 0o10000, 0o20000, 0o40000
+INVALID_ID = 0xFFFFFFFF
+RLIMIT_MEMLOCK = 8
 
-# Linux's default limits (ipc/util.h, include/uapi/linux/{shm,sem,msg}.h)
-IPCMNI = 32768
-SHMMIN, SHMMAX, SHMALL, SHMMNI = 1, (1 << 63) - (1 << 24) - 1, (1 << 64) - (1 << 24) - 1, 4096
-SEMMSL, SEMMNS, SEMOPM, SEMMNI, SEMVMX, SEMAEM = 32000, 1024000000, 500, 32000, 32767, 32767
-MSGMAX, MSGMNB, MSGMNI = 8192, 16384, 32000
+IPCMNI = 32768                                    # ids: slot + IPCMNI * the slot's reuse count
+# (the limits themselves, and the INFO commands' answers: ipcinfo.py)
 
 PERM = struct.Struct("<iIIIIHHHH4xQQ")            # struct ipc64_perm (48 bytes)
 SHMID_DS = struct.Struct("<48sQqqqiiQQQ")         # struct shmid64_ds (112)
 SEMID_DS = struct.Struct("<48sqQqQQQQ")           # struct semid64_ds (104)
 MSQID_DS = struct.Struct("<48sqqqQQQiiQQ")        # struct msqid64_ds (120)
 SEMBUF = struct.Struct("<Hhh")                    # struct sembuf
-SEMINFO = struct.Struct("<10i")
-SHMINFO = struct.Struct("<5Q")                    # struct shminfo64 head: max, min, mni, seg, all
-MSGINFO = struct.Struct("<7iH2x")                 # struct msginfo
 
 
 class IpcObject:
@@ -72,8 +71,22 @@ class IpcObject:
 
     def set_perm(self, raw: bytes, proc) -> None:
         _, uid, gid, _, _, mode, *_ = PERM.unpack(raw[:PERM.size])
+        if INVALID_ID in (uid, gid):
+            raise_errno(E.EINVAL)                 # Linux: uid_valid/gid_valid
         self.uid, self.gid, self.mode = uid, gid, mode & 0o777
         self.ctime = now(proc)
+
+    def check(self, proc, want: int) -> None:
+        """EACCES unless the caller's class is granted every bit of want."""
+        err = ipcperm.denied(proc, self, want)
+        if err:
+            raise_errno(err)
+
+    def check_owner(self, proc) -> None:
+        """EPERM unless the caller owns or created this object."""
+        err = ipcperm.not_owner(proc, self)
+        if err:
+            raise_errno(err)
 
 
 class Space:
@@ -143,27 +156,32 @@ def now(proc) -> int:
 class Ipc:
     """The run's IPC namespace."""
 
-    def __init__(self):
-        self.shm = Space(SHMMNI)
-        self.sem = Space(SEMMNI)
-        self.msg = Space(MSGMNI)
+    def __init__(self, limits: ipcinfo.IpcLimits):
+        self.limits = limits
+        self.shm = Space(limits.shmmni)
+        self.sem = Space(limits.semmni)
+        self.msg = Space(limits.msgmni)
 
     @staticmethod
     def of(kernel) -> "Ipc":
         ns = kernel.sysv_ipc
         if ns is None:
-            ns = kernel.sysv_ipc = Ipc()
+            ns = kernel.sysv_ipc = Ipc(ipcinfo.limits_of(kernel))
         return ns
 
 
-def _get(space: Space, proc, key: int, flags: int, make):
-    """The xxxget() protocol: IPC_PRIVATE always makes; a key finds or (IPC_CREAT) makes."""
+def _get(space: Space, proc, key: int, flags: int, make, more_checks=None):
+    """The xxxget() protocol: IPC_PRIVATE always makes; a key finds or (IPC_CREAT) makes. An
+    object found must pass more_checks (its size) and grant the mode bits in flags."""
     key = s32(key)
     if key != IPC_PRIVATE:
         found = space.by_key(key)
         if found is not None:
             if flags & IPC_CREAT and flags & IPC_EXCL:
                 raise_errno(E.EEXIST)
+            if more_checks is not None:
+                more_checks(found)
+            found.check(proc, flags & 0o777)
             return found, False
         if not flags & IPC_CREAT:
             raise_errno(E.ENOENT)
@@ -209,6 +227,11 @@ class Segment(IpcObject):
     def extra_mode(self) -> int:
         return (SHM_DEST if self.removed else 0) | (SHM_LOCKED if self.locked else 0)
 
+    def resident_pages(self) -> int:
+        """Pages given host memory so far (an attachment gives its range; nothing is swapped)."""
+        held = sum(n for _, n, _, _ in self.memory.extents)
+        return min(held, page_up(self.size)) // PAGE
+
 
 def _segment(proc, ident) -> Segment:
     ns = Ipc.of(proc.kernel)
@@ -234,9 +257,10 @@ def sys_shmget(proc, key, size, flags, *_):
     if size < SHMMIN or size > SHMMAX:
         if s32(key) == IPC_PRIVATE or flags & IPC_CREAT and ns.shm.by_key(s32(key)) is None:
             raise_errno(E.EINVAL)
-    seg, made = _get(ns.shm, proc, key, flags, lambda: Segment(ns, s32(key), flags, proc, size))
-    if not made and size > seg.size:
-        raise_errno(E.EINVAL)
+    def fits(seg):
+        if size > seg.size:
+            raise_errno(E.EINVAL)
+    seg, _ = _get(ns.shm, proc, key, flags, lambda: Segment(ns, s32(key), flags, proc, size), fits)
     return seg.id
 
 
@@ -254,6 +278,8 @@ def sys_shmat(proc, ident, addr, flags, *_):
             raise_errno(E.EINVAL)
     elif flags & SHM_REMAP:
         raise_errno(E.EINVAL)
+    seg.check(proc, ipcperm.S_IRUGO | (0 if flags & SHM_RDONLY else ipcperm.S_IWUGO) |
+              (ipcperm.S_IXUGO if flags & SHM_EXEC else 0))
     prot = 1 | (0 if flags & SHM_RDONLY else 2) | (4 if flags & SHM_EXEC else 0)
     size = page_up(seg.size)
     start = addr or proc.aspace.find_free(size)
@@ -290,19 +316,25 @@ def sys_shmctl(proc, ident, cmd, buf, *_):
     ns = Ipc.of(proc.kernel)
     cmd = _cmd(s32(cmd))
     if cmd in (IPC_INFO, SHM_INFO):
-        if cmd == IPC_INFO:
-            proc.aspace.write(buf, SHMINFO.pack(SHMMAX, SHMMIN, SHMMNI, 1, SHMALL) + bytes(32))
-        else:
-            segs = ns.shm.live()
-            pages = sum(page_up(s.size) // PAGE for s in segs)
-            proc.aspace.write(buf, struct.pack("<i4x5Q", len(segs), pages, pages, 0, 0, 0))
-        return max((s.id % IPCMNI for s in ns.shm.live()), default=0)
+        segs = ns.shm.live()
+        pages = sum(page_up(s.size) // PAGE for s in segs)
+        resident = sum(s.resident_pages() for s in segs)
+        proc.aspace.write(buf, ipcinfo.shm_info(ns.limits, cmd, len(segs), pages, resident))
+        return max((s.id % IPCMNI for s in segs), default=0)
     if cmd in (SHM_STAT, SHM_STAT_ANY):
         seg = ns.shm.by_index(s32(ident))
     elif cmd in (IPC_STAT, IPC_SET, IPC_RMID, SHM_LOCK, SHM_UNLOCK):
         seg = _segment(proc, ident)
     else:
         raise_errno(E.EINVAL)
+    if cmd in (IPC_STAT, SHM_STAT):
+        seg.check(proc, ipcperm.S_IRUGO)
+    elif cmd in (IPC_SET, IPC_RMID):
+        seg.check_owner(proc)
+    elif cmd in (SHM_LOCK, SHM_UNLOCK) and not ipcperm.privileged(proc):
+        seg.check_owner(proc)                     # without CAP_IPC_LOCK: the owner, within RLIMIT_MEMLOCK
+        if cmd == SHM_LOCK and proc.rlimit(RLIMIT_MEMLOCK) == 0:
+            raise_errno(E.EPERM)
     if cmd in (IPC_STAT, SHM_STAT, SHM_STAT_ANY):
         proc.aspace.write(buf, SHMID_DS.pack(seg.perm(), seg.size, seg.atime, seg.dtime, seg.ctime,
                                           seg.cpid, seg.lpid, seg.attachments(proc), 0, 0))
@@ -323,6 +355,10 @@ def sys_shmctl(proc, ident, cmd, buf, *_):
 class SemSet(IpcObject):
     def __init__(self, ns, key, mode, proc, n):
         super().__init__(ns, key, mode, proc)
+        # Linux's newary: past SEMMNS semaphores in all sets, ENOSPC
+        if proc.kernel.limits.room("semaphores") < n:
+            raise_errno(E.ENOSPC)
+        self.semaphores = proc.kernel.limits.hold(self, "semaphores", n)
         self.values = [0] * n
         self.pids = [0] * n
         self.otime = 0
@@ -391,9 +427,10 @@ def sys_semget(proc, key, nsems, flags, *_):
     made_new = s32(key) == IPC_PRIVATE or (flags & IPC_CREAT and ns.sem.by_key(s32(key)) is None)
     if made_new and nsems == 0:
         raise_errno(E.EINVAL)
-    s, made = _get(ns.sem, proc, key, flags, lambda: SemSet(ns, s32(key), flags, proc, nsems))
-    if not made and nsems > len(s.values):
-        raise_errno(E.EINVAL)
+    def fits(s):
+        if nsems > len(s.values):
+            raise_errno(E.EINVAL)
+    s, _ = _get(ns.sem, proc, key, flags, lambda: SemSet(ns, s32(key), flags, proc, nsems), fits)
     return s.id
 
 
@@ -408,6 +445,7 @@ def _semop(proc, ident, sops, nsops, timeout_ns):
     s = _semset(proc, ident)
     if any(num >= len(s.values) for num, _, _ in ops):
         raise_errno(E.EFBIG)
+    s.check(proc, ipcperm.S_IWUGO if any(op for _, op, _ in ops) else ipcperm.S_IRUGO)
     if s.try_ops(ops, proc):
         return 0
     sched = proc.kernel.sched
@@ -463,19 +501,23 @@ def sys_semctl(proc, ident, num, cmd, arg, *_):
     if cmd in (IPC_INFO, SEM_INFO):
         live = ns.sem.live()
         used = sum(len(s.values) for s in live)
-        # struct seminfo: semmap semmni semmns semmnu semmsl semopm semume semusz semvmx semaem;
-        # SEM_INFO puts the sets in use in semusz and the semaphores in use in semaem
-        info = (SEMMNS, SEMMNI, SEMMNS, SEMMNS, SEMMSL, SEMOPM, SEMOPM,
-                len(live) if cmd == SEM_INFO else 48, SEMVMX, used if cmd == SEM_INFO else SEMAEM)
-        proc.aspace.write(arg, SEMINFO.pack(*info))
+        proc.aspace.write(arg, ipcinfo.sem_info(ns.limits, cmd, len(live), used))
         return max((s.id % IPCMNI for s in live), default=0)
     s = ns.sem.by_index(s32(ident)) if cmd in (SEM_STAT, SEM_STAT_ANY) else _semset(proc, ident)
     s.settle()
     n = len(s.values)
-    if cmd in (GETVAL, GETPID, GETNCNT, GETZCNT, SETVAL) and not 0 <= num < n:
+    # Linux's order: semctl_setval checks the number before permission, semctl_main after
+    if cmd == SETVAL and not 0 <= num < n:
+        raise_errno(E.EINVAL)
+    if cmd in (IPC_SET, IPC_RMID):
+        s.check_owner(proc)
+    elif cmd in _SEM_NEEDS:
+        s.check(proc, _SEM_NEEDS[cmd])
+    if cmd in (GETVAL, GETPID, GETNCNT, GETZCNT) and not 0 <= num < n:
         raise_errno(E.EINVAL)
     if cmd == IPC_RMID:
         s.removed = True
+        s.semaphores.resize(0)
         ns.sem.drop(s)
         return 0
     if cmd in (IPC_STAT, SEM_STAT, SEM_STAT_ANY):
@@ -513,6 +555,12 @@ def sys_semctl(proc, ident, num, cmd, arg, *_):
     raise_errno(E.EINVAL)
 
 
+# what each semctl command asks of the caller's class (SEM_STAT_ANY: nothing)
+_SEM_NEEDS = {IPC_STAT: ipcperm.S_IRUGO, SEM_STAT: ipcperm.S_IRUGO, GETVAL: ipcperm.S_IRUGO,
+              GETPID: ipcperm.S_IRUGO, GETNCNT: ipcperm.S_IRUGO, GETZCNT: ipcperm.S_IRUGO,
+              GETALL: ipcperm.S_IRUGO, SETVAL: ipcperm.S_IWUGO, SETALL: ipcperm.S_IWUGO}
+
+
 def _clear_undo(s: SemSet, num: int) -> None:
     for adj in s.undo.values():                   # Linux: SETVAL/SETALL clear every semadj
         adj[num] = 0
@@ -524,12 +572,27 @@ class MsgQueue(IpcObject):
     def __init__(self, ns, key, mode, proc):
         super().__init__(ns, key, mode, proc)
         self.messages: List[tuple] = []           # (mtype, text)
-        self.qbytes = MSGMNB
+        self.qbytes = Ipc.of(proc.kernel).limits.msgmnb
+        self.limits = proc.kernel.limits
+        self.text = self.limits.hold(self, "buffers", 0)   # the bytes it holds count with pipe and socket buffers
         self.stime = self.rtime = 0
         self.lspid = self.lrpid = 0
 
     def cbytes(self) -> int:
         return sum(len(t) for _, t in self.messages)
+
+    def has_room(self, size: int) -> bool:
+        """Linux's msg_fits_inqueue, and the kernel's bound on buffered bytes."""
+        return self.cbytes() + size <= self.qbytes and len(self.messages) < self.qbytes and \
+            self.limits.room("buffers") >= size
+
+    def add(self, mtype: int, text: bytes) -> None:
+        self.text.resize(self.text.amount + len(text))
+        self.messages.append((mtype, text))
+
+    def take(self, i: int) -> None:
+        _, text = self.messages.pop(i)
+        self.text.resize(self.text.amount - len(text))
 
 
 def _queue(proc, ident) -> MsgQueue:
@@ -565,16 +628,17 @@ def sys_msgsnd(proc, ident, msgp, size, flags, *_):
     if mtype < 1:
         raise_errno(E.EINVAL)
     text = proc.aspace.read(msgp + 8, size)
+    q.check(proc, ipcperm.S_IWUGO)
 
     def room() -> bool:
-        return q.cbytes() + size <= q.qbytes and len(q.messages) < q.qbytes
+        return q.has_room(size)
     if not room():
         if flags & IPC_NOWAIT:
             raise_errno(E.EAGAIN)
         _wait_queue(proc, q, "msgsnd", room)
     if q.removed:
         raise_errno(E.EIDRM)
-    q.messages.append((mtype, text))
+    q.add(mtype, text)
     q.stime, q.lspid = now(proc), proc.pid
     return 0
 
@@ -601,6 +665,7 @@ def sys_msgrcv(proc, ident, msgp, size, mtype, flags, *_):
         if not flags & IPC_NOWAIT or flags & MSG_EXCEPT:
             raise_errno(E.EINVAL)
     q = _queue(proc, ident)
+    q.check(proc, ipcperm.S_IRUGO)
     if flags & MSG_COPY:
         if not 0 <= mtype < len(q.messages):
             raise_errno(E.ENOMSG)
@@ -619,7 +684,7 @@ def sys_msgrcv(proc, ident, msgp, size, mtype, flags, *_):
     text = text[:size]
     proc.aspace.write(msgp, struct.pack("<q", t) + text)
     if not flags & MSG_COPY:
-        del q.messages[i]
+        q.take(i)
         q.rtime, q.lrpid = now(proc), proc.pid
     return len(text)
 
@@ -631,14 +696,18 @@ def sys_msgctl(proc, ident, cmd, buf, *_):
     cmd = _cmd(s32(cmd))
     if cmd in (IPC_INFO, MSG_INFO):
         live = ns.msg.live()
-        head = (len(live), sum(len(q.messages) for q in live)) if cmd == MSG_INFO else \
-            (MSGMNI * MSGMNB // 1024, MSGMNB)          # in use / totals (MSG_INFO), else the limits
-        tql = sum(q.cbytes() for q in live) if cmd == MSG_INFO else MSGMNB
-        proc.aspace.write(buf, MSGINFO.pack(*head, MSGMAX, MSGMNB, MSGMNI, 16, tql, 0xffff))
+        proc.aspace.write(buf, ipcinfo.msg_info(ns.limits, cmd, len(live), sum(len(q.messages) for q in live),
+                                             sum(q.cbytes() for q in live)))
         return max((q.id % IPCMNI for q in live), default=0)
     q = ns.msg.by_index(s32(ident)) if cmd in (MSG_STAT, MSG_STAT_ANY) else _queue(proc, ident)
+    if cmd in (IPC_STAT, MSG_STAT):
+        q.check(proc, ipcperm.S_IRUGO)
+    elif cmd in (IPC_SET, IPC_RMID):
+        q.check_owner(proc)
     if cmd == IPC_RMID:
         q.removed = True
+        q.messages = []
+        q.text.resize(0)
         ns.msg.drop(q)
         return 0
     if cmd in (IPC_STAT, MSG_STAT, MSG_STAT_ANY):
@@ -648,8 +717,8 @@ def sys_msgctl(proc, ident, cmd, buf, *_):
     if cmd == IPC_SET:
         raw = proc.aspace.read(buf, MSQID_DS.size)
         qbytes = MSQID_DS.unpack(raw)[6]
-        if qbytes > MSGMNB and proc.kernel.world.uid != 0:
-            raise_errno(E.EPERM)
+        if qbytes > ns.limits.msgmnb and not ipcperm.privileged(proc):
+            raise_errno(E.EPERM)                  # CAP_SYS_RESOURCE
         q.set_perm(raw, proc)
         q.qbytes = qbytes
         return 0

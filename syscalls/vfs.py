@@ -20,6 +20,7 @@ from emutrace.machine.record import field, record
 from . import errno as E
 from .errors import VfsError
 from .filedata import PAGE, FileData
+from .hostjournal import HostJournal
 from .limits import DENTRY_COST, INODE_COST, Held, KernelLimits, pages
 # all of them: handlers take the file types from the VFS, whose nodes carry them
 from .statinfo import (DT_BLK, DT_CHR, DT_DIR, DT_FIFO, DT_LNK, DT_OF_MODE, DT_REG, DT_SOCK,  # noqa: F401
@@ -438,6 +439,7 @@ class Vfs:
         self.uid, self.gid = uid, gid
         self._next_ino = 0x100000
         self.reads: List[str] = []          # host paths opened for reading (for audits and tests)
+        self.host_journal = HostJournal()   # what --rw grants' host files were before the run changed them
 
     # -- synthesized trees -------------------------------------------------
     def add_synth(self, path: str, node: SynthNode) -> None:
@@ -704,6 +706,7 @@ class Vfs:
         parent = self._parent_dir(path)
         if parent.writable_host:
             host, _ = self.host_path(path)
+            self.host_journal.changing(path, host)
             try:
                 fd = os.open(host, os.O_CREAT | os.O_WRONLY | getattr(os, "O_BINARY", 0), mode & 0o7777)
                 os.close(fd)
@@ -798,6 +801,8 @@ class Vfs:
         if is_dir and len(self.listdir(node)) > 2:
             raise VfsError(E.ENOTEMPTY)
         if node.writable_host:
+            if not is_dir:
+                self.host_journal.removing(node.path, node.host)
             try:
                 (os.rmdir if is_dir else os.unlink)(node.host)
             except OSError as e:
@@ -813,6 +818,8 @@ class Vfs:
         dst = self._lnode(dst_path)
         self._parent_dir(dst_path)
         if src.writable_host and (dst is None or dst.writable_host) and self.host_path(dst_path)[1]:
+            self.host_journal.removing(src.path, src.host)
+            self.host_journal.removing(dst_path, self.host_path(dst_path)[0])
             try:
                 os.replace(src.host, self.host_path(dst_path)[0])
             except OSError as e:
@@ -848,6 +855,7 @@ class Vfs:
             raise VfsError(E.EPERM)
         parent = self._parent_dir(dst_path)
         if src.writable_host and parent.writable_host:
+            self.host_journal.changing(dst_path, self.host_path(dst_path)[0])
             try:
                 os.link(src.host, self.host_path(dst_path)[0])
             except OSError as e:

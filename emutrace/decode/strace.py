@@ -1158,6 +1158,9 @@ def _d_sigevent(f, b, mem):
     text += f"sigev_signo={sig}, sigev_notify={_x.format_enum('sigev_notify', notify)}"
     if notify == 4:
         text += f", sigev_notify_thread_id={tid}"
+    if notify == 2:                                      # SIGEV_THREAD: the union's function and attributes
+        fn, attrs = struct.unpack_from("<QQ", b, 16)
+        text += f", sigev_notify_function={_ptr(fn)}, sigev_notify_attributes={_ptr(attrs)}"
     return text + "}"
 
 
@@ -2077,10 +2080,34 @@ def _ipc_ds_text(kind: str, b: bytes, cmd: int) -> str:
     return "{" + ", ".join(parts) + "}"
 
 
+# IPC_INFO and SHM_INFO/SEM_INFO/MSG_INFO fill struct shminfo64 / shm_info / seminfo / msginfo:
+# command -> (size, struct layout, field names), as strace prints them
+_IPC_INFO = {
+    "shm": {3: (40, "<5Q", ("shmmax", "shmmin", "shmmni", "shmseg", "shmall")),
+            14: (56, "<i4x5Q", ("used_ids", "shm_tot", "shm_rss", "shm_swp", "swap_attempts",
+                                "swap_successes"))},
+    "sem": dict.fromkeys((3, 19), (40, "<10i", ("semmap", "semmni", "semmns", "semmnu", "semmsl",
+                                                "semopm", "semume", "semusz", "semvmx", "semaem"))),
+    "msg": dict.fromkeys((3, 12), (30, "<7iH", ("msgpool", "msgmap", "msgmax", "msgmnb", "msgmni",
+                                                "msgssz", "msgtql", "msgseg"))),
+}
+
+
+def _ipc_info_text(kind: str, cmd: int, b: bytes) -> str:
+    _, layout, names = _IPC_INFO[kind][cmd]
+    values = struct.unpack_from(layout, b)
+    return "{" + ", ".join(f"{n}={v}" for n, v in zip(names, values)) + "}"
+
+
 def _ipc_ds(a, mem, cmd: int, addr: int, kind: str) -> None:
     cmd &= 0xff
     size = _IPC_DS_SIZE[kind]
-    if cmd == 1:
+    if cmd in _IPC_INFO[kind]:
+        def info(ret, m):
+            b = None if _is_error(ret) else _read(m, addr, _IPC_INFO[kind][cmd][0])
+            return _ipc_info_text(kind, cmd, b) if b is not None else _ptr(addr)
+        a.later(info)
+    elif cmd == 1:
         b = _read(mem, addr, size)
         a.now(_ipc_ds_text(kind, b, cmd) if b is not None else _ptr(addr))
     elif cmd in _IPC_STAT_CMDS[kind]:
@@ -2323,7 +2350,8 @@ _DEFAULT = _AT_ENTRY["long"]
 # Output arguments, rendered when the call returns from the memory it wrote; a failed call shows
 # the pointer instead: (formatter, memory, value, param, n, base kind, result) -> text.
 _AT_EXIT = {
-    "buf_out": lambda f, m, v, param, n, base, ret: f.buf(m, v, ret),
+    # (recv* with MSG_TRUNC returns a datagram's whole length: only the buffer's size was written)
+    "buf_out": lambda f, m, v, param, n, base, ret: f.buf(m, v, ret if n is None else min(ret, n)),
     "struct_out": lambda f, m, v, param, n, base, ret: f.struct(param, m, v),
     "sigset_out": lambda f, m, v, param, n, base, ret: f.sigset(m, v, n if param is not None else 8),
     "iovec_out": lambda f, m, v, param, n, base, ret: f.iovec(m, v, n, ret),

@@ -758,6 +758,8 @@ def _l_bind(c, proc, args, addr, ret, err):
     eid = c.event(proc, "syscall", "bind", fd=fd, address=addr, result=_result(ret, err))
     sock["bound"] = dict(addr or {}, result=_result(ret, err))
     sock["events"].append(eid)
+    if err in ("EACCES", "EPERM"):
+        sock["denied"] = True               # (a netlink socket: the kernel's families are not in the sandbox)
 
 
 def _e_sendto(c, proc, args):

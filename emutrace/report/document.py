@@ -9,6 +9,7 @@ from typing import Dict, List, Optional
 from emutrace.decode.xlat import signal_name
 
 from . import extract, findings
+from .hostwrites import host_dropped
 from .schema import SCHEMA_ID, SCHEMA_VERSION
 
 S_IFMT, S_IFREG = 0o170000, 0o100000
@@ -76,7 +77,8 @@ def _processes(c) -> List[dict]:
 
 def dropped_files(c) -> List[dict]:
     """Every regular file the run created or changed in the overlay (with the ones it deleted
-    again), in path order; `_data` holds the contents."""
+    again), then those it created, changed or removed on the host through --rw grants, each in
+    path order; `_data` holds the contents (None for a host file whose content is not kept)."""
     vfs = c.session.vfs
     out: Dict[str, dict] = {}
     for path, ov in list(vfs.overlay.items()):
@@ -101,14 +103,14 @@ def dropped_files(c) -> List[dict]:
             pass
         first = c.renamed.get(path)
         entry = {"path": path, "size": len(data), "sha256": extract.sha256(data), "mode": ov.stat.mode & 0o7777,
-                 "status": status, "deleted": False, "_data": data}
+                 "status": status, "deleted": False, "where": "overlay", "_data": data}
         if first is not None and first != path:
             entry["written_as"] = first
         out[path] = entry
     for path, d in c.deleted_drops.items():
         if path not in out and path not in vfs.overlay:
-            out[path] = dict(d, status="deleted")
-    return [out[p] for p in sorted(out)]
+            out[path] = dict(d, status="deleted", where="overlay")
+    return [out[p] for p in sorted(out)] + host_dropped(vfs)
 
 
 def _sparse_entry(path: str, ov, first) -> dict:
@@ -116,7 +118,8 @@ def _sparse_entry(path: str, ov, first) -> dict:
     hashed or kept as one piece; `sha256` fingerprints its written pages instead (FileData's
     page_digest) and `sparse` says so."""
     entry = {"path": path, "size": len(ov.data), "sha256": ov.data.page_digest(),
-             "mode": ov.stat.mode & 0o7777, "status": "created", "deleted": False, "sparse": True,
+             "mode": ov.stat.mode & 0o7777, "status": "created", "deleted": False, "where": "overlay",
+             "sparse": True,
              "_data": None}
     if first is not None and first != path:
         entry["written_as"] = first
@@ -137,8 +140,8 @@ def dump_dropped(c, directory: str) -> List[str]:
     os.makedirs(directory, exist_ok=True)
     index = []
     for d in dropped_files(c):
-        name = os.path.join(directory, d["sha256"])
-        if d["_data"] is not None and not os.path.exists(name):    # (a sparse one: index only)
+        name = os.path.join(directory, d["sha256"] or "")
+        if d["_data"] is not None and not os.path.exists(name):
             with open(name, "wb") as f:
                 f.write(d["_data"])
         index.append({k: v for k, v in d.items() if not k.startswith("_")})

@@ -85,7 +85,8 @@ def render(doc: dict, limit: int = 20) -> str:
     _section(w, "Processes", _tree(doc.get("processes", [])), 0, str)
     _section(w, "Dropped files", doc.get("dropped", []), limit,
              lambda d: f"{d['status']:<8} {d['path']}  {d['size']} bytes, mode {d['mode']:04o}, sha256 {d['sha256']}"
-             + (f" (written as {d['written_as']})" if d.get("written_as") else ""))
+             + (f" (written as {d['written_as']})" if d.get("written_as") else "")
+             + (f" ON THE HOST at {d.get('host_path')}" if d.get("where") == "host" else ""))
     written = [f for f in doc.get("files", []) if set(f["ops"]) - {"open-read", "read", "exec", "open-failed"}]
     _section(w, "Files changed", written, limit,
              lambda f: f"{f['path']}: {', '.join(f['ops'])}" + (f"; {f['bytes_written']} bytes written"
