@@ -57,10 +57,27 @@ def test_pure_path_prints_the_same():
     assert (fast.stdout, fast.stderr) == (pure.stdout, pure.stderr)
 
 
+def _joined(text: str):
+    """strace -f's lines with each '<unfinished ...>' joined to its '<... resumed>' (another
+    thread's call came in between on a loaded machine), so the calls read whole."""
+    lines, open_at = [], {}
+    for line in text.splitlines():
+        m = re.match(r"^(\[pid +\d+\] |\d+ +)(.*)$", line)
+        pid, body = (m.group(1).strip(), m.group(2)) if m else ("", line)
+        r = re.match(r"^<\.\.\. \w+ resumed>(.*)$", body)
+        if body.endswith(" <unfinished ...>"):
+            open_at[pid] = len(lines)
+            lines.append(body[:-len(" <unfinished ...>")])
+        elif r and pid in open_at:
+            lines[open_at.pop(pid)] += r.group(1)
+        else:
+            lines.append(body)
+    return lines
+
+
 def _notify_lines(text: str):
     out = []
-    for line in text.splitlines():
-        line = re.sub(r"^(\[pid +\d+\] |\d+ +)", "", line)
+    for line in _joined(text):
         if line.startswith("mq_notify("):
             line = re.sub(r"sival_int=-?\d+, sival_ptr=0x[0-9a-f]+", "VALUE", line)
             line = re.sub(r"sigev_notify_attributes=0x[0-9a-f]+", "sigev_notify_attributes=ATTR", line)
