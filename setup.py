@@ -20,6 +20,6 @@ class optional_build_ext(build_ext):
 
 
 setup(
-    ext_modules=[Extension("emutrace.machine._native", ["emutrace/machine/_native.c"], optional=True)],
+    ext_modules=[Extension("emutrace.machine._native", ["emutrace/machine/_native.c", "emutrace/machine/_tlbfill.c"], optional=True)],
     cmdclass={"build_ext": optional_build_ext},
 )

@@ -785,6 +785,8 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL
 };
 
+int emutrace_register_tlbfill(PyObject *m);        /* _tlbfill.c: the TLB fill hook */
+
 PyMODINIT_FUNC PyInit__native(void)
 {
     if (PyType_Ready(&SiteType) < 0 || PyType_Ready(&SyscallHookType) < 0) return NULL;
@@ -798,6 +800,7 @@ PyMODINIT_FUNC PyInit__native(void)
         Py_DECREF(m);
         return NULL;
     }
+    if (emutrace_register_tlbfill(m) < 0) { Py_DECREF(m); return NULL; }
     struct { const char *name; long value; } consts[] = {
         {"ABI_VERSION", ABI_VERSION}, {"OP_UNSIGNED", OP_UNSIGNED}, {"OP_SIGNED", OP_SIGNED},
         {"OP_HEX", OP_HEX}, {"OP_GUESS", OP_GUESS}, {"OP_ADDR", OP_ADDR}, {"OP_CSTR", OP_CSTR},
