@@ -892,7 +892,8 @@ class GuestLog:
         quick = sink is not None and not faulted and suffix is self.leaf_suffix
         progs = self.native_sites
         if len(progs) < len(sites) and native is not None:
-            progs.extend(native_site(fs.site.display, fs.plan, fs.strings, fs.size, _ALIGN_PAD, self.ret_cap)
+            progs.extend(native_site(fs.site.display, fs.plan, fs.strings, fs.size, _ALIGN_PAD,
+                                     self.wret_cap if fs.ret_kind == RET_WSTR else self.ret_cap)
                          for fs in sites[len(progs):])
         leaf_run = native.leaf_run if quick and native is not None else None
         ret_area = self.ret_area
