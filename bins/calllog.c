@@ -67,6 +67,9 @@ int main(void)
     wchar_t *wedge = (wchar_t *)(two + page - 3 * sizeof(wchar_t));
     wedge[0] = L'x'; wedge[1] = L'y'; wedge[2] = 0;   /* a wide string ending at the page end */
     printf("wide: %zu %zu %d\n", wcslen(wedge), wcslen(L"wide"), wcscmp(L"wide", L"wider") < 0);
+    /* returned wide strings whose copy at the return runs into the unmapped page, and NULL */
+    printf("wide returns: %d %d %d %d\n", wcschr(wedge, L'y') == wedge + 1, wcschr(wedge, 0) == wedge + 2,
+           wcschr(wedge, L'q') == NULL, wcsrchr(L"wide", L'i') != NULL);
 
     pthread_t t;
     pthread_create(&t, NULL, sleeper, "sleeper");

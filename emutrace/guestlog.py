@@ -65,6 +65,7 @@ SHADOW_ENTRY = 40                  # shadow stack entry: return slot, return add
                                    # output argument's address and size
 OUT_MAX = 512                      # the largest output argument copied at the return
 RET_TAG = (1 << 64) - 1
+RET_CSTR, RET_WSTR = 1, 2          # a return record's "captured" word: what the area after it holds
 _NO_FRAME = 1 << 64                # above every stack address: no frame open
 RING_SIZE = 256 << 10
 SHADOW_SIZE = 64 << 10             # ~2700 open calls per thread; doubled when full
@@ -118,18 +119,21 @@ def patch_jmp(m, at: int, target: int) -> None:
     m.uc.ctl_remove_cache(at, at + 5)
 
 
-def capture_plan(plan) -> Optional[Tuple[Tuple[int, int, Optional[int]], ...]]:
+def capture_plan(plan, wide_ret_cap: Optional[int] = None) -> Optional[Tuple[Tuple[int, int, Optional[int]], ...]]:
     """The captures ((word index, bytes, length word index or None), ...) that make a compiled
     prototype loggable by guest code, or None when it needs more than the argument words, C
-    strings and buffers with a length argument at the call."""
+    strings and buffers with a length argument at the call. A returned wide string (wcschr's)
+    is loggable when the return trampoline copies what its renderer reads (wide_ret_cap bytes)."""
     if plan is None or plan.nwords > 6:
         return None
     if plan.right is not None and output_of(plan) is None:
         return None
-    if plan.ret is not None and not getattr(plan.ret, "word_only", False) and \
-            (getattr(plan.ret, "from_bytes", None) is None or hasattr(plan.ret, "len_arg")
-             or getattr(plan.ret, "fixed", False)):
-        return None
+    ret = plan.ret
+    if ret is not None and not getattr(ret, "word_only", False):
+        if getattr(ret, "from_bytes", None) is None or hasattr(ret, "len_arg"):
+            return None
+        if getattr(ret, "fixed", False) and (wide_ret_cap is None or getattr(ret, "string_cap", None) != wide_ret_cap):
+            return None
     caps = []
     for i, fn in plan.left_items:
         if getattr(fn, "word_only", False):
@@ -162,7 +166,7 @@ class FastSite:
     `left(record words, data, offset)`: its shown arguments rendered from the record, and
     `leaf(...)`: the whole line of a call that returned before any other was logged."""
     __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left", "leaf", "quick", "ret_string",
-                 "out", "pair_end")
+                 "ret_kind", "out", "pair_end")
 
     def __init__(self, tag: int, site, plan, caps, entry: int):
         self.tag = tag
@@ -180,8 +184,10 @@ class FastSite:
         self.left = _left_renderer(plan, self.strings)
         self.leaf = self._first_leaf         # compiled on first use: most sites are never called
         self.quick = self._first_quick
-        # a returned C string (strchr, getenv...): the return trampoline copies it
+        # a returned C string (strchr, getenv...) or wide string (wcschr): the return trampoline
+        # copies it (RET_CSTR up to its NUL, RET_WSTR a fixed number of bytes)
         self.ret_string = plan.ret is not None and not getattr(plan.ret, "word_only", False)
+        self.ret_kind = (RET_WSTR if getattr(plan.ret, "fixed", False) else RET_CSTR) if self.ret_string else 0
         # an output argument (clock_gettime's timespec): the return trampoline copies it
         self.out = output_of(plan) if plan.right is not None else None
 
@@ -379,15 +385,21 @@ def area_size(cap: int) -> int:
 
 class _Captured:
     """What the renderers of a return read, a GuestReader: the bytes the return trampoline copied
-    (a returned C string, an output argument), live memory for anything else."""
-    __slots__ = ("items", "fallback", "block")
+    (a returned C string or wide string, an output argument), live memory for anything else."""
+    __slots__ = ("items", "fallback", "block", "wide")
 
     def __init__(self):
         self.items: List[Tuple[int, bytes]] = []
         self.fallback: Optional[GuestReader] = None    # live memory
         self.block = None               # (address, size, bytes copied) of an output argument
+        self.wide = None                # (address, bytes copied, bytes asked) of a returned wide string
 
     def read(self, addr: int, size: int):
+        wd = self.wide
+        if wd is not None and wd[0] <= addr < wd[0] + wd[2]:
+            data, d = wd[1], addr - wd[0]
+            # what was copied; past it, unreadable at the return (as an output argument)
+            return data[d:d + size] if d + size <= len(data) else None
         b = self.block
         if b is not None and b[0] <= addr < b[0] + b[1]:
             data = b[2]
@@ -441,6 +453,15 @@ class GuestLog:
         self.native_sites: list = [None]
         self.m = None
         self._map(proc)
+
+    @property
+    def wret_cap(self) -> int:
+        """Bytes of a returned wide string the return trampoline copies: as many characters."""
+        return 4 * self.ret_cap
+
+    def ret_area(self, captured: int) -> int:
+        """Bytes of the copy after a return record whose "captured" word is `captured`."""
+        return area_size(self.wret_cap if captured == RET_WSTR else self.ret_cap) if captured else 0
 
     # -- set-up ---------------------------------------------------------------------
     def _map(self, proc) -> None:
@@ -496,16 +517,25 @@ class GuestLog:
         a.store(RSI, 32, RCX)
         a.raw(b"\x48\x85\xc9")             # test rcx, rcx
         a.jcc(JE, "nocap")
-        # the function returns a C string: copy it, as the entry copies string arguments
+        # the function returns a C string: copy it, as the entry copies string arguments; or a
+        # wide string: a fixed number of bytes, as the entry copies wide string arguments
         a.store(R11, S_RAX, RAX)
         a.store(R11, S_RBX, RBX)
         a.mov(RDI, RAX)
         a.mov(RAX, RSI)
+        a.raw(b"\x48\x83\xf9" + bytes([RET_WSTR]))     # cmp rcx, RET_WSTR
+        a.jcc(JE, "rwide")
         self._copy(a, RDI, None, RET_SIZE, self.ret_cap, "rs", S2_RCX, S2_RDX)
         a.mov(RSI, RAX)
+        a.add_imm(RSI, area_size(self.ret_cap))
+        a.jmp("rcopied")
+        a.label("rwide")
+        self._copy(a, RDI, FIXED, RET_SIZE, self.wret_cap, "rw", S2_RCX, S2_RDX)
+        a.mov(RSI, RAX)
+        a.add_imm(RSI, area_size(self.wret_cap))
+        a.label("rcopied")
         a.load(RAX, R11, S_RAX)
         a.load(RBX, R11, S_RBX)
-        a.add_imm(RSI, area_size(self.ret_cap))
         a.label("nocap")
         a.add_imm(RSI, RET_SIZE)
         a.load(RCX, R11, S_OUTN)
@@ -696,7 +726,7 @@ class GuestLog:
         a.store(RAX, 0, RSP)
         a.load(R10, RSP, 0)
         a.store(RAX, 8, R10)
-        a.store_imm(RAX, 16, 1 if fs.ret_string else 0)
+        a.store_imm(RAX, 16, fs.ret_kind)
         if fs.out is not None:
             a.store(RAX, 24, ARG_REGS[fs.out[0]])
         a.store_imm(RAX, 32, fs.out[1] if fs.out is not None else 0)
@@ -863,10 +893,11 @@ class GuestLog:
         quick = sink is not None and not faulted and suffix is self.leaf_suffix
         progs = self.native_sites
         if len(progs) < len(sites) and native is not None:
-            progs.extend(native_site(fs.site.display, fs.plan, fs.strings, fs.size, _ALIGN_PAD, self.ret_cap)
+            progs.extend(native_site(fs.site.display, fs.plan, fs.strings, fs.size, _ALIGN_PAD,
+                                     self.wret_cap if fs.ret_kind == RET_WSTR else self.ret_cap)
                          for fs in sites[len(progs):])
         leaf_run = native.leaf_run if quick and native is not None else None
-        ret_area = area_size(self.ret_cap)
+        ret_area = self.ret_area
         off, n = 0, len(data)
         try:
             while off < n:
@@ -875,7 +906,7 @@ class GuestLog:
                     ret_mem = None
                     if captured or outn:
                         ret_mem = self._ret_memory(data, off, start, rax, captured, outn, stack, slot, live)
-                    off += RET_SIZE + (ret_area if captured else 0) + ((outn + 7) & ~7)
+                    off += RET_SIZE + ret_area(captured) + ((outn + 7) & ~7)
                     rsp = slot + 8
                     if lines:
                         sink.leaf_lines(lines)
@@ -953,7 +984,7 @@ class GuestLog:
                                 right = plan.right(w[1:7], mem)
                                 if right:
                                     text += (", " if left else "") + ", ".join(right)
-                            nxt += (ret_area if captured else 0) + ((outn + 7) & ~7)
+                            nxt += ret_area(captured) + ((outn + 7) & ~7)
                         else:
                             r = fn(rax, None) if fn is not None else None
                         pad = _ALIGN_PAD - len(text)
@@ -998,7 +1029,17 @@ class GuestLog:
         mem = _Captured()
         mem.fallback = live
         o = off + RET_SIZE
-        if captured:
+        if captured == RET_WSTR:
+            # a returned wide string: as far as it was readable at the return
+            area = data[o:o + self.wret_cap]
+            if self.faulted:
+                got = self.faulted.pop(start + o, None)
+                if got is not None:
+                    area = area[:got]
+            if rax:
+                mem.wide = (rax, area, self.wret_cap)
+            o += area_size(self.wret_cap)
+        elif captured:
             area = data[o:o + self.ret_cap]
             if self.faulted and self.faulted.pop(start + o, None) is not None:
                 area = None

@@ -347,7 +347,8 @@ class LibcallTracer:
         gl = m.guest_log
         if gl is None:
             area = area_size(limit + 1)
-            gl = GuestLog(self, proc, max(HEAD + 6 * area, RET_SIZE + area + OUT_MAX + 8) + 64, limit + 1)
+            wide = area_size(4 * (limit + 1))       # (a returned wide string: GuestLog.wret_cap)
+            gl = GuestLog(self, proc, max(HEAD + 6 * area, RET_SIZE + max(area, wide) + OUT_MAX + 8) + 64, limit + 1)
         for module in proc.modules:
             gl.hook_unwinders(proc, module)
 
@@ -364,7 +365,7 @@ class LibcallTracer:
             plan = site.plan
             if plan is UNSET:
                 plan = site.plan = self._plan(site)
-            caps = capture_plan(plan)
+            caps = capture_plan(plan, gl.wret_cap)
             if caps is None:
                 return None
             fs = FastSite(len(self.fast_sites), site, plan, caps, where)

@@ -53,8 +53,8 @@ def _capture_op(fn, word: int, area: int, cap: int, j) -> Optional[tuple]:
 def _ret_op(fn) -> Optional[tuple]:
     """A word, or a returned C string (the bytes the return trampoline copied)."""
     desc = getattr(fn, "native", None)
-    if desc is not None and desc[0] == "cstr":
-        return (_opcode("cstr"), 0, 0, 0, 0, 0, desc[3])
+    if desc is not None and desc[0] in ("cstr", "wstr"):
+        return (_opcode(desc[0]), 0, 0, 0, 0, 0, desc[3])
     return _word_op(fn, 0)
 
 
@@ -75,7 +75,7 @@ def native_site(display: str, plan, strings, size: int, align_pad: int, ret_cap:
     ret = None
     if plan.ret is not None:
         ret = _ret_op(plan.ret)
-        if ret is None or (ret[0] == native.OP_CSTR and plan.right is not None):
+        if ret is None or (ret[0] in (native.OP_CSTR, native.OP_WSTR) and plan.right is not None):
             return None             # (such a return's line also shows output arguments)
     try:
         return native.Site(display + "(", ops, ret, size, align_pad, ret_cap)

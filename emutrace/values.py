@@ -76,6 +76,7 @@ import math
 import struct
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from emutrace.machine.memory import MemView
 from emutrace.machine.native import native
 from emutrace.machine.reader import GuestReader
 from emutrace.protos import (Array, ArgRef, Const, EltRef, Expr, Pointer, Prim, Prototype,
@@ -89,6 +90,7 @@ DEFAULT_STRING_LIMIT = 32   # ltrace -s
 DEFAULT_ARRAY_LIMIT = 4     # ltrace -A
 FORMAT_READ_LIMIT = 1 << 16
 _M64 = (1 << 64) - 1
+_CHUNK = 256                    # bytes of a zero-ended array read at a time (a power of two)
 
 
 # ----------------------------------------------------------------------------
@@ -1462,6 +1464,8 @@ class CallFormatter:
                     return None
                 s, found = got
                 return min(len(s), cap)
+            if addr is not None and inline is None and isinstance(ctx.mem, MemView):
+                return self._zero_ended_length(ctx.mem, addr, es, cap)
             n = 0
             while n < cap:
                 b = self._elem_bytes(t, addr, inline, n, ctx)
@@ -1476,6 +1480,32 @@ class CallFormatter:
             return None
         lv &= _M64
         return min(lv, need)
+
+    def _zero_ended_length(self, mem, addr: int, es: int, cap: int) -> int:
+        """Elements of `es` bytes before the first all-zero one (a wide string's length), at
+        most cap, stopping where memory stops being readable: what reading element by element
+        finds, read a chunk at a time (a guest memory read per element was most of what a
+        wide-string argument cost). Live memory only (a MemView): there a chunk that reads
+        whole holds elements that each read whole."""
+        zero = bytes(es)
+        n = 0
+        while n < cap:
+            a = addr + n * es
+            want = min(cap - n, max(1, (_CHUNK - (a & (_CHUNK - 1))) // es)) * es
+            raw = mem.read(a, want)
+            if raw is None or len(raw) < want:
+                # unreadable within the chunk: element by element up to where it stops
+                while n < cap:
+                    b = mem.read(addr + n * es, es)
+                    if b is None or len(b) < es or b == zero:
+                        return n
+                    n += 1
+                return n
+            for k in range(0, want, es):
+                if raw[k:k + es] == zero:
+                    return n
+                n += 1
+        return n
 
     def _elem_bytes(self, t: Array, addr: Optional[int], inline: Optional[bytes], i: int,
                     ctx: _Ctx) -> Optional[bytes]:

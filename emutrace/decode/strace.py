@@ -113,12 +113,29 @@ def _quote_tables(extra_escape: str):
     return table, before_digit
 
 
+_SHORT_MAX = 8                  # byte strings this short are quoted once and remembered ...
+_SHORT_QUOTED: Dict[bytes, str] = {}
+_SHORT_QUOTED_MAX = 4096        # ... up to this many of them
+
+
 def quote_string(data: bytes, force_hex: bool = False, quotes: bool = True,
                  extra_escape: str = "") -> str:
     """strace's string_quote: printable ASCII as is, \\n \\t \\r \\v \\f \\" \\\\ escaped, other bytes as
     the shortest octal escape (\\0, \\33, \\177) unless an octal digit follows (then 3 digits).
     force_hex prints every byte as \\xNN (getrandom). extra_escape: characters printed in octal
     too (strace -y escapes < and > in paths)."""
+    if data.__class__ is bytes and len(data) <= _SHORT_MAX and quotes and not force_hex and not extra_escape:
+        # read(2)'s and write(2)'s few bytes, the same ones again and again: quoted once
+        got = _SHORT_QUOTED.get(data)
+        if got is None:
+            got = _quote(data, False, True, "")
+            if len(_SHORT_QUOTED) < _SHORT_QUOTED_MAX:
+                _SHORT_QUOTED[bytes(data)] = got
+        return got
+    return _quote(data, force_hex, quotes, extra_escape)
+
+
+def _quote(data: bytes, force_hex: bool, quotes: bool, extra_escape: str) -> str:
     if force_hex:
         text = "".join(["\\x%02x" % c for c in data])
     else:
@@ -266,7 +283,11 @@ class _State:
     def __init__(self, sc, args, tid):
         self.sc = sc
         self.name = sc.name
-        self.args = tuple([int(x) & _MASK64 for x in args[:6]] + [0] * (6 - len(args[:6])))
+        try:
+            a, b, c, d, e, f = args             # (the syscall hook's six register words)
+            self.args = (a & _MASK64, b & _MASK64, c & _MASK64, d & _MASK64, e & _MASK64, f & _MASK64)
+        except (TypeError, ValueError):
+            self.args = tuple([int(x) & _MASK64 for x in args[:6]] + [0] * (6 - len(args[:6])))
         self.a = _Args()
         self.ret_kind = sc.ret
         self.aux: Optional[Callable] = None      # fn(ret, mem) -> str | None, printed ' (...)'

@@ -214,6 +214,20 @@ static uint32_t rd32(const unsigned char *p)
 
 /* One operation on the call record at rec (size bytes, validated against the Site); w: its six
  * argument words. */
+/* A wide string from 4 * (limit + 1) copied bytes at a (values.py's wstring render): up to its
+ * zero character, at most limit characters shown. */
+static int render_wstr(Buf *b, const unsigned char *a, Py_ssize_t limit, uint64_t v)
+{
+    if (!v) return buf_put(b, "nil", 3);
+    Py_ssize_t cap = limit + 1, n = 0;
+    while (n < cap && rd32(a + 4 * n) != 0) n++;
+    Py_ssize_t shown = n < limit ? n : limit;
+    if (buf_put(b, "L\"", 2) < 0) return -1;
+    for (Py_ssize_t k = 0; k < shown; k++)
+        if (buf_escw(b, rd32(a + 4 * k)) < 0) return -1;
+    return n >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
+}
+
 static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned char *rec, uint64_t v)
 {
     switch (op->kind) {
@@ -274,17 +288,8 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
         if (buf_put(b, "\"", 1) < 0 || buf_escape(b, rec + op->area, shown) < 0) return -1;
         return n >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
     }
-    case OP_WSTR: {                 /* values.py wstring_from */
-        if (!v) return buf_put(b, "nil", 3);
-        const unsigned char *a = rec + op->area;
-        Py_ssize_t cap = op->limit + 1, n = 0;
-        while (n < cap && rd32(a + 4 * n) != 0) n++;
-        Py_ssize_t shown = n < op->limit ? n : op->limit;
-        if (buf_put(b, "L\"", 2) < 0) return -1;
-        for (Py_ssize_t k = 0; k < shown; k++)
-            if (buf_escw(b, rd32(a + 4 * k)) < 0) return -1;
-        return n >= op->limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
-    }
+    case OP_WSTR:                   /* values.py wstring_from */
+        return render_wstr(b, rec + op->area, op->limit, v);
     }
     PyErr_SetString(PyExc_SystemError, "emutrace.machine._native: unknown operation");
     return -1;
@@ -333,6 +338,8 @@ static PyObject *render_line(SiteObject *s, const unsigned char *rec, uint64_t r
     if (buf_put(&b, "= ", 2) < 0) goto done;
     if (s->has_ret && s->ret.kind == OP_CSTR) {
         if (render_ret_string(&b, s, ret_area, rax) < 0) goto done;
+    } else if (s->has_ret && s->ret.kind == OP_WSTR) {
+        if (render_wstr(&b, ret_area, s->ret.limit, rax) < 0) goto done;    /* (ret_cap >= 4 * (limit + 1)) */
     } else if (s->has_ret) {
         if (render_op(&b, &s->ret, w, rec, rax) < 0) goto done;
     } else if (buf_str(&b, "<void>") < 0) {
@@ -365,7 +372,7 @@ static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
     if (kind < 1 || kind > OP_MAX) goto bad;
     if (!is_ret && (word < 1 || word > MAX_ARGS)) goto bad;
     int capture = kind == OP_CSTR || kind == OP_BUF || kind == OP_WSTR;
-    if (is_ret && capture && kind != OP_CSTR) goto bad;     /* a word, or a returned C string */
+    if (is_ret && capture && kind == OP_BUF) goto bad;      /* a word, or a returned C or wide string */
     op->kind = (int)kind;
     op->word = (int)word;
     op->lenword = (int)lenword;
@@ -478,6 +485,12 @@ static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: a returned string needs ret_cap");
         return -1;
     }
+    /* a returned wide string: the return copies ret_cap bytes, of which the renderer reads
+     * 4 * (limit + 1) */
+    if (self->has_ret && self->ret.kind == OP_WSTR && (ret_cap < 4 * (self->ret.limit + 1) || ret_cap > (1 << 28))) {
+        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: a returned wide string needs ret_cap");
+        return -1;
+    }
     self->size = size;
     self->pair_end = size + RET_SIZE;
     self->align_pad = align_pad;
@@ -520,7 +533,8 @@ static PyObject *Site_line(SiteObject *self, PyObject *args)
         PyErr_SetString(PyExc_IndexError, "record out of the buffer");
         goto done;
     }
-    if (self->has_ret && self->ret.kind == OP_CSTR && (area.obj == NULL || area.len < self->ret_cap)) {
+    if (self->has_ret && (self->ret.kind == OP_CSTR || self->ret.kind == OP_WSTR) &&
+        (area.obj == NULL || area.len < self->ret_cap)) {
         PyErr_SetString(PyExc_IndexError, "a returned string needs ret_cap bytes");
         goto done;
     }
@@ -584,14 +598,16 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
         PyObject *so = PyList_GET_ITEM(sites, (Py_ssize_t)tag);
         if (Py_TYPE(so) != &SiteType) break;
         SiteObject *s = (SiteObject *)so;
-        int ret_string = s->has_ret && s->ret.kind == OP_CSTR;
+        int ret_string = s->has_ret && (s->ret.kind == OP_CSTR || s->ret.kind == OP_WSTR);
+        /* the return record's "captured" word: guestlog's RET_CSTR (1) or RET_WSTR (2) */
+        uint64_t captured = !ret_string ? 0 : s->ret.kind == OP_WSTR ? 2 : 1;
         if (s->pair_end > n - off - 8) break;
         const unsigned char *rec = d + off, *r = rec + s->size;
         uint64_t slot = rd64(rec + 56), ret = rd64(rec + 64);
         /* a leaf: its own return record next; nothing copied at the return but a returned
          * string, which is there exactly when the site returns one */
         if (rd64(r) != RET_TAG || rd64(r + 8) != slot || rd64(r + 16) != ret || rd64(r + 40) ||
-            (rd64(r + 32) != 0) != ret_string)
+            rd64(r + 32) != captured)
             break;
         if (!no_top && top <= slot) break;
         Py_ssize_t end = ret_string ? s->pair_end_cap : s->pair_end;
@@ -787,6 +803,8 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL
 };
 
+int emutrace_register_tlbfill(PyObject *m);        /* _tlbfill.c: the TLB fill hook */
+
 PyMODINIT_FUNC PyInit__native(void)
 {
     if (PyType_Ready(&SiteType) < 0 || PyType_Ready(&SyscallHookType) < 0) return NULL;
@@ -800,6 +818,7 @@ PyMODINIT_FUNC PyInit__native(void)
         Py_DECREF(m);
         return NULL;
     }
+    if (emutrace_register_tlbfill(m) < 0) { Py_DECREF(m); return NULL; }
     struct { const char *name; long value; } consts[] = {
         {"ABI_VERSION", ABI_VERSION}, {"OP_UNSIGNED", OP_UNSIGNED}, {"OP_SIGNED", OP_SIGNED},
         {"OP_HEX", OP_HEX}, {"OP_GUESS", OP_GUESS}, {"OP_ADDR", OP_ADDR}, {"OP_CSTR", OP_CSTR},

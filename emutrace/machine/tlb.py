@@ -30,6 +30,7 @@ from unicorn import UcError, unicorn_const as UCC
 from unicorn.unicorn_py3.unicorn import uclib
 
 from .errors import EmutraceError
+from .native import native
 
 # uc_mem_type of a TLB fill -> (the access's permission bit, error if unmapped, if forbidden)
 _ACCESS = {
@@ -62,15 +63,18 @@ def attach(uc, aspace) -> None:
     aspace.host_lookup = False
     # page -> Unicorn permissions, for pages looked up since the mappings last changed (the
     # AddressSpace empties it): a TLB that keeps missing on the same pages (a program sweeping
-    # more memory than the TLB holds) skips the VMA search
+    # more memory than the TLB holds) skips the VMA search. With the compiled path this cache is
+    # the C hook's own (see _tlbfill.c), which answers what it holds without a Python frame.
+    compiled = getattr(native, "TlbFill", None)
     perms_of = aspace.page_perms = {}
-    cached = perms_of.get
     read = _ACCESS[UCC.UC_MEM_READ]
 
-    def fill(_h, vaddr, access, entry, _user):
+    def fill(vaddr, access, entry):
+        """The reference fill: the permissions of the page holding vaddr into Unicorn's entry, or
+        False with the refusal in aspace.denied."""
         vaddr &= ~0xFFF
         need, unmapped, forbidden = _ACCESS.get(access, read)
-        perms = cached(vaddr)
+        perms = perms_of.get(vaddr)
         if perms is None or aspace.host_lookup:
             v = find(vaddr)
             if v is None:
@@ -99,7 +103,12 @@ def attach(uc, aspace) -> None:
         e[1] = perms
         return True
 
-    cb = _FILL_CB(fill)
+    if compiled is not None:
+        hook = compiled(ctypes.cast(uclib.uc_hook_add, ctypes.c_void_p).value, uc._uch.value, UCC.UC_HOOK_TLB_FILL, fill)
+        perms_of = aspace.page_perms = hook         # (fill reads it through the closure)
+        aspace._tlb_fill = hook         # the engine keeps only a pointer: keep the hook alive
+        return
+    cb = _FILL_CB(lambda _h, vaddr, access, entry, _user: fill(vaddr, access, entry))
     handle = ctypes.c_size_t()
     err = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), UCC.UC_HOOK_TLB_FILL,
                             ctypes.cast(cb, ctypes.c_void_p), None, ctypes.c_uint64(1), ctypes.c_uint64(0))
@@ -130,9 +139,14 @@ def flush(uc) -> None:
 def host_lookups(aspace, flush_after: bool = True):
     """Unicorn calls made inside look pages up for emutrace: see the module's docstring."""
     aspace.host_lookup = True
+    compiled = aspace.page_perms if hasattr(aspace.page_perms, "bypass") else None
+    if compiled is not None:
+        compiled.bypass = True          # the C hook must not answer from its cache meanwhile
     try:
         yield
     finally:
         aspace.host_lookup = False
+        if compiled is not None:
+            compiled.bypass = False
         if flush_after:
             flush(aspace.uc)

@@ -1,0 +1,141 @@
+"""The TLB fill's compiled hook (emutrace/machine/_tlbfill.c) against the Python fill (tlb.py).
+
+The C hook answers a miss from its page cache and asks the Python fill for everything else, so
+the two must agree: the cache behaves as the dict the pure path uses (random operations,
+hypothesis), the hook answers what the cache holds and nothing it does not (a page whose
+permissions changed, emutrace's own lookups, a refused access), and programs that fault, flip
+W^X and mprotect in loops print the same bytes on both paths."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from conftest import built
+from emutrace.machine.native import native
+from test_native_paths import assert_same
+
+TlbFill = getattr(native, "TlbFill", None)
+pytestmark = pytest.mark.skipif(TlbFill is None, reason="the compiled event path is not built")
+
+PAGE = 0x1000
+
+
+# pages that collide in a small table and pages far apart; values are UC_PROT_* bits
+pages = st.one_of(st.integers(0, 4096).map(lambda n: n * PAGE),
+                  st.integers(0, (1 << 52) - 1).map(lambda n: n * PAGE))
+ops = st.lists(st.one_of(
+    st.tuples(st.just("set"), pages, st.integers(0, 7)),
+    st.tuples(st.just("pop"), pages, st.none()),
+    st.tuples(st.just("get"), pages, st.none()),
+    st.tuples(st.just("clear"), st.none(), st.none()),
+), max_size=400)
+
+
+def _registered():
+    """A TlbFill attached to a fresh engine's address space (the compiled path's page cache)."""
+    from emutrace.machine.cpu import Machine
+    from emutrace.machine.memory import AddressSpace
+    m = Machine()
+    a = AddressSpace(m.uc, 1 << 30)
+    assert isinstance(a.page_perms, TlbFill)
+    return m, a
+
+
+_ENGINE = []
+
+
+@settings(max_examples=150, deadline=None)
+@given(ops)
+def test_the_cache_is_a_dict(seq):
+    """Whatever the sequence of stores, deletions (linear probing's backward shift), growth and
+    clears, the C cache holds exactly what a dict would."""
+    if not _ENGINE:
+        _ENGINE.append(_registered())
+    c, d = _ENGINE[0][1].page_perms, {}
+    c.clear()
+    for op, page, v in seq:
+        if op == "set":
+            c[page] = v
+            d[page] = v
+        elif op == "pop":
+            assert c.pop(page, None) == d.pop(page, None)
+        elif op == "get":
+            assert c.get(page) == d.get(page)
+        else:
+            c.clear()
+            d.clear()
+        assert len(c) == len(d)
+    for page, v in d.items():
+        assert c[page] == v and page in c
+    for page in range(0, 64 * PAGE, PAGE):
+        assert (page in c) == (page in d)
+
+
+def test_bad_keys_and_values_are_errors():
+    m, a = _registered()
+    c = a.page_perms
+    with pytest.raises(ValueError):
+        c[PAGE] = 8
+    with pytest.raises(KeyError):
+        c.pop(PAGE)
+    with pytest.raises(KeyError):
+        del c[PAGE]
+    with pytest.raises(OverflowError):
+        c.get(-1)
+    with pytest.raises(TypeError):
+        c.get()
+
+
+def _run(m, code: bytes, at: int = 0x1000):
+    m.write(at, code + b"\xf4")                    # ... hlt
+    m.uc.emu_start(at, at + len(code))
+
+
+def test_hits_are_answered_in_c_and_changes_go_to_python():
+    """A page seen once is answered by the C hook afterwards; an mprotect that takes a
+    permission away drops the page from the cache, so the next access asks Python, which refuses
+    it as the pure path does."""
+    from unicorn import UcError, unicorn_const as UCC
+    m, a = _registered()
+    c = a.page_perms
+    a.map(0x1000, 0x1000, 5)
+    a.map(0x200000, 0x1000, 3)
+    m.set_reg("rbx", 0x200000)
+    store = b"\x48\x89\x03"                         # mov [rbx], rax
+    _run(m, store)
+    assert 0x200000 in c and c[0x200000] == UCC.UC_PROT_READ | UCC.UC_PROT_WRITE
+    hits0, misses0 = c.counts
+    from emutrace.machine import tlb
+    for _ in range(3):
+        tlb.flush(m.uc)                             # Unicorn forgets; the C cache answers
+        _run(m, store)
+    hits, misses = c.counts
+    assert hits > hits0 and misses == misses0
+    assert a.protect(0x200000, 0x1000, 1)           # read-only now
+    assert 0x200000 not in c
+    with pytest.raises(UcError):
+        _run(m, store)
+    assert a.denied == (UCC.UC_ERR_WRITE_PROT, 0x200000)
+
+
+def test_host_lookups_bypass_the_cache():
+    """Inside tlb.host_lookups every fill is Python's (it grants exec for emutrace's own lookups)."""
+    from emutrace.machine import tlb
+    m, a = _registered()
+    a.map(0x1000, 0x1000, 5)
+    _run(m, b"\x90")
+    with tlb.host_lookups(a):
+        assert a.page_perms.bypass
+    assert not a.page_perms.bypass
+
+
+@pytest.mark.parametrize("prog,args", [
+    ("pages", []),                  # faults at exact addresses, W^X flips, JIT rounds
+    ("mprot", ["3000", "64"]),      # mprotect back and forth, the page written in between
+    ("jit", []),                    # code written, made executable, rewritten; dual-mapped memfd
+    ("mmlimits", []),               # huge reservations, max_map_count
+    ("mmchurn", ["20"]),            # mmap/mprotect/munmap churn
+])
+def test_programs_print_the_same_with_either_fill(prog, args, tmp_path):
+    assert_same(["--no-trace", built(prog), *args])
+    assert_same(["--strace", built(prog), *args], trace_dir=str(tmp_path))
