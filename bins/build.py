@@ -175,6 +175,7 @@ PROGRAMS: Dict[str, dict] = {
                 flags=_C_FLAGS, hostile=True),
     "jobctl": _p("c", "SIGSTOP/SIGTSTP/SIGCONT: wait4 WUNTRACED/WCONTINUED, waitid, SA_NOCLDSTOP",
                  flags=_C_FLAGS),
+    "sweep": _p("c", "reads every page of a 4 GiB read-only reservation", flags=_C_FLAGS),
     "stdio_id": _p("c", "prints what it sees of its stdio and of file times against time(0)",
                    flags=_C_FLAGS),
     "threads": _p("c", "N threads, mutex counter, condvar barrier",

@@ -50,6 +50,7 @@ def uc_prot(prot: int) -> int:
 
 
 _UC_PROT = [uc_prot(p) for p in range(8)]
+PERMS_CACHE_MAX = 1 << 18       # pages in the fill's permission cache (1 GiB of guest memory)
 
 
 def attach(uc, aspace) -> None:
@@ -68,6 +69,13 @@ def attach(uc, aspace) -> None:
     compiled = getattr(native, "TlbFill", None)
     perms_of = aspace.page_perms = {}
     read = _ACCESS[UCC.UC_MEM_READ]
+
+    def remember(vaddr, perms):
+        # (a cache, so it starts over when full: a guest sweeping a huge uncharged read-only
+        # mapping must not make the host hold an entry for each of its pages)
+        if len(perms_of) >= PERMS_CACHE_MAX:
+            perms_of.clear()
+        perms_of[vaddr] = perms
 
     def fill(vaddr, access, entry):
         """The reference fill: the permissions of the page holding vaddr into Unicorn's entry, or
@@ -92,9 +100,9 @@ def attach(uc, aspace) -> None:
                     aspace.denied = (forbidden, vaddr)      # over --max-mem
                     return False
                 else:
-                    perms_of[vaddr] = perms
+                    remember(vaddr, perms)
             else:
-                perms_of[vaddr] = perms
+                remember(vaddr, perms)
         if not perms & need:
             aspace.denied = (forbidden, vaddr)
             return False
