@@ -48,8 +48,12 @@ def _calls(text: str):
             continue
         line = re.sub(r"0x[0-9a-f]{5,}", "ADDR", line)
         line = re.sub(r"\d{4,}", "N", line)                      # pids, times, clock values
+        # pids of any length (a host's pid numbers can be short)
+        line = re.sub(r"(pidfd_open\(|sigev_notify_thread_id=|si_pid=|kill\(|tgkill\()\d+", r"\1N", line)
         line = re.sub(r"tv_nsec=\d+", "tv_nsec=N", line)
         line = re.sub(r"(sival_int|si_int)=-?N", r"\1=N", line)      # the low half of a heap pointer
+        # natively the overrun count is however many periods real time (slowed by ptrace) let pass
+        line = re.sub(r"^(timer_getoverrun\(\d+\)\s+= )\d+$", r"\1COUNT", line)
         out.append(re.sub(r"\s+= ", " = ", line))
     return out
 
