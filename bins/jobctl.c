@@ -65,6 +65,15 @@ static void show(const char *what, int st)
     fflush(stdout);
 }
 
+/* Linux sends CLD_CONTINUED from the continued child when it next runs, so it can come after
+ * the parent's WCONTINUED wait returns; two SIGCHLDs pending at once are one (standard signals
+ * do not queue). The parent waits for each notice before it causes the next. */
+static void await_codes(int n)
+{
+    for (int i = 0; ncodes < n && i < 5000; i++)
+        usleep(1000);
+}
+
 static void drain_codes(const char *what)
 {
     sigset_t all, old;
@@ -106,6 +115,7 @@ int main(void)
     kill(c, SIGCONT);
     waitpid(c, &st, WCONTINUED);
     show("SIGCONT", st);
+    await_codes(2);
     close(go[1]);
     waitpid(c, &st, 0);
     show("then", st);
@@ -140,9 +150,11 @@ int main(void)
     memset(&si, 0, sizeof si);
     waitid(P_PID, c, &si, WCONTINUED);
     printf("waitid: %s status %s\n", code_name(si.si_code), sig_name(si.si_status));
+    await_codes(2);
     kill(c, SIGSTOP);
     waitpid(c, &st, WUNTRACED);
     show("SIGSTOP", st);
+    await_codes(3);
     kill(c, SIGKILL);
     waitpid(c, &st, 0);
     show("SIGKILL while stopped", st);
