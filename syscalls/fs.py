@@ -350,7 +350,8 @@ def sys_flock(proc, fd, op, *_):
 # ---------------------------------------------------------------- read/write
 
 # What one read or write moves through the host at a time. Linux moves up to MAX_RW_COUNT per
-# call; here a transfer bigger than TRANSFER_PIECE goes in pieces, so no call makes the host
+# call; here a read, pread, sendfile, copy_file_range or recvfrom returns at most TRANSFER_PIECE
+# (a short read), and a bigger write or readv goes in pieces, so no call makes the host
 # hold more than that beyond guest memory (a writev of 1024 views of one 1 MiB buffer would
 # otherwise be 1 GiB of host memory for 1 MiB of guest memory).
 MAX_RW_COUNT = 0x7FFFF000
@@ -396,7 +397,7 @@ def sys_read(proc, fd, buf, count, *_):
     f = proc.fds.get(s32(fd))
     if not f.readable and f.kind != "dir":
         return -E.EBADF
-    count = min(count, 1 << 24)
+    count = min(count, TRANSFER_PIECE)
     mem = proc.aspace
     if count:
         mem.check(buf, count, 2)
@@ -434,7 +435,7 @@ def sys_pread(proc, fd, buf, count, off, *_):
         return -E.ESPIPE
     if s64(off) < 0:
         return -E.EINVAL
-    data = f.pread(min(count, 1 << 24), off)
+    data = f.pread(min(count, TRANSFER_PIECE), off)
     proc.aspace.write(buf, data)
     return len(data)
 
@@ -534,7 +535,7 @@ def sys_lseek(proc, fd, off, whence, *_):
 @syscall("sendfile")
 def sys_sendfile(proc, out_fd, in_fd, offp, count, *_):
     fin, fout = proc.fds.get(s32(in_fd)), proc.fds.get(s32(out_fd))
-    count = min(count, 1 << 24)
+    count = min(count, TRANSFER_PIECE)
     if offp:
         off = proc.aspace.read_u64(offp)
         data = fin.pread(count, off)
@@ -550,7 +551,7 @@ def sys_copy_file_range(proc, in_fd, off_in, out_fd, off_out, length, flags):
     fin, fout = proc.fds.get(s32(in_fd)), proc.fds.get(s32(out_fd))
     if not fin.seekable or not fout.seekable or isinstance(fin, HostFile) is False and fin.kind != "file":
         return -E.EXDEV
-    length = min(length, 1 << 24)
+    length = min(length, TRANSFER_PIECE)
     if off_in:
         o = proc.aspace.read_u64(off_in)
         data = fin.pread(length, o)

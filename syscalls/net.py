@@ -429,7 +429,7 @@ def sys_sendto(proc, fd, buf, length, flags, addr, alen):
 def sys_recvfrom(proc, fd, buf, length, flags, addr, alen):
     sock = _sock(proc, fd)
     try:
-        data, peer, full = _recv(proc, sock, min(length, 1 << 24), flags)
+        data, peer, full = _recv(proc, sock, min(length, TRANSFER_PIECE), flags)
     except WouldBlock:
         return -E.EAGAIN
     if not _discards(sock, flags):

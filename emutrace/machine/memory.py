@@ -525,8 +525,7 @@ class AddressSpace:
         if not self.budget.fits(PAGE):
             return False
         self.nr_touched.add(page)
-        self.budget.used += PAGE
-        self._charged += PAGE
+        self._settle()
         return True
 
     # -- changes -----------------------------------------------------------
