@@ -1,0 +1,74 @@
+"""Structs whose strace text is only their fields, one after another: the layout as data, one
+renderer for all of them.
+
+    TIMESPEC = StructText("timespec", 16, [("tv_sec", 0, "q"), ("tv_nsec", 8, "Q")])
+    TIMESPEC.text(data)         # '{tv_sec=1, tv_nsec=500}'
+
+A field is (name, offset, format, render): format is a `struct` code (a count like "3Q" gives a
+tuple) or another StructText (the nested struct, printed by its own text); render turns the value
+into text (str when left out). more=True ends the text with ', ...' as strace abbreviates a struct.
+Structs with conditional fields or other arithmetic keep a decoder written by hand.
+
+Also the two structs every subject nests: TIMESPEC and TIMEVAL.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, Iterable, Optional, Sequence, Tuple, Union
+
+from .. import xlat as _x
+from ...machine.layout import Layout
+
+Render = Callable[[object], str]
+
+
+class StructText:
+    """How strace prints one fixed-size struct: each field as name=text, in order."""
+
+    __slots__ = ("name", "size", "layout", "renders", "more")
+
+    def __init__(self, name: str, size: int,
+                 fields: Iterable[Tuple[str, int, Union[str, "StructText"]] | Tuple[str, int, Union[str, "StructText"], Render]],
+                 more: bool = False):
+        fields = [tuple(fl) + (None,) * (4 - len(fl)) for fl in fields]
+        self.name = name
+        self.size = size
+        self.layout = Layout(name, size, [(fname, off, f"{kind.size}s" if isinstance(kind, StructText) else kind)
+                                          for fname, off, kind, _ in fields])
+        self.renders = tuple((fname, kind.text if isinstance(kind, StructText) else (render or str))
+                             for fname, off, kind, render in fields)
+        self.more = more
+
+    def text(self, data: bytes) -> str:
+        values = self.layout.unpack(data)
+        body = ", ".join(f"{fname}={render(values[fname])}" for fname, render in self.renders)
+        return "{" + body + (", ...}" if self.more else "}")
+
+    def __call__(self, f, data: bytes, mem) -> str:
+        """A struct decoder (formatter, the struct's bytes, guest memory), like those by hand."""
+        return self.text(data)
+
+
+def decoders(*texts: StructText) -> Dict[str, Tuple[int, Callable]]:
+    """{name: (size, decoder)} for a subject's STRUCTS table."""
+    return {t.name: (t.size, t) for t in texts}
+
+
+def in_sequence(names: Sequence[str], fmt: str, size: int, start: int = 0) -> list:
+    """Fields of one format laid out one after another from start (the kernel's info structs)."""
+    return [(name, start + k * size, fmt) for k, name in enumerate(names)]
+
+
+def flags(set_name: str, mask: Optional[int] = None) -> Render:
+    """Renders a field as the names of the flag set's bits."""
+    if mask is None:
+        return lambda v: _x.format_flags(set_name, v)
+    return lambda v: _x.format_flags(set_name, v & mask)
+
+
+def enum(set_name: str) -> Render:
+    """Renders a field as the name of its value in the set."""
+    return lambda v: _x.format_enum(set_name, v)
+
+
+TIMESPEC = StructText("timespec", 16, [("tv_sec", 0, "q"), ("tv_nsec", 8, "Q")])
+TIMEVAL = StructText("timeval", 16, [("tv_sec", 0, "q"), ("tv_usec", 8, "Q")])
