@@ -4,21 +4,24 @@ renderer for all of them.
     TIMESPEC = StructText("timespec", 16, [("tv_sec", 0, "q"), ("tv_nsec", 8, "Q")])
     TIMESPEC.text(data)         # '{tv_sec=1, tv_nsec=500}'
 
-A field is (name, offset, format, render): format is a `struct` code (a count like "3Q" gives a
-tuple) or another StructText (the nested struct, printed by its own text); render turns the value
-into text (str when left out). more=True ends the text with ', ...' as strace abbreviates a struct.
-Structs with conditional fields or other arithmetic keep a decoder written by hand.
+A field is (name, offset, format[, render[, when]]): format is a `struct` code (a count like "3Q"
+gives a tuple) or another StructText (the nested struct, printed by its own text); render turns
+the value into text (str when left out); when, given the struct's values by field name, says
+whether strace prints the field (sa_restorer only with SA_RESTORER). more=True ends the text with
+', ...' as strace abbreviates a struct. Structs whose text needs guest memory, the formatter's
+options or arithmetic across fields keep a decoder written by hand.
 
 Also the two structs every subject nests: TIMESPEC and TIMEVAL.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterable, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 from .. import xlat as _x
 from ...machine.layout import Layout
 
-Render = Callable[[object], str]
+Render = Callable[[object], str]                 # a field's value -> its text
+Shown = Callable[[Mapping[str, object]], object]  # the struct's values -> is the field printed (truthy)
 
 
 class StructText:
@@ -26,21 +29,21 @@ class StructText:
 
     __slots__ = ("name", "size", "layout", "renders", "more")
 
-    def __init__(self, name: str, size: int,
-                 fields: Iterable[Tuple[str, int, Union[str, "StructText"]] | Tuple[str, int, Union[str, "StructText"], Render]],
-                 more: bool = False):
-        fields = [tuple(fl) + (None,) * (4 - len(fl)) for fl in fields]
+    def __init__(self, name: str, size: int, fields: Iterable[tuple], more: bool = False):
+        fields = [tuple(fl) + (None,) * (5 - len(fl)) for fl in fields]
         self.name = name
         self.size = size
         self.layout = Layout(name, size, [(fname, off, f"{kind.size}s" if isinstance(kind, StructText) else kind)
-                                          for fname, off, kind, _ in fields])
-        self.renders = tuple((fname, kind.text if isinstance(kind, StructText) else (render or str))
-                             for fname, off, kind, render in fields)
+                                          for fname, off, kind, _, _ in fields])
+        self.renders: Tuple[Tuple[str, Render, Optional[Shown]], ...] = tuple(
+            (fname, kind.text if isinstance(kind, StructText) else (render or str), when)
+            for fname, off, kind, render, when in fields)
         self.more = more
 
     def text(self, data: bytes) -> str:
         values = self.layout.unpack(data)
-        body = ", ".join(f"{fname}={render(values[fname])}" for fname, render in self.renders)
+        body = ", ".join(f"{fname}={render(values[fname])}" for fname, render, when in self.renders
+                         if when is None or when(values))
         return "{" + body + (", ...}" if self.more else "}")
 
     def __call__(self, f, data: bytes, mem) -> str:

@@ -64,14 +64,11 @@ def _d_utimbuf(f, b, mem):
             f"modtime={m} /* {date_text(m, local=lt)} */}}")
 
 
-def _d_open_how(f, b, mem):
-    flags, mode, resolve = struct.unpack("<QQQ", b)
-    text = f"{{flags={_x.format_flags('open_flags', flags & 0xffffffff)}"
-    if flags & (0x40 | 0x400000) or mode:
-        text += f", mode={_x.octal(mode)}"
-    if resolve:
-        text += f", resolve={_x.format_flags('resolve_flags', resolve)}"
-    return text + "}"
+OPEN_HOW = StructText("open_how", 24, [
+    ("flags", 0, "Q", flags("open_flags", 0xffffffff)),
+    # the mode with O_CREAT or O_TMPFILE (or when set anyway), the resolve flags when any
+    ("mode", 8, "Q", _x.octal, lambda values: values["flags"] & (0x40 | 0x400000) or values["mode"]),
+    ("resolve", 16, "Q", flags("resolve_flags"), lambda values: values["resolve"])])
 
 
 MOUNT_ATTR = StructText("mount_attr", 32, [
@@ -116,7 +113,7 @@ def _k_open_mode(f, st, mem, v, param, i, base):
 
 CALLS = {"sendfile": _c_sendfile, "mknod": _c_mknod, "mknodat": _c_mknod}
 STRUCTS = {"timeval_pair": (32, _d_timeval_pair), "timespec_pair": (32, _d_timespec_pair),
-           "utimbuf": (16, _d_utimbuf), "open_how": (24, _d_open_how), **decoders(MOUNT_ATTR)}
+           "utimbuf": (16, _d_utimbuf), **decoders(OPEN_HOW, MOUNT_ATTR)}
 AT_ENTRY = {"fan_dirfd": lambda f, st, mem, v, param, n: "FAN_NOFD" if s32(v) == -1 else f.dirfd(v)}
 AT_EXIT = {
     "dirents": lambda f, m, v, param, n, base, ret: dirents(f, m, v, ret, base),

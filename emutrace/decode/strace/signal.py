@@ -19,13 +19,11 @@ def _sa_handler(h: int) -> str:
     return name if name else hexval(h)
 
 
-def _d_sigaction(f, b, mem):
-    handler, flags, restorer, mask = struct.unpack("<QQQQ", b)
-    text = (f"{{sa_handler={_sa_handler(handler)}, sa_mask={_x.format_sigset(mask)}, "
-            f"sa_flags={_x.format_flags('sa_flags', flags & 0xffffffff)}")
-    if flags & 0x04000000:
-        text += f", sa_restorer={pointer(restorer)}"
-    return text + "}"
+# the kernel's struct sigaction (not glibc's), in strace's order; the restorer with SA_RESTORER
+SIGACTION = StructText("sigaction", 32, [
+    ("sa_handler", 0, "Q", _sa_handler), ("sa_mask", 24, "Q", _x.format_sigset),
+    ("sa_flags", 8, "Q", flags("sa_flags", 0xffffffff)),
+    ("sa_restorer", 16, "Q", pointer, lambda values: values["sa_flags"] & 0x04000000)])
 
 
 STACK_T = StructText("stack_t", 24, [("ss_sp", 0, "Q", pointer),
@@ -136,5 +134,5 @@ def _c_restart_syscall(f, st, mem):
 
 
 CALLS = {"rt_sigreturn": _c_rt_sigreturn, "restart_syscall": _c_restart_syscall}
-STRUCTS = {"sigaction": (32, _d_sigaction), "siginfo": (SIGINFO.size, _d_siginfo),
-           "sigevent": (64, _d_sigevent), **decoders(STACK_T)}
+STRUCTS = {"siginfo": (SIGINFO.size, _d_siginfo), "sigevent": (64, _d_sigevent),
+           **decoders(SIGACTION, STACK_T)}

@@ -7,27 +7,22 @@ from .common import hexval
 from .fields import StructText, decoders, flags
 
 
-def _d_stat(f, b, mem):
-    s = STAT.unpack(b)
-    mode = s["st_mode"]
-    text = f"{{st_mode={_x.format_mode(mode)}, "
-    if mode & 0o170000 in (0o020000, 0o060000):
-        text += f"st_rdev={_x.format_stat_dev(s['st_rdev'])}, "
-    else:
-        text += f"st_size={s['st_size']}, "
-    return text + "...}"
+def _is_device(values) -> bool:
+    return values["st_mode"] & 0o170000 in (0o020000, 0o060000)         # S_ISCHR, S_ISBLK
 
 
-def _d_statx(f, b, mem):
-    s = STATX.unpack(b)
-    mask = s["stx_mask"]
-    parts = [f"stx_mask={_x.format_flags('statx_mask', mask)}",
-             f"stx_attributes={_x.format_flags('statx_attrs', s['stx_attributes'])}"]
-    if mask & 3:
-        parts.append(f"stx_mode={_x.format_mode(s['stx_mode'])}")
-    if mask & 0x200:
-        parts.append(f"stx_size={s['stx_size']}")
-    return "{" + ", ".join(parts) + ", ...}"
+# strace's abbreviated stat: the type and mode, then the device of a device file, else the size
+STAT_TEXT = StructText("stat", STAT.size, [
+    ("st_mode", STAT.offset("st_mode"), "I", _x.format_mode),
+    ("st_rdev", STAT.offset("st_rdev"), "Q", _x.format_stat_dev, _is_device),
+    ("st_size", STAT.offset("st_size"), "q", str, lambda values: not _is_device(values))], more=True)
+# ... and statx: the fields its mask says were filled
+STATX_TEXT = StructText("statx", STATX.size, [
+    ("stx_mask", STATX.offset("stx_mask"), "I", flags("statx_mask")),
+    ("stx_attributes", STATX.offset("stx_attributes"), "Q", flags("statx_attrs")),
+    ("stx_mode", STATX.offset("stx_mode"), "H", _x.format_mode, lambda values: values["stx_mask"] & 3),
+    ("stx_size", STATX.offset("stx_size"), "Q", str, lambda values: values["stx_mask"] & 0x200)],
+    more=True)
 
 
 def _fs_magic(v: int) -> str:
@@ -41,4 +36,4 @@ STATFS = StructText("statfs", 120, [
     ("f_namelen", 64, "q"), ("f_frsize", 72, "q"), ("f_flags", 80, "q", flags("statfs_flags"))])
 
 
-STRUCTS = {"stat": (STAT.size, _d_stat), "statx": (STATX.size, _d_statx), **decoders(STATFS)}
+STRUCTS = decoders(STAT_TEXT, STATX_TEXT, STATFS)
