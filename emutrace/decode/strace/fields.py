@@ -15,10 +15,10 @@ Also the two structs every subject nests: TIMESPEC and TIMEVAL.
 """
 from __future__ import annotations
 
+import struct
 from typing import Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 from .. import xlat as _x
-from ...machine.layout import Layout
 
 Render = Callable[[object], str]                 # a field's value -> its text
 Shown = Callable[[Mapping[str, object]], object]  # the struct's values -> is the field printed (truthy)
@@ -27,24 +27,41 @@ Shown = Callable[[Mapping[str, object]], object]  # the struct's values -> is th
 class StructText:
     """How strace prints one fixed-size struct: each field as name=text, in order."""
 
-    __slots__ = ("name", "size", "layout", "renders", "more")
+    __slots__ = ("name", "size", "more", "_unpack", "_fields", "_conditional")
 
     def __init__(self, name: str, size: int, fields: Iterable[tuple], more: bool = False):
         fields = [tuple(fl) + (None,) * (5 - len(fl)) for fl in fields]
         self.name = name
         self.size = size
-        self.layout = Layout(name, size, [(fname, off, f"{kind.size}s" if isinstance(kind, StructText) else kind)
-                                          for fname, off, kind, _, _ in fields])
-        self.renders: Tuple[Tuple[str, Render, Optional[Shown]], ...] = tuple(
-            (fname, kind.text if isinstance(kind, StructText) else (render or str), when)
-            for fname, off, kind, render, when in fields)
         self.more = more
+        # One struct.Struct reads every field (in memory order, the gaps as pad bytes), and each
+        # field takes its run of the values ("3Q": three): strace's order is not always memory's.
+        codes = [f"{kind.size}s" if isinstance(kind, StructText) else kind for _, _, kind, _, _ in fields]
+        fmt, end, count, first, runs = "<", 0, 0, {}, {}
+        for k in sorted(range(len(fields)), key=lambda k: fields[k][1]):
+            off, one = fields[k][1], struct.Struct("<" + codes[k])
+            if off < end or off + one.size > size:
+                raise ValueError(f"{name}.{fields[k][0]} overlaps another field or overruns the struct")
+            fmt += (f"{off - end}x" if off > end else "") + codes[k]
+            first[k], runs[k] = count, len(one.unpack(bytes(one.size)))
+            count += runs[k]
+            end = off + one.size
+        self._unpack = struct.Struct(fmt).unpack_from
+        # per field: "name=", where its values start, how many, how to render, when it is printed
+        self._fields: Tuple[Tuple[str, int, int, Render, Optional[Shown]], ...] = tuple(
+            (fname + "=", first[k], runs[k], kind.text if isinstance(kind, StructText) else (render or str), when)
+            for k, (fname, _, kind, render, when) in enumerate(fields))
+        self._conditional = any(when is not None for *_, when in self._fields)
 
     def text(self, data: bytes) -> str:
-        values = self.layout.unpack(data)
-        body = ", ".join(f"{fname}={render(values[fname])}" for fname, render, when in self.renders
-                         if when is None or when(values))
-        return "{" + body + (", ...}" if self.more else "}")
+        flat = self._unpack(data)
+        if self._conditional:
+            values = {label[:-1]: flat[i] if n == 1 else flat[i:i + n] for label, i, n, _, _ in self._fields}
+            parts = [label + render(values[label[:-1]]) for label, _, _, render, when in self._fields
+                     if when is None or when(values)]
+        else:
+            parts = [label + render(flat[i] if n == 1 else flat[i:i + n]) for label, i, n, render, _ in self._fields]
+        return "{" + ", ".join(parts) + (", ...}" if self.more else "}")
 
     def __call__(self, f, data: bytes, mem) -> str:
         """A struct decoder (formatter, the struct's bytes, guest memory), like those by hand."""
