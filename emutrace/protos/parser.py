@@ -55,7 +55,7 @@ Extensions (not in ltrace 0.7.3)
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from .types import (INTEGRAL, ArgRef, Array, Const, EltRef, Expr, FormatPack, Pointer, Prim,
                     Prototype, Struct, Type, Zero)
@@ -347,57 +347,53 @@ class _Parser:
             return inner.with_lens("string")
         return self._string_type(Zero(None), wide)
 
-    def _enum(self) -> Type:
+    def _integral_base(self, what: str) -> Prim:
+        """The optional [TYPE] of enum[TYPE](...) and flags[TYPE](...): an integral type, int
+        when none is given."""
         base = Prim("int")
         if self.accept("["):
             b = self.type_()
             if not (isinstance(b, Prim) and b.kind in INTEGRAL):
-                self.err("integral type required as enum argument")
+                self.err(f"integral type required as {what} argument")
             base = Prim(b.kind)
             self.expect("]")
+        return base
+
+    def _items(self, item: Callable[[], object]) -> list:
+        """(ITEM, ITEM, ...), each parsed by item()."""
         self.expect("(")
-        values: List[Tuple[str, int]] = []
-        last = 0
+        items: list = []
         while True:
             if self.peek() == ")" or self.peek() == "":
                 self.expect(")")
-                break
-            if values:
+                return items
+            if items:
                 self.expect(",")
+            items.append(item())
+
+    def _enum(self) -> Type:
+        base = self._integral_base("enum")
+        last = -1
+
+        def value() -> Tuple[str, int]:             # NAME[=VAL]: one more than the last by default
+            nonlocal last
             name = self.ident("enum name")
-            if self.accept("="):
-                last = self.const_value()
-            values.append((name, last))
-            last += 1
+            last = self.const_value() if self.accept("=") else last + 1
+            return name, last
         t = base.with_lens("enum")
-        t.enum = values
+        t.enum = self._items(value)
         return t
 
     def _flags(self) -> Type:
-        base = Prim("int")
-        if self.accept("["):
-            b = self.type_()
-            if not (isinstance(b, Prim) and b.kind in INTEGRAL):
-                self.err("integral type required as flags argument")
-            base = Prim(b.kind)
-            self.expect("]")
-        self.expect("(")
-        values: List[Tuple[str, int, int]] = []
-        while True:
-            if self.peek() == ")" or self.peek() == "":
-                self.expect(")")
-                break
-            if values:
-                self.expect(",")
+        base = self._integral_base("flags")
+
+        def flag() -> Tuple[str, int, int]:         # NAME=VAL or NAME=VAL:MASK
             name = self.ident("flag name")
             self.expect("=")
             v = self.const_value()
-            mask = v
-            if self.accept(":"):
-                mask = self.const_value()
-            values.append((name, v, mask))
+            return name, v, self.const_value() if self.accept(":") else v
         t = base.with_lens("flags")
-        t.flags = values
+        t.flags = self._items(flag)
         return t
 
     def _struct(self, forward_ok: bool = False) -> Type:
@@ -405,16 +401,7 @@ class _Parser:
             st = Struct()
             st.forward = True
             return st
-        self.expect("(")
-        fields: List[Type] = []
-        while True:
-            if self.peek() == ")" or self.peek() == "":
-                self.expect(")")
-                break
-            if fields:
-                self.expect(",")
-            fields.append(self.lens())
-        return Struct(fields)
+        return Struct(self._items(self.lens))
 
 
 def _strip_comment_tail(p: _Parser):
