@@ -332,6 +332,15 @@ class SyscallFormatter:
         return self.array(items, count)
 
     # ------------------------------------------------------------------ structs
+    def struct_array(self, mem, addr: int, count: int, shape) -> str:
+        """[{...}, ...]: count structs of a fields.StructText at addr (semop's sembufs, epoll's
+        events), at most string_limit of them; the address when unreadable."""
+        shown = min(count, self.string_limit)
+        data = read_bytes(mem, addr, shape.size * shown)
+        if data is None:
+            return hexval(addr)
+        return self.array([shape.text(data[shape.size * k:shape.size * (k + 1)]) for k in range(shown)], count)
+
     def struct(self, name: str, mem, addr: int, **kw) -> str:
         """A struct decoded by name ('stat', 'timespec', ...); NULL for 0; the address in hex when
         unreadable or when no decoder exists."""

@@ -2,26 +2,21 @@
 messages, the *ctl commands' structs."""
 from __future__ import annotations
 
-import struct
-
 from ...machine.words import s32, s64
 from .. import xlat as _x
 from .common import hexval, is_error, pointer, read_bytes, read_u64
-from .fields import StructText, decoders, in_sequence
+from .fields import StructText, decoders, flags, in_sequence
+
+
+SEMBUF = StructText("sembuf", 6, [("sem_num", 0, "H"), ("sem_op", 2, "h"),
+                                  ("sem_flg", 4, "H", flags("semop_flags"))])
 
 
 def sembuf(f, mem, addr: int, n: int) -> str:
+    """semop's array of operations, at most string_limit of them."""
     if addr == 0:
         return "NULL"
-    shown = min(n, f.string_limit)
-    data = read_bytes(mem, addr, 6 * shown)
-    if data is None:
-        return hexval(addr)
-    items = []
-    for k in range(shown):
-        num, op, flg = struct.unpack_from("<Hhh", data, 6 * k)
-        items.append(f"{{sem_num={num}, sem_op={op}, sem_flg={_x.format_flags('semop_flags', flg & 0xffff)}}}")
-    return f.array(items, n)
+    return f.struct_array(mem, addr, n, SEMBUF)
 
 
 def msgbuf(f, mem, addr: int, n: int) -> str:

@@ -54,12 +54,7 @@ def pollfds(f, mem, addr: int, nfds: int, entry: bool) -> str:
 def epoll_events(f, mem, addr: int, n: int) -> str:
     if n <= 0:
         return "[]"
-    shown = min(n, f.string_limit)
-    data = read_bytes(mem, addr, 12 * shown)
-    if data is None:
-        return hexval(addr)
-    items = [EPOLL_EVENT.text(data[12 * k:12 * k + 12]) for k in range(shown)]
-    return f.array(items, n)
+    return f.struct_array(mem, addr, n, EPOLL_EVENT)
 
 
 EPOLL_EVENT = StructText("epoll_event", 12, [
