@@ -23,6 +23,7 @@ setup(
     ext_modules=[Extension("emutrace.machine._native",
                           ["emutrace/machine/_native.c", "emutrace/machine/_cover.c",
                            "emutrace/machine/_tlbfill.c"],
-                          depends=["emutrace/machine/_cover.h"], optional=True)],
+                          depends=["emutrace/machine/_cover.h", "emutrace/machine/_uchook.h"],
+                          optional=True)],
     cmdclass={"build_ext": optional_build_ext},
 )

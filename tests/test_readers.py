@@ -3,7 +3,7 @@ decoders, call log and unwinder take has its shape and gives the same answers, a
 on memory the guest cannot read."""
 import pytest
 
-from emutrace.decode.strace import _NoMem
+from emutrace.decode.strace.common import NoMem
 from emutrace.guestlog import _Captured
 from emutrace.machine.cpu import Machine
 from emutrace.machine.memory import PAGE, PROT_READ, PROT_WRITE, AddressSpace, MemView
@@ -41,7 +41,7 @@ def _readers(m, a):
 
 def test_every_reader_has_the_protocol(space):
     m, a = space
-    for name, r in list(_readers(m, a).items()) + [("NoMem", _NoMem())]:
+    for name, r in list(_readers(m, a).items()) + [("NoMem", NoMem())]:
         assert isinstance(r, GuestReader), name
     assert not isinstance(object(), GuestReader)
 
@@ -76,7 +76,7 @@ def test_readers_give_the_same_answers(space):
         assert len(set(map(repr, got.values()))) == 1, (case, got)
         if case in want:
             assert got["MemView"] == want[case], case
-        assert getattr(_NoMem(), kind)(addr, n) is None
+        assert getattr(NoMem(), kind)(addr, n) is None
 
 
 def test_read_u64(space):
@@ -84,7 +84,7 @@ def test_read_u64(space):
     for r in _readers(m, a).values():
         assert read_u64(r, BASE + 0x100) == 0x1122334455667788
         assert read_u64(r, BASE + PAGE - 4) is None
-    assert read_u64(_NoMem(), BASE) is None
+    assert read_u64(NoMem(), BASE) is None
 
 
 def test_the_unwinder_reads_through_a_reader_and_stops_where_it_cannot(space):

@@ -1,4 +1,4 @@
-"""strace.py: every line below was printed by strace 6.1 (Debian 12).
+"""decode/strace/: every line below was printed by strace 6.1 (Debian 12).
 
 How the references were made: a static test program executed raw syscalls whose pointer arguments
 point into a data blob at a fixed address, under `strace -e inject=all:retval=N` (or error=E), so

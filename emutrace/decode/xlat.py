@@ -756,7 +756,7 @@ _E("quotactl_cmds", "Q_???", """
 _E("quota_types", "???QUOTA", "USRQUOTA=0 GRPQUOTA PRJQUOTA")
 
 # ---------------------------------------------------------------------------------------------
-# terminals (struct termios; see strace.py for how the fields are combined)
+# terminals (struct termios; see strace/ioctl.py for how the fields are combined)
 
 _F("term_iflags", None, """
     IGNBRK=1 BRKINT=2 IGNPAR=4 PARMRK=8 INPCK=0x10 ISTRIP=0x20 INLCR=0x40 IGNCR=0x80 ICRNL=0x100

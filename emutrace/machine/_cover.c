@@ -16,7 +16,7 @@
  * many executions that was, and emutrace.coverage reports it.
  *
  * As SyscallHook in _native.c, the Unicorn functions are the ones the binding loaded (their
- * addresses come from Python) and uc_hook_add is called through a variadic prototype. first
+ * addresses come from Python; the hook is registered by _uchook.h's emutrace_register_hook). first
  * must not raise (the Machine wraps it so that an exception stops emulation and is kept for
  * emu_start to raise); if it does anyway, emulation stops and the exception is reported as
  * unraisable. */
@@ -26,9 +26,8 @@
 #include <string.h>
 
 #include "_cover.h"
+#include "_uchook.h"
 
-typedef int (*cover_hook_add_fn)(void *uc, size_t *hh, int type, void *callback, void *user_data,
-                                 uint64_t begin, uint64_t end, ...);
 typedef int (*cover_emu_stop_fn)(void *uc);
 
 /* key: the block's address + 1, so that 0 marks an empty slot (a block address is never
@@ -158,13 +157,8 @@ static int BlockCounter_init(BlockCounterObject *self, PyObject *args, PyObject 
     Py_INCREF(first);
     Py_XSETREF(self->first, first);
     self->emu_stop = (cover_emu_stop_fn)(uintptr_t)emu_stop;
-    cover_hook_add_fn add = (cover_hook_add_fn)(uintptr_t)hook_add;
-    int err = add((void *)(uintptr_t)engine, &self->handle, hook_type, (void *)on_block, self,
-                  (uint64_t)1, (uint64_t)0);
-    if (err != 0) {
-        PyErr_Format(PyExc_OSError, "uc_hook_add failed (Unicorn error %d)", err);
+    if (emutrace_register_hook(hook_add, engine, &self->handle, hook_type, (void *)on_block, self) < 0)
         return -1;
-    }
     self->hooked = 1;
     return 0;
 }

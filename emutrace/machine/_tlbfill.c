@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_uchook.h"
+
 #define PAGE_MASK (~(uint64_t)0xFFF)
 #define MIN_CAP 1024                    /* slots; a power of two */
 
@@ -34,9 +36,6 @@ typedef struct {
     uint64_t paddr;
     uint32_t perms;
 } TlbEntry;                             /* Unicorn's uc_tlb_entry */
-
-typedef int (*hook_add_fn)(void *uc, size_t *hh, int type, void *callback, void *user_data,
-                           uint64_t begin, uint64_t end, ...);
 
 typedef struct {
     PyObject_HEAD
@@ -201,13 +200,8 @@ static int TlbFill_init(TlbFillObject *self, PyObject *args, PyObject *kwds)
     if (self->keys == NULL && alloc_table(self, MIN_CAP) < 0) return -1;
     Py_INCREF(fill);
     Py_XSETREF(self->fill, fill);
-    hook_add_fn add = (hook_add_fn)(uintptr_t)hook_add;
-    int err = add((void *)(uintptr_t)engine, &self->handle, hook_type, (void *)on_fill, self,
-                  (uint64_t)1, (uint64_t)0);
-    if (err != 0) {
-        PyErr_Format(PyExc_OSError, "uc_hook_add failed (Unicorn error %d)", err);
+    if (emutrace_register_hook(hook_add, engine, &self->handle, hook_type, (void *)on_fill, self) < 0)
         return -1;
-    }
     self->hooked = 1;
     return 0;
 }

@@ -1,0 +1,151 @@
+"""What every strace subject module shares: the small renderings (hex, pointers, clock ticks,
+dates, quoted strings) and guest memory reads that never raise.
+
+Memory: mem.read(addr, size) -> bytes | None and mem.cstring(addr, limit) -> (bytes, nul_found)
+| None (emutrace.machine.reader.GuestReader); read_bytes and read_cstring give None for anything
+unreadable, whatever the reader does.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import time as _time
+from typing import Dict, Optional
+
+PATH_MAX = 4096
+MASK64 = (1 << 64) - 1
+
+
+def hexval(v: int) -> str:
+    v &= MASK64
+    return "0" if v == 0 else "%#x" % v
+
+
+def pointer(v: int) -> str:
+    v &= MASK64
+    return "NULL" if v == 0 else "%#x" % v
+
+
+def is_error(ret: int) -> bool:
+    return -4095 <= ret < 0
+
+
+def clock_ticks(v: int) -> str:
+    """clock_t ticks with strace's seconds comment (USER_HZ = 100)."""
+    if v == 0:
+        return "0"
+    return f"{v} /* {v // 100}.{v % 100:02d} s */"
+
+
+def date_text(sec: int, nsec: Optional[int] = None, digits: int = 9, local: bool = False) -> str:
+    """2023-11-14T22:13:20+0000, as strace's sprinttime. strace uses the tracer's local time;
+    emutrace prints UTC unless asked (local=True), so traces do not depend on the host."""
+    try:
+        tm = _time.localtime(sec) if local else _time.gmtime(sec)
+    except (OverflowError, OSError, ValueError):
+        return ""
+    text = _time.strftime("%Y-%m-%dT%H:%M:%S", tm)
+    if nsec is not None:
+        text += "." + ("%09d" % nsec)[:digits]
+    return text + (_time.strftime("%z", tm) if local else "+0000")
+
+
+_ESCAPES = {ord('"'): '\\"', ord("\\"): "\\\\", ord("\f"): "\\f", ord("\n"): "\\n",
+            ord("\r"): "\\r", ord("\t"): "\\t", ord("\v"): "\\v"}
+
+
+@functools.lru_cache(maxsize=None)
+def _quote_tables(extra_escape: str):
+    """(each byte's text, the pattern of bytes printed in octal that an octal digit follows) for
+    quote_string: printable ASCII as is, the C escapes, every other byte (and those of
+    extra_escape) in octal."""
+    extra = {ord(c) for c in extra_escape}
+    octal = [c for c in range(256) if c in extra or (c not in _ESCAPES and not 0x20 <= c < 0x7f)]
+    table = [_ESCAPES.get(c) or chr(c) for c in range(256)]
+    for c in octal:
+        table[c] = "\\%o" % c
+    before_digit = re.compile(b"[" + b"".join(b"\\x%02x" % c for c in octal) + b"](?=[0-7])")
+    return table, before_digit
+
+
+_SHORT_MAX = 8                  # byte strings this short are quoted once and remembered ...
+_SHORT_QUOTED: Dict[bytes, str] = {}
+_SHORT_QUOTED_MAX = 4096        # ... up to this many of them
+
+
+def quote_string(data: bytes, force_hex: bool = False, quotes: bool = True,
+                 extra_escape: str = "") -> str:
+    """strace's string_quote: printable ASCII as is, \\n \\t \\r \\v \\f \\" \\\\ escaped, other bytes as
+    the shortest octal escape (\\0, \\33, \\177) unless an octal digit follows (then 3 digits).
+    force_hex prints every byte as \\xNN (getrandom). extra_escape: characters printed in octal
+    too (strace -y escapes < and > in paths)."""
+    if data.__class__ is bytes and len(data) <= _SHORT_MAX and quotes and not force_hex and not extra_escape:
+        # read(2)'s and write(2)'s few bytes, the same ones again and again: quoted once
+        got = _SHORT_QUOTED.get(data)
+        if got is None:
+            got = _quote(data, False, True, "")
+            if len(_SHORT_QUOTED) < _SHORT_QUOTED_MAX:
+                _SHORT_QUOTED[bytes(data)] = got
+        return got
+    return _quote(data, force_hex, quotes, extra_escape)
+
+
+def _quote(data: bytes, force_hex: bool, quotes: bool, extra_escape: str) -> str:
+    if force_hex:
+        text = "".join(["\\x%02x" % c for c in data])
+    else:
+        if not extra_escape and data.isascii():
+            text = data.decode("ascii")
+            if text.isprintable() and '"' not in text and "\\" not in text:
+                return f'"{text}"' if quotes else text     # (most strings: nothing to escape)
+        table, octal_before_digit = _quote_tables(extra_escape)
+        out = [table[c] for c in data]
+        for m in octal_before_digit.finditer(data):
+            out[m.start()] = "\\%03o" % data[m.start()]
+        text = "".join(out)
+    return f'"{text}"' if quotes else text
+
+
+class NoMem:
+    """A GuestReader with nothing readable."""
+
+    def read(self, addr, size):
+        return None
+
+    def cstring(self, addr, limit):
+        return None
+
+
+def read_bytes(mem, addr: int, size: int) -> Optional[bytes]:
+    if addr == 0 and size:
+        return None
+    if size == 0:
+        return b""
+    try:
+        data = mem.read(addr & MASK64, size)
+    except Exception:
+        return None
+    if data is None or len(data) < size:
+        return None
+    return bytes(data[:size])
+
+
+def read_cstring(mem, addr: int, limit: int):
+    try:
+        got = mem.cstring(addr & MASK64, limit)
+    except Exception:
+        return None
+    if got is None:
+        return None
+    data, found = got
+    return bytes(data), bool(found)
+
+
+def read_u32(mem, addr: int) -> Optional[int]:
+    d = read_bytes(mem, addr, 4)
+    return None if d is None else int.from_bytes(d, "little")
+
+
+def read_u64(mem, addr: int) -> Optional[int]:
+    d = read_bytes(mem, addr, 8)
+    return None if d is None else int.from_bytes(d, "little")

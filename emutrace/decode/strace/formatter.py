@@ -1,0 +1,380 @@
+"""The formatter: one call's line, from its arguments at entry to its result at exit.
+
+Arguments are decoded by the syscall table's kinds (kinds.py and each subject's own), or by a
+subject's decoder for the calls strace decodes by hand; structs by name from the subjects' STRUCTS."""
+from __future__ import annotations
+
+import functools
+import struct
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from ...kernel import table as _table
+from ...machine.reader import GuestReader
+from ...machine.words import s32, s64
+from .. import xlat as _x
+from . import (clock, creds, fcntl, fs, futex, ioctl, ipc, keyctl, kinds, mm, net, poll, prctl, process,
+               resource, sched, signal, stat, system)
+from .common import (PATH_MAX, MASK64, NoMem, hexval, is_error, pointer, quote_string, read_bytes,
+                     read_cstring)
+from .returns import format_return
+
+
+# syscalls whose return value is never an error (strace's NF flag): getpid() = -5 is a value
+NEVER_FAILS = frozenset({"getpid", "getppid", "getuid", "getgid", "geteuid", "getegid", "getpgrp",
+                         "umask", "setfsuid", "setfsgid", "gettid"})
+
+
+class _Args:
+    """Arguments printed at entry, then the ones printed at exit.
+
+    now(text): known at entry. later(fn): printed at exit, fn(ret, mem) -> text; every argument
+    after it is printed at exit too (strace's order: such a text is kept as is, not as a
+    function). split(text, fn): text at entry, fn's text
+    right after it at exit ('[10] => [10]'). tail(fn): text appended at exit without a separator
+    (clone's ', parent_tid=...')."""
+
+    __slots__ = ("entry", "n", "items", "deferring")
+
+    def __init__(self):
+        self.entry = ""
+        self.n = 0
+        self.items: List[Tuple[str, Callable]] = []
+        self.deferring = False
+
+    def now(self, text: str):
+        if self.deferring:
+            self.items.append((", ", text))
+        else:
+            self.entry += (", " if self.n else "") + text
+        self.n += 1
+
+    def later(self, fn: Callable):
+        if self.deferring:
+            self.items.append((", ", fn))
+        else:
+            if self.n:
+                self.entry += ", "
+            self.items.append(("", fn))
+            self.deferring = True
+        self.n += 1
+
+    def split(self, text: str, fn: Callable):
+        if self.deferring:
+            self.items.append((", ", lambda ret, mem, t=text: t + fn(ret, mem)))
+        else:
+            self.entry += (", " if self.n else "") + text
+            self.items.append(("", fn))
+            self.deferring = True
+        self.n += 1
+
+    def tail(self, fn: Callable):
+        self.items.append(("", fn))
+        self.deferring = True
+
+    def exit_text(self, ret: int, mem) -> str:
+        return "".join(sep + (fn if fn.__class__ is str else fn(ret, mem)) for sep, fn in self.items)
+
+
+_parse_kind = functools.lru_cache(maxsize=None)(_table.parse_kind)   # a few hundred distinct kinds
+
+
+def _plan_of(arg_kinds) -> list:
+    """(how, decoder, parameter, argument index, base kind) per decoded argument of a row's
+    kinds, `how` saying which table the decoder is from: parsed once per distinct argument list,
+    not at every call."""
+    plan = []
+    for i, kind in enumerate(arg_kinds):
+        base, param = _parse_kind(kind)
+        if base == "skip":
+            continue
+        if base in _BY_HAND:
+            plan.append((_HAND, _BY_HAND[base], param, i, base))
+        elif base in _AT_EXIT:
+            plan.append((_EXIT, _AT_EXIT[base], param, i, base))
+        else:
+            plan.append((_ENTRY, _AT_ENTRY.get(base, kinds.DEFAULT), param, i, base))
+    return plan
+
+
+_PLANS: Dict[tuple, list] = {}
+
+
+class _State:
+    """What enter() learned; pass it back to exit()/unfinished()/resumed()/no_return()."""
+
+    __slots__ = ("sc", "name", "args", "a", "ret_kind", "aux", "tid", "saved")
+
+    def __init__(self, sc, args, tid):
+        self.sc = sc
+        self.name = sc.name
+        try:
+            a, b, c, d, e, f = args             # (the syscall hook's six register words)
+            self.args = (a & MASK64, b & MASK64, c & MASK64, d & MASK64, e & MASK64, f & MASK64)
+        except (TypeError, ValueError):
+            self.args = tuple([int(x) & MASK64 for x in args[:6]] + [0] * (6 - len(args[:6])))
+        self.a = _Args()
+        self.ret_kind = sc.ret
+        self.aux: Optional[Callable] = None      # fn(ret, mem) -> str | None, printed ' (...)'
+        self.tid = tid
+        self.saved: Dict[str, object] = {}
+
+
+class SyscallFormatter:
+    def __init__(self, string_limit: int = 32, fd_paths: bool = False,
+                 fd_path: Optional[Callable[[int], Optional[str]]] = None, align: int = 0,
+                 localtime: bool = False):
+        self.string_limit = string_limit
+        self.fd_paths = fd_paths
+        self.fd_path = fd_path
+        self.align = align
+        self.localtime = localtime
+        self.last_name: Dict[object, str] = {}     # each thread's last call (restart_syscall names it)
+
+    # ------------------------------------------------------------------ public API
+    def enter(self, sc, args: Sequence[int], mem: GuestReader, tid=None, sp: Optional[int] = None) -> _State:
+        """Decode the arguments known at entry. tid keys restart_syscall's 'interrupted' name;
+        sp (the stack pointer) lets rt_sigreturn print the mask of the signal frame."""
+        st = _State(sc, args, tid)
+        if sp is not None:
+            st.saved["sp"] = sp
+        if sc.name in NEVER_FAILS:
+            st.saved["never_fails"] = True
+        custom = _CUSTOM.get(sc.name)
+        if custom is not None:
+            custom(self, st, mem)
+        else:
+            self._generic(st, mem, sc.args)
+        self.last_name[tid] = sc.name
+        return st
+
+    def exit(self, state: _State, ret: int, mem: GuestReader, col: int = 0) -> str:
+        ret = s64(ret)
+        a = state.a
+        items = a.items
+        if not items:
+            head = f"{state.name}({a.entry})"
+        elif len(items) == 1 and items[0][1].__class__ is not str:
+            sep, fn = items[0]
+            head = f"{state.name}({a.entry}{sep}{fn(ret, mem)})"
+        else:
+            head = f"{state.name}({a.entry}{a.exit_text(ret, mem)})"
+        return self._finish(head, self._ret_text(state, ret, mem), col)
+
+    def unfinished(self, state: _State) -> str:
+        return f"{state.name}({state.a.entry} <unfinished ...>"
+
+    def resumed(self, state: _State, ret: int, mem, col: int = 0) -> str:
+        ret = s64(ret)
+        head = f"<... {state.name} resumed>{state.a.exit_text(ret, mem)})"
+        return self._finish(head, self._ret_text(state, ret, mem), col)
+
+    def no_return(self, state: _State, col: int = 0, resumed: bool = False) -> str:
+        """'exit_group(0) = ?' (or '<... exit_group resumed>) = ?' with resumed=True)."""
+        if resumed:
+            head = f"<... {state.name} resumed>)"
+        else:
+            head = f"{state.name}({state.a.entry}{state.a.exit_text(0, NoMem())})"
+        return self._finish(head, "?", col)
+
+    def format(self, sc, args, ret, mem_entry, mem_exit=None, **kw) -> str:
+        """enter() + exit() in one go (for tests and single-threaded tracing)."""
+        st = self.enter(sc, args, mem_entry, **kw)
+        return self.exit(st, ret, mem_exit if mem_exit is not None else mem_entry)
+
+    # ------------------------------------------------------------------ line assembly
+    def _finish(self, head: str, ret_text: str, col: int) -> str:
+        if self.align:
+            width = col + len(head) + 1
+            pad = " " * max(1, self.align - width + 1) if width < self.align else " "
+            return f"{head}{pad}= {ret_text}"
+        return f"{head} = {ret_text}"
+
+    def _ret_text(self, st: _State, ret: int, mem) -> str:
+        if st.ret_kind == "void":
+            return "?"
+        never_fails = bool(st.saved.get("never_fails"))
+        if is_error(ret) and not never_fails:
+            return format_return(ret, "int")
+        text = format_return(ret, st.ret_kind, self, never_fails)
+        if st.aux is not None:
+            aux = st.aux(ret, mem)
+            if aux:
+                text += f" ({aux})"
+        return text
+
+    # ------------------------------------------------------------------ primitives
+    def fd(self, v: int) -> str:
+        fd = s32(v)
+        if self.fd_paths and self.fd_path is not None and fd >= 0:
+            path = self.fd_path(fd)
+            if path:
+                return f"{fd}<{quote_string(path.encode() if isinstance(path, str) else path, quotes=False, extra_escape='<>')}>"
+        return str(fd)
+
+    def dirfd(self, v: int) -> str:
+        fd = s32(v)
+        if fd == -100:
+            if self.fd_paths and self.fd_path is not None:
+                path = self.fd_path(-100)
+                if path:
+                    return f"AT_FDCWD<{quote_string(path.encode() if isinstance(path, str) else path, quotes=False, extra_escape='<>')}>"
+            return "AT_FDCWD"
+        return self.fd(fd)
+
+    def buf(self, mem, addr: int, length: int, force_hex: bool = False) -> str:
+        """printstrn: length bytes at addr, cut at the string limit with '...' after the quote."""
+        if addr == 0:
+            return "NULL"
+        length = max(0, length)
+        n = min(length, self.string_limit)
+        data = read_bytes(mem, addr, n) if n else b""
+        if data is None:
+            return hexval(addr)
+        text = quote_string(data, force_hex=force_hex)
+        return text + "..." if length > n else text
+
+    def cstr(self, mem, addr: int, limit: Optional[int] = None) -> str:
+        """printstr: a NUL-terminated string, cut at the string limit with '...'."""
+        if addr == 0:
+            return "NULL"
+        limit = self.string_limit if limit is None else limit
+        got = read_cstring(mem, addr, limit + 1)
+        if got is None:
+            return hexval(addr)
+        data, found = got
+        if len(data) > limit:
+            return quote_string(data[:limit]) + "..."
+        return quote_string(data) + ("" if found else "...")
+
+    def path(self, mem, addr: int) -> str:
+        return self.cstr(mem, addr, PATH_MAX)
+
+    def array(self, items, total: int) -> str:
+        """[a, b, ...] with at most string_limit elements, as strace limits arrays."""
+        return "[" + ", ".join(items) + (", ..." if total > len(items) and items else
+                                         ("..." if total > len(items) else "")) + "]"
+
+    # ------------------------------------------------------------------ generic decoding
+    def _generic(self, st: _State, mem, arg_kinds: Sequence[str]):
+        plan = _PLANS.get(arg_kinds)
+        if plan is None:
+            plan = _PLANS[arg_kinds] = _plan_of(arg_kinds)
+        args = st.args
+        a = st.a
+        for how, decode, param, i, base in plan:
+            v = args[i]
+            n = args[param] if param.__class__ is int else None
+            if how == _ENTRY:
+                a.now(decode(self, st, mem, v, param, n))
+            elif how == _EXIT:
+                a.later(lambda ret, m, decode=decode, v=v, param=param, n=n, base=base:
+                        pointer(v) if is_error(ret) else decode(self, m, v, param, n, base, ret))
+            else:
+                decode(self, st, mem, v, param, i, base)
+
+    # ------------------------------------------------------------------ value decoders
+    def sigset(self, mem, addr: int, size: int) -> str:
+        if addr == 0:
+            return "NULL"
+        if size != 8:
+            return hexval(addr)
+        data = read_bytes(mem, addr, 8)
+        if data is None:
+            return hexval(addr)
+        return _x.format_sigset(int.from_bytes(data, "little"), 8)
+
+    def scalar_ptr(self, mem, addr: int, kind: str) -> str:
+        if addr == 0:
+            return "NULL"
+        if kind in ("int_out", "uint_out", "uid_out"):
+            data = read_bytes(mem, addr, 4)
+            if data is None:
+                return hexval(addr)
+            v = int.from_bytes(data, "little")
+            return f"[{s32(v) if kind == 'int_out' else v}]"
+        data = read_bytes(mem, addr, 8)
+        if data is None:
+            return hexval(addr)
+        v = int.from_bytes(data, "little")
+        if kind == "ptr_out":
+            return f"[{pointer(v)}]"
+        return f"[{s64(v) if kind == 'long_out' else v}]"
+
+    def fdpair(self, mem, addr):
+        data = read_bytes(mem, addr, 8)
+        if data is None:
+            return hexval(addr)
+        a, b = struct.unpack("<ii", data)
+        return f"[{self.fd(a)}, {self.fd(b)}]"
+
+    def iovec(self, mem, addr: int, count: int, data_size: int, contents: bool = True) -> str:
+        """[{iov_base="...", iov_len=N}, ...]; data_size: bytes really transferred (-1: all);
+        contents=False prints the bases as addresses (another process's iovec)."""
+        if addr == 0:
+            return "NULL"
+        count &= MASK64
+        if count > 1 << 20:
+            return hexval(addr)
+        shown = min(count, self.string_limit)
+        raw = read_bytes(mem, addr, 16 * shown) if shown else b""
+        if raw is None:
+            return hexval(addr)
+        items = []
+        for k in range(shown):
+            base, ln = struct.unpack_from("<QQ", raw, 16 * k)
+            if data_size < 0:
+                n = ln
+            else:
+                n = min(ln, data_size)
+                data_size -= n
+            text = self.buf(mem, base, n) if contents else pointer(base)
+            items.append(f"{{iov_base={text}, iov_len={ln}}}")
+        return self.array(items, count)
+
+    # ------------------------------------------------------------------ structs
+    def struct_array(self, mem, addr: int, count: int, shape) -> str:
+        """[{...}, ...]: count structs of a fields.StructText at addr (semop's sembufs, epoll's
+        events), at most string_limit of them; the address when unreadable."""
+        shown = min(count, self.string_limit)
+        data = read_bytes(mem, addr, shape.size * shown)
+        if data is None:
+            return hexval(addr)
+        return self.array([shape.text(data[shape.size * k:shape.size * (k + 1)]) for k in range(shown)], count)
+
+    def struct(self, name: str, mem, addr: int, **kw) -> str:
+        """A struct decoded by name ('stat', 'timespec', ...); NULL for 0; the address in hex when
+        unreadable or when no decoder exists."""
+        if addr == 0:
+            return "NULL"
+        known = _STRUCTS.get(name)
+        if known is None:
+            return hexval(addr)
+        size, dec = known
+        data = read_bytes(mem, addr, size)
+        if data is None:
+            return hexval(addr)
+        return dec(self, data, mem, **kw)
+
+
+# Every subject's tables, merged: its syscalls decoded by hand, its structs, its argument kinds.
+_SUBJECTS = (kinds, clock, creds, fcntl, fs, futex, ioctl, ipc, keyctl, mm, net, poll, prctl, process,
+             resource, sched, signal, stat, system)
+
+
+def _merged(table: str) -> dict:
+    merged: dict = {}
+    for subject in _SUBJECTS:
+        own = getattr(subject, table, {})
+        assert not own.keys() & merged.keys(), (subject.__name__, table, own.keys() & merged.keys())
+        merged.update(own)
+    return merged
+
+
+_CUSTOM: Dict[str, Callable] = _merged("CALLS")                 # fn(formatter, state, memory)
+_STRUCTS: Dict[str, Tuple[int, Callable]] = _merged("STRUCTS")  # (size, fn(formatter, bytes, memory))
+_AT_ENTRY = _merged("AT_ENTRY")
+_AT_EXIT = _merged("AT_EXIT")
+_BY_HAND = _merged("BY_HAND")
+_ENTRY, _EXIT, _HAND = 0, 1, 2          # how a plan step is run (SyscallFormatter._generic)
+CUSTOM_DECODERS = frozenset(_CUSTOM)
+STRUCT_DECODERS = frozenset(_STRUCTS)

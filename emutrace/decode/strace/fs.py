@@ -1,0 +1,122 @@
+"""Files and directories (strace's open.c, dirent.c, utimes.c, mknod.c, mount.c, sendfile.c):
+paths written back, directory entries, file times, open_how, mount attributes."""
+from __future__ import annotations
+
+import struct
+
+from ...machine.words import s32
+from .. import xlat as _x
+from .common import PATH_MAX, date_text, hexval, is_error, pointer, quote_string, read_bytes
+from .fields import TIMESPEC, TIMEVAL, StructText, decoders, flags
+
+
+def path_out(f, mem, addr, ret):
+    if is_error(ret) or ret <= 0:
+        return pointer(addr)
+    n = min(ret - 1, PATH_MAX)
+    data = read_bytes(mem, addr, n)
+    return pointer(addr) if data is None else quote_string(data)
+
+
+def dirents(f, mem, addr: int, size: int, kind: str) -> str:
+    n = 0
+    off = 0
+    data = read_bytes(mem, addr, size) if size > 0 else b""
+    if data is None:
+        return hexval(addr)
+    while off + 18 <= len(data):
+        reclen = struct.unpack_from("<H", data, off + 16)[0]
+        if reclen == 0:
+            break
+        n += 1
+        off += reclen
+    return f"{hexval(addr)} /* {n} entries */"
+
+
+def _utimes_tv(b: bytes, lt: bool) -> str:
+    """One timeval of utimes/futimesat, with its date."""
+    sec, usec = struct.unpack("<qq", b)
+    return f"{TIMEVAL.text(b)} /* {date_text(sec, (usec % 1000000) * 1000, 6, lt)} */"
+
+
+def _d_timeval_pair(f, b, mem):
+    return f"[{_utimes_tv(b[:16], f.localtime)}, {_utimes_tv(b[16:], f.localtime)}]"
+
+
+def _utimens_ts(b: bytes, lt: bool) -> str:
+    """One timespec of utimensat: UTIME_NOW, UTIME_OMIT or a time with its date."""
+    sec, nsec = struct.unpack("<qq", b)
+    if nsec == 0x3fffffff:
+        return "UTIME_NOW"
+    if nsec == 0x3ffffffe:
+        return "UTIME_OMIT"
+    return f"{TIMESPEC.text(b)} /* {date_text(sec, nsec % 1000000000, local=lt)} */"
+
+
+def _d_timespec_pair(f, b, mem):
+    return f"[{_utimens_ts(b[:16], f.localtime)}, {_utimens_ts(b[16:], f.localtime)}]"
+
+
+def _d_utimbuf(f, b, mem):
+    a, m = struct.unpack("<qq", b)
+    lt = f.localtime
+    return (f"{{actime={a} /* {date_text(a, local=lt)} */, "
+            f"modtime={m} /* {date_text(m, local=lt)} */}}")
+
+
+OPEN_HOW = StructText("open_how", 24, [
+    ("flags", 0, "Q", flags("open_flags", 0xffffffff)),
+    # the mode with O_CREAT or O_TMPFILE (or when set anyway), the resolve flags when any
+    ("mode", 8, "Q", _x.octal, lambda values: values["flags"] & (0x40 | 0x400000) or values["mode"]),
+    ("resolve", 16, "Q", flags("resolve_flags"), lambda values: values["resolve"])])
+
+
+MOUNT_ATTR = StructText("mount_attr", 32, [
+    ("attr_set", 0, "Q", flags("mount_attr_flags")), ("attr_clr", 8, "Q", flags("mount_attr_flags")),
+    ("propagation", 16, "Q", flags("mount_flags")), ("userns_fd", 24, "Q")])
+
+
+def _c_sendfile(f, st, mem):
+    out_fd, in_fd, off, count = st.args[:4]
+    a = st.a
+    a.now(f.fd(out_fd))
+    a.now(f.fd(in_fd))
+    if off == 0:
+        a.now("NULL")
+    else:
+        a.split(f.scalar_ptr(mem, off, "long_out"),
+                lambda ret, m: "" if is_error(ret) else " => " + f.scalar_ptr(m, off, "long_out"))
+    a.now(str(count))
+
+
+def _c_mknod(f, st, mem):
+    a = st.a
+    off = 0
+    if st.name == "mknodat":
+        a.now(f.dirfd(st.args[0]))
+        off = 1
+    a.now(f.path(mem, st.args[off]))
+    mode = st.args[off + 1]
+    a.now(_x.format_mode(mode))
+    if mode & 0o170000 in (0o020000, 0o060000):
+        a.now(_x.format_dev(st.args[off + 2]))
+
+
+def _k_path_out(f, st, mem, v, param, i, base):
+    st.a.later(lambda ret, m, v=v: path_out(f, m, v, ret))
+
+
+def _k_open_mode(f, st, mem, v, param, i, base):
+    if st.args[i - 1] & (0x40 | 0x400000):          # O_CREAT | O_TMPFILE: only then is there a mode
+        st.a.now(_x.octal(v & 0xffff))
+
+
+CALLS = {"sendfile": _c_sendfile, "mknod": _c_mknod, "mknodat": _c_mknod}
+STRUCTS = {"timeval_pair": (32, _d_timeval_pair), "timespec_pair": (32, _d_timespec_pair),
+           "utimbuf": (16, _d_utimbuf), **decoders(OPEN_HOW, MOUNT_ATTR)}
+AT_ENTRY = {"fan_dirfd": lambda f, st, mem, v, param, n: "FAN_NOFD" if s32(v) == -1 else f.dirfd(v)}
+AT_EXIT = {
+    "dirents": lambda f, m, v, param, n, base, ret: dirents(f, m, v, ret, base),
+    "dirents64": lambda f, m, v, param, n, base, ret: dirents(f, m, v, ret, base),
+}
+BY_HAND = {"path_out": _k_path_out, "open_mode": _k_open_mode}

@@ -1,0 +1,126 @@
+"""Waiting on descriptors (strace's poll.c, desc.c's select, epoll.c): pollfd arrays, fd
+sets, epoll events, and the ' (...)' that says which descriptors were ready."""
+from __future__ import annotations
+
+import struct
+
+from ...machine.words import s32
+from .. import xlat as _x
+from .common import hexval, read_bytes
+from .fields import StructText, decoders, flags
+
+
+def fdset(f, mem, addr: int, nfds: int) -> str:
+    if addr == 0:
+        return "NULL"
+    if nfds <= 0:
+        return hexval(addr)
+    nfds = min(nfds, 1024 * 8)
+    nbytes = ((nfds + 63) // 64) * 8
+    data = read_bytes(mem, addr, nbytes)
+    if data is None:
+        return hexval(addr)
+    bits = int.from_bytes(data, "little")
+    fds = [str(i) for i in range(nfds) if bits >> i & 1]
+    return "[" + " ".join(fds) + "]"
+
+
+def pollfds(f, mem, addr: int, nfds: int, entry: bool) -> str:
+    if addr == 0:
+        return "NULL"
+    nfds &= 0xffffffff
+    shown = min(nfds, f.string_limit) if entry else min(nfds, 1 << 16)
+    data = read_bytes(mem, addr, 8 * shown) if shown else b""
+    if data is None:
+        return hexval(addr)
+    items = []
+    for k in range(shown):
+        fd, events, revents = struct.unpack_from("<ihh", data, 8 * k)
+        if entry:
+            if fd < 0:
+                items.append(f"{{fd={fd}}}")
+            else:
+                items.append(f"{{fd={f.fd(fd)}, events={_x.format_flags('pollflags', events & 0xffff)}}}")
+        elif revents:
+            rev = _x.SETS["pollflags"]._plain_flags(revents & 0xffff, None)
+            items.append(f"{{fd={f.fd(fd)}, revents={rev}}}")
+            if len(items) >= f.string_limit:
+                break
+    if entry:
+        return f.array(items, nfds)
+    return "[" + ", ".join(items) + "]"
+
+
+def epoll_events(f, mem, addr: int, n: int) -> str:
+    if n <= 0:
+        return "[]"
+    return f.struct_array(mem, addr, n, EPOLL_EVENT)
+
+
+EPOLL_EVENT = StructText("epoll_event", 12, [
+    ("events", 0, "I", flags("epollevents")),
+    ("data", 4, "Q", lambda data: f"{{u32={data & 0xffffffff}, u64={data}}}")])   # (a union, both ways)
+
+
+def _d_pselect6_data(f, b, mem):
+    ptr, size = struct.unpack("<QQ", b)
+    return f"{{sigmask={f.sigset(mem, ptr, size)}, sigsetsize={size}}}"
+
+
+def _c_select(f, st, mem):
+    a = st.a
+    nfds = s32(st.args[0])
+    a.now(str(nfds))
+    sets = st.args[1:4]
+    for s in sets:
+        a.now(fdset(f, mem, s, nfds))
+    tmo = st.args[4]
+    is_p = st.name == "pselect6"
+    a.now(f.struct("timespec" if is_p else "timeval", mem, tmo))
+    if is_p:
+        a.now(f.struct("pselect6_data", mem, st.args[5]))
+
+    def aux(ret, m):
+        if ret == 0:
+            return "Timeout"
+        parts = []
+        left = ret
+        for label, s in zip(("in", "out", "except"), sets):
+            if not s or left <= 0:
+                continue
+            text = fdset(f, m, s, nfds)
+            if not text.startswith("["):
+                continue
+            fds = text[1:-1].split()
+            if not fds:
+                continue
+            fds = fds[:left]
+            left -= len(fds)
+            parts.append(f"{label} [{' '.join(fds)}]")
+        if tmo:
+            parts.append("left " + f.struct("timespec" if is_p else "timeval", m, tmo))
+        return ", ".join(parts)
+    st.aux = aux
+
+
+def _k_pollfd(f, st, mem, addr, param, i, base):
+    """poll/ppoll's array: the events asked at entry, then ' (...)' with those that came."""
+    nfds = st.args[param]
+    st.a.now(pollfds(f, mem, addr, nfds, entry=True))
+    timeout_ptr = st.args[2] if st.name == "ppoll" else None
+
+    def aux(ret, m):
+        if ret == 0:
+            return "Timeout"
+        text = pollfds(f, m, addr, nfds, entry=False)
+        if timeout_ptr:
+            text += ", left " + f.struct("timespec", m, timeout_ptr)
+        return text
+    st.aux = aux
+
+
+CALLS = {"select": _c_select, "pselect6": _c_select}
+STRUCTS = {"pselect6_data": (16, _d_pselect6_data), **decoders(EPOLL_EVENT)}
+AT_ENTRY = {"fdset": lambda f, st, mem, v, param, n: fdset(f, mem, v, s32(n))}
+AT_EXIT = {"epoll_events": lambda f, m, v, param, n, base, ret: epoll_events(f, m, v, ret)}
+BY_HAND = {"pollfd": _k_pollfd}

@@ -1,0 +1,238 @@
+"""Processes (strace's clone.c, exit.c, wait.c, execve.c, personality.c, ptrace.c,
+kcmp.c): clone and clone3, wait statuses, argv and envp, ptrace requests."""
+from __future__ import annotations
+
+import struct
+
+from ...machine.words import s32
+from .. import xlat as _x
+from .common import hexval, is_error, pointer, read_bytes, read_u32, read_u64
+
+
+def personality_text(v: int) -> str:
+    v &= 0xffffffff
+    if v == 0xffffffff:
+        return "0xffffffff"
+    return _x.format_flags("personality", v)
+
+
+def format_wait_status(s: int) -> str:
+    """{WIFEXITED(s) && WEXITSTATUS(s) == 0}, as strace prints a wait status."""
+    s &= 0xffffffff
+    low = s & 0x7f
+    if (s & 0xff) == 0x7f:                                   # stopped
+        text = f"{{WIFSTOPPED(s) && WSTOPSIG(s) == {_x.signal_name((s >> 8) & 0xff)}}}"
+        event = s >> 16
+        if event:
+            text += "|" + _x.format_enum("ptrace_events", event) + "<<16"
+        return text
+    if s == 0xffff:
+        return "{WIFCONTINUED(s)}"
+    if low == 0:                                             # exited
+        text = f"{{WIFEXITED(s) && WEXITSTATUS(s) == {(s >> 8) & 0xff}}}"
+        rest = s & ~0xffff
+    else:                                                    # killed
+        text = f"{{WIFSIGNALED(s) && WTERMSIG(s) == {_x.signal_name(low)}"
+        text += " && WCOREDUMP(s)}" if s & 0x80 else "}"
+        rest = s & ~0xffff
+    if rest:
+        text += f" | {hexval(rest)}"
+    return text
+
+
+def wstatus(f, mem, addr, ret):
+    if addr == 0:
+        return "NULL"
+    if is_error(ret) or ret == 0:
+        return hexval(addr)
+    v = read_u32(mem, addr)
+    if v is None:
+        return hexval(addr)
+    return f"[{format_wait_status(v)}]"
+
+
+def _pointer_array(mem, addr: int, most: int):
+    """The pointers of a NULL-terminated array (argv, envp), at most `most` of them, and how it
+    ends: "null" (the terminator), "more" (more than `most`) or "unreadable"."""
+    pointers = []
+    for k in range(most + 1):
+        p = read_u64(mem, addr + 8 * k)
+        if p is None:
+            return pointers, "unreadable"
+        if p == 0:
+            return pointers, "null"
+        if k == most:
+            break
+        pointers.append(p)
+    return pointers, "more"
+
+
+def argv(f, mem, addr: int) -> str:
+    if addr == 0:
+        return "NULL"
+    pointers, end = _pointer_array(mem, addr, f.string_limit)
+    if end == "unreadable" and not pointers:
+        return hexval(addr)
+    items = [f.cstr(mem, p) for p in pointers]
+    if end == "unreadable":
+        items.append(hexval(addr + 8 * len(pointers)))
+    return "[" + ", ".join(items) + (", ...]" if end == "more" else "]")
+
+
+def envp(f, mem, addr: int) -> str:
+    if addr == 0:
+        return "NULL"
+    pointers, end = _pointer_array(mem, addr, (1 << 16) + 1)
+    if end == "unreadable" and not pointers:
+        return hexval(addr)
+    n = len(pointers)
+    return f"{hexval(addr)} /* {n} var{'s' if n != 1 else ''} */"
+
+
+def _clone_flags_text(flags: int) -> str:
+    sig = flags & 0xff
+    rest = flags & ~0xff
+    parts = []
+    if rest:
+        parts.append(_x.format_flags("clone_flags", rest))
+    if sig:
+        name = _x.signal_name(sig)
+        parts.append(name)
+    return "|".join(parts) if parts else "0"
+
+
+def _c_clone(f, st, mem):
+    flags, stack, ptid, ctid, tls = st.args[:5]
+    a = st.a
+    a.now(f"child_stack={pointer(stack)}")
+    a.now(f"flags={_clone_flags_text(flags)}")
+
+    def rest(ret, m):
+        out = ""
+        if flags & (0x100000 | 0x1000):          # CLONE_PARENT_SETTID | CLONE_PIDFD
+            v = None if is_error(ret) else read_u32(m, ptid)
+            out += f", parent_tid={pointer(ptid) if v is None else f'[{s32(v)}]'}"
+        if flags & 0x80000:                       # CLONE_SETTLS
+            out += f", tls={pointer(tls)}"
+        if flags & (0x1000000 | 0x200000):       # CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID
+            out += f", child_tidptr={pointer(ctid)}"
+        return out
+    a.tail(rest)
+
+
+def _clone3_text(f, b, mem, size):
+    (flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls) = \
+        struct.unpack_from("<8Q", b)
+    parts = [f"flags={_x.format_flags('clone3_flags', flags)}"]
+    if flags & 0x1000:
+        parts.append(f"pidfd={pointer(pidfd)}")
+    if flags & (0x1000000 | 0x200000):
+        parts.append(f"child_tid={pointer(child_tid)}")
+    if flags & 0x100000:
+        parts.append(f"parent_tid={pointer(parent_tid)}")
+    parts.append(f"exit_signal={_x.signal_name(exit_signal) if exit_signal else '0'}")
+    parts.append(f"stack={pointer(stack)}")
+    parts.append(f"stack_size={hexval(stack_size)}")
+    if flags & 0x80000:
+        parts.append(f"tls={pointer(tls)}")
+    if size >= 80 and len(b) >= 80:
+        set_tid, set_tid_size = struct.unpack_from("<QQ", b, 64)
+        if set_tid or set_tid_size:
+            n = min(set_tid_size, 32)
+            data = read_bytes(mem, set_tid, 4 * n) if set_tid and n else None
+            if data is not None:
+                tids = "[" + ", ".join(str(x) for x in struct.unpack("<%di" % n, data)) + "]"
+            else:
+                tids = pointer(set_tid)
+            parts.append(f"set_tid={tids}")
+            parts.append(f"set_tid_size={set_tid_size}")
+    if size >= 88 and len(b) >= 88:
+        cgroup = struct.unpack_from("<Q", b, 80)[0]
+        if cgroup or flags & 0x200000000:
+            parts.append(f"cgroup={cgroup}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def _c_clone3(f, st, mem):
+    addr, size = st.args[0], st.args[1]
+    a = st.a
+    if addr == 0 or size < 64:
+        a.now(pointer(addr))
+        a.now(str(size))
+        return
+    n = min(size, 88)
+    b = read_bytes(mem, addr, n)
+    if b is None:
+        a.now(hexval(addr))
+        a.now(str(size))
+        return
+    flags = struct.unpack_from("<Q", b)[0]
+    a.now(_clone3_text(f, b, mem, size))
+    pidfd, _child_tid, parent_tid = struct.unpack_from("<QQQ", b, 8)
+
+    def rest(ret, m):
+        out = ""
+        if not is_error(ret) and flags & (0x1000 | 0x100000):
+            parts = []
+            if flags & 0x1000:
+                v = read_u32(m, pidfd) if pidfd else None
+                parts.append(f"pidfd={pointer(pidfd) if v is None else f'[{s32(v)}]'}")
+            if flags & 0x100000:
+                v = read_u32(m, parent_tid) if parent_tid else None
+                parts.append(f"parent_tid={pointer(parent_tid) if v is None else f'[{s32(v)}]'}")
+            out = " => {" + ", ".join(parts) + "}"
+        return out + f", {size}"
+    a.tail(rest)
+
+
+def _d_clone_args(f, b, mem):
+    return _clone3_text(f, b, mem, len(b))
+
+
+def _c_ptrace(f, st, mem):
+    req = st.args[0]
+    a = st.a
+    a.now(_x.format_enum("ptrace_cmds", req))
+    if req == 0:                                   # PTRACE_TRACEME
+        return
+    a.now(str(s32(st.args[1])))
+    if req in (16, 8):                              # PTRACE_ATTACH, PTRACE_KILL
+        return
+    addr, data = st.args[2], st.args[3]
+    if req in (1, 2, 3):                           # PEEK*: the word is stored at data
+        a.now(pointer(addr))
+        a.later(lambda ret, m: pointer(data) if is_error(ret) else f.scalar_ptr(m, data, "ptr_out"))
+    elif req in (7, 9, 17, 24, 31, 32, 33):        # CONT, SINGLESTEP, DETACH, SYSCALL...: signal
+        a.now(pointer(addr))
+        a.now(_x.signal_name(s32(data)))
+    elif req in (0x4207, 0x4208):                  # INTERRUPT, LISTEN
+        a.now(pointer(addr)); a.now(pointer(data))
+    else:
+        a.now(pointer(addr)); a.now(hexval(data))
+
+
+def _c_kcmp(f, st, mem):
+    a = st.a
+    a.now(str(s32(st.args[0]))); a.now(str(s32(st.args[1])))
+    typ = st.args[2] & 0xffffffff
+    a.now(_x.format_enum("kcmp_types", typ))
+    if typ == 0:                                   # KCMP_FILE
+        a.now(f.fd(st.args[3])); a.now(f.fd(st.args[4]))
+    elif typ == 7:                                 # KCMP_EPOLL_TFD
+        a.now(f.fd(st.args[3])); a.now(hexval(st.args[4]))
+    elif _x.lookup("kcmp_types", typ) is None:
+        a.now(hexval(st.args[3])); a.now(hexval(st.args[4]))
+
+
+def _k_wstatus(f, st, mem, v, param, i, base):
+    st.a.later(lambda ret, m, v=v: wstatus(f, m, v, ret))
+
+
+CALLS = {"clone": _c_clone, "clone3": _c_clone3, "ptrace": _c_ptrace, "kcmp": _c_kcmp}
+STRUCTS = {"clone_args": (64, _d_clone_args)}
+AT_ENTRY = {
+    "argv": lambda f, st, mem, v, param, n: argv(f, mem, v),
+    "envp": lambda f, st, mem, v, param, n: envp(f, mem, v),
+    "personality": lambda f, st, mem, v, param, n: personality_text(v),
+}
+BY_HAND = {"wstatus": _k_wstatus}

@@ -1,0 +1,21 @@
+"""Resource limits and usage (strace's resource.c, times.c): rlimit, rusage, tms."""
+from __future__ import annotations
+
+from .common import MASK64, clock_ticks
+from .fields import TIMEVAL, StructText, decoders
+
+
+def _rlim(v: int) -> str:
+    if v == MASK64:
+        return "RLIM64_INFINITY"
+    if v > 1024 and v % 1024 == 0:
+        return f"{v // 1024}*1024"
+    return str(v)
+
+
+RLIMIT = StructText("rlimit", 16, [("rlim_cur", 0, "Q", _rlim), ("rlim_max", 8, "Q", _rlim)])
+TMS = StructText("tms", 32, [("tms_utime", 0, "q", clock_ticks), ("tms_stime", 8, "q", clock_ticks),
+                             ("tms_cutime", 16, "q", clock_ticks), ("tms_cstime", 24, "q", clock_ticks)])
+RUSAGE = StructText("rusage", 144, [("ru_utime", 0, TIMEVAL), ("ru_stime", 16, TIMEVAL)], more=True)
+
+STRUCTS = decoders(RLIMIT, TMS, RUSAGE)
