@@ -1,7 +1,7 @@
 """Linux x86-64 struct layouts, written out as data (name, offset, struct format).
 
 Layouts only: how a struct is laid out in guest memory. Names of flag values live in the
-tracer's decode/xlat.py, the formatting for traces in decode/strace.py. The host's own structs
+tracer's decode/xlat.py, the formatting for traces in decode/strace/. The host's own structs
 are never used: on macOS `struct stat` differs in every field.
 """
 from __future__ import annotations
