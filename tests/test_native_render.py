@@ -19,6 +19,7 @@ from emutrace.guestlog import (FIXED, HEAD, RET_SIZE, RET_TAG, _ALIGN_PAD, _Capt
                                _left_renderer, area_size, capture_plan)
 from emutrace.nativelog import native_site  # noqa: E402
 from emutrace.protos import parse_conf  # noqa: E402
+from emutrace.renderops import WORD  # noqa: E402
 from emutrace.values import CallFormatter, escape_bytes  # noqa: E402
 
 WORD_TYPES = ["int", "uint", "long", "ulong", "hex(uint)", "hex(ulong)", "addr", "short", "ushort",
@@ -81,7 +82,7 @@ def test_native_line_is_the_python_line(data):
     if site is None:            # a renderer the C path does not have: Python serves the site
         return
     leaf, quick = _leaf_renderer("f", plan, strings, size)
-    ret_string = plan.ret is not None and not getattr(plan.ret, "word_only", False)
+    ret_string = plan.ret is not None and plan.ret.capture != WORD
     slot, ret = 0x7ffd0000, 0x401234
     w = [data.draw(WORDS) for _ in range(6)]
     rec = bytearray(struct.pack("<9Q", 5, *w, slot, ret)) + bytes(size - HEAD)
@@ -100,7 +101,7 @@ def test_native_line_is_the_python_line(data):
         mem.items = [(rax, area[:ret_cap])]
         text = "f(" + ", ".join(_left_renderer(plan, strings)(words, bytes(rec), 0))
         pad = _ALIGN_PAD - len(text)
-        want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + plan.ret(rax, mem) + "\n"
+        want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + plan.ret.word(rax, mem) + "\n"
         assert site.line(bytes(rec), 0, rax, "\n", area) == want
         tail = struct.pack("<6Q", RET_TAG, slot, ret, rax, 1, 0) + area
     else:
@@ -201,7 +202,7 @@ def test_syscall_hook_reads_the_registers_once(compiled, monkeypatch):
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=200))
 def test_compiled_escapes_are_the_python_ones(raw):
-    from emutrace.values import _esc_char, _esc_wchar
-    assert native.escape(raw) == "".join(_esc_char(c) for c in raw)
-    assert native.escape_wide(raw) == "".join(_esc_wchar(int.from_bytes(raw[k:k + 4], "little"))
+    from emutrace.escapes import esc_char, esc_wchar
+    assert native.escape(raw) == "".join(esc_char(c) for c in raw)
+    assert native.escape_wide(raw) == "".join(esc_wchar(int.from_bytes(raw[k:k + 4], "little"))
                                               for k in range(0, len(raw) - 3, 4))
