@@ -19,7 +19,7 @@ from emutrace.guestlog import (FIXED, HEAD, RET_SIZE, RET_TAG, _ALIGN_PAD, _Capt
                                _left_renderer, area_size, capture_plan)
 from emutrace.nativelog import native_site  # noqa: E402
 from emutrace.protos import parse_conf  # noqa: E402
-from emutrace.renderops import WORD  # noqa: E402
+from emutrace.renderops import KINDS, WORD  # noqa: E402
 from emutrace.values import CallFormatter, escape_bytes  # noqa: E402
 
 WORD_TYPES = ["int", "uint", "long", "ulong", "hex(uint)", "hex(ulong)", "addr", "short", "ushort",
@@ -118,6 +118,37 @@ def test_native_line_is_the_python_line(data):
     other = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, *flags) + bytes(area_size(ret_cap) + 8)
     assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == 0
     assert native.leaf_run(pair, 0, slot, [None] * 5 + [site], "\n", lines) == 0     # a frame open there
+
+
+def test_the_op_kinds_are_the_c_renderers():
+    """One description language, two implementations: the kinds emutrace.renderops marks
+    `native` are exactly the operations the C renderer has (OP_<KIND>), each a distinct code it
+    accepts in a Site; the others (the generic interpreter's `typed`, `hide`) it does not have."""
+    python = {kind for kind, spec in KINDS.items() if spec.native}
+    c = {name[3:].lower() for name in dir(native) if name.startswith("OP_")}
+    assert python == c
+    assert len({getattr(native, "OP_" + kind.upper()) for kind in c}) == len(c)
+    assert {kind for kind, spec in KINDS.items() if not spec.native} == {"typed", "hide"}
+    for kind in python:
+        op = (getattr(native, "OP_" + kind.upper()), 1, 2, (1 << 64) - 1, 8, HEAD, 8)
+        if kind == "enum":
+            op += (((1, "ONE"),), native.OP_SIGNED)
+        native.Site("f(", [op], None, HEAD + area_size(4 * 9), _ALIGN_PAD)
+
+
+def test_the_fuzz_reaches_every_native_kind():
+    """The prototypes the fuzz above draws from compile to every kind the C renderer has (so it
+    compares each of them with its Python renderers)."""
+    fmt = CallFormatter(string_limit=8)
+    lines = [f"{ret} f({arg});" for ret in RET_TYPES for arg in WORD_TYPES + STRING_TYPES]
+    lines.append("int f(string(array(char, arg2)*), ulong);")
+    seen = {op.kind for _, op in fmt.plan(None).left_items}          # ltrace's default prototype
+    for line in lines:
+        plan = fmt.plan(parse_conf(line, "t.conf").get("f"))
+        seen |= {op.kind for _, op in plan.left_items}
+        if plan.ret is not None:
+            seen.add(plan.ret.kind)
+    assert seen >= {kind for kind, spec in KINDS.items() if spec.native}
 
 
 def test_escape_is_escape_bytes():
