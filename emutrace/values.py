@@ -765,6 +765,7 @@ class CallFormatter:
         self._plans: dict = {}
         self._default_plan: Any = _UNSET
         self._layouts: Dict[int, tuple] = {}    # id(struct) -> (struct, [(field, offset, size)])
+        self._ops: Dict[tuple, RenderOp] = {}   # (kind, parameters) -> the op, shared by the plans
 
     # -- public API ---------------------------------------------------------
     def display_name(self, name: str) -> str:
@@ -897,7 +898,17 @@ class CallFormatter:
         return _Plan(proto, known, len(ops), left, right, ret, split < len(ops))
 
     def _op(self, kind: str, **params) -> RenderOp:
-        return RenderOp(kind, self._typed_word, **params)
+        """The op of `kind` with `params`. Ops are immutable and their renderers keep no state,
+        so one is made per kind and parameters and shared (most of a database's arguments are a
+        few of them: making each anew was most of what compiling a prototype cost); `typed` ops
+        belong to their type."""
+        if kind == "typed":
+            return RenderOp(kind, self._typed_word, **params)
+        key = (kind, *params.items())
+        op = self._ops.get(key)
+        if op is None:
+            op = self._ops[key] = RenderOp(kind, self._typed_word, **params)
+        return op
 
     def _typed_word(self, t: Type):
         """fn(word, mem): the generic interpreter's rendering of a value of type t held in one
