@@ -46,8 +46,10 @@ from .machine.memory import OutOfMemory, page_up
 from .machine.native import native
 from .machine.reader import GuestReader
 from .machine.x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
+from .escapes import escape_bytes
 from .nativelog import native_site
-from .values import DEFAULT_ALIGN, FastCallState, escape_bytes
+from .renderops import BLOCK, CSTR, FIXED_SIZE, LENGTH, WORD
+from .values import DEFAULT_ALIGN, FastCallState
 
 # control page: the running thread's pointers, then where the trampolines keep the registers
 # they borrow (never the stack: what they left below the stack pointer would show up in the
@@ -129,21 +131,26 @@ def capture_plan(plan, wide_ret_cap: Optional[int] = None) -> Optional[Tuple[Tup
     if plan.right is not None and output_of(plan) is None:
         return None
     ret = plan.ret
-    if ret is not None and not getattr(ret, "word_only", False):
-        if getattr(ret, "from_bytes", None) is None or hasattr(ret, "len_arg"):
+    if ret is not None:
+        # a word, or a string the return trampoline copies (a C string, or a wide string of
+        # wide_ret_cap bytes)
+        if ret.capture not in (WORD, CSTR, FIXED_SIZE):
             return None
-        if getattr(ret, "fixed", False) and (wide_ret_cap is None or getattr(ret, "string_cap", None) != wide_ret_cap):
+        if ret.capture == FIXED_SIZE and ret.cap != wide_ret_cap:
             return None
     caps = []
-    for i, fn in plan.left_items:
-        if getattr(fn, "word_only", False):
+    for i, op in plan.left_items:
+        if op.capture == WORD:
             continue
-        cap = getattr(fn, "string_cap", None)
-        if cap is None:
+        if op.capture not in _LENGTH_WORD:
             return None
-        # the length word's index; FIXED: a fixed number of bytes (wide strings); None: a C string
-        caps.append((i, cap, FIXED if getattr(fn, "fixed", False) else getattr(fn, "len_arg", None)))
+        caps.append((i, op.cap, _LENGTH_WORD[op.capture](op)))
     return tuple(caps)
+
+
+# A capture at the call: its length word's index in the record's layout (None: a C string, up
+# to its NUL; FIXED: a fixed number of bytes)
+_LENGTH_WORD = {CSTR: lambda op: None, LENGTH: lambda op: op.len_arg, FIXED_SIZE: lambda op: FIXED}
 
 
 def output_of(plan) -> Optional[Tuple[int, int]]:
@@ -151,13 +158,12 @@ def output_of(plan) -> Optional[Tuple[int, int]]:
     or array with no pointer in it, as clock_gettime's or stat's), when every other argument
     after the split renders from its word alone; None otherwise."""
     out = None
-    for i, fn in plan.right_items:
-        if getattr(fn, "word_only", False):
+    for i, op in plan.right_items:
+        if op.capture == WORD:
             continue
-        size = getattr(fn, "block", None)
-        if size is None or size > OUT_MAX or out is not None:
+        if op.capture != BLOCK or op.cap > OUT_MAX or out is not None:
             return None
-        out = (i, size)
+        out = (i, op.cap)
     return out
 
 
@@ -186,8 +192,8 @@ class FastSite:
         self.quick = self._first_quick
         # a returned C string (strchr, getenv...) or wide string (wcschr): the return trampoline
         # copies it (RET_CSTR up to its NUL, RET_WSTR a fixed number of bytes)
-        self.ret_string = plan.ret is not None and not getattr(plan.ret, "word_only", False)
-        self.ret_kind = (RET_WSTR if getattr(plan.ret, "fixed", False) else RET_CSTR) if self.ret_string else 0
+        self.ret_string = plan.ret is not None and plan.ret.capture != WORD
+        self.ret_kind = (RET_WSTR if plan.ret.capture == FIXED_SIZE else RET_CSTR) if self.ret_string else 0
         # an output argument (clock_gettime's timespec): the return trampoline copies it
         self.out = output_of(plan) if plan.right is not None else None
 
@@ -208,17 +214,17 @@ def _left_renderer(plan, strings):
     """fn(w, data, off) -> [str]: w is the record's words (tag first), data[off:] the record."""
     at = {i: (a_off, cap, j) for i, a_off, cap, j in strings}
     parts = []
-    for i, fn in plan.left_items:
+    for i, op in plan.left_items:
         if i in at:
             a_off, cap, j = at[i]
-            f = fn.from_bytes
+            f = op.from_bytes
             if j is None or j == FIXED:
                 parts.append(lambda w, data, off, i=i + 1, f=f, a=a_off, c=cap: f(w[i], data[off + a:off + a + c]))
             else:
                 parts.append(lambda w, data, off, i=i + 1, j=j + 1, f=f, a=a_off, c=cap:
                              f(w[i], data[off + a:off + a + min(w[j], c)], w[j]))
         else:
-            parts.append(lambda w, data, off, i=i + 1, f=fn: f(w[i], None))
+            parts.append(lambda w, data, off, i=i + 1, f=op.word: f(w[i], None))
     if len(parts) == 1:
         p0, = parts
         return lambda w, data, off: [p0(w, data, off)]
@@ -261,18 +267,17 @@ def _leaf_renderer(display: str, plan, strings, size: int, suffix: str = "\n", c
     key = []            # what the line depends on, when that is known (None: not memoized)
     pre = []            # statements before the key is built (C strings' bytes)
     fill = []           # statements run only when the line is not kept
-    for k, (i, fn) in enumerate(plan.left_items):
+    for k, (i, op) in enumerate(plan.left_items):
         word = f"w{i + 1}"
         used.add(i + 1)
         if i in at:
             a_off, cap, j = at[i]
-            env[f"f{k}"] = fn.from_bytes
-            limit = getattr(fn.from_bytes, "limit", None)
-            if j is None and limit is not None:
-                # a C string: its text is its bytes up to the NUL, quoted (see string_from)
-                # (the NUL is searched in place: one slice, the string's, per call)
+            env[f"f{k}"] = op.from_bytes
+            if op.capture == CSTR:
+                # a C string: its text is its bytes up to the NUL, quoted (see the op's
+                # from_bytes) (the NUL is searched in place: one slice, the string's, per call)
                 pre += [f"n{k} = data.find(b'\\0', off + {a_off}, off + {a_off + cap})",
-                        f"b{k} = data[off + {a_off}:n{k}] if 0 <= n{k} - off - {a_off} < {limit} and {word} "
+                        f"b{k} = data[off + {a_off}:n{k}] if 0 <= n{k} - off - {a_off} < {op.limit} and {word} "
                         f"else None"]
                 fill += [f"s{k} = Q.get(b{k}) if b{k} is not None else None",
                          f"if s{k} is None:",
@@ -283,41 +288,35 @@ def _leaf_renderer(display: str, plan, strings, size: int, suffix: str = "\n", c
                 if key is not None:
                     key.append(f"b{k}")     # (the text is the bytes': b is None for NULL)
                 continue
-            if j is not None and j != FIXED and limit is not None:
-                # a buffer and its length, all copied (the quick path has no faults): see
-                # bounded_from
+            # every byte was copied (the quick path has no faults): the op's expression, or its
+            # from_bytes renderer on the copy (and the length word of a buffer)
+            n = None
+            if op.capture == LENGTH:
                 n = f"w{j + 1}"
                 used.add(j + 1)
-                exprs.append(f"('\"' + esc(data[off + {a_off}:off + {a_off} + ({n} if {n} < {limit} else {limit})])"
-                             f" + ('\"...' if {n} >= {limit} else '\"') if {word} else 'nil')")
-            elif j is None or j == FIXED:
-                exprs.append(f"f{k}({word}, data[off + {a_off}:off + {a_off + cap}])")
-            else:
-                used.add(j + 1)
-                exprs.append(f"f{k}({word}, data[off + {a_off}:off + {a_off} + min(w{j + 1}, {cap})], "
-                             f"w{j + 1})")
+            expr = op.inline(word, area=f"off + {a_off}", n=n)
+            if expr is None:
+                expr = (f"f{k}({word}, data[off + {a_off}:off + {a_off + cap}])" if n is None else
+                        f"f{k}({word}, data[off + {a_off}:off + {a_off} + min({n}, {cap})], {n})")
+            exprs.append(expr)
             key = None
             continue
-        inline = getattr(fn, "inline", None)
-        if inline is not None:
-            exprs.append(inline.format(w=word))
-        else:
-            env[f"f{k}"] = fn
-            exprs.append(f"f{k}({word}, None)")
-        if not getattr(fn, "word_only", False):
+        expr = op.inline(word)
+        if expr is None:
+            env[f"f{k}"] = op.word
+            expr = f"f{k}({word}, None)"
+        exprs.append(expr)
+        if op.capture != WORD:
             key = None
         elif key is not None:
             key.append(word)
     ret = plan.ret
-    if ret is None:
-        rexpr = '"<void>"'
-    elif getattr(ret, "inline", None) is not None:
-        rexpr = ret.inline.format(w="rax")
-    else:
-        env["fr"] = ret
+    rexpr = '"<void>"' if ret is None else ret.inline("rax")
+    if rexpr is None:
+        env["fr"] = ret.word
         env["_void"] = lambda r: "<void>" if r is None else r
         rexpr = "_void(fr(rax, None))"
-    if ret is not None and not getattr(ret, "word_only", False):
+    if ret is not None and ret.capture != WORD:
         key = None
     text = " + \", \" + ".join(["P + " + exprs[0]] + exprs[1:]) if exprs else "P"
     fill += [f"text = {text}",
@@ -975,18 +974,18 @@ class GuestLog:
                             off = nxt + RET_SIZE
                             continue
                         left = self._left(w, data, off, start, fs)
-                        fn = plan.ret
+                        rop = plan.ret
                         text = fs.site.display + "(" + ", ".join(left)
                         if captured or outn:
                             mem = self._ret_memory(data, nxt, start, rax, captured, outn, None, w[1:7], live, fs)
-                            r = fn(rax, mem) if fn is not None else None
+                            r = rop.word(rax, mem) if rop is not None else None
                             if plan.right is not None:
                                 right = plan.right(w[1:7], mem)
                                 if right:
                                     text += (", " if left else "") + ", ".join(right)
                             nxt += ret_area(captured) + ((outn + 7) & ~7)
                         else:
-                            r = fn(rax, None) if fn is not None else None
+                            r = rop.word(rax, None) if rop is not None else None
                         pad = _ALIGN_PAD - len(text)
                         lines.append(text + (") " + " " * pad if pad > 0 else ") ") + "= " +
                                      ("<void>" if r is None else r) + suffix)
@@ -1083,13 +1082,13 @@ class GuestLog:
                 area = None if j is None or not got else area[:got]
             at[i] = (area, j)
         out = []
-        for i, fn in fs.plan.left_items:
+        for i, op in fs.plan.left_items:
             if i in at:
                 area, j = at[i]
-                out.append(fn.from_bytes(w[1 + i], area) if j is None or j == FIXED
-                           else fn.from_bytes(w[1 + i], area, w[1 + j]))
+                out.append(op.from_bytes(w[1 + i], area) if j is None or j == FIXED
+                           else op.from_bytes(w[1 + i], area, w[1 + j]))
             else:
-                out.append(fn(w[1 + i], None))
+                out.append(op.word(w[1 + i], None))
         return out
 
     def fault_fixup(self, proc, rip: int) -> bool:

@@ -77,10 +77,11 @@ import struct
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from emutrace.machine.memory import MemView
-from emutrace.machine.native import native
 from emutrace.machine.reader import GuestReader
 from emutrace.protos import (Array, ArgRef, Const, EltRef, Expr, Pointer, Prim, Prototype,
                              Struct, Type, Zero, default_prototype, FLOATING, SIGNED)
+from emutrace.escapes import esc_char, esc_wchar, escape_bytes, escape_wide
+from emutrace.renderops import BLOCK, LIVE, WORD, RenderOp, read_prefix
 
 __all__ = ["CallFormatter", "CallState", "FastCallState", "close_call", "escape_bytes", "format_summary",
            "DEFAULT_ALIGN", "DEFAULT_STRING_LIMIT", "DEFAULT_ARRAY_LIMIT"]
@@ -104,49 +105,6 @@ def close_call(line: str, ret: str, align: int = DEFAULT_ALIGN) -> str:
     if len(s) < align - 1:
         s += " " * (align - 1 - len(s))
     return s + "= " + ret
-
-
-_ESC = {0: "\\0", 7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r",
-        92: "\\\\"}
-
-
-def _esc_char(c: int) -> str:
-    e = _ESC.get(c)
-    if e is not None:
-        return e
-    if 32 <= c < 127:
-        return chr(c)
-    return "\\%03o" % (c & 0xFF)
-
-
-_ESC_TABLE = [_esc_char(c) for c in range(256)]
-_PLAIN = bytes(c for c in range(32, 127) if c != 92)
-
-
-def escape_bytes(b: bytes) -> str:
-    """ltrace's escaping of string contents (no quotes added)."""
-    if not b.translate(None, _PLAIN):           # the common case: nothing to escape
-        return b.decode("ascii")
-    table = _ESC_TABLE
-    return "".join([table[c] for c in b])
-
-
-def _esc_wchar(c: int) -> str:
-    if c < 256:
-        return _esc_char(c)
-    if c <= 0xFFFF:
-        return "\\u%04x" % c
-    return "\\U%08x" % (c & 0xFFFFFFFF)
-
-
-def escape_wide(raw: bytes) -> str:
-    """ltrace's escaping of wchar_t string contents: each whole 4-byte character of `raw`."""
-    return "".join([_esc_wchar(int.from_bytes(raw[k:k + 4], "little")) for k in range(0, len(raw) - 3, 4)])
-
-
-if native is not None:              # the same, compiled (tests/test_native_render.py compares them)
-    escape_bytes = native.escape    # noqa: F811
-    escape_wide = native.escape_wide  # noqa: F811
 
 
 def _c_float(x: float) -> str:
@@ -613,14 +571,30 @@ class CallState:
 #
 # Most prototypes take only integer-class arguments (ints, pointers, strings) whose rendering
 # depends on nothing but the argument word and memory. Such a prototype is compiled once into
-# one small function per argument (and one for the return value), so a call does no type
-# dispatch: it formats the argument words straight from the registers. Anything else
-# (floats, structures passed by value, format strings, lengths taken from other arguments,
-# cond()) stays on the generic path. Both give the same text, byte for byte
-# (tests/test_fastpath.py).
+# a list of render operations (emutrace.renderops: one per shown argument and one for the
+# return value), so a call does no type dispatch: it formats the argument words straight from
+# the registers. A type no other kind describes is the op `typed`, which defers to the generic
+# interpreter below (_fmt). Prototypes that need more than the integer words (floats,
+# structures passed by value, format strings, lengths taken from other arguments, cond()) stay
+# on the generic path. Both give the same text, byte for byte (tests/test_fastpath.py).
 
 _UNSET = object()
 _INT_KINDS = {"char", "short", "ushort", "int", "uint", "long", "ulong", "wchar"}
+
+# (an integer type's class, its lens) -> the op kind rendering it as _fmt_prim does; any other
+# pair is `typed`. A class's plain kind (lens None) also renders an enum's values with no name.
+_PRIM_OPS = {
+    ("signed", None): "signed", ("unsigned", None): "unsigned", ("char", None): "char",
+    ("wchar", None): "wchar",
+    ("signed", "hex"): "hex", ("unsigned", "hex"): "hex",
+    ("signed", "guess"): "guess", ("unsigned", "guess"): "guess",      # (a full word only)
+    ("signed", "bool"): "bool", ("unsigned", "bool"): "bool", ("char", "bool"): "bool",
+    ("signed", "enum"): "enum", ("unsigned", "enum"): "enum", ("char", "enum"): "enum",
+}
+
+
+def _int_class(kind: str) -> str:
+    return kind if kind in ("char", "wchar") else "signed" if kind in SIGNED else "unsigned"
 
 
 class _NotCompiled(Exception):
@@ -628,43 +602,46 @@ class _NotCompiled(Exception):
 
 
 class _Plan:
-    """A compiled prototype: ``left(words, mem)`` and ``right(words, mem)`` (None when nothing is
-    an output parameter) give the shown arguments before and after the split; ``ret(rax, mem)``
-    the return value (None for void)."""
+    """A compiled prototype: a list of render operations. ``left_items`` and ``right_items``:
+    ((word index, RenderOp), ...) of the shown arguments before and after the split (hidden ones
+    left out); ``ret``: the return value's RenderOp (None for void). ``left(words, mem)`` and
+    ``right(words, mem)`` (None when nothing is an output parameter) run their ops' word
+    renderers."""
     __slots__ = ("proto", "known", "nwords", "left", "right", "ret", "ret_hidden", "left_items",
                  "right_items")
 
-    def __init__(self, proto, known, nwords, left, right, ret, ret_hidden, left_items=(), right_items=()):
-        self.left_items = left_items      # ((word index, fn), ...): what left and right are made of
-        self.right_items = right_items
+    def __init__(self, proto, known, nwords, left_items, right_items, ret, has_right: bool):
         self.proto = proto
         self.known = known
         self.nwords = nwords
-        self.left = left
-        self.right = right
+        self.left_items = left_items
+        self.right_items = right_items
+        self.left = _args_fn(left_items)
+        self.right = _args_fn(right_items) if has_right else None
         self.ret = ret
-        self.ret_hidden = ret_hidden
+        self.ret_hidden = ret is not None and ret.kind == "hide"
 
 
 def _args_fn(items):
-    """fn(words, mem) -> [str, ...] for ((word index, fn), ...), unrolled for the usual counts.
-    A renderer with a `len_arg` also gets that word (a buffer and its length)."""
+    """fn(words, mem) -> [str, ...] for ((word index, op), ...), unrolled for the usual counts.
+    An op with a `len_arg` also gets that word (a buffer and its length)."""
     n = len(items)
-    if any(hasattr(fn, "len_arg") for _, fn in items):
-        triples = tuple((i, fn, getattr(fn, "len_arg", None)) for i, fn in items)
+    if any(op.len_arg is not None for _, op in items):
+        triples = tuple((i, op.word, op.len_arg) for i, op in items)
         return lambda w, mem: [f(w[i], mem) if j is None else f(w[i], mem, w[j]) for i, f, j in triples]
+    fns = tuple((i, op.word) for i, op in items)
     if n == 0:
         return lambda w, mem: []
     if n == 1:
-        (i0, f0), = items
+        (i0, f0), = fns
         return lambda w, mem: [f0(w[i0], mem)]
     if n == 2:
-        (i0, f0), (i1, f1) = items
+        (i0, f0), (i1, f1) = fns
         return lambda w, mem: [f0(w[i0], mem), f1(w[i1], mem)]
     if n == 3:
-        (i0, f0), (i1, f1), (i2, f2) = items
+        (i0, f0), (i1, f1), (i2, f2) = fns
         return lambda w, mem: [f0(w[i0], mem), f1(w[i1], mem), f2(w[i2], mem)]
-    return lambda w, mem: [f(w[i], mem) for i, f in items]
+    return lambda w, mem: [f(w[i], mem) for i, f in fns]
 
 
 class FastCallState:
@@ -751,60 +728,13 @@ def _flat_size(t) -> Optional[int]:
     return None
 
 
-def _hidden(w, mem):
-    return None
-
-
-# What a compiled argument renderer needs besides its word (emutrace.guestlog reads this to
-# know which calls guest code can log whole): nothing, or the C string the word points at.
-_hidden.word_only = True
-
-
-def _word_only(fn, inline: Optional[str] = None, native: Optional[tuple] = None):
-    """A renderer that reads nothing but its word. `inline`: the same as a Python expression of
-    the word `{w}`, which emutrace.guestlog compiles into one function per call site. `native`:
-    the same as one operation of the compiled renderer (see _native_op)."""
-    fn.word_only = True
-    if inline is not None:
-        fn.inline = inline
-    if native is not None:
-        fn.native = native
-    return fn
-
-
-def _native_op(kind: str, mask: int = 0, size: int = 0, limit: int = 0, names: tuple = (),
-               fallback: Optional[str] = None) -> tuple:
-    """What emutrace.machine._native renders exactly as a compiled renderer does, from the word or the
-    bytes guest code copied at the call: (kind, mask, size, limit, names, fallback);
-    emutrace.nativelog turns it into the extension's operation. Kinds: unsigned (str(w & mask)),
-    signed (`size` bytes), hex (mask), guess, addr, char, wchar (mask), bool (mask), enum (the first of
-    `names`, (value & mask, name) pairs, whose value is w & mask, else `fallback`'s rendering),
-    cstr / buf / wstr (string_from, bounded_from and wstring_from with the string limit
-    `limit`)."""
-    return (kind, mask, size, limit, names, fallback)
-
-
-def _prim_native(t: Prim, lens: Optional[str]) -> Optional[tuple]:
-    """The native description of what _fmt_prim makes of an integer's word, for the lenses the
-    compiled renderer has (bool, enum, a plain char); None for the others."""
-    k = t.kind
-    if k not in _INT_KINDS:
-        return None
-    size = t.size()
-    mask = (1 << (size * 8)) - 1
-    if k == "wchar":
-        return _native_op("wchar", mask) if lens is None else None
-    plain = "char" if k == "char" else "signed" if k in SIGNED else "unsigned"
-    if lens == "bool":
-        return _native_op("bool", mask)
-    if lens == "enum" and t.enum is not None:
-        if not all(name.isascii() for name, _ in t.enum):
-            return None
-        return _native_op("enum", mask, size, names=tuple((val & mask, name) for name, val in t.enum),
-                          fallback=plain)
-    if lens is None and k == "char":
-        return _native_op("char")
-    return None
+def _is_wstring(target) -> bool:
+    """A NUL-terminated wchar_t string (wcslen's `wstring`), which the op `wstr` renders."""
+    arr = target
+    if isinstance(arr, Prim) and arr.kind == "wchar":
+        arr = Array(arr, Zero(None))
+    return (isinstance(arr, Array) and isinstance(arr.elem, Prim) and arr.elem.kind == "wchar"
+            and arr.elem.size() == 4 and isinstance(arr.length, Zero) and arr.length.limit is None)
 
 
 # ----------------------------------------------------------------------------
@@ -835,6 +765,7 @@ class CallFormatter:
         self._plans: dict = {}
         self._default_plan: Any = _UNSET
         self._layouts: Dict[int, tuple] = {}    # id(struct) -> (struct, [(field, offset, size)])
+        self._ops: Dict[tuple, RenderOp] = {}   # (kind, parameters) -> the op, shared by the plans
 
     # -- public API ---------------------------------------------------------
     def display_name(self, name: str) -> str:
@@ -937,13 +868,13 @@ class CallFormatter:
             st.args = left + right
         else:
             st.args = left[:]
-        fn = plan.ret
-        if fn is None:
+        op = plan.ret
+        if op is None:
             st.ret = "<void>"
         elif rax is None:
             st.ret = "<void>" if plan.ret_hidden else "?"
         else:
-            r = fn(rax, mem)
+            r = op.word(rax, mem)
             st.ret = "<void>" if r is None else r
         st.finished = True
         return st.right + ") = " + st.ret
@@ -953,24 +884,45 @@ class CallFormatter:
         if proto.pack is not None:
             return None
         try:
-            fns = [self._bounded_string(t, proto) or self._compile_word(t, True) for t in proto.params]
+            ops = [self._bounded_string(t, proto) or self._compile_word(t, True) for t in proto.params]
             if isinstance(rt, Prim) and rt.kind == "void" and rt.lens in (None, "hide"):
                 ret = None
             else:
                 ret = self._compile_word(rt, False)
         except _NotCompiled:
             return None
-        split = min(proto.out_start, len(fns))
+        split = min(proto.out_start, len(ops))
         # hidden arguments take their word and show nothing
-        left = tuple((i, fn) for i, fn in enumerate(fns[:split]) if fn is not _hidden)
-        right = tuple((i + split, fn) for i, fn in enumerate(fns[split:]) if fn is not _hidden)
-        return _Plan(proto, known, len(fns), _args_fn(left), _args_fn(right) if split < len(fns) else None,
-                     ret, rt.lens == "hide", left, right)
+        left = tuple((i, op) for i, op in enumerate(ops[:split]) if op.kind != "hide")
+        right = tuple((i + split, op) for i, op in enumerate(ops[split:]) if op.kind != "hide")
+        return _Plan(proto, known, len(ops), left, right, ret, split < len(ops))
 
-    def _bounded_string(self, t: Type, proto: Prototype):
+    def _op(self, kind: str, **params) -> RenderOp:
+        """The op of `kind` with `params`. Ops are immutable and their renderers keep no state,
+        so one is made per kind and parameters and shared (most of a database's arguments are a
+        few of them: making each anew was most of what compiling a prototype cost); `typed` ops
+        belong to their type."""
+        if kind == "typed":
+            return RenderOp(kind, self._typed_word, **params)
+        key = (kind, *params.items())
+        op = self._ops.get(key)
+        if op is None:
+            op = self._ops[key] = RenderOp(kind, self._typed_word, **params)
+        return op
+
+    def _typed_word(self, t: Type):
+        """fn(word, mem): the generic interpreter's rendering of a value of type t held in one
+        integer register (the op `typed`)."""
+        if isinstance(t, Prim):
+            fmt_prim, lens = self._fmt_prim, t.lens
+            return lambda w, mem: fmt_prim(t, w.to_bytes(8, "little"), lens)
+        fmt = self._fmt
+        return lambda w, mem: fmt(t, w.to_bytes(8, "little"), None, _Ctx(self, mem, None))
+
+    def _bounded_string(self, t: Type, proto: Prototype) -> Optional[RenderOp]:
         """A char buffer whose length is another argument (memcmp's `string(array(char, arg3)*)`,
-        write's `string3`), when that argument is a 64-bit integer: fn(word, mem, length word),
-        rendered as _fmt_array renders it; None for anything else."""
+        write's `string3`), when that argument is a 64-bit integer: the op `buf`, rendered as
+        _fmt_array renders it; None for anything else."""
         if isinstance(t, Array) or not isinstance(t, Pointer) or t.lens != "string" or getattr(t, "wide", False):
             return None
         arr = t.target
@@ -982,50 +934,11 @@ class CallFormatter:
         lt = proto.params[arr.length.index - 1]
         if not (isinstance(lt, Prim) and lt.kind in ("long", "ulong") and lt.lens is None):
             return None
-        limit = self.string_limit
-        read_prefix = self._read_prefix
+        return self._op("buf", limit=self.string_limit, len_arg=arr.length.index - 1)
 
-        def bounded(w, mem, n, limit=limit):
-            if not w:
-                return "nil"
-            if n > limit:
-                n = limit + 1
-            shown = n if n < limit else limit
-            raw = read_prefix(mem, w, shown)
-            if raw is None:
-                return "0x%x" % w if shown else '""'
-            body = escape_bytes(raw)
-            if len(raw) < shown:
-                body += "?"
-            return '"' + body + ('"...' if n >= limit else '"')
-
-        def bounded_from(w, raw, n, limit=limit):
-            """The same, from the bytes copied at the call (min(n, limit + 1) of them; fewer
-            when the buffer ran into unreadable memory, None when none was readable)."""
-            if not w:
-                return "nil"
-            if n > limit:
-                n = limit + 1
-            shown = n if n < limit else limit
-            if raw is None:
-                return "0x%x" % w if shown else '""'
-            raw = raw[:shown]
-            body = escape_bytes(raw)
-            if len(raw) < shown:
-                body += "?"
-            return '"' + body + ('"...' if n >= limit else '"')
-        bounded.len_arg = arr.length.index - 1
-        bounded.string_cap = limit + 1
-        bounded.from_bytes = bounded_from
-        # with w != 0 and every byte copied (no fault): '"' + escaped first min(n, limit) bytes +
-        # '"' (or '"...' when n >= limit), which emutrace.guestlog compiles inline
-        bounded_from.limit = limit
-        bounded.native = _native_op("buf", limit=limit)
-        return bounded
-
-    def _compile_word(self, t: Type, param: bool):
-        """fn(word, mem) -> str | None rendering a value held in one integer register, exactly
-        as ``_fmt`` renders its 8 bytes; _NotCompiled when the generic path is needed."""
+    def _compile_word(self, t: Type, param: bool) -> RenderOp:
+        """The op rendering a value held in one integer register exactly as ``_fmt`` renders its
+        8 bytes; _NotCompiled when the generic path is needed."""
         if isinstance(t, Array):
             if not param:
                 raise _NotCompiled
@@ -1039,159 +952,45 @@ class CallFormatter:
             raise _NotCompiled
         lens = t.lens
         if lens == "hide":
-            return _hidden
+            return self._op("hide")
         if isinstance(t, Prim):
             return self._compile_prim(t, lens)
         if isinstance(t, Pointer):
             return self._compile_pointer(t, lens)
         raise _NotCompiled
 
-    def _compile_prim(self, t: Prim, lens: Optional[str]):
+    def _compile_prim(self, t: Prim, lens: Optional[str]) -> RenderOp:
         k = t.kind
-        if k in _INT_KINDS and k not in ("char", "wchar"):
-            size = t.size()
-            mask = (1 << (size * 8)) - 1
-            if lens is None:
-                if k in SIGNED:
-                    top, full = 1 << (size * 8 - 1), 1 << (size * 8)
+        kind = _PRIM_OPS.get((_int_class(k), lens)) if k in _INT_KINDS else None
+        size = t.size()
+        if kind is None or (kind == "guess" and size != 8) or (kind == "enum" and t.enum is None):
+            return self._op("typed", type=t, capture=WORD)
+        mask = (1 << (size * 8)) - 1
+        if kind == "enum":
+            return self._op("enum", mask=mask, size=size, names=tuple((val & mask, name) for name, val in t.enum),
+                            fallback=_PRIM_OPS[(_int_class(k), None)])
+        return self._op(kind, mask=mask, size=size)
 
-                    def signed(w, mem, mask=mask, top=top, full=full):
-                        u = w & mask
-                        return str(u - full if u & top else u)
-                    return _word_only(signed, native=_native_op("signed", size=size))
-
-                def unsigned(w, mem, mask=mask):
-                    return str(w & mask)
-                return _word_only(unsigned, f"str({{w}} & {mask})", _native_op("unsigned", mask))
-            if lens == "hex":
-                def hexa(w, mem, mask=mask):
-                    u = w & mask
-                    return "0x%x" % u if u else "0"
-                return _word_only(hexa, f'("0x%x" % ({{w}} & {mask}) if {{w}} & {mask} else "0")',
-                                  _native_op("hex", mask))
-            if lens == "guess" and size == 8:
-                def guess(w, mem):
-                    i = w - (1 << 64) if w >> 63 else w
-                    if i < -10000 or i > 10000:
-                        return "0x%x" % w
-                    return str(i)
-                return _word_only(guess, native=_native_op("guess"))
-        fmt_prim = self._fmt_prim
-
-        def prim(w, mem, t=t, lens=lens):
-            return fmt_prim(t, w.to_bytes(8, "little"), lens)
-        return _word_only(prim, native=_prim_native(t, lens))
-
-    def _compile_pointer(self, t: Pointer, lens: Optional[str]):
+    def _compile_pointer(self, t: Pointer, lens: Optional[str]) -> RenderOp:
         target = t.target
         if isinstance(target, Prim) and target.kind == "void":
             if lens not in ("funcptr", "bool", "guess", "oct"):
-                def address(w, mem):
-                    return "0x%x" % w if w else "0"
-                return _word_only(address, '("0x%x" % {w} if {w} else "0")', _native_op("addr"))
+                return self._op("addr")
         elif lens == "string" and not getattr(t, "wide", False):
             arr = target
             if isinstance(arr, Prim) and arr.kind == "char":
                 arr = Array(arr, Zero(None))
             if isinstance(arr, Array) and isinstance(arr.elem, Prim) and arr.elem.kind == "char" \
                     and isinstance(arr.length, Zero) and arr.length.limit is None:
-                limit = self.string_limit
-                cap = limit + 1
-
-                def string(w, mem, limit=limit, cap=cap):
-                    if not w:
-                        return "nil"
-                    got = mem.cstring(w, cap)
-                    if got is None:
-                        return "0x%x" % w
-                    s = got[0]
-                    n = len(s)
-                    if n > cap:
-                        n = cap
-                    if n >= limit:
-                        return '"' + escape_bytes(s[:limit]) + '"...'
-                    return '"' + escape_bytes(s[:n]) + '"'
-
-                def string_from(w, area, limit=limit):
-                    """The same, from the string's first `cap` bytes copied at the call (None:
-                    unreadable without a NUL)."""
-                    if not w:
-                        return "nil"
-                    if area is None:
-                        return "0x%x" % w
-                    nul = area.find(b"\0")
-                    if nul < 0:
-                        return '"' + escape_bytes(area[:limit]) + '"...'
-                    if nul >= limit:
-                        return '"' + escape_bytes(area[:limit]) + '"...'
-                    return '"' + escape_bytes(area[:nul]) + '"'
-                string.string_cap = cap
-                string.from_bytes = string_from
-                string.native = _native_op("cstr", limit=limit)
-                string_from.limit = limit       # the text is '"' + escaped area[:nul] + '"' when
-                return string                   # w != 0 and 0 <= nul < limit (guestlog memoizes it)
-        elif getattr(t, "wide", False) and lens in (None, "string"):
-            wide = self._compile_wstring(target)
-            if wide is not None:
-                return wide
-        fmt = self._fmt
-
-        def pointer(w, mem, t=t):
-            return fmt(t, w.to_bytes(8, "little"), None, _Ctx(self, mem, None))
+                return self._op("cstr", limit=self.string_limit)
+        elif getattr(t, "wide", False) and lens in (None, "string") and _is_wstring(target):
+            return self._op("wstr", limit=self.string_limit)
+        # the generic interpreter; a pointer to a value with no pointer in it reads
+        # [w, w + size) and nothing else (an output argument the guest log copies)
         size = _flat_size(target) if lens in (None, "hex") else None
         if size:
-            pointer.block = size        # it reads [w, w + size) and nothing else (emutrace.guestlog)
-        return pointer
-
-    def _compile_wstring(self, target):
-        """A NUL-terminated wchar_t string (wcslen's `wstring`), rendered as _fmt_array renders
-        it; None for other shapes."""
-        arr = target
-        if isinstance(arr, Prim) and arr.kind == "wchar":
-            arr = Array(arr, Zero(None))
-        if not (isinstance(arr, Array) and isinstance(arr.elem, Prim) and arr.elem.kind == "wchar"
-                and arr.elem.size() == 4 and isinstance(arr.length, Zero) and arr.length.limit is None):
-            return None
-        limit = self.string_limit
-        cap = limit + 1
-
-        def render(raw, limit=limit, cap=cap):
-            # raw: the readable bytes from the pointer on, at least cap characters' worth or up
-            # to unreadable memory; the string ends at a zero character or where raw ends
-            m = min(len(raw) // 4, cap)
-            n = 0
-            while n < m and raw[4 * n:4 * n + 4] != b"\0\0\0\0":
-                n += 1
-            shown = n if n < limit else limit
-            body = escape_wide(raw[:4 * shown])
-            return 'L"' + body + ('"...' if n >= limit else '"')
-
-        def wstring(w, mem):
-            if not w:
-                return "nil"
-            raw = mem.read(w, 4 * cap)
-            if raw is None or len(raw) < 4 * cap:
-                raw = b""                   # character by character, as far as readable
-                for k in range(cap):
-                    c = mem.read(w + 4 * k, 4)
-                    if c is None or len(c) < 4:
-                        break
-                    raw += c
-                    if c == b"\0\0\0\0":
-                        break
-            return render(raw)
-
-        def wstring_from(w, raw):
-            """The same, from the bytes copied at the call (4 * cap of them, fewer when
-            unreadable memory came first)."""
-            if not w:
-                return "nil"
-            return render(raw or b"")
-        wstring.string_cap = 4 * cap
-        wstring.fixed = True                 # copied as a fixed number of bytes, not up to a NUL byte
-        wstring.from_bytes = wstring_from
-        wstring.native = _native_op("wstr", limit=limit)
-        return wstring
+            return self._op("typed", type=t, capture=BLOCK, cap=size)
+        return self._op("typed", type=t, capture=LIVE)
 
     def summary(self, rows: Iterable[Any]) -> str:
         return format_summary(rows, demangle=self.display_name if self.demangle else None)
@@ -1372,10 +1171,10 @@ class CallFormatter:
         if lens == "flags" and t.flags is not None:
             return _flags(u, t.flags, size)
         if k == "char" and lens in (None, "string", "enum", "flags"):
-            c = _esc_char(u & 0xFF)
+            c = esc_char(u & 0xFF)
             return c if lens == "string" else "'" + c + "'"
         if k == "wchar" and lens in (None, "string", "enum", "flags"):
-            c = _esc_wchar(u)
+            c = esc_wchar(u)
             return c if lens == "string" else "L'" + c + "'"
         if lens == "funcptr":
             lens = "hex"
@@ -1519,24 +1318,6 @@ class CallFormatter:
             return None
         return b
 
-    def _read_prefix(self, mem, addr: int, n: int) -> Optional[bytes]:
-        if n <= 0:
-            return b""
-        b = mem.read(addr, n)
-        if b is not None and len(b) >= n:
-            return b[:n]
-        # the longest readable prefix, page by page
-        out = b""
-        a = addr
-        while len(out) < n:
-            chunk = min(n - len(out), 4096 - (a & 4095))
-            c = mem.read(a, chunk)
-            if c is None or len(c) < chunk:
-                break
-            out += c
-            a += chunk
-        return out if out else None
-
     def _fmt_array(self, t: Array, addr: Optional[int], inline: Optional[bytes], lens: Optional[str],
                    ctx: _Ctx, wide: bool = False) -> str:
         if lens == "bitvec":
@@ -1547,7 +1328,7 @@ class CallFormatter:
             if inline is not None and nb <= len(inline):
                 raw = inline[:nb]
             else:
-                raw = self._read_prefix(ctx.mem, addr, nb) if addr is not None else None
+                raw = read_prefix(ctx.mem, addr, nb) if addr is not None else None
             if raw is None or len(raw) < nb:
                 return _fmt_integer(addr or 0, 8, "x") if addr else "?"
             return _bitvec(raw)
@@ -1564,7 +1345,7 @@ class CallFormatter:
             if inline is not None and shown * es <= len(inline):
                 raw = inline[:shown * es]
             elif addr is not None:
-                raw = self._read_prefix(ctx.mem, addr, shown * es)
+                raw = read_prefix(ctx.mem, addr, shown * es)
                 if raw is None:
                     return _fmt_integer(addr, 8, "x") if shown else '""'
             else:
@@ -1574,7 +1355,7 @@ class CallFormatter:
             elif es == 4:
                 body = escape_wide(raw)
             else:
-                body = "".join(_esc_wchar(int.from_bytes(raw[k:k + es], "little"))
+                body = "".join(esc_wchar(int.from_bytes(raw[k:k + es], "little"))
                                for k in range(0, len(raw) - es + 1, es))
             if len(raw) < shown * es:
                 body += "?"

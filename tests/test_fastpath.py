@@ -164,3 +164,25 @@ def test_text_fast_path_matches(opts):
     assert outs[0] == outs[1]
     if not opts or "syscalls" in opts:
         assert 'strlen("abc")                                    = 3\n' in outs[0]
+
+
+# integer types with every lens whose word has an op kind of its own (emutrace.renderops), and
+# some that are `typed` (the generic interpreter): each op renders as the generic interpreter
+SCALARS = ["char", "short", "ushort", "int", "uint", "long", "ulong", "wchar", "hex(int)", "hex(ushort)",
+           "hex(ulong)", "hex(char)", "oct(uint)", "bool(char)", "bool(short)", "bool(int)", "bool(ulong)",
+           "bool(wchar)", "enum(A=1,B=-1,C=255)", "enum[char](A=1,B=-1,C=200)", "enum[short](X=-2,Y=65534)",
+           "enum[ulong](Z=-1,W=3)", "enum[uint](A=1,B=1,C=2)", "enum[wchar](A=65)", "guess(long)", "guess(int)"]
+
+
+@pytest.mark.parametrize("type_", SCALARS)
+def test_word_ops_render_as_the_generic_interpreter(type_):
+    db = parse_conf(f"{type_} f({type_}, {type_});", "t.conf")
+    proto = db.get("f")
+    fast, slow = CallFormatter(), CallFormatter(compiled=False)
+    assert fast.plan(proto) is not None
+    rnd = random.Random(type_)
+    values = WORDS + [65, 200, 255, 256, 65534, 65535, 0xFFFFFFFE, (1 << 64) - 2, 0xE9, 0x263A, 0x1F600]
+    for _ in range(300):
+        ints = [rnd.choice(values) if rnd.random() < 0.7 else rnd.getrandbits(64) for _ in range(6)]
+        ret = rnd.choice(values)
+        assert _line(fast, "f", proto, ints, ret, FakeMem()) == _line(slow, "f", proto, ints, ret, FakeMem()), ints

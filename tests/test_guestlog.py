@@ -290,19 +290,19 @@ def test_renderers_from_captured_bytes_match_live_memory(limit):
     db = parse_conf("int f(string, string(array(char, arg3)*), ulong);", "t.conf")
     fmt = CallFormatter(string_limit=limit)
     plan = fmt.plan(db.get("f"))
-    (_, sfn), (_, bfn), _ = plan.left_items
+    (_, sop), (_, bop), _ = plan.left_items
     mem = FakeMem()
     for text in [b"", b"a", b"abcde", b"x" * limit, b"y" * (limit + 1), b"z" * 40, b"t\tq\"\xff\n"]:
         p = mem.s(text)
         area = text[:limit + 1] + b"\0" if len(text) <= limit else text[:limit + 1]
-        assert sfn.from_bytes(p, area) == sfn(p, mem)
+        assert sop.from_bytes(p, area) == sop.word(p, mem)
         for n in (0, 1, len(text), limit, limit + 1, 100):
             if n > len(text) + 1:
                 continue
             raw = (text + b"\0")[:min(n, limit + 1)]
-            assert bfn.from_bytes(p, raw, n) == bfn(p, mem, n), (text, n)
-    assert sfn.from_bytes(0, None) == sfn(0, mem) == "nil"
-    assert sfn.from_bytes(0xdead0000, None) == sfn(0xdead0000, mem)
+            assert bop.from_bytes(p, raw, n) == bop.word(p, mem, n), (text, n)
+    assert sop.from_bytes(0, None) == sop.word(0, mem) == "nil"
+    assert sop.from_bytes(0xdead0000, None) == sop.word(0xdead0000, mem)
 
 
 def test_leaf_lines_compiled_per_site_match_the_general_path():
@@ -342,7 +342,7 @@ def test_leaf_lines_compiled_per_site_match_the_general_path():
             rax = values[k % len(values)]
             want = name + "(" + ", ".join(left(w, bytes(data), 0))
             pad = _ALIGN_PAD - len(want)
-            r = plan.ret(rax, None) if plan.ret is not None else None
+            r = plan.ret.word(rax, None) if plan.ret is not None else None
             want += (") " + " " * pad if pad > 0 else ") ") + "= " + ("<void>" if r is None else r) + "\n"
             assert leaf(w, bytes(data), 0, rax, "\n") == want, (name, w, rax)
             pair = bytes(data) + struct.pack("<7Q", RET_TAG, slot, ret_addr, rax, 0, 0, 3)

@@ -19,6 +19,7 @@ from emutrace.guestlog import (FIXED, HEAD, RET_SIZE, RET_TAG, _ALIGN_PAD, _Capt
                                _left_renderer, area_size, capture_plan)
 from emutrace.nativelog import native_site  # noqa: E402
 from emutrace.protos import parse_conf  # noqa: E402
+from emutrace.renderops import KINDS, WORD  # noqa: E402
 from emutrace.values import CallFormatter, escape_bytes  # noqa: E402
 
 WORD_TYPES = ["int", "uint", "long", "ulong", "hex(uint)", "hex(ulong)", "addr", "short", "ushort",
@@ -81,7 +82,7 @@ def test_native_line_is_the_python_line(data):
     if site is None:            # a renderer the C path does not have: Python serves the site
         return
     leaf, quick = _leaf_renderer("f", plan, strings, size)
-    ret_string = plan.ret is not None and not getattr(plan.ret, "word_only", False)
+    ret_string = plan.ret is not None and plan.ret.capture != WORD
     slot, ret = 0x7ffd0000, 0x401234
     w = [data.draw(WORDS) for _ in range(6)]
     rec = bytearray(struct.pack("<9Q", 5, *w, slot, ret)) + bytes(size - HEAD)
@@ -100,7 +101,7 @@ def test_native_line_is_the_python_line(data):
         mem.items = [(rax, area[:ret_cap])]
         text = "f(" + ", ".join(_left_renderer(plan, strings)(words, bytes(rec), 0))
         pad = _ALIGN_PAD - len(text)
-        want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + plan.ret(rax, mem) + "\n"
+        want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + plan.ret.word(rax, mem) + "\n"
         assert site.line(bytes(rec), 0, rax, "\n", area) == want
         tail = struct.pack("<6Q", RET_TAG, slot, ret, rax, 1, 0) + area
     else:
@@ -117,6 +118,37 @@ def test_native_line_is_the_python_line(data):
     other = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, *flags) + bytes(area_size(ret_cap) + 8)
     assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == 0
     assert native.leaf_run(pair, 0, slot, [None] * 5 + [site], "\n", lines) == 0     # a frame open there
+
+
+def test_the_op_kinds_are_the_c_renderers():
+    """One description language, two implementations: the kinds emutrace.renderops marks
+    `native` are exactly the operations the C renderer has (OP_<KIND>), each a distinct code it
+    accepts in a Site; the others (the generic interpreter's `typed`, `hide`) it does not have."""
+    python = {kind for kind, spec in KINDS.items() if spec.native}
+    c = {name[3:].lower() for name in dir(native) if name.startswith("OP_")}
+    assert python == c
+    assert len({getattr(native, "OP_" + kind.upper()) for kind in c}) == len(c)
+    assert {kind for kind, spec in KINDS.items() if not spec.native} == {"typed", "hide"}
+    for kind in python:
+        op = (getattr(native, "OP_" + kind.upper()), 1, 2, (1 << 64) - 1, 8, HEAD, 8)
+        if kind == "enum":
+            op += (((1, "ONE"),), native.OP_SIGNED)
+        native.Site("f(", [op], None, HEAD + area_size(4 * 9), _ALIGN_PAD)
+
+
+def test_the_fuzz_reaches_every_native_kind():
+    """The prototypes the fuzz above draws from compile to every kind the C renderer has (so it
+    compares each of them with its Python renderers)."""
+    fmt = CallFormatter(string_limit=8)
+    lines = [f"{ret} f({arg});" for ret in RET_TYPES for arg in WORD_TYPES + STRING_TYPES]
+    lines.append("int f(string(array(char, arg2)*), ulong);")
+    seen = {op.kind for _, op in fmt.plan(None).left_items}          # ltrace's default prototype
+    for line in lines:
+        plan = fmt.plan(parse_conf(line, "t.conf").get("f"))
+        seen |= {op.kind for _, op in plan.left_items}
+        if plan.ret is not None:
+            seen.add(plan.ret.kind)
+    assert seen >= {kind for kind, spec in KINDS.items() if spec.native}
 
 
 def test_escape_is_escape_bytes():
@@ -201,7 +233,7 @@ def test_syscall_hook_reads_the_registers_once(compiled, monkeypatch):
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=200))
 def test_compiled_escapes_are_the_python_ones(raw):
-    from emutrace.values import _esc_char, _esc_wchar
-    assert native.escape(raw) == "".join(_esc_char(c) for c in raw)
-    assert native.escape_wide(raw) == "".join(_esc_wchar(int.from_bytes(raw[k:k + 4], "little"))
+    from emutrace.escapes import esc_char, esc_wchar
+    assert native.escape(raw) == "".join(esc_char(c) for c in raw)
+    assert native.escape_wide(raw) == "".join(esc_wchar(int.from_bytes(raw[k:k + 4], "little"))
                                               for k in range(0, len(raw) - 3, 4))

@@ -5,7 +5,8 @@
  * record, see emutrace/guestlog.py) into finished ltrace lines, a run of them per call from
  * Python. Each call site is described once by a Site: its display name and, per shown argument
  * and for the return value, one operation (an integer rendering, a C string, a length-bounded
- * buffer, a wide string) taken from the renderer's `native` description in emutrace/values.py.
+ * buffer, a wide string): a render operation of emutrace/renderops.py, whose kinds marked
+ * `native` are exactly the op_kind values below (OP_<KIND>; tests/test_native_render.py checks).
  * A record the C code cannot render (an unknown site, a pair that is not a leaf, anything out of
  * the buffer) stops the run; Python renders it, so both paths print the same bytes.
  *

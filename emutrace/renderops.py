@@ -1,0 +1,327 @@
+"""Render operations: the one description of how a compiled call site shows its values.
+
+A prototype the formatter compiles (emutrace.values.CallFormatter.plan) becomes a list of
+RenderOps, one per shown argument and one for the return value. An op is a kind from KINDS and
+that kind's parameters (a mask, a size, a string limit, enum names...). The kind says, once for
+every consumer:
+
+- `word`: how Python renders the argument word, read from live memory where it points
+  (built per op: fn(word, mem) -> str, or fn(word, mem, length word) for a buffer);
+- `capture`: what the guest call log (emutrace.guestlog) must copy for the op so that it renders
+  without live memory, and `from_bytes`: how Python renders it from those bytes;
+- `inline`: where guestlog's per-site code inlines the op, its Python expression;
+- `native`: whether emutrace.machine._native renders it too, as its operation OP_<KIND>
+  (emutrace.nativelog builds those). The C renderer implements exactly the kinds marked so:
+  tests/test_native_render.py checks the two sets and fuzzes C against these functions.
+
+The kind `typed` is the fallback: it defers to the generic type interpreter
+(CallFormatter._fmt), for every type the other kinds do not describe (octal, flags, bitvec,
+pointers dereferenced as structures or arrays...). A compiled site is thus always a list of ops.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, Optional
+
+from .escapes import ESC_TABLE, esc_wchar, escape_bytes, escape_wide
+
+__all__ = ["RenderOp", "KINDS", "WORD", "CSTR", "LENGTH", "FIXED_SIZE", "BLOCK", "LIVE", "read_prefix"]
+
+# What the guest log copies for an op (RenderOp.capture), `cap` bytes of it:
+WORD = "word"        # nothing: the op reads its word alone
+CSTR = "cstr"        # a C string: `cap` bytes from the pointer, or up to its NUL
+LENGTH = "length"    # a buffer: min(cap, the length word `len_arg`) bytes from the pointer
+FIXED_SIZE = "fixed"  # `cap` bytes from the pointer, as far as they are readable (a wide string)
+BLOCK = "block"      # a block of `cap` bytes with no pointer in it, copied at the return (stat's)
+LIVE = "live"        # live memory the log does not copy: such a call is hooked, not logged
+
+
+def read_prefix(mem, addr: int, n: int) -> Optional[bytes]:
+    """The first n bytes at addr, or the longest readable prefix of them (None: none)."""
+    if n <= 0:
+        return b""
+    b = mem.read(addr, n)
+    if b is not None and len(b) >= n:
+        return b[:n]
+    # the longest readable prefix, page by page
+    out = b""
+    a = addr
+    while len(out) < n:
+        chunk = min(n - len(out), 4096 - (a & 4095))
+        c = mem.read(a, chunk)
+        if c is None or len(c) < chunk:
+            break
+        out += c
+        a += chunk
+    return out if out else None
+
+
+# ----------------------------------------------------------------------------
+# Python renderers, one builder per kind: builder(op, typed) -> fn. `typed(type)` is the
+# generic interpreter's renderer of a type's word (only the kind `typed` uses it). Parameters
+# are bound as defaults: a call looks up nothing.
+
+def _unsigned(op, typed):
+    def unsigned(w, mem, mask=op.mask):
+        return str(w & mask)
+    return unsigned
+
+
+def _signed(op, typed):
+    def signed(w, mem, mask=op.mask, top=1 << (op.size * 8 - 1), full=1 << (op.size * 8)):
+        u = w & mask
+        return str(u - full if u & top else u)
+    return signed
+
+
+def _hex(op, typed):
+    def hexa(w, mem, mask=op.mask):
+        u = w & mask
+        return "0x%x" % u if u else "0"
+    return hexa
+
+
+def _guess(op, typed):
+    def guess(w, mem):              # ltrace's guess for a 64-bit word: decimal near zero, else hex
+        i = w - (1 << 64) if w >> 63 else w
+        if i < -10000 or i > 10000:
+            return "0x%x" % w
+        return str(i)
+    return guess
+
+
+def _addr(op, typed):
+    def address(w, mem):
+        return "0x%x" % w if w else "0"
+    return address
+
+
+def _char(op, typed):
+    def char(w, mem, table=ESC_TABLE):
+        return "'" + table[w & 0xFF] + "'"
+    return char
+
+
+def _wchar(op, typed):
+    def wchar(w, mem, mask=op.mask):
+        return "L'" + esc_wchar(w & mask) + "'"
+    return wchar
+
+
+def _bool(op, typed):
+    def boolean(w, mem, mask=op.mask):
+        return "true" if w & mask else "false"
+    return boolean
+
+
+def _enum(op, typed):
+    named: Dict[int, str] = {}
+    for value, name in op.names:            # the first name of a value wins
+        named.setdefault(value, name)
+    plain = KINDS[op.fallback].word(op, typed)
+
+    def enum(w, mem, mask=op.mask, get=named.get):
+        name = get(w & mask)
+        return plain(w, mem) if name is None else name
+    return enum
+
+
+def _cstr(op, typed):
+    def string(w, mem, limit=op.limit, cap=op.limit + 1):
+        if not w:
+            return "nil"
+        got = mem.cstring(w, cap)
+        if got is None:
+            return "0x%x" % w
+        s = got[0]
+        n = len(s)
+        if n > cap:
+            n = cap
+        if n >= limit:
+            return '"' + escape_bytes(s[:limit]) + '"...'
+        return '"' + escape_bytes(s[:n]) + '"'
+    return string
+
+
+def _cstr_from(op):
+    def string_from(w, area, limit=op.limit):
+        """From the string's first `cap` bytes copied at the call (None: unreadable without a
+        NUL). With w != 0 and 0 <= NUL < limit: '"' + escaped area[:NUL] + '"' (guestlog keeps
+        such texts by their bytes)."""
+        if not w:
+            return "nil"
+        if area is None:
+            return "0x%x" % w
+        nul = area.find(b"\0")
+        if nul < 0 or nul >= limit:
+            return '"' + escape_bytes(area[:limit]) + '"...'
+        return '"' + escape_bytes(area[:nul]) + '"'
+    return string_from
+
+
+def _buf(op, typed):
+    def bounded(w, mem, n, limit=op.limit):
+        if not w:
+            return "nil"
+        if n > limit:
+            n = limit + 1
+        shown = n if n < limit else limit
+        raw = read_prefix(mem, w, shown)
+        if raw is None:
+            return "0x%x" % w if shown else '""'
+        body = escape_bytes(raw)
+        if len(raw) < shown:
+            body += "?"
+        return '"' + body + ('"...' if n >= limit else '"')
+    return bounded
+
+
+def _buf_from(op):
+    def bounded_from(w, raw, n, limit=op.limit):
+        """From the bytes copied at the call (min(n, limit + 1) of them; fewer when the buffer
+        ran into unreadable memory, None when none was readable)."""
+        if not w:
+            return "nil"
+        if n > limit:
+            n = limit + 1
+        shown = n if n < limit else limit
+        if raw is None:
+            return "0x%x" % w if shown else '""'
+        raw = raw[:shown]
+        body = escape_bytes(raw)
+        if len(raw) < shown:
+            body += "?"
+        return '"' + body + ('"...' if n >= limit else '"')
+    return bounded_from
+
+
+def _wide_text(raw: bytes, limit: int) -> str:
+    """A wide string from `raw`, the readable bytes from its pointer on (at least limit + 1
+    characters' worth, or up to unreadable memory); it ends at a zero character or where raw
+    ends."""
+    m = min(len(raw) // 4, limit + 1)
+    n = 0
+    while n < m and raw[4 * n:4 * n + 4] != b"\0\0\0\0":
+        n += 1
+    shown = n if n < limit else limit
+    return 'L"' + escape_wide(raw[:4 * shown]) + ('"...' if n >= limit else '"')
+
+
+def _wstr(op, typed):
+    def wstring(w, mem, limit=op.limit, cap=op.limit + 1):
+        if not w:
+            return "nil"
+        raw = mem.read(w, 4 * cap)
+        if raw is None or len(raw) < 4 * cap:
+            raw = b""                   # character by character, as far as readable
+            for k in range(cap):
+                c = mem.read(w + 4 * k, 4)
+                if c is None or len(c) < 4:
+                    break
+                raw += c
+                if c == b"\0\0\0\0":
+                    break
+        return _wide_text(raw, limit)
+    return wstring
+
+
+def _wstr_from(op):
+    def wstring_from(w, raw, limit=op.limit):
+        """From the bytes copied at the call (4 * (limit + 1) of them, fewer when unreadable
+        memory came first)."""
+        if not w:
+            return "nil"
+        return _wide_text(raw or b"", limit)
+    return wstring_from
+
+
+def _hide(op, typed):
+    def hidden(w, mem):
+        return None
+    return hidden
+
+
+def _typed(op, typed):
+    return typed(op.type)
+
+
+class Kind:
+    """One kind of render operation (see the module's docstring)."""
+    __slots__ = ("word", "capture", "cap", "from_bytes", "inline", "native")
+
+    def __init__(self, word: Callable, capture: Optional[str] = WORD, cap: Optional[Callable] = None,
+                 from_bytes: Optional[Callable] = None, inline: Optional[str] = None, native: bool = True):
+        self.word = word                # builder(op, typed) -> the Python renderer of the word
+        self.capture = capture          # what the guest log copies (None: the op says)
+        self.cap = cap                  # fn(op) -> the bytes it copies
+        self.from_bytes = from_bytes    # builder(op) -> the Python renderer from those bytes
+        # The op as a Python expression (str.format template) for guestlog's per-site code:
+        # {w} the word's variable, the op's {mask} and {limit}; for a capture, {area} the offset
+        # of its bytes in `data` (the record) and {n} the length word's variable; `esc` is
+        # escape_bytes. Only where every byte was copied (guestlog's quick path).
+        self.inline = inline
+        self.native = native            # emutrace.machine._native has OP_<KIND>
+
+
+def _string_cap(op) -> int:
+    return op.limit + 1
+
+
+# Parameters each kind reads: unsigned, hex, bool, wchar: mask; signed: mask and size (bytes);
+# enum: mask, size, names ((value & mask, name), ...) and fallback (the kind rendering a value
+# with no name); cstr, buf, wstr: limit (-s), buf: len_arg (the length's word index).
+KINDS: Dict[str, Kind] = {
+    "unsigned": Kind(_unsigned, inline="str({w} & {mask})"),
+    "signed": Kind(_signed),
+    "hex": Kind(_hex, inline='("0x%x" % ({w} & {mask}) if {w} & {mask} else "0")'),
+    "guess": Kind(_guess),
+    "addr": Kind(_addr, inline='("0x%x" % {w} if {w} else "0")'),
+    "char": Kind(_char),
+    "wchar": Kind(_wchar),
+    "bool": Kind(_bool),
+    "enum": Kind(_enum),
+    "cstr": Kind(_cstr, CSTR, _string_cap, _cstr_from),
+    "buf": Kind(_buf, LENGTH, _string_cap, _buf_from,
+                inline="('\"' + esc(data[{area}:{area} + ({n} if {n} < {limit} else {limit})])"
+                       " + ('\"...' if {n} >= {limit} else '\"') if {w} else 'nil')"),
+    "wstr": Kind(_wstr, FIXED_SIZE, lambda op: 4 * (op.limit + 1), _wstr_from),
+    "hide": Kind(_hide, native=False),                  # shows nothing
+    "typed": Kind(_typed, None, native=False),          # the generic type interpreter
+}
+
+
+class RenderOp:
+    """One argument's or return value's rendering: a kind of KINDS and its parameters, and what
+    the kind makes of them (`word`, `capture` and `cap`, `from_bytes`)."""
+    __slots__ = ("kind", "mask", "size", "limit", "names", "fallback", "len_arg", "type", "capture", "cap",
+                 "word", "from_bytes")
+
+    def __init__(self, kind: str, typed: Callable, mask: int = 0, size: int = 0, limit: int = 0,
+                 names: tuple = (), fallback: Optional[str] = None, len_arg: Optional[int] = None,
+                 type=None, capture: Optional[str] = None, cap: int = 0):
+        spec = KINDS[kind]
+        self.kind = kind
+        self.mask = mask
+        self.size = size
+        self.limit = limit
+        self.names = names
+        self.fallback = fallback
+        self.len_arg = len_arg          # buf: the word index of its length
+        self.type = type                # typed: the type the generic interpreter renders
+        self.capture = spec.capture if capture is None else capture
+        self.cap = spec.cap(self) if spec.cap is not None else cap
+        self.word = spec.word(self, typed)
+        self.from_bytes = spec.from_bytes(self) if spec.from_bytes is not None else None
+
+    @property
+    def native(self) -> bool:
+        return KINDS[self.kind].native
+
+    def inline(self, w: str, area: Optional[str] = None, n: Optional[str] = None) -> Optional[str]:
+        """The op as a Python expression of the word variable `w` (see Kind.inline), or None."""
+        template = KINDS[self.kind].inline
+        if template is None:
+            return None
+        return template.format(w=w, mask=self.mask, limit=self.limit, area=area, n=n)
+
+    def __repr__(self):
+        return "RenderOp(%r, capture=%r, cap=%r)" % (self.kind, self.capture, self.cap)
