@@ -364,11 +364,13 @@ class AddressSpace:
             else:
                 k += 1
         perms = self.page_perms             # the TLB fill's cache of page permissions (tlb.py)
-        if end and (end - start) // PAGE < 64:
+        if not end:
+            perms.clear()
+        elif (end - start) // PAGE < 64:
             for page in range(start, end, PAGE):
                 perms.pop(page, None)
         else:
-            perms.clear()
+            tlb.forget(perms, start, end)
 
     def find(self, addr: int) -> Optional[Vma]:
         i = bisect.bisect_right(self._starts, addr) - 1
