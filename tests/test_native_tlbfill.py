@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import built
+from emutrace.machine import tlb
 from emutrace.machine.native import native
 from test_native_paths import assert_same
 
@@ -28,6 +29,7 @@ ops = st.lists(st.one_of(
     st.tuples(st.just("pop"), pages, st.none()),
     st.tuples(st.just("get"), pages, st.none()),
     st.tuples(st.just("clear"), st.none(), st.none()),
+    st.tuples(st.just("forget"), pages, st.integers(0, 5000)),   # (a range: page by page, or a pass)
 ), max_size=400)
 
 
@@ -61,6 +63,9 @@ def test_the_cache_is_a_dict(seq):
             assert c.pop(page, None) == d.pop(page, None)
         elif op == "get":
             assert c.get(page) == d.get(page)
+        elif op == "forget":
+            c.forget(page, page + v * PAGE)
+            tlb.forget(d, page, page + v * PAGE)
         else:
             c.clear()
             d.clear()
@@ -69,6 +74,27 @@ def test_the_cache_is_a_dict(seq):
         assert c[page] == v and page in c
     for page in range(0, 64 * PAGE, PAGE):
         assert (page in c) == (page in d)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_large_change_forgets_only_its_own_pages(compiled):
+    """munmap or mmap of a large range forgets the cached permissions of its pages and keeps the
+    others' (it emptied the whole cache: each page touched afterwards asked Python again)."""
+    from emutrace.machine.memory import PROT_READ, PROT_WRITE
+    m, a = _registered()
+    if not compiled:
+        a.page_perms = {}                   # (the pure path's cache: a dict)
+    base = 0x7F0000000000
+    a.map(base, 512 * PAGE, PROT_READ | PROT_WRITE)
+    a.map(base + (1 << 30), 8 * PAGE, PROT_READ)
+    cache = a.page_perms
+    for page in range(base, base + 512 * PAGE, PAGE):
+        cache[page] = 3
+    cache[base + (1 << 30)] = 1
+    a.unmap(base + 100 * PAGE, 300 * PAGE)                 # (more than 64 pages)
+    assert len(cache) == 212 + 1 and cache.get(base + (1 << 30)) == 1
+    assert base + 99 * PAGE in cache and base + 100 * PAGE not in cache
+    assert base + 399 * PAGE not in cache and base + 400 * PAGE in cache
 
 
 def test_bad_keys_and_values_are_errors():

@@ -126,6 +126,34 @@ def test_elf_model_survives_the_cache_with_tuple_records(tmp_path, monkeypatch):
     assert sym._replace(size=1).size == 1 and sym.name == sym[0]
 
 
+def test_large_tables_come_from_the_cache_when_first_used(tmp_path, monkeypatch):
+    """A warm read of a model does not make its large tables (node's 185,000 symbols took 0.8 s
+    of every run, --no-trace runs too, which never read them; libjvm's 100,000 relocations
+    0.37 s): they come back packed, are unpacked on first use, and read as the parsed lists."""
+    import shutil
+    from emutrace.loader import elf as E
+    monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(E, "PACKED_TABLE_MIN", 1)             # (/bin/true's tables are small)
+    src = shutil.which("true") or "/bin/true"
+    data = open(src, "rb").read()
+    parsed = E.parse_elf(src, data)
+    assert type(parsed.dynsyms) is list and len(parsed.dynsyms) > 1 and parsed.relocs
+    E._MEMO.clear()
+    E.read_elf(src, data)                                     # parsed and written to the cache
+    E._MEMO.clear()
+    again = E.read_elf(src, data)                             # read back from it
+    syms = again.dynsyms
+    assert isinstance(syms, E.PackedTable) and syms._list is None
+    assert len(syms) == len(parsed.dynsyms) and syms
+    assert syms._list is None                                 # (length and truth unpack nothing)
+    assert syms[1] == parsed.dynsyms[1] and list(syms) == parsed.dynsyms
+    assert syms == parsed.dynsyms and parsed.dynsyms == syms and not syms != parsed.dynsyms
+    assert next(reversed(syms)) == parsed.dynsyms[-1] and parsed.dynsyms[1] in syms
+    assert isinstance(again.relocs, E.PackedTable)
+    assert again.plt_relocs + again.relocs == parsed.plt_relocs + parsed.relocs
+    assert again.relocs + [] == parsed.relocs == [] + again.relocs
+
+
 def test_elf_models_of_host_files_are_keyed_by_version_not_contents(tmp_path, monkeypatch):
     """A host file read with its version (inode, size, mtime, ctime) is never hashed; a file
     rewritten in place has a new version and is parsed again."""

@@ -257,6 +257,49 @@ static PyObject *TlbFill_clear(TlbFillObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* forget(start, end): the pages of [start, end) leave the cache, the others stay. A range of
+ * fewer pages than the cache holds is deleted page by page; a larger one by one pass over the
+ * table that keeps the rest (reinserted into a fresh table: linear probing has no tombstones). */
+static PyObject *TlbFill_forget(TlbFillObject *self, PyObject *const *args, Py_ssize_t n)
+{
+    unsigned long long start, end;
+    if (n != 2) { PyErr_SetString(PyExc_TypeError, "forget(start, end)"); return NULL; }
+    start = PyLong_AsUnsignedLongLong(args[0]);
+    if (start == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    end = PyLong_AsUnsignedLongLong(args[1]);
+    if (end == (unsigned long long)-1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError) || PyObject_RichCompareBool(args[1], args[0], Py_LT) != 0)
+            return NULL;
+        PyErr_Clear();                  /* an end past 2^64: the rest of the address space */
+        end = (unsigned long long)-1;
+    }
+    uint64_t lo = (uint64_t)start & PAGE_MASK, hi = (uint64_t)end;
+    if (lo >= hi || self->count == 0) Py_RETURN_NONE;
+    uint64_t pages = ((hi - lo) >> 12) + (((hi - lo) & 0xFFF) != 0);
+    if (pages < (uint64_t)self->count) {
+        for (uint64_t k = 0; k < pages; k++)        /* (counted: the last page may end at 2^64) */
+            del(self, (lo + (k << 12)) | 1);
+        Py_RETURN_NONE;
+    }
+    uint64_t *okeys = self->keys;
+    uint8_t *ovals = self->vals;
+    Py_ssize_t ocap = self->cap;
+    if (alloc_table(self, ocap) < 0) { self->keys = okeys; self->vals = ovals; self->cap = ocap; return NULL; }
+    self->count = 0;
+    for (Py_ssize_t i = 0; i < ocap; i++) {
+        uint64_t page = okeys[i] & PAGE_MASK;
+        if (okeys[i] != 0 && (page < lo || page >= hi)) {
+            Py_ssize_t j = -1 - find_slot(self, okeys[i]);
+            self->keys[j] = okeys[i];
+            self->vals[j] = ovals[i];
+            self->count++;
+        }
+    }
+    PyMem_Free(okeys);
+    PyMem_Free(ovals);
+    Py_RETURN_NONE;
+}
+
 static Py_ssize_t TlbFill_len(TlbFillObject *self) { return self->count; }
 
 static PyObject *TlbFill_subscript(TlbFillObject *self, PyObject *k)
@@ -313,6 +356,7 @@ static PyMethodDef TlbFill_methods[] = {
     {"get", (PyCFunction)(void (*)(void))TlbFill_get, METH_FASTCALL, "get(page[, default]): the cached permissions"},
     {"pop", (PyCFunction)(void (*)(void))TlbFill_pop, METH_FASTCALL, "pop(page[, default]): forget a page"},
     {"clear", (PyCFunction)TlbFill_clear, METH_NOARGS, "forget every page"},
+    {"forget", (PyCFunction)(void (*)(void))TlbFill_forget, METH_FASTCALL, "forget(start, end): forget the pages of [start, end)"},
     {NULL, NULL, 0, NULL}
 };
 
