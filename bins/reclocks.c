@@ -43,9 +43,27 @@ static void show(int fd, int cmd, int type, off_t start, off_t len, pid_t owner)
                fl.l_pid == owner ? "the owner" : fl.l_pid == -1 ? "an OFD (-1)" : "someone else");
 }
 
+/* The parent waits for the child to be about to block before it acts: a pipe says the child
+ * has made its non-blocking calls (under strace -f on a loaded machine they can take longer than
+ * any fixed sleep), and the sleep after it covers only the child's step into the blocking call. */
+static int ready[2];
+
+static void child_ready(void)
+{
+    write(ready[1], "r", 1);
+}
+
+static void await_child(void)
+{
+    char c;
+    read(ready[0], &c, 1);
+    usleep(200000);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
+    pipe(ready);
     char path[512];
     snprintf(path, sizeof path, "%s/locked", argc > 1 ? argv[1] : "/tmp");
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -68,10 +86,11 @@ int main(int argc, char **argv)
         const char *c3 = en(lk(fd, F_SETLK, F_WRLCK, 50, 10));
         printf("child: write 0+10 %s, read 20+10 %s, write 50+10 %s\n", c1, c2, c3);
         printf("child: waits for 0+10\n");
+        child_ready();
         int r = lk(fd, F_SETLKW, F_WRLCK, 0, 10);      /* parent then closes the cycle: EDEADLK */
         _exit(r == 0 ? 7 : 1);
     }
-    usleep(200000);
+    await_child();
     printf("parent: wait for 50+10 (held by the waiting child): %s\n", en(lk(fd, F_SETLKW, F_WRLCK, 50, 10)));
     printf("parent: unlock 0+10: %s\n", en(lk(fd, F_SETLK, F_UNLCK, 0, 10)));
     int st;
@@ -121,9 +140,10 @@ int main(int argc, char **argv)
         const char *f2 = en(flock(b, LOCK_EX | LOCK_NB));
         printf("flock: child on inherited a %s, child on b %s\n", f1, f2);
         printf("flock: child waits on b\n");
+        child_ready();
         _exit(flock(b, LOCK_EX) == 0 ? 7 : 1);
     }
-    usleep(200000);
+    await_child();
     printf("flock: parent unlocks a: %s\n", en(flock(a, LOCK_UN)));
     waitpid(pid, &st, 0);
     printf("flock: child got b after the wait: %s\n", WEXITSTATUS(st) == 7 ? "ok" : "no");
