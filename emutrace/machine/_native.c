@@ -20,7 +20,7 @@
 #include "_cover.h"             /* BlockCounter (--coverage), in _cover.c */
 
 /* Bumped whenever the Python side's expectations change (emutrace/machine/native.py checks it). */
-#define ABI_VERSION 4
+#define ABI_VERSION 5
 
 #define RET_TAG UINT64_C(0xFFFFFFFFFFFFFFFF)
 #define HEAD 72                 /* call record: tag, rdi..r9, slot, return address */
@@ -626,20 +626,24 @@ done:
 }
 
 /* ------------------------------------------------------------------------------------------
- * SyscallHook(uc_hook_add, uc_reg_read_batch, uc_emu_stop, engine, hook_type, insn, reg_ids, fn)
+ * SyscallHook(uc_hook_add, uc_reg_read_batch, uc_reg_write, uc_emu_stop, engine, hook_type, insn,
+ *             reg_ids, fn, on_error)
  *
  * The `syscall` instruction's hook, registered with uc_hook_add as a C function: it reads the
- * system call's registers in one uc_reg_read_batch and calls fn(registers) - no ctypes callback
- * and no ctypes register read per system call. The Unicorn functions are the ones the binding
- * loaded (their addresses come from Python): no Unicorn headers, no second copy of Unicorn.
- * uc_hook_add is variadic (the instruction's id follows `end`): it is called through a variadic
- * prototype, which every ABI (Apple arm64's included) passes correctly. fn must not raise (the
- * Machine wraps it so that an exception stops emulation); if it does, emulation stops and the
- * exception is reported as unraisable. */
+ * system call's registers in one uc_reg_read_batch, calls fn(registers) and writes what fn returns
+ * into rax (reg_ids[0]) with uc_reg_write; fn returns None when rax must stay as it is (the thread
+ * blocked, or execve/rt_sigreturn set the registers themselves). No ctypes callback, no ctypes
+ * register read or write and no Python wrapper frame per system call. The Unicorn functions are
+ * the ones the binding loaded (their addresses come from Python): no Unicorn headers, no second
+ * copy of Unicorn. uc_hook_add is variadic (the instruction's id follows `end`): it is called
+ * through a variadic prototype, which every ABI (Apple arm64's included) passes correctly.
+ * When fn raises, on_error(exception) keeps it for emu_start to raise and emulation stops (as the
+ * Machine's Python hooks do); an exception from on_error itself is reported as unraisable. */
 
 typedef int (*uc_hook_add_fn)(void *uc, size_t *hh, int type, void *callback, void *user_data,
                               uint64_t begin, uint64_t end, ...);
 typedef int (*uc_reg_read_batch_fn)(void *uc, int *regs, void **vals, int count);
+typedef int (*uc_reg_write_fn)(void *uc, int regid, const void *value);
 typedef int (*uc_emu_stop_fn)(void *uc);
 
 #define SC_REGS 7
@@ -647,12 +651,30 @@ typedef int (*uc_emu_stop_fn)(void *uc);
 typedef struct {
     PyObject_HEAD
     PyObject *fn;
+    PyObject *on_error;
     uc_reg_read_batch_fn read_batch;
+    uc_reg_write_fn reg_write;
     uc_emu_stop_fn emu_stop;
     int ids[SC_REGS];
     size_t handle;
     int hooked;
 } SyscallHookObject;
+
+/* fn raised (or the registers could not be read or written): on_error gets the exception. */
+static void syscall_failed(SyscallHookObject *h, void *uc)
+{
+    PyObject *type, *exc, *tb;
+    PyErr_Fetch(&type, &exc, &tb);                  /* (PyErr_GetRaisedException is 3.12's) */
+    PyErr_NormalizeException(&type, &exc, &tb);
+    if (exc != NULL && tb != NULL) PyException_SetTraceback(exc, tb);
+    PyObject *r = exc != NULL ? PyObject_CallOneArg(h->on_error, exc) : NULL;
+    if (r == NULL) PyErr_WriteUnraisable(h->on_error);
+    Py_XDECREF(r);
+    Py_XDECREF(type);
+    Py_XDECREF(exc);
+    Py_XDECREF(tb);
+    h->emu_stop(uc);
+}
 
 static void on_syscall(void *uc, void *user)
 {
@@ -675,30 +697,40 @@ static void on_syscall(void *uc, void *user)
     }
     r = PyObject_CallOneArg(h->fn, regs);
     if (r == NULL) goto fail;
+    if (r != Py_None) {
+        /* the result, as the guest's rax: negative errnos and large addresses alike, mod 2^64 */
+        uint64_t rax = PyLong_AsUnsignedLongLongMask(r);
+        if (rax == (uint64_t)-1 && PyErr_Occurred()) goto fail;
+        if (h->reg_write(uc, h->ids[0], &rax) != 0) {
+            PyErr_SetString(PyExc_RuntimeError, "emutrace.machine._native: uc_reg_write failed");
+            goto fail;
+        }
+    }
     Py_DECREF(r);
     Py_DECREF(regs);
     PyGILState_Release(g);
     return;
 fail:
-    PyErr_WriteUnraisable(h->fn);
+    Py_XDECREF(r);
     Py_XDECREF(regs);
-    h->emu_stop(uc);
+    syscall_failed(h, uc);
     PyGILState_Release(g);
 }
 
 static int SyscallHook_init(SyscallHookObject *self, PyObject *args, PyObject *kwds)
 {
-    unsigned long long hook_add, read_batch, emu_stop, engine;
+    unsigned long long hook_add, read_batch, reg_write, emu_stop, engine;
     int hook_type, insn;
-    PyObject *ids, *fn;
+    PyObject *ids, *fn, *on_error;
     if (self->hooked) {
         PyErr_SetString(PyExc_RuntimeError, "emutrace.machine._native.SyscallHook: already registered");
         return -1;
     }
-    if (!PyArg_ParseTuple(args, "KKKKiiOO", &hook_add, &read_batch, &emu_stop, &engine, &hook_type, &insn,
-                          &ids, &fn))
+    if (!PyArg_ParseTuple(args, "KKKKKiiOOO", &hook_add, &read_batch, &reg_write, &emu_stop, &engine,
+                          &hook_type, &insn, &ids, &fn, &on_error))
         return -1;
-    if (!hook_add || !read_batch || !emu_stop || !engine || !PyCallable_Check(fn)) {
+    if (!hook_add || !read_batch || !reg_write || !emu_stop || !engine || !PyCallable_Check(fn)
+        || !PyCallable_Check(on_error)) {
         PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.SyscallHook: a null function or engine");
         return -1;
     }
@@ -717,7 +749,10 @@ static int SyscallHook_init(SyscallHookObject *self, PyObject *args, PyObject *k
     Py_DECREF(seq);
     Py_INCREF(fn);
     Py_XSETREF(self->fn, fn);
+    Py_INCREF(on_error);
+    Py_XSETREF(self->on_error, on_error);
     self->read_batch = (uc_reg_read_batch_fn)(uintptr_t)read_batch;
+    self->reg_write = (uc_reg_write_fn)(uintptr_t)reg_write;
     self->emu_stop = (uc_emu_stop_fn)(uintptr_t)emu_stop;
     uc_hook_add_fn add = (uc_hook_add_fn)(uintptr_t)hook_add;
     int err = add((void *)(uintptr_t)engine, &self->handle, hook_type, (void *)on_syscall, self,
@@ -734,6 +769,7 @@ static int SyscallHook_init(SyscallHookObject *self, PyObject *args, PyObject *k
 static void SyscallHook_dealloc(SyscallHookObject *self)
 {
     Py_XDECREF(self->fn);
+    Py_XDECREF(self->on_error);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -752,7 +788,7 @@ static PyTypeObject SyscallHookType = {
     .tp_name = "emutrace.machine._native.SyscallHook",
     .tp_basicsize = sizeof(SyscallHookObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "SyscallHook(uc_hook_add, uc_reg_read_batch, uc_emu_stop, engine, hook_type, insn, reg_ids, fn)",
+    .tp_doc = "SyscallHook(uc_hook_add, uc_reg_read_batch, uc_reg_write, uc_emu_stop, engine, hook_type, insn, reg_ids, fn, on_error)",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)SyscallHook_init,
     .tp_dealloc = (destructor)SyscallHook_dealloc,
