@@ -195,11 +195,12 @@ def pack_statx(st: StatInfo) -> bytes:
         stx_dev_major=_major(st.dev), stx_dev_minor=_minor(st.dev))
 
 
-def blocking(proc, f: OpenFile, op):
-    """Run op(); a would-block becomes EAGAIN on non-blocking fds, else waits for other processes."""
+def blocking(proc, f: OpenFile, op, *args):
+    """Run op(*args); a would-block becomes EAGAIN on non-blocking fds, else waits for other
+    processes. (op and its arguments rather than a lambda: one Python frame less per call.)"""
     while True:
         try:
-            return op()
+            return op(*args)
         except WouldBlock:
             if f.flags & O_NONBLOCK:
                 return -E.EAGAIN
@@ -394,14 +395,15 @@ def _write_pieces(proc, f: OpenFile, spans, write) -> int:
 
 @syscall("read")
 def sys_read(proc, fd, buf, count, *_):
-    f = proc.fds.get(s32(fd))
-    if not f.readable and f.kind != "dir":
+    f = proc.fds.fds.get(s32(fd))           # (FdTable.get without its frame: the hottest call)
+    if f is None or (not f.readable and f.kind != "dir"):
         return -E.EBADF
-    count = min(count, TRANSFER_PIECE)
+    if count > TRANSFER_PIECE:
+        count = TRANSFER_PIECE
     mem = proc.aspace
     if count:
         mem.check(buf, count, 2)
-    data = blocking(proc, f, lambda: f.read(count))
+    data = blocking(proc, f, f.read, count)
     if isinstance(data, int):
         return data
     if data:
@@ -411,15 +413,14 @@ def sys_read(proc, fd, buf, count, *_):
 
 @syscall("write")
 def sys_write(proc, fd, buf, count, *_):
-    f = proc.fds.get(s32(fd))
-    if not f.writable:
+    f = proc.fds.fds.get(s32(fd))
+    if f is None or not f.writable:
         return -E.EBADF
     count = fsize_room(proc, f, _write_pos(f), count)
     try:
         if count > TRANSFER_PIECE:
             return _write_pieces(proc, f, [(buf, count)], f.write)
-        data = proc.aspace.read(buf, count)
-        return blocking(proc, f, lambda: f.write(data))
+        return blocking(proc, f, f.write, proc.aspace.read(buf, count))
     except VfsError as e:
         if e.errno == E.EPIPE:
             raise_sigpipe(proc)
