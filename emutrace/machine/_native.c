@@ -840,6 +840,7 @@ static struct PyModuleDef module = {
 };
 
 int emutrace_register_tlbfill(PyObject *m);        /* _tlbfill.c: the TLB fill hook */
+int emutrace_register_guestmem(PyObject *m);       /* _guestmem.c: raw guest memory access */
 
 PyMODINIT_FUNC PyInit__native(void)
 {
@@ -855,6 +856,7 @@ PyMODINIT_FUNC PyInit__native(void)
         return NULL;
     }
     if (emutrace_register_tlbfill(m) < 0) { Py_DECREF(m); return NULL; }
+    if (emutrace_register_guestmem(m) < 0) { Py_DECREF(m); return NULL; }
     struct { const char *name; long value; } consts[] = {
         {"ABI_VERSION", ABI_VERSION}, {"OP_UNSIGNED", OP_UNSIGNED}, {"OP_SIGNED", OP_SIGNED},
         {"OP_HEX", OP_HEX}, {"OP_GUESS", OP_GUESS}, {"OP_ADDR", OP_ADDR}, {"OP_CSTR", OP_CSTR},
