@@ -136,6 +136,7 @@ class Session:
         uc = proc.machine.uc
         self.kernel.sched.load_new_machine(proc)
         proc.machine.hook_syscall(self.kernel.on_syscall)
+        self.kernel.answer_from(proc.machine)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt, proc)
         if self.opts.max_insns:
             # opt-in only: a block hook costs ~1 µs per basic block
@@ -312,6 +313,10 @@ class Session:
             if left <= 0:
                 raise LimitReached(f"time limit of {self.opts.timeout:g} s reached", 124)
             timeout_us = max(1, int(left * 1e6))
+        if m.syscall_answers is not None:
+            # answers remembered in another slice may be another thread's (gettid) or changed
+            # since by another process (getpgrp after its setpgid): each slice starts afresh
+            m.syscall_answers.forget()
         try:
             m.uc.emu_start(m.reg("rip"), 0, timeout=timeout_us, count=count)
         except UcError as e:

@@ -15,7 +15,7 @@ from . import clone
 from . import errno as E
 from .handlers import load_all
 from .sched import Block, Scheduler
-from .table import BY_NR, Syscall
+from .table import BY_NR, Syscall, by_class
 from .task import NORETURN, Process, ProcessExit
 from .time import check_alarm
 from .vfs import Vfs, VfsError
@@ -34,6 +34,13 @@ def default_max_procs(max_mem: int) -> int:
 
 
 NO_ROUTE = (None, None)         # a number the table does not list: ENOSYS, named syscall_0x...
+
+# The calls whose answer a compiled syscall hook may repeat (Machine.syscall_answers): the table's
+# %pure class (strace's: no arguments, never fail - getpid, gettid, getppid, getuid, getgid,
+# geteuid, getegid, getpgrp). Their answers change only through calls of other numbers (setpgid,
+# a parent's exit, ...), by another thread or process (which runs in another slice), or never;
+# the hook forgets at every other number and the session at every slice.
+PURE_NUMBERS = frozenset(row.nr for row in by_class("%pure"))
 
 
 def routes_by_number(handlers: Dict[str, Callable]) -> Dict[int, tuple]:
@@ -115,6 +122,13 @@ class Kernel:
     def max_procs(self) -> int:
         return self.chosen_max_procs or default_max_procs(self.max_mem)
 
+    def answer_from(self, machine) -> None:
+        """Let machine's compiled syscall hook repeat the answers to PURE_NUMBERS (on_syscall
+        hands them over), ticking this kernel's clock as on_syscall does. Nothing on the pure path."""
+        answers = machine.syscall_answers
+        if answers is not None:
+            answers.answer_with(self.world, "elapsed_ns", "tick_ns", PURE_NUMBERS)
+
     def on_syscall(self, regs):
         """The machine's `syscall` hook (the session registers it): regs is (rax, rdi, rsi, rdx,
         r10, r8, r9); returns the value for rax, or None to leave the registers as they are.
@@ -165,6 +179,13 @@ class Kernel:
         if proc.stop_requested or proc.machine is not m or (len(sched.tasks) >= 2 and sched.should_stop(proc.thread)):
             proc.stop_requested = True
             m.uc.emu_stop()
+        elif nr in PURE_NUMBERS and ret is not None and m.syscall_answers is not None and m.flush_log is None \
+                and len(sched.tasks) < 2 and not proc.alarm_at_ns and (timers is None or not timers.armed) \
+                and self.intercept is None and (self.observer is None or not proc.traced):
+            # the next such call repeats this answer in C, with nothing to do after it: no
+            # trace, no intercept, no logged calls to flush, no alarm or timer to check, no other
+            # thread to make room for (what changes any of these is a call of another number)
+            m.syscall_answers.remember(nr, ret)
         return ret
 
     def syscall(self, proc: Process, nr: int, args: tuple):
@@ -173,7 +194,8 @@ class Kernel:
         A handler that must wait raises sched.Block; the Block leaves here carrying the call
         (`wait.call`), and the scheduler later ends the call with `finish` or runs the handler
         again with `rerun`, so the trace shows each call once, when it returns."""
-        self.world.tick()
+        world = self.world
+        world.elapsed_ns += world.tick_ns                    # (world.tick(), inlined)
         sc = self.routes.get(nr, NO_ROUTE)[0]
         obs = self.observer if proc.traced else None         # (observer_for, without a call)
         state = obs.syscall_enter(proc, nr, sc, args) if obs is not None else None

@@ -128,3 +128,94 @@ def test_routes_are_the_table_joined_with_the_handlers():
     wrapped = dict(k.handlers, read=lambda proc, *a: 7)
     k.handlers = wrapped
     assert k.routes[0][1] is wrapped["read"]
+
+
+# -- answers the compiled hook repeats (Kernel.answer_from, PURE_NUMBERS) ------------------------
+
+def test_the_repeated_answers_are_the_tables_pure_class():
+    """The calls whose answers the compiled hook may repeat are the one table's %pure class
+    (strace's: no arguments, never fail), each with a handler, and all below the hook's 512."""
+    from emutrace.kernel.kernel import PURE_NUMBERS, Kernel
+    from emutrace.kernel.table import BY_NR, by_class
+    from emutrace.kernel.vfs import Vfs
+    from emutrace.kernel.world import World
+    assert PURE_NUMBERS == {row.nr for row in by_class("%pure")}
+    assert {BY_NR[nr].name for nr in PURE_NUMBERS} == {"getpid", "gettid", "getppid", "getuid", "geteuid",
+                                                       "getgid", "getegid", "getpgrp"}
+    k = Kernel(World(), Vfs("/"))
+    for nr in PURE_NUMBERS:
+        assert BY_NR[nr].args == () and k.routes[nr][1] is not None and nr < 512
+
+
+@pytest.mark.skipif(native is None, reason="the compiled event path is not built")
+def test_the_hook_repeats_only_what_it_was_handed():
+    """answer_with/remember/forget: a remembered number is answered in C with the value Python
+    handed over and one tick of the owner's clock, without fn; a number not allowed reaching fn
+    forgets every answer; nothing but an allowed number can be remembered."""
+    m = machine.Machine()
+    m.uc.mem_map(0x10000, 0x1000)
+    code = (_mov(0, 39) + b"\x0f\x05" + b"\x48\x89\xc3") * 2 + _mov(0, 40) + b"\x0f\x05" + \
+        _mov(0, 39) + b"\x0f\x05" + b"\x48\x89\xc1"
+    m.uc.mem_write(0x10000, code)
+
+    class Clock:
+        now = 5
+        step = 1000
+    clock = Clock()
+    seen = []
+
+    def fn(regs):
+        seen.append(regs[0])
+        clock.now += clock.step
+        if regs[0] == 39:
+            hook.remember(39, 1234)
+        return {39: 1234, 40: 7}[regs[0]]
+    m.hook_syscall(fn)
+    hook = m.syscall_answers
+    hook.answer_with(clock, "now", "step", [39, 110])
+    with pytest.raises(ValueError):
+        hook.remember(40, 1)                    # not allowed
+    with pytest.raises(ValueError):
+        hook.answer_with(clock, "now", "step", [512])
+    m.uc.emu_start(0x10000, 0x10000 + len(code))
+    # 39 in Python (remembered), 39 in C, 40 in Python (forgets), 39 in Python again
+    assert seen == [39, 40, 39] and hook.answered == 1
+    assert clock.now == 5 + 4 * 1000                # the C answer ticked the clock too
+    assert m.reg("rbx") == 1234 and m.reg("rcx") == 1234
+    assert hook.known == {39: 1234}
+    hook.forget()
+    assert hook.known == {}
+
+
+
+
+def test_pure_calls_answered_in_c_are_pythons_answers(tmp_path):
+    """bins/idcalls (getpid, gettid, getppid, getuid, ... in loops around fork, setpgid,
+    threads and an interval timer) prints the same bytes, clock readings included, compiled and
+    pure; the compiled run answered most of its calls in C."""
+    from conftest import built
+    from test_native_paths import run_both
+    args = ["--no-trace", built("idcalls"), "500"]
+    compiled, pure = run_both(args)
+    assert compiled == pure
+    assert compiled[2] == 0 and compiled[0].count(b"sum") == 10
+    timer = next(line for line in compiled[0].splitlines() if line.startswith(b"main with a timer:"))
+    assert not timer.endswith(b"alarms 0")         # SIGALRMs arrived at the loop's calls' returns
+    if native is not None:
+        import subprocess
+        import sys
+        probe = ("import sys; from emutrace.session import Session; s = Session(sys.argv[1:]); s.run(); "
+                 "m = s.processes[0].machine; print(m.syscall_answers.answered)")
+        out = subprocess.run([sys.executable, "-c", probe, built("idcalls"), "500"], capture_output=True,
+                             check=True, text=True).stdout.splitlines()[-1]
+        # main's four plain loops: 500 iterations of 8 calls each, the first of each call in Python
+        assert int(out) == 4 * 500 * 8
+
+
+def test_a_traced_call_is_never_repeated(tmp_path):
+    """With --strace every call reaches Python (and the trace): the hook remembers nothing."""
+    from conftest import built
+    from test_native_paths import run_both
+    compiled, pure = run_both(["--strace", "-f", built("idcalls"), "50"], trace_dir=str(tmp_path))
+    assert compiled == pure
+    assert compiled[1].count(b"getpid()") >= 10 * 50

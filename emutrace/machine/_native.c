@@ -20,7 +20,7 @@
 #include "_cover.h"             /* BlockCounter (--coverage), in _cover.c */
 
 /* Bumped whenever the Python side's expectations change (emutrace/machine/native.py checks it). */
-#define ABI_VERSION 5
+#define ABI_VERSION 6
 
 #define RET_TAG UINT64_C(0xFFFFFFFFFFFFFFFF)
 #define HEAD 72                 /* call record: tag, rdi..r9, slot, return address */
@@ -638,7 +638,9 @@ done:
  * copy of Unicorn. uc_hook_add is variadic (the instruction's id follows `end`): it is called
  * through a variadic prototype, which every ABI (Apple arm64's included) passes correctly.
  * When fn raises, on_error(exception) keeps it for emu_start to raise and emulation stops (as the
- * Machine's Python hooks do); an exception from on_error itself is reported as unraisable. */
+ * Machine's Python hooks do); an exception from on_error itself is reported as unraisable.
+ * A call whose answer the owner remembered here (answer_with, remember: see below) is answered
+ * without fn. */
 
 typedef int (*uc_hook_add_fn)(void *uc, size_t *hh, int type, void *callback, void *user_data,
                               uint64_t begin, uint64_t end, ...);
@@ -647,7 +649,14 @@ typedef int (*uc_reg_write_fn)(void *uc, int regid, const void *value);
 typedef int (*uc_emu_stop_fn)(void *uc);
 
 #define SC_REGS 7
+#define ANSWER_NRS 512          /* the numbers an answer may be remembered for: 0..511 */
 
+/* Remembered answers. The owner of the hook (the kernel) names the numbers whose answer depends
+ * on nothing a system call of another number cannot change (allow), and after it answered one of
+ * them in Python it may hand the hook that very answer (remember). The hook then answers that
+ * number itself, with the same value and the same tick of the owner's clock (clock: the object
+ * and the names of its counter and its step), until a call of a number not allowed reaches fn or
+ * the owner says forget. So the C side never computes an answer: it repeats the Python one. */
 typedef struct {
     PyObject_HEAD
     PyObject *fn;
@@ -658,7 +667,37 @@ typedef struct {
     int ids[SC_REGS];
     size_t handle;
     int hooked;
+    unsigned char allowed[ANSWER_NRS];
+    unsigned char known[ANSWER_NRS];
+    uint64_t answer[ANSWER_NRS];
+    int nknown;                 /* how many numbers are known (0: the fast test fails at once) */
+    unsigned long long answered;        /* calls answered here, for tests and --version-like checks */
+    PyObject *clock, *counter, *step;   /* clock.counter += clock.step at each answer */
 } SyscallHookObject;
+
+static void forget_all(SyscallHookObject *h)
+{
+    if (h->nknown) {
+        memset(h->known, 0, sizeof h->known);
+        h->nknown = 0;
+    }
+}
+
+/* clock.counter += clock.step: what Kernel.on_syscall does first at every call */
+static int tick_clock(SyscallHookObject *h)
+{
+    PyObject *now = PyObject_GetAttr(h->clock, h->counter);
+    if (now == NULL) return -1;
+    PyObject *step = PyObject_GetAttr(h->clock, h->step);
+    if (step == NULL) { Py_DECREF(now); return -1; }
+    PyObject *later = PyNumber_Add(now, step);
+    Py_DECREF(now);
+    Py_DECREF(step);
+    if (later == NULL) return -1;
+    int err = PyObject_SetAttr(h->clock, h->counter, later);
+    Py_DECREF(later);
+    return err;
+}
 
 /* fn raised (or the registers could not be read or written): on_error gets the exception. */
 static void syscall_failed(SyscallHookObject *h, void *uc)
@@ -688,6 +727,18 @@ static void on_syscall(void *uc, void *user)
         PyErr_SetString(PyExc_RuntimeError, "emutrace.machine._native: uc_reg_read_batch failed");
         goto fail;
     }
+    uint64_t nr = vals[0];
+    if (h->nknown && nr < ANSWER_NRS && h->known[nr]) {        /* a remembered answer */
+        if (tick_clock(h) < 0) goto fail;
+        if (h->reg_write(uc, h->ids[0], &h->answer[nr]) != 0) {
+            PyErr_SetString(PyExc_RuntimeError, "emutrace.machine._native: uc_reg_write failed");
+            goto fail;
+        }
+        h->answered++;
+        PyGILState_Release(g);
+        return;
+    }
+    if (nr >= ANSWER_NRS || !h->allowed[nr]) forget_all(h);     /* this call may change them */
     regs = PyTuple_New(SC_REGS);
     if (regs == NULL) goto fail;
     for (int i = 0; i < SC_REGS; i++) {
@@ -770,7 +821,105 @@ static void SyscallHook_dealloc(SyscallHookObject *self)
 {
     Py_XDECREF(self->fn);
     Py_XDECREF(self->on_error);
+    Py_XDECREF(self->clock);
+    Py_XDECREF(self->counter);
+    Py_XDECREF(self->step);
     Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* answer_with(clock, counter, step, numbers): the clock a remembered answer ticks, and the numbers
+ * whose answers may be remembered (every other number forgets them all) */
+static PyObject *SyscallHook_answer_with(SyscallHookObject *self, PyObject *args)
+{
+    PyObject *clock, *counter, *step, *numbers;
+    if (!PyArg_ParseTuple(args, "OUUO", &clock, &counter, &step, &numbers)) return NULL;
+    PyObject *it = PyObject_GetIter(numbers);
+    if (it == NULL) return NULL;
+    unsigned char allowed[ANSWER_NRS] = {0};
+    PyObject *item;
+    while ((item = PyIter_Next(it)) != NULL) {
+        long nr = PyLong_AsLong(item);
+        Py_DECREF(item);
+        if (nr == -1 && PyErr_Occurred()) break;
+        if (nr < 0 || nr >= ANSWER_NRS) {
+            PyErr_Format(PyExc_ValueError, "answer_with: %ld is not a number below %d", nr, ANSWER_NRS);
+            break;
+        }
+        allowed[nr] = 1;
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) return NULL;
+    forget_all(self);
+    memcpy(self->allowed, allowed, sizeof allowed);
+    Py_INCREF(clock);
+    Py_XSETREF(self->clock, clock);
+    Py_INCREF(counter);
+    Py_XSETREF(self->counter, counter);
+    Py_INCREF(step);
+    Py_XSETREF(self->step, step);
+    Py_RETURN_NONE;
+}
+
+/* remember(nr, value): the answer Python just gave to nr, given again here until forgotten */
+static PyObject *SyscallHook_remember(SyscallHookObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "remember(nr, value)");
+        return NULL;
+    }
+    Py_ssize_t nr = PyLong_AsSsize_t(args[0]);
+    if (nr == -1 && PyErr_Occurred()) return NULL;
+    uint64_t value = PyLong_AsUnsignedLongLongMask(args[1]);
+    if (value == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    if (nr < 0 || nr >= ANSWER_NRS || !self->allowed[nr] || self->clock == NULL) {
+        PyErr_Format(PyExc_ValueError, "remember: %zd is not a number answer_with allowed", nr);
+        return NULL;
+    }
+    if (!self->known[nr]) {
+        self->known[nr] = 1;
+        self->nknown++;
+    }
+    self->answer[nr] = value;
+    Py_RETURN_NONE;
+}
+
+static PyObject *SyscallHook_forget(SyscallHookObject *self, PyObject *unused)
+{
+    forget_all(self);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef SyscallHook_methods[] = {
+    {"answer_with", (PyCFunction)SyscallHook_answer_with, METH_VARARGS,
+     "answer_with(clock, counter, step, numbers): the numbers whose answers may be remembered"},
+    {"remember", (PyCFunction)(void (*)(void))SyscallHook_remember, METH_FASTCALL,
+     "remember(nr, value): answer nr with value here until forgotten"},
+    {"forget", (PyCFunction)SyscallHook_forget, METH_NOARGS, "forget every remembered answer"},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyObject *SyscallHook_answered(SyscallHookObject *self, void *closure)
+{
+    return PyLong_FromUnsignedLongLong(self->answered);
+}
+
+static PyObject *SyscallHook_known(SyscallHookObject *self, void *closure)
+{
+    PyObject *out = PyDict_New();
+    if (out == NULL) return NULL;
+    for (int nr = 0; nr < ANSWER_NRS; nr++) {
+        if (!self->known[nr]) continue;
+        PyObject *k = PyLong_FromLong(nr), *v = PyLong_FromUnsignedLongLong(self->answer[nr]);
+        if (k == NULL || v == NULL || PyDict_SetItem(out, k, v) < 0) {
+            Py_XDECREF(k);
+            Py_XDECREF(v);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(k);
+        Py_DECREF(v);
+    }
+    return out;
 }
 
 static PyObject *SyscallHook_handle(SyscallHookObject *self, void *closure)
@@ -780,6 +929,8 @@ static PyObject *SyscallHook_handle(SyscallHookObject *self, void *closure)
 
 static PyGetSetDef SyscallHook_getset[] = {
     {"handle", (getter)SyscallHook_handle, NULL, "the hook's Unicorn handle", NULL},
+    {"answered", (getter)SyscallHook_answered, NULL, "calls answered from remembered answers", NULL},
+    {"known", (getter)SyscallHook_known, NULL, "the remembered answers: {nr: value}", NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 
@@ -793,6 +944,7 @@ static PyTypeObject SyscallHookType = {
     .tp_init = (initproc)SyscallHook_init,
     .tp_dealloc = (destructor)SyscallHook_dealloc,
     .tp_getset = SyscallHook_getset,
+    .tp_methods = SyscallHook_methods,
 };
 
 /* escape(bytes) -> str: values.escape_bytes */

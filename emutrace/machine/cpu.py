@@ -129,6 +129,9 @@ class Machine:
     # process's only thread, never switched)
     loaded = None
     counted = False             # set by the scheduler: blocks translated with the count hook on
+    # the compiled syscall hook, whose answer_with/remember/forget let the kernel have calls whose
+    # answer it already gave answered in C (None: the pure path, or no hook yet)
+    syscall_answers = None
 
     def __init__(self, tcg_buffer: int = TCG_BUFFER):
         self.uc = Uc(UC_ARCH_X86, UC_MODE_64)
@@ -163,7 +166,7 @@ class Machine:
             # cost): the compiled module's functions replace read, read_fast and write
             gm = native.GuestMemory(_address(uclib.uc_mem_read), _address(uclib.uc_mem_write), self._hc.value,
                                     self.uc, UcError, UCC.UC_ERR_READ_UNMAPPED, UCC.UC_ERR_WRITE_UNMAPPED)
-            self.read = self.read_fast = gm.read
+            self.read = self.read_fast = self.read_small = gm.read
             self.write = gm.write
 
     # -- registers: C calls without the binding's argument conversions (see _RAW) ---------
@@ -276,6 +279,7 @@ class Machine:
                                       UCC.UC_HOOK_INSN, X.UC_X86_INS_SYSCALL, [REG[r] for r in SYSCALL_ARGS],
                                       fn, self._stop_with)
             self._hooks.append(hook)        # the engine keeps a pointer to it
+            self.syscall_answers = hook
             return hook.handle
         guarded = self._guarded(fn)
         regs, set_reg = self.syscall_regs, self.set_reg
