@@ -204,8 +204,22 @@ def blocking(proc, f: OpenFile, op, *args):
         except WouldBlock:
             if f.flags & O_NONBLOCK:
                 return -E.EAGAIN
-            if not proc.kernel.wait_for_io(proc, f):
-                raise VfsError(E.EDEADLK, "blocked forever: no other process can make progress") from None
+            _wait_for_io(proc, f)
+
+
+def _wait_for_io(proc, f: OpenFile) -> None:
+    """A blocking fd would block: wait until another process or thread may have changed that."""
+    if not proc.kernel.wait_for_io(proc, f):
+        raise VfsError(E.EDEADLK, "blocked forever: no other process can make progress") from None
+
+
+def blocking_after(proc, f: OpenFile, op, *args):
+    """blocking(), for a caller whose own first op(*args) would block (it tried inline, without
+    blocking's frame: the common call does not block)."""
+    if f.flags & O_NONBLOCK:
+        return -E.EAGAIN
+    _wait_for_io(proc, f)
+    return blocking(proc, f, op, *args)
 
 
 RLIMIT_FSIZE, RLIM_INFINITY, SIGXFSZ = 1, 0xFFFFFFFFFFFFFFFF, 25
@@ -403,7 +417,10 @@ def sys_read(proc, fd, buf, count, *_):
     mem = proc.aspace
     if count:
         mem.check(buf, count, 2)
-    data = blocking(proc, f, f.read, count)
+    try:
+        data = f.read(count)
+    except WouldBlock:
+        data = blocking_after(proc, f, f.read, count)
     if isinstance(data, int):
         return data
     if data:
