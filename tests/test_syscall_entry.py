@@ -219,3 +219,21 @@ def test_a_traced_call_is_never_repeated(tmp_path):
     compiled, pure = run_both(["--strace", "-f", built("idcalls"), "50"], trace_dir=str(tmp_path))
     assert compiled == pure
     assert compiled[1].count(b"getpid()") >= 10 * 50
+
+
+@BOTH
+def test_a_machine_is_collected(compiled, monkeypatch):
+    """A Machine, whose engine refers back to it (its own hooks) and which holds the compiled
+    memory functions and syscall hook, is collected: the cycles go through objects the
+    collector can traverse (a Machine kept alive keeps its engine and guest memory; with the
+    compiled syscall hook, every process's engine stayed until the run ended)."""
+    import gc
+    import weakref
+    m = _machine(compiled, monkeypatch)
+    m.uc.mem_map(0x10000, 0x1000)
+    m.write(0x10000, b"x")
+    m.hook_syscall(lambda regs: None)
+    alive = weakref.ref(m)
+    del m
+    gc.collect()
+    assert alive() is None

@@ -60,16 +60,41 @@ static int GuestMemory_init(GuestMemoryObject *self, PyObject *args, PyObject *k
     return 0;
 }
 
+/* The owner usually refers back to the Machine that holds this object (the binding keeps the
+ * Machine's own hooks), so the collector must see through it: a cycle it cannot traverse would
+ * keep every engine, with its guest memory, until the process ends. */
+static int GuestMemory_traverse(GuestMemoryObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->owner);
+    Py_VISIT(self->error);
+    return 0;
+}
+
+static int GuestMemory_clear(GuestMemoryObject *self)
+{
+    Py_CLEAR(self->owner);
+    Py_CLEAR(self->error);
+    return 0;
+}
+
 static void GuestMemory_dealloc(GuestMemoryObject *self)
 {
-    Py_XDECREF(self->owner);
-    Py_XDECREF(self->error);
+    PyObject_GC_UnTrack(self);
+    GuestMemory_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int engine_gone(GuestMemoryObject *self)
+{
+    if (self->owner != NULL) return 0;
+    PyErr_SetString(PyExc_RuntimeError, "emutrace.machine._native.GuestMemory: the engine is gone");
+    return 1;
 }
 
 /* read(addr, size) -> bytes: Machine.read_fast */
 static PyObject *GuestMemory_read(GuestMemoryObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
+    if (engine_gone(self)) return NULL;
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "read(addr, size)");
         return NULL;
@@ -92,6 +117,7 @@ static PyObject *GuestMemory_read(GuestMemoryObject *self, PyObject *const *args
  * takes) */
 static PyObject *GuestMemory_write(GuestMemoryObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
+    if (engine_gone(self)) return NULL;
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "write(addr, data)");
         return NULL;
@@ -127,11 +153,13 @@ static PyTypeObject GuestMemoryType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "emutrace.machine._native.GuestMemory",
     .tp_basicsize = sizeof(GuestMemoryObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_doc = "GuestMemory(uc_mem_read, uc_mem_write, engine, owner, error, read_code, write_code)",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)GuestMemory_init,
     .tp_dealloc = (destructor)GuestMemory_dealloc,
+    .tp_traverse = (traverseproc)GuestMemory_traverse,
+    .tp_clear = (inquiry)GuestMemory_clear,
     .tp_methods = GuestMemory_methods,
 };
 

@@ -719,6 +719,11 @@ static void on_syscall(void *uc, void *user)
 {
     SyscallHookObject *h = user;
     PyGILState_STATE g = PyGILState_Ensure();
+    if (h->fn == NULL || h->on_error == NULL) {         /* cleared by the collector: stop */
+        h->emu_stop(uc);
+        PyGILState_Release(g);
+        return;
+    }
     uint64_t vals[SC_REGS] = {0};
     void *ptrs[SC_REGS];
     for (int i = 0; i < SC_REGS; i++) ptrs[i] = &vals[i];
@@ -816,14 +821,35 @@ static int SyscallHook_init(SyscallHookObject *self, PyObject *args, PyObject *k
     return 0;
 }
 
-/* The engine keeps a pointer to this object: the Machine holds it as long as the engine lives. */
+/* The engine keeps a pointer to this object: the Machine holds it as long as the engine lives.
+ * fn and on_error usually lead back to the Machine (on_error holds its engine, whose binding holds
+ * the Machine's own hooks), so the collector must see through this object: a cycle it cannot
+ * traverse kept every engine that ever had this hook, with its guest memory, until the end. */
+static int SyscallHook_traverse(SyscallHookObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->fn);
+    Py_VISIT(self->on_error);
+    Py_VISIT(self->clock);
+    Py_VISIT(self->counter);
+    Py_VISIT(self->step);
+    return 0;
+}
+
+static int SyscallHook_clear(SyscallHookObject *self)
+{
+    Py_CLEAR(self->fn);
+    Py_CLEAR(self->on_error);
+    Py_CLEAR(self->clock);
+    Py_CLEAR(self->counter);
+    Py_CLEAR(self->step);
+    forget_all(self);
+    return 0;
+}
+
 static void SyscallHook_dealloc(SyscallHookObject *self)
 {
-    Py_XDECREF(self->fn);
-    Py_XDECREF(self->on_error);
-    Py_XDECREF(self->clock);
-    Py_XDECREF(self->counter);
-    Py_XDECREF(self->step);
+    PyObject_GC_UnTrack(self);
+    SyscallHook_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -938,11 +964,13 @@ static PyTypeObject SyscallHookType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "emutrace.machine._native.SyscallHook",
     .tp_basicsize = sizeof(SyscallHookObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_doc = "SyscallHook(uc_hook_add, uc_reg_read_batch, uc_reg_write, uc_emu_stop, engine, hook_type, insn, reg_ids, fn, on_error)",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)SyscallHook_init,
     .tp_dealloc = (destructor)SyscallHook_dealloc,
+    .tp_traverse = (traverseproc)SyscallHook_traverse,
+    .tp_clear = (inquiry)SyscallHook_clear,
     .tp_getset = SyscallHook_getset,
     .tp_methods = SyscallHook_methods,
 };
