@@ -8,7 +8,7 @@ from . import errno as E
 from . import locks
 from .dispatch import s32, s64, syscall
 from .files import (O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_NONBLOCK,
-                    O_PATH, O_RDONLY, O_TRUNC, O_WRONLY, DeviceFile, DirFile, HostFile, HostRwFile, MemFile,
+                    O_PATH, O_RDONLY, O_RDWR, O_TRUNC, O_WRONLY, DeviceFile, DirFile, HostFile, HostRwFile, MemFile,
                     OpenFile, Pipe, PipeEnd, SynthFile, WouldBlock)
 from .layouts import DIRENT64, IOVEC, POLLFD, STAT, STATFS, STATX, TERMIOS, TIMESPEC, WINSIZE
 from .limits import PAGE
@@ -409,8 +409,12 @@ def _write_pieces(proc, f: OpenFile, spans, write) -> int:
 
 @syscall("read")
 def sys_read(proc, fd, buf, count, *_):
-    f = proc.fds.fds.get(s32(fd))           # (FdTable.get without its frame: the hottest call)
-    if f is None or (not f.readable and f.kind != "dir"):
+    fd &= 0xFFFFFFFF                        # (s32, FdTable.get and f.readable, written out:
+    f = proc.fds.fds.get(fd - (1 << 32) if fd >> 31 else fd)    # the hottest call)
+    if f is None:
+        return -E.EBADF
+    flags = f.flags
+    if ((flags & O_ACCMODE) not in (O_RDONLY, O_RDWR) or flags & O_PATH) and f.kind != "dir":
         return -E.EBADF
     if count > TRANSFER_PIECE:
         count = TRANSFER_PIECE
