@@ -268,9 +268,13 @@ class StraceText:
                 row[2] += ev.duration_ns
             return
         if isinstance(ev, Syscall):
-            spent = f" <{ev.duration_ns // 10**9}.{ev.duration_ns % 10**9 // 1000:06d}>" if self.cfg.show_time_spent and ev.ret is not None else ""
-            self.w.write(strace_align(self._prefix(ev), ev.line) + spent + "\n" + _stack_lines(ev.stack),
-                         urgent=self.w.sync_syscalls)
+            cfg = self.cfg
+            # (the common line, without a prefix's, a time's or a stack's calls when it has none)
+            prefix = self._prefix(ev) if self.multi or cfg.timestamps or cfg.relative else ""
+            spent = f" <{ev.duration_ns // 10**9}.{ev.duration_ns % 10**9 // 1000:06d}>" if cfg.show_time_spent and ev.ret is not None else ""
+            w = self.w
+            w.write(strace_align(prefix, ev.line) + spent + "\n" + (_stack_lines(ev.stack) if ev.stack else ""),
+                    w.sync_syscalls)
         elif isinstance(ev, Signal):
             self.w.write(self._prefix(ev) + ev.line + "\n" + _stack_lines(ev.stack), urgent=True)
         elif isinstance(ev, Exit):

@@ -21,10 +21,8 @@ from emutrace.kernel.files import FdTable, HostStream, O_RDONLY, O_WRONLY
 from emutrace.kernel.kernel import Kernel
 from emutrace.kernel.limits import BY_NAME, KernelLimits
 from emutrace.kernel.signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, deliver_pending, force_signal
-from emutrace.kernel.task import GuestDeadlock, NORETURN, Process, ProcessExit
-from emutrace.kernel.time import check_alarm
+from emutrace.kernel.task import GuestDeadlock, Process, ProcessExit
 from emutrace.kernel.vfs import S_IFREG, Vfs, VfsError
-from emutrace.kernel.wait import Block
 from emutrace.loader.elf import ElfError, read_elf
 from emutrace.loader.exec import exec_into
 from emutrace.loader.modules import Module
@@ -137,7 +135,8 @@ class Session:
         parent's machine, whose hooks were installed for the parent."""
         uc = proc.machine.uc
         self.kernel.sched.load_new_machine(proc)
-        proc.machine.hook_syscall(self._on_syscall)
+        proc.machine.hook_syscall(self.kernel.on_syscall)
+        self.kernel.answer_from(proc.machine)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt, proc)
         if self.opts.max_insns:
             # opt-in only: a block hook costs ~1 µs per basic block
@@ -217,28 +216,6 @@ class Session:
         return name
 
     # -- hooks -------------------------------------------------------------------
-    def _on_syscall(self, regs):
-        """regs: (rax, rdi, rsi, rdx, r10, r8, r9), read by the machine's hook."""
-        kernel = self.kernel
-        proc = kernel.current
-        m = proc.machine
-        uc = m.uc
-        if m.flush_log is not None:
-            m.flush_log(proc)                    # library calls logged by guest code come first
-        try:
-            ret = kernel.syscall(proc, regs[0], regs[1:])
-        except Block as b:                       # the thread sleeps; another one runs
-            kernel.sched.block(proc.thread, b.wait)
-            proc.stop_requested = True
-            uc.emu_stop()
-            return
-        if ret is not NORETURN and proc.machine is m:      # (after execve: a new machine)
-            m.set_reg("rax", ret)
-        check_alarm(proc)
-        if proc.stop_requested or proc.machine is not m or kernel.sched.should_stop(proc.thread):
-            proc.stop_requested = True
-            uc.emu_stop()
-
     def _on_mmap(self, proc: Process, start: int, size: int, prot: int, f, offset: int) -> None:
         """A file mapped at offset 0 that is an ELF file starts a module (ld.so maps libraries so)."""
         if offset != 0 or any(m.path == f.path for m in proc.modules):
@@ -336,6 +313,10 @@ class Session:
             if left <= 0:
                 raise LimitReached(f"time limit of {self.opts.timeout:g} s reached", 124)
             timeout_us = max(1, int(left * 1e6))
+        if m.syscall_answers is not None:
+            # answers remembered in another slice may be another thread's (gettid) or changed
+            # since by another process (getpgrp after its setpgid): each slice starts afresh
+            m.syscall_answers.forget()
         try:
             m.uc.emu_start(m.reg("rip"), 0, timeout=timeout_us, count=count)
         except UcError as e:

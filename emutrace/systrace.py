@@ -5,6 +5,7 @@ selects by strace's grammar (emutrace.syscallset: names, numbers, %classes, /reg
 """
 from __future__ import annotations
 
+import weakref
 from typing import List, Optional
 
 from emutrace.decode.strace import format_signal, SyscallFormatter
@@ -51,6 +52,8 @@ class SyscallObserver:
         self.gate = None            # sysgate.SyscallGate: -P paths, -z/-Z/status=
         self.marker = None          # inject.SyscallInjector.mark: " (INJECTED)" / " (DELAYED)"
         self.backtracer = None      # backtrace.Backtracer: -k, -kk
+        self._mem = None            # the memory view of the last traced call's process (_view)
+        self._mem_of = None         # (that process, weakly: the observer keeps no process alive)
 
     def _fd_path(self, fd: int):
         proc = self.session.kernel.current
@@ -96,25 +99,33 @@ class SyscallObserver:
                           self.fmt.exit(state, 0, mem), list(args), 0, None, 0, stack=stack))
 
     def syscall_enter(self, proc, nr, sc, args):
-        name = sc.name if sc is not None else f"syscall_{nr:#x}"
-        if not self.sel.wants(name):
-            return None
         if sc is None:
-            sc = Row(nr, name, ("hex",) * 6)
+            sc = Row(nr, f"syscall_{nr:#x}", ("hex",) * 6)
+        names = self.sel.names                  # (self.sel.wants, without its frame)
+        if names is not None and sc.name not in names:
+            return None
         if self.gate is not None and not self.gate.enter(proc, sc, args):
             return None
         sp = proc.machine.reg("rsp") if sc.name == "rt_sigreturn" else None
-        mem = mem_view(proc)
+        mem = self._mem
+        if mem is None or mem.aspace is not proc.aspace or self._mem_of() is not proc:
+            mem = self._view(proc)
         state = self.fmt.enter(sc, args, mem, tid=proc.thread.tid, sp=sp)
         return (sc, args, state, self.session.world.elapsed_ns, mem)
+
+    def _view(self, proc):
+        """mem_view(proc), kept for the next call: most calls come from the process before."""
+        mem = self._mem = mem_view(proc)
+        self._mem_of = weakref.ref(proc)
+        return mem
 
     def syscall_exit(self, proc, st, ret):
         if st is None:
             return
         sc, args, state, t0, mem = st
         if mem.aspace is not proc.aspace:
-            mem = mem_view(proc)
-        if ret is not None and not isinstance(ret, int):       # NORETURN (execve, rt_sigreturn)
+            mem = self._view(proc)
+        if ret.__class__ is not int and ret is not None and not isinstance(ret, int):  # NORETURN (execve, rt_sigreturn)
             line = self.fmt.no_return(state) if sc.name != "rt_sigreturn" else self.fmt.exit(state, proc.machine.reg("rax"), mem)
             ret = None
         else:
@@ -123,7 +134,7 @@ class SyscallObserver:
             line += self.marker(proc)
         if self.gate is not None and not self.gate.shows(ret):
             return
-        err = E.NAME.get(-ret) if isinstance(ret, int) and -4096 < ret < 0 else None
+        err = E.NAME.get(-ret) if ret is not None and -4096 < ret < 0 else None
         now = self.session.world.elapsed_ns
         stack = self.backtracer.frames(proc) if self.backtracer is not None else None
         self.emit(Syscall(proc.pid, proc.thread.tid, now, sc.name, sc.nr, line, list(args), ret, err, now - t0,

@@ -35,8 +35,8 @@ class Tracer:
             s.event(ev)
 
     def call_emit(self):
-        """emit for the library-call hot path: the one sink's own event method when nothing
-        else would happen in between (one sink, no depth limit)."""
+        """emit for the hot paths (library calls, system calls): the one sink's own event method
+        when nothing else would happen in between (one sink, no depth limit)."""
         if len(self.sinks) == 1 and not self.max_depth:
             return self.sinks[0].event
         return self.emit
@@ -143,7 +143,7 @@ def build_observers(session, cfg) -> List:
                 sel = SyscallSelection(sys_specs)
             except TraceSpecError as e:
                 raise EmutraceError(str(e), 125) from None
-            tracer.syscalls = SyscallObserver(session, tracer.emit, tc.string_limit, tc.fd_paths, sel)
+            tracer.syscalls = SyscallObserver(session, tracer.call_emit(), tc.string_limit, tc.fd_paths, sel)
             session.kernel.observer = tracer.syscalls
         libcalls = (tc.libcalls and not tc.strace) or bool(tc.inject_calls)
         if libcalls or functions:

@@ -59,7 +59,8 @@ class OpenFile:
         raise VfsError(E.EINVAL)
 
     def read(self, n: int) -> bytes:
-        if not self.readable:
+        flags = self.flags                  # (self.readable without its property call: every read)
+        if (flags & O_ACCMODE) not in (O_RDONLY, O_RDWR) or flags & O_PATH:
             raise VfsError(E.EBADF)
         data = self.pread(n, self.pos)
         self.pos += len(data)

@@ -8,7 +8,7 @@ from . import errno as E
 from . import locks
 from .dispatch import s32, s64, syscall
 from .files import (O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_NONBLOCK,
-                    O_PATH, O_RDONLY, O_TRUNC, O_WRONLY, DeviceFile, DirFile, HostFile, HostRwFile, MemFile,
+                    O_PATH, O_RDONLY, O_RDWR, O_TRUNC, O_WRONLY, DeviceFile, DirFile, HostFile, HostRwFile, MemFile,
                     OpenFile, Pipe, PipeEnd, SynthFile, WouldBlock)
 from .layouts import DIRENT64, IOVEC, POLLFD, STAT, STATFS, STATX, TERMIOS, TIMESPEC, WINSIZE
 from .limits import PAGE
@@ -195,16 +195,31 @@ def pack_statx(st: StatInfo) -> bytes:
         stx_dev_major=_major(st.dev), stx_dev_minor=_minor(st.dev))
 
 
-def blocking(proc, f: OpenFile, op):
-    """Run op(); a would-block becomes EAGAIN on non-blocking fds, else waits for other processes."""
+def blocking(proc, f: OpenFile, op, *args):
+    """Run op(*args); a would-block becomes EAGAIN on non-blocking fds, else waits for other
+    processes. (op and its arguments rather than a lambda: one Python frame less per call.)"""
     while True:
         try:
-            return op()
+            return op(*args)
         except WouldBlock:
             if f.flags & O_NONBLOCK:
                 return -E.EAGAIN
-            if not proc.kernel.wait_for_io(proc, f):
-                raise VfsError(E.EDEADLK, "blocked forever: no other process can make progress") from None
+            _wait_for_io(proc, f)
+
+
+def _wait_for_io(proc, f: OpenFile) -> None:
+    """A blocking fd would block: wait until another process or thread may have changed that."""
+    if not proc.kernel.wait_for_io(proc, f):
+        raise VfsError(E.EDEADLK, "blocked forever: no other process can make progress") from None
+
+
+def blocking_after(proc, f: OpenFile, op, *args):
+    """blocking(), for a caller whose own first op(*args) would block (it tried inline, without
+    blocking's frame: the common call does not block)."""
+    if f.flags & O_NONBLOCK:
+        return -E.EAGAIN
+    _wait_for_io(proc, f)
+    return blocking(proc, f, op, *args)
 
 
 RLIMIT_FSIZE, RLIM_INFINITY, SIGXFSZ = 1, 0xFFFFFFFFFFFFFFFF, 25
@@ -394,14 +409,22 @@ def _write_pieces(proc, f: OpenFile, spans, write) -> int:
 
 @syscall("read")
 def sys_read(proc, fd, buf, count, *_):
-    f = proc.fds.get(s32(fd))
-    if not f.readable and f.kind != "dir":
+    fd &= 0xFFFFFFFF                        # (s32, FdTable.get and f.readable, written out:
+    f = proc.fds.fds.get(fd - (1 << 32) if fd >> 31 else fd)    # the hottest call)
+    if f is None:
         return -E.EBADF
-    count = min(count, TRANSFER_PIECE)
+    flags = f.flags
+    if ((flags & O_ACCMODE) not in (O_RDONLY, O_RDWR) or flags & O_PATH) and f.kind != "dir":
+        return -E.EBADF
+    if count > TRANSFER_PIECE:
+        count = TRANSFER_PIECE
     mem = proc.aspace
     if count:
         mem.check(buf, count, 2)
-    data = blocking(proc, f, lambda: f.read(count))
+    try:
+        data = f.read(count)
+    except WouldBlock:
+        data = blocking_after(proc, f, f.read, count)
     if isinstance(data, int):
         return data
     if data:
@@ -411,15 +434,14 @@ def sys_read(proc, fd, buf, count, *_):
 
 @syscall("write")
 def sys_write(proc, fd, buf, count, *_):
-    f = proc.fds.get(s32(fd))
-    if not f.writable:
+    f = proc.fds.fds.get(s32(fd))
+    if f is None or not f.writable:
         return -E.EBADF
     count = fsize_room(proc, f, _write_pos(f), count)
     try:
         if count > TRANSFER_PIECE:
             return _write_pieces(proc, f, [(buf, count)], f.write)
-        data = proc.aspace.read(buf, count)
-        return blocking(proc, f, lambda: f.write(data))
+        return blocking(proc, f, f.write, proc.aspace.read(buf, count))
     except VfsError as e:
         if e.errno == E.EPIPE:
             raise_sigpipe(proc)

@@ -15,8 +15,9 @@ from . import clone
 from . import errno as E
 from .handlers import load_all
 from .sched import Block, Scheduler
-from .table import BY_NR, Syscall
+from .table import BY_NR, Syscall, by_class
 from .task import NORETURN, Process, ProcessExit
+from .time import check_alarm
 from .vfs import Vfs, VfsError
 
 
@@ -32,13 +33,29 @@ def default_max_procs(max_mem: int) -> int:
     return max(MIN_MAX_PROCS, max_mem // PROCESS_HOST_COST)
 
 
+NO_ROUTE = (None, None)         # a number the table does not list: ENOSYS, named syscall_0x...
+
+# The calls whose answer a compiled syscall hook may repeat (Machine.syscall_answers): the table's
+# %pure class (strace's: no arguments, never fail - getpid, gettid, getppid, getuid, getgid,
+# geteuid, getegid, getpgrp). Their answers change only through calls of other numbers (setpgid,
+# a parent's exit, ...), by another thread or process (which runs in another slice), or never;
+# the hook forgets at every other number and the session at every slice.
+PURE_NUMBERS = frozenset(row.nr for row in by_class("%pure"))
+
+
+def routes_by_number(handlers: Dict[str, Callable]) -> Dict[int, tuple]:
+    """nr → (the table's row, its handler or None): the one table joined with the handlers by
+    name once, so that dispatch is one dict lookup by number."""
+    return {nr: (sc, handlers.get(sc.name)) for nr, sc in BY_NR.items()}
+
+
 class Kernel:
     def __init__(self, world, vfs: Vfs, max_procs: Optional[int] = None, notify: Callable[[str], None] = None):
         self.world = world
         self.vfs = vfs
         self.chosen_max_procs = max_procs   # --max-procs, or None: default_max_procs(max_mem)
         self.limits = vfs.limits            # every bound on what the guest makes the host hold (limits.py)
-        self.handlers = load_all()
+        self.handlers = load_all()          # (its setter makes the routes by number: see below)
         self.observer = None                # receives syscall_enter/syscall_exit
         self.intercept = None               # the API's hook: enter() may fake a result, exit() may change it
         self.on_new_machine = None          # called when exec gives a process a fresh machine
@@ -56,7 +73,6 @@ class Kernel:
         self.memory = MemoryBudget(4 << 30)  # --max-mem: what all processes' address spaces hold together
         self.notify = notify or (lambda msg: print(f"emutrace: {msg}", file=sys.stderr, flush=True))
         self.unimplemented_seen: set = set()
-        self._calls: Dict[int, tuple] = {}     # id(thread) → the call its handler is running
         self.follow = False                 # -f: child processes are traced too
         self.sched = Scheduler(self)
         # what handlers reach through the kernel rather than by import (clone.py imports the
@@ -85,6 +101,16 @@ class Kernel:
 
 
     @property
+    def handlers(self) -> Dict[str, Callable]:
+        """The handlers by name. Setting it (inotify wraps some on first use) remakes the routes."""
+        return self._handlers
+
+    @handlers.setter
+    def handlers(self, handlers: Dict[str, Callable]) -> None:
+        self._handlers = handlers
+        self.routes = routes_by_number(handlers)
+
+    @property
     def max_mem(self) -> int:
         return self.memory.limit
 
@@ -96,21 +122,86 @@ class Kernel:
     def max_procs(self) -> int:
         return self.chosen_max_procs or default_max_procs(self.max_mem)
 
+    def answer_from(self, machine) -> None:
+        """Let machine's compiled syscall hook repeat the answers to PURE_NUMBERS (on_syscall
+        hands them over), ticking this kernel's clock as on_syscall does. Nothing on the pure path."""
+        answers = machine.syscall_answers
+        if answers is not None:
+            answers.answer_with(self.world, "elapsed_ns", "tick_ns", PURE_NUMBERS)
+
+    def on_syscall(self, regs):
+        """The machine's `syscall` hook (the session registers it): regs is (rax, rdi, rsi, rdx,
+        r10, r8, r9); returns the value for rax, or None to leave the registers as they are.
+
+        Everything an untraced system call costs in Python is here, in one frame: the guest's
+        logged library calls first, the clock's tick, the handler found by number, then the
+        checks at the call's return (a due alarm or timer, a thread that must make room), each
+        made only when it has something to check. A traced or intercepted call takes syscall()."""
+        proc = self.current
+        m = proc.machine
+        if m.flush_log is not None:
+            m.flush_log(proc)                    # library calls logged by guest code come first
+        nr = regs[0]
+        try:
+            if self.intercept is None and (self.observer is None or not proc.traced):
+                world = self.world
+                world.elapsed_ns += world.tick_ns                # (world.tick(), inlined)
+                sc, handler = self.routes.get(nr, NO_ROUTE)
+                args = regs[1:]
+                thread = proc.thread
+                call = thread.call = (nr, sc, args, None)
+                try:                             # (_handle, written out)
+                    ret = handler(proc, *args) if handler is not None else self._unimplemented(nr, sc)
+                except Block as b:
+                    b.wait.call = call
+                    raise
+                except VfsError as e:
+                    ret = -e.errno
+                except GuestFault:
+                    ret = -E.EFAULT
+                except OutOfMemory:
+                    ret = -E.ENOMEM
+                finally:
+                    thread.call = None
+            else:
+                ret = self.syscall(proc, nr, regs[1:])
+        except Block as b:                       # the thread sleeps; another one runs
+            self.sched.block(proc.thread, b.wait)
+            proc.stop_requested = True
+            m.uc.emu_stop()
+            return None
+        if ret is NORETURN or proc.machine is not m:      # (after execve: a new machine)
+            ret = None
+        timers = self.timers                     # check_alarm's and should_stop's own conditions
+        if proc.alarm_at_ns or (timers is not None and timers.armed):
+            check_alarm(proc)
+        sched = self.sched
+        if proc.stop_requested or proc.machine is not m or (len(sched.tasks) >= 2 and sched.should_stop(proc.thread)):
+            proc.stop_requested = True
+            m.uc.emu_stop()
+        elif nr in PURE_NUMBERS and ret is not None and m.syscall_answers is not None and m.flush_log is None \
+                and len(sched.tasks) < 2 and not proc.alarm_at_ns and (timers is None or not timers.armed) \
+                and self.intercept is None and (self.observer is None or not proc.traced):
+            # the next such call repeats this answer in C, with nothing to do after it: no
+            # trace, no intercept, no logged calls to flush, no alarm or timer to check, no other
+            # thread to make room for (what changes any of these is a call of another number)
+            m.syscall_answers.remember(nr, ret)
+        return ret
+
     def syscall(self, proc: Process, nr: int, args: tuple):
         """Run one system call; returns the raw result or NORETURN.
 
         A handler that must wait raises sched.Block; the Block leaves here carrying the call
         (`wait.call`), and the scheduler later ends the call with `finish` or runs the handler
         again with `rerun`, so the trace shows each call once, when it returns."""
-        self.world.tick()
-        sc: Optional[Syscall] = BY_NR.get(nr)
+        world = self.world
+        world.elapsed_ns += world.tick_ns                    # (world.tick(), inlined)
+        sc = self.routes.get(nr, NO_ROUTE)[0]
         obs = self.observer if proc.traced else None         # (observer_for, without a call)
         state = obs.syscall_enter(proc, nr, sc, args) if obs is not None else None
         call = (nr, sc, args, state)
         ic = self.intercept
         if ic is None:
-            # the common case, finish() without the intercept and without calls: an untraced
-            # system call's cost is mostly such Python overhead
             ret = self._handle(proc, call)
             if obs is not None:
                 obs.syscall_exit(proc, state, ret)
@@ -140,18 +231,17 @@ class Kernel:
 
     def current_call(self, proc: Process):
         """(nr, sc, args, trace state) of the system call proc's thread is in, or None."""
-        return self._calls.get(id(proc.thread))
+        return proc.thread.call
 
     def current_call_name(self, proc: Process) -> str:
-        call = self._calls.get(id(proc.thread))
+        call = proc.thread.call
         return call[1].name if call is not None and call[1] is not None else ""
 
     def _handle(self, proc: Process, call):
         nr, sc, args, state = call
-        handler = self.handlers.get(sc.name) if sc is not None else None
-        key = id(proc.thread)
-        calls = self._calls
-        calls[key] = call
+        handler = self.routes.get(nr, NO_ROUTE)[1]
+        thread = proc.thread
+        thread.call = call
         try:
             if handler is not None:
                 return handler(proc, *args)
@@ -171,7 +261,7 @@ class Kernel:
                 obs.syscall_noreturn(proc, state)
             raise
         finally:
-            calls.pop(key, None)
+            thread.call = None
 
     def _unimplemented(self, nr: int, sc: Optional[Syscall]) -> int:
         name = sc.name if sc is not None else f"syscall_{nr:#x}"

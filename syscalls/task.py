@@ -65,6 +65,7 @@ class Thread:
     ctx: object = field(default=None, repr=False)   # saved CPU state while another thread is loaded
     wait: object = field(default=None, repr=False)  # sched.Wait while blocked in a system call
     resumed: object = field(default=None, repr=False)  # the Wait it woke from, while its handler reruns
+    call: object = field(default=None, repr=False)  # (nr, sc, args, state) while a handler runs (kernel.current_call)
 
 
 class Process:

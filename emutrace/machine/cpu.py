@@ -129,6 +129,9 @@ class Machine:
     # process's only thread, never switched)
     loaded = None
     counted = False             # set by the scheduler: blocks translated with the count hook on
+    # the compiled syscall hook, whose answer_with/remember/forget let the kernel have calls whose
+    # answer it already gave answered in C (None: the pure path, or no hook yet)
+    syscall_answers = None
 
     def __init__(self, tcg_buffer: int = TCG_BUFFER):
         self.uc = Uc(UC_ARCH_X86, UC_MODE_64)
@@ -158,6 +161,13 @@ class Machine:
         # (made here, not on first use through __getattr__: a class with __getattr__ pays for it
         # at every attribute access, and the syscall path reads a machine's attributes often)
         self._hot()
+        if native is not None:
+            # raw guest memory without ctypes (~2-3 µs a call, most of a simple system call's
+            # cost): the compiled module's functions replace read, read_fast and write
+            gm = native.GuestMemory(_address(uclib.uc_mem_read), _address(uclib.uc_mem_write), self._hc.value,
+                                    self.uc, UcError, UCC.UC_ERR_READ_UNMAPPED, UCC.UC_ERR_WRITE_UNMAPPED)
+            self.read = self.read_fast = self.read_small = gm.read
+            self.write = gm.write
 
     # -- registers: C calls without the binding's argument conversions (see _RAW) ---------
     def reg(self, name: str) -> int:
@@ -259,18 +269,26 @@ class Machine:
 
     def hook_syscall(self, fn):
         """fn(registers) at each `syscall` instruction: registers is (rax, rdi, rsi, rdx, r10, r8,
-        r9), read in one C call. With the compiled event path the hook is a C function that reads
-        them and calls fn; otherwise a ctypes callback straight from Unicorn's C code (as
-        hook_code) reads them with syscall_regs."""
-        guarded = self._guarded(fn)
+        r9), read in one C call; what fn returns (an int) is written into rax, None leaves rax as
+        it is. With the compiled event path the hook is a C function that reads the registers,
+        calls fn and writes rax (no Python frame of emutrace's between Unicorn and fn); otherwise
+        a ctypes callback straight from Unicorn's C code (as hook_code) does the same in Python."""
         if native is not None:
             hook = native.SyscallHook(_address(uclib.uc_hook_add), _address(uclib.uc_reg_read_batch),
-                                      _address(uclib.uc_emu_stop), self._hc.value, UCC.UC_HOOK_INSN,
-                                      X.UC_X86_INS_SYSCALL, [REG[r] for r in SYSCALL_ARGS], guarded)
+                                      _address(uclib.uc_reg_write), _address(uclib.uc_emu_stop), self._hc.value,
+                                      UCC.UC_HOOK_INSN, X.UC_X86_INS_SYSCALL, [REG[r] for r in SYSCALL_ARGS],
+                                      fn, self._stop_with)
             self._hooks.append(hook)        # the engine keeps a pointer to it
+            self.syscall_answers = hook
             return hook.handle
-        regs = self.syscall_regs
-        return self._add_hook(self._SYSCALL_CB(lambda _h, _user: guarded(regs())), UCC.UC_HOOK_INSN, 1, 0,
+        guarded = self._guarded(fn)
+        regs, set_reg = self.syscall_regs, self.set_reg
+
+        def on_syscall(_h, _user):
+            ret = guarded(regs())
+            if ret is not None:
+                set_reg("rax", ret)
+        return self._add_hook(self._SYSCALL_CB(on_syscall), UCC.UC_HOOK_INSN, 1, 0,
                               ctypes.c_int(X.UC_X86_INS_SYSCALL))
 
     _INSN_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
@@ -286,17 +304,29 @@ class Machine:
         return self._add_hook(self._INSN_CB(answer), UCC.UC_HOOK_INSN, 1, 0, ctypes.c_int(insn))
 
     def _guarded(self, fn):
-        """fn, with an exception stopping emulation and kept for emu_start to raise."""
-        uc, h = self.uc, self._h
+        """fn, with an exception stopping emulation and kept for emu_start to raise; returns what
+        fn returns (None after an exception)."""
+        stop_with = self._stop_with
 
         def guarded(*args):
             try:
-                fn(*args)
+                return fn(*args)
             except BaseException as e:
-                if uc._hook_exception is None:
-                    uc._hook_exception = e
-                uclib.uc_emu_stop(h)
+                stop_with(e)
         return guarded
+
+    @property
+    def _stop_with(self):
+        """stop_with(e): a hook raised e, so emulation stops and emu_start raises e (the first
+        one, if several). A closure over the engine, not a bound method: the hooks that hold it
+        live as long as the Machine, which a reference back to it would keep alive in a cycle."""
+        uc, h = self.uc, self._h
+
+        def stop_with(e: BaseException) -> None:
+            if uc._hook_exception is None:
+                uc._hook_exception = e
+            uclib.uc_emu_stop(h)
+        return stop_with
 
     def _guarded_weakly(self, fn):
         """_guarded for a hook object that may outlive the engine (a block counter is drained
