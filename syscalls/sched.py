@@ -53,7 +53,7 @@ from .task import GuestDeadlock, NORETURN
 from .time import check_alarm
 from .wait import Block, Wait
 
-QUANTUM = 20_000             # basic blocks per slice while another thread is runnable (~100,000 instructions)
+QUANTUM = 20_000             # basic blocks per slice while another thread is runnable (~100,000-200,000 instructions)
 SYSCALL_QUANTUM = 64         # ... or this many system calls
 
 
