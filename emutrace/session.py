@@ -318,14 +318,18 @@ class Session:
             # since by another process (getpgrp after its setpgid): each slice starts afresh
             m.syscall_answers.forget()
         try:
-            m.uc.emu_start(m.reg("rip"), 0, timeout=timeout_us, count=count)
+            m.uc.emu_start(m.reg("rip"), 0, timeout=timeout_us)
         except UcError as e:
+            if count:
+                m.budget.left = -1
             if m.fault_fixup is not None and m.fault_fixup(proc, m.reg("rip")):
                 return                           # a string copy of the call log hit a bad pointer
             denied = proc.aspace.denied       # (error, address): a page access emutrace/machine/tlb.py refused
             self._flush_log(proc, m)
             self._guest_fault(proc, e.errno, denied)
             return
+        if count:
+            m.budget.left = -1           # (off while the slice's end steps out of guest code)
         self._flush_log(proc, m)
         if self._fault and self._fault[0] == "intr":
             self._cpu_exception(proc, self._fault[1])

@@ -7,14 +7,20 @@ One thread runs at a time, and the same inputs always give the same interleaving
   (a signal to deliver, rt_sigreturn, execve), else the next runnable thread after it in
   that order (round robin).
 - A switch happens when the running thread blocks (futex, pipe, wait4, poll, sleep, pause,
-  vfork), yields, exits, or uses up its budget. The budget (QUANTUM instructions, Unicorn's
-  emu_start `count`, or SYSCALL_QUANTUM system calls) only exists while another thread is
-  runnable, so a thread spinning without system calls cannot starve the others. A thread
-  running alone runs with no instruction counting at all: Unicorn's count costs a helper call
-  per instruction (10-20x slower code) and switching it on flushes the translation cache, so
-  it is on exactly while two threads compete. When a system call of a thread running alone
-  makes another thread runnable (a futex wake, a pipe write, a new thread), the switch
-  happens right there.
+  vfork), yields, exits, or uses up its budget. The budget (QUANTUM basic blocks, or
+  SYSCALL_QUANTUM system calls) only exists while another thread is runnable, so a thread
+  spinning without system calls cannot starve the others. Blocks are counted by a block hook
+  (Machine.slice_budget: C, or Python on the pure path, both stopping at the same block) that
+  the engine gets the first time one of its threads needs a budget and keeps: with the budget
+  off it costs one compare per block, and turning it on or off flushes no translated code
+  (Unicorn's emu_start `count`, used before, costs a helper call per instruction and flushes
+  the translation cache each time it is switched on and off). A slice ends at the start of a
+  block, which has not run yet: the thread resumes there. Blocks, not instructions, so that the
+  budget needs no decoding and no cache of instruction counts that changed code would make
+  stale; a block is what Unicorn translated (up to a branch, a system call, a page end), the
+  same every run, so the interleaving is the same every run. When a system call of a thread
+  running alone makes another thread runnable (a futex wake, a pipe write, a new thread), the
+  switch happens right there.
 - A blocking handler raises Block(Wait) (through the kernel's wait_* hooks below). The
   thread sleeps until the Wait says it can go on: woken by a futex wake or a vfork child,
   its condition became true (a pipe has data, a child is a zombie), its deadline on the
@@ -47,7 +53,7 @@ from .task import GuestDeadlock, NORETURN
 from .time import check_alarm
 from .wait import Block, Wait
 
-QUANTUM = 100_000            # instructions per slice while another thread is runnable
+QUANTUM = 20_000             # basic blocks per slice while another thread is runnable (~100,000-200,000 instructions)
 SYSCALL_QUANTUM = 64         # ... or this many system calls
 
 
@@ -62,7 +68,7 @@ class Scheduler:
         self.tasks: list = []             # every live thread, in creation order
         self.current = None               # the thread running (or last run)
         self.rotate = False               # the next pick goes on to the next thread
-        self.counting = False             # the running slice has an instruction budget
+        self.counting = False             # the running slice has a budget
         self.syscalls = 0                 # system calls made in the running slice
         self.woke = False                 # the running system call woke a thread (futex)
         self._seq = 0
@@ -131,7 +137,6 @@ class Scheduler:
         """exec (or fork) gave proc a fresh machine whose CPU state is its current thread's."""
         m = proc.machine
         m.loaded = proc.thread
-        m.counted = False
 
     # -- who can run -----------------------------------------------------------------
     def runnable(self, t) -> bool:
@@ -299,19 +304,15 @@ class Scheduler:
 
     # -- budgets -------------------------------------------------------------------------
     def budget(self, t) -> int:
-        """The instruction count for t's next slice (0: no counting)."""
+        """The block budget for t's next slice (0: none), set on its machine's slice budget."""
         m = t.proc.machine
-        counted = m.counted
         self.syscalls = 0
         self.counting = self.others_runnable(t)
         if self.counting:
-            if not counted:
-                # Unicorn counts only in blocks translated while its count hook exists
-                m.uc.ctl_flush_tb()
-                m.counted = True
+            m.slice_budget().left = QUANTUM
             return QUANTUM
-        # alone: no counting (emu_start with count 0 removes Unicorn's hook and its blocks)
-        m.counted = False
+        if m.budget is not None:
+            m.budget.left = -1
         return 0
 
     def slice_used_up(self, t) -> None:

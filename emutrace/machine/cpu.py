@@ -15,7 +15,7 @@ from unicorn import x86_const as X
 from unicorn.unicorn_py3.unicorn import uclib
 
 from .layout import FXSAVE
-from .blockcount import PyBlockCounter
+from .blockcount import PyBlockCounter, PySliceBudget
 from .native import native
 
 # General-purpose registers in the order the syscall ABI and the signal frame use them
@@ -128,10 +128,10 @@ class Machine:
     # set by the kernel's scheduler: the thread whose registers the engine holds (None: the
     # process's only thread, never switched)
     loaded = None
-    counted = False             # set by the scheduler: blocks translated with the count hook on
     # the compiled syscall hook, whose answer_with/remember/forget let the kernel have calls whose
     # answer it already gave answered in C (None: the pure path, or no hook yet)
     syscall_answers = None
+    budget = None               # the scheduler's slice budget (slice_budget()), once it needed one
 
     def __init__(self, tcg_buffer: int = TCG_BUFFER):
         self.uc = Uc(UC_ARCH_X86, UC_MODE_64)
@@ -264,6 +264,28 @@ class Machine:
         counter = PyBlockCounter(first)
         counter.handle = self.hook_block(counter.on_block)
         return counter
+
+    def slice_budget(self):
+        """The scheduler's slice budget on this engine (syscalls/sched.py), made and hooked on
+        the first call: a block hook whose `left` (< 0: off) is the number of blocks the running
+        slice may still enter (emutrace/machine/blockcount.py's PySliceBudget; with the compiled
+        event path the C SliceBudget, one compare per block while off). Blocks translated before a
+        hook exists do not call it, so hooking it flushes the translation cache, once per engine:
+        it stays hooked, and turning the budget on or off flushes nothing."""
+        if self.budget is not None:
+            return self.budget
+        budget_type = getattr(native, "SliceBudget", None)      # (None: pure, or a build before it)
+        if budget_type is not None:
+            budget = budget_type(_address(uclib.uc_hook_add), _address(uclib.uc_emu_stop), self._hc.value,
+                                 UCC.UC_HOOK_BLOCK)
+            self._hooks.append(budget)          # the engine keeps a pointer to it
+        else:
+            h = self._h
+            budget = PySliceBudget(lambda: uclib.uc_emu_stop(h))
+            budget.handle = self.hook_block(budget.on_block)
+        self.uc.ctl_flush_tb()
+        self.budget = budget
+        return budget
 
     _SYSCALL_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 
