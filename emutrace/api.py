@@ -845,11 +845,11 @@ class Session:
         tracer = Tracer(core, [_Sink(self)] + self._sinks)
         core.kernel.intercept = self._sys_hooks
         if self.trace_syscalls:
-            from .systrace import SyscallObserver
+            from .systrace import SyscallObserver     # deferred: loaded only when system calls are traced
             tracer.syscalls = SyscallObserver(core, tracer.emit, self.string_limit)
             core.kernel.observer = tracer.syscalls
         if self.trace_calls or self._call_hooks:
-            from .libcalls import LibcallTracer
+            from .libcalls import LibcallTracer     # deferred (and below): a session that traces no calls loads no call tracer
             from .protos import load_prototypes
             from .tracer import _symbolize
             from .values import CallFormatter

@@ -116,7 +116,7 @@ class Backtracer:
             return name
         got = self._names.get(name)
         if got is None:
-            from .demangle import demangle
+            from .demangle import demangle     # deferred: only C++ names are demangled
             got = self._names[name] = demangle(name) or name
         return got
 

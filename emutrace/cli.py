@@ -59,7 +59,7 @@ def entry() -> None:
 
 
 def run(cfg) -> int:
-    from .session import EmutraceError, LimitReached, Session
+    from .session import EmutraceError, LimitReached, Session     # deferred (and below): `emutrace diff`, `report` and --help load no emulator
     from .tracer import build_observers
     try:
         session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
@@ -96,14 +96,14 @@ def _report(session, cfg):
     """--report: the behaviour report's collector, beside whatever trace was asked for."""
     if not cfg.report and not cfg.dump_dropped:
         return None
-    from .report import attach
+    from .report import attach     # deferred (and below): only --report loads the report's collector
     from .tracer import Tracer
     tracer = next((o for o in session.observers if isinstance(o, Tracer)), None)
     return attach(session, tracer)
 
 
 def _write_report(collector, cfg) -> None:
-    from .report.document import build, dump_dropped, write
+    from .report.document import build, dump_dropped, write     # deferred: only --report writes a report
     if cfg.report:
         write(build(collector), cfg.report)
     if cfg.dump_dropped:
@@ -112,9 +112,9 @@ def _write_report(collector, cfg) -> None:
 
 def die_by_signal(sig: int) -> None:
     """End this process by the guest's signal, so a shell sees the same status (no core dump)."""
-    import signal as hostsig
+    import signal as hostsig     # deferred: only a run whose guest dies by a signal needs it
     try:
-        import resource
+        import resource     # deferred: only a run whose guest dies by a signal needs it
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     except (ImportError, ValueError, OSError):
         pass
@@ -133,7 +133,7 @@ def die_by_signal(sig: int) -> None:
 
 def _host_signal(linux_sig: int):
     """The host's number for a Linux signal, found by name (macOS numbers differ)."""
-    import signal as hostsig
+    import signal as hostsig     # deferred: only a run whose guest dies by a signal needs it
     from emutrace.decode.xlat import signal_name     # deferred: only a guest killed by a signal needs the name tables (~2 ms)
     name = signal_name(linux_sig)
     return getattr(hostsig, name, None) if name and name.startswith("SIG") else None

@@ -181,7 +181,7 @@ def _int(text: str, what: str, lo: int = 0) -> int:
 
 def _inject(fault: bool):
     def add(tc, text: str) -> None:
-        from .inject import InjectError, parse_inject
+        from .inject import InjectError, parse_inject     # deferred: only -e inject= and --inject-call need the parser
         try:
             parse_inject(text, fault)
         except InjectError as e:
@@ -191,7 +191,7 @@ def _inject(fault: bool):
 
 
 def _status(tc, text: str) -> None:
-    from .sysgate import StatusError, parse_status
+    from .sysgate import StatusError, parse_status     # deferred: only -e status= needs the parser
     try:
         tc.status = parse_status(text)
     except StatusError as e:
@@ -199,7 +199,7 @@ def _status(tc, text: str) -> None:
 
 
 def _inject_call(tc, text: str) -> None:
-    from .inject import InjectError, parse_inject_call
+    from .inject import InjectError, parse_inject_call     # deferred: only -e inject= and --inject-call need the parser
     try:
         parse_inject_call(text)
     except InjectError as e:
@@ -258,7 +258,7 @@ def parse(argv: List[str]) -> Config:
             if name in ("--help",):
                 raise InfoRequested(HELP.rstrip())
             elif name == "--version":
-                from .machine.native import PATH as event_path
+                from .machine.native import PATH as event_path     # deferred: only --version asks which event path runs (it loads the compiled module)
                 raise InfoRequested(f"emutrace {__version__}\nevent path: {event_path}")
             elif name == "--strace":
                 tc.strace, tc.libcalls = True, False

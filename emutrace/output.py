@@ -226,7 +226,7 @@ def _stack_lines(stack) -> str:
     """strace -k's frame lines under an event ('' without a stack)."""
     if not stack:
         return ""
-    from .backtrace import format_frame
+    from .backtrace import format_frame     # deferred: only -k and -w print frames
     return "".join(format_frame(f) + "\n" for f in stack)
 
 
@@ -234,7 +234,7 @@ def _ltrace_stack_lines(stack) -> str:
     """ltrace -w's frame lines under a call, and the blank line ltrace ends them with."""
     if not stack:
         return ""
-    from .backtrace import format_ltrace_frame
+    from .backtrace import format_ltrace_frame     # deferred: only -k and -w print frames
     return "".join(format_ltrace_frame(f) + "\n" for f in stack) + "\n"
 
 

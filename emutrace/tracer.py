@@ -6,6 +6,7 @@ tree; --ftrace-depth drops the events nested deeper than asked (the frames are s
 """
 from __future__ import annotations
 
+import os
 from typing import List
 
 from emutrace.loader.modules import module_at
@@ -115,7 +116,7 @@ def split_filters(cfg):
 def build_observers(session, cfg) -> List:
     """Attach what the command line asks for; return the formatters to close at the end."""
     tc = cfg.trace
-    from . import powertools
+    from . import powertools     # deferred: the power tools load only when an option asks for one
     extra_outputs = powertools.coverage(session, tc)       # --coverage (with --no-trace too)
     if not tc.enabled:
         powertools.syscall_injection(session, tc)
@@ -194,7 +195,6 @@ def build_observers(session, cfg) -> List:
 
 def _timeline_sinks(session, tc, sinks) -> None:
     """--chrome FILE and --folded FILE: extra sinks beside the text or jsonl one."""
-    import os
     from .timeline import ChromeTrace, FoldedStacks     # deferred: only --chrome and --folded need it
     if tc.chrome:
         name = os.path.basename(session.program)

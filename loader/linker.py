@@ -11,6 +11,8 @@ from __future__ import annotations
 import struct
 from typing import Callable, Dict, List, Optional, Tuple
 
+from unicorn import UcError
+
 from emutrace.kernel import errno as E
 from emutrace.kernel.binfmt import ExecError
 from emutrace.kernel.vfs import VfsError
@@ -195,7 +197,6 @@ class Linker:
 
     def call(self, fn: int, args: List[int]) -> int:
         """Run a guest function to completion (IFUNC resolvers, initialisers) and return rax."""
-        from unicorn import UcError
         try:
             return call_guest(self.proc, fn, args)
         except UcError as e:

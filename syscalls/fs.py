@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import re
+import os
+import shutil
 import struct
 
 from . import errno as E
@@ -992,7 +994,6 @@ def sys_faccessat2(proc, dirfd, path, mode, flags, *_):
 def _set_attr(proc, node, **changes):
     node = proc.kernel.vfs.writable(node)
     if node.ov is None and node.writable_host:
-        import os
         proc.kernel.vfs.host_journal.changing(node.path, node.host)
         try:
             if "mode" in changes:
@@ -1141,7 +1142,6 @@ def sys_ioctl(proc, fd, req, arg, *_):
     if req in (TCSETS, TCSETSW, TCSETSF, TCFLSH):
         return 0
     if req == TIOCGWINSZ:
-        import shutil
         cols, rows = shutil.get_terminal_size((80, 24))
         proc.aspace.write(arg, WINSIZE.pack(ws_row=rows, ws_col=cols))
         return 0

@@ -17,6 +17,7 @@ never connects to a host socket); socketpair() gives two connected endpoints.
 from __future__ import annotations
 
 import struct
+import time as _t
 
 from . import errno as E
 from . import inet, netlink
@@ -248,7 +249,7 @@ def _listeners(proc) -> dict:
 
 
 def _host_opt(level: str, name: str):
-    import socket as hs
+    import socket as hs     # deferred: only --net host sockets and address conversion need the host's socket module
     return getattr(hs, level), getattr(hs, name)
 
 
@@ -619,7 +620,7 @@ WAIT_SLICE = 0.05
 
 def decode_inet(raw: bytes):
     """(family, (host, port)) from a Linux sockaddr_in / sockaddr_in6."""
-    import socket as hs
+    import socket as hs     # deferred: only --net host sockets and address conversion need the host's socket module
     family = struct.unpack_from("<H", raw)[0]
     if family == AF_INET and len(raw) >= 8:
         port = struct.unpack_from(">H", raw, 2)[0]
@@ -631,7 +632,7 @@ def decode_inet(raw: bytes):
 
 
 def encode_inet(family: int, addr) -> bytes:
-    import socket as hs
+    import socket as hs     # deferred: only --net host sockets and address conversion need the host's socket module
     host, port = addr[0], addr[1]
     if family == AF_INET6:
         return struct.pack("<H", AF_INET6) + struct.pack(">H", port) + b"\0" * 4 + \
@@ -648,7 +649,7 @@ class InetSocket(OpenFile):
     seekable = False
 
     def __init__(self, family: int, stype: int, proto: int, flags: int, ino: int, sock=None):
-        import socket as hs
+        import socket as hs     # deferred: only --net host sockets and address conversion need the host's socket module
         super().__init__(f"socket:[{ino}]", O_RDWR | flags, None)
         self.family, self.stype, self.ino = family, stype, ino
         try:
@@ -663,8 +664,7 @@ class InetSocket(OpenFile):
 
     def _wait(self, write: bool, deadline) -> None:
         """Block on the host socket (guest blocking mode) until ready, or the run's deadline."""
-        import select
-        import time as _t
+        import select     # deferred: only --net host sockets wait on the host
         while True:
             r, w, x = select.select([] if write else [self.sock], [self.sock] if write else [], [self.sock], WAIT_SLICE)
             if r or w or x:
@@ -690,7 +690,7 @@ class InetSocket(OpenFile):
         return self._io(lambda: self.sock.send(data), True)
 
     def ready(self):
-        import select
+        import select     # deferred: only --net host sockets wait on the host
         try:
             r, w, _ = select.select([self.sock], [self.sock], [], 0)
         except (OSError, ValueError):

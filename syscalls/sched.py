@@ -38,6 +38,7 @@ One thread runs at a time, and the same inputs always give the same interleaving
 from __future__ import annotations
 
 import struct
+import time as _t
 from typing import Dict, List, Optional
 
 from emutrace.machine.memory import GuestFault
@@ -259,8 +260,7 @@ class Scheduler:
     def _wait_for_host(self, span_ns: Optional[int]) -> bool:
         """Wait (real time) up to span_ns (None: no limit but the run's) for a host socket to
         be ready; True when that made a thread runnable."""
-        import select
-        import time as _t
+        import select     # deferred: only a run with a --net host socket waits on one
         socks = {id(f): f.sock for p in self.procs if p.exit is None and getattr(p, "fds", None) is not None
                  for f in p.fds.fds.values() if getattr(f, "sock", None) is not None}
         socks = [s for s in socks.values() if s.fileno() >= 0]

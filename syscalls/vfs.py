@@ -9,9 +9,13 @@ covers the path; the host never sees them. Every error is a Linux errno (VfsErro
 """
 from __future__ import annotations
 
+import ctypes
 import errno as host_errno
 import os
 import stat as _st
+import struct
+import sys
+import zlib
 from typing import Callable, Dict, List, Optional, Tuple
 
 from emutrace.machine.hostmem import file_view
@@ -255,14 +259,12 @@ _GETDENTS64 = {"x86_64": 217, "amd64": 217, "aarch64": 61, "arm64": 61}
 
 def _host_getdents(host: str):
     """The host directory's raw getdents64 records (Linux hosts only), or None to fall back."""
-    import platform
-    import struct
-    import sys
-    nr = _GETDENTS64.get(platform.machine().lower())
-    if not sys.platform.startswith("linux") or nr is None:
+    if not sys.platform.startswith("linux"):
+        return None
+    nr = _GETDENTS64.get(os.uname().machine.lower())     # (os.uname: no platform module to load)
+    if nr is None:
         return None
     try:
-        import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
     except OSError:
         return None
@@ -400,7 +402,6 @@ class Node:
 
 def stable_ino(path: str) -> int:
     """An inode number for a synthesized entry that is the same in every run (Python's hash() is not)."""
-    import zlib
     return zlib.crc32(path.encode("utf-8", "surrogateescape"))
 
 

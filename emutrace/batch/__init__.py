@@ -44,7 +44,7 @@ def _cpus() -> int:
 
 def _supports(option: str) -> bool:
     """Does this emutrace's command line know `option` (--max-disk is newer than the rest)?"""
-    from ..options import UsageError, parse
+    from ..options import UsageError, parse     # deferred: options imports the session and the emulator, which the batch parent needs for nothing else
     try:
         parse([option, "1", "true"])
     except UsageError as e:
@@ -132,7 +132,7 @@ def _main(args: List[str]) -> int:
 
 def _check_options(options: List[str]) -> Optional[str]:
     """The options every run gets must parse (checked once here, not failed N times)."""
-    from ..options import UsageError, parse
+    from ..options import UsageError, parse     # deferred: options imports the session and the emulator, which the batch parent needs for nothing else
     try:
         parse(options + ["--", "true"])
     except UsageError as e:

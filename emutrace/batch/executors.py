@@ -41,7 +41,7 @@ def local(specs: List[dict], jobs: int, out_dir_of) -> Iterator[Tuple[dict, dict
 
 def ray(specs: List[dict], jobs: int, address: Optional[str] = None) -> Iterator[Tuple[dict, dict]]:
     try:
-        import ray as _ray
+        import ray as _ray     # deferred: Ray is optional (emutrace[ray]) and slow to import
     except ImportError:
         raise ExecutorError("--executor ray needs Ray: pip install 'emutrace[ray]'") from None
     if not _ray.is_initialized():

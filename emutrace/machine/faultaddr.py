@@ -29,7 +29,7 @@ _md = None
 def _disassembler():
     global _md
     if _md is None:
-        import capstone
+        import capstone     # deferred: capstone costs ~10 ms; only a fault's si_addr needs it
         _md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
         _md.detail = True
     return _md
@@ -58,7 +58,7 @@ def exact_address(m, err: int, page_addr: int) -> int:
 
 
 def _candidates(m, insn):
-    from capstone import x86 as CX
+    from capstone import x86 as CX     # deferred: capstone costs ~10 ms; only a fault's si_addr needs it
     for op in insn.operands:
         if op.type != CX.X86_OP_MEM:
             continue

@@ -26,6 +26,7 @@ from __future__ import annotations
 import ctypes
 from contextlib import contextmanager
 
+import unicorn
 from unicorn import UcError, unicorn_const as UCC
 from unicorn.unicorn_py3.unicorn import uclib
 
@@ -140,7 +141,6 @@ def forget(perms, start: int, end: int) -> None:
 
 
 def _unsupported():
-    import unicorn
     raise EmutraceError(f"this Unicorn ({getattr(unicorn, '__version__', '?')}) has no virtual TLB "
                         "mode: emutrace needs Unicorn 2.1 or later (pip install 'unicorn>=2.1')", 125)
 

@@ -33,7 +33,7 @@ def attach(session, tracer=None) -> ReportCollector:
 
 
 def _own_libcall_tracer(session):
-    from ..filters import CallFilter
+    from ..filters import CallFilter     # deferred (and below): a report loads a call tracer of its own only when none traces calls
     from ..libcalls import LibcallTracer
     from ..protos import load_prototypes
     from .calls import NoFormatter

@@ -9,12 +9,13 @@ import json
 import sys
 from typing import List
 
+from .schema import SCHEMA_ID, SCHEMA_VERSION
+
 USAGE = "usage: emutrace report [--all] [--limit N] REPORT.json"
 SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
 
 
 def main(args: List[str]) -> int:
-    from .schema import SCHEMA_ID, SCHEMA_VERSION
     limit, files = 20, []
     i = 0
     while i < len(args):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from emutrace.kernel.vfs import VfsError
+
 from . import extract
 
 ET_NAMES = {1: "REL", 2: "EXEC", 3: "DYN", 4: "CORE"}
@@ -38,7 +40,6 @@ def describe(session, proc) -> Optional[dict]:
 
 
 def _content(session, path: str) -> Optional[bytes]:
-    from emutrace.kernel.vfs import VfsError
     vfs = session.vfs
     try:
         node = vfs.lookup(path, "/")
