@@ -1,6 +1,6 @@
 """The one table of Linux x86-64 system calls: number, name, argument kinds, return kind, classes.
 
-It drives dispatch (syscalls.dispatch finds the handler by name), decoding (strace.py reads
+It drives dispatch (syscalls.dispatch finds the handler by name), decoding (decode/strace/ reads
 the argument kinds), `-e trace=%class` filters and the "not implemented" report.
 
 Every x86-64 syscall is listed: 0..334 and 424..462 (numbers from asm/unistd_64.h; 451..462 are
@@ -27,7 +27,7 @@ An argument kind is a short string, "base" or "base:param":
   fmode                               file type and permissions (mknod): S_IFREG|0644
   octal                               plain octal number
   dev                                 device number: makedev(0x1, 0x3) (mknod: only for S_IFCHR/S_IFBLK)
-  struct_in:NAME struct_out:NAME      struct read before / written by the call (strace.py decoders;
+  struct_in:NAME struct_out:NAME      struct read before / written by the call (decode/strace/ decoders;
                                       an unknown NAME prints the pointer in hex, as strace does)
   signo                               signal number: SIGINT
   sigset_in:N sigset_out:N            sigset_t pointer, size is argument N: [INT TERM], ~[RTMIN]
@@ -64,7 +64,7 @@ An argument kind is a short string, "base" or "base:param":
                                       preadv2's split offset): printed arguments skip it
   dep                                 meaning depends on another argument (ioctl argument, fcntl
                                       argument, futex values, prctl/ptrace/socket arguments...):
-                                      printed by the syscall's own decoder in strace.py, else in hex
+                                      printed by the syscall's own decoder in decode/strace/, else in hex
   (anything else is printed as an integer)
 A return kind is one of:
   int fd hex ptr void                 decimal, decimal fd, 0x..., 0x..., none (no return: "= ?")
