@@ -117,7 +117,7 @@ class _State:
         self.aux: Optional[Callable] = None      # fn(ret, mem) -> str | None, printed ' (...)'
         self.tid = tid
         self.saved: Dict[str, object] = {}
-        self.plain_ret = False                   # a result >= 0 is printed as str(ret) (compiled rows)
+        self.plain_ret = False                   # a result in [0, 2**31) is printed as str(ret) (compiled rows)
 
 
 class SyscallFormatter:
@@ -127,7 +127,7 @@ class SyscallFormatter:
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
         if name in self._COMPILED_ON:
-            object.__setattr__(self, "_rows", {})
+            object.__setattr__(self, "compiled_rows", {})
 
     def __init__(self, string_limit: int = 32, fd_paths: bool = False,
                  fd_path: Optional[Callable[[int], Optional[str]]] = None, align: int = 0,
@@ -138,15 +138,17 @@ class SyscallFormatter:
         self.align = align
         self.localtime = localtime
         self.last_name: Dict[object, str] = {}     # each thread's last call (restart_syscall names it)
-        self._rows: Dict[int, tuple] = {}          # id(row) -> (row, its compiled enter or None)
+        # id(row) -> (row, its compiled enter function or None: _compile_row); SyscallObserver
+        # calls a compiled one itself
+        self.compiled_rows: Dict[int, tuple] = {}
 
     # ------------------------------------------------------------------ public API
     def enter(self, sc, args: Sequence[int], mem: GuestReader, tid=None, sp: Optional[int] = None) -> _State:
         """Decode the arguments known at entry. tid keys restart_syscall's 'interrupted' name;
         sp (the stack pointer) lets rt_sigreturn print the mask of the signal frame."""
-        got = self._rows.get(id(sc))
+        got = self.compiled_rows.get(id(sc))
         if got is None or got[0] is not sc:
-            got = self._rows[id(sc)] = (sc, _compile_row(self, sc))
+            got = self.compiled_rows[id(sc)] = (sc, _compile_row(self, sc))
         if got[1] is not None:
             st = got[1](sc, args, mem, tid)
             if sp is not None:
@@ -177,7 +179,7 @@ class SyscallFormatter:
             head = f"{state.name}({a.entry}{sep}{fn(ret, mem)})"
         else:
             head = f"{state.name}({a.entry}{a.exit_text(ret, mem)})"
-        if ret >= 0 and state.plain_ret and state.aux is None:
+        if 0 <= ret < 0x80000000 and state.plain_ret and state.aux is None:
             text = str(ret)
         else:
             text = self._ret_text(state, ret, mem)
@@ -441,7 +443,7 @@ def _compile_row(fmt: "SyscallFormatter", sc):
     _generic does not run (a hand-written decoder, a kind with its own protocol)."""
     if sc.name in _CUSTOM:
         return None
-    env = {"_State": _State, "_Args": _Args, "_new": object.__new__, "_mask": _masked_args,
+    env = {"_State": _State, "_octal": _x.octal, "_Args": _Args, "_new": object.__new__, "_mask": _masked_args,
            "f": fmt, "NAME": sc.name, "RET": sc.ret}
     lines = []
     entry, late = [], []       # expressions printed at entry; (is_fn, expression) printed at exit
@@ -454,6 +456,11 @@ def _compile_row(fmt: "SyscallFormatter", sc):
         used.add(i)
         if param.__class__ is int and 0 <= param < 6:
             used.add(param)
+        if base == "open_mode" and not deferring and entry:
+            # (fs's open_mode: a mode only when the flags before it hold O_CREAT or O_TMPFILE)
+            used.add(i - 1)
+            entry[-1] = (f"{entry[-1]} + ((', ' + _octal(a{i} & 0xffff)) if a{i - 1} & 0x400040 else '')")
+            continue
         if base in _BY_HAND:
             return None
         n = f"a{param}" if param.__class__ is int and 0 <= param < 6 else "None"
@@ -511,7 +518,7 @@ def _compile_row(fmt: "SyscallFormatter", sc):
             "    st.aux = None",
             "    st.tid = tid",
             "    st.saved = {'never_fails': True}" if sc.name in NEVER_FAILS else "    st.saved = {}",
-            f"    st.plain_ret = {sc.name not in NEVER_FAILS and sc.ret in _PLAIN_RET}"]
+            f"    st.plain_ret = {sc.name not in NEVER_FAILS and (sc.ret in _PLAIN_RET or (sc.ret == 'fd' and not fmt.fd_paths))}"]
     src = "\n".join(head + lines + ["    return st"]) + "\n"
     exec(compile(src, f"<strace row {sc.name}>", "exec"), env)
     return env["enter"]
