@@ -443,12 +443,13 @@ def _compile_row(fmt: "SyscallFormatter", sc):
     _generic does not run (a hand-written decoder, a kind with its own protocol)."""
     if sc.name in _CUSTOM:
         return None
-    env = {"_State": _State, "_octal": _x.octal, "_Args": _Args, "_new": object.__new__, "_mask": _masked_args,
+    env = {"_State": _State, "_octal": _x.octal, "_SQ": _SHORT_QUOTED, "_quote": quote_string, "_Args": _Args, "_new": object.__new__, "_mask": _masked_args,
            "f": fmt, "NAME": sc.name, "RET": sc.ret}
     lines = []
     entry, late = [], []       # expressions printed at entry; (is_fn, expression) printed at exit
     deferring = False
     used = set()               # the argument words read
+    body = []                  # statements of the exit function before its text (a buf_out's)
     for i, kind in enumerate(sc.args):
         base, param = _parse_kind(kind)
         if base == "skip":
@@ -470,6 +471,35 @@ def _compile_row(fmt: "SyscallFormatter", sc):
         env[f"B{i}"] = base
         if base in _AT_EXIT:
             env[f"D{i}"] = _AT_EXIT[base]
+            if base == "buf_out" and not body:
+                # (buf, written out: the bytes the call wrote, at most the string limit of them)
+                cut = "ret" if n == "None" else f"(ret if ret < {n} else {n})"
+                body.extend([
+                    f"        if -4095 <= ret < 0 or a{i} == 0:",
+                    f"            x{i} = 'NULL' if a{i} == 0 else '%#x' % a{i}",
+                    "        else:",
+                    f"            k = {cut}",
+                    "            if k < 0:",
+                    "                k = 0",
+                    f"            j = k if k < {fmt.string_limit} else {fmt.string_limit}",
+                    "            if j:",
+                    "                try:",
+                    f"                    d = m.read(a{i}, j)",
+                    "                except Exception:",
+                    "                    d = None",
+                    "                if d is not None and len(d) >= j:",
+                    "                    if len(d) != j or d.__class__ is not bytes:",
+                    "                        d = bytes(d[:j])",
+                    f"                    x{i} = (_SQ.get(d) if j <= {_SHORT_MAX} else None) or _quote(d)",
+                    "                    if k > j:",
+                    f"                        x{i} += '...'",
+                    "                else:",
+                    f"                    x{i} = '%#x' % a{i}",
+                    "            else:",
+                    f"                x{i} = _quote(b'') + ('...' if k > 0 else '')"])
+                late.append((True, f"x{i}"))
+                deferring = True
+                continue
             if base == "buf_out":
                 cut = "ret" if n == "None" else f"(ret if ret < {n} else {n})"
                 text = f"f.buf(m, a{i}, {cut})"
@@ -498,7 +528,11 @@ def _compile_row(fmt: "SyscallFormatter", sc):
     lines.append(f"    a.n = {len(entry) + len(late)}")
     if late:
         parts = " + ', ' + ".join(e for _, e in late)
-        lines.append(f"    a.items = [('', lambda ret, m: {parts})]")
+        if body:
+            lines.extend(["    def late(ret, m):"] + body + [f"        return {parts}",
+                                                          "    a.items = [('', late)]"])
+        else:
+            lines.append(f"    a.items = [('', lambda ret, m: {parts})]")
         lines.append("    a.deferring = True")
     else:
         lines.append("    a.items = []")
