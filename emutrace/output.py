@@ -272,9 +272,19 @@ class StraceText:
             # (the common line, without a prefix's, a time's or a stack's calls when it has none)
             prefix = self._prefix(ev) if self.multi or cfg.timestamps or cfg.relative else ""
             spent = f" <{ev.duration_ns // 10**9}.{ev.duration_ns % 10**9 // 1000:06d}>" if cfg.show_time_spent and ev.ret is not None else ""
+            line = ev.line
+            head, sep, ret = line.rpartition(") = ")             # (strace_align, written out)
+            line = (prefix + head + ")").ljust(39) + " = " + ret if sep else prefix + line
+            text = line + spent + "\n" + (_stack_lines(ev.stack) if ev.stack else "")
             w = self.w
-            w.write(strace_align(prefix, ev.line) + spent + "\n" + (_stack_lines(ev.stack) if ev.stack else ""),
-                    w.sync_syscalls)
+            w.buf.append(text)                                   # (Writer.write, written out)
+            w.size += len(text)
+            if w.sync_syscalls or w.size > w.MAX_BUFFER:
+                w.flush()
+            else:
+                now = time.monotonic()
+                if now - w.last > w.FLUSH_EVERY:
+                    w.flush(now)
         elif isinstance(ev, Signal):
             self.w.write(self._prefix(ev) + ev.line + "\n" + _stack_lines(ev.stack), urgent=True)
         elif isinstance(ev, Exit):

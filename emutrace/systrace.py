@@ -110,7 +110,14 @@ class SyscallObserver:
         mem = self._mem
         if mem is None or mem.aspace is not proc.aspace or self._mem_of() is not proc:
             mem = self._view(proc)
-        state = self.fmt.enter(sc, args, mem, tid=proc.thread.tid, sp=sp)
+        fmt = self.fmt
+        tid = proc.thread.tid
+        got = fmt.compiled_rows.get(id(sc))
+        if got is not None and got[0] is sc and got[1] is not None and sp is None:
+            state = got[1](sc, args, mem, tid)          # (fmt.enter, without its frame)
+            fmt.last_name[tid] = sc.name
+        else:
+            state = fmt.enter(sc, args, mem, tid=tid, sp=sp)
         return (sc, args, state, self.session.world.elapsed_ns, mem)
 
     def _view(self, proc):

@@ -3,6 +3,7 @@ calls), one per process, kept here: the tracer's own, not an attribute on the ke
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from weakref import WeakKeyDictionary
 
 from .machine.memory import MemView, PROT_READ
@@ -29,6 +30,18 @@ class TraceMem(MemView):
         # the machine's unchecked small read when it is the engine behind this address space
         fast = machine is not None and aspace.raw_read == machine.read_fast
         self.raw_read = machine.read_small if fast else aspace.raw_read
+
+    def read(self, addr: int, size: int):
+        """MemView.read: bytes within one readable mapping read at once (AddressSpace.find and
+        check written out), anything else through AddressSpace.peek."""
+        a = self.aspace
+        if 0 < size <= 4096:
+            i = bisect_right(a._starts, addr) - 1
+            if i >= 0:
+                v = a.vmas[i]
+                if v.start <= addr and addr + size <= v.end and v.prot & PROT_READ:
+                    return self.raw_read(addr, size)
+        return a.peek(addr, size)
 
     def cstring(self, addr: int, limit: int):
         if not addr:

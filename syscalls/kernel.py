@@ -196,13 +196,32 @@ class Kernel:
         again with `rerun`, so the trace shows each call once, when it returns."""
         world = self.world
         world.elapsed_ns += world.tick_ns                    # (world.tick(), inlined)
-        sc = self.routes.get(nr, NO_ROUTE)[0]
+        sc, handler = self.routes.get(nr, NO_ROUTE)
         obs = self.observer if proc.traced else None         # (observer_for, without a call)
         state = obs.syscall_enter(proc, nr, sc, args) if obs is not None else None
         call = (nr, sc, args, state)
         ic = self.intercept
         if ic is None:
-            ret = self._handle(proc, call)
+            thread = proc.thread
+            thread.call = call
+            try:                                 # (_handle, written out)
+                ret = handler(proc, *args) if handler is not None else self._unimplemented(nr, sc)
+            except Block as b:
+                b.wait.call = call
+                raise
+            except VfsError as e:
+                ret = -e.errno
+            except GuestFault:
+                ret = -E.EFAULT
+            except OutOfMemory:
+                ret = -E.ENOMEM
+            except ProcessExit:
+                gone = self.observer if proc.traced else None
+                if gone is not None:
+                    gone.syscall_noreturn(proc, state)
+                raise
+            finally:
+                thread.call = None
             if obs is not None:
                 obs.syscall_exit(proc, state, ret)
             return ret

@@ -14,8 +14,8 @@ from ...machine.words import s32, s64
 from .. import xlat as _x
 from . import (clock, creds, fcntl, fs, futex, ioctl, ipc, keyctl, kinds, mm, net, poll, prctl, process,
                resource, sched, signal, stat, system)
-from .common import (PATH_MAX, MASK64, NoMem, hexval, is_error, pointer, quote_string, read_bytes,
-                     read_cstring)
+from .common import (PATH_MAX, MASK64, NoMem, _SHORT_MAX, _SHORT_QUOTED, hexval, is_error, pointer,
+                     quote_string, read_bytes, read_cstring)
 from .returns import format_return
 
 
@@ -102,7 +102,7 @@ _PLANS: Dict[tuple, list] = {}
 class _State:
     """What enter() learned; pass it back to exit()/unfinished()/resumed()/no_return()."""
 
-    __slots__ = ("sc", "name", "args", "a", "ret_kind", "aux", "tid", "saved")
+    __slots__ = ("sc", "name", "args", "a", "ret_kind", "aux", "tid", "saved", "plain_ret")
 
     def __init__(self, sc, args, tid):
         self.sc = sc
@@ -117,9 +117,18 @@ class _State:
         self.aux: Optional[Callable] = None      # fn(ret, mem) -> str | None, printed ' (...)'
         self.tid = tid
         self.saved: Dict[str, object] = {}
+        self.plain_ret = False                   # a result in [0, 2**31) is printed as str(ret) (compiled rows)
 
 
 class SyscallFormatter:
+    # settings a compiled row depends on: setting one forgets the compiled rows
+    _COMPILED_ON = frozenset({"string_limit", "fd_paths", "fd_path"})
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if name in self._COMPILED_ON:
+            object.__setattr__(self, "compiled_rows", {})
+
     def __init__(self, string_limit: int = 32, fd_paths: bool = False,
                  fd_path: Optional[Callable[[int], Optional[str]]] = None, align: int = 0,
                  localtime: bool = False):
@@ -129,11 +138,23 @@ class SyscallFormatter:
         self.align = align
         self.localtime = localtime
         self.last_name: Dict[object, str] = {}     # each thread's last call (restart_syscall names it)
+        # id(row) -> (row, its compiled enter function or None: _compile_row); SyscallObserver
+        # calls a compiled one itself
+        self.compiled_rows: Dict[int, tuple] = {}
 
     # ------------------------------------------------------------------ public API
     def enter(self, sc, args: Sequence[int], mem: GuestReader, tid=None, sp: Optional[int] = None) -> _State:
         """Decode the arguments known at entry. tid keys restart_syscall's 'interrupted' name;
         sp (the stack pointer) lets rt_sigreturn print the mask of the signal frame."""
+        got = self.compiled_rows.get(id(sc))
+        if got is None or got[0] is not sc:
+            got = self.compiled_rows[id(sc)] = (sc, _compile_row(self, sc))
+        if got[1] is not None:
+            st = got[1](sc, args, mem, tid)
+            if sp is not None:
+                st.saved["sp"] = sp
+            self.last_name[tid] = sc.name
+            return st
         st = _State(sc, args, tid)
         if sp is not None:
             st.saved["sp"] = sp
@@ -148,7 +169,7 @@ class SyscallFormatter:
         return st
 
     def exit(self, state: _State, ret: int, mem: GuestReader, col: int = 0) -> str:
-        ret = s64(ret)
+        ret = ((ret & MASK64) ^ _SIGN64) - _SIGN64           # (s64, without its frame)
         a = state.a
         items = a.items
         if not items:
@@ -158,7 +179,13 @@ class SyscallFormatter:
             head = f"{state.name}({a.entry}{sep}{fn(ret, mem)})"
         else:
             head = f"{state.name}({a.entry}{a.exit_text(ret, mem)})"
-        return self._finish(head, self._ret_text(state, ret, mem), col)
+        if 0 <= ret < 0x80000000 and state.plain_ret and state.aux is None:
+            text = str(ret)
+        else:
+            text = self._ret_text(state, ret, mem)
+        if not self.align:
+            return f"{head} = {text}"
+        return self._finish(head, text, col)
 
     def unfinished(self, state: _State) -> str:
         return f"{state.name}({state.a.entry} <unfinished ...>"
@@ -225,12 +252,22 @@ class SyscallFormatter:
         """printstrn: length bytes at addr, cut at the string limit with '...' after the quote."""
         if addr == 0:
             return "NULL"
-        length = max(0, length)
-        n = min(length, self.string_limit)
-        data = read_bytes(mem, addr, n) if n else b""
-        if data is None:
-            return hexval(addr)
-        text = quote_string(data, force_hex=force_hex)
+        if length < 0:
+            length = 0
+        n = length if length < self.string_limit else self.string_limit
+        if n:
+            try:                                # (read_bytes, without its frame)
+                data = mem.read(addr & MASK64, n)
+            except Exception:
+                data = None
+            if data is None or len(data) < n:
+                return hexval(addr)
+            if len(data) != n or data.__class__ is not bytes:
+                data = bytes(data[:n])
+        else:
+            data = b""
+        text = (_SHORT_QUOTED.get(data) if n <= _SHORT_MAX and not force_hex else None) \
+            or quote_string(data, force_hex=force_hex)
         return text + "..." if length > n else text
 
     def cstr(self, mem, addr: int, limit: Optional[int] = None) -> str:
@@ -377,4 +414,150 @@ _AT_EXIT = _merged("AT_EXIT")
 _BY_HAND = _merged("BY_HAND")
 _ENTRY, _EXIT, _HAND = 0, 1, 2          # how a plan step is run (SyscallFormatter._generic)
 CUSTOM_DECODERS = frozenset(_CUSTOM)
+_SIGN64 = 1 << 63
+
+
+# ---------------------------------------------------------------------- compiled rows
+# A row of the syscall table without a hand-written decoder is compiled, on its first call, into
+# one function that builds the call's _State: the entry text as one expression (the plain kinds
+# written out, the others one call of their renderer each), and the text printed at exit as one
+# function of (ret, memory). Its text is _generic's, byte for byte.
+
+_INLINE = {     # base kind -> expression of v (the masked argument) for kinds that only format a number
+    "int": "str((({v} & 0xffffffff) ^ 0x80000000) - 0x80000000)",
+    "uint": "str({v} & 0xffffffff)",
+    "long": "str(({v} ^ 0x8000000000000000) - 0x8000000000000000)",
+    "ulong": "str({v})",
+    "hex": "('0' if {v} == 0 else '%#x' % {v})",
+    "dep": "('0' if {v} == 0 else '%#x' % {v})",
+    "hex32": "('0' if {v} & 0xffffffff == 0 else '%#x' % ({v} & 0xffffffff))",
+    "ptr": "('NULL' if {v} == 0 else '%#x' % {v})",
+    "uid": "('-1' if {v} & 0xffffffff == 0xffffffff else str({v} & 0xffffffff))",
+    "gid": "('-1' if {v} & 0xffffffff == 0xffffffff else str({v} & 0xffffffff))",
+}
+_PLAIN_RET = frozenset(("int", "long", "ssize", "size", "ulong", "uint"))
+
+
+def _compile_row(fmt: "SyscallFormatter", sc):
+    """The row's compiled enter function (sc, args, mem, tid) -> _State, or None for the rows
+    _generic does not run (a hand-written decoder, a kind with its own protocol)."""
+    if sc.name in _CUSTOM:
+        return None
+    env = {"_State": _State, "_octal": _x.octal, "_SQ": _SHORT_QUOTED, "_quote": quote_string, "_Args": _Args, "_new": object.__new__, "_mask": _masked_args,
+           "f": fmt, "NAME": sc.name, "RET": sc.ret}
+    lines = []
+    entry, late = [], []       # expressions printed at entry; (is_fn, expression) printed at exit
+    deferring = False
+    used = set()               # the argument words read
+    body = []                  # statements of the exit function before its text (a buf_out's)
+    for i, kind in enumerate(sc.args):
+        base, param = _parse_kind(kind)
+        if base == "skip":
+            continue
+        used.add(i)
+        if param.__class__ is int and 0 <= param < 6:
+            used.add(param)
+        if base == "open_mode" and not deferring and entry:
+            # (fs's open_mode: a mode only when the flags before it hold O_CREAT or O_TMPFILE)
+            used.add(i - 1)
+            entry[-1] = (f"{entry[-1]} + ((', ' + _octal(a{i} & 0xffff)) if a{i - 1} & 0x400040 else '')")
+            continue
+        if base in _BY_HAND:
+            return None
+        n = f"a{param}" if param.__class__ is int and 0 <= param < 6 else "None"
+        if param.__class__ is int and not 0 <= param < 6:
+            return None
+        env[f"P{i}"] = param
+        env[f"B{i}"] = base
+        if base in _AT_EXIT:
+            env[f"D{i}"] = _AT_EXIT[base]
+            if base == "buf_out" and not body:
+                # (buf, written out: the bytes the call wrote, at most the string limit of them)
+                cut = "ret" if n == "None" else f"(ret if ret < {n} else {n})"
+                body.extend([
+                    f"        if -4095 <= ret < 0 or a{i} == 0:",
+                    f"            x{i} = 'NULL' if a{i} == 0 else '%#x' % a{i}",
+                    "        else:",
+                    f"            k = {cut}",
+                    "            if k < 0:",
+                    "                k = 0",
+                    f"            j = k if k < {fmt.string_limit} else {fmt.string_limit}",
+                    "            if j:",
+                    "                try:",
+                    f"                    d = m.read(a{i}, j)",
+                    "                except Exception:",
+                    "                    d = None",
+                    "                if d is not None and len(d) >= j:",
+                    "                    if len(d) != j or d.__class__ is not bytes:",
+                    "                        d = bytes(d[:j])",
+                    f"                    x{i} = (_SQ.get(d) if j <= {_SHORT_MAX} else None) or _quote(d)",
+                    "                    if k > j:",
+                    f"                        x{i} += '...'",
+                    "                else:",
+                    f"                    x{i} = '%#x' % a{i}",
+                    "            else:",
+                    f"                x{i} = _quote(b'') + ('...' if k > 0 else '')"])
+                late.append((True, f"x{i}"))
+                deferring = True
+                continue
+            if base == "buf_out":
+                cut = "ret" if n == "None" else f"(ret if ret < {n} else {n})"
+                text = f"f.buf(m, a{i}, {cut})"
+            else:
+                text = f"D{i}(f, m, a{i}, P{i}, {n}, B{i}, ret)"
+            late.append((True, f"(('NULL' if a{i} == 0 else '%#x' % a{i}) if -4095 <= ret < 0 else {text})"))
+            deferring = True
+            continue
+        if base in _INLINE:
+            text = _INLINE[base].format(v=f"a{i}")
+        elif base == "fd" and not fmt.fd_paths:
+            text = f"str(((a{i} & 0xffffffff) ^ 0x80000000) - 0x80000000)"
+        else:
+            env[f"R{i}"] = _AT_ENTRY.get(base, kinds.DEFAULT)
+            text = f"R{i}(f, st, mem, a{i}, P{i}, {n})"
+        if deferring:                # rendered at entry, printed at exit
+            lines.append(f"    t{i} = {text}")
+            late.append((False, f"t{i}"))
+        else:
+            entry.append(text)
+    lines.insert(0, "    a = st.a = _new(_Args)")
+    if entry:
+        lines.insert(1, "    a.entry = " + " + ', ' + ".join(entry) + (" + ', '" if late else ""))
+    else:
+        lines.insert(1, "    a.entry = ''")
+    lines.append(f"    a.n = {len(entry) + len(late)}")
+    if late:
+        parts = " + ', ' + ".join(e for _, e in late)
+        if body:
+            lines.extend(["    def late(ret, m):"] + body + [f"        return {parts}",
+                                                          "    a.items = [('', late)]"])
+        else:
+            lines.append(f"    a.items = [('', lambda ret, m: {parts})]")
+        lines.append("    a.deferring = True")
+    else:
+        lines.append("    a.items = []")
+        lines.append("    a.deferring = False")
+    head = ["def enter(sc, args, mem, tid):",
+            "    st = _new(_State)",
+            "    st.sc = sc",
+            "    st.name = NAME",
+            "    try:",
+            "        a0, a1, a2, a3, a4, a5 = args",
+            "    except (TypeError, ValueError):",
+            "        a0, a1, a2, a3, a4, a5 = _mask(args)",
+            "    " + "; ".join(f"a{k} &= 0xffffffffffffffff" for k in sorted(used)) if used else "    pass",
+            "    st.args = args",
+            "    # (st.args: the words as given: only _generic and the hand-written decoders read it)",
+            "    st.ret_kind = RET",
+            "    st.aux = None",
+            "    st.tid = tid",
+            "    st.saved = {'never_fails': True}" if sc.name in NEVER_FAILS else "    st.saved = {}",
+            f"    st.plain_ret = {sc.name not in NEVER_FAILS and (sc.ret in _PLAIN_RET or (sc.ret == 'fd' and not fmt.fd_paths))}"]
+    src = "\n".join(head + lines + ["    return st"]) + "\n"
+    exec(compile(src, f"<strace row {sc.name}>", "exec"), env)
+    return env["enter"]
+
+
+def _masked_args(args):
+    return tuple([int(x) & MASK64 for x in args[:6]] + [0] * (6 - len(args[:6])))
 STRUCT_DECODERS = frozenset(_STRUCTS)
