@@ -49,6 +49,17 @@ def routes_by_number(handlers: Dict[str, Callable]) -> Dict[int, tuple]:
     return {nr: (sc, handlers.get(sc.name)) for nr, sc in BY_NR.items()}
 
 
+# What a handler's exception becomes for the guest: the one mapping the three places that run a
+# handler share (on_syscall's untraced path, syscall(), _handle), which write the call out for speed
+HANDLER_ERRORS = (VfsError, GuestFault, OutOfMemory)
+
+
+def handler_error(e: Exception) -> int:
+    if isinstance(e, VfsError):
+        return -e.errno
+    return -E.EFAULT if isinstance(e, GuestFault) else -E.ENOMEM
+
+
 class Kernel:
     def __init__(self, world, vfs: Vfs, max_procs: Optional[int] = None, notify: Callable[[str], None] = None):
         self.world = world
@@ -155,12 +166,8 @@ class Kernel:
                 except Block as b:
                     b.wait.call = call
                     raise
-                except VfsError as e:
-                    ret = -e.errno
-                except GuestFault:
-                    ret = -E.EFAULT
-                except OutOfMemory:
-                    ret = -E.ENOMEM
+                except HANDLER_ERRORS as e:
+                    ret = handler_error(e)
                 finally:
                     thread.call = None
             else:
@@ -209,12 +216,8 @@ class Kernel:
             except Block as b:
                 b.wait.call = call
                 raise
-            except VfsError as e:
-                ret = -e.errno
-            except GuestFault:
-                ret = -E.EFAULT
-            except OutOfMemory:
-                ret = -E.ENOMEM
+            except HANDLER_ERRORS as e:
+                ret = handler_error(e)
             except ProcessExit:
                 gone = self.observer if proc.traced else None
                 if gone is not None:
@@ -268,12 +271,8 @@ class Kernel:
         except Block as b:
             b.wait.call = call
             raise
-        except VfsError as e:
-            return -e.errno
-        except GuestFault:
-            return -E.EFAULT
-        except OutOfMemory:
-            return -E.ENOMEM
+        except HANDLER_ERRORS as e:
+            return handler_error(e)
         except ProcessExit:
             obs = self.observer_for(proc)
             if obs is not None:
