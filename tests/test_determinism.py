@@ -7,11 +7,11 @@ import pytest
 from conftest import built, emutrace
 
 
-def twice(args, **kw):
-    a = emutrace(args, env={"TZ": "UTC", "EMUTRACE_NOISE": "one", **kw.get("env1", {})})
+def twice(args, cwd=None, **kw):
+    a = emutrace(args, cwd=cwd, env={"TZ": "UTC", "EMUTRACE_NOISE": "one", **kw.get("env1", {})})
     time.sleep(1.1)
-    b = emutrace(args, env={"TZ": "Asia/Kolkata", "EMUTRACE_NOISE": "two", "LANG": "de_DE.UTF-8",
-                            **kw.get("env2", {})})
+    b = emutrace(args, cwd=cwd, env={"TZ": "Asia/Kolkata", "EMUTRACE_NOISE": "two", "LANG": "de_DE.UTF-8",
+                                     **kw.get("env2", {})})
     return a, b
 
 
@@ -37,9 +37,13 @@ def test_seed_changes_randomness_and_clock_moves_time():
     assert a.stdout != c.stdout
 
 
-def test_python_random_is_deterministic():
+def test_python_random_is_deterministic(tmp_path):
+    # python3 -c searches its working directory ('' on sys.path) first, and a directory's mtime
+    # later than the virtual clock moves the clock to it (the clock never runs behind a time the
+    # guest was shown): run both in a directory nothing else changes, not the suite's own, which
+    # other tests running beside this one write into
     args = ["--no-trace", "/usr/bin/python3", "-c", "import random, os, time; print(random.random(), os.urandom(4).hex(), time.time())"]
-    a, b = twice(args)
+    a, b = twice(args, cwd=tmp_path)
     assert a.returncode == 0 and a.stdout == b.stdout
 
 
