@@ -7,6 +7,10 @@ permissions changed, emutrace's own lookups, a refused access), and programs tha
 W^X and mprotect in loops print the same bytes on both paths."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -165,3 +169,58 @@ def test_host_lookups_bypass_the_cache():
 def test_programs_print_the_same_with_either_fill(prog, args, tmp_path):
     assert_same(["--no-trace", built(prog), *args])
     assert_same(["--strace", built(prog), *args], trace_dir=str(tmp_path))
+
+
+def test_a_tlb_that_keeps_missing_is_flushed_so_that_it_grows():
+    """QEMU resizes its TLB only at a flush: the fill flushes after every tlb.GROW_FILLS fills.
+    A loop writing then reading back one word on each of 3 x GROW_FILLS pages makes the flushes,
+    and the values read back are the ones written (a flush inside a fill loses nothing)."""
+    m, a = _registered()
+    c = a.page_perms
+    pages = 3 * tlb.GROW_FILLS
+    base = 0x10000000
+    a.map(0x1000, 0x1000, 5)
+    a.map(base, pages * PAGE, 3)
+    m.set_reg("rbx", base)
+    m.set_reg("rcx", pages)
+    m.set_reg("rdx", 0)
+    code = bytes.fromhex(
+        "4889d8"            # mov rax, rbx
+        "4889ce"            # mov rsi, rcx
+        "488930"            # w: mov [rax], rsi
+        "480500100000"      # add rax, 0x1000
+        "48ffce"            # dec rsi
+        "75f2"              # jnz w
+        "4889d8"            # mov rax, rbx
+        "4889ce"            # mov rsi, rcx
+        "480310"            # r: add rdx, [rax]
+        "480500100000"      # add rax, 0x1000
+        "48ffce"            # dec rsi
+        "75f2")             # jnz r
+    before = c.grown
+    _run(m, code)
+    assert m.reg("rdx") == pages * (pages + 1) // 2         # sum of pages..1, each read back
+    assert c.grown - before >= 2
+
+
+def test_the_tlb_growth_can_be_turned_off_and_refuses_a_null_uc_ctl():
+    m, a = _registered()
+    with pytest.raises(ValueError):
+        a.page_perms.grow_tlb(0, 0, 5)
+    a.page_perms.grow_tlb(0, 0, 0)                  # never: no uc_ctl needed
+    a.map(0x1000, 0x1000, 5)
+    _run(m, b"\x90")
+    assert a.page_perms.grown == 0
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_a_sweep_larger_than_the_tlb_prints_the_same(pure, tmp_path):
+    """bins/sweep.c reads a byte of each of 262,144 pages (1 GiB): many TLB growth flushes, on
+    the compiled fill and the pure one, and the output is native's."""
+    env = dict(os.environ)
+    if pure:
+        env["EMUTRACE_PURE"] = "1"
+    r = subprocess.run([sys.executable, "-m", "emutrace", "--no-trace", built("sweep"), "1"],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "swept 1024 MiB, sum 0\n"

@@ -35,7 +35,9 @@
 typedef struct {
     uint64_t paddr;
     uint32_t perms;
-} TlbEntry;                             /* Unicorn's uc_tlb_entry */
+} TlbEntry;
+
+typedef int (*uc_ctl_fn)(void *uc, int control, ...);     /* Unicorn's uc_ctl */
 
 typedef struct {
     PyObject_HEAD
@@ -48,6 +50,12 @@ typedef struct {
     size_t handle;
     int hooked;
     unsigned long long hits, misses;    /* answered here / by Python (tests and profiles) */
+    /* Growing Unicorn's TLB (see on_fill): after every `grow_every` fills (0: never) the hook
+     * flushes the TLB through uc_ctl(engine, flush_code), so that QEMU's dynamic sizing, which
+     * runs only at a flush, can double a TLB that keeps missing. */
+    uc_ctl_fn ctl;
+    int flush_code;
+    unsigned long long grow_every, since, grown;
 } TlbFillObject;
 
 static inline Py_ssize_t slot_of(const TlbFillObject *t, uint64_t key)
@@ -154,7 +162,16 @@ static _Bool on_fill(void *uc, uint64_t vaddr, int access, TlbEntry *entry, void
     TlbFillObject *t = user;
     uint64_t page = vaddr & PAGE_MASK;
     uint32_t need = access == UC_MEM_WRITE ? UC_PROT_WRITE : access == UC_MEM_FETCH ? UC_PROT_EXEC : UC_PROT_READ;
-    (void)uc;
+    if (t->grow_every && ++t->since >= t->grow_every) {
+        /* QEMU resizes a TLB only when it is flushed (tlb_mmu_resize_locked), so one that is
+         * never flushed keeps its first 256 entries however much the program touches: a program
+         * whose working set is larger (xz, a JIT's heap) misses on most pages, and each miss
+         * costs Unicorn's restoring the CPU state and this hook. Flushing here, inside a fill, is
+         * what QEMU's own fills may do: every caller of tlb_fill reloads the entry after it. */
+        t->since = 0;
+        t->grown++;
+        t->ctl(uc, t->flush_code);
+    }
     if (!t->bypass) {
         Py_ssize_t i = find_slot(t, page | 1);
         if (i >= 0 && (t->vals[i] & need)) {
@@ -352,10 +369,32 @@ static PyObject *TlbFill_counts(TlbFillObject *self, void *c)
 
 static PyObject *TlbFill_handle(TlbFillObject *self, void *c) { return PyLong_FromSize_t(self->handle); }
 
+static PyObject *TlbFill_grown(TlbFillObject *self, void *c) { return PyLong_FromUnsignedLongLong(self->grown); }
+
+/* grow_tlb(uc_ctl, flush_code, every): flush the engine's TLB after every `every` fills (0: never)
+ * by calling the uc_ctl at that address with the control code of a TLB flush. */
+static PyObject *TlbFill_grow_tlb(TlbFillObject *self, PyObject *args)
+{
+    unsigned long long ctl, every;
+    int code;
+    if (!PyArg_ParseTuple(args, "KiK", &ctl, &code, &every)) return NULL;
+    if (every && !ctl) {
+        PyErr_SetString(PyExc_ValueError, "grow_tlb: a null uc_ctl");
+        return NULL;
+    }
+    self->ctl = (uc_ctl_fn)(uintptr_t)ctl;
+    self->flush_code = code;
+    self->grow_every = every;
+    self->since = 0;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef TlbFill_methods[] = {
     {"get", (PyCFunction)(void (*)(void))TlbFill_get, METH_FASTCALL, "get(page[, default]): the cached permissions"},
     {"pop", (PyCFunction)(void (*)(void))TlbFill_pop, METH_FASTCALL, "pop(page[, default]): forget a page"},
     {"clear", (PyCFunction)TlbFill_clear, METH_NOARGS, "forget every page"},
+    {"grow_tlb", (PyCFunction)TlbFill_grow_tlb, METH_VARARGS,
+     "grow_tlb(uc_ctl, flush_code, every): flush Unicorn's TLB after every `every` fills (0: never)"},
     {"forget", (PyCFunction)(void (*)(void))TlbFill_forget, METH_FASTCALL, "forget(start, end): forget the pages of [start, end)"},
     {NULL, NULL, 0, NULL}
 };
@@ -365,6 +404,7 @@ static PyGetSetDef TlbFill_getset[] = {
      "when true, every fill asks Python (emutrace's own lookups)", NULL},
     {"counts", (getter)TlbFill_counts, NULL, "(fills answered here, fills answered by Python)", NULL},
     {"handle", (getter)TlbFill_handle, NULL, "the hook's Unicorn handle", NULL},
+    {"grown", (getter)TlbFill_grown, NULL, "the TLB flushes made to let it grow", NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 

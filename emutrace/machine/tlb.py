@@ -16,6 +16,13 @@ access the mapping does not allow is refused here, and the refusal is the fault'
 session when emu_start stops with UC_ERR_EXCEPTION. With this hook no memory hook is needed at
 all.
 
+Unicorn's TLB is QEMU's dynamically sized one, which resizes only when it is flushed: a TLB never
+flushed keeps its first 256 entries (1 MiB), and a program with a larger working set misses on
+most pages (each miss costs Unicorn's restoring the CPU state, then this hook). So the fill flushes
+the whole TLB after every GROW_FILLS fills, and QEMU doubles a TLB whose entries were mostly in
+use (and halves one mostly idle). What the guest sees does not change: the same fills give the
+same answers.
+
 One exception: when Unicorn drops translated code for a range (munmap, ctl_remove_cache) it finds
 the range's first page through a fetch fill. That lookup is emutrace's, not the guest's, so
 inside `host_lookups(aspace)` a mapped page is granted execute too; the entry it leaves behind is
@@ -52,6 +59,7 @@ def uc_prot(prot: int) -> int:
 
 _UC_PROT = [uc_prot(p) for p in range(8)]
 PERMS_CACHE_MAX = 1 << 18       # pages in the fill's permission cache (1 GiB of guest memory)
+GROW_FILLS = 1 << 13            # fills between the flushes that let Unicorn's TLB grow
 
 
 def attach(uc, aspace) -> None:
@@ -116,8 +124,17 @@ def attach(uc, aspace) -> None:
         hook = compiled(ctypes.cast(uclib.uc_hook_add, ctypes.c_void_p).value, uc._uch.value, UCC.UC_HOOK_TLB_FILL, fill)
         perms_of = aspace.page_perms = hook         # (fill reads it through the closure)
         aspace._tlb_fill = hook         # the engine keeps only a pointer: keep the hook alive
+        hook.grow_tlb(ctypes.cast(_uc_ctl, ctypes.c_void_p).value, _FLUSH.value, GROW_FILLS)
         return
-    cb = _FILL_CB(lambda _h, vaddr, access, entry, _user: fill(vaddr, access, entry))
+    since = [0]
+
+    def pure_fill(_h, vaddr, access, entry, _user):
+        since[0] += 1
+        if since[0] >= GROW_FILLS:      # (as the compiled hook: see the module's docstring)
+            since[0] = 0
+            flush(uc)
+        return fill(vaddr, access, entry)
+    cb = _FILL_CB(pure_fill)
     handle = ctypes.c_size_t()
     err = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), UCC.UC_HOOK_TLB_FILL,
                             ctypes.cast(cb, ctypes.c_void_p), None, ctypes.c_uint64(1), ctypes.c_uint64(0))
