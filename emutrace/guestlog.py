@@ -48,7 +48,7 @@ from .machine.reader import GuestReader
 from .machine.x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
 from .escapes import escape_bytes
 from .nativelog import native_site
-from .renderops import BLOCK, CSTR, FIXED_SIZE, LENGTH, WORD
+from .renderops import BLOCK, CSTR, FIXED_SIZE, LENGTH, RETLEN, WORD
 from .values import DEFAULT_ALIGN, FastCallState
 
 # control page: the running thread's pointers, then where the trampolines keep the registers
@@ -68,6 +68,10 @@ SHADOW_ENTRY = 40                  # shadow stack entry: return slot, return add
 OUT_MAX = 512                      # the largest output argument copied at the return
 RET_TAG = (1 << 64) - 1
 RET_CSTR, RET_WSTR = 1, 2          # a return record's "captured" word: what the area after it holds
+# ... or, for an output string whose length is the returned value (read's buffer), RET_OUTLEN and
+# its flags: the output copy is min(rax, the shadow entry's size word) characters of 4 bytes
+# (OUTLEN_WIDE) or of 1 and the byte after them; rax read as 32 bits (OUTLEN_32) or 64
+RET_OUTLEN, OUTLEN_WIDE, OUTLEN_32 = 4, 1, 2
 _NO_FRAME = 1 << 64                # above every stack address: no frame open
 RING_SIZE = 256 << 10
 SHADOW_SIZE = 64 << 10             # ~2700 open calls per thread; doubled when full
@@ -139,32 +143,51 @@ def capture_plan(plan, wide_ret_cap: Optional[int] = None) -> Optional[Tuple[Tup
         if ret.capture == FIXED_SIZE and ret.cap != wide_ret_cap:
             return None
     caps = []
+    size = HEAD
     for i, op in plan.left_items:
         if op.capture == WORD:
             continue
-        if op.capture not in _LENGTH_WORD:
+        if op.capture not in _LENGTH_WORD or (op.capture == BLOCK and op.cap > OUT_MAX):
             return None
         caps.append((i, op.cap, _LENGTH_WORD[op.capture](op)))
+        size += area_size(op.cap)
+    if size > RET_SIZE + OUT_MAX:
+        return None             # (more than a record may take: the ring keeps that much free)
     return tuple(caps)
 
 
 # A capture at the call: its length word's index in the record's layout (None: a C string, up
-# to its NUL; FIXED: a fixed number of bytes)
-_LENGTH_WORD = {CSTR: lambda op: None, LENGTH: lambda op: op.len_arg, FIXED_SIZE: lambda op: FIXED}
+# to its NUL; FIXED: a fixed number of bytes, as far as readable: a wide string, or a structure
+# with no pointer in it, as sigprocmask's sigset_t)
+_LENGTH_WORD = {CSTR: lambda op: None, LENGTH: lambda op: op.len_arg, FIXED_SIZE: lambda op: FIXED,
+                BLOCK: lambda op: FIXED}
 
 
 def output_of(plan) -> Optional[Tuple[int, int]]:
-    """(word index, size) of the one output argument the return trampoline copies (a structure
-    or array with no pointer in it, as clock_gettime's or stat's), when every other argument
-    after the split renders from its word alone; None otherwise."""
+    """(word index, size word) of the one output argument the return trampoline copies (a
+    structure or array with no pointer in it, as clock_gettime's or stat's: its size; a string
+    as long as the returned value, as read's: the most characters shown, limit + 1), when every
+    other argument after the split renders from its word alone; None otherwise."""
     out = None
     for i, op in plan.right_items:
         if op.capture == WORD:
             continue
-        if op.capture != BLOCK or op.cap > OUT_MAX or out is not None:
+        if op.capture not in _OUT_SIZE_WORD or op.cap > OUT_MAX or out is not None:
             return None
-        out = (i, op.cap)
+        out = (i, _OUT_SIZE_WORD[op.capture](op))
     return out
+
+
+_OUT_SIZE_WORD = {BLOCK: lambda op: op.cap, RETLEN: lambda op: op.limit + 1}
+
+
+def _outlen_kind(plan) -> int:
+    """The return record's "captured" word of a site whose output string is as long as the
+    returned value (RET_OUTLEN and its flags), 0 for any other site."""
+    for _, op in plan.right_items:
+        if op.capture == RETLEN:
+            return RET_OUTLEN | (OUTLEN_WIDE if op.kind == "retwstr" else 0) | (OUTLEN_32 if op.size == 4 else 0)
+    return 0
 
 
 class FastSite:
@@ -194,8 +217,11 @@ class FastSite:
         # copies it (RET_CSTR up to its NUL, RET_WSTR a fixed number of bytes)
         self.ret_string = plan.ret is not None and plan.ret.capture != WORD
         self.ret_kind = (RET_WSTR if plan.ret.capture == FIXED_SIZE else RET_CSTR) if self.ret_string else 0
-        # an output argument (clock_gettime's timespec): the return trampoline copies it
+        # an output argument (clock_gettime's timespec, read's buffer): the return trampoline
+        # copies it
         self.out = output_of(plan) if plan.right is not None else None
+        if self.out is not None and not self.ret_string:
+            self.ret_kind = _outlen_kind(plan)
 
     def _compile(self, suffix: str):
         self.leaf, self.quick = _leaf_renderer(self.site.display, self.plan, self.strings, self.size, suffix,
@@ -408,6 +434,15 @@ class _Captured:
         return self.fallback.read(addr, size)
 
     def cstring(self, addr: int, limit: int):
+        b = self.block
+        if b is not None and b[0] == addr:
+            # an output string (read's buffer): its first limit + 1 bytes were asked for, those
+            # copied are the ones readable (as MemView.cstring reads them)
+            data = b[2]
+            nul = data.find(b"\0", 0, limit + 1)
+            if nul >= 0:
+                return data[:nul], True
+            return (data[:limit], False) if len(data) > limit else None
         for a, area in self.items:
             if a == addr:
                 if area is None:
@@ -459,8 +494,11 @@ class GuestLog:
         return 4 * self.ret_cap
 
     def ret_area(self, captured: int) -> int:
-        """Bytes of the copy after a return record whose "captured" word is `captured`."""
-        return area_size(self.wret_cap if captured == RET_WSTR else self.ret_cap) if captured else 0
+        """Bytes of the returned string's copy after a return record whose "captured" word is
+        `captured` (the output argument's follow it)."""
+        if captured == RET_CSTR:
+            return area_size(self.ret_cap)
+        return area_size(self.wret_cap) if captured == RET_WSTR else 0
 
     # -- set-up ---------------------------------------------------------------------
     def _map(self, proc) -> None:
@@ -510,12 +548,16 @@ class GuestLog:
         a.load(RCX, R10, 24)
         a.store(R11, S_OUTP, RCX)
         a.load(RCX, R10, 32)
+        a.load(RDI, R10, 16)
+        self._output_length(a)
         a.store(R11, S_OUTN, RCX)
         a.store(RSI, 40, RCX)
-        a.load(RCX, R10, 16)
-        a.store(RSI, 32, RCX)
+        a.store(RSI, 32, RDI)
+        a.mov(RCX, RDI)
         a.raw(b"\x48\x85\xc9")             # test rcx, rcx
         a.jcc(JE, "nocap")
+        a.raw(b"\x48\x83\xf9" + bytes([RET_OUTLEN]))   # cmp rcx, RET_OUTLEN
+        a.jcc(JAE, "nocap")                 # (an output string's length, not a returned string)
         # the function returns a C string: copy it, as the entry copies string arguments; or a
         # wide string: a fixed number of bytes, as the entry copies wide string arguments
         a.store(R11, S_RAX, RAX)
@@ -565,6 +607,33 @@ class GuestLog:
         a.jmp("ret")
         a.label("lost")                     # hooked: the return address cannot be found
         a.jmp("ret")
+
+    @staticmethod
+    def _output_length(a: Asm) -> None:
+        # rcx: the shadow entry's size word, rdi: its return kind. For an output string as long
+        # as the returned value (RET_OUTLEN), rcx becomes the bytes to copy: min(rax, rcx)
+        # characters, times 4 for wide ones; for a C string one byte more, which MemView.cstring
+        # reads too (unreadable there, the string shows as its pointer). rax is unsigned, as the
+        # generic interpreter reads a length from it; a 4-byte return value is its low half.
+        # Uses r10 (the shadow entry is not read after this).
+        a.raw(b"\x48\x83\xff" + bytes([RET_OUTLEN]))   # cmp rdi, RET_OUTLEN
+        a.jcc(JB, "olsized")
+        a.mov(R10, RAX)
+        a.raw(b"\x40\xf6\xc7" + bytes([OUTLEN_32]))    # test dil, OUTLEN_32
+        a.jcc(JE, "ol64")
+        a.raw(b"\x41\x89\xc2")                         # mov r10d, eax
+        a.label("ol64")
+        a.raw(b"\x49\x39\xca")                         # cmp r10, rcx
+        a.jcc(JAE, "olcapped")
+        a.mov(RCX, R10)
+        a.label("olcapped")
+        a.raw(b"\x40\xf6\xc7" + bytes([OUTLEN_WIDE]))  # test dil, OUTLEN_WIDE
+        a.jcc(JE, "olnarrow")
+        a.raw(b"\x48\xc1\xe1\x02")                     # shl rcx, 2
+        a.jmp("olsized")
+        a.label("olnarrow")
+        a.raw(b"\x48\xff\xc1")                         # inc rcx
+        a.label("olsized")
 
     def attach_machine(self, proc) -> None:
         """Hooks and callbacks on this engine (the first one, or a forked child's copy)."""
@@ -893,7 +962,8 @@ class GuestLog:
         progs = self.native_sites
         if len(progs) < len(sites) and native is not None:
             progs.extend(native_site(fs.site.display, fs.plan, fs.strings, fs.size, _ALIGN_PAD,
-                                     self.wret_cap if fs.ret_kind == RET_WSTR else self.ret_cap)
+                                     self.wret_cap if fs.ret_kind == RET_WSTR else self.ret_cap,
+                                     fs.ret_kind if fs.ret_kind >= RET_OUTLEN else 0)
                          for fs in sites[len(progs):])
         leaf_run = native.leaf_run if quick and native is not None else None
         ret_area = self.ret_area
@@ -980,7 +1050,7 @@ class GuestLog:
                             mem = self._ret_memory(data, nxt, start, rax, captured, outn, None, w[1:7], live, fs)
                             r = rop.word(rax, mem) if rop is not None else None
                             if plan.right is not None:
-                                right = plan.right(w[1:7], mem)
+                                right = plan.right(w[1:7], mem, rax)
                                 if right:
                                     text += (", " if left else "") + ", ".join(right)
                             nxt += ret_area(captured) + ((outn + 7) & ~7)
@@ -1038,7 +1108,7 @@ class GuestLog:
             if rax:
                 mem.wide = (rax, area, self.wret_cap)
             o += area_size(self.wret_cap)
-        elif captured:
+        elif captured == RET_CSTR:
             area = data[o:o + self.ret_cap]
             if self.faulted and self.faulted.pop(start + o, None) is not None:
                 area = None
