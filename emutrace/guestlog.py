@@ -48,7 +48,7 @@ from .machine.reader import GuestReader
 from .machine.x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
 from .escapes import escape_bytes
 from .nativelog import native_site
-from .renderops import BLOCK, CSTR, FIXED_SIZE, LENGTH, RETLEN, WORD
+from .renderops import BLOCK, CSTR, FIXED_SIZE, LENGTH, RAXRDX, RETLEN, WORD
 from .values import DEFAULT_ALIGN, FastCallState
 
 # control page: the running thread's pointers, then where the trampolines keep the registers
@@ -72,6 +72,8 @@ RET_CSTR, RET_WSTR = 1, 2          # a return record's "captured" word: what the
 # its flags: the output copy is min(rax, the shadow entry's size word) characters of 4 bytes
 # (OUTLEN_WIDE) or of 1 and the byte after them; rax read as 32 bits (OUTLEN_32) or 64
 RET_OUTLEN, OUTLEN_WIDE, OUTLEN_32 = 4, 1, 2
+# ... or, for a structure returned in rax and rdx, RET_PAIR: the output copy is rdx (8 bytes)
+RET_PAIR = 8
 _NO_FRAME = 1 << 64                # above every stack address: no frame open
 RING_SIZE = 256 << 10
 SHADOW_SIZE = 64 << 10             # ~2700 open calls per thread; doubled when full
@@ -137,8 +139,10 @@ def capture_plan(plan, wide_ret_cap: Optional[int] = None) -> Optional[Tuple[Tup
     ret = plan.ret
     if ret is not None:
         # a word, or a string the return trampoline copies (a C string, or a wide string of
-        # wide_ret_cap bytes)
-        if ret.capture not in (WORD, CSTR, FIXED_SIZE):
+        # wide_ret_cap bytes), or a structure in rax and rdx (which it copies)
+        if ret.capture not in (WORD, CSTR, FIXED_SIZE, RAXRDX):
+            return None
+        if ret.capture == RAXRDX and plan.right is not None:
             return None
         if ret.capture == FIXED_SIZE and ret.cap != wide_ret_cap:
             return None
@@ -215,8 +219,10 @@ class FastSite:
         self.quick = self._first_quick
         # a returned C string (strchr, getenv...) or wide string (wcschr): the return trampoline
         # copies it (RET_CSTR up to its NUL, RET_WSTR a fixed number of bytes)
-        self.ret_string = plan.ret is not None and plan.ret.capture != WORD
+        self.ret_string = plan.ret is not None and plan.ret.capture in (CSTR, FIXED_SIZE)
         self.ret_kind = (RET_WSTR if plan.ret.capture == FIXED_SIZE else RET_CSTR) if self.ret_string else 0
+        if plan.ret is not None and plan.ret.capture == RAXRDX:
+            self.ret_kind = RET_PAIR        # (rdx, which the return trampoline copies)
         # an output argument (clock_gettime's timespec, read's buffer): the return trampoline
         # copies it
         self.out = output_of(plan) if plan.right is not None else None
@@ -225,7 +231,7 @@ class FastSite:
 
     def _compile(self, suffix: str):
         self.leaf, self.quick = _leaf_renderer(self.site.display, self.plan, self.strings, self.size, suffix,
-                                               self.ret_string or self.out is not None)
+                                               self.ret_kind != 0 or self.out is not None)
 
     def _first_leaf(self, w, data, off, rax, suffix):
         self._compile(suffix)
@@ -582,6 +588,13 @@ class GuestLog:
         a.load(RCX, R11, S_OUTN)
         a.raw(b"\x48\x85\xc9")             # test rcx, rcx
         a.jcc(JE, "noout")
+        # rdx, for a structure returned in rax and rdx
+        a.raw(b"\x48\x83\x7e\xf0" + bytes([RET_PAIR]))   # cmp qword [rsi-16] (captured), RET_PAIR
+        a.jcc(JNE, "outcopy")
+        a.store(RSI, 0, RDX)
+        a.add_imm(RSI, 8)
+        a.jmp("noout")
+        a.label("outcopy")
         # an output argument: its bytes as the function left them
         a.store(R11, S_RAX, RAX)
         a.store(R11, S_RBX, RBX)
@@ -618,6 +631,8 @@ class GuestLog:
         # Uses r10 (the shadow entry is not read after this).
         a.raw(b"\x48\x83\xff" + bytes([RET_OUTLEN]))   # cmp rdi, RET_OUTLEN
         a.jcc(JB, "olsized")
+        a.raw(b"\x48\x83\xff" + bytes([RET_PAIR]))     # cmp rdi, RET_PAIR (rcx: 8, rdx's bytes)
+        a.jcc(JAE, "olsized")
         a.mov(R10, RAX)
         a.raw(b"\x40\xf6\xc7" + bytes([OUTLEN_32]))    # test dil, OUTLEN_32
         a.jcc(JE, "ol64")
@@ -797,7 +812,7 @@ class GuestLog:
         a.store_imm(RAX, 16, fs.ret_kind)
         if fs.out is not None:
             a.store(RAX, 24, ARG_REGS[fs.out[0]])
-        a.store_imm(RAX, 32, fs.out[1] if fs.out is not None else 0)
+        a.store_imm(RAX, 32, 8 if fs.ret_kind == RET_PAIR else fs.out[1] if fs.out is not None else 0)
         a.add_imm(RAX, SHADOW_ENTRY)
         a.store(R11, SHTOP, RAX)
         a.movabs(R10, self.ret_tramp)
@@ -973,6 +988,7 @@ class GuestLog:
                 if data[off] == 0xFF and data[off + 7] == 0xFF:          # RET_TAG
                     slot, orig, rax, captured, outn = unpack_ret(data, off + 8)
                     ret_mem = None
+                    rdx = unpack_tag(data, off + RET_SIZE)[0] if captured == RET_PAIR else None
                     if captured or outn:
                         ret_mem = self._ret_memory(data, off, start, rax, captured, outn, stack, slot, live)
                     off += RET_SIZE + ret_area(captured) + ((outn + 7) & ~7)
@@ -984,8 +1000,9 @@ class GuestLog:
                         frame = stack.pop()
                         if frame.rsp == slot and (frame.ret_addr == orig or frame.ret_addr == rt):
                             calls.ret_frame, calls.ret_rax, calls.ret_mem = frame, rax, ret_mem
+                            calls.ret_rdx = rdx
                             frame.owner.returned(proc, frame)
-                            calls.ret_mem = None
+                            calls.ret_mem = calls.ret_rdx = None
                         else:
                             frame.owner.unwound(proc, frame)
                     continue
@@ -1046,6 +1063,8 @@ class GuestLog:
                         left = self._left(w, data, off, start, fs)
                         rop = plan.ret
                         text = fs.site.display + "(" + ", ".join(left)
+                        if captured == RET_PAIR:
+                            rax |= unpack_tag(data, nxt + RET_SIZE)[0] << 64      # (rdx)
                         if captured or outn:
                             mem = self._ret_memory(data, nxt, start, rax, captured, outn, None, w[1:7], live, fs)
                             r = rop.word(rax, mem) if rop is not None else None

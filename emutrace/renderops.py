@@ -24,7 +24,8 @@ from typing import Callable, Dict, Optional
 
 from .escapes import ESC_TABLE, esc_wchar, escape_bytes, escape_wide
 
-__all__ = ["RenderOp", "KINDS", "WORD", "CSTR", "LENGTH", "FIXED_SIZE", "BLOCK", "RETLEN", "LIVE", "read_prefix"]
+__all__ = ["RenderOp", "KINDS", "WORD", "CSTR", "LENGTH", "FIXED_SIZE", "BLOCK", "RETLEN", "RAXRDX", "LIVE",
+           "read_prefix"]
 
 # What the guest log copies for an op (RenderOp.capture), `cap` bytes of it:
 WORD = "word"        # nothing: the op reads its word alone
@@ -35,6 +36,8 @@ BLOCK = "block"      # a block of `cap` bytes with no pointer in it, copied at t
 RETLEN = "retlen"    # an output string as long as the returned value says (read's), copied at the
                      # return: min(returned value, limit + 1) characters (and, for a C string, the
                      # byte after them, which MemView.cstring reads too); `cap` bytes at most
+RAXRDX = "raxrdx"    # a return value in rax and rdx (a structure of two eightbytes): the op's word is
+                     # rax | rdx << 64, and the return trampoline copies rdx
 LIVE = "live"        # live memory the log does not copy: such a call is hooked, not logged
 
 

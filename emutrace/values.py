@@ -81,7 +81,7 @@ from emutrace.machine.reader import GuestReader
 from emutrace.protos import (Array, ArgRef, Const, EltRef, Expr, Pointer, Prim, Prototype,
                              Struct, Type, Zero, default_prototype, FLOATING, SIGNED)
 from emutrace.escapes import esc_char, esc_wchar, escape_bytes, escape_wide
-from emutrace.renderops import BLOCK, LIVE, RETLEN, WORD, RenderOp, bitvec_text, read_prefix
+from emutrace.renderops import BLOCK, LIVE, RAXRDX, RETLEN, WORD, RenderOp, bitvec_text, read_prefix
 
 __all__ = ["CallFormatter", "CallState", "FastCallState", "close_call", "escape_bytes", "format_summary",
            "DEFAULT_ALIGN", "DEFAULT_STRING_LIMIT", "DEFAULT_ARRAY_LIMIT"]
@@ -608,7 +608,7 @@ class _Plan:
     ``right(words, mem)`` (None when nothing is an output parameter) run their ops' word
     renderers."""
     __slots__ = ("proto", "known", "nwords", "left", "right", "ret", "ret_hidden", "left_items",
-                 "right_items")
+                 "right_items", "ret_pair")
 
     def __init__(self, proto, known, nwords, left_items, right_items, ret, has_right: bool):
         self.proto = proto
@@ -620,6 +620,8 @@ class _Plan:
         self.right = _args_fn(right_items) if has_right else None
         self.ret = ret
         self.ret_hidden = ret is not None and ret.kind == "hide"
+        # a structure returned in rax and rdx: exit_word's rax is then rax | rdx << 64
+        self.ret_pair = ret is not None and ret.capture == RAXRDX
 
 
 def _args_fn(items):
@@ -815,6 +817,8 @@ class CallFormatter:
         if type(st) is FastCallState:
             try:
                 rax = regs.ret_int() & _M64
+                if st.plan.ret_pair:
+                    rax |= (regs.ret_int_hi() & _M64) << 64
             except Exception:
                 rax = None
             return self.exit_word(st, rax, mem)
@@ -861,7 +865,8 @@ class CallFormatter:
                              display_name + "(" + ", ".join(left), left)
 
     def exit_word(self, st: FastCallState, rax: Optional[int], mem: GuestReader) -> str:
-        """``exit`` through a compiled prototype, with the return register's value."""
+        """``exit`` through a compiled prototype, with the return register's value (rax | rdx << 64
+        for a structure returned in both: plan.ret_pair)."""
         plan = st.plan
         left = st._left_args
         if plan.right is not None:
@@ -893,6 +898,8 @@ class CallFormatter:
                    self._compile_word(t, True) for i, t in enumerate(proto.params)]
             if isinstance(rt, Prim) and rt.kind == "void" and rt.lens in (None, "hide"):
                 ret = None
+            elif isinstance(rt, Struct):
+                ret = self._compile_ret_pair(rt)
             else:
                 ret = self._compile_word(rt, False)
         except _NotCompiled:
@@ -941,6 +948,20 @@ class CallFormatter:
         if not (isinstance(lt, Prim) and lt.kind in ("long", "ulong") and lt.lens is None):
             return None
         return self._op("buf", limit=self.string_limit, len_arg=arr.length.index - 1)
+
+    def _compile_ret_pair(self, t: Struct) -> RenderOp:
+        """A structure returned in rax (and rdx): of at most 16 bytes with no pointer in it and
+        only integers (both eightbytes of class INTEGER), rendered by the generic interpreter
+        from rax | rdx << 64 as _fetch_ret assembles them; _NotCompiled otherwise."""
+        size = _flat_size(t)
+        classes = _classify(t) if size else None
+        if not size or size > 16 or not classes or any(c != "INT" for c in classes):
+            raise _NotCompiled
+        fmt = self._fmt
+
+        def pair(w, mem):
+            return fmt(t, w.to_bytes(16, "little")[:size], None, _Ctx(self, mem, None))
+        return RenderOp("typed", lambda _t: pair, type=t, capture=RAXRDX)
 
     def _ret_bounded_string(self, t: Type, proto: Prototype, index: int) -> Optional[RenderOp]:
         """An output string whose length is at most the returned value (read's
