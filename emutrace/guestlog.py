@@ -59,12 +59,14 @@ CTRL_WORDS = 5
 S_RAX, S_R10, S_RBX, S_RCX, S_RSI, S_RDI, S_JMP, S_RDX = 64, 72, 80, 88, 96, 104, 112, 120
 S2_RCX, S2_RDX = 128, 136          # the return trampoline's copies keep rcx and rdx here
 S_OUTP, S_OUTN = 144, 152          # ... and the output argument's address and size
+S_INP, S_KIND = 160, 168           # ... and the string shown at the return's, and the return kind
 HEAD = 72                          # call record: tag, 6 argument words, slot, return address
 RET_SIZE = 48                      # return record: RET_TAG, slot, return address, rax, captured?,
                                    # output bytes; then the returned string's bytes when captured,
                                    # then the output argument's bytes
-SHADOW_ENTRY = 40                  # shadow stack entry: return slot, return address, capture rax?,
-                                   # output argument's address and size
+SHADOW_ENTRY = 48                  # shadow stack entry: return slot, return address, capture rax?,
+                                   # output argument's address and size, string shown at the
+                                   # return's address
 OUT_MAX = 512                      # the largest output argument copied at the return
 RET_TAG = (1 << 64) - 1
 RET_CSTR, RET_WSTR = 1, 2          # a return record's "captured" word: what the area after it holds
@@ -74,6 +76,12 @@ RET_CSTR, RET_WSTR = 1, 2          # a return record's "captured" word: what the
 RET_OUTLEN, OUTLEN_WIDE, OUTLEN_32 = 4, 1, 2
 # ... or, for a structure returned in rax and rdx, RET_PAIR: the output copy is rdx (8 bytes)
 RET_PAIR = 8
+# ... with, for a site whose arguments after the split show a string besides the output argument
+# (mbstowcs's source), a flag: that string's copy follows the output copy, a C string of ret_cap
+# bytes (IN_CSTR) or a wide one of wret_cap (IN_WSTR), copied at the return as the hooked path
+# reads it there
+IN_CSTR, IN_WSTR = 16, 32
+_KIND_MASK = 15                    # (the return kind without those flags)
 _NO_FRAME = 1 << 64                # above every stack address: no frame open
 RING_SIZE = 256 << 10
 SHADOW_SIZE = 64 << 10             # ~2700 open calls per thread; doubled when full
@@ -174,12 +182,31 @@ def output_of(plan) -> Optional[Tuple[int, int]]:
     other argument after the split renders from its word alone; None otherwise."""
     out = None
     for i, op in plan.right_items:
-        if op.capture == WORD:
-            continue
+        if op.capture == WORD or (op.capture in _IN_FLAG and (plan.ret is None or plan.ret.capture == WORD)):
+            continue            # (a string shown at the return besides it: string_at_return)
         if op.capture not in _OUT_SIZE_WORD or op.cap > OUT_MAX or out is not None:
             return None
         out = (i, _OUT_SIZE_WORD[op.capture](op))
+    if out is not None and string_at_return(plan) == (None, None):
+        return None             # (two strings besides it)
     return out
+
+
+# a string argument shown at the return (after the split), copied there: its flag
+_IN_FLAG = {CSTR: IN_CSTR, FIXED_SIZE: IN_WSTR}
+
+
+def string_at_return(plan) -> Tuple[Optional[int], int]:
+    """(word index, IN_CSTR or IN_WSTR) of the one C or wide string shown after the split besides
+    the output argument (mbstowcs's source), which the return trampoline copies too; (None, 0)
+    when there is none, (None, None) when there are more."""
+    got: Tuple[Optional[int], Optional[int]] = (None, 0)
+    for i, op in plan.right_items:
+        if op.capture in _IN_FLAG:
+            if got[0] is not None:
+                return None, None
+            got = (i, _IN_FLAG[op.capture])
+    return got
 
 
 _OUT_SIZE_WORD = {BLOCK: lambda op: op.cap, RETLEN: lambda op: op.limit + 1}
@@ -199,7 +226,7 @@ class FastSite:
     `left(record words, data, offset)`: its shown arguments rendered from the record, and
     `leaf(...)`: the whole line of a call that returned before any other was logged."""
     __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left", "leaf", "quick", "ret_string",
-                 "ret_kind", "out", "pair_end")
+                 "ret_kind", "out", "pair_end", "in_string")
 
     def __init__(self, tag: int, site, plan, caps, entry: int):
         self.tag = tag
@@ -228,6 +255,11 @@ class FastSite:
         self.out = output_of(plan) if plan.right is not None else None
         if self.out is not None and not self.ret_string:
             self.ret_kind = _outlen_kind(plan)
+            # a string shown at the return besides it (mbstowcs's source): copied there too
+            self.in_string, flag = string_at_return(plan)
+            self.ret_kind |= flag
+        else:
+            self.in_string = None
 
     def _compile(self, suffix: str):
         self.leaf, self.quick = _leaf_renderer(self.site.display, self.plan, self.strings, self.size, suffix,
@@ -500,11 +532,16 @@ class GuestLog:
         return 4 * self.ret_cap
 
     def ret_area(self, captured: int) -> int:
-        """Bytes of the returned string's copy after a return record whose "captured" word is
-        `captured` (the output argument's follow it)."""
+        """Bytes of the copies after a return record whose "captured" word is `captured` but the
+        output argument's: the returned string's before it, the string shown at the return's
+        after it."""
         if captured == RET_CSTR:
             return area_size(self.ret_cap)
-        return area_size(self.wret_cap) if captured == RET_WSTR else 0
+        if captured == RET_WSTR:
+            return area_size(self.wret_cap)
+        if captured & IN_CSTR:
+            return area_size(self.ret_cap)
+        return area_size(self.wret_cap) if captured & IN_WSTR else 0
 
     # -- set-up ---------------------------------------------------------------------
     def _map(self, proc) -> None:
@@ -553,12 +590,16 @@ class GuestLog:
         a.store(R11, S_JMP, RDI)
         a.load(RCX, R10, 24)
         a.store(R11, S_OUTP, RCX)
+        a.load(RCX, R10, 40)
+        a.store(R11, S_INP, RCX)
         a.load(RCX, R10, 32)
         a.load(RDI, R10, 16)
+        a.store(RSI, 32, RDI)               # (with its flags)
+        a.store(R11, S_KIND, RDI)
+        a.raw(b"\x83\xe7" + bytes([_KIND_MASK]))      # and edi, _KIND_MASK
         self._output_length(a)
         a.store(R11, S_OUTN, RCX)
         a.store(RSI, 40, RCX)
-        a.store(RSI, 32, RDI)
         a.mov(RCX, RDI)
         a.raw(b"\x48\x85\xc9")             # test rcx, rcx
         a.jcc(JE, "nocap")
@@ -609,6 +650,20 @@ class GuestLog:
         a.load(RAX, R11, S_RAX)
         a.load(RBX, R11, S_RBX)
         a.label("noout")
+        # the string shown at the return besides the output argument (mbstowcs's source)
+        for flag, length, cap, tag in ((IN_CSTR, None, self.ret_cap, "ric"), (IN_WSTR, FIXED, self.wret_cap, "riw")):
+            a.raw(b"\x41\xf6\x83" + struct.pack("<i", S_KIND) + bytes([flag]))   # test byte [r11+S_KIND], flag
+            a.jcc(JE, f"{tag}no")
+            a.store(R11, S_RAX, RAX)
+            a.store(R11, S_RBX, RBX)
+            a.load(RDI, R11, S_INP)
+            a.mov(RAX, RSI)
+            self._copy(a, RDI, length, 0, cap, tag, S2_RCX, S2_RDX)
+            a.mov(RSI, RAX)
+            a.add_imm(RSI, area_size(cap))
+            a.load(RAX, R11, S_RAX)
+            a.load(RBX, R11, S_RBX)
+            a.label(f"{tag}no")
         a.store(R11, RPTR, RSI)
         for r, save in ((RCX, S_RCX), (RSI, S_RSI), (RDI, S_RDI), (R10, S_R10)):
             a.load(r, R11, save)
@@ -813,6 +868,8 @@ class GuestLog:
         if fs.out is not None:
             a.store(RAX, 24, ARG_REGS[fs.out[0]])
         a.store_imm(RAX, 32, 8 if fs.ret_kind == RET_PAIR else fs.out[1] if fs.out is not None else 0)
+        if fs.in_string is not None:
+            a.store(RAX, 40, ARG_REGS[fs.in_string])
         a.add_imm(RAX, SHADOW_ENTRY)
         a.store(R11, SHTOP, RAX)
         a.movabs(R10, self.ret_tramp)
@@ -1133,18 +1190,34 @@ class GuestLog:
                 area = None
             mem.items = [(rax, area)]
             o += area_size(self.ret_cap)
+        ins = captured & (IN_CSTR | IN_WSTR)
+        if outn or ins:
+            if fs is None:              # a frame's return: its call's words are in its state
+                words, fs = self._frame_words(stack, words_or_slot)
+            else:
+                words = words_or_slot
+            if fs is None or words is None:
+                return mem
         if outn:
             block = data[o:o + outn]
             if self.faulted:
                 got = self.faulted.pop(start + o, None)
                 if got is not None:
                     block = block[:got]
-            if fs is None:              # a frame's return: its call's words are in its state
-                words, fs = self._frame_words(stack, words_or_slot)
-            else:
-                words = words_or_slot
-            if fs is not None and fs.out is not None and words is not None:
+            if fs.out is not None:
                 mem.block = (words[fs.out[0]], outn, block)
+            o += (outn + 7) & ~7
+        if ins and fs.in_string is not None:
+            # the string shown at the return besides it: as far as it was readable (a C string
+            # with no NUL before unreadable memory: unreadable, as MemView.cstring has it)
+            cap = self.ret_cap if ins == IN_CSTR else self.wret_cap
+            area = data[o:o + cap]
+            got = self.faulted.pop(start + o, None) if self.faulted else None
+            w = words[fs.in_string]
+            if ins == IN_CSTR:
+                mem.items = [(w, None if got is not None else area)]
+            elif w:
+                mem.wide = (w, area if got is None else area[:got], cap)
         return mem
 
     def _frame_words(self, stack, slot: int):

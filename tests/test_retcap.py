@@ -2,7 +2,8 @@
 hooked path and the pure-Python path.
 
 Strings as long as the returned value says (read, pread, readlink, wcstombs: `+string[retval]`;
-mbstowcs: `+wstring[retval]`), sets of bits in and out (sigprocmask's sigset_t), and structures
+mbstowcs: `+wstring[retval]`) and the strings shown at the return beside them (mbstowcs's and
+wcstombs's sources), sets of bits in and out (sigprocmask's sigset_t), and structures
 returned in rax:rdx (div, ldiv, lldiv, the C++ _Prime_rehash_policy::_M_need_rehash) print, logged,
 exactly what `--hook-returns` prints and what EMUTRACE_PURE=1 prints, byte for byte: with wild
 pointers, huge returned lengths (-1) and buffers ending at the end of a mapping (bins/retcap.c),
@@ -18,7 +19,7 @@ import subprocess
 import pytest
 
 from conftest import built, emutrace, native, status_of
-from emutrace.guestlog import RET_OUTLEN, RET_PAIR, OUTLEN_32, OUTLEN_WIDE, capture_plan
+from emutrace.guestlog import IN_CSTR, IN_WSTR, OUTLEN_32, OUTLEN_WIDE, RET_OUTLEN, RET_PAIR, capture_plan
 from emutrace.protos import load_prototypes, parse_conf
 from emutrace.values import CallFormatter
 
@@ -96,8 +97,11 @@ def test_the_calls_are_logged_in_guest_code(tmp_path):
     assert fast["read"].ret_kind == RET_OUTLEN and fast["readlink"].ret_kind == RET_OUTLEN
     assert fast["sigprocmask"].out is not None and fast["sigprocmask"].strings      # the set copied at the call
     assert fast["ldiv"].ret_kind == RET_PAIR and fast["div"].ret_kind == RET_PAIR
+    # mbstowcs's source and wcstombs's are shown at the return: copied there with the output
+    assert fast["mbstowcs"].ret_kind == RET_OUTLEN | OUTLEN_WIDE | IN_CSTR
+    assert fast["wcstombs"].ret_kind == RET_OUTLEN | IN_WSTR
     for name in ("read", "pread", "readlink", "sigprocmask", "sigemptyset", "sigaddset", "signalfd", "ldiv",
-                 "lldiv"):
+                 "lldiv", "mbstowcs", "wcstombs"):
         assert name in fast, name
 
 
@@ -106,18 +110,19 @@ def test_capture_plans_of_the_database():
     (a 4-byte length read as 32 bits), and what the log cannot copy stays hooked."""
     fmt = CallFormatter()
     db = load_prototypes()
-    for name in ("read", "pread", "readlink", "sigprocmask", "sigemptyset",
+    for name in ("read", "pread", "readlink", "sigprocmask", "sigemptyset", "mbstowcs", "wcstombs",
                  "_ZNKSt8__detail20_Prime_rehash_policy14_M_need_rehashEmmm", "ldiv"):
         assert capture_plan(fmt.plan(db.get(name)), 4 * 33) is not None, name
     conf = parse_conf("int f(+string[retval], ulong);\nlong g(+wstring[retval]);\n"
                       "struct(double, long) h(int);\nstruct(long, long, long) k(int);\n"
-                      "struct(string, long) q(int);\n", "t.conf")
+                      "struct(string, long) q(int);\nlong r(+string[retval], string, string);\n", "t.conf")
     from emutrace.guestlog import _outlen_kind
     assert _outlen_kind(fmt.plan(conf.get("f"))) == RET_OUTLEN | OUTLEN_32
     assert _outlen_kind(fmt.plan(conf.get("g"))) == RET_OUTLEN | OUTLEN_WIDE
     assert fmt.plan(conf.get("h")) is None          # an SSE eightbyte: the generic path
     assert fmt.plan(conf.get("k")) is None          # returned in memory
     assert fmt.plan(conf.get("q")) is None          # a pointer in it: rendered from live memory
+    assert capture_plan(fmt.plan(conf.get("r")), 4 * 33) is None    # two strings shown at the return
     # -s larger than the return trampoline's output copy: hooked
     big = CallFormatter(string_limit=1000)
     assert capture_plan(big.plan(db.get("read")), 4 * 1001) is None
