@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Optional
 
 from .machine.native import native
-from .renderops import CSTR, FIXED_SIZE, LENGTH, WORD
+from .renderops import CSTR, FIXED_SIZE, LENGTH, RAXRDX, WORD
 
-# what a returned value may be in C: a word, or a string the return trampoline copied
-_RET_CAPTURES = (WORD, CSTR, FIXED_SIZE)
+# what a returned value may be in C: a word, or a string the return trampoline copied, or a
+# structure in rax and rdx (whose rdx it copied)
+_RET_CAPTURES = (WORD, CSTR, FIXED_SIZE, RAXRDX)
 
 
 def opcode(kind: str) -> Optional[int]:
@@ -32,6 +33,8 @@ def _op(op, word: int, area: int) -> Optional[tuple]:
     code = opcode(op.kind)
     if op.kind == "enum":
         return (code, word, 0, op.mask, op.size, 0, 0, op.names, opcode(op.fallback))
+    if op.kind == "intstruct":
+        return (code, word, 0, 0, 0, 0, 0, op.names, 0)
     lenword = op.len_arg + 1 if op.capture == LENGTH else 0
     return (code, word, lenword, op.mask, op.size, area, op.limit)
 

@@ -334,6 +334,20 @@ def _bitvec(op, typed):
     return bitvec_at
 
 
+def _intstruct(op, typed):
+    def int_struct(w, mem, fields=op.names):
+        """A structure of integers returned in rax and rdx (w = rax | rdx << 64; ldiv's): its
+        fields ((offset, size, signed), ...) as _fmt_struct renders plain integer fields."""
+        out = []
+        for off, size, signed in fields:
+            u = (w >> (8 * off)) & ((1 << (8 * size)) - 1)
+            if signed and u >> (8 * size - 1):
+                u -= 1 << (8 * size)
+            out.append(str(u))
+        return "{ " + ", ".join(out) + " }"
+    return int_struct
+
+
 def _hide(op, typed):
     def hidden(w, mem):
         return None
@@ -398,7 +412,7 @@ def _string_cap(op) -> int:
 # enum: mask, size, names ((value & mask, name), ...) and fallback (the kind rendering a value
 # with no name); cstr, buf, wstr: limit (-s), buf: len_arg (the length's word index); retstr,
 # retwstr: limit, and mask and size: the returned value's (their length); bitvec: size (bytes
-# of the set).
+# of the set); intstruct: names, its fields ((offset, size, signed), ...).
 KINDS: Dict[str, Kind] = {
     "unsigned": Kind(_unsigned, inline="str({w} & {mask})"),
     "signed": Kind(_signed),
@@ -420,6 +434,8 @@ KINDS: Dict[str, Kind] = {
     "retwstr": Kind(_retwstr, RETLEN, lambda op: 4 * (op.limit + 1)),
     # a pointer to a set of bits: copied at the call as an input, at the return as an output
     "bitvec": Kind(_bitvec, BLOCK, lambda op: op.size),
+    # a structure of plain integers returned in rax and rdx
+    "intstruct": Kind(_intstruct, RAXRDX),
     "hide": Kind(_hide, native=False),                  # shows nothing
     "typed": Kind(_typed, None, native=False),          # the generic type interpreter
 }

@@ -593,6 +593,10 @@ _PRIM_OPS = {
 }
 
 
+# integers _fmt_prim renders as plain decimal numbers (no lens): as fields of the op intstruct
+_PLAIN_INTS = {"short", "ushort", "int", "uint", "long", "ulong"}
+
+
 def _int_class(kind: str) -> str:
     return kind if kind in ("char", "wchar") else "signed" if kind in SIGNED else "unsigned"
 
@@ -957,6 +961,10 @@ class CallFormatter:
         classes = _classify(t) if size else None
         if not size or size > 16 or not classes or any(c != "INT" for c in classes):
             raise _NotCompiled
+        if t.lens is None and all(isinstance(f, Prim) and f.kind in _PLAIN_INTS and f.lens is None for f in t.fields):
+            # plain integers (ldiv_t, std::pair<bool, size_t>'s two words): the op intstruct
+            offs, _, _ = t.layout()
+            return self._op("intstruct", names=tuple((o, f.size(), f.kind in SIGNED) for f, o in zip(t.fields, offs)))
         fmt = self._fmt
 
         def pair(w, mem):

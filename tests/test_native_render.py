@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(native is None, reason="the compiled event path 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
-from emutrace.guestlog import (FIXED, HEAD, RET_OUTLEN, RET_SIZE, RET_TAG, _ALIGN_PAD, _Captured,  # noqa: E402
+from emutrace.guestlog import (FIXED, HEAD, RET_OUTLEN, RET_PAIR, RET_SIZE, RET_TAG, _ALIGN_PAD, _Captured,  # noqa: E402
                                _leaf_renderer, _left_renderer, _outlen_kind, area_size, capture_plan, output_of)
 from emutrace.nativelog import native_site  # noqa: E402
 from emutrace.protos import parse_conf  # noqa: E402
@@ -30,7 +30,10 @@ STRING_TYPES = ["string", "wstring", "bitvec(ulong)*", "bitvec(uint)*", "bitvec(
 OUT_TYPES = ["+string[retval]", "+wstring[retval]", "+bitvec(ulong)*", "+bitvec(ushort)*"]
 LENGTH_RET_TYPES = ["long", "int", "ulong", "uint"]
 RET_TYPES = ["void", "int", "uint", "long", "ulong", "addr", "hex(uint)", "short", "char", "bool", "wchar",
-             "enum(A=0,B=1)", "string"]
+             "enum(A=0,B=1)", "string",
+             # structures of integers returned in rax and rdx
+             "struct(int, ulong)", "struct(long, long)", "struct(int, int)", "struct(short, uint, long)",
+             "struct(ushort, short, int, ulong)"]
 
 
 @st.composite
@@ -88,7 +91,8 @@ def test_native_line_is_the_python_line(data):
         return
     plan, strings, size = got
     ret_cap = data.draw(st.sampled_from([limit + 1, limit + 1, 1, limit + 8]))
-    site = native_site("f", plan, strings, size, _ALIGN_PAD, ret_cap, _outlen_kind(plan))
+    pair = plan.ret is not None and plan.ret.kind == "intstruct"
+    site = native_site("f", plan, strings, size, _ALIGN_PAD, ret_cap, RET_PAIR if pair else _outlen_kind(plan))
     if site is None:            # a renderer the C path does not have: Python serves the site
         return
     leaf, quick = _leaf_renderer("f", plan, strings, size)
@@ -134,6 +138,22 @@ def test_native_line_is_the_python_line(data):
             other = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, *flags) + padded + bytes(16)
             assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == 0
         return
+    if pair:
+        # guestlog.decode's general path: the structure from rax and the rdx the return copied
+        rdx = data.draw(WORDS)
+        text = "f(" + ", ".join(_left_renderer(plan, strings)(words, bytes(rec), 0))
+        pad = _ALIGN_PAD - len(text)
+        want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + plan.ret.word(rax | rdx << 64, None) + "\n"
+        area = struct.pack("<Q", rdx)
+        assert site.line(bytes(rec), 0, rax, "\n", area) == want
+        lines = []
+        run = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, RET_PAIR, 8) + area + struct.pack("<Q", 9)
+        assert native.leaf_run(run, 0, None, [None] * 5 + [site], "\n", lines) == len(run) - 8
+        assert lines == [want]
+        for flags in ((0, 0), (RET_PAIR, 0), (0, 8)):          # not what the site's return copies
+            other = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, *flags) + area + bytes(16)
+            assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == 0
+        return
     if ret_string:
         # guestlog.decode's general path: the returned string from the bytes the return copied
         area = data.draw(AREA_BYTES).ljust(area_size(ret_cap), b"\x07")[:area_size(ret_cap)]
@@ -174,6 +194,10 @@ def test_the_op_kinds_are_the_c_renderers():
         op = (getattr(native, "OP_" + kind.upper()), 1, 2, (1 << 64) - 1, 8, 0 if "ret" in kind else HEAD, 8)
         if kind == "enum":
             op += (((1, "ONE"),), native.OP_SIGNED)
+        if kind == "intstruct":             # (a return value only)
+            native.Site("f(", [], (op[0], 0, 0, 0, 0, 0, 0, ((0, 4, True), (8, 8, False))), HEAD, _ALIGN_PAD,
+                        0, RET_PAIR)
+            continue
         native.Site("f(", [op], None, HEAD + area_size(4 * 9), _ALIGN_PAD)
 
 
@@ -212,12 +236,14 @@ def test_a_run_over_random_bytes_stays_in_the_buffer(blob, off):
     for line in ("long f(int, +string[retval], ulong);", "ulong f(+wstring[retval]);", "int f(+bitvec(ulong)*);"):
         oplan, ostrings, osize = site_of(line, 8)
         sites.append(native_site("f", oplan, ostrings, osize, _ALIGN_PAD, 9, _outlen_kind(oplan)))
+    pplan, pstrings, psize = site_of("struct(int, ulong) f(int);", 8)          # a structure in rax:rdx
+    sites.append(native_site("f", pplan, pstrings, psize, _ALIGN_PAD, 9, RET_PAIR))
     assert None not in sites[1:]
     lines = []
     got = native.leaf_run(blob, off, None, sites, "\n", lines)
     assert got == (off if off >= 0 else len(blob)) or 0 <= got <= len(blob)
     # a tag from the bytes picks a site: force one and the run must still stay inside
-    for tag in (1, 3, 4, 5, 6):
+    for tag in (1, 3, 4, 5, 6, 7):
         forced = struct.pack("<Q", tag) + blob
         assert 0 <= native.leaf_run(forced, 0, None, sites, "\n", lines) <= len(forced)
 

@@ -44,7 +44,9 @@ enum op_kind {
     OP_RETWSTR = 14,            /* ... a wide one: both copied by the return (the "output copy") */
     OP_BITVEC = 15,             /* a pointer to a `size`-byte set of bits, copied at the call or
                                    (area 0) by the return */
-    OP_MAX = 15
+    OP_INTSTRUCT = 16,          /* a returned structure of integers in rax and rdx (the return's
+                                   output copy holds rdx) */
+    OP_MAX = 16
 };
 
 /* how many bytes a string bounded by the returned value may show: min(rax & mask, limit + 1)
@@ -73,6 +75,8 @@ typedef struct {
     int fallback;               /* OP_ENUM: how a value with no name renders (OP_SIGNED, ...) */
     Py_ssize_t nnames;          /* OP_ENUM: its names (owned by the Site) */
     EnumName *names;
+    int nfields;                /* OP_INTSTRUCT: its fields, in the 16 bytes of rax and rdx */
+    struct { unsigned char off, size, is_signed; } fields[16];
 } Op;
 
 #define MAX_ARGS 6
@@ -372,6 +376,23 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
     case OP_RETSTR:
     case OP_RETWSTR:
         return render_retstr(b, op, v, rax, out);
+    case OP_INTSTRUCT: {            /* renderops.py int_struct */
+        if (out == NULL) break;
+        unsigned char bytes[16];
+        for (int i = 0; i < 8; i++) bytes[i] = (unsigned char)(v >> (8 * i));
+        memcpy(bytes + 8, out, 8);
+        if (buf_put(b, "{ ", 2) < 0) return -1;
+        for (int f = 0; f < op->nfields; f++) {
+            uint64_t u = 0;
+            int size = op->fields[f].size;
+            for (int i = size - 1; i >= 0; i--) u = (u << 8) | bytes[op->fields[f].off + i];
+            if (f && buf_put(b, ", ", 2) < 0) return -1;
+            if (op->fields[f].is_signed && size < 8 && (u >> (8 * size - 1)) & 1)
+                u |= ~UINT64_C(0) << (8 * size);              /* sign-extended */
+            if ((op->fields[f].is_signed ? buf_sdec(b, (int64_t)u) : buf_udec(b, u)) < 0) return -1;
+        }
+        return buf_put(b, " }", 2);
+    }
     case OP_BITVEC:                 /* renderops.py bitvec_at, every byte copied */
         if (!v) return buf_put(b, "nil", 3);
         return render_bitvec(b, op->area ? rec + op->area : out, op->size);
@@ -427,7 +448,7 @@ static PyObject *render_line(SiteObject *s, const unsigned char *rec, uint64_t r
     } else if (s->has_ret && s->ret.kind == OP_WSTR) {
         if (render_wstr(&b, ret_area, s->ret.limit, rax) < 0) goto done;    /* (ret_cap >= 4 * (limit + 1)) */
     } else if (s->has_ret) {
-        if (render_op(&b, &s->ret, w, rec, rax, rax, NULL) < 0) goto done;
+        if (render_op(&b, &s->ret, w, rec, rax, rax, ret_area) < 0) goto done;
     } else if (buf_str(&b, "<void>") < 0) {
         goto done;
     }
@@ -460,6 +481,23 @@ static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
     int capture = kind == OP_CSTR || kind == OP_BUF || kind == OP_WSTR;
     if (is_ret && capture && kind == OP_BUF) goto bad;      /* a word, or a returned C or wide string */
     if (is_ret && (kind == OP_RETSTR || kind == OP_RETWSTR || kind == OP_BITVEC)) goto bad;
+    if (!is_ret && kind == OP_INTSTRUCT) goto bad;
+    if (kind == OP_INTSTRUCT) {
+        /* (offset, size, signed) per field, inside rax:rdx */
+        if (names == NULL || !PyTuple_Check(names) || PyTuple_GET_SIZE(names) < 1 || PyTuple_GET_SIZE(names) > 16)
+            goto bad;
+        op->kind = (int)kind;
+        op->nfields = (int)PyTuple_GET_SIZE(names);
+        for (int i = 0; i < op->nfields; i++) {
+            int off, fsize, is_signed;
+            if (!PyArg_ParseTuple(PyTuple_GET_ITEM(names, i), "iip", &off, &fsize, &is_signed)) return -1;
+            if (off < 0 || (fsize != 1 && fsize != 2 && fsize != 4 && fsize != 8) || off + fsize > 16) goto bad;
+            op->fields[i].off = (unsigned char)off;
+            op->fields[i].size = (unsigned char)fsize;
+            op->fields[i].is_signed = (unsigned char)is_signed;
+        }
+        return 0;
+    }
     op->kind = (int)kind;
     op->word = (int)word;
     op->lenword = (int)lenword;
@@ -588,6 +626,10 @@ static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
     self->out_captured = out_captured;
     self->has_ret = ret != Py_None;
     if (self->has_ret && parse_op(ret, &self->ret, size, 1) < 0) return -1;
+    if (self->has_ret && self->ret.kind == OP_INTSTRUCT && (self->out >= 0 || out_captured == 0)) {
+        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: a returned structure needs out_captured");
+        return -1;
+    }
     if (self->out >= 0 && self->has_ret && (self->ret.kind == OP_CSTR || self->ret.kind == OP_WSTR)) {
         PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: an output copy and a returned string");
         return -1;
@@ -649,7 +691,8 @@ static PyObject *Site_line(SiteObject *self, PyObject *args)
         PyErr_SetString(PyExc_IndexError, "a returned string needs ret_cap bytes");
         goto done;
     }
-    if (self->out >= 0 && (area.obj == NULL || (uint64_t)area.len < out_bytes(&self->args[self->out], rax))) {
+    if ((self->out >= 0 && (area.obj == NULL || (uint64_t)area.len < out_bytes(&self->args[self->out], rax))) ||
+        (self->has_ret && self->ret.kind == OP_INTSTRUCT && (area.obj == NULL || area.len < 8))) {
         PyErr_SetString(PyExc_IndexError, "an output argument needs the bytes the return copies");
         goto done;
     }
@@ -719,13 +762,15 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
         if (s->pair_end > n - off - 8) break;
         const unsigned char *rec = d + off, *r = rec + s->size;
         uint64_t slot = rd64(rec + 56), ret = rd64(rec + 64);
-        if (s->out >= 0) captured = s->out_captured;
+        /* (a returned structure's rdx: 8 bytes) */
+        int pair = s->has_ret && s->ret.kind == OP_INTSTRUCT;
+        if (s->out >= 0 || pair) captured = s->out_captured;
         /* a leaf: its own return record next; nothing copied at the return but a returned
          * string, which is there exactly when the site returns one, or the output argument,
          * exactly as many bytes as the site's copy makes */
         uint64_t rax = rd64(r + 24), outn = rd64(r + 40);
         if (rd64(r) != RET_TAG || rd64(r + 8) != slot || rd64(r + 16) != ret || rd64(r + 32) != captured ||
-            outn != (s->out >= 0 ? out_bytes(&s->args[s->out], rax) : 0))
+            outn != (s->out >= 0 ? out_bytes(&s->args[s->out], rax) : pair ? 8 : 0))
             break;
         if (!no_top && top <= slot) break;
         Py_ssize_t end = ret_string ? s->pair_end_cap : s->pair_end;
@@ -1162,7 +1207,7 @@ PyMODINIT_FUNC PyInit__native(void)
         {"OP_HEX", OP_HEX}, {"OP_GUESS", OP_GUESS}, {"OP_ADDR", OP_ADDR}, {"OP_CSTR", OP_CSTR},
         {"OP_BUF", OP_BUF}, {"OP_WSTR", OP_WSTR}, {"OP_CHAR", OP_CHAR}, {"OP_BOOL", OP_BOOL},
         {"OP_ENUM", OP_ENUM}, {"OP_WCHAR", OP_WCHAR}, {"OP_RETSTR", OP_RETSTR}, {"OP_RETWSTR", OP_RETWSTR},
-        {"OP_BITVEC", OP_BITVEC},
+        {"OP_BITVEC", OP_BITVEC}, {"OP_INTSTRUCT", OP_INTSTRUCT},
     };
     for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++) {
         if (PyModule_AddIntConstant(m, consts[i].name, consts[i].value) < 0) { Py_DECREF(m); return NULL; }
