@@ -68,6 +68,13 @@ int main(void)
     got += (long)mbstowcs(NULL, "counted", 0);
     got += (long)wcstombs(buf, L"narrow", sizeof buf);
     got += (long)wcstombs(edge - 3, L"abc", 3);
+    /* sources with no NUL before the end of the mapping (the C library reads only n of them) */
+    memcpy(edge - 2, "ab", 2);
+    got += (long)mbstowcs(wbuf, edge - 2, 2);
+    wchar_t *wedge = (wchar_t *)(edge - 2 * sizeof(wchar_t));
+    wedge[0] = L'x';
+    wedge[1] = L'y';
+    got += (long)wcstombs(buf, wedge, 2);
 
     /* sets of bits */
     sigset_t set, old;

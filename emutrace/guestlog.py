@@ -472,6 +472,14 @@ class _Captured:
         return self.fallback.read(addr, size)
 
     def cstring(self, addr: int, limit: int):
+        for a, area in self.items:
+            if a == addr:
+                if area is None:
+                    return None
+                nul = area.find(b"\0")
+                if nul >= 0:
+                    return area[:nul], True
+                return area[:limit], False
         b = self.block
         if b is not None and b[0] == addr:
             # an output string (read's buffer): its first limit + 1 bytes were asked for, those
@@ -481,14 +489,6 @@ class _Captured:
             if nul >= 0:
                 return data[:nul], True
             return (data[:limit], False) if len(data) > limit else None
-        for a, area in self.items:
-            if a == addr:
-                if area is None:
-                    return None
-                nul = area.find(b"\0")
-                if nul >= 0:
-                    return area[:nul], True
-                return area[:limit], False
         return self.fallback.cstring(addr, limit)
 
 
@@ -1191,33 +1191,38 @@ class GuestLog:
             mem.items = [(rax, area)]
             o += area_size(self.ret_cap)
         ins = captured & (IN_CSTR | IN_WSTR)
-        if outn or ins:
-            if fs is None:              # a frame's return: its call's words are in its state
-                words, fs = self._frame_words(stack, words_or_slot)
-            else:
-                words = words_or_slot
-            if fs is None or words is None:
-                return mem
-        if outn:
-            block = data[o:o + outn]
-            if self.faulted:
-                got = self.faulted.pop(start + o, None)
-                if got is not None:
-                    block = block[:got]
-            if fs.out is not None:
-                mem.block = (words[fs.out[0]], outn, block)
-            o += (outn + 7) & ~7
-        if ins and fs.in_string is not None:
+        if not (outn or ins):
+            return mem
+        # (a fault in a copy is forgotten here whatever becomes of the copy: one left behind
+        # would keep decode off its quick paths)
+        block = data[o:o + outn]
+        if outn and self.faulted:
+            got = self.faulted.pop(start + o, None)
+            if got is not None:
+                block = block[:got]
+        o += (outn + 7) & ~7
+        if ins:
             # the string shown at the return besides it: as far as it was readable (a C string
             # with no NUL before unreadable memory: unreadable, as MemView.cstring has it)
             cap = self.ret_cap if ins == IN_CSTR else self.wret_cap
             area = data[o:o + cap]
             got = self.faulted.pop(start + o, None) if self.faulted else None
+            if got is not None:
+                area = None if ins == IN_CSTR else area[:got]
+        if fs is None:              # a frame's return: its call's words are in its state
+            words, fs = self._frame_words(stack, words_or_slot)
+        else:
+            words = words_or_slot
+        if fs is None or words is None:
+            return mem
+        if outn and fs.out is not None:
+            mem.block = (words[fs.out[0]], outn, block)
+        if ins and fs.in_string is not None:
             w = words[fs.in_string]
             if ins == IN_CSTR:
-                mem.items = [(w, None if got is not None else area)]
+                mem.items = [(w, area)]
             elif w:
-                mem.wide = (w, area if got is None else area[:got], cap)
+                mem.wide = (w, area, cap)
         return mem
 
     def _frame_words(self, stack, slot: int):
