@@ -19,8 +19,12 @@ import subprocess
 import pytest
 
 from conftest import built, emutrace, native, status_of
-from emutrace.guestlog import IN_CSTR, IN_WSTR, OUTLEN_32, OUTLEN_WIDE, RET_OUTLEN, RET_PAIR, capture_plan
+from emutrace.guestlog import (IN_CSTR, IN_WSTR, OUTLEN_32, OUTLEN_WIDE, RET_OUTLEN, RET_PAIR, _outlen_kind,
+                               capture_plan)
+from emutrace.options import parse
 from emutrace.protos import load_prototypes, parse_conf
+from emutrace.session import Session
+from emutrace.tracer import build_observers
 from emutrace.values import CallFormatter
 
 
@@ -79,9 +83,6 @@ def test_edges_print_the_hooked_trace(tmp_path, variant):
 
 def _fast_sites(tmp_path, args):
     """The sites logged in guest code in a run of args (name -> FastSite)."""
-    from emutrace.options import parse
-    from emutrace.session import Session
-    from emutrace.tracer import build_observers
     cfg = parse(["-o", str(tmp_path / "t.txt"), *args])
     session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
     sinks = build_observers(session, cfg)
@@ -117,7 +118,6 @@ def test_capture_plans_of_the_database():
     conf = parse_conf("int f(+string[retval], ulong);\nlong g(+wstring[retval]);\n"
                       "struct(double, long) h(int);\nstruct(long, long, long) k(int);\n"
                       "struct(string, long) q(int);\nlong r(+string[retval], string, string);\n", "t.conf")
-    from emutrace.guestlog import _outlen_kind
     assert _outlen_kind(fmt.plan(conf.get("f"))) == RET_OUTLEN | OUTLEN_32
     assert _outlen_kind(fmt.plan(conf.get("g"))) == RET_OUTLEN | OUTLEN_WIDE
     assert fmt.plan(conf.get("h")) is None          # an SSE eightbyte: the generic path
