@@ -191,6 +191,8 @@ PROGRAMS: Dict[str, dict] = {
     "fib": _p("c", "recursive fib for function tracing", flags=_C_FLAGS),
     "calllog": _p("c", "edge cases of calls logged in guest code (page edges, cancel, backtrace)",
                   flags=_C_FLAGS + ("-pthread",)),
+    "retcap": _p("c", "values the call log copies at the return: strings as long as the returned value, "
+                      "sets of bits, structures in rax:rdx, at mapping edges and wild pointers", flags=_C_FLAGS),
     "callloop": _p("c", "N x malloc/strcpy/strlen/free (benchmark)", flags=_C_FLAGS),
     "freshcalls": _p("c", "N x 8 calls with new arguments: snprintf, buffers, wide strings (benchmark)",
                      flags=_C_FLAGS),

@@ -75,6 +75,7 @@ class CallStacks:
         self.ret_frame: Optional[Frame] = None    # the frame being returned from, and rax then
         self.ret_rax = 0
         self.ret_mem = None                       # and memory as it was then (the call log's copy)
+        self.ret_rdx: Optional[int] = None        # and rdx then (the call log's copy; None: live)
         # per engine, kept here rather than on the machine (whose layer knows nothing of calls);
         # weak, so an ended process's engine is freed with it
         self._engines: "WeakKeyDictionary[object, _EngineReturns]" = WeakKeyDictionary()
@@ -169,6 +170,10 @@ class Regs:
 
     def ret_int(self) -> int:
         return self.m.reg("rax")
+
+    def ret_int_hi(self) -> int:
+        """rdx: the second eightbyte of a structure returned in registers."""
+        return self.m.reg("rdx")
 
     def ret_float(self) -> float:
         return struct.unpack("<d", self.m.xmm(0)[:8])[0]

@@ -48,7 +48,7 @@ from .machine.reader import GuestReader
 from .machine.x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
 from .escapes import escape_bytes
 from .nativelog import native_site
-from .renderops import BLOCK, CSTR, FIXED_SIZE, LENGTH, WORD
+from .renderops import BLOCK, CSTR, FIXED_SIZE, LENGTH, RAXRDX, RETLEN, WORD
 from .values import DEFAULT_ALIGN, FastCallState
 
 # control page: the running thread's pointers, then where the trampolines keep the registers
@@ -59,15 +59,29 @@ CTRL_WORDS = 5
 S_RAX, S_R10, S_RBX, S_RCX, S_RSI, S_RDI, S_JMP, S_RDX = 64, 72, 80, 88, 96, 104, 112, 120
 S2_RCX, S2_RDX = 128, 136          # the return trampoline's copies keep rcx and rdx here
 S_OUTP, S_OUTN = 144, 152          # ... and the output argument's address and size
+S_INP, S_KIND = 160, 168           # ... and the string shown at the return's, and the return kind
 HEAD = 72                          # call record: tag, 6 argument words, slot, return address
 RET_SIZE = 48                      # return record: RET_TAG, slot, return address, rax, captured?,
                                    # output bytes; then the returned string's bytes when captured,
                                    # then the output argument's bytes
-SHADOW_ENTRY = 40                  # shadow stack entry: return slot, return address, capture rax?,
-                                   # output argument's address and size
+SHADOW_ENTRY = 48                  # shadow stack entry: return slot, return address, capture rax?,
+                                   # output argument's address and size, string shown at the
+                                   # return's address
 OUT_MAX = 512                      # the largest output argument copied at the return
 RET_TAG = (1 << 64) - 1
 RET_CSTR, RET_WSTR = 1, 2          # a return record's "captured" word: what the area after it holds
+# ... or, for an output string whose length is the returned value (read's buffer), RET_OUTLEN and
+# its flags: the output copy is min(rax, the shadow entry's size word) characters of 4 bytes
+# (OUTLEN_WIDE) or of 1 and the byte after them; rax read as 32 bits (OUTLEN_32) or 64
+RET_OUTLEN, OUTLEN_WIDE, OUTLEN_32 = 4, 1, 2
+# ... or, for a structure returned in rax and rdx, RET_PAIR: the output copy is rdx (8 bytes)
+RET_PAIR = 8
+# ... with, for a site whose arguments after the split show a string besides the output argument
+# (mbstowcs's source), a flag: that string's copy follows the output copy, a C string of ret_cap
+# bytes (IN_CSTR) or a wide one of wret_cap (IN_WSTR), copied at the return as the hooked path
+# reads it there
+IN_CSTR, IN_WSTR = 16, 32
+_KIND_MASK = 15                    # (the return kind without those flags)
 _NO_FRAME = 1 << 64                # above every stack address: no frame open
 RING_SIZE = 256 << 10
 SHADOW_SIZE = 64 << 10             # ~2700 open calls per thread; doubled when full
@@ -133,38 +147,78 @@ def capture_plan(plan, wide_ret_cap: Optional[int] = None) -> Optional[Tuple[Tup
     ret = plan.ret
     if ret is not None:
         # a word, or a string the return trampoline copies (a C string, or a wide string of
-        # wide_ret_cap bytes)
-        if ret.capture not in (WORD, CSTR, FIXED_SIZE):
+        # wide_ret_cap bytes), or a structure in rax and rdx (which it copies)
+        if ret.capture not in (WORD, CSTR, FIXED_SIZE, RAXRDX):
+            return None
+        if ret.capture == RAXRDX and plan.right is not None:
             return None
         if ret.capture == FIXED_SIZE and ret.cap != wide_ret_cap:
             return None
     caps = []
+    size = HEAD
     for i, op in plan.left_items:
         if op.capture == WORD:
             continue
-        if op.capture not in _LENGTH_WORD:
+        if op.capture not in _LENGTH_WORD or (op.capture == BLOCK and op.cap > OUT_MAX):
             return None
         caps.append((i, op.cap, _LENGTH_WORD[op.capture](op)))
+        size += area_size(op.cap)
+    if size > RET_SIZE + OUT_MAX:
+        return None             # (more than a record may take: the ring keeps that much free)
     return tuple(caps)
 
 
 # A capture at the call: its length word's index in the record's layout (None: a C string, up
-# to its NUL; FIXED: a fixed number of bytes)
-_LENGTH_WORD = {CSTR: lambda op: None, LENGTH: lambda op: op.len_arg, FIXED_SIZE: lambda op: FIXED}
+# to its NUL; FIXED: a fixed number of bytes, as far as readable: a wide string, or a structure
+# with no pointer in it, as sigprocmask's sigset_t)
+_LENGTH_WORD = {CSTR: lambda op: None, LENGTH: lambda op: op.len_arg, FIXED_SIZE: lambda op: FIXED,
+                BLOCK: lambda op: FIXED}
 
 
 def output_of(plan) -> Optional[Tuple[int, int]]:
-    """(word index, size) of the one output argument the return trampoline copies (a structure
-    or array with no pointer in it, as clock_gettime's or stat's), when every other argument
-    after the split renders from its word alone; None otherwise."""
+    """(word index, size word) of the one output argument the return trampoline copies (a
+    structure or array with no pointer in it, as clock_gettime's or stat's: its size; a string
+    as long as the returned value, as read's: the most characters shown, limit + 1), when every
+    other argument after the split renders from its word alone; None otherwise."""
     out = None
     for i, op in plan.right_items:
-        if op.capture == WORD:
-            continue
-        if op.capture != BLOCK or op.cap > OUT_MAX or out is not None:
+        if op.capture == WORD or (op.capture in _IN_FLAG and (plan.ret is None or plan.ret.capture == WORD)):
+            continue            # (a string shown at the return besides it: string_at_return)
+        if op.capture not in _OUT_SIZE_WORD or op.cap > OUT_MAX or out is not None:
             return None
-        out = (i, op.cap)
+        out = (i, _OUT_SIZE_WORD[op.capture](op))
+    if out is not None and string_at_return(plan) == (None, None):
+        return None             # (two strings besides it)
     return out
+
+
+# a string argument shown at the return (after the split), copied there: its flag
+_IN_FLAG = {CSTR: IN_CSTR, FIXED_SIZE: IN_WSTR}
+
+
+def string_at_return(plan) -> Tuple[Optional[int], int]:
+    """(word index, IN_CSTR or IN_WSTR) of the one C or wide string shown after the split besides
+    the output argument (mbstowcs's source), which the return trampoline copies too; (None, 0)
+    when there is none, (None, None) when there are more."""
+    got: Tuple[Optional[int], Optional[int]] = (None, 0)
+    for i, op in plan.right_items:
+        if op.capture in _IN_FLAG:
+            if got[0] is not None:
+                return None, None
+            got = (i, _IN_FLAG[op.capture])
+    return got
+
+
+_OUT_SIZE_WORD = {BLOCK: lambda op: op.cap, RETLEN: lambda op: op.limit + 1}
+
+
+def _outlen_kind(plan) -> int:
+    """The return record's "captured" word of a site whose output string is as long as the
+    returned value (RET_OUTLEN and its flags), 0 for any other site."""
+    for _, op in plan.right_items:
+        if op.capture == RETLEN:
+            return RET_OUTLEN | (OUTLEN_WIDE if op.kind == "retwstr" else 0) | (OUTLEN_32 if op.size == 4 else 0)
+    return 0
 
 
 class FastSite:
@@ -172,7 +226,7 @@ class FastSite:
     `left(record words, data, offset)`: its shown arguments rendered from the record, and
     `leaf(...)`: the whole line of a call that returned before any other was logged."""
     __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left", "leaf", "quick", "ret_string",
-                 "ret_kind", "out", "pair_end")
+                 "ret_kind", "out", "pair_end", "in_string")
 
     def __init__(self, tag: int, site, plan, caps, entry: int):
         self.tag = tag
@@ -192,14 +246,24 @@ class FastSite:
         self.quick = self._first_quick
         # a returned C string (strchr, getenv...) or wide string (wcschr): the return trampoline
         # copies it (RET_CSTR up to its NUL, RET_WSTR a fixed number of bytes)
-        self.ret_string = plan.ret is not None and plan.ret.capture != WORD
+        self.ret_string = plan.ret is not None and plan.ret.capture in (CSTR, FIXED_SIZE)
         self.ret_kind = (RET_WSTR if plan.ret.capture == FIXED_SIZE else RET_CSTR) if self.ret_string else 0
-        # an output argument (clock_gettime's timespec): the return trampoline copies it
+        if plan.ret is not None and plan.ret.capture == RAXRDX:
+            self.ret_kind = RET_PAIR        # (rdx, which the return trampoline copies)
+        # an output argument (clock_gettime's timespec, read's buffer): the return trampoline
+        # copies it
         self.out = output_of(plan) if plan.right is not None else None
+        if self.out is not None and not self.ret_string:
+            self.ret_kind = _outlen_kind(plan)
+            # a string shown at the return besides it (mbstowcs's source): copied there too
+            self.in_string, flag = string_at_return(plan)
+            self.ret_kind |= flag
+        else:
+            self.in_string = None
 
     def _compile(self, suffix: str):
         self.leaf, self.quick = _leaf_renderer(self.site.display, self.plan, self.strings, self.size, suffix,
-                                               self.ret_string or self.out is not None)
+                                               self.ret_kind != 0 or self.out is not None)
 
     def _first_leaf(self, w, data, off, rax, suffix):
         self._compile(suffix)
@@ -416,6 +480,15 @@ class _Captured:
                 if nul >= 0:
                     return area[:nul], True
                 return area[:limit], False
+        b = self.block
+        if b is not None and b[0] == addr:
+            # an output string (read's buffer): its first limit + 1 bytes were asked for, those
+            # copied are the ones readable (as MemView.cstring reads them)
+            data = b[2]
+            nul = data.find(b"\0", 0, limit + 1)
+            if nul >= 0:
+                return data[:nul], True
+            return (data[:limit], False) if len(data) > limit else None
         return self.fallback.cstring(addr, limit)
 
 
@@ -459,8 +532,16 @@ class GuestLog:
         return 4 * self.ret_cap
 
     def ret_area(self, captured: int) -> int:
-        """Bytes of the copy after a return record whose "captured" word is `captured`."""
-        return area_size(self.wret_cap if captured == RET_WSTR else self.ret_cap) if captured else 0
+        """Bytes of the copies after a return record whose "captured" word is `captured` but the
+        output argument's: the returned string's before it, the string shown at the return's
+        after it."""
+        if captured == RET_CSTR:
+            return area_size(self.ret_cap)
+        if captured == RET_WSTR:
+            return area_size(self.wret_cap)
+        if captured & IN_CSTR:
+            return area_size(self.ret_cap)
+        return area_size(self.wret_cap) if captured & IN_WSTR else 0
 
     # -- set-up ---------------------------------------------------------------------
     def _map(self, proc) -> None:
@@ -509,13 +590,21 @@ class GuestLog:
         a.store(R11, S_JMP, RDI)
         a.load(RCX, R10, 24)
         a.store(R11, S_OUTP, RCX)
+        a.load(RCX, R10, 40)
+        a.store(R11, S_INP, RCX)
         a.load(RCX, R10, 32)
+        a.load(RDI, R10, 16)
+        a.store(RSI, 32, RDI)               # (with its flags)
+        a.store(R11, S_KIND, RDI)
+        a.raw(b"\x83\xe7" + bytes([_KIND_MASK]))      # and edi, _KIND_MASK
+        self._output_length(a)
         a.store(R11, S_OUTN, RCX)
         a.store(RSI, 40, RCX)
-        a.load(RCX, R10, 16)
-        a.store(RSI, 32, RCX)
+        a.mov(RCX, RDI)
         a.raw(b"\x48\x85\xc9")             # test rcx, rcx
         a.jcc(JE, "nocap")
+        a.raw(b"\x48\x83\xf9" + bytes([RET_OUTLEN]))   # cmp rcx, RET_OUTLEN
+        a.jcc(JAE, "nocap")                 # (an output string's length, not a returned string)
         # the function returns a C string: copy it, as the entry copies string arguments; or a
         # wide string: a fixed number of bytes, as the entry copies wide string arguments
         a.store(R11, S_RAX, RAX)
@@ -540,6 +629,13 @@ class GuestLog:
         a.load(RCX, R11, S_OUTN)
         a.raw(b"\x48\x85\xc9")             # test rcx, rcx
         a.jcc(JE, "noout")
+        # rdx, for a structure returned in rax and rdx
+        a.raw(b"\x48\x83\x7e\xf0" + bytes([RET_PAIR]))   # cmp qword [rsi-16] (captured), RET_PAIR
+        a.jcc(JNE, "outcopy")
+        a.store(RSI, 0, RDX)
+        a.add_imm(RSI, 8)
+        a.jmp("noout")
+        a.label("outcopy")
         # an output argument: its bytes as the function left them
         a.store(R11, S_RAX, RAX)
         a.store(R11, S_RBX, RBX)
@@ -554,6 +650,20 @@ class GuestLog:
         a.load(RAX, R11, S_RAX)
         a.load(RBX, R11, S_RBX)
         a.label("noout")
+        # the string shown at the return besides the output argument (mbstowcs's source)
+        for flag, length, cap, tag in ((IN_CSTR, None, self.ret_cap, "ric"), (IN_WSTR, FIXED, self.wret_cap, "riw")):
+            a.raw(b"\x41\xf6\x83" + struct.pack("<i", S_KIND) + bytes([flag]))   # test byte [r11+S_KIND], flag
+            a.jcc(JE, f"{tag}no")
+            a.store(R11, S_RAX, RAX)
+            a.store(R11, S_RBX, RBX)
+            a.load(RDI, R11, S_INP)
+            a.mov(RAX, RSI)
+            self._copy(a, RDI, length, 0, cap, tag, S2_RCX, S2_RDX)
+            a.mov(RSI, RAX)
+            a.add_imm(RSI, area_size(cap))
+            a.load(RAX, R11, S_RAX)
+            a.load(RBX, R11, S_RBX)
+            a.label(f"{tag}no")
         a.store(R11, RPTR, RSI)
         for r, save in ((RCX, S_RCX), (RSI, S_RSI), (RDI, S_RDI), (R10, S_R10)):
             a.load(r, R11, save)
@@ -565,6 +675,35 @@ class GuestLog:
         a.jmp("ret")
         a.label("lost")                     # hooked: the return address cannot be found
         a.jmp("ret")
+
+    @staticmethod
+    def _output_length(a: Asm) -> None:
+        # rcx: the shadow entry's size word, rdi: its return kind. For an output string as long
+        # as the returned value (RET_OUTLEN), rcx becomes the bytes to copy: min(rax, rcx)
+        # characters, times 4 for wide ones; for a C string one byte more, which MemView.cstring
+        # reads too (unreadable there, the string shows as its pointer). rax is unsigned, as the
+        # generic interpreter reads a length from it; a 4-byte return value is its low half.
+        # Uses r10 (the shadow entry is not read after this).
+        a.raw(b"\x48\x83\xff" + bytes([RET_OUTLEN]))   # cmp rdi, RET_OUTLEN
+        a.jcc(JB, "olsized")
+        a.raw(b"\x48\x83\xff" + bytes([RET_PAIR]))     # cmp rdi, RET_PAIR (rcx: 8, rdx's bytes)
+        a.jcc(JAE, "olsized")
+        a.mov(R10, RAX)
+        a.raw(b"\x40\xf6\xc7" + bytes([OUTLEN_32]))    # test dil, OUTLEN_32
+        a.jcc(JE, "ol64")
+        a.raw(b"\x41\x89\xc2")                         # mov r10d, eax
+        a.label("ol64")
+        a.raw(b"\x49\x39\xca")                         # cmp r10, rcx
+        a.jcc(JAE, "olcapped")
+        a.mov(RCX, R10)
+        a.label("olcapped")
+        a.raw(b"\x40\xf6\xc7" + bytes([OUTLEN_WIDE]))  # test dil, OUTLEN_WIDE
+        a.jcc(JE, "olnarrow")
+        a.raw(b"\x48\xc1\xe1\x02")                     # shl rcx, 2
+        a.jmp("olsized")
+        a.label("olnarrow")
+        a.raw(b"\x48\xff\xc1")                         # inc rcx
+        a.label("olsized")
 
     def attach_machine(self, proc) -> None:
         """Hooks and callbacks on this engine (the first one, or a forked child's copy)."""
@@ -728,7 +867,9 @@ class GuestLog:
         a.store_imm(RAX, 16, fs.ret_kind)
         if fs.out is not None:
             a.store(RAX, 24, ARG_REGS[fs.out[0]])
-        a.store_imm(RAX, 32, fs.out[1] if fs.out is not None else 0)
+        a.store_imm(RAX, 32, 8 if fs.ret_kind == RET_PAIR else fs.out[1] if fs.out is not None else 0)
+        if fs.in_string is not None:
+            a.store(RAX, 40, ARG_REGS[fs.in_string])
         a.add_imm(RAX, SHADOW_ENTRY)
         a.store(R11, SHTOP, RAX)
         a.movabs(R10, self.ret_tramp)
@@ -893,7 +1034,8 @@ class GuestLog:
         progs = self.native_sites
         if len(progs) < len(sites) and native is not None:
             progs.extend(native_site(fs.site.display, fs.plan, fs.strings, fs.size, _ALIGN_PAD,
-                                     self.wret_cap if fs.ret_kind == RET_WSTR else self.ret_cap)
+                                     self.wret_cap if fs.ret_kind == RET_WSTR else self.ret_cap,
+                                     fs.ret_kind if fs.ret_kind >= RET_OUTLEN else 0)
                          for fs in sites[len(progs):])
         leaf_run = native.leaf_run if quick and native is not None else None
         ret_area = self.ret_area
@@ -903,6 +1045,7 @@ class GuestLog:
                 if data[off] == 0xFF and data[off + 7] == 0xFF:          # RET_TAG
                     slot, orig, rax, captured, outn = unpack_ret(data, off + 8)
                     ret_mem = None
+                    rdx = unpack_tag(data, off + RET_SIZE)[0] if captured == RET_PAIR else None
                     if captured or outn:
                         ret_mem = self._ret_memory(data, off, start, rax, captured, outn, stack, slot, live)
                     off += RET_SIZE + ret_area(captured) + ((outn + 7) & ~7)
@@ -914,8 +1057,9 @@ class GuestLog:
                         frame = stack.pop()
                         if frame.rsp == slot and (frame.ret_addr == orig or frame.ret_addr == rt):
                             calls.ret_frame, calls.ret_rax, calls.ret_mem = frame, rax, ret_mem
+                            calls.ret_rdx = rdx
                             frame.owner.returned(proc, frame)
-                            calls.ret_mem = None
+                            calls.ret_mem = calls.ret_rdx = None
                         else:
                             frame.owner.unwound(proc, frame)
                     continue
@@ -976,11 +1120,13 @@ class GuestLog:
                         left = self._left(w, data, off, start, fs)
                         rop = plan.ret
                         text = fs.site.display + "(" + ", ".join(left)
+                        if captured == RET_PAIR:
+                            rax |= unpack_tag(data, nxt + RET_SIZE)[0] << 64      # (rdx)
                         if captured or outn:
                             mem = self._ret_memory(data, nxt, start, rax, captured, outn, None, w[1:7], live, fs)
                             r = rop.word(rax, mem) if rop is not None else None
                             if plan.right is not None:
-                                right = plan.right(w[1:7], mem)
+                                right = plan.right(w[1:7], mem, rax)
                                 if right:
                                     text += (", " if left else "") + ", ".join(right)
                             nxt += ret_area(captured) + ((outn + 7) & ~7)
@@ -1038,24 +1184,45 @@ class GuestLog:
             if rax:
                 mem.wide = (rax, area, self.wret_cap)
             o += area_size(self.wret_cap)
-        elif captured:
+        elif captured == RET_CSTR:
             area = data[o:o + self.ret_cap]
             if self.faulted and self.faulted.pop(start + o, None) is not None:
                 area = None
             mem.items = [(rax, area)]
             o += area_size(self.ret_cap)
-        if outn:
-            block = data[o:o + outn]
-            if self.faulted:
-                got = self.faulted.pop(start + o, None)
-                if got is not None:
-                    block = block[:got]
-            if fs is None:              # a frame's return: its call's words are in its state
-                words, fs = self._frame_words(stack, words_or_slot)
-            else:
-                words = words_or_slot
-            if fs is not None and fs.out is not None and words is not None:
-                mem.block = (words[fs.out[0]], outn, block)
+        ins = captured & (IN_CSTR | IN_WSTR)
+        if not (outn or ins):
+            return mem
+        # (a fault in a copy is forgotten here whatever becomes of the copy: one left behind
+        # would keep decode off its quick paths)
+        block = data[o:o + outn]
+        if outn and self.faulted:
+            got = self.faulted.pop(start + o, None)
+            if got is not None:
+                block = block[:got]
+        o += (outn + 7) & ~7
+        if ins:
+            # the string shown at the return besides it: as far as it was readable (a C string
+            # with no NUL before unreadable memory: unreadable, as MemView.cstring has it)
+            cap = self.ret_cap if ins == IN_CSTR else self.wret_cap
+            area = data[o:o + cap]
+            got = self.faulted.pop(start + o, None) if self.faulted else None
+            if got is not None:
+                area = None if ins == IN_CSTR else area[:got]
+        if fs is None:              # a frame's return: its call's words are in its state
+            words, fs = self._frame_words(stack, words_or_slot)
+        else:
+            words = words_or_slot
+        if fs is None or words is None:
+            return mem
+        if outn and fs.out is not None:
+            mem.block = (words[fs.out[0]], outn, block)
+        if ins and fs.in_string is not None:
+            w = words[fs.in_string]
+            if ins == IN_CSTR:
+                mem.items = [(w, area)]
+            elif w:
+                mem.wide = (w, area, cap)
         return mem
 
     def _frame_words(self, stack, slot: int):

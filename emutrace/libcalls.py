@@ -523,9 +523,11 @@ class LibcallTracer:
         if type(st) is FastCallState and (self.intercept is None or frame.api_call is None):
             calls = self.calls
             if calls.ret_frame is frame:
-                rax, mem = calls.ret_rax, calls.ret_mem or self.mem_view(proc)
+                rax, mem, rdx = calls.ret_rax, calls.ret_mem or self.mem_view(proc), calls.ret_rdx
             else:
-                rax, mem = proc.machine.reg("rax"), self.mem_view(proc)
+                rax, mem, rdx = proc.machine.reg("rax"), self.mem_view(proc), None
+            if st.plan.ret_pair:            # (a structure returned in rax and rdx)
+                rax |= (proc.machine.reg("rdx") if rdx is None else rdx) << 64
             self.fmt.exit_word(st, rax, mem)
             now = self.session.world.elapsed_ns
             self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,

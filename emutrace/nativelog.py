@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Optional
 
 from .machine.native import native
-from .renderops import CSTR, FIXED_SIZE, LENGTH, WORD
+from .renderops import CSTR, FIXED_SIZE, LENGTH, RAXRDX, WORD
 
-# what a returned value may be in C: a word, or a string the return trampoline copied
-_RET_CAPTURES = (WORD, CSTR, FIXED_SIZE)
+# what a returned value may be in C: a word, or a string the return trampoline copied, or a
+# structure in rax and rdx (whose rdx it copied)
+_RET_CAPTURES = (WORD, CSTR, FIXED_SIZE, RAXRDX)
 
 
 def opcode(kind: str) -> Optional[int]:
@@ -32,21 +33,27 @@ def _op(op, word: int, area: int) -> Optional[tuple]:
     code = opcode(op.kind)
     if op.kind == "enum":
         return (code, word, 0, op.mask, op.size, 0, 0, op.names, opcode(op.fallback))
+    if op.kind == "intstruct":
+        return (code, word, 0, 0, 0, 0, 0, op.names, 0)
     lenword = op.len_arg + 1 if op.capture == LENGTH else 0
     return (code, word, lenword, op.mask, op.size, area, op.limit)
 
 
-def native_site(display: str, plan, strings, size: int, align_pad: int, ret_cap: int):
+def native_site(display: str, plan, strings, size: int, align_pad: int, ret_cap: int, out_captured: int = 0):
     """The emutrace.machine._native.Site rendering this site's leaf lines as guestlog's decode does (its
-    quick path, and its general path for a leaf call returning a C string), or None (no compiled
-    path, or an op it does not have). `strings`: guestlog's captures ((word index, offset in
-    the record, bytes, length word), ...). `ret_cap`: the bytes of a returned string the return
-    trampoline copies."""
+    quick path, and its general path for a leaf call returning a C string or copying an output
+    argument at the return), or None (no compiled path, or an op it does not have). `strings`:
+    guestlog's captures ((word index, offset in the record, bytes, length word), ...).
+    `ret_cap`: the bytes of a returned string the return trampoline copies; `out_captured`: the
+    return record's "captured" word of a site whose output argument's copy is as long as the
+    returned value says (guestlog.RET_OUTLEN...)."""
     if native is None:
         return None
     area = {i: a_off for i, a_off, _, _ in strings}
     ops = []
-    for i, op in plan.left_items:
+    # (an argument after the split renders from its word, or from the return's output copy:
+    # area 0)
+    for i, op in plan.left_items + plan.right_items:
         got = _op(op, i + 1, area.get(i, 0))
         if got is None:
             return None
@@ -61,6 +68,6 @@ def native_site(display: str, plan, strings, size: int, align_pad: int, ret_cap:
         if ret is None:
             return None
     try:
-        return native.Site(display + "(", ops, ret, size, align_pad, ret_cap)
+        return native.Site(display + "(", ops, ret, size, align_pad, ret_cap, out_captured)
     except ValueError:              # a layout the extension refuses: the Python renderers serve it
         return None

@@ -24,7 +24,8 @@ from typing import Callable, Dict, Optional
 
 from .escapes import ESC_TABLE, esc_wchar, escape_bytes, escape_wide
 
-__all__ = ["RenderOp", "KINDS", "WORD", "CSTR", "LENGTH", "FIXED_SIZE", "BLOCK", "LIVE", "read_prefix"]
+__all__ = ["RenderOp", "KINDS", "WORD", "CSTR", "LENGTH", "FIXED_SIZE", "BLOCK", "RETLEN", "RAXRDX", "LIVE",
+           "read_prefix"]
 
 # What the guest log copies for an op (RenderOp.capture), `cap` bytes of it:
 WORD = "word"        # nothing: the op reads its word alone
@@ -32,6 +33,11 @@ CSTR = "cstr"        # a C string: `cap` bytes from the pointer, or up to its NU
 LENGTH = "length"    # a buffer: min(cap, the length word `len_arg`) bytes from the pointer
 FIXED_SIZE = "fixed"  # `cap` bytes from the pointer, as far as they are readable (a wide string)
 BLOCK = "block"      # a block of `cap` bytes with no pointer in it, copied at the return (stat's)
+RETLEN = "retlen"    # an output string as long as the returned value says (read's), copied at the
+                     # return: min(returned value, limit + 1) characters (and, for a C string, the
+                     # byte after them, which MemView.cstring reads too); `cap` bytes at most
+RAXRDX = "raxrdx"    # a return value in rax and rdx (a structure of two eightbytes): the op's word is
+                     # rax | rdx << 64, and the return trampoline copies rdx
 LIVE = "live"        # live memory the log does not copy: such a call is hooked, not logged
 
 
@@ -234,6 +240,114 @@ def _wstr_from(op):
     return wstring_from
 
 
+def _ret_length(n: Optional[int], mask: int, limit: int) -> int:
+    """How many characters an output string bounded by the returned value `n` may have before
+    the string limit stops it: what the generic interpreter's `_array_length` takes as the
+    array's cap (ltrace's value_extract_word of the return value: its `mask` bytes, unsigned)."""
+    return limit + 1 if n is None else min(n & mask, limit + 1)
+
+
+def _retstr(op, typed):
+    def string_to_retval(w, mem, n, limit=op.limit, mask=op.mask):
+        """`+string[retval]` (read's buffer): a C string of at most the returned value's
+        characters, as _fmt_array renders it from live memory (the NUL search reads one byte
+        past them: unreadable there, without a NUL before, it shows as the pointer)."""
+        if not w:
+            return "nil"
+        k = _ret_length(n, mask, limit)
+        got = mem.cstring(w, k)
+        if got is None:
+            if k:
+                return "0x%x" % w
+            n = 0
+        else:
+            n = min(len(got[0]), k)
+        shown = n if n < limit else limit
+        raw = read_prefix(mem, w, shown)
+        if raw is None:
+            return "0x%x" % w if shown else '""'
+        body = escape_bytes(raw)
+        if len(raw) < shown:
+            body += "?"
+        return '"' + body + ('"...' if n >= limit else '"')
+    return string_to_retval
+
+
+def _retwstr(op, typed):
+    def wstring_to_retval(w, mem, n, limit=op.limit, mask=op.mask):
+        """`+wstring[retval]` (mbstowcs's): the wide characters before a zero one, at most the
+        returned value's, as far as readable."""
+        if not w:
+            return "nil"
+        k = _ret_length(n, mask, limit)
+        raw = mem.read(w, 4 * k) if k else b""
+        if raw is None or len(raw) < 4 * k:
+            raw = b""                   # character by character, as far as readable
+            for c in range(k):
+                e = mem.read(w + 4 * c, 4)
+                if e is None or len(e) < 4:
+                    break
+                raw += e
+        m = len(raw) // 4
+        c = 0
+        while c < m and raw[4 * c:4 * c + 4] != b"\0\0\0\0":
+            c += 1
+        shown = c if c < limit else limit
+        return 'L"' + escape_wide(raw[:4 * shown]) + ('"...' if c >= limit else '"')
+    return wstring_to_retval
+
+
+def bitvec_text(data: bytes) -> str:
+    """ltrace's bitvec lens over bytes in memory order (bit 0 = LSB of byte 0)."""
+    sz = len(data)
+    bits = sum(bin(b).count("1") for b in data)
+    neg = 0xFF if bits > sz * 4 else 0
+    out = []
+    low = -1
+    bitno = 0
+    for b in data:
+        d = b ^ neg
+        for k in range(8):
+            if d >> k & 1:
+                if low < 0:
+                    low = bitno
+            else:
+                if low >= 0:
+                    out.append(str(low) if low == bitno - 1 else "%d-%d" % (low, bitno - 1))
+                    low = -1
+            bitno += 1
+    if low >= 0:
+        out.append(str(low) if low == bitno - 1 else "%d-%d" % (low, bitno - 1))
+    return ("~" if neg else "") + "<" + ",".join(out) + ">"
+
+
+def _bitvec(op, typed):
+    def bitvec_at(w, mem, size=op.size):
+        """A pointer to a `size`-byte set of bits (sigset_t), as the generic interpreter
+        renders `bitvec(ulong)*`: nil, its address when unreadable, else its bits."""
+        if not w:
+            return "nil"
+        b = mem.read(w, size)
+        if b is None or len(b) < size:
+            return "0x%x" % w
+        return bitvec_text(b[:size])
+    return bitvec_at
+
+
+def _intstruct(op, typed):
+    def int_struct(w, mem, fields=op.names):
+        """A structure of integers returned in rax and rdx (w = rax | rdx << 64; ldiv's): its
+        fields ((offset, size, signed), ...) as _fmt_struct renders plain integer fields."""
+        out = []
+        for off, size, signed in fields:
+            u = (w >> (8 * off)) & ((1 << (8 * size)) - 1)
+            if signed and u >> (8 * size - 1):
+                u -= 1 << (8 * size)
+            out.append(str(u))
+        return "{ " + ", ".join(out) + " }"
+    return int_struct
+
+
 def _hide(op, typed):
     def hidden(w, mem):
         return None
@@ -242,6 +356,34 @@ def _hide(op, typed):
 
 def _typed(op, typed):
     return typed(op.type)
+
+
+class BytesAt:
+    """A GuestReader over the bytes copied from one address (a block the guest log copied, as
+    far as it was readable): anything else reads as unreadable. A block has no pointer in it, so
+    its renderer reads nothing else."""
+    __slots__ = ("addr", "data")
+
+    def __init__(self, addr: int, data: Optional[bytes]):
+        self.addr = addr
+        self.data = data or b""
+
+    def read(self, addr: int, size: int) -> Optional[bytes]:
+        d = addr - self.addr
+        if d < 0 or d + size > len(self.data):
+            return None
+        return self.data[d:d + size]
+
+    def cstring(self, addr: int, limit: int):
+        return None
+
+
+def _block_from(word):
+    """from_bytes of an op whose capture is BLOCK (a pointer to a structure with no pointer in
+    it, copied at the call): its word renderer reading the copy (None: nothing was readable)."""
+    def block_from(w, area):
+        return word(w, BytesAt(w, area))
+    return block_from
 
 
 class Kind:
@@ -268,7 +410,9 @@ def _string_cap(op) -> int:
 
 # Parameters each kind reads: unsigned, hex, bool, wchar: mask; signed: mask and size (bytes);
 # enum: mask, size, names ((value & mask, name), ...) and fallback (the kind rendering a value
-# with no name); cstr, buf, wstr: limit (-s), buf: len_arg (the length's word index).
+# with no name); cstr, buf, wstr: limit (-s), buf: len_arg (the length's word index); retstr,
+# retwstr: limit, and mask and size: the returned value's (their length); bitvec: size (bytes
+# of the set); intstruct: names, its fields ((offset, size, signed), ...).
 KINDS: Dict[str, Kind] = {
     "unsigned": Kind(_unsigned, inline="str({w} & {mask})"),
     "signed": Kind(_signed),
@@ -284,6 +428,14 @@ KINDS: Dict[str, Kind] = {
                 inline="('\"' + esc(data[{area}:{area} + ({n} if {n} < {limit} else {limit})])"
                        " + ('\"...' if {n} >= {limit} else '\"') if {w} else 'nil')"),
     "wstr": Kind(_wstr, FIXED_SIZE, lambda op: 4 * (op.limit + 1), _wstr_from),
+    # output strings bounded by the returned value: word(w, mem, returned value) renders them
+    # from live memory or from what the return copied (guestlog's _Captured reads it)
+    "retstr": Kind(_retstr, RETLEN, lambda op: op.limit + 2),
+    "retwstr": Kind(_retwstr, RETLEN, lambda op: 4 * (op.limit + 1)),
+    # a pointer to a set of bits: copied at the call as an input, at the return as an output
+    "bitvec": Kind(_bitvec, BLOCK, lambda op: op.size),
+    # a structure of plain integers returned in rax and rdx
+    "intstruct": Kind(_intstruct, RAXRDX),
     "hide": Kind(_hide, native=False),                  # shows nothing
     "typed": Kind(_typed, None, native=False),          # the generic type interpreter
 }
@@ -311,6 +463,8 @@ class RenderOp:
         self.cap = spec.cap(self) if spec.cap is not None else cap
         self.word = spec.word(self, typed)
         self.from_bytes = spec.from_bytes(self) if spec.from_bytes is not None else None
+        if self.from_bytes is None and self.capture == BLOCK:
+            self.from_bytes = _block_from(self.word)
 
     @property
     def native(self) -> bool:

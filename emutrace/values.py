@@ -81,7 +81,7 @@ from emutrace.machine.reader import GuestReader
 from emutrace.protos import (Array, ArgRef, Const, EltRef, Expr, Pointer, Prim, Prototype,
                              Struct, Type, Zero, default_prototype, FLOATING, SIGNED)
 from emutrace.escapes import esc_char, esc_wchar, escape_bytes, escape_wide
-from emutrace.renderops import BLOCK, LIVE, WORD, RenderOp, read_prefix
+from emutrace.renderops import BLOCK, LIVE, RAXRDX, RETLEN, WORD, RenderOp, bitvec_text, read_prefix
 
 __all__ = ["CallFormatter", "CallState", "FastCallState", "close_call", "escape_bytes", "format_summary",
            "DEFAULT_ALIGN", "DEFAULT_STRING_LIMIT", "DEFAULT_ARRAY_LIMIT"]
@@ -593,6 +593,10 @@ _PRIM_OPS = {
 }
 
 
+# integers _fmt_prim renders as plain decimal numbers (no lens): as fields of the op intstruct
+_PLAIN_INTS = {"short", "ushort", "int", "uint", "long", "ulong"}
+
+
 def _int_class(kind: str) -> str:
     return kind if kind in ("char", "wchar") else "signed" if kind in SIGNED else "unsigned"
 
@@ -608,7 +612,7 @@ class _Plan:
     ``right(words, mem)`` (None when nothing is an output parameter) run their ops' word
     renderers."""
     __slots__ = ("proto", "known", "nwords", "left", "right", "ret", "ret_hidden", "left_items",
-                 "right_items")
+                 "right_items", "ret_pair")
 
     def __init__(self, proto, known, nwords, left_items, right_items, ret, has_right: bool):
         self.proto = proto
@@ -620,28 +624,35 @@ class _Plan:
         self.right = _args_fn(right_items) if has_right else None
         self.ret = ret
         self.ret_hidden = ret is not None and ret.kind == "hide"
+        # a structure returned in rax and rdx: exit_word's rax is then rax | rdx << 64
+        self.ret_pair = ret is not None and ret.capture == RAXRDX
 
 
 def _args_fn(items):
-    """fn(words, mem) -> [str, ...] for ((word index, op), ...), unrolled for the usual counts.
-    An op with a `len_arg` also gets that word (a buffer and its length)."""
+    """fn(words, mem, rax=None) -> [str, ...] for ((word index, op), ...), unrolled for the usual
+    counts. An op with a `len_arg` also gets that word (a buffer and its length), an op whose
+    length is the returned value (RETLEN) gets rax."""
     n = len(items)
-    if any(op.len_arg is not None for _, op in items):
-        triples = tuple((i, op.word, op.len_arg) for i, op in items)
-        return lambda w, mem: [f(w[i], mem) if j is None else f(w[i], mem, w[j]) for i, f, j in triples]
+    if any(op.len_arg is not None or op.capture == RETLEN for _, op in items):
+        triples = tuple((i, op.word, _RAX if op.capture == RETLEN else op.len_arg) for i, op in items)
+        return lambda w, mem, rax=None: [f(w[i], mem) if j is None else f(w[i], mem, rax) if j is _RAX
+                                         else f(w[i], mem, w[j]) for i, f, j in triples]
     fns = tuple((i, op.word) for i, op in items)
     if n == 0:
-        return lambda w, mem: []
+        return lambda w, mem, rax=None: []
     if n == 1:
         (i0, f0), = fns
-        return lambda w, mem: [f0(w[i0], mem)]
+        return lambda w, mem, rax=None: [f0(w[i0], mem)]
     if n == 2:
         (i0, f0), (i1, f1) = fns
-        return lambda w, mem: [f0(w[i0], mem), f1(w[i1], mem)]
+        return lambda w, mem, rax=None: [f0(w[i0], mem), f1(w[i1], mem)]
     if n == 3:
         (i0, f0), (i1, f1), (i2, f2) = fns
-        return lambda w, mem: [f0(w[i0], mem), f1(w[i1], mem), f2(w[i2], mem)]
-    return lambda w, mem: [f(w[i], mem) for i, f in fns]
+        return lambda w, mem, rax=None: [f0(w[i0], mem), f1(w[i1], mem), f2(w[i2], mem)]
+    return lambda w, mem, rax=None: [f(w[i], mem) for i, f in fns]
+
+
+_RAX = object()             # (_args_fn: the op's length is the returned value)
 
 
 class FastCallState:
@@ -810,6 +821,8 @@ class CallFormatter:
         if type(st) is FastCallState:
             try:
                 rax = regs.ret_int() & _M64
+                if st.plan.ret_pair:
+                    rax |= (regs.ret_int_hi() & _M64) << 64
             except Exception:
                 rax = None
             return self.exit_word(st, rax, mem)
@@ -856,11 +869,12 @@ class CallFormatter:
                              display_name + "(" + ", ".join(left), left)
 
     def exit_word(self, st: FastCallState, rax: Optional[int], mem: GuestReader) -> str:
-        """``exit`` through a compiled prototype, with the return register's value."""
+        """``exit`` through a compiled prototype, with the return register's value (rax | rdx << 64
+        for a structure returned in both: plan.ret_pair)."""
         plan = st.plan
         left = st._left_args
         if plan.right is not None:
-            right = plan.right(st.words, mem)
+            right = plan.right(st.words, mem, rax)
             joined = ", ".join(right)
             if right and left:
                 joined = ", " + joined
@@ -884,9 +898,12 @@ class CallFormatter:
         if proto.pack is not None:
             return None
         try:
-            ops = [self._bounded_string(t, proto) or self._compile_word(t, True) for t in proto.params]
+            ops = [self._bounded_string(t, proto) or self._ret_bounded_string(t, proto, i) or
+                   self._compile_word(t, True) for i, t in enumerate(proto.params)]
             if isinstance(rt, Prim) and rt.kind == "void" and rt.lens in (None, "hide"):
                 ret = None
+            elif isinstance(rt, Struct):
+                ret = self._compile_ret_pair(rt)
             else:
                 ret = self._compile_word(rt, False)
         except _NotCompiled:
@@ -935,6 +952,48 @@ class CallFormatter:
         if not (isinstance(lt, Prim) and lt.kind in ("long", "ulong") and lt.lens is None):
             return None
         return self._op("buf", limit=self.string_limit, len_arg=arr.length.index - 1)
+
+    def _compile_ret_pair(self, t: Struct) -> RenderOp:
+        """A structure returned in rax (and rdx): of at most 16 bytes with no pointer in it and
+        only integers (both eightbytes of class INTEGER), rendered by the generic interpreter
+        from rax | rdx << 64 as _fetch_ret assembles them; _NotCompiled otherwise."""
+        size = _flat_size(t)
+        classes = _classify(t) if size else None
+        if not size or size > 16 or not classes or any(c != "INT" for c in classes):
+            raise _NotCompiled
+        if t.lens is None and all(isinstance(f, Prim) and f.kind in _PLAIN_INTS and f.lens is None for f in t.fields):
+            # plain integers (ldiv_t, std::pair<bool, size_t>'s two words): the op intstruct
+            offs, _, _ = t.layout()
+            return self._op("intstruct", names=tuple((o, f.size(), f.kind in SIGNED) for f, o in zip(t.fields, offs)))
+        fmt = self._fmt
+
+        def pair(w, mem):
+            return fmt(t, w.to_bytes(16, "little")[:size], None, _Ctx(self, mem, None))
+        return RenderOp("typed", lambda _t: pair, type=t, capture=RAXRDX)
+
+    def _ret_bounded_string(self, t: Type, proto: Prototype, index: int) -> Optional[RenderOp]:
+        """An output string whose length is at most the returned value (read's
+        `+string[retval]`, mbstowcs's `+wstring[retval]`), when the return type is a 4- or
+        8-byte integer: the op `retstr` or `retwstr`, rendered as _fmt_array renders it; None for
+        anything else."""
+        if index < proto.out_start or isinstance(t, Array) or not isinstance(t, Pointer):
+            return None
+        if getattr(t, "cond", None) is not None or t.inner_lens not in (None, "string"):
+            return None
+        arr, rt = t.target, proto.ret
+        if not (isinstance(arr, Array) and isinstance(arr.length, Zero) and isinstance(arr.length.limit, ArgRef)
+                and arr.length.limit.index == 0 and isinstance(arr.elem, Prim) and arr.elem.lens is None):
+            return None
+        if not (isinstance(rt, Prim) and rt.kind in _INT_KINDS and rt.size() in (4, 8)):
+            return None
+        size = rt.size()
+        if arr.elem.kind == "char" and t.lens == "string" and not getattr(t, "wide", False):
+            kind = "retstr"
+        elif arr.elem.kind == "wchar" and arr.elem.size() == 4 and (t.lens == "string" or getattr(t, "wide", False)):
+            kind = "retwstr"
+        else:
+            return None
+        return self._op(kind, limit=self.string_limit, mask=(1 << (8 * size)) - 1, size=size)
 
     def _compile_word(self, t: Type, param: bool) -> RenderOp:
         """The op rendering a value held in one integer register exactly as ``_fmt`` renders its
@@ -985,6 +1044,10 @@ class CallFormatter:
                 return self._op("cstr", limit=self.string_limit)
         elif getattr(t, "wide", False) and lens in (None, "string") and _is_wstring(target):
             return self._op("wstr", limit=self.string_limit)
+        elif lens in (None, "bitvec") and isinstance(target, Prim) and target.kind in _INT_KINDS \
+                and "bitvec" in (lens, target.lens) and getattr(target, "cond", None) is None:
+            # a set of bits (sigset_t): read as the generic interpreter reads it, the op `bitvec`
+            return self._op("bitvec", size=target.size())
         # the generic interpreter; a pointer to a value with no pointer in it reads
         # [w, w + size) and nothing else (an output argument the guest log copies)
         size = _flat_size(target) if lens in (None, "hex") else None
@@ -1442,28 +1505,7 @@ def _fmt_integer(u: int, size: int, fmt: str) -> str:
     return str(i)
 
 
-def _bitvec(data: bytes) -> str:
-    """ltrace's bitvec lens over bytes in memory order (bit 0 = LSB of byte 0)."""
-    sz = len(data)
-    bits = sum(bin(b).count("1") for b in data)
-    neg = 0xFF if bits > sz * 4 else 0
-    out = []
-    low = -1
-    bitno = 0
-    for b in data:
-        d = b ^ neg
-        for k in range(8):
-            if d >> k & 1:
-                if low < 0:
-                    low = bitno
-            else:
-                if low >= 0:
-                    out.append(str(low) if low == bitno - 1 else "%d-%d" % (low, bitno - 1))
-                    low = -1
-            bitno += 1
-    if low >= 0:
-        out.append(str(low) if low == bitno - 1 else "%d-%d" % (low, bitno - 1))
-    return ("~" if neg else "") + "<" + ",".join(out) + ">"
+_bitvec = bitvec_text          # ltrace's bitvec lens (emutrace.renderops)
 
 
 def _flags(u: int, flags: Sequence[Tuple[str, int, int]], size: int) -> str:

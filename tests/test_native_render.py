@@ -15,8 +15,8 @@ pytestmark = pytest.mark.skipif(native is None, reason="the compiled event path 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
-from emutrace.guestlog import (FIXED, HEAD, RET_SIZE, RET_TAG, _ALIGN_PAD, _Captured, _leaf_renderer,  # noqa: E402
-                               _left_renderer, area_size, capture_plan)
+from emutrace.guestlog import (FIXED, HEAD, RET_OUTLEN, RET_PAIR, RET_SIZE, RET_TAG, _ALIGN_PAD, _Captured,  # noqa: E402
+                               _leaf_renderer, _left_renderer, _outlen_kind, area_size, capture_plan, output_of)
 from emutrace.nativelog import native_site  # noqa: E402
 from emutrace.protos import parse_conf  # noqa: E402
 from emutrace.renderops import KINDS, WORD  # noqa: E402
@@ -24,9 +24,16 @@ from emutrace.values import CallFormatter, escape_bytes  # noqa: E402
 
 WORD_TYPES = ["int", "uint", "long", "ulong", "hex(uint)", "hex(ulong)", "addr", "short", "ushort",
               "char", "bool", "hex(int)", "oct(uint)", "enum(A=1,B=2,C=-1)", "wchar", "bool(int)", "enum(X=0,Y=300)"]
-STRING_TYPES = ["string", "wstring"]
+STRING_TYPES = ["string", "wstring", "bitvec(ulong)*", "bitvec(uint)*", "bitvec(char)*"]
+# an argument after the split the return copies: strings as long as the returned value says
+# (read's, mbstowcs's) and sets of bits (sigprocmask's)
+OUT_TYPES = ["+string[retval]", "+wstring[retval]", "+bitvec(ulong)*", "+bitvec(ushort)*"]
+LENGTH_RET_TYPES = ["long", "int", "ulong", "uint"]
 RET_TYPES = ["void", "int", "uint", "long", "ulong", "addr", "hex(uint)", "short", "char", "bool", "wchar",
-             "enum(A=0,B=1)", "string"]
+             "enum(A=0,B=1)", "string",
+             # structures of integers returned in rax and rdx
+             "struct(int, ulong)", "struct(long, long)", "struct(int, int)", "struct(short, uint, long)",
+             "struct(ushort, short, int, ulong)"]
 
 
 @st.composite
@@ -38,14 +45,20 @@ def prototypes(draw):
         b, ln = draw(st.permutations(range(n)))[:2]
         params[ln] = "ulong"
         params[b] = f"string(array(char, arg{ln + 1})*)"
-    return f"{draw(st.sampled_from(RET_TYPES))} f({', '.join(params)});"
+    ret = draw(st.sampled_from(RET_TYPES))
+    if n < 6 and draw(st.booleans()):
+        params.append(draw(st.sampled_from(OUT_TYPES)))
+        params += [draw(st.sampled_from(WORD_TYPES)) for _ in range(draw(st.integers(0, 5 - n)))]
+        if "retval" in params[n]:
+            ret = draw(st.sampled_from(LENGTH_RET_TYPES))
+    return f"{ret} f({', '.join(params)});"
 
 
 def site_of(line: str, limit: int, name: str = "f"):
     fmt = CallFormatter(string_limit=limit)
     plan = fmt.plan(parse_conf(line, "t.conf").get(name)) if line else fmt.plan(None)
     caps = capture_plan(plan)
-    if caps is None:
+    if caps is None or (plan.right is not None and plan.ret is not None and plan.ret.capture != WORD):
         return None
     off, strings = HEAD, []
     for i, cap, j in caps:
@@ -78,7 +91,8 @@ def test_native_line_is_the_python_line(data):
         return
     plan, strings, size = got
     ret_cap = data.draw(st.sampled_from([limit + 1, limit + 1, 1, limit + 8]))
-    site = native_site("f", plan, strings, size, _ALIGN_PAD, ret_cap)
+    pair = plan.ret is not None and plan.ret.kind == "intstruct"
+    site = native_site("f", plan, strings, size, _ALIGN_PAD, ret_cap, RET_PAIR if pair else _outlen_kind(plan))
     if site is None:            # a renderer the C path does not have: Python serves the site
         return
     leaf, quick = _leaf_renderer("f", plan, strings, size)
@@ -94,6 +108,52 @@ def test_native_line_is_the_python_line(data):
         rec[a_off:a_off + min(len(raw), cap)] = raw[:cap]
     rax = data.draw(WORDS)
     words = (5, *w, slot, ret)
+    out = output_of(plan) if plan.right is not None else None
+    if out is not None:
+        # guestlog.decode's general path: the output argument from the bytes the return copied
+        # (as many as its copy makes: a set whole; a string's min(rax, limit + 1) characters,
+        # and for a C string the byte after them)
+        rax = data.draw(st.one_of(WORDS, st.integers(0, limit + 3)))
+        op = dict(plan.right_items)[out[0]]
+        k = min(rax & op.mask, limit + 1) if op.kind != "bitvec" else 0
+        outn = op.size if op.kind == "bitvec" else 4 * k if op.kind == "retwstr" else k + 1
+        area = (wide(data.draw) if op.kind == "retwstr" else data.draw(AREA_BYTES)).ljust(outn, b"\x07")[:outn]
+        mem = _Captured()
+        mem.block = (w[out[0]], outn, area)
+        left = _left_renderer(plan, strings)(words, bytes(rec), 0)
+        right = plan.right(w, mem, rax)
+        text = "f(" + ", ".join(left) + (", " if left else "") + ", ".join(right)
+        pad = _ALIGN_PAD - len(text)
+        rtext = "<void>" if plan.ret is None else plan.ret.word(rax, None)
+        want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + ("<void>" if rtext is None else rtext) + "\n"
+        padded = area.ljust((outn + 7) & ~7, b"\0")
+        assert site.line(bytes(rec), 0, rax, "\n", padded) == want
+        captured = _outlen_kind(plan)
+        pair = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, captured, outn) + padded + struct.pack("<Q", 9)
+        lines = []
+        assert native.leaf_run(pair, 0, None, [None] * 5 + [site], "\n", lines) == len(pair) - 8
+        assert lines == [want]
+        # a copy of another length, or without the site's "captured" word: left to Python
+        for flags in ((captured, outn + 1), (captured ^ RET_OUTLEN if captured else 1, outn)):
+            other = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, *flags) + padded + bytes(16)
+            assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == 0
+        return
+    if pair:
+        # guestlog.decode's general path: the structure from rax and the rdx the return copied
+        rdx = data.draw(WORDS)
+        text = "f(" + ", ".join(_left_renderer(plan, strings)(words, bytes(rec), 0))
+        pad = _ALIGN_PAD - len(text)
+        want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + plan.ret.word(rax | rdx << 64, None) + "\n"
+        area = struct.pack("<Q", rdx)
+        assert site.line(bytes(rec), 0, rax, "\n", area) == want
+        lines = []
+        run = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, RET_PAIR, 8) + area + struct.pack("<Q", 9)
+        assert native.leaf_run(run, 0, None, [None] * 5 + [site], "\n", lines) == len(run) - 8
+        assert lines == [want]
+        for flags in ((0, 0), (RET_PAIR, 0), (0, 8)):          # not what the site's return copies
+            other = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, *flags) + area + bytes(16)
+            assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == 0
+        return
     if ret_string:
         # guestlog.decode's general path: the returned string from the bytes the return copied
         area = data.draw(AREA_BYTES).ljust(area_size(ret_cap), b"\x07")[:area_size(ret_cap)]
@@ -130,9 +190,14 @@ def test_the_op_kinds_are_the_c_renderers():
     assert len({getattr(native, "OP_" + kind.upper()) for kind in c}) == len(c)
     assert {kind for kind, spec in KINDS.items() if not spec.native} == {"typed", "hide"}
     for kind in python:
-        op = (getattr(native, "OP_" + kind.upper()), 1, 2, (1 << 64) - 1, 8, HEAD, 8)
+        # (the strings bounded by the returned value read the return's output copy: area 0)
+        op = (getattr(native, "OP_" + kind.upper()), 1, 2, (1 << 64) - 1, 8, 0 if "ret" in kind else HEAD, 8)
         if kind == "enum":
             op += (((1, "ONE"),), native.OP_SIGNED)
+        if kind == "intstruct":             # (a return value only)
+            native.Site("f(", [], (op[0], 0, 0, 0, 0, 0, 0, ((0, 4, True), (8, 8, False))), HEAD, _ALIGN_PAD,
+                        0, RET_PAIR)
+            continue
         native.Site("f(", [op], None, HEAD + area_size(4 * 9), _ALIGN_PAD)
 
 
@@ -142,10 +207,11 @@ def test_the_fuzz_reaches_every_native_kind():
     fmt = CallFormatter(string_limit=8)
     lines = [f"{ret} f({arg});" for ret in RET_TYPES for arg in WORD_TYPES + STRING_TYPES]
     lines.append("int f(string(array(char, arg2)*), ulong);")
+    lines += [f"{ret} f(int, {arg});" for ret in LENGTH_RET_TYPES for arg in OUT_TYPES]
     seen = {op.kind for _, op in fmt.plan(None).left_items}          # ltrace's default prototype
     for line in lines:
         plan = fmt.plan(parse_conf(line, "t.conf").get("f"))
-        seen |= {op.kind for _, op in plan.left_items}
+        seen |= {op.kind for _, op in plan.left_items + plan.right_items}
         if plan.ret is not None:
             seen.add(plan.ret.kind)
     assert seen >= {kind for kind, spec in KINDS.items() if spec.native}
@@ -166,11 +232,18 @@ def test_a_run_over_random_bytes_stays_in_the_buffer(blob, off):
     site = native_site("f", plan, strings, size, _ALIGN_PAD, 9)
     rplan, rstrings, rsize = site_of("string f(string);", 8)
     sites = [None, site, site, native_site("f", rplan, rstrings, rsize, _ALIGN_PAD, 9)]
+    # sites whose returns copy an output argument: a string as long as rax says, a set of bits
+    for line in ("long f(int, +string[retval], ulong);", "ulong f(+wstring[retval]);", "int f(+bitvec(ulong)*);"):
+        oplan, ostrings, osize = site_of(line, 8)
+        sites.append(native_site("f", oplan, ostrings, osize, _ALIGN_PAD, 9, _outlen_kind(oplan)))
+    pplan, pstrings, psize = site_of("struct(int, ulong) f(int);", 8)          # a structure in rax:rdx
+    sites.append(native_site("f", pplan, pstrings, psize, _ALIGN_PAD, 9, RET_PAIR))
+    assert None not in sites[1:]
     lines = []
     got = native.leaf_run(blob, off, None, sites, "\n", lines)
     assert got == (off if off >= 0 else len(blob)) or 0 <= got <= len(blob)
     # a tag from the bytes picks a site: force one and the run must still stay inside
-    for tag in (1, 3):
+    for tag in (1, 3, 4, 5, 6, 7):
         forced = struct.pack("<Q", tag) + blob
         assert 0 <= native.leaf_run(forced, 0, None, sites, "\n", lines) <= len(forced)
 

@@ -40,8 +40,22 @@ enum op_kind {
     OP_BOOL = 10,               /* "false" when w & mask is 0, else "true" */
     OP_ENUM = 11,               /* the first name whose value & mask is w & mask, else `fallback` */
     OP_WCHAR = 12,              /* a wchar_t: its escape between L' and ' */
-    OP_MAX = 12
+    OP_RETSTR = 13,             /* an output C string of at most the returned value's characters */
+    OP_RETWSTR = 14,            /* ... a wide one: both copied by the return (the "output copy") */
+    OP_BITVEC = 15,             /* a pointer to a `size`-byte set of bits, copied at the call or
+                                   (area 0) by the return */
+    OP_INTSTRUCT = 16,          /* a returned structure of integers in rax and rdx (the return's
+                                   output copy holds rdx) */
+    OP_MAX = 16
 };
+
+/* how many bytes a string bounded by the returned value may show: min(rax & mask, limit + 1)
+ * characters (values.py _ret_length) */
+static uint64_t ret_chars(uint64_t rax, uint64_t mask, Py_ssize_t limit)
+{
+    uint64_t n = rax & mask, cap = (uint64_t)limit + 1;
+    return n < cap ? n : cap;
+}
 
 typedef struct {
     uint64_t value;             /* masked to the type's size */
@@ -53,13 +67,16 @@ typedef struct {
     int kind;
     int word;                   /* 1..6: rdi..r9 (the record's words after its tag) */
     int lenword;                /* OP_BUF: the length's word, 1..6 */
-    uint64_t mask;              /* OP_UNSIGNED, OP_HEX */
-    int size;                   /* OP_SIGNED: bytes */
-    Py_ssize_t area;            /* OP_CSTR/BUF/WSTR: the capture's offset in the call record */
+    uint64_t mask;              /* OP_UNSIGNED, OP_HEX; OP_RETSTR/RETWSTR: the returned value's */
+    int size;                   /* OP_SIGNED, OP_BITVEC: bytes */
+    Py_ssize_t area;            /* OP_CSTR/BUF/WSTR/BITVEC: the capture's offset in the call record
+                                   (OP_BITVEC: 0 for the return's output copy) */
     Py_ssize_t limit;           /* string ops: the string limit (-s) */
     int fallback;               /* OP_ENUM: how a value with no name renders (OP_SIGNED, ...) */
     Py_ssize_t nnames;          /* OP_ENUM: its names (owned by the Site) */
     EnumName *names;
+    int nfields;                /* OP_INTSTRUCT: its fields, in the 16 bytes of rax and rdx */
+    struct { unsigned char off, size, is_signed; } fields[16];
 } Op;
 
 #define MAX_ARGS 6
@@ -79,7 +96,19 @@ typedef struct {
     Py_ssize_t align_pad;       /* the column the ") " padding reaches, as in guestlog */
     Py_ssize_t ret_cap;         /* a returned C string (ret OP_CSTR): the bytes the return copies */
     Py_ssize_t pair_end_cap;    /* ... and the pair's end with them */
+    int out;                    /* the op reading the return's output copy (-1: none) */
+    uint64_t out_captured;      /* ... and the return record's "captured" word that comes with it */
 } SiteObject;
+
+/* The bytes the return copies for the site's output argument (guestlog's return trampoline): a
+ * set of bits whole; a string bounded by the returned value: its characters (4 bytes each
+ * for a wide one), and for a C string the byte after them, which the NUL search reads too. */
+static uint64_t out_bytes(const Op *op, uint64_t rax)
+{
+    if (op->kind == OP_BITVEC) return (uint64_t)op->size;
+    uint64_t k = ret_chars(rax, op->mask, op->limit);
+    return op->kind == OP_RETWSTR ? 4 * k : k + 1;
+}
 
 /* ------------------------------------------------------------------------------------------
  * output buffer */
@@ -229,7 +258,60 @@ static int render_wstr(Buf *b, const unsigned char *a, Py_ssize_t limit, uint64_
     return n >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
 }
 
-static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned char *rec, uint64_t v)
+/* ltrace's bitvec lens over n bytes (values.py bitvec_text): ranges of set bits, or of clear ones
+ * after "~" when more than half are set. */
+static int render_bitvec(Buf *b, const unsigned char *a, Py_ssize_t n)
+{
+    Py_ssize_t bits = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (int k = 0; k < 8; k++) bits += (a[i] >> k) & 1;
+    unsigned neg = bits > n * 4 ? 0xFF : 0;
+    if (neg && buf_put(b, "~", 1) < 0) return -1;
+    if (buf_put(b, "<", 1) < 0) return -1;
+    Py_ssize_t low = -1, bitno = 0;
+    int first = 1;
+    for (Py_ssize_t i = 0; i <= n; i++) {
+        for (int k = 0; k < 8; k++, bitno++) {
+            int set = i < n && (((a[i] ^ neg) >> k) & 1);
+            if (set) {
+                if (low < 0) low = bitno;
+            } else if (low >= 0) {
+                if (!first && buf_put(b, ",", 1) < 0) return -1;
+                first = 0;
+                if (buf_udec(b, (uint64_t)low) < 0) return -1;
+                if (low != bitno - 1 && (buf_put(b, "-", 1) < 0 || buf_udec(b, (uint64_t)(bitno - 1)) < 0)) return -1;
+                low = -1;
+            }
+            if (i == n) break;          /* (one step past the end closes an open range) */
+        }
+    }
+    return buf_put(b, ">", 1);
+}
+
+/* An output string bounded by the returned value, from the `out` bytes the return copied
+ * (renderops.py string_to_retval / wstring_to_retval, every byte readable). */
+static int render_retstr(Buf *b, const Op *op, uint64_t v, uint64_t rax, const unsigned char *out)
+{
+    if (!v) return buf_put(b, "nil", 3);
+    uint64_t k = ret_chars(rax, op->mask, op->limit), limit = (uint64_t)op->limit, n = 0;
+    if (op->kind == OP_RETWSTR) {
+        while (n < k && rd32(out + 4 * n) != 0) n++;
+        uint64_t shown = n < limit ? n : limit;
+        if (buf_put(b, "L\"", 2) < 0) return -1;
+        for (uint64_t c = 0; c < shown; c++)
+            if (buf_escw(b, rd32(out + 4 * c)) < 0) return -1;
+    } else {
+        /* MemView.cstring(v, k): up to a NUL among k + 1 bytes, else the first k */
+        const unsigned char *nul = memchr(out, 0, (size_t)k + 1);
+        n = nul ? (uint64_t)(nul - out) : k;
+        uint64_t shown = n < limit ? n : limit;
+        if (buf_put(b, "\"", 1) < 0 || buf_escape(b, out, (Py_ssize_t)shown) < 0) return -1;
+    }
+    return n >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
+}
+
+static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned char *rec, uint64_t v,
+                     uint64_t rax, const unsigned char *out)
 {
     switch (op->kind) {
     case OP_CHAR:
@@ -246,7 +328,7 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
             if (op->names[i].value == u) return buf_put(b, op->names[i].name, op->names[i].len);
         Op plain = *op;
         plain.kind = op->fallback;
-        return render_op(b, &plain, w, rec, v);
+        return render_op(b, &plain, w, rec, v, rax, out);
     }
     case OP_UNSIGNED:
         return buf_udec(b, v & op->mask);
@@ -291,6 +373,29 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
     }
     case OP_WSTR:                   /* values.py wstring_from */
         return render_wstr(b, rec + op->area, op->limit, v);
+    case OP_RETSTR:
+    case OP_RETWSTR:
+        return render_retstr(b, op, v, rax, out);
+    case OP_INTSTRUCT: {            /* renderops.py int_struct */
+        if (out == NULL) break;
+        unsigned char bytes[16];
+        for (int i = 0; i < 8; i++) bytes[i] = (unsigned char)(v >> (8 * i));
+        memcpy(bytes + 8, out, 8);
+        if (buf_put(b, "{ ", 2) < 0) return -1;
+        for (int f = 0; f < op->nfields; f++) {
+            uint64_t u = 0;
+            int size = op->fields[f].size;
+            for (int i = size - 1; i >= 0; i--) u = (u << 8) | bytes[op->fields[f].off + i];
+            if (f && buf_put(b, ", ", 2) < 0) return -1;
+            if (op->fields[f].is_signed && size < 8 && (u >> (8 * size - 1)) & 1)
+                u |= ~UINT64_C(0) << (8 * size);              /* sign-extended */
+            if ((op->fields[f].is_signed ? buf_sdec(b, (int64_t)u) : buf_udec(b, u)) < 0) return -1;
+        }
+        return buf_put(b, " }", 2);
+    }
+    case OP_BITVEC:                 /* renderops.py bitvec_at, every byte copied */
+        if (!v) return buf_put(b, "nil", 3);
+        return render_bitvec(b, op->area ? rec + op->area : out, op->size);
     }
     PyErr_SetString(PyExc_SystemError, "emutrace.machine._native: unknown operation");
     return -1;
@@ -314,7 +419,8 @@ static int render_ret_string(Buf *b, const SiteObject *s, const unsigned char *a
 }
 
 /* The line of the leaf call whose record starts at rec, its return value rax (and the returned
- * string's bytes at ret_area, for a site that returns one). */
+ * string's bytes at ret_area, for a site that returns one; or the output argument's, for a site
+ * with an `out` op). */
 static PyObject *render_line(SiteObject *s, const unsigned char *rec, uint64_t rax, const unsigned char *ret_area,
                              const char *suffix, Py_ssize_t suffix_len, int suffix_ascii)
 {
@@ -326,7 +432,7 @@ static PyObject *render_line(SiteObject *s, const unsigned char *rec, uint64_t r
     if (buf_put(&b, s->prefix, s->prefix_len) < 0) goto done;
     for (int i = 0; i < s->nargs; i++) {
         if (i && buf_put(&b, ", ", 2) < 0) goto done;
-        if (render_op(&b, &s->args[i], w, rec, w[s->args[i].word - 1]) < 0) goto done;
+        if (render_op(&b, &s->args[i], w, rec, w[s->args[i].word - 1], rax, ret_area) < 0) goto done;
     }
     Py_ssize_t chars = s->prefix_chars + (b.len - s->prefix_len);   /* arguments are ASCII */
     Py_ssize_t pad = s->align_pad - chars;
@@ -342,7 +448,7 @@ static PyObject *render_line(SiteObject *s, const unsigned char *rec, uint64_t r
     } else if (s->has_ret && s->ret.kind == OP_WSTR) {
         if (render_wstr(&b, ret_area, s->ret.limit, rax) < 0) goto done;    /* (ret_cap >= 4 * (limit + 1)) */
     } else if (s->has_ret) {
-        if (render_op(&b, &s->ret, w, rec, rax) < 0) goto done;
+        if (render_op(&b, &s->ret, w, rec, rax, rax, ret_area) < 0) goto done;
     } else if (buf_str(&b, "<void>") < 0) {
         goto done;
     }
@@ -374,6 +480,24 @@ static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
     if (!is_ret && (word < 1 || word > MAX_ARGS)) goto bad;
     int capture = kind == OP_CSTR || kind == OP_BUF || kind == OP_WSTR;
     if (is_ret && capture && kind == OP_BUF) goto bad;      /* a word, or a returned C or wide string */
+    if (is_ret && (kind == OP_RETSTR || kind == OP_RETWSTR || kind == OP_BITVEC)) goto bad;
+    if (!is_ret && kind == OP_INTSTRUCT) goto bad;
+    if (kind == OP_INTSTRUCT) {
+        /* (offset, size, signed) per field, inside rax:rdx */
+        if (names == NULL || !PyTuple_Check(names) || PyTuple_GET_SIZE(names) < 1 || PyTuple_GET_SIZE(names) > 16)
+            goto bad;
+        op->kind = (int)kind;
+        op->nfields = (int)PyTuple_GET_SIZE(names);
+        for (int i = 0; i < op->nfields; i++) {
+            int off, fsize, is_signed;
+            if (!PyArg_ParseTuple(PyTuple_GET_ITEM(names, i), "iip", &off, &fsize, &is_signed)) return -1;
+            if (off < 0 || (fsize != 1 && fsize != 2 && fsize != 4 && fsize != 8) || off + fsize > 16) goto bad;
+            op->fields[i].off = (unsigned char)off;
+            op->fields[i].size = (unsigned char)fsize;
+            op->fields[i].is_signed = (unsigned char)is_signed;
+        }
+        return 0;
+    }
     op->kind = (int)kind;
     op->word = (int)word;
     op->lenword = (int)lenword;
@@ -406,7 +530,13 @@ static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
             op->names[i].value = value & mask;
         }
     }
-    if (is_ret && capture) {
+    if (kind == OP_RETSTR || kind == OP_RETWSTR) {
+        /* read from the return's output copy, which leaf_run checks is out_bytes long */
+        if (limit < 1 || limit > (1 << 26) || area != 0 || mask == 0) goto bad;
+    } else if (kind == OP_BITVEC) {
+        if (op->size < 1 || op->size > 4096 || area < 0 || (area && (area < HEAD || area > size - op->size)))
+            goto bad;
+    } else if (is_ret && capture) {
         if (limit < 1 || limit > (1 << 26)) goto bad;
     } else if (capture) {
         /* the capture must lie inside the call record: the renderer reads nothing else */
@@ -442,9 +572,10 @@ static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
 {
     PyObject *prefix, *ops, *ret;
     Py_ssize_t size, align_pad, ret_cap = 0;
-    static char *kw[] = {"prefix", "ops", "ret", "size", "align_pad", "ret_cap", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UOOnn|n", kw, &prefix, &ops, &ret, &size, &align_pad,
-                                     &ret_cap))
+    unsigned long long out_captured = 0;
+    static char *kw[] = {"prefix", "ops", "ret", "size", "align_pad", "ret_cap", "out_captured", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UOOnn|nK", kw, &prefix, &ops, &ret, &size, &align_pad,
+                                     &ret_cap, &out_captured))
         return -1;
     if (size < HEAD || size > (1 << 28) || (size & 7)) {
         PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: bad record size");
@@ -480,8 +611,29 @@ static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
     }
     Py_DECREF(seq);
     self->nargs = (int)k;
+    /* at most one op reads the return's output copy */
+    self->out = -1;
+    for (int i = 0; i < self->nargs; i++) {
+        const Op *op = &self->args[i];
+        if (op->kind == OP_RETSTR || op->kind == OP_RETWSTR || (op->kind == OP_BITVEC && op->area == 0)) {
+            if (self->out >= 0) {
+                PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: two output copies");
+                return -1;
+            }
+            self->out = i;
+        }
+    }
+    self->out_captured = out_captured;
     self->has_ret = ret != Py_None;
     if (self->has_ret && parse_op(ret, &self->ret, size, 1) < 0) return -1;
+    if (self->has_ret && self->ret.kind == OP_INTSTRUCT && (self->out >= 0 || out_captured == 0)) {
+        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: a returned structure needs out_captured");
+        return -1;
+    }
+    if (self->out >= 0 && self->has_ret && (self->ret.kind == OP_CSTR || self->ret.kind == OP_WSTR)) {
+        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: an output copy and a returned string");
+        return -1;
+    }
     if (self->has_ret && self->ret.kind == OP_CSTR && (ret_cap < 1 || ret_cap > (1 << 26))) {
         PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: a returned string needs ret_cap");
         return -1;
@@ -537,6 +689,11 @@ static PyObject *Site_line(SiteObject *self, PyObject *args)
     if (self->has_ret && (self->ret.kind == OP_CSTR || self->ret.kind == OP_WSTR) &&
         (area.obj == NULL || area.len < self->ret_cap)) {
         PyErr_SetString(PyExc_IndexError, "a returned string needs ret_cap bytes");
+        goto done;
+    }
+    if ((self->out >= 0 && (area.obj == NULL || (uint64_t)area.len < out_bytes(&self->args[self->out], rax))) ||
+        (self->has_ret && self->ret.kind == OP_INTSTRUCT && (area.obj == NULL || area.len < 8))) {
+        PyErr_SetString(PyExc_IndexError, "an output argument needs the bytes the return copies");
         goto done;
     }
     out = render_line(self, (const unsigned char *)data.buf + off, rax, area.buf, sfx, sn, sa);
@@ -605,15 +762,22 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
         if (s->pair_end > n - off - 8) break;
         const unsigned char *rec = d + off, *r = rec + s->size;
         uint64_t slot = rd64(rec + 56), ret = rd64(rec + 64);
+        /* (a returned structure's rdx: 8 bytes) */
+        int pair = s->has_ret && s->ret.kind == OP_INTSTRUCT;
+        if (s->out >= 0 || pair) captured = s->out_captured;
         /* a leaf: its own return record next; nothing copied at the return but a returned
-         * string, which is there exactly when the site returns one */
-        if (rd64(r) != RET_TAG || rd64(r + 8) != slot || rd64(r + 16) != ret || rd64(r + 40) ||
-            rd64(r + 32) != captured)
+         * string, which is there exactly when the site returns one, or the output argument,
+         * exactly as many bytes as the site's copy makes */
+        uint64_t rax = rd64(r + 24), outn = rd64(r + 40);
+        if (rd64(r) != RET_TAG || rd64(r + 8) != slot || rd64(r + 16) != ret || rd64(r + 32) != captured ||
+            outn != (s->out >= 0 ? out_bytes(&s->args[s->out], rax) : pair ? 8 : 0))
             break;
         if (!no_top && top <= slot) break;
         Py_ssize_t end = ret_string ? s->pair_end_cap : s->pair_end;
+        if (end > n - off - 8 || outn > (uint64_t)(n - off - 8 - end)) break;
+        end += (Py_ssize_t)((outn + 7) & ~(uint64_t)7);     /* (the copy's area, as guestlog's decode) */
         if (end > n - off - 8) break;
-        PyObject *line = render_line(s, rec, rd64(r + 24), r + RET_SIZE, sfx, sn, sa);
+        PyObject *line = render_line(s, rec, rax, r + RET_SIZE, sfx, sn, sa);
         if (line == NULL) goto done;
         int err = PyList_Append(lines, line);
         Py_DECREF(line);
@@ -1042,7 +1206,8 @@ PyMODINIT_FUNC PyInit__native(void)
         {"ABI_VERSION", ABI_VERSION}, {"OP_UNSIGNED", OP_UNSIGNED}, {"OP_SIGNED", OP_SIGNED},
         {"OP_HEX", OP_HEX}, {"OP_GUESS", OP_GUESS}, {"OP_ADDR", OP_ADDR}, {"OP_CSTR", OP_CSTR},
         {"OP_BUF", OP_BUF}, {"OP_WSTR", OP_WSTR}, {"OP_CHAR", OP_CHAR}, {"OP_BOOL", OP_BOOL},
-        {"OP_ENUM", OP_ENUM}, {"OP_WCHAR", OP_WCHAR},
+        {"OP_ENUM", OP_ENUM}, {"OP_WCHAR", OP_WCHAR}, {"OP_RETSTR", OP_RETSTR}, {"OP_RETWSTR", OP_RETWSTR},
+        {"OP_BITVEC", OP_BITVEC}, {"OP_INTSTRUCT", OP_INTSTRUCT},
     };
     for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++) {
         if (PyModule_AddIntConstant(m, consts[i].name, consts[i].value) < 0) { Py_DECREF(m); return NULL; }
