@@ -2,8 +2,9 @@
  * conversion kind, widths and precisions (also from `*`), the stack and xmm argument areas, 200
  * conversions, %n, NULL and unterminated strings at the end of a mapping, fprintf to a file and to
  * stdout, sprintf, snprintf with truncation, dprintf and the v* forms. Built with and without
- * -D_FORTIFY_SOURCE=2 (the __*_chk forms). `printfs wild` ends with a %s of a wild pointer (the
- * program dies of it: the trace shows the call as the hooked path does). */
+ * -D_FORTIFY_SOURCE=2 (the __*_chk forms). `printfs wild` ends with a %s of a wild pointer and
+ * `printfs fmtend` with a format that runs into an unmapped page (the program dies of either:
+ * the trace shows the call as the hooked path does). */
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -98,6 +99,22 @@ int main(int argc, char **argv)
         m[pg - 1] = 0;
         printf("%s|%.2s|%.99999s|%.*s\n", end, end, end, -1, end);
         printf("%.4294967295s|%.18446744073709551615s\n", end, end);
+        /* the same bytes as the mappings change under them: the trace reads one byte past
+         * what printf reads */
+        memset(m + pg - 8, 'B', 8);
+        printf("[%.8s]\n", m + pg - 8);
+        mprotect(m + pg, pg, PROT_READ);
+        printf("[%.8s]\n", m + pg - 8);
+        mprotect(m + pg, pg, PROT_NONE);
+        printf("[%.8s]\n", m + pg - 8);
+        munmap(m + pg, pg);
+        printf("[%.8s]\n", m + pg - 8);
+        mmap(m + pg, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        printf("[%.8s]\n", m + pg - 8);
+        if (argc > 1 && strcmp(argv[1], "fmtend") == 0) {
+            munmap(m + pg, pg);
+            printf(m + pg - 8);         /* an unterminated format at a mapping's end: printf dies */
+        }
     }
     int fd = open("/dev/null", O_WRONLY);
     dprintf(fd, "%s %d\n", "null", fd);

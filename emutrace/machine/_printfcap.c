@@ -265,6 +265,7 @@ typedef struct PrintfHooksObject {
     int ret_hooked;
     Pending pending[MAX_PENDING];
     unsigned long long calls, returns;  /* hooks run (tests) */
+    unsigned long long refreshes;       /* copies of the mappings taken (tests) */
 } PrintfHooksObject;
 
 /* The copy of the mappings, fresh (the GIL taken to ask Python when they changed). 0, or -1
@@ -276,6 +277,7 @@ static int refresh_vmas(PrintfHooksObject *h)
     if (h->have_vmas && gen == h->gen) return 0;
     PyGILState_STATE g = PyGILState_Ensure();
     int ok = -1;
+    h->refreshes++;
     PyObject *r = PyObject_CallNoArgs(h->vmas_fn);
     if (r != NULL && PyBytes_Check(r) && PyBytes_GET_SIZE(r) % 24 == 0) {
         size_t n = (size_t)PyBytes_GET_SIZE(r) / 24;
@@ -883,7 +885,7 @@ static PyObject *PrintfHooks_add_return(PrintfHooksObject *self, PyObject *arg)
 
 static PyObject *PrintfHooks_counts(PrintfHooksObject *self, void *closure)
 {
-    return Py_BuildValue("(KK)", self->calls, self->returns);
+    return Py_BuildValue("(KKK)", self->calls, self->returns, self->refreshes);
 }
 
 static int PrintfHooks_traverse(PrintfHooksObject *self, visitproc visit, void *arg)
@@ -935,7 +937,7 @@ static PyMethodDef PrintfHooks_methods[] = {
 };
 
 static PyGetSetDef PrintfHooks_getset[] = {
-    {"counts", (getter)PrintfHooks_counts, NULL, "(call hooks run, return hooks run)", NULL},
+    {"counts", (getter)PrintfHooks_counts, NULL, "(call hooks run, return hooks run, copies of the mappings taken)", NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 
