@@ -233,7 +233,7 @@ def engine_hooks(gl, proc, store, string_limit: int):
     if hooks is None:
         m = gl.m
         hooks = gl.printf_hooks = native.PrintfHooks(
-            _address(uclib.uc_hook_add), _address(uclib.uc_hook_del), _address(uclib.uc_reg_read),
+            _address(uclib.uc_hook_add), _address(uclib.uc_reg_read),
             _address(uclib.uc_mem_read), _address(uclib.uc_mem_write), m.uc._uch.value, m.uc, store,
             proc.aspace.page_perms, _vmas_of(proc.aspace), _REGS, gl.ctrl, string_limit)
     return hooks

@@ -34,7 +34,6 @@ int emutrace_tlbfill_generation(PyObject *obj, unsigned long long *gen);     /* 
 
 typedef int (*uc_hook_add_fn)(void *uc, size_t *hh, int type, void *callback, void *user_data,
                               uint64_t begin, uint64_t end, ...);
-typedef int (*uc_hook_del_fn)(void *uc, size_t hh);
 typedef int (*uc_reg_read_fn)(void *uc, int regid, void *value);
 typedef int (*uc_mem_read_fn)(void *uc, uint64_t address, void *bytes, uint64_t size);
 typedef int (*uc_mem_write_fn)(void *uc, uint64_t address, const void *bytes, uint64_t size);
@@ -244,7 +243,6 @@ typedef struct PrintfHooksObject {
     PyObject_HEAD
     void *uc;
     uc_hook_add_fn hook_add;
-    uc_hook_del_fn hook_del;
     uc_reg_read_fn reg_read;
     uc_mem_read_fn mem_read;
     uc_mem_write_fn mem_write;
@@ -783,12 +781,12 @@ static void on_return(void *uc, uint64_t address, uint32_t size, void *user)
 
 static int PrintfHooks_init(PrintfHooksObject *self, PyObject *args, PyObject *kwds)
 {
-    unsigned long long hook_add, hook_del, reg_read, mem_read, mem_write, engine, ctrl, limit;
+    unsigned long long hook_add, reg_read, mem_read, mem_write, engine, ctrl, limit;
     PyObject *owner, *store, *perms, *vmas_fn, *regs;
-    if (!PyArg_ParseTuple(args, "KKKKKKOOOOOKK", &hook_add, &hook_del, &reg_read, &mem_read, &mem_write, &engine,
+    if (!PyArg_ParseTuple(args, "KKKKKOOOOOKK", &hook_add, &reg_read, &mem_read, &mem_write, &engine,
                           &owner, &store, &perms, &vmas_fn, &regs, &ctrl, &limit))
         return -1;
-    if (!hook_add || !hook_del || !reg_read || !mem_read || !mem_write || !engine || !PyCallable_Check(vmas_fn)
+    if (!hook_add || !reg_read || !mem_read || !mem_write || !engine || !PyCallable_Check(vmas_fn)
             || !PyObject_TypeCheck(store, &PrintfStoreType)) {
         PyErr_SetString(PyExc_ValueError, "PrintfHooks: a null function or engine, or no PrintfStore");
         return -1;
@@ -810,7 +808,6 @@ static int PrintfHooks_init(PrintfHooksObject *self, PyObject *args, PyObject *k
     if (limit > (1u << 20)) { PyErr_SetString(PyExc_ValueError, "PrintfHooks: string limit too large"); return -1; }
     self->uc = (void *)(uintptr_t)engine;
     self->hook_add = (uc_hook_add_fn)(uintptr_t)hook_add;
-    self->hook_del = (uc_hook_del_fn)(uintptr_t)hook_del;
     self->reg_read = (uc_reg_read_fn)(uintptr_t)reg_read;
     self->mem_read = (uc_mem_read_fn)(uintptr_t)mem_read;
     self->mem_write = (uc_mem_write_fn)(uintptr_t)mem_write;
@@ -897,14 +894,12 @@ static int PrintfHooks_traverse(PrintfHooksObject *self, visitproc visit, void *
     return 0;
 }
 
-/* The engine's hooks point at this object's memory: they are removed first, while the engine
- * (owner) is still held. */
+/* The engine's hooks point at this object's memory and are never removed: the engine runs only
+ * while its Machine is reachable, which holds this object (through its guest log); and this
+ * object holds the engine, so the two go together (as _tlbfill.c's hook and its cache). Removing
+ * the hooks here could reach an engine its binding already closed in the same collection. */
 static int PrintfHooks_clear(PrintfHooksObject *self)
 {
-    if (self->owner != NULL && self->uc != NULL) {
-        for (size_t i = 0; i < self->nsites; i++) self->hook_del(self->uc, self->sites[i]->handle);
-        if (self->ret_hooked) self->hook_del(self->uc, self->ret_handle);
-    }
     for (size_t i = 0; i < self->nsites; i++) PyMem_RawFree(self->sites[i]);
     PyMem_RawFree(self->sites);
     self->sites = NULL;
@@ -946,7 +941,7 @@ static PyTypeObject PrintfHooksType = {
     .tp_name = "emutrace.machine._native.PrintfHooks",
     .tp_basicsize = sizeof(PrintfHooksObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "PrintfHooks(uc_hook_add, uc_hook_del, uc_reg_read, uc_mem_read, uc_mem_write, engine, owner, "
+    .tp_doc = "PrintfHooks(uc_hook_add, uc_reg_read, uc_mem_read, uc_mem_write, engine, owner, "
               "store, perms, vmas, regs, ctrl, string_limit)",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)PrintfHooks_init,
