@@ -46,6 +46,7 @@ typedef int (*uc_mem_write_fn)(void *uc, uint64_t address, const void *bytes, ui
 #define MAX_FIXED 8
 #define STORE_SLOTS 4096                /* texts kept for the decoder (a power of two) */
 #define MAX_PENDING 256                 /* calls whose right-hand side waits for their return */
+#define MAX_ORPHANS 1024                /* right-hand sides of calls whose slot was reused */
 
 /* what an item (a fixed argument or a conversion) is rendered as */
 enum item_kind {
@@ -117,10 +118,23 @@ typedef struct {
     int nleft, nright;                  /* -1: none (yet) */
 } StoreSlot;
 
+/* A call's texts are taken when the ring holding its records is read: its left-hand side within
+ * a ring's worth of records, far fewer than STORE_SLOTS. Its right-hand side is rendered when it
+ * returns, which may be any number of calls later (a thread blocked in printf while others print):
+ * when its slot went to a later call by then, the text waits among the orphans. */
+typedef struct {
+    uint64_t seq;
+    char *text;
+    size_t len;
+    int n;
+} Orphan;
+
 typedef struct {
     PyObject_HEAD
     StoreSlot *slots;
     uint64_t next;
+    Orphan orphans[MAX_ORPHANS];
+    int norphans;
 } PrintfStoreObject;
 
 static void slot_clear(StoreSlot *s)
@@ -145,6 +159,7 @@ static int PrintfStore_init(PrintfStoreObject *self, PyObject *args, PyObject *k
 
 static void PrintfStore_dealloc(PrintfStoreObject *self)
 {
+    for (int i = 0; i < self->norphans; i++) PyMem_RawFree(self->orphans[i].text);
     if (self->slots != NULL) {
         for (int i = 0; i < STORE_SLOTS; i++) slot_clear(&self->slots[i]);
         PyMem_RawFree(self->slots);
@@ -184,11 +199,41 @@ static PyObject *texts_list(const char *p, size_t len, int n)
     return out;
 }
 
+/* the right-hand side of call `seq`, rendered at its return: in its slot, or an orphan */
+static void store_right(PrintfStoreObject *st, uint64_t seq, char *text, size_t len, int n)
+{
+    StoreSlot *s = store_find(st, seq);
+    if (s != NULL) {
+        PyMem_RawFree(s->right);
+        s->right = text;
+        s->right_len = len;
+        s->nright = n;
+        return;
+    }
+    if (st->norphans == MAX_ORPHANS) {          /* (the oldest: a call never decoded) */
+        PyMem_RawFree(st->orphans[0].text);
+        memmove(&st->orphans[0], &st->orphans[1], (MAX_ORPHANS - 1) * sizeof st->orphans[0]);
+        st->norphans--;
+    }
+    st->orphans[st->norphans++] = (Orphan){seq, text, len, n};
+}
+
 /* take_left(seq) / take_right(seq) -> [str] or None (not rendered, or no longer kept) */
 static PyObject *store_take(PrintfStoreObject *self, PyObject *arg, int right)
 {
     uint64_t seq = PyLong_AsUnsignedLongLongMask(arg);
     if (seq == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    if (right) {
+        for (int i = 0; i < self->norphans; i++) {
+            Orphan *o = &self->orphans[i];
+            if (o->seq != seq) continue;
+            PyObject *out = texts_list(o->text, o->len, o->n);
+            PyMem_RawFree(o->text);
+            memmove(o, o + 1, (size_t)(self->norphans - i - 1) * sizeof *o);
+            self->norphans--;
+            return out;
+        }
+    }
     StoreSlot *s = store_find(self, seq);
     if (s == NULL || (right ? s->nright : s->nleft) < 0) Py_RETURN_NONE;
     PyObject *out = right ? texts_list(s->right, s->right_len, s->nright) : texts_list(s->left, s->left_len, s->nleft);
@@ -262,6 +307,7 @@ typedef struct PrintfHooksObject {
     size_t ret_handle;
     int ret_hooked;
     Pending pending[MAX_PENDING];
+    int npending;                       /* entries in use: the return hook's quick way out */
     unsigned long long calls, returns;  /* hooks run (tests) */
     unsigned long long refreshes;       /* copies of the mappings taken (tests) */
 } PrintfHooksObject;
@@ -632,8 +678,9 @@ static int read_regs(PrintfHooksObject *h, Fetch *f, uint64_t *rax)
     return 0;
 }
 
-static void drop_pending(Pending *p)
+static void drop_pending(PrintfHooksObject *h, Pending *p)
 {
+    if (p->seq != 0) h->npending--;
     PyMem_RawFree(p->items);
     memset(p, 0, sizeof *p);
 }
@@ -649,8 +696,7 @@ static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
     uint64_t rax;
     h->calls++;
     if (read_regs(h, &f, &rax) < 0) return;
-    int have_vmas = refresh_vmas(h) == 0;
-    if (!have_vmas) h->nvmas = 0;       /* (nothing readable rather than a stale copy) */
+    if (refresh_vmas(h) < 0) h->nvmas = 0;      /* (nothing readable rather than a stale copy) */
     Items v = {0};
     int failed = 0;
     /* the fixed arguments: words (they all are integer-class) */
@@ -722,10 +768,11 @@ static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
             Pending *free_one = NULL;
             for (int i = 0; i < MAX_PENDING; i++) {
                 Pending *pd = &h->pending[i];
-                if (pd->seq != 0 && pd->shadow == shadow) drop_pending(pd);
+                if (pd->seq != 0 && pd->shadow == shadow) drop_pending(h, pd);
                 if (pd->seq == 0 && free_one == NULL) free_one = pd;
             }
             if (free_one != NULL) {
+                h->npending++;
                 free_one->seq = seq;
                 free_one->slot = f.rsp;
                 free_one->shadow = shadow;
@@ -751,9 +798,7 @@ static void on_return(void *uc, uint64_t address, uint32_t size, void *user)
     uint64_t rsp, top = 0;
     unsigned char b[8];
     h->returns++;
-    int any = 0;
-    for (int i = 0; i < MAX_PENDING && !any; i++) any = h->pending[i].seq != 0;
-    if (!any) return;
+    if (h->npending == 0) return;
     if (h->reg_read(uc, h->regs[7], &rsp) != 0) return;
     if (h->mem_read(uc, h->ctrl + SHTOP, b, 8) != 0) return;
     memcpy(&top, b, 8);
@@ -764,14 +809,11 @@ static void on_return(void *uc, uint64_t address, uint32_t size, void *user)
         if (h->mem_read(uc, pd->shadow, b, 8) != 0) continue;
         memcpy(&slot, b, 8);
         if (slot != pd->slot) continue;
-        StoreSlot *s = store_find(st, pd->seq);
-        if (s != NULL) {
-            int have_vmas = refresh_vmas(h) == 0;
-            if (!have_vmas) h->nvmas = 0;
-            s->right = render_items(h, pd->items, pd->split, pd->nitems, &s->right_len);
-            if (s->right != NULL) s->nright = pd->nitems - pd->split;
-        }
-        drop_pending(pd);
+        if (refresh_vmas(h) < 0) h->nvmas = 0;
+        size_t len = 0;
+        char *text = render_items(h, pd->items, pd->split, pd->nitems, &len);
+        if (text != NULL) store_right(st, pd->seq, text, len, pd->nitems - pd->split);
+        drop_pending(h, pd);
         return;
     }
 }
@@ -905,7 +947,7 @@ static int PrintfHooks_clear(PrintfHooksObject *self)
     self->sites = NULL;
     self->nsites = 0;
     self->ret_hooked = 0;
-    for (int i = 0; i < MAX_PENDING; i++) drop_pending(&self->pending[i]);
+    for (int i = 0; i < MAX_PENDING; i++) drop_pending(self, &self->pending[i]);
     PyMem_RawFree(self->vmas);
     self->vmas = NULL;
     self->nvmas = 0;
