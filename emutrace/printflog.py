@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Tuple
 from unicorn import x86_const as X
 from unicorn.unicorn_py3.unicorn import uclib
 
-from .guestlog import FastSite, HEAD, RET_SIZE
+from .guestlog import FastSite, HEAD, RET_SIZE, RET_TAG
 from .machine.native import native
 from .protos import ArgRef, Array, Const, Pointer, Prim, Zero
 from .renderops import WORD
@@ -32,6 +32,10 @@ from .values import DEFAULT_ALIGN
 
 _ALIGN_PAD = DEFAULT_ALIGN - 3          # as guestlog's leaf lines: text + ") " + padding + "= " + ret
 _Q = struct.Struct("<Q")
+# a call record and the return record after it, from the slot on (see PrintfSite._quick): slot,
+# return address, sequence number; RET_TAG, slot, return address, rax, captured?, output bytes;
+# the next record's tag
+_PAIR = struct.Struct(f"<{HEAD - 16}x3Q6QQ")
 _VMA = struct.Struct("<QQQ")
 _REGS = (X.UC_X86_REG_RAX, X.UC_X86_REG_RDI, X.UC_X86_REG_RSI, X.UC_X86_REG_RDX, X.UC_X86_REG_RCX,
          X.UC_X86_REG_R8, X.UC_X86_REG_R9, X.UC_X86_REG_RSP) + \
@@ -156,7 +160,7 @@ class PrintfSite(FastSite):
         self.open: Dict[tuple, List[int]] = {}
         self.left = self._left
         self.leaf = self._leaf
-        self.quick = self._no_quick
+        self.quick = self._quick
 
     def placed(self, gl, proc, at: int) -> None:
         """The trampoline is in guest memory, its hook instruction at `at`: hook it."""
@@ -187,7 +191,19 @@ class PrintfSite(FastSite):
 
     def _leaf(self, w, data, off: int, rax: int, suffix: str) -> str:
         """The line of a call whose return record follows its call record."""
-        seq = self._seq(data, off)
+        return self._line(self._seq(data, off), rax, suffix)
+
+    def _quick(self, data, off: int, top: int, suffix: str, append):
+        """guestlog's FastSite.quick: the line of the leaf call at data[off:] appended, and the
+        next record's tag returned; None (nothing appended) when it is no leaf call or a frame at
+        `top` or below is open."""
+        slot, ret, seq, tag, rslot, rret, rax, captured, outn, nxt = _PAIR.unpack_from(data, off)
+        if tag != RET_TAG or rslot != slot or rret != ret or top <= slot or captured or outn:
+            return None
+        append(self._line(seq, rax, suffix))
+        return nxt
+
+    def _line(self, seq: int, rax: int, suffix: str) -> str:
         store = self.store
         left = store.take_left(seq) or []
         right = store.take_right(seq) or []
@@ -196,10 +212,6 @@ class PrintfSite(FastSite):
             text += (", " if left else "") + ", ".join(right)
         pad = _ALIGN_PAD - len(text)
         return text + (") " + " " * pad if pad > 0 else ") ") + "= " + _IntReturn.word(rax, None) + suffix
-
-    @staticmethod
-    def _no_quick(data, off, top, suffix, append):
-        return None                         # (decode's general path takes these records)
 
 
 def printf_site(tracer, proc, tag: int, site, entry: int, string_limit: int) -> Optional[PrintfSite]:
