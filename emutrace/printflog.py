@@ -153,6 +153,7 @@ class PrintfSite(FastSite):
         self.size = HEAD + 8
         self.pair_end = self.size + RET_SIZE
         self.spec = spec
+        self.prefix = site.display + "("
         self.string_limit = string_limit
         self.store = store
         # the calls whose record was read but whose return was not, by argument words (what
@@ -204,10 +205,16 @@ class PrintfSite(FastSite):
         return nxt
 
     def _line(self, seq: int, rax: int, suffix: str) -> str:
+        """The line of a leaf call: display(left, right) padded, "= " and the int it returned (the
+        store joins what its hooks rendered; test_printflog compares with _line_of)."""
+        return self.store.take_line(seq, self.prefix, rax, suffix, _ALIGN_PAD)
+
+    def _line_of(self, seq: int, rax: int, suffix: str) -> str:
+        """_line from the texts as lists: the same line, made in Python."""
         store = self.store
         left = store.take_left(seq) or []
         right = store.take_right(seq) or []
-        text = self.site.display + "(" + ", ".join(left)
+        text = self.prefix + ", ".join(left)
         if right:
             text += (", " if left else "") + ", ".join(right)
         pad = _ALIGN_PAD - len(text)

@@ -151,3 +151,13 @@ def test_which_prototypes_the_hooks_render():
     vformat, idx, split, fixed = printf_spec(protos["snprintf"])
     assert (vformat, idx, split) == (0, 2, 0)
     assert fixed[0] == (native.PF_STR, 8, native.PF_LIM_ARG, 1)        # +string2: bounded by argument 2
+
+
+@needs_native
+def test_the_store_joins_lines_as_python_does(tmp_path, monkeypatch):
+    from emutrace.printflog import PrintfSite
+    joined, lists = tmp_path / "joined", tmp_path / "lists"
+    _run_in_process(["-o", str(joined), built("printfs")])
+    monkeypatch.setattr(PrintfSite, "_line", PrintfSite._line_of)
+    _run_in_process(["-o", str(lists), built("printfs")])
+    assert joined.read_bytes() == lists.read_bytes()

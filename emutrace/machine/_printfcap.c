@@ -218,36 +218,106 @@ static void store_right(PrintfStoreObject *st, uint64_t seq, char *text, size_t 
     st->orphans[st->norphans++] = (Orphan){seq, text, len, n};
 }
 
+/* The texts of call `seq` (right: rendered at its return; an orphan, or in its slot), handed over
+ * to the caller (*p: PyMem_Raw, NULL for none; *n: their count); 0, or -1 when there are none. */
+static int store_grab(PrintfStoreObject *self, uint64_t seq, int right, char **p, size_t *len, int *n)
+{
+    if (right) {
+        for (int i = 0; i < self->norphans; i++) {
+            Orphan *o = &self->orphans[i];
+            if (o->seq != seq) continue;
+            *p = o->text;
+            *len = o->len;
+            *n = o->n;
+            memmove(o, o + 1, (size_t)(self->norphans - i - 1) * sizeof *o);
+            self->norphans--;
+            return 0;
+        }
+    }
+    StoreSlot *s = store_find(self, seq);
+    if (s == NULL || (right ? s->nright : s->nleft) < 0) return -1;
+    if (right) { *p = s->right; *len = s->right_len; *n = s->nright; s->right = NULL; s->nright = -1; }
+    else { *p = s->left; *len = s->left_len; *n = s->nleft; s->left = NULL; s->nleft = -1; }
+    return 0;
+}
+
 /* take_left(seq) / take_right(seq) -> [str] or None (not rendered, or no longer kept) */
 static PyObject *store_take(PrintfStoreObject *self, PyObject *arg, int right)
 {
     uint64_t seq = PyLong_AsUnsignedLongLongMask(arg);
     if (seq == (uint64_t)-1 && PyErr_Occurred()) return NULL;
-    if (right) {
-        for (int i = 0; i < self->norphans; i++) {
-            Orphan *o = &self->orphans[i];
-            if (o->seq != seq) continue;
-            PyObject *out = texts_list(o->text, o->len, o->n);
-            PyMem_RawFree(o->text);
-            memmove(o, o + 1, (size_t)(self->norphans - i - 1) * sizeof *o);
-            self->norphans--;
-            return out;
-        }
-    }
-    StoreSlot *s = store_find(self, seq);
-    if (s == NULL || (right ? s->nright : s->nleft) < 0) Py_RETURN_NONE;
-    PyObject *out = right ? texts_list(s->right, s->right_len, s->nright) : texts_list(s->left, s->left_len, s->nleft);
-    if (right) { PyMem_RawFree(s->right); s->right = NULL; s->nright = -1; }
-    else { PyMem_RawFree(s->left); s->left = NULL; s->nleft = -1; }
+    char *p = NULL;
+    size_t len = 0;
+    int n = 0;
+    if (store_grab(self, seq, right, &p, &len, &n) < 0) Py_RETURN_NONE;
+    PyObject *out = texts_list(p, len, n);
+    PyMem_RawFree(p);
     return out;
 }
 
 static PyObject *PrintfStore_take_left(PrintfStoreObject *self, PyObject *arg) { return store_take(self, arg, 0); }
 static PyObject *PrintfStore_take_right(PrintfStoreObject *self, PyObject *arg) { return store_take(self, arg, 1); }
 
+/* NUL-separated texts joined with ", " */
+static void put_joined(Text *t, const char *p, size_t len, int n)
+{
+    size_t at = 0;
+    for (int i = 0; i < n && at <= len; i++) {
+        const char *e = memchr(p + at, 0, len - at);
+        size_t k = e != NULL ? (size_t)(e - (p + at)) : len - at;
+        if (i) text_put(t, ", ", 2);
+        text_put(t, p + at, k);
+        at += k + 1;
+    }
+}
+
+/* take_line(seq, prefix, rax, suffix, align_pad) -> str: the whole line of a leaf call, as
+ * printflog.PrintfSite._line makes it from take_left and take_right (prefix: the display name
+ * and "("; the texts are ASCII, so the padding counts prefix characters and text bytes) */
+static PyObject *PrintfStore_take_line(PrintfStoreObject *self, PyObject *args)
+{
+    unsigned long long seq, rax;
+    PyObject *prefix, *suffix;
+    Py_ssize_t align_pad;
+    if (!PyArg_ParseTuple(args, "KUKUn", &seq, &prefix, &rax, &suffix, &align_pad)) return NULL;
+    char *lp = NULL, *rp = NULL;
+    size_t llen = 0, rlen = 0;
+    int ln = 0, rn = 0;
+    if (store_grab(self, seq, 0, &lp, &llen, &ln) < 0) { lp = NULL; ln = 0; }
+    if (store_grab(self, seq, 1, &rp, &rlen, &rn) < 0) { rp = NULL; rn = 0; }
+    Text t = {0};
+    text_put(&t, "", 0);
+    if (lp != NULL) put_joined(&t, lp, llen, ln);
+    if (rp != NULL && rn > 0) {
+        if (lp != NULL && ln > 0) text_put(&t, ", ", 2);
+        put_joined(&t, rp, rlen, rn);
+    }
+    PyMem_RawFree(lp);
+    PyMem_RawFree(rp);
+    Py_ssize_t pad = align_pad - (PyUnicode_GET_LENGTH(prefix) + (Py_ssize_t)t.len);
+    text_put(&t, ") ", 2);
+    for (Py_ssize_t i = 0; i < pad; i++) text_put(&t, " ", 1);
+    char num[16];
+    uint32_t u = (uint32_t)rax;
+    snprintf(num, sizeof num, "= %d", (int)(int32_t)u);
+    text_str(&t, num);
+    if (t.failed) { PyMem_RawFree(t.p); return PyErr_NoMemory(); }
+    PyObject *mid = PyUnicode_DecodeASCII(t.p, (Py_ssize_t)t.len, "strict");
+    PyMem_RawFree(t.p);
+    if (mid == NULL) return NULL;
+    PyObject *head = PyUnicode_Concat(prefix, mid);
+    Py_DECREF(mid);
+    if (head == NULL) return NULL;
+    PyObject *line = PyUnicode_Concat(head, suffix);
+    Py_DECREF(head);
+    return line;
+}
+
 static PyMethodDef PrintfStore_methods[] = {
     {"take_left", (PyCFunction)PrintfStore_take_left, METH_O, "take_left(seq) -> the texts shown at the call, or None"},
     {"take_right", (PyCFunction)PrintfStore_take_right, METH_O, "take_right(seq) -> the texts shown at the return, or None"},
+    {"take_line", (PyCFunction)PrintfStore_take_line, METH_VARARGS,
+     "take_line(seq, prefix, rax, suffix, align_pad) -> the line of a leaf call"},
     {NULL, NULL, 0, NULL}
 };
 
