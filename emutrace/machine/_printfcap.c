@@ -10,8 +10,8 @@
  * after the split (all of sprintf's and snprintf's) are shown as memory is at the return: the hook
  * keeps their values, and a second hook, on the first instruction of the guest log's return
  * trampoline (PrintfHooks.add_return), renders them when that call returns. Python's decoder takes
- * the texts by sequence number (PrintfStore.take_left / take_right), so no Python frame runs per
- * call. The rendering is CallFormatter's (_fmt_prim, _fmt_pointer, _fmt_array, _fmt_integer,
+ * the texts by sequence number (PrintfStore.take_left / take_right, or take_line: a leaf call's
+ * whole line), so no Python frame runs per hook. The rendering is CallFormatter's (_fmt_prim, _fmt_pointer, _fmt_array, _fmt_integer,
  * _c_float) for the types a printf pack produces; tests/test_printflog.py compares the bytes with
  * the hooked path (EMUTRACE_PURE=1, --hook-returns).
  *
