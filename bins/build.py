@@ -197,6 +197,8 @@ PROGRAMS: Dict[str, dict] = {
     "freshcalls": _p("c", "N x 8 calls with new arguments: snprintf, buffers, wide strings (benchmark)",
                      flags=_C_FLAGS),
     "readloop": _p("c", "N one-byte reads (benchmark)", flags=_C_FLAGS),
+    "printfs": _p("c", "the printf family: every conversion, stack and xmm arguments, v* forms, hostile strings",
+                  flags=_C_FLAGS),
     "idcalls": _p("c", "getpid/gettid/getuid... loops between fork, setpgid, threads and a timer",
                   flags=_C_FLAGS + ("-pthread",)),
     "jit": _p("c", "JIT patterns: W^X flips, RWX rewrite, dual-mapped memfd, remap, partial",

@@ -227,6 +227,10 @@ class FastSite:
     `leaf(...)`: the whole line of a call that returned before any other was logged."""
     __slots__ = ("tag", "site", "plan", "strings", "size", "entry", "left", "leaf", "quick", "ret_string",
                  "ret_kind", "out", "pair_end", "in_string")
+    # True for a site whose trampoline has an instruction where a C hook completes the record
+    # (emutrace.printflog.PrintfSite: `placed(gl, proc, address)` hooks it); its leaf lines
+    # come from `leaf` whatever the return captured
+    native_point = False
 
     def __init__(self, tag: int, site, plan, caps, entry: int):
         self.tag = tag
@@ -523,6 +527,8 @@ class GuestLog:
         # tag → the site's leaf lines rendered by the compiled path (None: it has not every
         # renderer, or there is no compiled path), made as the sites appear
         self.native_sites: list = [None]
+        self.native_points: list = []     # (site, address) of the trampolines' C hook instructions
+        self.printf_hooks = None          # this engine's printflog hooks, made with the first site
         self.m = None
         self._map(proc)
 
@@ -739,6 +745,9 @@ class GuestLog:
         c.stub_hooks, c.patched, c.unwind_hooked = dict(self.stub_hooks), set(self.patched), set()
         for stub_lo, stub_hi in c.stub_hooks.values():
             child.machine.hook_code(c._on_full, stub_lo, stub_hi)
+        c.native_points, c.printf_hooks = list(self.native_points), None
+        for fs, at in c.native_points:          # (the child's engine has hooks of its own)
+            fs.placed(c, child, at)
         return c
 
     def _new_thread(self, proc, thread) -> ThreadLog:
@@ -823,6 +832,10 @@ class GuestLog:
         m.hook_code(self._on_full, stubs, stubs + 5 * n - 1)
         self.stub_hooks[base] = (stubs, stubs + 5 * n - 1)
         for k, (fs, slot, entry) in enumerate(entries):
+            if fs.native_point:
+                self.native_points.append((fs, a.addr(f"np{k}")))
+                fs.placed(self, proc, a.addr(f"np{k}"))
+        for k, (fs, slot, entry) in enumerate(entries):
             tramp = a.addr(f"t{k}")
             if entry is not None:
                 patch_jmp(m, entry, tramp)
@@ -846,6 +859,11 @@ class GuestLog:
         a.store(R11, S_R10, R10)
         if fs.strings:
             a.store(R11, S_RBX, RBX)
+        if fs.native_point:
+            # a C hook runs here (rax: the record; every argument register as at the call) and
+            # writes what follows the record's head (emutrace.printflog)
+            a.label(f"np{k}")
+            a.raw(b"\x90")
         a.store_imm(RAX, 0, fs.tag)
         for i, r in enumerate(ARG_REGS):
             a.store(RAX, 8 + 8 * i, r)
@@ -1113,7 +1131,7 @@ class GuestLog:
                     if rslot == slot and rorig == ret:
                         # a leaf call: nothing happened between its call and its return
                         calls.next_id += 1
-                        if not (captured or outn or faulted):
+                        if not (captured or outn or faulted) or fs.native_point:
                             lines.append(fs.leaf(w, data, off, rax, suffix))
                             off = nxt + RET_SIZE
                             continue

@@ -29,6 +29,7 @@ from .frames import CallStacks, Frame, Regs, Site, UNSET
 from .guestlog import (FastSite, GuestLog, HEAD, HOOKED_ONLY, LOG_TOP, OUT_MAX, RET_SIZE, area_size, capture_plan,
                        free_near, patch_jmp)
 from .machine.memory import page_up
+from .printflog import printf_site
 from .traceview import mem_view
 from .values import FastCallState
 
@@ -366,9 +367,13 @@ class LibcallTracer:
             if plan is UNSET:
                 plan = site.plan = self._plan(site)
             caps = capture_plan(plan, gl.wret_cap)
-            if caps is None:
-                return None
-            fs = FastSite(len(self.fast_sites), site, plan, caps, where)
+            if caps is not None:
+                fs = FastSite(len(self.fast_sites), site, plan, caps, where)
+            else:
+                # a printf-family prototype: rendered by C hooks (None: the hooked path keeps it)
+                fs = printf_site(self, proc, len(self.fast_sites), site, where, limit)
+                if fs is None:
+                    return None
             self.fast_sites.append(fs)
             self.fast_by_site[id(site)] = fs
             return fs

@@ -56,6 +56,7 @@ typedef struct {
     uc_ctl_fn ctl;
     int flush_code;
     unsigned long long grow_every, since, grown;
+    unsigned long long generation;      /* bumped whenever pages are forgotten: the mappings changed */
 } TlbFillObject;
 
 static inline Py_ssize_t slot_of(const TlbFillObject *t, uint64_t key)
@@ -257,6 +258,7 @@ static PyObject *TlbFill_pop(TlbFillObject *self, PyObject *const *args, Py_ssiz
     if (n < 1 || n > 2) { PyErr_SetString(PyExc_TypeError, "pop(page[, default])"); return NULL; }
     uint64_t key;
     if (key_of(args[0], &key) < 0) return NULL;
+    self->generation++;
     Py_ssize_t i = find_slot(self, key);
     if (i >= 0) {
         long v = self->vals[i];
@@ -270,6 +272,7 @@ static PyObject *TlbFill_pop(TlbFillObject *self, PyObject *const *args, Py_ssiz
 
 static PyObject *TlbFill_clear(TlbFillObject *self, PyObject *unused)
 {
+    self->generation++;
     clear_table(self);
     Py_RETURN_NONE;
 }
@@ -291,6 +294,7 @@ static PyObject *TlbFill_forget(TlbFillObject *self, PyObject *const *args, Py_s
         end = (unsigned long long)-1;
     }
     uint64_t lo = (uint64_t)start & PAGE_MASK, hi = (uint64_t)end;
+    self->generation++;
     if (lo >= hi || self->count == 0) Py_RETURN_NONE;
     uint64_t pages = ((hi - lo) >> 12) + (((hi - lo) & 0xFFF) != 0);
     if (pages < (uint64_t)self->count) {
@@ -333,6 +337,7 @@ static int TlbFill_ass_subscript(TlbFillObject *self, PyObject *k, PyObject *v)
     uint64_t key;
     if (key_of(k, &key) < 0) return -1;
     if (v == NULL) {
+        self->generation++;
         if (!del(self, key)) { PyErr_SetObject(PyExc_KeyError, k); return -1; }
         return 0;
     }
@@ -430,6 +435,15 @@ static PyTypeObject TlbFillType = {
     .tp_as_mapping = &TlbFill_mapping,
     .tp_as_sequence = &TlbFill_sequence,
 };
+
+/* The cache's generation (_printfcap.c: guest memory readers that keep a copy of the mappings
+ * take a new one when it changed); 0 and *gen set, or -1 when `obj` is no TlbFill. */
+int emutrace_tlbfill_generation(PyObject *obj, unsigned long long *gen)
+{
+    if (!PyObject_TypeCheck(obj, &TlbFillType)) return -1;
+    *gen = ((TlbFillObject *)obj)->generation;
+    return 0;
+}
 
 int emutrace_register_tlbfill(PyObject *m)
 {

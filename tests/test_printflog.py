@@ -1,0 +1,163 @@
+"""printf-family calls logged by guest code and rendered by C hooks (emutrace.printflog,
+emutrace/machine/_printfcap.c) print the bytes of the hooked path, the reference: the same
+program traced compiled, with EMUTRACE_PURE=1 and with --hook-returns (no guest log) gives one
+trace, in text, jsonl, -c and -S, in several layouts and with the __*_chk forms; also when the
+program dies of a wild %s or of a format running into an unmapped page. bins/printfs.c has every
+conversion kind, stack and xmm arguments, 200 conversions, %n, NULL and unterminated strings at
+a mapping's end, mappings changing under a string, and the v* forms."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import built
+from emutrace.machine.native import native
+from emutrace.printflog import printf_spec
+from emutrace.protos import parse_conf
+from test_guestlog import _fast_sites, _run_in_process
+
+needs_native = pytest.mark.skipif(native is None, reason="the compiled event path is not built")
+
+FORTIFY = {"_FORTIFY_SOURCE": 2}
+# the names each build calls through a logged printf site
+PRINTF_NAMES = {"printf", "sprintf", "snprintf", "fprintf", "dprintf", "vsprintf", "vdprintf"}
+CHK_NAMES = {"__printf_chk", "__sprintf_chk", "__snprintf_chk", "__fprintf_chk", "__dprintf_chk",
+             "__vsprintf_chk", "__vdprintf_chk"}
+
+
+def _three_traces(argv, opts, tmp_path):
+    """The traces (bytes) of the compiled run, the pure-Python run and the --hook-returns run."""
+    runs = {"compiled": ({"EMUTRACE_PURE": "0"}, []), "pure": ({"EMUTRACE_PURE": "1"}, []),
+            "hooked": ({"EMUTRACE_PURE": "0"}, ["--hook-returns"])}
+    procs = {}
+    for name, (env, extra) in runs.items():
+        out = tmp_path / name
+        procs[name] = (out, subprocess.Popen(
+            [sys.executable, "-m", "emutrace", *extra, *opts, "-o", str(out), *argv],
+            env=dict(os.environ, **env), cwd=str(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    traces = {}
+    for name, (out, p) in procs.items():
+        p.wait(timeout=300)
+        traces[name] = out.read_bytes()
+    return traces
+
+
+def _assert_same(traces, hooked=True):
+    assert traces["compiled"], "no trace"
+    assert traces["compiled"] == traces["pure"], _first_difference(traces["compiled"], traces["pure"])
+    if hooked:
+        assert traces["compiled"] == traces["hooked"], _first_difference(traces["compiled"], traces["hooked"])
+
+
+def _first_difference(a: bytes, b: bytes) -> str:
+    for x, y in zip(a.splitlines(), b.splitlines()):
+        if x != y:
+            return f"\n{x!r}\n{y!r}"
+    return f"lengths {len(a)} {len(b)}"
+
+
+@needs_native
+def test_printf_sites_are_logged_and_rendered_in_c(tmp_path):
+    out = tmp_path / "t.txt"
+    run = _run_in_process(["-o", str(out), built("printfs")])
+    fast = _fast_sites(run)
+    logged = {name for name, fs in fast.items() if fs.native_point}
+    assert PRINTF_NAMES <= logged, logged
+    session, _ = run
+    hooks = session.processes[0].machine.guest_log.printf_hooks
+    calls, returns, refreshes = hooks.counts
+    assert calls >= 30 and returns >= calls
+    # the mappings are copied again only when they changed (mmap, mprotect, munmap), not per call
+    assert 1 <= refreshes < calls
+    text = out.read_text()
+    for line in ('printf("hello %d %s %c\\n", 42, "world", \'x\')     = 17',
+                 'snprintf("truncat", 8, "%s %d", "truncated output", 123456) = 23',
+                 'sprintf("left-12-right", "%s-%d-%s", "left", 12, "right") = 13',
+                 'printf("%s %s\\n", "a string far longer than the thi"..., nil) = 71',
+                 'printf("[%.8s]\\n", "BBBBBBBB")                   = 11'):
+        assert line in text, line
+    assert "-293, -286" in text and "0x43e, 0x445) = 819" in text          # 200 conversions
+
+
+@needs_native
+def test_chk_forms_are_logged(tmp_path):
+    out = tmp_path / "t.txt"
+    fast = _fast_sites(_run_in_process(["-o", str(out), built("printfs", defines=FORTIFY)]))
+    logged = {name for name, fs in fast.items() if fs.native_point}
+    assert CHK_NAMES <= logged, logged
+    assert '__snprintf_chk("truncat", 8, 1, 8, "%s %d", "truncated output", 123456) = 23' in out.read_text()
+
+
+@needs_native
+@pytest.mark.parametrize("opts", [[], ["--format", "jsonl"], ["-c"], ["-S"], ["-s", "5"], ["-s", "200"]],
+                         ids=["text", "jsonl", "summary", "syscalls", "s5", "s200"])
+def test_same_bytes_as_the_hooked_path(opts, tmp_path):
+    _assert_same(_three_traces([built("printfs")], opts, tmp_path))
+
+
+@needs_native
+@pytest.mark.parametrize("opts", [[], ["--format", "jsonl"], ["-c"], ["-S"]],
+                         ids=["text", "jsonl", "summary", "syscalls"])
+def test_chk_forms_same_bytes(opts, tmp_path):
+    # (with -S, glibc's %n check reads /proc/self/maps, which shows the guest log's pages when
+    # there is one: --hook-returns has none, as before printf sites were logged)
+    _assert_same(_three_traces([built("printfs", defines=FORTIFY)], opts, tmp_path), hooked=opts != ["-S"])
+
+
+@needs_native
+@pytest.mark.parametrize("variant", ["nopie", "fnoplt", "musl-static"])
+def test_other_layouts_same_bytes(variant, tmp_path):
+    _assert_same(_three_traces([built("printfs", variant)], [], tmp_path))
+
+
+@needs_native
+@pytest.mark.parametrize("how", ["wild", "fmtend"])
+def test_a_hostile_call_kills_the_program_not_the_host(how, tmp_path):
+    traces = _three_traces([built("printfs"), how], [], tmp_path)
+    _assert_same(traces)
+    text = traces["compiled"].decode()
+    assert "+++ killed by SIGSEGV +++" in text and "Traceback" not in text
+    want = 'printf("%d %s\\n" <unfinished ...>' if how == "wild" else "printf(0x"
+    assert want in text
+
+
+@needs_native
+def test_freshcalls_same_bytes(tmp_path):
+    _assert_same(_three_traces([built("freshcalls"), "40"], [], tmp_path))
+
+
+_CONF = """
+int printf(format);
+int snprintf(+string2,ulong,format);
+int vdprintf(int, vformat, addr);
+int asprintf(+string*, format);
+int scanf(sformat);
+double dprintf_d(format);
+int fmt_hex(hex(int), format);
+int fmt_bounded(string[3], format);
+int fmt_long(long, long, long, long, long, long, long, format);
+"""
+
+
+@needs_native
+def test_which_prototypes_the_hooks_render():
+    protos = parse_conf(_CONF)
+    got = {name: printf_spec(p) is not None for name, p in protos.items()}
+    assert got == {"printf": True, "snprintf": True, "vdprintf": True, "asprintf": False, "scanf": False,
+                   "dprintf_d": False, "fmt_hex": False, "fmt_bounded": True, "fmt_long": False}
+    vformat, idx, split, fixed = printf_spec(protos["snprintf"])
+    assert (vformat, idx, split) == (0, 2, 0)
+    assert fixed[0] == (native.PF_STR, 8, native.PF_LIM_ARG, 1)        # +string2: bounded by argument 2
+
+
+@needs_native
+def test_the_store_joins_lines_as_python_does(tmp_path, monkeypatch):
+    from emutrace.printflog import PrintfSite
+    joined, lists = tmp_path / "joined", tmp_path / "lists"
+    _run_in_process(["-o", str(joined), built("printfs")])
+    monkeypatch.setattr(PrintfSite, "_line", PrintfSite._line_of)
+    _run_in_process(["-o", str(lists), built("printfs")])
+    assert joined.read_bytes() == lists.read_bytes()
