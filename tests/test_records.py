@@ -50,6 +50,30 @@ def test_init_defaults_and_factories():
         Point(1, 2, [], None, 5)
 
 
+def test_init_is_compiled_at_the_first_instance():
+    """A record class's __init__ is compiled when the first instance is made (a run uses only
+    some of the classes it imports), then replaces the stand-in; a subclass that is not a record
+    and calls it through super() gets the same fields."""
+    @record
+    class Late:
+        a: int
+        b: str = "b"
+        c: List[int] = field(default_factory=list)
+
+    class Child(Late):
+        def __init__(self, a):
+            super().__init__(a, c=[a])
+
+    stand_in = Late.__dict__["__init__"]
+    child = Child(3)                       # (the first call comes through the subclass)
+    assert (child.a, child.b, child.c) == (3, "b", [3])
+    assert Late.__dict__["__init__"] is not stand_in
+    assert Late(1) == Late(1, "b", []) and Late(a=2, b="x").b == "x"
+    with pytest.raises(TypeError):
+        Late()
+    assert stand_in(Late.__new__(Late), 5, "y") is None      # a kept reference still works
+
+
 def test_repr_eq_and_hash_follow_dataclasses():
     assert repr(Point(1, 2)) == "Point(x=1, y=2, tags=[])"          # note: repr=False
     assert Point(1, 2, note="a") == Point(1, 2, note="b")           # note: compare=False
