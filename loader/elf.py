@@ -510,6 +510,13 @@ _MEMO: Dict[Tuple[str, bytes], ElfFile] = {}
 MODEL_FORMAT = b"3:"            # 2: large tables as PackedTable; 3: from 256 entries on (was 4,096)
 
 
+def memoized(path: str, version: Optional[tuple]) -> Optional[ElfFile]:
+    """read_elf's model of this version of the host file at path when this process made it
+    already, else None: the caller need not read the file (libc's 2 MB, which the loader read
+    before ld.so maps it)."""
+    return _MEMO.get((path, version)) if version is not None else None
+
+
 def read_elf(path: str, data: bytes, version: Optional[tuple] = None) -> ElfFile:
     """parse_elf, parsed once per file version: memoized in this process (every exec of a shell
     loop maps the same ld.so and libc) and cached on disk (emutrace.machine.cache) so a warm run parses

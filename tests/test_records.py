@@ -206,3 +206,20 @@ def test_elf_models_of_host_files_are_keyed_by_version_not_contents(tmp_path, mo
     assert second.dynsyms == E.parse_elf(other, data2).dynsyms != first.dynsyms
     E._MEMO.clear()
     assert E.read_elf("/lib/libx.so", data, version).dynsyms == first.dynsyms   # from the disk cache
+
+
+def test_memoized_gives_the_model_of_a_version_read_before_without_reading(tmp_path, monkeypatch):
+    """session._on_mmap asks memoized first: the loader read libc (2 MB) before ld.so maps it."""
+    import shutil
+    from emutrace.loader import elf as E
+    from emutrace.kernel.vfs import DirTree
+    monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
+    tree = DirTree("/")
+    E._MEMO.clear()
+    lib = shutil.which("true") or "/bin/true"
+    data, version = tree.read_versioned(lib)
+    assert E.memoized("/lib/x", version) is None               # nothing made yet
+    model = E.read_elf("/lib/x", data, version)
+    assert E.memoized("/lib/x", version) is model
+    assert E.memoized("/lib/other", version) is None           # (the caller's path is part of the key)
+    assert E.memoized("/lib/x", None) is None                  # no version: the caller reads and hashes
