@@ -223,3 +223,38 @@ def test_memoized_gives_the_model_of_a_version_read_before_without_reading(tmp_p
     assert E.memoized("/lib/x", version) is model
     assert E.memoized("/lib/other", version) is None           # (the caller's path is part of the key)
     assert E.memoized("/lib/x", None) is None                  # no version: the caller reads and hashes
+
+
+def test_record_inits_are_compiled_once_across_runs(tmp_path, monkeypatch):
+    """emutrace.machine.codecache: a source compiled in one run is read back in the next (here:
+    the module's memory emptied, as a new process has it); a changed source compiles afresh; a
+    corrupt file or no cache directory only means compiling."""
+    from emutrace.machine import codecache as C
+    monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
+    compiles = []
+    monkeypatch.setattr(C, "_compile", lambda *a: (compiles.append(a[0]), compile(*a))[1])
+    monkeypatch.setattr(C, "_codes", None)
+    src = "def __init__(self, a):\n  self.a = a\n"
+
+    def init_of(code):
+        ns = {}
+        exec(code, {}, ns)
+        return ns["__init__"]
+
+    init_of(C.compiled(src))
+    assert compiles == [src]
+    monkeypatch.setattr(C, "_codes", None)                      # the next run
+    obj = type("O", (), {})()
+    init_of(C.compiled(src))(obj, 5)
+    assert obj.a == 5 and compiles == [src]                     # read back, not compiled
+    changed = src.replace("self.a = a", "self.a = a + 1")
+    init_of(C.compiled(changed))
+    assert compiles == [src, changed]
+    (tmp_path / "cache" / C._FILE).write_bytes(b"\x00 not marshal")
+    monkeypatch.setattr(C, "_codes", None)
+    init_of(C.compiled(src))(obj, 6)
+    assert obj.a == 6 and compiles == [src, changed, src]
+    monkeypatch.setenv("EMUTRACE_CACHE", "")                    # no cache directory
+    monkeypatch.setattr(C, "_codes", None)
+    init_of(C.compiled(src))
+    assert compiles[-1] == src and len(compiles) == 4

@@ -6,7 +6,8 @@ in ast, dis and tokenize). emutrace defines some forty such classes, and togethe
 of the start-up of a traced `/bin/true`. Here only __init__ is compiled, because it is on hot
 paths (an event per traced call); repr, ==, hash and freezing are functions shared by all
 records, reading the class's field names. It is compiled at the first instance (most runs make
-instances of only some of the record classes they import).
+instances of only some of the record classes they import), and the compiled code is kept across
+runs (emutrace.machine.codecache).
 
 Supported, with dataclasses' meaning: annotated fields in order (a record's record bases first;
 `ClassVar` annotations are not fields), defaults, `field(default=, default_factory=, repr=,
@@ -18,6 +19,8 @@ except that asdict copies containers but not the leaf values.
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, Tuple
+
+from .codecache import compiled
 
 __all__ = ["record", "field", "fields", "asdict", "replace", "Field", "FrozenInstanceError"]
 
@@ -135,7 +138,7 @@ def _init_fn(cls, flds: Tuple[Field, ...], frozen: bool) -> Callable:
         body.append("  self.__post_init__()")
     src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "  pass") + "\n"
     ns: Dict[str, Any] = {}
-    exec(src, env, ns)                      # (one small compile per class: the only one)
+    exec(compiled(src), env, ns)            # (one small compile per class, kept across runs)
     fn = ns["__init__"]
     fn.__qualname__ = f"{cls.__qualname__}.__init__"
     return fn
