@@ -10,7 +10,7 @@ import os
 import sys
 from typing import List, Optional
 
-from . import cmds
+from . import cmds, gcpause
 
 USAGE_STATUS, NOEXEC_STATUS, NOTFOUND_STATUS, TIMEOUT_STATUS = 125, 126, 127, 124
 
@@ -24,6 +24,7 @@ def fail(message: str, status: int) -> int:
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in cmds.NAMES:
+        gcpause.resume()                # (a subcommand may run long: batch)
         return cmds.load(argv[0])(argv[1:])
     from .options import InfoRequested, UsageError, parse     # deferred (and below): a subcommand loads only its own modules
     try:
@@ -46,7 +47,9 @@ def entry() -> None:
 
     A run ends with the emulator, the guest's memory and every translated block still allocated,
     and freeing them one by one at interpreter exit took 20-30 ms, a fifth of a short run. The
-    trace is already closed (run() closes its outputs); the standard streams are flushed here."""
+    trace is already closed (run() closes its outputs); the standard streams are flushed here.
+    Python's garbage collector is paused until the program is exec'd (emutrace/gcpause.py)."""
+    gcpause.pause()
     status = main()
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -68,6 +71,7 @@ def run(cfg) -> int:
         ended = result = None
         try:
             session.start()
+            gcpause.resume()            # (start-up is over: see emutrace/gcpause.py)
             result = session.run()
         except EmutraceError as e:
             ended = e

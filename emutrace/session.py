@@ -23,7 +23,7 @@ from emutrace.kernel.limits import BY_NAME, KernelLimits
 from emutrace.kernel.signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, deliver_pending, force_signal
 from emutrace.kernel.task import GuestDeadlock, Process, ProcessExit
 from emutrace.kernel.vfs import S_IFREG, Vfs, VfsError
-from emutrace.loader.elf import ElfError, read_elf
+from emutrace.loader.elf import ElfError, memoized, read_elf
 from emutrace.loader.exec import exec_into
 from emutrace.loader.modules import Module
 
@@ -225,7 +225,7 @@ class Session:
             return
         try:
             version = f.version()               # (before reading: see DirTree.read_versioned)
-            elf = read_elf(f.path, f.pread(f.size(), 0), version)
+            elf = memoized(f.path, version) or read_elf(f.path, f.pread(f.size(), 0), version)
         except ElfError:
             return
         lo, _ = elf.span()

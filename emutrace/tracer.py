@@ -13,7 +13,6 @@ from emutrace.loader.modules import module_at
 
 from .events import Call, Exit, Return, Signal
 from .machine.errors import EmutraceError
-from .output import FtraceText, JsonLines, LtraceText, StraceText, Writer, open_stream
 
 
 class Tracer:
@@ -121,6 +120,8 @@ def build_observers(session, cfg) -> List:
     if not tc.enabled:
         powertools.syscall_injection(session, tc)
         return extra_outputs
+    # deferred: a --no-trace run writes no trace (output loads values, protos and json, ~3 ms)
+    from .output import FtraceText, JsonLines, LtraceText, StraceText, Writer, open_stream
     sys_specs, call_exprs = split_filters(tc)
     functions = tc.ftrace or bool(tc.internal)
     stream = open_stream(tc.output)

@@ -8,11 +8,11 @@ real host writes are listed beside the overlay's dropped files (emutrace/report/
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from typing import Dict, Optional
 
+from emutrace.machine.digest import sha256
 from emutrace.machine.record import record
 
 MAX_KEPT = 64 << 20        # bytes of a removed file's content kept for the report (and hashed)
@@ -43,7 +43,7 @@ def read_state(host: str, keep: bool = False) -> Optional[HostState]:
             data = f.read(MAX_KEPT + 1)
     except OSError:
         return HostState(st.st_mode & 0o7777, st.st_size, None)
-    return HostState(st.st_mode & 0o7777, len(data), hashlib.sha256(data).hexdigest(), data if keep else None)
+    return HostState(st.st_mode & 0o7777, len(data), sha256(data).hexdigest(), data if keep else None)
 
 
 class HostJournal:

@@ -50,6 +50,30 @@ def test_init_defaults_and_factories():
         Point(1, 2, [], None, 5)
 
 
+def test_init_is_compiled_at_the_first_instance():
+    """A record class's __init__ is compiled when the first instance is made (a run uses only
+    some of the classes it imports), then replaces the stand-in; a subclass that is not a record
+    and calls it through super() gets the same fields."""
+    @record
+    class Late:
+        a: int
+        b: str = "b"
+        c: List[int] = field(default_factory=list)
+
+    class Child(Late):
+        def __init__(self, a):
+            super().__init__(a, c=[a])
+
+    stand_in = Late.__dict__["__init__"]
+    child = Child(3)                       # (the first call comes through the subclass)
+    assert (child.a, child.b, child.c) == (3, "b", [3])
+    assert Late.__dict__["__init__"] is not stand_in
+    assert Late(1) == Late(1, "b", []) and Late(a=2, b="x").b == "x"
+    with pytest.raises(TypeError):
+        Late()
+    assert stand_in(Late.__new__(Late), 5, "y") is None      # a kept reference still works
+
+
 def test_repr_eq_and_hash_follow_dataclasses():
     assert repr(Point(1, 2)) == "Point(x=1, y=2, tags=[])"          # note: repr=False
     assert Point(1, 2, note="a") == Point(1, 2, note="b")           # note: compare=False
@@ -182,3 +206,55 @@ def test_elf_models_of_host_files_are_keyed_by_version_not_contents(tmp_path, mo
     assert second.dynsyms == E.parse_elf(other, data2).dynsyms != first.dynsyms
     E._MEMO.clear()
     assert E.read_elf("/lib/libx.so", data, version).dynsyms == first.dynsyms   # from the disk cache
+
+
+def test_memoized_gives_the_model_of_a_version_read_before_without_reading(tmp_path, monkeypatch):
+    """session._on_mmap asks memoized first: the loader read libc (2 MB) before ld.so maps it."""
+    import shutil
+    from emutrace.loader import elf as E
+    from emutrace.kernel.vfs import DirTree
+    monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
+    tree = DirTree("/")
+    E._MEMO.clear()
+    lib = shutil.which("true") or "/bin/true"
+    data, version = tree.read_versioned(lib)
+    assert E.memoized("/lib/x", version) is None               # nothing made yet
+    model = E.read_elf("/lib/x", data, version)
+    assert E.memoized("/lib/x", version) is model
+    assert E.memoized("/lib/other", version) is None           # (the caller's path is part of the key)
+    assert E.memoized("/lib/x", None) is None                  # no version: the caller reads and hashes
+
+
+def test_record_inits_are_compiled_once_across_runs(tmp_path, monkeypatch):
+    """emutrace.machine.codecache: a source compiled in one run is read back in the next (here:
+    the module's memory emptied, as a new process has it); a changed source compiles afresh; a
+    corrupt file or no cache directory only means compiling."""
+    from emutrace.machine import codecache as C
+    monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
+    compiles = []
+    monkeypatch.setattr(C, "_compile", lambda *a: (compiles.append(a[0]), compile(*a))[1])
+    monkeypatch.setattr(C, "_codes", None)
+    src = "def __init__(self, a):\n  self.a = a\n"
+
+    def init_of(code):
+        ns = {}
+        exec(code, {}, ns)
+        return ns["__init__"]
+
+    init_of(C.compiled(src))
+    assert compiles == [src]
+    monkeypatch.setattr(C, "_codes", None)                      # the next run
+    obj = type("O", (), {})()
+    init_of(C.compiled(src))(obj, 5)
+    assert obj.a == 5 and compiles == [src]                     # read back, not compiled
+    changed = src.replace("self.a = a", "self.a = a + 1")
+    init_of(C.compiled(changed))
+    assert compiles == [src, changed]
+    (tmp_path / "cache" / C._FILE).write_bytes(b"\x00 not marshal")
+    monkeypatch.setattr(C, "_codes", None)
+    init_of(C.compiled(src))(obj, 6)
+    assert obj.a == 6 and compiles == [src, changed, src]
+    monkeypatch.setenv("EMUTRACE_CACHE", "")                    # no cache directory
+    monkeypatch.setattr(C, "_codes", None)
+    init_of(C.compiled(src))
+    assert compiles[-1] == src and len(compiles) == 4

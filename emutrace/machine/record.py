@@ -5,7 +5,9 @@ source and asks `inspect` for a signature to make a docstring) and ~5 ms to impo
 in ast, dis and tokenize). emutrace defines some forty such classes, and together that was a sixth
 of the start-up of a traced `/bin/true`. Here only __init__ is compiled, because it is on hot
 paths (an event per traced call); repr, ==, hash and freezing are functions shared by all
-records, reading the class's field names.
+records, reading the class's field names. It is compiled at the first instance (most runs make
+instances of only some of the record classes they import), and the compiled code is kept across
+runs (emutrace.machine.codecache).
 
 Supported, with dataclasses' meaning: annotated fields in order (a record's record bases first;
 `ClassVar` annotations are not fields), defaults, `field(default=, default_factory=, repr=,
@@ -17,6 +19,8 @@ except that asdict copies containers but not the leaf values.
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, Tuple
+
+from .codecache import compiled
 
 __all__ = ["record", "field", "fields", "asdict", "replace", "Field", "FrozenInstanceError"]
 
@@ -134,10 +138,27 @@ def _init_fn(cls, flds: Tuple[Field, ...], frozen: bool) -> Callable:
         body.append("  self.__post_init__()")
     src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "  pass") + "\n"
     ns: Dict[str, Any] = {}
-    exec(src, env, ns)                      # (one small compile per class: the only one)
+    exec(compiled(src), env, ns)            # (one small compile per class, kept across runs)
     fn = ns["__init__"]
     fn.__qualname__ = f"{cls.__qualname__}.__init__"
     return fn
+
+
+def _first_init(cls, flds: Tuple[Field, ...], frozen: bool) -> Callable:
+    """cls's __init__ until its first call, which compiles the real one (_init_fn), puts it in its
+    place and runs it. Compiling costs ~0.1 ms a class, and a run makes instances of only some of
+    the classes it imports (an untraced /bin/true: 14 of 24)."""
+    real = None
+
+    def __init__(self, *args, **kwargs):
+        nonlocal real
+        if real is None:
+            real = _init_fn(cls, flds, frozen)
+            if cls.__dict__.get("__init__") is __init__:     # (unless something replaced it since)
+                cls.__init__ = real
+        real(self, *args, **kwargs)
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
 
 
 def _repr(self) -> str:
@@ -181,7 +202,7 @@ def _make(cls, frozen: bool, eq: bool):
     cls.__record_frozen__ = frozen
     cls.__match_args__ = tuple(f.name for f in flds)
     if "__init__" not in own:
-        cls.__init__ = _init_fn(cls, flds, frozen)
+        cls.__init__ = _first_init(cls, flds, frozen)
     if "__repr__" not in own:
         cls.__repr__ = _repr
     if eq:
