@@ -131,7 +131,7 @@ class SyscallObserver:
         fmt = self.fmt
         tid = proc.thread.tid
         got = fmt.compiled_rows.get(id(sc))
-        if got is not None and got[0] is sc and got[1] is not None and sc.name != "rt_sigreturn":
+        if got is not None and got[0] is sc and got[1] is not None:     # (rt_sigreturn has its own decoder)
             row = got[1]
             entry, kept = row.begin(args, mem)          # (fmt.enter, without its frame and _State)
             fmt.last_name[tid] = sc.name
@@ -165,7 +165,7 @@ class SyscallObserver:
             write = self.write_line
             if write is not None and ") = " not in text:
                 # (StraceText.event's line, without the event: its ' = ' at column 40)
-                write(head.ljust(39) + " = " + text + "\n")
+                write(f"{head:<39} = {text}\n")
                 return
             line = head + " = " + text
         else:

@@ -5,6 +5,7 @@ subject's decoder for the calls strace decodes by hand; structs by name from the
 from __future__ import annotations
 
 import functools
+import re
 import struct
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -559,12 +560,14 @@ def _compile_row(fmt: "SyscallFormatter", sc) -> Optional[CompiledRow]:
             late.append((False, f"t{i}"))
         else:
             entry.append(text)
-    if entry:
-        entry_text = " + ', ' + ".join(entry) + (" + ', '" if late else "")
-    else:
-        entry_text = "''"
-    # the values the exit reads: the words, and the texts rendered at entry but printed at exit
-    kept = [f"a{k}" for k in sorted(used)] + [e for is_fn, e in late if not is_fn]
+    # texts joined by one f-string (one new string, not one per '+'), each a local first
+    entry_lines, entry_inner = _joined(entry, "v")
+    entry_text = "f'" + entry_inner + (", " if entry and late else "") + "'"
+    late_lines, parts = _joined([e for _, e in late], "y")
+    # the values the exit reads: the words its texts name, and the texts rendered at entry but
+    # printed at exit
+    named = set(re.findall(r"\ba(\d)\b", "\n".join(late_lines + body)))
+    kept = [f"a{k}" for k in sorted(used) if str(k) in named] + [e for is_fn, e in late if not is_fn]
     kept_tuple = "(" + "".join(f"{v}, " for v in kept) + ")"
     src = ["def begin(args, mem):",
            "    try:",
@@ -572,18 +575,17 @@ def _compile_row(fmt: "SyscallFormatter", sc) -> Optional[CompiledRow]:
            "    except (TypeError, ValueError):",
            "        a0, a1, a2, a3, a4, a5 = _mask(args)",
            ("    " + "; ".join(f"a{k} &= 0xffffffffffffffff" for k in sorted(used))) if used else "    pass"]
-    src += lines
+    src += entry_lines + lines          # (the entry's texts first: _generic's order)
     src.append(f"    return {entry_text}, {kept_tuple if late else 'None'}")
-    parts = " + ', ' + ".join(e for _, e in late)
     unpack = [f"    {kept_tuple[1:-1]}= w"] if late and kept else []
     if late:
-        src += ["def late(w, ret, m):"] + unpack + body + [f"    return {parts}"]
+        src += ["def late(w, ret, m):"] + unpack + body + late_lines + [f"    return f'{parts}'"]
     src += ["def finish(e, w, ret, m):",
             "    ret = ((ret & 0xffffffffffffffff) ^ 0x8000000000000000) - 0x8000000000000000"]
     if late:
-        src += unpack + body + [f"    head = OPEN + e + {parts} + ')'"]
+        src += unpack + body + late_lines + [f"    head = f'{{OPEN}}{{e}}{parts})'"]
     else:
-        src += ["    head = OPEN + e + ')'"]
+        src += ["    head = f'{OPEN}{e})'"]
     if plain:
         src += ["    if 0 <= ret < 0x80000000:",
                 "        return head, str(ret)"]
@@ -614,6 +616,18 @@ def _compile_row(fmt: "SyscallFormatter", sc) -> Optional[CompiledRow]:
             "    return state(sc, args, e, w, tid)"]
     exec(compile("\n".join(src) + "\n", f"<strace row {sc.name}>", "exec"), env)
     return CompiledRow(sc, env)
+
+
+def _joined(exprs: List[str], prefix: str) -> Tuple[List[str], str]:
+    """(statements, f-string body) joining the texts of exprs by ', ': each expression that is
+    not a name is a local first (an f-string's expression may not hold its quote before 3.12)."""
+    lines, names = [], []
+    for k, e in enumerate(exprs):
+        if not e.isidentifier():
+            lines.append(f"    {prefix}{k} = {e}")
+            e = f"{prefix}{k}"
+        names.append("{" + e + "}")
+    return lines, ", ".join(names)
 
 
 def _masked_args(args):
