@@ -22,7 +22,8 @@ class optional_build_ext(build_ext):
 setup(
     ext_modules=[Extension("emutrace.machine._native",
                           ["emutrace/machine/_native.c", "emutrace/machine/_cover.c",
-                           "emutrace/machine/_tlbfill.c", "emutrace/machine/_guestmem.c"],
+                           "emutrace/machine/_tlbfill.c", "emutrace/machine/_guestmem.c",
+                           "emutrace/machine/_strace.c"],
                           depends=["emutrace/machine/_cover.h", "emutrace/machine/_uchook.h"],
                           optional=True)],
     cmdclass={"build_ext": optional_build_ext},

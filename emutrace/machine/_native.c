@@ -1038,6 +1038,7 @@ PyMODINIT_FUNC PyInit__native(void)
     }
     if (emutrace_register_tlbfill(m) < 0) { Py_DECREF(m); return NULL; }
     if (emutrace_register_guestmem(m) < 0) { Py_DECREF(m); return NULL; }
+    { int emutrace_register_strace(PyObject *); if (emutrace_register_strace(m) < 0) { Py_DECREF(m); return NULL; } }   /* _strace.c: strace rows */
     struct { const char *name; long value; } consts[] = {
         {"ABI_VERSION", ABI_VERSION}, {"OP_UNSIGNED", OP_UNSIGNED}, {"OP_SIGNED", OP_SIGNED},
         {"OP_HEX", OP_HEX}, {"OP_GUESS", OP_GUESS}, {"OP_ADDR", OP_ADDR}, {"OP_CSTR", OP_CSTR},

@@ -10,6 +10,7 @@ import struct
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ...kernel import table as _table
+from ...machine.native import native as _native
 from ...machine.reader import GuestReader
 from ...machine.words import s32, s64
 from .. import xlat as _x
@@ -464,13 +465,17 @@ class _RowName:
 
 
 class CompiledRow:
-    """One row's compiled functions (see above): begin, finish and the public API's enter."""
-    __slots__ = ("sc", "begin", "finish", "state", "enter")
+    """One row's compiled functions (see above): begin, finish and the public API's enter.
+    begin and finish are the compiled module's StraceRow's when it renders the row (its kinds
+    all plain), else py_begin and py_finish, which are the reference either way."""
+    __slots__ = ("sc", "begin", "finish", "py_begin", "py_finish", "state", "enter")
 
-    def __init__(self, sc, env: dict):
+    def __init__(self, sc, env: dict, native_row=None):
         self.sc = sc
-        self.begin = env["begin"]        # (args, mem) -> (entry text, values for finish)
-        self.finish = env["finish"]      # (entry text, values, ret, mem) -> (head, result text)
+        self.py_begin = env["begin"]     # (args, mem) -> (entry text, values for finish)
+        self.py_finish = env["finish"]   # (entry text, values, ret, mem) -> (head, result text)
+        self.begin = native_row.begin if native_row is not None else self.py_begin
+        self.finish = native_row.finish if native_row is not None else self.py_finish
         self.state = env["state"]        # (sc, args, entry text, values, tid) -> _State
         self.enter = env["enter"]        # (sc, args, mem, tid) -> _State: state(begin(...))
 
@@ -490,10 +495,18 @@ def _compile_row(fmt: "SyscallFormatter", sc) -> Optional[CompiledRow]:
     deferring = False
     used = set()               # the argument words read
     body = []                  # statements of the exit before its text (a buf_out's)
+    c_entry, c_late = [], []   # the row for the compiled module: (C kind, word, count word) ...
+    c_ok = True                # ... while every kind is one it renders
     for i, kind in enumerate(sc.args):
         base, param = _parse_kind(kind)
         if base == "skip":
             continue
+        c_kind = _C_KINDS.get(base) if base != "fd" or not fmt.fd_paths else None
+        if c_kind is None or (param is not None and not (param.__class__ is int and 0 <= param < 6)) \
+                or (base == "buf_in" and param is None):
+            c_ok = False
+        else:
+            (c_late if deferring or base == "buf_out" else c_entry).append((c_kind, i, -1 if param is None else param))
         used.add(i)
         if param.__class__ is int and 0 <= param < 6:
             used.add(param)
@@ -615,7 +628,37 @@ def _compile_row(fmt: "SyscallFormatter", sc) -> Optional[CompiledRow]:
             "    e, w = begin(args, mem)",
             "    return state(sc, args, e, w, tid)"]
     exec(compile("\n".join(src) + "\n", f"<strace row {sc.name}>", "exec"), env)
-    return CompiledRow(sc, env)
+    native_row = None
+    if c_ok and _StraceRow is not None:
+        native_row = _native_row(fmt, sc, env, c_entry, c_late, kept, plain, never_fails)
+    return CompiledRow(sc, env, native_row)
+
+
+# base kind -> its number in _strace.c (the kinds the compiled module renders)
+_C_KINDS = {"int": 0, "uint": 1, "long": 2, "ulong": 3, "hex": 4, "dep": 4, "hex32": 5, "ptr": 6, "uid": 7,
+            "gid": 7, "fd": 8, "buf_in": 9, "buf_out": 10}
+_C_BUF_OUT = _C_KINDS["buf_out"]
+_StraceRow = getattr(_native, "StraceRow", None)     # None: pure Python, or a module built before it
+
+
+def _native_row(fmt, sc, env, c_entry, c_late, kept, plain, never_fails):
+    """The compiled module's StraceRow for a row of plain kinds, its kept values laid out as the
+    Python row's (kept: their names there), its unusual input sent to the Python row."""
+    words = [int(name[1:]) for name in kept if name[0] == "a"]
+    late = []
+    for c_kind, i, count in c_late:
+        if c_kind == _C_BUF_OUT:
+            if i not in words or (count >= 0 and count not in words):
+                return None
+            late.append((c_kind, i, count, words.index(i), words.index(count) if count >= 0 else -1))
+        else:
+            if f"t{i}" not in kept:
+                return None
+            late.append((c_kind, i, count, kept.index(f"t{i}"), -1))
+    entry = [(c_kind, i, count, -1, -1) for c_kind, i, count in c_entry]
+    ret_text = functools.partial(fmt._row_ret_text, sc.ret, never_fails)
+    return _StraceRow(sc.name + "(", entry, late, words, fmt.string_limit, plain, ret_text,
+                      env["begin"], env["finish"])
 
 
 def _joined(exprs: List[str], prefix: str) -> Tuple[List[str], str]:
