@@ -14,8 +14,11 @@ from conftest import ROOT, built
 from emutrace.decode.strace import SyscallFormatter, quote_string
 from emutrace.decode.strace.formatter import _compile_row
 from emutrace.kernel.table import BY_NAME
+from emutrace.machine.cpu import Machine
+from emutrace.machine.memory import AddressSpace
 from emutrace.machine.native import native
 from emutrace.systrace import SyscallObserver
+from emutrace.traceview import CompiledTraceMem, TraceMem
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
@@ -166,3 +169,24 @@ def test_lines_written_straight_are_the_event_lines(prog, args, pure, tmp_path):
         out.append(trace.read_bytes())
     assert out[0].count(b"\n") > 20
     assert out[0] == out[1]
+
+
+@needs_native
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(-8, 40), st.sampled_from([0, 1, 2, 3, 4, 7])), min_size=1, max_size=6),
+       st.lists(st.tuples(st.integers(-3 * 4096, 12 * 4096), st.integers(-2, 5000)), min_size=1, max_size=30))
+def test_the_compiled_memory_view_reads_as_the_python_one(maps, reads):
+    """CompiledTraceMem.read (_strace.c's MappedReader) against TraceMem.read: random mappings
+    (some not readable), random reads across and beside them."""
+    m = Machine()
+    a = AddressSpace(m.uc, 1 << 30)
+    a.use_machine(m)
+    base = 0x7F0000000000
+    for page, prot in maps:
+        if page >= 0 and a.find(base + page * 4096) is None:
+            a.map(base + page * 4096, 4096, prot, "p")
+            if prot & 2:
+                a.write(base + page * 4096, bytes([page]) * 4096)
+    compiled, pure = CompiledTraceMem(a, m), TraceMem(a, m)
+    for off, size in reads:
+        assert compiled.read(base + off, size) == pure.read(base + off, size), (off, size)

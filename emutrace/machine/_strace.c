@@ -1,4 +1,5 @@
-/* emutrace.machine._native.StraceRow: a row of the strace formatter's compiled rows in C.
+/* emutrace.machine._native.StraceRow: a row of the strace formatter's compiled rows in C; and
+ * MappedReader, the memory view's read (traceview.TraceMem) in C.
  *
  * decode/strace/formatter.py compiles each row of the syscall table into Python functions
  * begin(args, mem) -> (entry text, kept) and finish(entry text, kept, ret, mem) -> (head, result
@@ -87,23 +88,27 @@ static int text_str(Text *t, const char *s) { return text_add(t, s, (Py_ssize_t)
 static int text_u64(Text *t, uint64_t v)
 {
     char b[24];
-    int n = snprintf(b, sizeof b, "%llu", (unsigned long long)v);
-    return text_add(t, b, n);
+    int n = 0;
+    do { b[sizeof b - 1 - n++] = (char)('0' + v % 10); v /= 10; } while (v);
+    return text_add(t, b + sizeof b - n, n);
 }
 
 static int text_s64(Text *t, int64_t v)
 {
-    char b[24];
-    int n = snprintf(b, sizeof b, "%lld", (long long)v);
-    return text_add(t, b, n);
+    if (v < 0 && text_add(t, "-", 1) < 0) return -1;
+    return text_u64(t, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 }
 
 /* '%#x' % v, and '0' for 0 (hexval) */
 static int text_hex(Text *t, uint64_t v)
 {
+    if (v == 0) return text_add(t, "0", 1);
     char b[24];
-    int n = v ? snprintf(b, sizeof b, "%#llx", (unsigned long long)v) : snprintf(b, sizeof b, "0");
-    return text_add(t, b, n);
+    int n = 0;
+    while (v) { b[sizeof b - 1 - n++] = "0123456789abcdef"[v & 15]; v >>= 4; }
+    b[sizeof b - 1 - n++] = 'x';
+    b[sizeof b - 1 - n++] = '0';
+    return text_add(t, b + sizeof b - n, n);
 }
 
 /* strace's string_quote (common.py's quote_string with its defaults): printable ASCII as is,
@@ -360,7 +365,8 @@ static PyObject *Row_finish(RowObject *self, PyObject *const *args, Py_ssize_t n
     head = ascii_str(&t);
     if (head == NULL) goto done;
     if (self->plain && ret >= 0 && ret < 0x80000000LL) {
-        text = PyUnicode_FromFormat("%lld", (long long)ret);
+        t.len = 0;
+        if (text_u64(&t, (uint64_t)ret) == 0) text = ascii_str(&t);
     } else {
         PyObject *r = PyLong_FromLongLong(ret);
         if (r != NULL) text = PyObject_CallOneArg(self->ret_text, r);
@@ -535,6 +541,144 @@ static PyTypeObject RowType = {
     .tp_methods = Row_methods,
 };
 
+/* ------------------------------------------------------------------ MappedReader
+ * MappedReader(aspace, raw_read, prot_read).read(addr, size): traceview.TraceMem.read without its
+ * frame: bytes within one readable mapping (AddressSpace's _starts and vmas, read at each call:
+ * the address space replaces them) through raw_read, anything else through aspace.peek, which
+ * answers as the Python code does. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *aspace, *raw_read, *peek;
+    long prot_read;
+} ReaderObject;
+
+static PyObject *s_starts, *s_vmas, *s_start, *s_end, *s_prot;
+
+static int u64_attr(PyObject *o, PyObject *name, uint64_t *v)
+{
+    PyObject *x = PyObject_GetAttr(o, name);
+    if (x == NULL) { PyErr_Clear(); return 0; }
+    int ok = PyLong_Check(x);
+    if (ok) {
+        *v = PyLong_AsUnsignedLongLong(x);
+        if (*v == (uint64_t)-1 && PyErr_Occurred()) { PyErr_Clear(); ok = 0; }
+    }
+    Py_DECREF(x);
+    return ok;
+}
+
+/* 1 when [addr, addr + size) lies within one readable mapping */
+static int readable(ReaderObject *self, uint64_t addr, uint64_t size)
+{
+    PyObject *starts = PyObject_GetAttr(self->aspace, s_starts);
+    if (starts == NULL) { PyErr_Clear(); return 0; }
+    PyObject *vmas = PyObject_GetAttr(self->aspace, s_vmas);
+    if (vmas == NULL) { PyErr_Clear(); Py_DECREF(starts); return 0; }
+    int ok = 0;
+    if (PyList_CheckExact(starts) && PyList_CheckExact(vmas)) {
+        Py_ssize_t lo = 0, hi = PyList_GET_SIZE(starts);      /* bisect_right(starts, addr) */
+        while (lo < hi) {
+            Py_ssize_t mid = lo + (hi - lo) / 2;
+            PyObject *x = PyList_GET_ITEM(starts, mid);
+            uint64_t s = PyLong_Check(x) ? PyLong_AsUnsignedLongLong(x) : (uint64_t)-1;
+            if (s == (uint64_t)-1 && PyErr_Occurred()) { PyErr_Clear(); lo = -1; break; }
+            if (addr < s) hi = mid; else lo = mid + 1;
+        }
+        Py_ssize_t i = lo - 1;
+        if (lo > 0 && i < PyList_GET_SIZE(vmas)) {
+            PyObject *v = PyList_GET_ITEM(vmas, i);
+            Py_INCREF(v);
+            uint64_t start, end, prot;
+            ok = u64_attr(v, s_start, &start) && u64_attr(v, s_end, &end) && u64_attr(v, s_prot, &prot)
+                && start <= addr && addr <= end && size <= end - addr && (prot & (uint64_t)self->prot_read);
+            Py_DECREF(v);
+        }
+    }
+    Py_DECREF(starts);
+    Py_DECREF(vmas);
+    return ok;
+}
+
+static PyObject *Reader_read(ReaderObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (self->aspace == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "MappedReader: not made");
+        return NULL;
+    }
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "read(addr, size)");
+        return NULL;
+    }
+    if (PyLong_CheckExact(args[0]) && PyLong_CheckExact(args[1])) {
+        int overflow;
+        long long size = PyLong_AsLongLongAndOverflow(args[1], &overflow);
+        if (size == -1 && PyErr_Occurred()) PyErr_Clear();
+        else if (!overflow && size > 0 && size <= 4096) {
+            uint64_t addr = PyLong_AsUnsignedLongLong(args[0]);     /* (negative or too big: not mapped) */
+            if (addr == (uint64_t)-1 && PyErr_Occurred()) PyErr_Clear();
+            else if (readable(self, addr, (uint64_t)size)) return PyObject_Vectorcall(self->raw_read, args, 2, NULL);
+        }
+    }
+    return PyObject_Vectorcall(self->peek, args, 2, NULL);
+}
+
+static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwds)
+{
+    PyObject *aspace, *raw_read;
+    long prot_read;
+    if (!PyArg_ParseTuple(args, "OOl", &aspace, &raw_read, &prot_read)) return -1;
+    PyObject *peek = PyObject_GetAttrString(aspace, "peek");
+    if (peek == NULL) return -1;
+    Py_INCREF(aspace); Py_XSETREF(self->aspace, aspace);
+    Py_INCREF(raw_read); Py_XSETREF(self->raw_read, raw_read);
+    Py_XSETREF(self->peek, peek);
+    self->prot_read = prot_read;
+    return 0;
+}
+
+static int Reader_traverse(ReaderObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->aspace);
+    Py_VISIT(self->raw_read);
+    Py_VISIT(self->peek);
+    return 0;
+}
+
+static int Reader_clear(ReaderObject *self)
+{
+    Py_CLEAR(self->aspace);
+    Py_CLEAR(self->raw_read);
+    Py_CLEAR(self->peek);
+    return 0;
+}
+
+static void Reader_dealloc(ReaderObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    Reader_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef Reader_methods[] = {
+    {"read", (PyCFunction)(void (*)(void))Reader_read, METH_FASTCALL,
+     "read(addr, size) -> bytes or None: traceview.TraceMem.read"},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyTypeObject ReaderType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "emutrace.machine._native.MappedReader",
+    .tp_basicsize = sizeof(ReaderObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "MappedReader(aspace, raw_read, prot_read)",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Reader_init,
+    .tp_dealloc = (destructor)Reader_dealloc,
+    .tp_traverse = (traverseproc)Reader_traverse,
+    .tp_clear = (inquiry)Reader_clear,
+    .tp_methods = Reader_methods,
+};
+
 /* quote(bytes) -> str: text_quoted alone, for the tests that hold it to common.quote_string */
 static PyObject *strace_quote(PyObject *mod, PyObject *arg)
 {
@@ -557,6 +701,16 @@ static PyMethodDef strace_functions[] = {
 
 int emutrace_register_strace(PyObject *m)
 {
+    if ((s_starts = PyUnicode_InternFromString("_starts")) == NULL || (s_vmas = PyUnicode_InternFromString("vmas")) == NULL
+        || (s_start = PyUnicode_InternFromString("start")) == NULL || (s_end = PyUnicode_InternFromString("end")) == NULL
+        || (s_prot = PyUnicode_InternFromString("prot")) == NULL)
+        return -1;
+    if (PyType_Ready(&ReaderType) < 0) return -1;
+    Py_INCREF(&ReaderType);
+    if (PyModule_AddObject(m, "MappedReader", (PyObject *)&ReaderType) < 0) {
+        Py_DECREF(&ReaderType);
+        return -1;
+    }
     if (PyType_Ready(&RowType) < 0) return -1;
     Py_INCREF(&RowType);
     if (PyModule_AddObject(m, "StraceRow", (PyObject *)&RowType) < 0) {
