@@ -111,6 +111,26 @@ static int text_hex(Text *t, uint64_t v)
     return text_add(t, b + sizeof b - n, n);
 }
 
+/* An int's value as 64 bits: the common values (below 2**63) through PyLong_AsLongLongAndOverflow,
+ * the fast conversion (3.11's PyLong_AsUnsignedLongLong goes through a byte array). mask: any int,
+ * its low 64 bits (Python's `v & 0xffffffffffffffff`); else 0 for a negative one or one of 2**64
+ * and above. An error is cleared and answered 0. */
+static int as_u64(PyObject *x, uint64_t *v, int mask)
+{
+    int overflow;
+    long long s = PyLong_AsLongLongAndOverflow(x, &overflow);
+    if (s == -1 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
+    if (!overflow) {
+        if (s < 0 && !mask) return 0;
+        *v = (uint64_t)s;
+        return 1;
+    }
+    if (overflow < 0 && !mask) return 0;
+    *v = mask ? PyLong_AsUnsignedLongLongMask(x) : PyLong_AsUnsignedLongLong(x);
+    if (*v == (uint64_t)-1 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
+    return 1;
+}
+
 /* strace's string_quote (common.py's quote_string with its defaults): printable ASCII as is,
  * \" \\ \f \n \r \t \v, every other byte in octal, three digits when an octal digit follows */
 static int text_quoted(Text *t, const unsigned char *s, Py_ssize_t n)
@@ -250,9 +270,7 @@ static int words_of(PyObject *args, uint64_t *w)
     if (!PyTuple_CheckExact(args) || PyTuple_GET_SIZE(args) != 6) return 0;
     for (int i = 0; i < 6; i++) {
         PyObject *x = PyTuple_GET_ITEM(args, i);
-        if (!PyLong_CheckExact(x)) return 0;
-        w[i] = PyLong_AsUnsignedLongLongMask(x);
-        if (w[i] == (uint64_t)-1 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
+        if (!PyLong_CheckExact(x) || !as_u64(x, &w[i], 1)) return 0;
     }
     return 1;
 }
@@ -317,10 +335,7 @@ fallback:
 static int kept_word(PyObject *kept, int at, uint64_t *v)
 {
     PyObject *x = PyTuple_GET_ITEM(kept, at);
-    if (!PyLong_CheckExact(x)) return 0;
-    *v = PyLong_AsUnsignedLongLongMask(x);
-    if (*v == (uint64_t)-1 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
-    return 1;
+    return PyLong_CheckExact(x) && as_u64(x, v, 1);
 }
 
 /* finish(entry text, kept, ret, mem) -> (head, result text) */
@@ -334,8 +349,8 @@ static PyObject *Row_finish(RowObject *self, PyObject *const *args, Py_ssize_t n
     if (!PyUnicode_CheckExact(entry) || !PyUnicode_IS_ASCII(entry) || !PyLong_CheckExact(args[2])
         || (self->n_late && (!PyTuple_CheckExact(kept) || PyTuple_GET_SIZE(kept) != self->n_kept)))
         return PyObject_Vectorcall(self->py_finish, args, 4, NULL);
-    uint64_t r64 = PyLong_AsUnsignedLongLongMask(args[2]);
-    if (r64 == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    uint64_t r64;
+    if (!as_u64(args[2], &r64, 1)) return PyObject_Vectorcall(self->py_finish, args, 4, NULL);
     int64_t ret = (int64_t)r64;
     PyObject *head = NULL, *text = NULL, *out = NULL;
     Text t;
@@ -558,11 +573,7 @@ static int u64_attr(PyObject *o, PyObject *name, uint64_t *v)
 {
     PyObject *x = PyObject_GetAttr(o, name);
     if (x == NULL) { PyErr_Clear(); return 0; }
-    int ok = PyLong_Check(x);
-    if (ok) {
-        *v = PyLong_AsUnsignedLongLong(x);
-        if (*v == (uint64_t)-1 && PyErr_Occurred()) { PyErr_Clear(); ok = 0; }
-    }
+    int ok = PyLong_Check(x) && as_u64(x, v, 0);
     Py_DECREF(x);
     return ok;
 }
@@ -580,8 +591,8 @@ static int readable(ReaderObject *self, uint64_t addr, uint64_t size)
         while (lo < hi) {
             Py_ssize_t mid = lo + (hi - lo) / 2;
             PyObject *x = PyList_GET_ITEM(starts, mid);
-            uint64_t s = PyLong_Check(x) ? PyLong_AsUnsignedLongLong(x) : (uint64_t)-1;
-            if (s == (uint64_t)-1 && PyErr_Occurred()) { PyErr_Clear(); lo = -1; break; }
+            uint64_t s;
+            if (!PyLong_Check(x) || !as_u64(x, &s, 0)) { lo = -1; break; }
             if (addr < s) hi = mid; else lo = mid + 1;
         }
         Py_ssize_t i = lo - 1;
@@ -614,9 +625,9 @@ static PyObject *Reader_read(ReaderObject *self, PyObject *const *args, Py_ssize
         long long size = PyLong_AsLongLongAndOverflow(args[1], &overflow);
         if (size == -1 && PyErr_Occurred()) PyErr_Clear();
         else if (!overflow && size > 0 && size <= 4096) {
-            uint64_t addr = PyLong_AsUnsignedLongLong(args[0]);     /* (negative or too big: not mapped) */
-            if (addr == (uint64_t)-1 && PyErr_Occurred()) PyErr_Clear();
-            else if (readable(self, addr, (uint64_t)size)) return PyObject_Vectorcall(self->raw_read, args, 2, NULL);
+            uint64_t addr;                      /* (negative or too big: not mapped) */
+            if (as_u64(args[0], &addr, 0) && readable(self, addr, (uint64_t)size))
+                return PyObject_Vectorcall(self->raw_read, args, 2, NULL);
         }
     }
     return PyObject_Vectorcall(self->peek, args, 2, NULL);
