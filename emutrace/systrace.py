@@ -165,7 +165,7 @@ class SyscallObserver:
             write = self.write_line
             if write is not None and ") = " not in text:
                 # (StraceText.event's line, without the event: its ' = ' at column 40)
-                write(f"{head:<39} = {text}\n")
+                write(f"{head.ljust(39)} = {text}\n")
                 return
             line = head + " = " + text
         else:
