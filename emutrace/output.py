@@ -76,6 +76,17 @@ class Writer:
             if now - self.last > self.FLUSH_EVERY:
                 self.flush(now)
 
+    def write_syscall(self, text: str) -> None:
+        """write(text, urgent=sync_syscalls): a system call's line (StraceText.line_writer)."""
+        self.buf.append(text)
+        self.size += len(text)
+        if self.sync_syscalls or self.size > self.MAX_BUFFER:
+            self.flush()
+        else:
+            now = time.monotonic()
+            if now - self.last > self.FLUSH_EVERY:
+                self.flush(now)
+
     def flush(self, now: float = 0.0) -> None:
         if self.buf:
             self.stream.write("".join(self.buf))
@@ -258,6 +269,16 @@ class StraceText:
 
     def _prefix(self, ev) -> str:
         return (f"[pid {ev.tid}] " if self.multi else "") + self.ts.prefix(ev.time_ns)
+
+    def line_writer(self):
+        """What a system call's whole line may be written with, without its Syscall event
+        (SyscallObserver's lines): the line is what event() would print when it has no prefix,
+        no time spent and no stack. None when this sink prints more (-f's pid, -t, -r, -T) or
+        something else (-c's table)."""
+        cfg = self.cfg
+        if cfg.summary or self.multi or cfg.timestamps or cfg.relative or cfg.show_time_spent:
+            return None
+        return self.w.write_syscall
 
     def event(self, ev) -> None:
         if self.cfg.summary:

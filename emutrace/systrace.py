@@ -6,7 +6,7 @@ selects by strace's grammar (emutrace.syscallset: names, numbers, %classes, /reg
 from __future__ import annotations
 
 import weakref
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 from emutrace.decode.strace import format_signal, SyscallFormatter
 from emutrace.decode.xlat import signal_name
@@ -43,8 +43,23 @@ class SyscallSelection:
 
 
 class SyscallObserver:
+    """emit(event) gets each call's Syscall event; lines(text), when given, gets the text of a
+    call's whole line instead (strace's line, ' = ' at column 40, '\\n'), when the event would only
+    be printed as that line (StraceText.line_writer): a call of a compiled row with nothing
+    to add to its line (no -P/-z gate, no injection mark, no -k stack)."""
+
+    # settings that add to a line or may drop it: setting one decides write_line again
+    _LINE_EXTRAS = frozenset({"gate", "marker", "backtracer", "lines"})
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if name in self._LINE_EXTRAS:
+            d = self.__dict__
+            plain = d.get("gate") is None and d.get("marker") is None and d.get("backtracer") is None
+            object.__setattr__(self, "write_line", d.get("lines") if plain else None)
+
     def __init__(self, session, emit, string_limit: int = 32, fd_paths: bool = False,
-                 selection: Optional[SyscallSelection] = None):
+                 selection: Optional[SyscallSelection] = None, lines: Optional[Callable[[str], None]] = None):
         self.session = session
         self.emit = emit
         self.sel = selection or SyscallSelection([])
@@ -52,6 +67,7 @@ class SyscallObserver:
         self.gate = None            # sysgate.SyscallGate: -P paths, -z/-Z/status=
         self.marker = None          # inject.SyscallInjector.mark: " (INJECTED)" / " (DELAYED)"
         self.backtracer = None      # backtrace.Backtracer: -k, -kk
+        self.lines = lines          # (sets write_line: lines, or None while an extra above is set)
         self._mem = None            # the memory view of the last traced call's process (_view)
         self._mem_of = None         # (that process, weakly: the observer keeps no process alive)
 
@@ -99,6 +115,9 @@ class SyscallObserver:
                           self.fmt.exit(state, 0, mem), list(args), 0, None, 0, stack=stack))
 
     def syscall_enter(self, proc, nr, sc, args):
+        """The call's trace state: (row, args, its CompiledRow or None, the entry text or (no
+        CompiledRow) the formatter's _State, the values the row's finish reads, start time,
+        memory view)."""
         if sc is None:
             sc = Row(nr, f"syscall_{nr:#x}", ("hex",) * 6)
         names = self.sel.names                  # (self.sel.wants, without its frame)
@@ -106,19 +125,20 @@ class SyscallObserver:
             return None
         if self.gate is not None and not self.gate.enter(proc, sc, args):
             return None
-        sp = proc.machine.reg("rsp") if sc.name == "rt_sigreturn" else None
         mem = self._mem
         if mem is None or mem.aspace is not proc.aspace or self._mem_of() is not proc:
             mem = self._view(proc)
         fmt = self.fmt
         tid = proc.thread.tid
         got = fmt.compiled_rows.get(id(sc))
-        if got is not None and got[0] is sc and got[1] is not None and sp is None:
-            state = got[1](sc, args, mem, tid)          # (fmt.enter, without its frame)
+        if got is not None and got[0] is sc and got[1] is not None:     # (rt_sigreturn has its own decoder)
+            row = got[1]
+            entry, kept = row.begin(args, mem)          # (fmt.enter, without its frame and _State)
             fmt.last_name[tid] = sc.name
-        else:
-            state = fmt.enter(sc, args, mem, tid=tid, sp=sp)
-        return (sc, args, state, self.session.world.elapsed_ns, mem)
+            return (sc, args, row, entry, kept, self.session.world.elapsed_ns, mem)
+        sp = proc.machine.reg("rsp") if sc.name == "rt_sigreturn" else None
+        state = fmt.enter(sc, args, mem, tid=tid, sp=sp)
+        return (sc, args, None, state, None, self.session.world.elapsed_ns, mem)
 
     def _view(self, proc):
         """mem_view(proc), kept for the next call: most calls come from the process before."""
@@ -129,14 +149,27 @@ class SyscallObserver:
     def syscall_exit(self, proc, st, ret):
         if st is None:
             return
-        sc, args, state, t0, mem = st
+        sc, args, row, entry, kept, t0, mem = st
         if mem.aspace is not proc.aspace:
             mem = self._view(proc)
         if ret.__class__ is not int and ret is not None and not isinstance(ret, int):  # NORETURN (execve, rt_sigreturn)
-            line = self.fmt.no_return(state) if sc.name != "rt_sigreturn" else self.fmt.exit(state, proc.machine.reg("rax"), mem)
+            if row is not None:
+                line = self.fmt.no_return(row.state(sc, args, entry, kept, proc.thread.tid))
+            elif sc.name != "rt_sigreturn":
+                line = self.fmt.no_return(entry)
+            else:
+                line = self.fmt.exit(entry, proc.machine.reg("rax"), mem)
             ret = None
+        elif row is not None:
+            head, text = row.finish(entry, kept, ret, mem)
+            write = self.write_line
+            if write is not None and ") = " not in text:
+                # (StraceText.event's line, without the event: its ' = ' at column 40)
+                write(f"{head.ljust(39)} = {text}\n")
+                return
+            line = head + " = " + text
         else:
-            line = self.fmt.exit(state, ret, mem)
+            line = self.fmt.exit(entry, ret, mem)
         if self.marker is not None:
             line += self.marker(proc)
         if self.gate is not None and not self.gate.shows(ret):
@@ -150,11 +183,12 @@ class SyscallObserver:
     def syscall_noreturn(self, proc, st):
         if st is None:
             return
-        sc, args, state, t0, _mem = st
+        sc, args, row, entry, kept, t0, _mem = st
         if self.gate is not None and not self.gate.shows(None):
             return
         now = self.session.world.elapsed_ns
         stack = self.backtracer.frames(proc) if self.backtracer is not None else None
+        state = row.state(sc, args, entry, kept, proc.thread.tid) if row is not None else entry
         self.emit(Syscall(proc.pid, proc.thread.tid, now, sc.name, sc.nr, self.fmt.no_return(state),
                           list(args), None, None, now - t0, stack=stack))
 

@@ -34,6 +34,13 @@ class Tracer:
         for s in self.sinks:
             s.event(ev)
 
+    def syscall_lines(self):
+        """Where a system call's line may go without its event (SyscallObserver's lines): the
+        one sink's line writer, when it is the only thing the event would reach."""
+        if len(self.sinks) == 1 and not self.max_depth and isinstance(self.sinks[0], StraceText):
+            return self.sinks[0].line_writer()
+        return None
+
     def call_emit(self):
         """emit for the hot paths (library calls, system calls): the one sink's own event method
         when nothing else would happen in between (one sink, no depth limit)."""
@@ -145,7 +152,8 @@ def build_observers(session, cfg) -> List:
                 sel = SyscallSelection(sys_specs)
             except TraceSpecError as e:
                 raise EmutraceError(str(e), 125) from None
-            tracer.syscalls = SyscallObserver(session, tracer.call_emit(), tc.string_limit, tc.fd_paths, sel)
+            tracer.syscalls = SyscallObserver(session, tracer.call_emit(), tc.string_limit, tc.fd_paths, sel,
+                                               lines=tracer.syscall_lines())
             session.kernel.observer = tracer.syscalls
         libcalls = (tc.libcalls and not tc.strace) or bool(tc.inject_calls)
         if libcalls or functions:

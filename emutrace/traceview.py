@@ -7,6 +7,7 @@ from bisect import bisect_right
 from weakref import WeakKeyDictionary
 
 from .machine.memory import MemView, PROT_READ
+from .machine.native import native
 
 # process → its view; weak, so an ended process is freed with its view. A view is made again
 # when the process's address space is replaced (execve).
@@ -16,7 +17,7 @@ _VIEWS: "WeakKeyDictionary[object, TraceMem]" = WeakKeyDictionary()
 def mem_view(proc) -> "TraceMem":
     mv = _VIEWS.get(proc)
     if mv is None or mv.aspace is not proc.aspace:
-        mv = _VIEWS[proc] = TraceMem(proc.aspace, proc.machine)
+        mv = _VIEWS[proc] = _VIEW(proc.aspace, proc.machine)
     return mv
 
 
@@ -56,3 +57,17 @@ class TraceMem(MemView):
                 return chunk[:nul], True
             return chunk[:limit], False
         return a.cstring(addr, limit)
+
+
+class CompiledTraceMem(TraceMem):
+    """TraceMem with its read made by the compiled module (_strace.c's MappedReader): the same
+    answers, without a Python frame per read (the compiled strace rows read through it)."""
+    __slots__ = ("read",)
+
+    def __init__(self, aspace, machine=None):
+        super().__init__(aspace, machine)
+        self.read = native.MappedReader(aspace, self.raw_read, PROT_READ).read
+
+
+# the view mem_view makes: the compiled one when the compiled module has it (not EMUTRACE_PURE=1)
+_VIEW = CompiledTraceMem if getattr(native, "MappedReader", None) is not None else TraceMem

@@ -147,20 +147,27 @@ class Kernel:
         Everything an untraced system call costs in Python is here, in one frame: the guest's
         logged library calls first, the clock's tick, the handler found by number, then the
         checks at the call's return (a due alarm or timer, a thread that must make room), each
-        made only when it has something to check. A traced or intercepted call takes syscall()."""
+        made only when it has something to check. A traced call runs here too, between the
+        observer's enter and exit (syscall() written out: a frame fewer per traced call); an
+        intercepted one takes syscall()."""
         proc = self.current
         m = proc.machine
         if m.flush_log is not None:
             m.flush_log(proc)                    # library calls logged by guest code come first
         nr = regs[0]
         try:
-            if self.intercept is None and (self.observer is None or not proc.traced):
+            if self.intercept is None:
+                # (syscall(), written out for the calls no intercept sees, traced or not)
+                obs = self.observer
+                if obs is not None and not proc.traced:
+                    obs = None
                 world = self.world
                 world.elapsed_ns += world.tick_ns                # (world.tick(), inlined)
                 sc, handler = self.routes.get(nr, NO_ROUTE)
                 args = regs[1:]
+                state = obs.syscall_enter(proc, nr, sc, args) if obs is not None else None
                 thread = proc.thread
-                call = thread.call = (nr, sc, args, None)
+                call = thread.call = (nr, sc, args, state)
                 try:                             # (_handle, written out)
                     ret = handler(proc, *args) if handler is not None else self._unimplemented(nr, sc)
                 except Block as b:
@@ -168,8 +175,14 @@ class Kernel:
                     raise
                 except HANDLER_ERRORS as e:
                     ret = handler_error(e)
+                except ProcessExit:
+                    if obs is not None and proc.traced:
+                        obs.syscall_noreturn(proc, state)
+                    raise
                 finally:
                     thread.call = None
+                if obs is not None:
+                    obs.syscall_exit(proc, state, ret)
             else:
                 ret = self.syscall(proc, nr, regs[1:])
         except Block as b:                       # the thread sleeps; another one runs

@@ -8,7 +8,8 @@ from emutrace.guestlog import _Captured
 from emutrace.machine.cpu import Machine
 from emutrace.machine.memory import PAGE, PROT_READ, PROT_WRITE, AddressSpace, MemView
 from emutrace.machine.reader import GuestReader, read_u64
-from emutrace.traceview import TraceMem
+from emutrace.machine.native import native
+from emutrace.traceview import CompiledTraceMem, TraceMem
 from emutrace.unwind import RA, SP, Unwinder
 
 BASE = 0x7F0000000000
@@ -35,8 +36,11 @@ def _captured(a):
 
 
 def _readers(m, a):
-    return {"MemView": MemView(a), "TraceMem": TraceMem(a, m), "TraceMem-no-machine": TraceMem(a),
-            "captured": _captured(a)}
+    readers = {"MemView": MemView(a), "TraceMem": TraceMem(a, m), "TraceMem-no-machine": TraceMem(a),
+               "captured": _captured(a)}
+    if getattr(native, "MappedReader", None) is not None:
+        readers.update({"CompiledTraceMem": CompiledTraceMem(a, m), "CompiledTraceMem-no-machine": CompiledTraceMem(a)})
+    return readers
 
 
 def test_every_reader_has_the_protocol(space):
@@ -48,7 +52,8 @@ def test_every_reader_has_the_protocol(space):
 
 CASES = [
     ("read", BASE, 3), ("read", BASE + PAGE - 2, 4), ("read", BASE + PAGE, 1), ("read", BASE + 2 * PAGE, 8),
-    ("read", 0, 8),
+    ("read", 0, 8), ("read", BASE + PAGE - 3, 3), ("read", BASE, 0), ("read", BASE, PAGE), ("read", BASE, PAGE + 1),
+    ("read", -1, 1), ("read", 1 << 64, 1), ("read", BASE - 1, 2), ("read", BASE + 2 * PAGE - 1, 2),
     ("cstring", BASE, LIMIT), ("cstring", BASE + 3, LIMIT), ("cstring", BASE + 3, 13),
     ("cstring", BASE + PAGE - 3, LIMIT), ("cstring", BASE + PAGE, LIMIT), ("cstring", 0, LIMIT),
     ("cstring", BASE + 2 * PAGE, LIMIT),

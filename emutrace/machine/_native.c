@@ -21,7 +21,7 @@
 #include "_cover.h"             /* BlockCounter (--coverage), in _cover.c */
 
 /* Bumped whenever the Python side's expectations change (emutrace/machine/native.py checks it). */
-#define ABI_VERSION 9
+#define ABI_VERSION 10
 
 #define RET_TAG UINT64_C(0xFFFFFFFFFFFFFFFF)
 #define HEAD 72                 /* call record: tag, rdi..r9, slot, return address */
@@ -1187,6 +1187,7 @@ static struct PyModuleDef module = {
 int emutrace_register_tlbfill(PyObject *m);        /* _tlbfill.c: the TLB fill hook */
 int emutrace_register_guestmem(PyObject *m);       /* _guestmem.c: raw guest memory access */
 int emutrace_register_printfcap(PyObject *m);      /* _printfcap.c: printf-family calls' hooks */
+int emutrace_register_strace(PyObject *m);         /* _strace.c: strace rows rendered in C */
 
 PyMODINIT_FUNC PyInit__native(void)
 {
@@ -1204,6 +1205,7 @@ PyMODINIT_FUNC PyInit__native(void)
     if (emutrace_register_tlbfill(m) < 0) { Py_DECREF(m); return NULL; }
     if (emutrace_register_guestmem(m) < 0) { Py_DECREF(m); return NULL; }
     if (emutrace_register_printfcap(m) < 0) { Py_DECREF(m); return NULL; }
+    if (emutrace_register_strace(m) < 0) { Py_DECREF(m); return NULL; }
     struct { const char *name; long value; } consts[] = {
         {"ABI_VERSION", ABI_VERSION}, {"OP_UNSIGNED", OP_UNSIGNED}, {"OP_SIGNED", OP_SIGNED},
         {"OP_HEX", OP_HEX}, {"OP_GUESS", OP_GUESS}, {"OP_ADDR", OP_ADDR}, {"OP_CSTR", OP_CSTR},

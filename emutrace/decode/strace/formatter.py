@@ -5,10 +5,12 @@ subject's decoder for the calls strace decodes by hand; structs by name from the
 from __future__ import annotations
 
 import functools
+import re
 import struct
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ...kernel import table as _table
+from ...machine.native import native as _native
 from ...machine.reader import GuestReader
 from ...machine.words import s32, s64
 from .. import xlat as _x
@@ -138,8 +140,8 @@ class SyscallFormatter:
         self.align = align
         self.localtime = localtime
         self.last_name: Dict[object, str] = {}     # each thread's last call (restart_syscall names it)
-        # id(row) -> (row, its compiled enter function or None: _compile_row); SyscallObserver
-        # calls a compiled one itself
+        # id(row) -> (row, its CompiledRow or None: _compile_row); SyscallObserver runs a
+        # compiled one itself
         self.compiled_rows: Dict[int, tuple] = {}
 
     # ------------------------------------------------------------------ public API
@@ -150,7 +152,7 @@ class SyscallFormatter:
         if got is None or got[0] is not sc:
             got = self.compiled_rows[id(sc)] = (sc, _compile_row(self, sc))
         if got[1] is not None:
-            st = got[1](sc, args, mem, tid)
+            st = got[1].enter(sc, args, mem, tid)
             if sp is not None:
                 st.saved["sp"] = sp
             self.last_name[tid] = sc.name
@@ -228,6 +230,14 @@ class SyscallFormatter:
             if aux:
                 text += f" ({aux})"
         return text
+
+    def _row_ret_text(self, kind: str, never_fails: bool, ret: int) -> str:
+        """_ret_text of a compiled row's call (which has no aux), from the row's return kind."""
+        if kind == "void":
+            return "?"
+        if is_error(ret) and not never_fails:
+            return format_return(ret, "int")
+        return format_return(ret, kind, self, never_fails)
 
     # ------------------------------------------------------------------ primitives
     def fd(self, v: int) -> str:
@@ -419,9 +429,14 @@ _SIGN64 = 1 << 63
 
 # ---------------------------------------------------------------------- compiled rows
 # A row of the syscall table without a hand-written decoder is compiled, on its first call, into
-# one function that builds the call's _State: the entry text as one expression (the plain kinds
-# written out, the others one call of their renderer each), and the text printed at exit as one
-# function of (ret, memory). Its text is _generic's, byte for byte.
+# functions of its own (a CompiledRow): the entry text as one expression (the plain kinds written
+# out, the others one call of their renderer each), and the text printed at exit with the result
+# as one function of (ret, memory). Its text is _generic's, byte for byte.
+#
+# The tracer's hot path (SyscallObserver) runs a row in one frame at entry and one at exit:
+# begin(args, mem) -> (entry text, the values the exit reads) and finish(entry text, values, ret,
+# mem) -> (the line up to its ')', the result's text), with no _State, _Args or closure per call.
+# enter() builds the _State of the public API (exit, unfinished, resumed, no_return) from begin.
 
 _INLINE = {     # base kind -> expression of v (the masked argument) for kinds that only format a number
     "int": "str((({v} & 0xffffffff) ^ 0x80000000) - 0x80000000)",
@@ -438,22 +453,60 @@ _INLINE = {     # base kind -> expression of v (the masked argument) for kinds t
 _PLAIN_RET = frozenset(("int", "long", "ssize", "size", "ulong", "uint"))
 
 
-def _compile_row(fmt: "SyscallFormatter", sc):
-    """The row's compiled enter function (sc, args, mem, tid) -> _State, or None for the rows
-    _generic does not run (a hand-written decoder, a kind with its own protocol)."""
+class _RowName:
+    """The `st` an entry renderer of a compiled row gets: the call's row and name, all that the
+    renderers read of a _State (mbind's mpol_mode reads the name). Anything else is an
+    AttributeError, which test_strace_compiled would show."""
+    __slots__ = ("sc", "name")
+
+    def __init__(self, sc):
+        self.sc = sc
+        self.name = sc.name
+
+
+class CompiledRow:
+    """One row's compiled functions (see above): begin, finish and the public API's enter.
+    begin and finish are the compiled module's StraceRow's when it renders the row (its kinds
+    all plain), else py_begin and py_finish, which are the reference either way."""
+    __slots__ = ("sc", "begin", "finish", "py_begin", "py_finish", "state", "enter")
+
+    def __init__(self, sc, env: dict, native_row=None):
+        self.sc = sc
+        self.py_begin = env["begin"]     # (args, mem) -> (entry text, values for finish)
+        self.py_finish = env["finish"]   # (entry text, values, ret, mem) -> (head, result text)
+        self.begin = native_row.begin if native_row is not None else self.py_begin
+        self.finish = native_row.finish if native_row is not None else self.py_finish
+        self.state = env["state"]        # (sc, args, entry text, values, tid) -> _State
+        self.enter = env["enter"]        # (sc, args, mem, tid) -> _State: state(begin(...))
+
+
+def _compile_row(fmt: "SyscallFormatter", sc) -> Optional[CompiledRow]:
+    """The row's CompiledRow, or None for the rows _generic does not run (a hand-written decoder,
+    a kind with its own protocol)."""
     if sc.name in _CUSTOM:
         return None
-    env = {"_State": _State, "_octal": _x.octal, "_SQ": _SHORT_QUOTED, "_quote": quote_string, "_Args": _Args, "_new": object.__new__, "_mask": _masked_args,
-           "f": fmt, "NAME": sc.name, "RET": sc.ret}
-    lines = []
+    never_fails = sc.name in NEVER_FAILS
+    plain = not never_fails and (sc.ret in _PLAIN_RET or (sc.ret == "fd" and not fmt.fd_paths))
+    env = {"_State": _State, "_octal": _x.octal, "_SQ": _SHORT_QUOTED, "_quote": quote_string, "_Args": _Args,
+           "_new": object.__new__, "_mask": _masked_args, "f": fmt, "NAME": sc.name, "OPEN": sc.name + "(",
+           "RET": sc.ret, "NF": never_fails, "st": _RowName(sc)}
+    lines = []                 # statements of begin after the words are read (deferred entry texts)
     entry, late = [], []       # expressions printed at entry; (is_fn, expression) printed at exit
     deferring = False
     used = set()               # the argument words read
-    body = []                  # statements of the exit function before its text (a buf_out's)
+    body = []                  # statements of the exit before its text (a buf_out's)
+    c_entry, c_late = [], []   # the row for the compiled module: (C kind, word, count word) ...
+    c_ok = True                # ... while every kind is one it renders
     for i, kind in enumerate(sc.args):
         base, param = _parse_kind(kind)
         if base == "skip":
             continue
+        c_kind = _C_KINDS.get(base) if base != "fd" or not fmt.fd_paths else None
+        if c_kind is None or (param is not None and not (param.__class__ is int and 0 <= param < 6)) \
+                or (base == "buf_in" and param is None):
+            c_ok = False
+        else:
+            (c_late if deferring or base == "buf_out" else c_entry).append((c_kind, i, -1 if param is None else param))
         used.add(i)
         if param.__class__ is int and 0 <= param < 6:
             used.add(param)
@@ -475,28 +528,28 @@ def _compile_row(fmt: "SyscallFormatter", sc):
                 # (buf, written out: the bytes the call wrote, at most the string limit of them)
                 cut = "ret" if n == "None" else f"(ret if ret < {n} else {n})"
                 body.extend([
-                    f"        if -4095 <= ret < 0 or a{i} == 0:",
-                    f"            x{i} = 'NULL' if a{i} == 0 else '%#x' % a{i}",
-                    "        else:",
-                    f"            k = {cut}",
-                    "            if k < 0:",
-                    "                k = 0",
-                    f"            j = k if k < {fmt.string_limit} else {fmt.string_limit}",
-                    "            if j:",
-                    "                try:",
-                    f"                    d = m.read(a{i}, j)",
-                    "                except Exception:",
-                    "                    d = None",
-                    "                if d is not None and len(d) >= j:",
-                    "                    if len(d) != j or d.__class__ is not bytes:",
-                    "                        d = bytes(d[:j])",
-                    f"                    x{i} = (_SQ.get(d) if j <= {_SHORT_MAX} else None) or _quote(d)",
-                    "                    if k > j:",
-                    f"                        x{i} += '...'",
-                    "                else:",
-                    f"                    x{i} = '%#x' % a{i}",
+                    f"    if -4095 <= ret < 0 or a{i} == 0:",
+                    f"        x{i} = 'NULL' if a{i} == 0 else '%#x' % a{i}",
+                    "    else:",
+                    f"        k = {cut}",
+                    "        if k < 0:",
+                    "            k = 0",
+                    f"        j = k if k < {fmt.string_limit} else {fmt.string_limit}",
+                    "        if j:",
+                    "            try:",
+                    f"                d = m.read(a{i}, j)",
+                    "            except Exception:",
+                    "                d = None",
+                    "            if d is not None and len(d) >= j:",
+                    "                if len(d) != j or d.__class__ is not bytes:",
+                    "                    d = bytes(d[:j])",
+                    f"                x{i} = (_SQ.get(d) if j <= {_SHORT_MAX} else None) or _quote(d)",
+                    "                if k > j:",
+                    f"                    x{i} += '...'",
                     "            else:",
-                    f"                x{i} = _quote(b'') + ('...' if k > 0 else '')"])
+                    f"                x{i} = '%#x' % a{i}",
+                    "        else:",
+                    f"            x{i} = _quote(b'') + ('...' if k > 0 else '')"])
                 late.append((True, f"x{i}"))
                 deferring = True
                 continue
@@ -520,42 +573,104 @@ def _compile_row(fmt: "SyscallFormatter", sc):
             late.append((False, f"t{i}"))
         else:
             entry.append(text)
-    lines.insert(0, "    a = st.a = _new(_Args)")
-    if entry:
-        lines.insert(1, "    a.entry = " + " + ', ' + ".join(entry) + (" + ', '" if late else ""))
-    else:
-        lines.insert(1, "    a.entry = ''")
-    lines.append(f"    a.n = {len(entry) + len(late)}")
+    # texts joined by one f-string (one new string, not one per '+'), each a local first
+    entry_lines, entry_inner = _joined(entry, "v")
+    entry_text = "f'" + entry_inner + (", " if entry and late else "") + "'"
+    late_lines, parts = _joined([e for _, e in late], "y")
+    # the values the exit reads: the words its texts name, and the texts rendered at entry but
+    # printed at exit
+    named = set(re.findall(r"\ba(\d)\b", "\n".join(late_lines + body)))
+    kept = [f"a{k}" for k in sorted(used) if str(k) in named] + [e for is_fn, e in late if not is_fn]
+    kept_tuple = "(" + "".join(f"{v}, " for v in kept) + ")"
+    src = ["def begin(args, mem):",
+           "    try:",
+           "        a0, a1, a2, a3, a4, a5 = args",
+           "    except (TypeError, ValueError):",
+           "        a0, a1, a2, a3, a4, a5 = _mask(args)",
+           ("    " + "; ".join(f"a{k} &= 0xffffffffffffffff" for k in sorted(used))) if used else "    pass"]
+    src += entry_lines + lines          # (the entry's texts first: _generic's order)
+    src.append(f"    return {entry_text}, {kept_tuple if late else 'None'}")
+    unpack = [f"    {kept_tuple[1:-1]}= w"] if late and kept else []
     if late:
-        parts = " + ', ' + ".join(e for _, e in late)
-        if body:
-            lines.extend(["    def late(ret, m):"] + body + [f"        return {parts}",
-                                                          "    a.items = [('', late)]"])
-        else:
-            lines.append(f"    a.items = [('', lambda ret, m: {parts})]")
-        lines.append("    a.deferring = True")
+        src += ["def late(w, ret, m):"] + unpack + body + late_lines + [f"    return f'{parts}'"]
+    src += ["def finish(e, w, ret, m):",
+            "    ret = ((ret & 0xffffffffffffffff) ^ 0x8000000000000000) - 0x8000000000000000"]
+    if late:
+        src += unpack + body + late_lines + [f"    head = f'{{OPEN}}{{e}}{parts})'"]
     else:
-        lines.append("    a.items = []")
-        lines.append("    a.deferring = False")
-    head = ["def enter(sc, args, mem, tid):",
+        src += ["    head = f'{OPEN}{e})'"]
+    if plain:
+        src += ["    if 0 <= ret < 0x80000000:",
+                "        return head, str(ret)"]
+    src += ["    return head, f._row_ret_text(RET, NF, ret)"]
+    src += ["def state(sc, args, e, w, tid):",
             "    st = _new(_State)",
             "    st.sc = sc",
             "    st.name = NAME",
-            "    try:",
-            "        a0, a1, a2, a3, a4, a5 = args",
-            "    except (TypeError, ValueError):",
-            "        a0, a1, a2, a3, a4, a5 = _mask(args)",
-            "    " + "; ".join(f"a{k} &= 0xffffffffffffffff" for k in sorted(used)) if used else "    pass",
             "    st.args = args",
             "    # (st.args: the words as given: only _generic and the hand-written decoders read it)",
             "    st.ret_kind = RET",
             "    st.aux = None",
             "    st.tid = tid",
-            "    st.saved = {'never_fails': True}" if sc.name in NEVER_FAILS else "    st.saved = {}",
-            f"    st.plain_ret = {sc.name not in NEVER_FAILS and (sc.ret in _PLAIN_RET or (sc.ret == 'fd' and not fmt.fd_paths))}"]
-    src = "\n".join(head + lines + ["    return st"]) + "\n"
-    exec(compile(src, f"<strace row {sc.name}>", "exec"), env)
-    return env["enter"]
+            "    st.saved = {'never_fails': True}" if never_fails else "    st.saved = {}",
+            f"    st.plain_ret = {plain}",
+            "    a = st.a = _new(_Args)",
+            "    a.entry = e",
+            f"    a.n = {len(entry) + len(late)}"]
+    if late:
+        src += ["    a.items = [('', lambda ret, m: late(w, ret, m))]",
+                "    a.deferring = True"]
+    else:
+        src += ["    a.items = []",
+                "    a.deferring = False"]
+    src += ["    return st",
+            "def enter(sc, args, mem, tid):",
+            "    e, w = begin(args, mem)",
+            "    return state(sc, args, e, w, tid)"]
+    exec(compile("\n".join(src) + "\n", f"<strace row {sc.name}>", "exec"), env)
+    native_row = None
+    if c_ok and _StraceRow is not None:
+        native_row = _native_row(fmt, sc, env, c_entry, c_late, kept, plain, never_fails)
+    return CompiledRow(sc, env, native_row)
+
+
+# base kind -> its number in _strace.c (the kinds the compiled module renders)
+_C_KINDS = {"int": 0, "uint": 1, "long": 2, "ulong": 3, "hex": 4, "dep": 4, "hex32": 5, "ptr": 6, "uid": 7,
+            "gid": 7, "fd": 8, "buf_in": 9, "buf_out": 10}
+_C_BUF_OUT = _C_KINDS["buf_out"]
+_StraceRow = getattr(_native, "StraceRow", None)     # None: pure Python, or a module built before it
+
+
+def _native_row(fmt, sc, env, c_entry, c_late, kept, plain, never_fails):
+    """The compiled module's StraceRow for a row of plain kinds, its kept values laid out as the
+    Python row's (kept: their names there), its unusual input sent to the Python row."""
+    words = [int(name[1:]) for name in kept if name[0] == "a"]
+    late = []
+    for c_kind, i, count in c_late:
+        if c_kind == _C_BUF_OUT:
+            if i not in words or (count >= 0 and count not in words):
+                return None
+            late.append((c_kind, i, count, words.index(i), words.index(count) if count >= 0 else -1))
+        else:
+            if f"t{i}" not in kept:
+                return None
+            late.append((c_kind, i, count, kept.index(f"t{i}"), -1))
+    entry = [(c_kind, i, count, -1, -1) for c_kind, i, count in c_entry]
+    ret_text = functools.partial(fmt._row_ret_text, sc.ret, never_fails)
+    return _StraceRow(sc.name + "(", entry, late, words, fmt.string_limit, plain, ret_text,
+                      env["begin"], env["finish"])
+
+
+def _joined(exprs: List[str], prefix: str) -> Tuple[List[str], str]:
+    """(statements, f-string body) joining the texts of exprs by ', ': each expression that is
+    not a name is a local first (an f-string's expression may not hold its quote before 3.12)."""
+    lines, names = [], []
+    for k, e in enumerate(exprs):
+        if not e.isidentifier():
+            lines.append(f"    {prefix}{k} = {e}")
+            e = f"{prefix}{k}"
+        names.append("{" + e + "}")
+    return lines, ", ".join(names)
 
 
 def _masked_args(args):
