@@ -37,6 +37,7 @@ class Tracer:
     def syscall_lines(self):
         """Where a system call's line may go without its event (SyscallObserver's lines): the
         one sink's line writer, when it is the only thing the event would reach."""
+        from .output import StraceText      # deferred: output loads only where a trace is written
         if len(self.sinks) == 1 and not self.max_depth and isinstance(self.sinks[0], StraceText):
             return self.sinks[0].line_writer()
         return None
