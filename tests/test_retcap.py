@@ -71,7 +71,7 @@ def test_edges_print_the_hooked_trace(tmp_path, variant):
                  r'read\(-1, "0123456789abcdefghijklmnopqrstuv"\.\.\., 256\) += -1',      # huge length
                  r'read\(-1, 0x10, 64\) += -1', r'read\(-1, nil, 64\) += -1',
                  r'read\(-1, 0x[0-9a-f]+, 3\) += -1', r'read\(3, "", 256\) += 0',
-                 r'pread\(4, "\\177ELF", 4, 0\) += 4', r'readlink\("/proc/self/exe", "/wo", 3\) += 3',
+                 r'pread\(4, "\\177ELF", 4, 0\) += 4', r'readlink\("/proc/self/exe", "%s", 3\) += 3' % re.escape(exe[:3]),  # the executable's path
                  r'mbstowcs\(L"ab", "abc", 2\) += 2', r'mbstowcs\(nil, "counted", 0\) += 7',
                  r'mbstowcs\(L"ab", 0x[0-9a-f]+, 2\) += 2', r'wcstombs\("xy", L"xy", 2\) += 2',  # sources at the edge
                  r'sigprocmask\(SIG_BLOCK, <9,14>, <>\) += 0', r'signalfd\(-1, 0x10, 0\) += -1',
