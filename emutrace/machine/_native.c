@@ -7,8 +7,10 @@
  * and for the return value, one operation (an integer rendering, a C string, a length-bounded
  * buffer, a wide string): a render operation of emutrace/renderops.py, whose kinds marked
  * `native` are exactly the op_kind values below (OP_<KIND>; tests/test_native_render.py checks).
- * A record the C code cannot render (an unknown site, a pair that is not a leaf, anything out of
- * the buffer) stops the run; Python renders it, so both paths print the same bytes.
+ * A printf-family site is a PrintfLeaf (_printfcap.c): its line is made from the texts its C hooks
+ * left in the PrintfStore. A record the C code cannot render (an unknown site, a pair that is not
+ * a leaf, anything out of the buffer) stops the run; Python renders it, so both paths print the
+ * same bytes.
  *
  * Portable C99 and the Python C API only: no operating-system headers. Every read is bounded by
  * the record buffer Python passes in; every write goes through a growing output buffer.
