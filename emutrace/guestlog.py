@@ -265,6 +265,16 @@ class FastSite:
         else:
             self.in_string = None
 
+    def native_leaf(self, gl: "GuestLog"):
+        """What the compiled leaf_run renders this site's leaf calls by (an
+        emutrace.machine._native.Site), or None: decode's Python paths render them."""
+        # the bytes the return copies of a returned string, or of a string shown at the return
+        # besides the output argument (mbstowcs's source): wide ones 4 per character
+        wide = self.ret_kind == RET_WSTR or (self.ret_kind >= RET_OUTLEN and self.ret_kind & IN_WSTR)
+        return native_site(self.site.display, self.plan, self.strings, self.size, _ALIGN_PAD,
+                           gl.wret_cap if wide else gl.ret_cap,
+                           self.ret_kind if self.ret_kind >= RET_OUTLEN else 0)
+
     def _compile(self, suffix: str):
         self.leaf, self.quick = _leaf_renderer(self.site.display, self.plan, self.strings, self.size, suffix,
                                                self.ret_kind != 0 or self.out is not None)
@@ -1051,10 +1061,7 @@ class GuestLog:
         quick = sink is not None and not faulted and suffix is self.leaf_suffix
         progs = self.native_sites
         if len(progs) < len(sites) and native is not None:
-            progs.extend(native_site(fs.site.display, fs.plan, fs.strings, fs.size, _ALIGN_PAD,
-                                     self.wret_cap if fs.ret_kind == RET_WSTR else self.ret_cap,
-                                     fs.ret_kind if fs.ret_kind >= RET_OUTLEN else 0)
-                         for fs in sites[len(progs):])
+            progs.extend(fs.native_leaf(self) for fs in sites[len(progs):])
         leaf_run = native.leaf_run if quick and native is not None else None
         ret_area = self.ret_area
         off, n = 0, len(data)

@@ -51,8 +51,8 @@ def native_site(display: str, plan, strings, size: int, align_pad: int, ret_cap:
         return None
     area = {i: a_off for i, a_off, _, _ in strings}
     ops = []
-    # (an argument after the split renders from its word, or from the return's output copy:
-    # area 0)
+    # (an argument after the split renders from its word, or from what the return copied: the
+    # output copy, or the C string shown beside it (mbstowcs's source): area 0)
     for i, op in plan.left_items + plan.right_items:
         got = _op(op, i + 1, area.get(i, 0))
         if got is None:

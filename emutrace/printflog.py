@@ -170,6 +170,11 @@ class PrintfSite(FastSite):
         hooks.add_site(at, *self.spec)
         hooks.add_return(gl.ret_tramp)
 
+    def native_leaf(self, gl):
+        """guestlog's FastSite.native_leaf: leaf_run renders this site's leaf calls, their lines
+        made from the store as _line makes them."""
+        return native.PrintfLeaf(self.store, self.prefix, _ALIGN_PAD)
+
     def _seq(self, data, off: int) -> int:
         return _Q.unpack_from(data, off + HEAD)[0]
 

@@ -5,6 +5,7 @@ and stops where the Python path would take over."""
 from __future__ import annotations
 
 import struct
+from types import SimpleNamespace
 
 import pytest
 
@@ -15,8 +16,9 @@ pytestmark = pytest.mark.skipif(native is None, reason="the compiled event path 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
-from emutrace.guestlog import (FIXED, HEAD, RET_OUTLEN, RET_PAIR, RET_SIZE, RET_TAG, _ALIGN_PAD, _Captured,  # noqa: E402
-                               _leaf_renderer, _left_renderer, _outlen_kind, area_size, capture_plan, output_of)
+from emutrace.guestlog import (FIXED, HEAD, IN_CSTR, IN_WSTR, RET_OUTLEN, RET_PAIR, RET_SIZE, RET_TAG,  # noqa: E402
+                               _ALIGN_PAD, _Captured, GuestLog, _leaf_renderer, _left_renderer, _outlen_kind,
+                               area_size, capture_plan, output_of, string_at_return)
 from emutrace.nativelog import native_site  # noqa: E402
 from emutrace.protos import parse_conf  # noqa: E402
 from emutrace.renderops import KINDS, WORD  # noqa: E402
@@ -178,6 +180,107 @@ def test_native_line_is_the_python_line(data):
     other = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, *flags) + bytes(area_size(ret_cap) + 8)
     assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == 0
     assert native.leaf_run(pair, 0, slot, [None] * 5 + [site], "\n", lines) == 0     # a frame open there
+
+
+class _Unreadable:
+    """Live memory where nothing is readable: what a renderer reading past the copies gets."""
+
+    def read(self, addr, size):
+        return None
+
+    def cstring(self, addr, limit):
+        return None
+
+
+@st.composite
+def in_string_prototypes(draw):
+    """A prototype showing, after the split, an output argument the return copies and a string
+    it copies besides it (mbstowcs's source), among word arguments."""
+    words = [draw(st.sampled_from(WORD_TYPES)) for _ in range(draw(st.integers(0, 2)))]
+    out = draw(st.sampled_from(OUT_TYPES))
+    shown = draw(st.sampled_from(["string", "string", "wstring"]))
+    after = [draw(st.sampled_from(WORD_TYPES)) for _ in range(draw(st.integers(0, 2)))]
+    tail = [out, shown]
+    if draw(st.booleans()):
+        tail.reverse()
+    ret = draw(st.sampled_from(LENGTH_RET_TYPES if "retval" in out else ["int", "void", "long"]))
+    return f"{ret} f({', '.join(words + tail + after)});"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_a_string_copied_at_the_return_renders_as_in_python(data):
+    """A site showing a string the return copies after the output copy (mbstowcs's source): C's
+    line is decode's general path's, which reads both copies through GuestLog._ret_memory; sites
+    whose Python reading C does not mirror (a wide source, a C-string output) are refused."""
+    limit = data.draw(st.sampled_from([1, 2, 3, 8, 32]))
+    got = site_of(data.draw(in_string_prototypes()), limit)
+    if got is None:
+        return
+    plan, strings, size = got
+    out = output_of(plan)
+    in_word, flag = string_at_return(plan)
+    if out is None or in_word is None:
+        return
+    ret_cap = data.draw(st.sampled_from([limit + 1, 1, limit + 8, 64]))
+    gl = GuestLog.__new__(GuestLog)
+    gl.ret_cap, gl.faulted = ret_cap, {}
+    cap = gl.ret_cap if flag == IN_CSTR else gl.wret_cap
+    captured = _outlen_kind(plan) | flag
+    site = native_site("f", plan, strings, size, _ALIGN_PAD, cap, captured)
+    out_op = dict(plan.right_items)[out[0]]
+    if flag != IN_CSTR or out_op.kind == "retstr":
+        assert site is None                 # Python serves such sites
+        return
+    if site is None:                        # another renderer the C path does not have
+        return
+    slot, ret = 0x7ffd0000, 0x401234
+    w = [data.draw(WORDS) for _ in range(6)]
+    rec = bytearray(struct.pack("<9Q", 5, *w, slot, ret)) + bytes(size - HEAD)
+    for i, a_off, c, j in strings:
+        raw = wide(data.draw) if j == FIXED else data.draw(AREA_BYTES)
+        rec[a_off:a_off + min(len(raw), c)] = raw[:c]
+    rax = data.draw(st.one_of(WORDS, st.integers(0, limit + 3)))
+    k = min(rax & out_op.mask, limit + 1) if out_op.kind != "bitvec" else 0
+    outn = out_op.size if out_op.kind == "bitvec" else 4 * k
+    out_area = (wide(data.draw) if out_op.kind == "retwstr" else data.draw(AREA_BYTES)).ljust(outn, b"\x07")[:outn]
+    in_area = data.draw(AREA_BYTES).ljust(cap, b"\x07")[:cap]
+    if data.draw(st.booleans()):
+        w[in_word] = w[out[0]]              # the source at the output's address
+    struct.pack_into("<6Q", rec, 8, *w)
+    copies = out_area.ljust((outn + 7) & ~7, b"\0") + in_area.ljust(area_size(cap), b"\0")
+    run = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, captured, outn) + copies + struct.pack("<Q", 9)
+    # guestlog.decode's general path for this leaf call
+    words = (5, *w, slot, ret)
+    mem = gl._ret_memory(run, len(rec), 0, rax, captured, outn, None, w, _Unreadable(),
+                         SimpleNamespace(out=out, in_string=in_word))
+    left = _left_renderer(plan, strings)(words, bytes(rec), 0)
+    right = plan.right(w, mem, rax)
+    text = "f(" + ", ".join(left) + (", " if left else "") + ", ".join(right)
+    pad = _ALIGN_PAD - len(text)
+    r = plan.ret.word(rax, mem) if plan.ret is not None else None
+    want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + ("<void>" if r is None else r) + "\n"
+    assert site.line(bytes(rec), 0, rax, "\n", copies) == want
+    lines = []
+    assert native.leaf_run(run, 0, None, [None] * 5 + [site], "\n", lines) == len(run) - 8
+    assert lines == [want]
+    # without the source's copy (another "captured" word), or cut short: left to Python
+    other = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, captured & ~IN_CSTR, outn) + copies + bytes(8)
+    assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == 0
+    assert native.leaf_run(run[:len(run) - 16], 0, None, [None] * 5 + [site], "\n", lines) == 0
+    with pytest.raises(IndexError):         # (Site.line: the source's copy cut short)
+        site.line(bytes(rec), 0, rax, "\n", copies[:((outn + 7) & ~7) + cap - 1])
+
+
+def test_mbstowcs_renders_in_c():
+    """mbstowcs's prototype, as freshcalls calls it, has a compiled Site (it used to drop every
+    run of leaf calls back to Python)."""
+    plan, strings, size = site_of("ulong mbstowcs(+wstring[retval], string, ulong);", 32, "mbstowcs")
+    assert native_site("mbstowcs", plan, strings, size, _ALIGN_PAD, 33, _outlen_kind(plan) | IN_CSTR) is not None
+    # its source's copy is what the site needs: without the flag, or with a wide one, refused
+    assert native_site("mbstowcs", plan, strings, size, _ALIGN_PAD, 33, _outlen_kind(plan)) is None
+    assert native_site("mbstowcs", plan, strings, size, _ALIGN_PAD, 33, _outlen_kind(plan) | IN_WSTR) is None
+    assert native_site("mbstowcs", plan, strings, size, _ALIGN_PAD, 0, _outlen_kind(plan) | IN_CSTR) is None
 
 
 def test_the_op_kinds_are_the_c_renderers():

@@ -154,10 +154,42 @@ def test_which_prototypes_the_hooks_render():
 
 
 @needs_native
-def test_the_store_joins_lines_as_python_does(tmp_path, monkeypatch):
+@pytest.mark.parametrize("prog", ["printfs", "freshcalls"])
+def test_the_store_joins_lines_as_python_does(prog, tmp_path, monkeypatch):
+    """The lines leaf_run makes of printf-family leaf calls (PrintfLeaf) are those decode's Python
+    path makes from the store's texts as lists (PrintfSite._line_of)."""
     from emutrace.printflog import PrintfSite
     joined, lists = tmp_path / "joined", tmp_path / "lists"
-    _run_in_process(["-o", str(joined), built("printfs")])
+    argv = [built(prog)] + (["300"] if prog == "freshcalls" else [])
+    _run_in_process(["-o", str(joined), *argv])
+    monkeypatch.setattr(PrintfSite, "native_leaf", lambda self, gl: None)      # decode's Python path
     monkeypatch.setattr(PrintfSite, "_line", PrintfSite._line_of)
-    _run_in_process(["-o", str(lists), built("printfs")])
+    _run_in_process(["-o", str(lists), *argv])
     assert joined.read_bytes() == lists.read_bytes()
+
+
+@needs_native
+def test_freshcalls_runs_stay_in_c(tmp_path, monkeypatch):
+    """freshcalls' leaf calls, snprintf's and mbstowcs's included, are rendered by leaf_run: only
+    a pair at the end of a ring's read (leaf_run needs the next record's tag) goes to Python."""
+    n = 2000
+    by_c = {"snprintf": 0, "mbstowcs": 0, "all": 0}
+    leaf_run = native.leaf_run
+
+    def counting(data, off, top, sites, suffix, lines):
+        before = len(lines)
+        got = leaf_run(data, off, top, sites, suffix, lines)
+        for line in lines[before:]:
+            by_c["all"] += 1
+            name = line.split("(", 1)[0]
+            if name in by_c:
+                by_c[name] += 1
+        return got
+
+    monkeypatch.setattr(native, "leaf_run", counting)
+    out = tmp_path / "t"
+    _run_in_process(["-o", str(out), built("freshcalls"), str(n)])
+    text = out.read_text()
+    assert text.count("snprintf(") == text.count("mbstowcs(") == n
+    # (a few hundred rings' worth of records: at most a pair or two each left to Python)
+    assert by_c["snprintf"] > n * 0.95 and by_c["mbstowcs"] > n * 0.95 and by_c["all"] > 8 * n * 0.95, by_c

@@ -7,8 +7,10 @@
  * and for the return value, one operation (an integer rendering, a C string, a length-bounded
  * buffer, a wide string): a render operation of emutrace/renderops.py, whose kinds marked
  * `native` are exactly the op_kind values below (OP_<KIND>; tests/test_native_render.py checks).
- * A record the C code cannot render (an unknown site, a pair that is not a leaf, anything out of
- * the buffer) stops the run; Python renders it, so both paths print the same bytes.
+ * A printf-family site is a PrintfLeaf (_printfcap.c): its line is made from the texts its C hooks
+ * left in the PrintfStore. A record the C code cannot render (an unknown site, a pair that is not
+ * a leaf, anything out of the buffer) stops the run; Python renders it, so both paths print the
+ * same bytes.
  *
  * Portable C99 and the Python C API only: no operating-system headers. Every read is bounded by
  * the record buffer Python passes in; every write goes through a growing output buffer.
@@ -21,11 +23,22 @@
 #include "_cover.h"             /* BlockCounter (--coverage), in _cover.c */
 
 /* Bumped whenever the Python side's expectations change (emutrace/machine/native.py checks it). */
-#define ABI_VERSION 10
+#define ABI_VERSION 11
 
 #define RET_TAG UINT64_C(0xFFFFFFFFFFFFFFFF)
 #define HEAD 72                 /* call record: tag, rdi..r9, slot, return address */
 #define RET_SIZE 48             /* return record: tag, slot, return address, rax, captured, outn */
+/* the return record's "captured" word's flags for a string shown at the return besides the output
+ * argument (mbstowcs's source): its copy follows the output copy (guestlog.IN_CSTR, IN_WSTR) */
+#define IN_CSTR 16
+#define IN_WSTR 32
+/* a printf-family call record (emutrace/printflog.py): the head and the sequence number of the
+ * texts the hooks rendered into the PrintfStore */
+#define PRINTF_RECORD (HEAD + 8)
+
+/* _printfcap.c: the PrintfLeaf type, whose leaf lines leaf_run makes from the PrintfStore */
+int emutrace_is_printf_leaf(PyObject *o);
+PyObject *emutrace_printf_leaf_line(PyObject *leaf, uint64_t seq, uint64_t rax, PyObject *suffix);
 
 enum op_kind {
     OP_UNSIGNED = 1,            /* str(w & mask) */
@@ -97,6 +110,8 @@ typedef struct {
     Py_ssize_t ret_cap;         /* a returned C string (ret OP_CSTR): the bytes the return copies */
     Py_ssize_t pair_end_cap;    /* ... and the pair's end with them */
     int out;                    /* the op reading the return's output copy (-1: none) */
+    int in;                     /* the op reading the C string copied at the return besides it
+                                   (OP_CSTR with area 0; -1: none), ret_cap bytes of it */
     uint64_t out_captured;      /* ... and the return record's "captured" word that comes with it */
 } SiteObject;
 
@@ -403,12 +418,12 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
 
 /* A returned C string from the bytes the return copied (values.py `string` reading guestlog's
  * _Captured: the text up to the NUL, or the first ret_cap bytes when there is none). */
-static int render_ret_string(Buf *b, const SiteObject *s, const unsigned char *area, uint64_t rax)
+static int render_ret_string(Buf *b, Py_ssize_t limit, Py_ssize_t ret_cap, const unsigned char *area, uint64_t rax)
 {
     if (!rax) return buf_put(b, "nil", 3);
-    Py_ssize_t limit = s->ret.limit, cap = limit + 1;
-    const unsigned char *nul = memchr(area, 0, (size_t)s->ret_cap);
-    Py_ssize_t n = nul ? nul - area : (s->ret_cap < cap ? s->ret_cap : cap);
+    Py_ssize_t cap = limit + 1;
+    const unsigned char *nul = memchr(area, 0, (size_t)ret_cap);
+    Py_ssize_t n = nul ? nul - area : (ret_cap < cap ? ret_cap : cap);
     if (buf_put(b, "\"", 1) < 0) return -1;
     if (n >= limit) {
         if (buf_escape(b, area, limit) < 0) return -1;
@@ -418,9 +433,23 @@ static int render_ret_string(Buf *b, const SiteObject *s, const unsigned char *a
     return buf_put(b, "\"", 1);
 }
 
+/* Where the string shown at the return lies after the return record: past the output copy,
+ * 8-byte aligned as the return trampoline writes it. */
+static Py_ssize_t in_offset(const SiteObject *s, uint64_t rax)
+{
+    return s->out >= 0 ? (Py_ssize_t)((out_bytes(&s->args[s->out], rax) + 7) & ~(uint64_t)7) : 0;
+}
+
+/* The bytes the return copies after the output copy: the string shown at the return, its
+ * area_size (guestlog.area_size), or none. */
+static Py_ssize_t in_area(const SiteObject *s)
+{
+    return s->out_captured & (IN_CSTR | IN_WSTR) ? (s->ret_cap + 14) & ~(Py_ssize_t)7 : 0;
+}
+
 /* The line of the leaf call whose record starts at rec, its return value rax (and the returned
  * string's bytes at ret_area, for a site that returns one; or the output argument's, for a site
- * with an `out` op). */
+ * with an `out` op, followed by the string shown at the return's for a site with an `in` op). */
 static PyObject *render_line(SiteObject *s, const unsigned char *rec, uint64_t rax, const unsigned char *ret_area,
                              const char *suffix, Py_ssize_t suffix_len, int suffix_ascii)
 {
@@ -431,8 +460,17 @@ static PyObject *render_line(SiteObject *s, const unsigned char *rec, uint64_t r
     PyObject *out = NULL;
     if (buf_put(&b, s->prefix, s->prefix_len) < 0) goto done;
     for (int i = 0; i < s->nargs; i++) {
+        const Op *op = &s->args[i];
+        uint64_t v = w[op->word - 1];
         if (i && buf_put(&b, ", ", 2) < 0) goto done;
-        if (render_op(&b, &s->args[i], w, rec, w[s->args[i].word - 1], rax, ret_area) < 0) goto done;
+        if (i == s->in) {
+            /* the C string copied at the return, after the output copy: as guestlog's _Captured
+             * reads it, as a returned one */
+            const unsigned char *in = ret_area + in_offset(s, rax);
+            if (render_ret_string(&b, op->limit, s->ret_cap, in, v) < 0) goto done;
+        } else if (render_op(&b, op, w, rec, v, rax, ret_area) < 0) {
+            goto done;
+        }
     }
     Py_ssize_t chars = s->prefix_chars + (b.len - s->prefix_len);   /* arguments are ASCII */
     Py_ssize_t pad = s->align_pad - chars;
@@ -444,7 +482,7 @@ static PyObject *render_line(SiteObject *s, const unsigned char *rec, uint64_t r
     }
     if (buf_put(&b, "= ", 2) < 0) goto done;
     if (s->has_ret && s->ret.kind == OP_CSTR) {
-        if (render_ret_string(&b, s, ret_area, rax) < 0) goto done;
+        if (render_ret_string(&b, s->ret.limit, s->ret_cap, ret_area, rax) < 0) goto done;
     } else if (s->has_ret && s->ret.kind == OP_WSTR) {
         if (render_wstr(&b, ret_area, s->ret.limit, rax) < 0) goto done;    /* (ret_cap >= 4 * (limit + 1)) */
     } else if (s->has_ret) {
@@ -536,7 +574,9 @@ static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
     } else if (kind == OP_BITVEC) {
         if (op->size < 1 || op->size > 4096 || area < 0 || (area && (area < HEAD || area > size - op->size)))
             goto bad;
-    } else if (is_ret && capture) {
+    } else if ((is_ret && capture) || (capture && kind != OP_BUF && area == 0)) {
+        /* a returned string, or one shown at the return besides the output argument (area 0:
+         * the return copies it; Site_init checks the copy's size) */
         if (limit < 1 || limit > (1 << 26)) goto bad;
     } else if (capture) {
         /* the capture must lie inside the call record: the renderer reads nothing else */
@@ -624,6 +664,28 @@ static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
         }
     }
     self->out_captured = out_captured;
+    /* and at most one the C string copied at the return after it: what the return record's
+     * "captured" word says it copies, ret_cap bytes. (Only a C string, and only beside an output
+     * copy that is no C string: guestlog's _Captured finds a C string by its exact address and
+     * reads a wide one for any address it covers, so an output argument at the same address
+     * would read that copy in Python; such sites keep the Python renderers.) */
+    self->in = -1;
+    for (int i = 0; i < self->nargs; i++) {
+        const Op *op = &self->args[i];
+        if ((op->kind == OP_CSTR || op->kind == OP_WSTR) && op->area == 0) {
+            if (self->in >= 0 || self->out < 0 || op->kind != OP_CSTR || self->args[self->out].kind == OP_RETSTR ||
+                (out_captured & (IN_CSTR | IN_WSTR)) != IN_CSTR || ret_cap < 1 || ret_cap > (1 << 26)) {
+                PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: a string copied at the return "
+                                "needs an output copy, its flag and ret_cap");
+                return -1;
+            }
+            self->in = i;
+        }
+    }
+    if (self->in < 0 && (out_captured & (IN_CSTR | IN_WSTR))) {
+        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: a string copied at the return but not shown");
+        return -1;
+    }
     self->has_ret = ret != Py_None;
     if (self->has_ret && parse_op(ret, &self->ret, size, 1) < 0) return -1;
     if (self->has_ret && self->ret.kind == OP_INTSTRUCT && (self->out >= 0 || out_captured == 0)) {
@@ -692,6 +754,7 @@ static PyObject *Site_line(SiteObject *self, PyObject *args)
         goto done;
     }
     if ((self->out >= 0 && (area.obj == NULL || (uint64_t)area.len < out_bytes(&self->args[self->out], rax))) ||
+        (self->in >= 0 && area.len < in_offset(self, rax) + self->ret_cap) ||
         (self->has_ret && self->ret.kind == OP_INTSTRUCT && (area.obj == NULL || area.len < 8))) {
         PyErr_SetString(PyExc_IndexError, "an output argument needs the bytes the return copies");
         goto done;
@@ -724,7 +787,7 @@ static PyTypeObject SiteType = {
  * leaf_run(data, off, top, sites, suffix, lines) -> off
  *
  * Appends to `lines` the line of each leaf call from data[off:] on (a call record of a site in
- * `sites`, indexed by tag, that is a Site; its return record right after it, with the same slot
+ * `sites`, indexed by tag, that is a Site or a PrintfLeaf; its return record right after it, with the same slot
  * and return address and nothing captured; the slot below `top`, the innermost open frame, or
  * top None: no frame open) and returns the offset of the first record it did not render. As
  * guestlog's quick path, it needs the next record's tag to be in the buffer too. */
@@ -754,7 +817,24 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
         uint64_t tag = rd64(d + off);
         if (tag == RET_TAG || tag >= (uint64_t)PyList_GET_SIZE(sites)) break;
         PyObject *so = PyList_GET_ITEM(sites, (Py_ssize_t)tag);
-        if (Py_TYPE(so) != &SiteType) break;
+        if (Py_TYPE(so) != &SiteType) {
+            if (!emutrace_is_printf_leaf(so)) break;
+            /* a printf-family leaf call (printflog.PrintfSite._quick): its return record next,
+             * nothing copied; the line from the texts its hooks left in the store */
+            if (PRINTF_RECORD + RET_SIZE > n - off - 8) break;
+            const unsigned char *rec = d + off, *r = rec + PRINTF_RECORD;
+            uint64_t slot = rd64(rec + 56), ret = rd64(rec + 64);
+            if (rd64(r) != RET_TAG || rd64(r + 8) != slot || rd64(r + 16) != ret || rd64(r + 32) != 0 ||
+                rd64(r + 40) != 0 || (!no_top && top <= slot))
+                break;
+            PyObject *line = emutrace_printf_leaf_line(so, rd64(rec + HEAD), rd64(r + 24), suffix);
+            if (line == NULL) goto done;
+            int err = PyList_Append(lines, line);
+            Py_DECREF(line);
+            if (err < 0) goto done;
+            off += PRINTF_RECORD + RET_SIZE;
+            continue;
+        }
         SiteObject *s = (SiteObject *)so;
         int ret_string = s->has_ret && (s->ret.kind == OP_CSTR || s->ret.kind == OP_WSTR);
         /* the return record's "captured" word: guestlog's RET_CSTR (1) or RET_WSTR (2) */
@@ -776,6 +856,8 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
         Py_ssize_t end = ret_string ? s->pair_end_cap : s->pair_end;
         if (end > n - off - 8 || outn > (uint64_t)(n - off - 8 - end)) break;
         end += (Py_ssize_t)((outn + 7) & ~(uint64_t)7);     /* (the copy's area, as guestlog's decode) */
+        if (end > n - off - 8) break;
+        end += in_area(s);                                  /* (and the string copied after it) */
         if (end > n - off - 8) break;
         PyObject *line = render_line(s, rec, rax, r + RET_SIZE, sfx, sn, sa);
         if (line == NULL) goto done;

@@ -274,12 +274,9 @@ static void put_joined(Text *t, const char *p, size_t len, int n)
 /* take_line(seq, prefix, rax, suffix, align_pad) -> str: the whole line of a leaf call, as
  * printflog.PrintfSite._line makes it from take_left and take_right (prefix: the display name
  * and "("; the texts are ASCII, so the padding counts prefix characters and text bytes) */
-static PyObject *PrintfStore_take_line(PrintfStoreObject *self, PyObject *args)
+static PyObject *store_line(PrintfStoreObject *self, uint64_t seq, PyObject *prefix, uint64_t rax,
+                            PyObject *suffix, Py_ssize_t align_pad)
 {
-    unsigned long long seq, rax;
-    PyObject *prefix, *suffix;
-    Py_ssize_t align_pad;
-    if (!PyArg_ParseTuple(args, "KUKUn", &seq, &prefix, &rax, &suffix, &align_pad)) return NULL;
     char *lp = NULL, *rp = NULL;
     size_t llen = 0, rlen = 0;
     int ln = 0, rn = 0;
@@ -313,6 +310,15 @@ static PyObject *PrintfStore_take_line(PrintfStoreObject *self, PyObject *args)
     return line;
 }
 
+static PyObject *PrintfStore_take_line(PrintfStoreObject *self, PyObject *args)
+{
+    unsigned long long seq, rax;
+    PyObject *prefix, *suffix;
+    Py_ssize_t align_pad;
+    if (!PyArg_ParseTuple(args, "KUKUn", &seq, &prefix, &rax, &suffix, &align_pad)) return NULL;
+    return store_line(self, seq, prefix, rax, suffix, align_pad);
+}
+
 static PyMethodDef PrintfStore_methods[] = {
     {"take_left", (PyCFunction)PrintfStore_take_left, METH_O, "take_left(seq) -> the texts shown at the call, or None"},
     {"take_right", (PyCFunction)PrintfStore_take_right, METH_O, "take_right(seq) -> the texts shown at the return, or None"},
@@ -332,6 +338,77 @@ static PyTypeObject PrintfStoreType = {
     .tp_dealloc = (destructor)PrintfStore_dealloc,
     .tp_methods = PrintfStore_methods,
 };
+
+/* ------------------------------------------------------------------------------------------
+ * PrintfLeaf(store, prefix, align_pad): a printf-family site as _native.c's leaf_run sees it. Its
+ * leaf calls' lines are take_line's, made in the run of leaf calls that leaf_run renders, so a
+ * printf call among other logged calls does not send the run back to Python. */
+
+typedef struct {
+    PyObject_HEAD
+    PrintfStoreObject *store;
+    PyObject *prefix;                   /* the display name and "(" */
+    Py_ssize_t align_pad;
+} PrintfLeafObject;
+
+static int PrintfLeaf_init(PrintfLeafObject *self, PyObject *args, PyObject *kwds)
+{
+    PyObject *store, *prefix;
+    Py_ssize_t align_pad;
+    if (!PyArg_ParseTuple(args, "O!Un", &PrintfStoreType, &store, &prefix, &align_pad)) return -1;
+    Py_INCREF(store);
+    Py_INCREF(prefix);
+    Py_XSETREF(self->store, (PrintfStoreObject *)store);
+    Py_XSETREF(self->prefix, prefix);
+    self->align_pad = align_pad;
+    return 0;
+}
+
+static void PrintfLeaf_dealloc(PrintfLeafObject *self)
+{
+    Py_XDECREF(self->store);
+    Py_XDECREF(self->prefix);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* line(seq, rax, suffix) -> str: the leaf line of call `seq` (what leaf_run appends) */
+static PyObject *PrintfLeaf_line(PrintfLeafObject *self, PyObject *args)
+{
+    unsigned long long seq, rax;
+    PyObject *suffix;
+    if (!PyArg_ParseTuple(args, "KKU", &seq, &rax, &suffix)) return NULL;
+    if (self->store == NULL) { PyErr_SetString(PyExc_ValueError, "PrintfLeaf not initialised"); return NULL; }
+    return store_line(self->store, seq, self->prefix, rax, suffix, self->align_pad);
+}
+
+static PyMethodDef PrintfLeaf_methods[] = {
+    {"line", (PyCFunction)PrintfLeaf_line, METH_VARARGS, "line(seq, rax, suffix) -> the line of a leaf call"},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyTypeObject PrintfLeafType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "emutrace.machine._native.PrintfLeaf",
+    .tp_basicsize = sizeof(PrintfLeafObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "PrintfLeaf(store, prefix, align_pad): a printf-family site's leaf lines, for leaf_run",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)PrintfLeaf_init,
+    .tp_dealloc = (destructor)PrintfLeaf_dealloc,
+    .tp_methods = PrintfLeaf_methods,
+};
+
+int emutrace_is_printf_leaf(PyObject *o)
+{
+    return Py_TYPE(o) == &PrintfLeafType && ((PrintfLeafObject *)o)->store != NULL;
+}
+
+/* leaf_run's line of a PrintfLeaf's leaf call (the caller checked emutrace_is_printf_leaf) */
+PyObject *emutrace_printf_leaf_line(PyObject *o, uint64_t seq, uint64_t rax, PyObject *suffix)
+{
+    PrintfLeafObject *self = (PrintfLeafObject *)o;
+    return store_line(self->store, seq, self->prefix, rax, suffix, self->align_pad);
+}
 
 /* ------------------------------------------------------------------------------------------
  * the hooks of one engine */
@@ -1066,7 +1143,9 @@ static PyTypeObject PrintfHooksType = {
 
 int emutrace_register_printfcap(PyObject *m)
 {
-    if (PyType_Ready(&PrintfStoreType) < 0 || PyType_Ready(&PrintfHooksType) < 0) return -1;
+    if (PyType_Ready(&PrintfStoreType) < 0 || PyType_Ready(&PrintfHooksType) < 0 ||
+        PyType_Ready(&PrintfLeafType) < 0)
+        return -1;
     struct { const char *name; long value; } consts[] = {
         {"PF_SIGNED", K_SIGNED}, {"PF_UNSIGNED", K_UNSIGNED}, {"PF_HEX", K_HEX}, {"PF_OCT", K_OCT},
         {"PF_CHAR", K_CHAR}, {"PF_DOUBLE", K_DOUBLE}, {"PF_ADDR", K_ADDR}, {"PF_STR", K_STR},
@@ -1082,6 +1161,11 @@ int emutrace_register_printfcap(PyObject *m)
     Py_INCREF(&PrintfHooksType);
     if (PyModule_AddObject(m, "PrintfHooks", (PyObject *)&PrintfHooksType) < 0) {
         Py_DECREF(&PrintfHooksType);
+        return -1;
+    }
+    Py_INCREF(&PrintfLeafType);
+    if (PyModule_AddObject(m, "PrintfLeaf", (PyObject *)&PrintfLeafType) < 0) {
+        Py_DECREF(&PrintfLeafType);
         return -1;
     }
     return 0;
