@@ -119,7 +119,7 @@ QUIET_SYSCALLS = frozenset((
     0,      # read
     5,      # fstat
     8,      # lseek
-    14,     # rt_sigprocmask (a signal it unblocks is delivered through Tracer.signal: settled)
+    14,     # rt_sigprocmask (a signal it unblocks is delivered after the slice's end: settled)
     16,     # ioctl
     17,     # pread64
     262,    # newfstatat
@@ -1056,8 +1056,10 @@ class GuestLog:
         Only when its line is all that could be printed until its return, and printed the same:
         plain ltrace text without durations (leaf_out, leaf_suffix "\n"), no system call traced,
         no other thread or process that could run (their lines would come first), a call that
-        makes no signal or thread (a signal that comes anyway settles first: Tracer.signal), no
-        injection acting at the return, no copy fault (its records are keyed by ring address)."""
+        makes no thread or process, no injection acting at the return, no copy fault (its
+        records are keyed by ring address). A held call never outlives its slice: the slice's
+        end flushes everything, and signals are delivered and threads switched between slices
+        (Tracer.signal and Tracer.exited settle besides, should a line ever come sooner)."""
         tracer = self.tracer
         sink = tracer.leaf_out
         if nr not in QUIET_SYSCALLS or sink is None or sink.leaf_suffix != "\n" or self.faulted \
