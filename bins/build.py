@@ -181,6 +181,8 @@ PROGRAMS: Dict[str, dict] = {
     "threads": _p("c", "N threads, mutex counter, condvar barrier",
                   flags=_C_FLAGS + ("-pthread",)),
     "forkwait": _p("c", "fork/waitpid and vfork/_exit", flags=_C_FLAGS),
+    "heldcall": _p("c", "read loop, a handler's calls while sigprocmask is open, a thread reading",
+                   flags=_C_FLAGS + ("-pthread",)),
     "system": _p("c", "system() and popen()", flags=_C_FLAGS),
     "sigs": _p("c", "SA_SIGINFO, SIGSEGV recovery, alarm+pause", flags=_C_FLAGS),
     "pages": _p("c", "page permissions, exact fault addresses, code rewritten at run time (JIT)",

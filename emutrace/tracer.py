@@ -80,6 +80,7 @@ class Tracer:
                 self.functions.module_loaded(child, module)
 
     def signal(self, proc, info):
+        self._settle(proc)
         if self.syscalls:
             self.syscalls.signal(proc, info)
         else:
@@ -88,6 +89,15 @@ class Tracer:
             self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],
                              signal_name(info["si_signo"]), "", fields))
 
+    @staticmethod
+    def _settle(proc) -> None:
+        """A call the guest log held back at a system call (GuestLog.flush) is decoded before
+        a signal's or an exit's line, which it precedes."""
+        m = proc.machine
+        gl = m.guest_log if m is not None else None
+        if gl is not None and gl.held and gl.m is m:
+            gl.settle(proc)
+
     def stopped(self, proc, sig):
         """A stop signal stopped the process (strace's '--- stopped by SIGSTOP ---'; ltrace
         shows only the signal)."""
@@ -95,6 +105,7 @@ class Tracer:
             self.syscalls.stopped(proc, sig)
 
     def exited(self, proc, result):
+        self._settle(proc)
         if self.libcalls:
             self.libcalls.finish(proc)
         if self.functions:

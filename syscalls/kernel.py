@@ -152,9 +152,9 @@ class Kernel:
         intercepted one takes syscall()."""
         proc = self.current
         m = proc.machine
-        if m.flush_log is not None:
-            m.flush_log(proc)                    # library calls logged by guest code come first
         nr = regs[0]
+        if m.flush_log is not None:
+            m.flush_log(proc, syscall=nr)        # library calls logged by guest code come first
         try:
             if self.intercept is None:
                 # (syscall(), written out for the calls no intercept sees, traced or not)

@@ -82,7 +82,8 @@ def test_options_that_shape_lines_agree(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cmd", [["/usr/bin/sort", "LINES"], ["/bin/ls", "-l", "/usr"],
-                                 ["/usr/bin/python3", "-c", "print(sorted('guest log'))"]])
+                                 ["/usr/bin/python3", "-c", "print(sorted('guest log'))"],
+                                 ["/bin/bash", "-c", "while read -r l; do :; done < LINES"]])
 def test_real_programs_same_trace(tmp_path, cmd):
     lines = tmp_path / "lines.txt"
     lines.write_text("".join(f"{(i * 7919) % 1000:04d} line\n" for i in range(500)))
@@ -178,6 +179,62 @@ def test_threads_traced_deterministically(tmp_path):
     assert t1 == t2
     assert sorted(re.findall(r"^\[pid (\d+)\]", t1, re.M)) == sorted(re.findall(r"^\[pid (\d+)\]", t1, re.M))
     assert len(set(re.findall(r"^\[pid (\d+)\]", t1, re.M))) >= 3
+
+
+# -- calls held back at a system call (GuestLog.flush) --------------------------------------
+
+def _holding(monkeypatch, tmp_path, name, args, hold):
+    """The trace of an in-process run, and how many flushes held a call back; hold=False: a
+    flush holds none back (the behaviour before held calls, the reference)."""
+    from emutrace import guestlog
+    if not hold:
+        monkeypatch.setattr(guestlog, "QUIET_SYSCALLS", frozenset())
+    held = []
+    decode = guestlog.GuestLog.decode
+
+    def counting(self, proc, data, start, hold=False):
+        done = decode(self, proc, data, start, hold)
+        if done < len(data):
+            held.append(done)
+        return done
+    monkeypatch.setattr(guestlog.GuestLog, "decode", counting)
+    out = tmp_path / name
+    _, result = _run_in_process(["-o", str(out), *args])
+    monkeypatch.undo()
+    assert result.status == 0
+    return out.read_bytes(), len(held)
+
+
+# (options, does a flush hold calls back): only plain text without durations may; -S prints
+# each system call between a call and its return, -T shows the time spent, -tt the call's time
+@pytest.mark.parametrize("options,holds", [
+    ([], True), (["-S"], False), (["-T"], False), (["-tt"], False), (["-r"], False), (["-c"], False),
+    (["--format", "jsonl"], False), (["-f"], False)])
+@pytest.mark.parametrize("thread", [False, True])
+def test_held_calls_print_as_decoded_at_once(monkeypatch, tmp_path, options, holds, thread):
+    """heldcall's read loop (read, lseek, isatty: each library call open at its system call),
+    a signal handler's calls while sigprocmask is open, and with a thread, calls of two threads
+    interleaved while one is open: the same bytes whether flushes hold calls back or not."""
+    args = [*options, built("heldcall")] + (["thread"] if thread else [])
+    got, n = _holding(monkeypatch, tmp_path, "held.txt", args, True)
+    want, none = _holding(monkeypatch, tmp_path, "ref.txt", args, False)
+    assert none == 0
+    assert got == want
+    if holds:
+        assert n >= 3 * 20              # read, lseek and isatty in each round of the loop
+        assert b"sigprocmask(SIG_UNBLOCK, <9> <unfinished ...>\n--- SIGUSR1" in got
+    else:
+        assert n == 0
+
+
+def test_held_calls_same_in_every_mode(tmp_path):
+    """Compiled path, pure path and the hooked returns print heldcall's trace alike."""
+    exe = built("heldcall")
+    ta, tb = _both(tmp_path, [exe])
+    pure = emutrace(["-o", str(tmp_path / "pure.txt"), exe], env={"EMUTRACE_PURE": "1"})
+    assert status_of(pure) == 0
+    assert ta == tb == (tmp_path / "pure.txt").read_text(errors="replace")
+    assert re.search(r"^<\.\.\. sigprocmask resumed> , nil\) += 0$", ta, re.M)
 
 
 # -- the assembler of the guest code ---------------------------------------------------------
