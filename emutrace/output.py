@@ -296,16 +296,7 @@ class StraceText:
             line = ev.line
             head, sep, ret = line.rpartition(") = ")             # (strace_align, written out)
             line = (prefix + head + ")").ljust(39) + " = " + ret if sep else prefix + line
-            text = line + spent + "\n" + (_stack_lines(ev.stack) if ev.stack else "")
-            w = self.w
-            w.buf.append(text)                                   # (Writer.write, written out)
-            w.size += len(text)
-            if w.sync_syscalls or w.size > w.MAX_BUFFER:
-                w.flush()
-            else:
-                now = time.monotonic()
-                if now - w.last > w.FLUSH_EVERY:
-                    w.flush(now)
+            self.w.write_syscall(line + spent + "\n" + (_stack_lines(ev.stack) if ev.stack else ""))
         elif isinstance(ev, Signal):
             self.w.write(self._prefix(ev) + ev.line + "\n" + _stack_lines(ev.stack), urgent=True)
         elif isinstance(ev, Exit):

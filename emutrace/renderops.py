@@ -164,6 +164,19 @@ def _cstr_from(op):
     return string_from
 
 
+def _quoted_prefix(w: int, raw: Optional[bytes], shown: int, truncated: bool) -> str:
+    """A buffer of which `shown` bytes are shown, from `raw`, the readable bytes from its pointer
+    on (None: none readable): its pointer when nothing is readable, a '?' after a text cut short
+    by unreadable memory, '...' after one cut by the string limit (`truncated`)."""
+    if raw is None:
+        return "0x%x" % w if shown else '""'
+    raw = raw[:shown]
+    body = escape_bytes(raw)
+    if len(raw) < shown:
+        body += "?"
+    return '"' + body + ('"...' if truncated else '"')
+
+
 def _buf(op, typed):
     def bounded(w, mem, n, limit=op.limit):
         if not w:
@@ -171,13 +184,7 @@ def _buf(op, typed):
         if n > limit:
             n = limit + 1
         shown = n if n < limit else limit
-        raw = read_prefix(mem, w, shown)
-        if raw is None:
-            return "0x%x" % w if shown else '""'
-        body = escape_bytes(raw)
-        if len(raw) < shown:
-            body += "?"
-        return '"' + body + ('"...' if n >= limit else '"')
+        return _quoted_prefix(w, read_prefix(mem, w, shown), shown, n >= limit)
     return bounded
 
 
@@ -189,14 +196,7 @@ def _buf_from(op):
             return "nil"
         if n > limit:
             n = limit + 1
-        shown = n if n < limit else limit
-        if raw is None:
-            return "0x%x" % w if shown else '""'
-        raw = raw[:shown]
-        body = escape_bytes(raw)
-        if len(raw) < shown:
-            body += "?"
-        return '"' + body + ('"...' if n >= limit else '"')
+        return _quoted_prefix(w, raw, n if n < limit else limit, n >= limit)
     return bounded_from
 
 
@@ -212,21 +212,28 @@ def _wide_text(raw: bytes, limit: int) -> str:
     return 'L"' + escape_wide(raw[:4 * shown]) + ('"...' if n >= limit else '"')
 
 
+def _wide_prefix(mem, w: int, count: int) -> bytes:
+    """The first `count` wide characters at w, or, where they are not all readable, those read
+    one by one up to unreadable memory or a zero character (which the text ends at anyway)."""
+    raw = mem.read(w, 4 * count) if count else b""
+    if raw is not None and len(raw) >= 4 * count:
+        return raw
+    raw = b""
+    for k in range(count):
+        c = mem.read(w + 4 * k, 4)
+        if c is None or len(c) < 4:
+            break
+        raw += c
+        if c == b"\0\0\0\0":
+            break
+    return raw
+
+
 def _wstr(op, typed):
     def wstring(w, mem, limit=op.limit, cap=op.limit + 1):
         if not w:
             return "nil"
-        raw = mem.read(w, 4 * cap)
-        if raw is None or len(raw) < 4 * cap:
-            raw = b""                   # character by character, as far as readable
-            for k in range(cap):
-                c = mem.read(w + 4 * k, 4)
-                if c is None or len(c) < 4:
-                    break
-                raw += c
-                if c == b"\0\0\0\0":
-                    break
-        return _wide_text(raw, limit)
+        return _wide_text(_wide_prefix(mem, w, cap), limit)
     return wstring
 
 
@@ -263,13 +270,7 @@ def _retstr(op, typed):
         else:
             n = min(len(got[0]), k)
         shown = n if n < limit else limit
-        raw = read_prefix(mem, w, shown)
-        if raw is None:
-            return "0x%x" % w if shown else '""'
-        body = escape_bytes(raw)
-        if len(raw) < shown:
-            body += "?"
-        return '"' + body + ('"...' if n >= limit else '"')
+        return _quoted_prefix(w, read_prefix(mem, w, shown), shown, n >= limit)
     return string_to_retval
 
 
@@ -279,21 +280,7 @@ def _retwstr(op, typed):
         returned value's, as far as readable."""
         if not w:
             return "nil"
-        k = _ret_length(n, mask, limit)
-        raw = mem.read(w, 4 * k) if k else b""
-        if raw is None or len(raw) < 4 * k:
-            raw = b""                   # character by character, as far as readable
-            for c in range(k):
-                e = mem.read(w + 4 * c, 4)
-                if e is None or len(e) < 4:
-                    break
-                raw += e
-        m = len(raw) // 4
-        c = 0
-        while c < m and raw[4 * c:4 * c + 4] != b"\0\0\0\0":
-            c += 1
-        shown = c if c < limit else limit
-        return 'L"' + escape_wide(raw[:4 * shown]) + ('"...' if c >= limit else '"')
+        return _wide_text(_wide_prefix(mem, w, _ret_length(n, mask, limit)), limit)
     return wstring_to_retval
 
 

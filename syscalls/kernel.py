@@ -209,39 +209,19 @@ class Kernel:
         return ret
 
     def syscall(self, proc: Process, nr: int, args: tuple):
-        """Run one system call; returns the raw result or NORETURN.
+        """Run one system call an intercept sees (on_syscall runs every other call itself);
+        returns the raw result or NORETURN.
 
         A handler that must wait raises sched.Block; the Block leaves here carrying the call
         (`wait.call`), and the scheduler later ends the call with `finish` or runs the handler
         again with `rerun`, so the trace shows each call once, when it returns."""
         world = self.world
         world.elapsed_ns += world.tick_ns                    # (world.tick(), inlined)
-        sc, handler = self.routes.get(nr, NO_ROUTE)
+        sc, _ = self.routes.get(nr, NO_ROUTE)
         obs = self.observer if proc.traced else None         # (observer_for, without a call)
         state = obs.syscall_enter(proc, nr, sc, args) if obs is not None else None
         call = (nr, sc, args, state)
-        ic = self.intercept
-        if ic is None:
-            thread = proc.thread
-            thread.call = call
-            try:                                 # (_handle, written out)
-                ret = handler(proc, *args) if handler is not None else self._unimplemented(nr, sc)
-            except Block as b:
-                b.wait.call = call
-                raise
-            except HANDLER_ERRORS as e:
-                ret = handler_error(e)
-            except ProcessExit:
-                gone = self.observer if proc.traced else None
-                if gone is not None:
-                    gone.syscall_noreturn(proc, state)
-                raise
-            finally:
-                thread.call = None
-            if obs is not None:
-                obs.syscall_exit(proc, state, ret)
-            return ret
-        faked = ic.enter(proc, nr, sc, args)
+        faked = self.intercept.enter(proc, nr, sc, args)
         if faked is not None:               # denied or faked: the handler does not run
             ret = faked
         else:

@@ -19,12 +19,10 @@ import subprocess
 import pytest
 
 from conftest import built, emutrace, native, status_of
+from test_guestlog import _fast_sites as fast_sites_of, _run_in_process
 from emutrace.guestlog import (IN_CSTR, IN_WSTR, OUTLEN_32, OUTLEN_WIDE, RET_OUTLEN, RET_PAIR, _outlen_kind,
                                capture_plan)
-from emutrace.options import parse
 from emutrace.protos import load_prototypes, parse_conf
-from emutrace.session import Session
-from emutrace.tracer import build_observers
 from emutrace.values import CallFormatter
 
 
@@ -83,15 +81,9 @@ def test_edges_print_the_hooked_trace(tmp_path, variant):
 
 def _fast_sites(tmp_path, args):
     """The sites logged in guest code in a run of args (name -> FastSite)."""
-    cfg = parse(["-o", str(tmp_path / "t.txt"), *args])
-    session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
-    sinks = build_observers(session, cfg)
-    session.start()
-    result = session.run()
-    for s in sinks:
-        s.close()
-    assert result.status == 0
-    return {fs.site.name: fs for fs in session.observers[-1].libcalls.fast_sites[1:]}
+    run = _run_in_process(["-o", str(tmp_path / "t.txt"), *args])
+    assert run[1].status == 0
+    return fast_sites_of(run)
 
 
 def test_the_calls_are_logged_in_guest_code(tmp_path):
