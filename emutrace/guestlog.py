@@ -112,7 +112,7 @@ UNWINDERS = ("_Unwind_RaiseException", "_Unwind_ForcedUnwind", "_Unwind_Backtrac
 FIXED = -1                         # a capture of a fixed number of bytes, not bounded by an argument
 _ALIGN_PAD = DEFAULT_ALIGN - 3          # a leaf line: text + ") " + padding + "= " + ret
 _Q = struct.Struct("<Q")
-# system calls before which a flush may hold the open call back (GuestLog.flush): they start no
+# system calls before which a flush may leave the ring undecoded (GuestLog.flush): they start no
 # thread or process, trace nothing and make no signal of their own; bash's read loop makes
 # these in every line (read, lseek, isatty's ioctl, sigprocmask), as does much stdio
 QUIET_SYSCALLS = frozenset((
@@ -552,7 +552,7 @@ class GuestLog:
         self.native_points: list = []     # (site, address) of the trampolines' C hook instructions
         self.printf_hooks = None          # this engine's printflog hooks, made with the first site
         self.m = None
-        self.held = False                 # a flush left an open call undecoded (see flush)
+        self.held = False                 # a flush left records undecoded (see flush)
         self._map(proc)
 
     @property
@@ -1032,43 +1032,40 @@ class GuestLog:
         trampoline (whose record may be half-written) — `safe`: it is at a point where none is.
 
         `syscall`: the number of the system call this flush comes before. At a quiet one
-        (_may_hold) the call still open at the ring's end — the one making the system call — is
-        left undecoded, moved to the ring's start, so that with its return it later decodes as
-        one leaf pair on the fast paths instead of a Frame, a Call and a Return. Its line is the
-        same: nothing can print between the two (settle decodes it before anything that could)."""
+        (_may_hold) nothing is decoded: the records stay in the ring, which goes on filling, and
+        are decoded together later — when it fills, at the slice's end, or before anything else
+        is printed (settle) — as one run, in which the call making the system call meets its
+        return and decodes as one leaf pair on the fast paths instead of a Frame, a Call and a
+        Return. The lines are the same: nothing can print between (see _may_hold)."""
         m = self.m
         tl = self.threads.get(m.loaded)
         if tl is None:
             return
         ctrl = self.ctrl
         end = m.read_u64(ctrl)
-        kept = end
         if end != tl.read:
+            if syscall is not None and self._may_hold(proc, syscall):
+                self.held = True
+                return
             if not tl.ring <= end <= tl.ring + RING_SIZE or end < tl.read:
                 raise EmutraceError("the program overwrote emutrace's call log", 125)
             start = tl.read
             data = m.read_fast(start, end - start)
-            hold = syscall is not None and self._may_hold(proc, syscall)
             tl.read = end
-            kept = start + self.decode(proc, data, start, hold)
-            self.held = kept != end
-            if self.held:
-                tl.read = kept
+            self.held = False
+            self.decode(proc, data, start)
         if end != tl.ring and (safe or not self.in_code(m.reg("rip"))):
-            if kept != end:
-                # (the held record at the ring's start: the trampolines append after it)
-                m.write(tl.ring, m.read_fast(kept, end - kept))
-            m.write(ctrl, _Q.pack(tl.ring + (end - kept)))
+            m.write(ctrl, _Q.pack(tl.ring))
             tl.read = tl.ring
 
     def _may_hold(self, proc, nr: int) -> bool:
-        """May the flush before system call `nr` leave the open call at the ring's end undecoded?
-        Only when its line is all that could be printed until its return, and printed the same:
+        """May the flush before system call `nr` leave the ring undecoded? Only when its lines
+        are all that could be printed until the next flush, and printed the same:
         plain ltrace text without durations (leaf_out, leaf_suffix "\n"), no system call traced,
         no other thread or process that could run (their lines would come first), a call that
         makes no thread or process, no injection acting at the return, no copy fault (its
-        records are keyed by ring address). A held call never outlives its slice: the slice's
-        end flushes everything, and signals are delivered and threads switched between slices
+        records are keyed by ring address). Held records never outlive their slice: the slice's
+        end flushes everything (a system call that blocks ends the slice), and signals are delivered and threads switched between slices
         (Tracer.signal and Tracer.exited settle besides, should a line ever come sooner)."""
         tracer = self.tracer
         sink = tracer.leaf_out
@@ -1080,17 +1077,14 @@ class GuestLog:
             and kernel.intercept is None
 
     def settle(self, proc) -> None:
-        """Decode a call a flush held back (see flush): before anything else is printed."""
+        """Decode the records a flush held back (see flush): before anything else is printed."""
         if self.held:
-            self.held = False
             self.flush(proc)
 
-    def decode(self, proc, data: bytes, start: int, hold: bool = False) -> int:
+    def decode(self, proc, data: bytes, start: int) -> None:
         """Turn the records into Call and Return events, as the hooked path makes them. A call
         whose return record follows it directly (a leaf: the common case) becomes a finished
-        line for the sink's `leaf_lines` when the output is plain ltrace text, with no events.
-        `hold`: a call record that ends the data and is not a leaf is left undecoded. Returns
-        the offset of the first record not decoded (len(data): none)."""
+        line for the sink's `leaf_lines` when the output is plain ltrace text, with no events."""
         tracer = self.tracer
         sites = tracer.fast_sites
         calls = tracer.calls
@@ -1216,8 +1210,6 @@ class GuestLog:
                                      ("<void>" if r is None else r) + suffix)
                         off = nxt + RET_SIZE
                         continue
-                if hold and nxt == n:
-                    return off             # (flush keeps it for its return)
                 if left is None:
                     left = self._left(w, data, off, start, fs)
                 if lines:
@@ -1240,7 +1232,6 @@ class GuestLog:
         finally:
             if lines:
                 sink.leaf_lines(lines)
-        return n
 
     def _left(self, w, data: bytes, off: int, start: int, fs: FastSite) -> List[str]:
         """The rendered arguments of the call record at data[off:]."""

@@ -184,20 +184,20 @@ def test_threads_traced_deterministically(tmp_path):
 # -- calls held back at a system call (GuestLog.flush) --------------------------------------
 
 def _holding(monkeypatch, tmp_path, name, args, hold):
-    """The trace of an in-process run, and how many flushes held a call back; hold=False: a
-    flush holds none back (the behaviour before held calls, the reference)."""
+    """The trace of an in-process run, and how many flushes left the ring undecoded; hold=False:
+    every flush decodes everything (the behaviour before held records, the reference)."""
     from emutrace import guestlog
     if not hold:
         monkeypatch.setattr(guestlog, "QUIET_SYSCALLS", frozenset())
     held = []
-    decode = guestlog.GuestLog.decode
+    may_hold = guestlog.GuestLog._may_hold
 
-    def counting(self, proc, data, start, hold=False):
-        done = decode(self, proc, data, start, hold)
-        if done < len(data):
-            held.append(done)
-        return done
-    monkeypatch.setattr(guestlog.GuestLog, "decode", counting)
+    def counting(self, proc, nr):
+        got = may_hold(self, proc, nr)
+        if got:
+            held.append(nr)
+        return got
+    monkeypatch.setattr(guestlog.GuestLog, "_may_hold", counting)
     out = tmp_path / name
     _, result = _run_in_process(["-o", str(out), *args])
     monkeypatch.undo()
@@ -214,7 +214,8 @@ def _holding(monkeypatch, tmp_path, name, args, hold):
 def test_held_calls_print_as_decoded_at_once(monkeypatch, tmp_path, options, holds, thread):
     """heldcall's read loop (read, lseek, isatty: each library call open at its system call),
     a signal handler's calls while sigprocmask is open, and with a thread, calls of two threads
-    interleaved while one is open: the same bytes whether flushes hold calls back or not."""
+    interleaved while one is open: the same bytes whether flushes at quiet system calls leave
+    the ring undecoded or not."""
     args = [*options, built("heldcall")] + (["thread"] if thread else [])
     got, n = _holding(monkeypatch, tmp_path, "held.txt", args, True)
     want, none = _holding(monkeypatch, tmp_path, "ref.txt", args, False)
