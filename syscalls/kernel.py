@@ -140,9 +140,9 @@ class Kernel:
         if answers is not None:
             answers.answer_with(self.world, "elapsed_ns", "tick_ns", PURE_NUMBERS)
 
-    def on_syscall(self, regs):
-        """The machine's `syscall` hook (the session registers it): regs is (rax, rdi, rsi, rdx,
-        r10, r8, r9); returns the value for rax, or None to leave the registers as they are.
+    def on_syscall(self, nr, a0, a1, a2, a3, a4, a5):
+        """The machine's `syscall` hook (the session registers it), called with rax, rdi, rsi,
+        rdx, r10, r8 and r9; returns the value for rax, or None to leave the registers as they are.
 
         Everything an untraced system call costs in Python is here, in one frame: the guest's
         logged library calls first, the clock's tick, the handler found by number, then the
@@ -152,7 +152,6 @@ class Kernel:
         intercepted one takes syscall()."""
         proc = self.current
         m = proc.machine
-        nr = regs[0]
         if m.flush_log is not None:
             m.flush_log(proc, syscall=nr)        # library calls logged by guest code come first
         try:
@@ -164,12 +163,12 @@ class Kernel:
                 world = self.world
                 world.elapsed_ns += world.tick_ns                # (world.tick(), inlined)
                 sc, handler = self.routes.get(nr, NO_ROUTE)
-                args = regs[1:]
+                args = (a0, a1, a2, a3, a4, a5)
                 state = obs.syscall_enter(proc, nr, sc, args) if obs is not None else None
                 thread = proc.thread
                 call = thread.call = (nr, sc, args, state)
                 try:                             # (_handle, written out)
-                    ret = handler(proc, *args) if handler is not None else self._unimplemented(nr, sc)
+                    ret = handler(proc, a0, a1, a2, a3, a4, a5) if handler is not None else self._unimplemented(nr, sc)
                 except Block as b:
                     b.wait.call = call
                     raise
@@ -184,7 +183,7 @@ class Kernel:
                 if obs is not None:
                     obs.syscall_exit(proc, state, ret)
             else:
-                ret = self.syscall(proc, nr, regs[1:])
+                ret = self.syscall(proc, nr, (a0, a1, a2, a3, a4, a5))
         except Block as b:                       # the thread sleeps; another one runs
             self.sched.block(proc.thread, b.wait)
             proc.stop_requested = True

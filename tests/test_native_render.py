@@ -391,12 +391,12 @@ def test_syscall_hook_reads_the_registers_once(compiled, monkeypatch):
     m.uc.mem_map(0x10000, 0x1000)
     m.uc.mem_write(0x10000, code)
     seen = []
-    m.hook_syscall(seen.append)
+    m.hook_syscall(lambda *regs: seen.append(regs))
     m.uc.emu_start(0x10000, 0x10000 + len(code))
     assert seen == [(39, 1, 2, 3, (1 << 64) - 4, 5, 6), (40, 1, 2, 3, (1 << 64) - 4, 5, 6)]
     assert len(SYSCALL_ARGS) == 7
 
-    def boom(regs):
+    def boom(*regs):
         raise ValueError("from the handler")
     m2 = machine.Machine()
     m2.uc.mem_map(0x10000, 0x1000)

@@ -41,7 +41,7 @@ def test_the_hooks_result_is_rax_and_none_leaves_it(compiled, monkeypatch):
     answers = {39: -2, 40: None, 41: (1 << 64) - 3}
     seen = []
 
-    def fn(regs):
+    def fn(*regs):
         seen.append(regs[0])
         return answers[regs[0]]
     m.hook_syscall(fn)
@@ -61,7 +61,7 @@ def test_an_exception_stops_emulation_at_once_and_is_raised(compiled, monkeypatc
     m.uc.mem_write(0x10000, CODE)
     calls = []
 
-    def fn(regs):
+    def fn(*regs):
         calls.append(regs[0])
         raise KeyError("from the handler")
     m.hook_syscall(fn)
@@ -164,7 +164,7 @@ def test_the_hook_repeats_only_what_it_was_handed():
     clock = Clock()
     seen = []
 
-    def fn(regs):
+    def fn(*regs):
         seen.append(regs[0])
         clock.now += clock.step
         if regs[0] == 39:
@@ -232,7 +232,7 @@ def test_a_machine_is_collected(compiled, monkeypatch):
     m = _machine(compiled, monkeypatch)
     m.uc.mem_map(0x10000, 0x1000)
     m.write(0x10000, b"x")
-    m.hook_syscall(lambda regs: None)
+    m.hook_syscall(lambda *regs: None)
     alive = weakref.ref(m)
     del m
     gc.collect()

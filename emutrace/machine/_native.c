@@ -877,7 +877,7 @@ done:
  *             reg_ids, fn, on_error)
  *
  * The `syscall` instruction's hook, registered with uc_hook_add as a C function: it reads the
- * system call's registers in one uc_reg_read_batch, calls fn(registers) and writes what fn returns
+ * system call's registers in one uc_reg_read_batch, calls fn(*registers) and writes what fn returns
  * into rax (reg_ids[0]) with uc_reg_write; fn returns None when rax must stay as it is (the thread
  * blocked, or execve/rt_sigreturn set the registers themselves). No ctypes callback, no ctypes
  * register read or write and no Python wrapper frame per system call. The Unicorn functions are
@@ -974,7 +974,7 @@ static void on_syscall(void *uc, void *user)
     uint64_t vals[SC_REGS] = {0};
     void *ptrs[SC_REGS];
     for (int i = 0; i < SC_REGS; i++) ptrs[i] = &vals[i];
-    PyObject *regs = NULL, *r = NULL;
+    PyObject *r = NULL;
     if (h->read_batch(uc, h->ids, ptrs, SC_REGS) != 0) {
         PyErr_SetString(PyExc_RuntimeError, "emutrace.machine._native: uc_reg_read_batch failed");
         goto fail;
@@ -991,14 +991,14 @@ static void on_syscall(void *uc, void *user)
         return;
     }
     if (nr >= ANSWER_NRS || !h->allowed[nr]) forget_all(h);     /* this call may change them */
-    regs = PyTuple_New(SC_REGS);
-    if (regs == NULL) goto fail;
+    PyObject *argv[SC_REGS] = {NULL};
     for (int i = 0; i < SC_REGS; i++) {
-        PyObject *v = PyLong_FromUnsignedLongLong(vals[i]);
-        if (v == NULL) goto fail;
-        PyTuple_SET_ITEM(regs, i, v);
+        argv[i] = PyLong_FromUnsignedLongLong(vals[i]);
+        if (argv[i] == NULL) break;
     }
-    r = PyObject_CallOneArg(h->fn, regs);
+    /* fn(rax, rdi, ...) by vectorcall: no tuple made (nor one unpacked in fn) per call */
+    if (argv[SC_REGS - 1] != NULL) r = PyObject_Vectorcall(h->fn, argv, SC_REGS, NULL);
+    for (int i = 0; i < SC_REGS; i++) Py_XDECREF(argv[i]);
     if (r == NULL) goto fail;
     if (r != Py_None) {
         /* the result, as the guest's rax: negative errnos and large addresses alike, mod 2^64 */
@@ -1010,12 +1010,10 @@ static void on_syscall(void *uc, void *user)
         }
     }
     Py_DECREF(r);
-    Py_DECREF(regs);
     PyGILState_Release(g);
     return;
 fail:
     Py_XDECREF(r);
-    Py_XDECREF(regs);
     syscall_failed(h, uc);
     PyGILState_Release(g);
 }

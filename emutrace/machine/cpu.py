@@ -290,8 +290,8 @@ class Machine:
     _SYSCALL_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 
     def hook_syscall(self, fn):
-        """fn(registers) at each `syscall` instruction: registers is (rax, rdi, rsi, rdx, r10, r8,
-        r9), read in one C call; what fn returns (an int) is written into rax, None leaves rax as
+        """fn(rax, rdi, rsi, rdx, r10, r8, r9) at each `syscall` instruction, the registers read
+        in one C call (passed as arguments: no tuple per call); what fn returns (an int) is written into rax, None leaves rax as
         it is. With the compiled event path the hook is a C function that reads the registers,
         calls fn and writes rax (no Python frame of emutrace's between Unicorn and fn); otherwise
         a ctypes callback straight from Unicorn's C code (as hook_code) does the same in Python."""
@@ -307,7 +307,7 @@ class Machine:
         regs, set_reg = self.syscall_regs, self.set_reg
 
         def on_syscall(_h, _user):
-            ret = guarded(regs())
+            ret = guarded(*regs())
             if ret is not None:
                 set_reg("rax", ret)
         return self._add_hook(self._SYSCALL_CB(on_syscall), UCC.UC_HOOK_INSN, 1, 0,
