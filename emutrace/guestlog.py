@@ -1141,10 +1141,9 @@ class GuestLog:
                 if leaf_run is not None and progs[tag] is not None:
                     # the same runs of leaf calls, rendered by the compiled path; it stops at
                     # the first record it does not render, which the Python path then takes
-                    before = len(lines)
-                    off2 = leaf_run(data, off, stack[-1].rsp if stack else None, progs, suffix, lines)
-                    if off2 != off:
-                        calls.next_id += len(lines) - before
+                    off2, k = leaf_run(data, off, stack[-1].rsp if stack else None, progs, suffix, lines)
+                    if k:
+                        calls.next_id += k
                         off = off2
                         continue
                 if quick:

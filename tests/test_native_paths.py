@@ -108,7 +108,7 @@ def test_the_compiled_path_renders_the_lines():
     script = ("import sys, runpy, emutrace.machine.native as n\n"
               "run = n.native.leaf_run; got = [0]\n"
               "def count(data, off, top, sites, suffix, lines):\n"
-              "    b = len(lines); r = run(data, off, top, sites, suffix, lines); got[0] += len(lines) - b\n"
+              "    r = run(data, off, top, sites, suffix, lines); got[0] += r[1]\n"
               "    print('rendered', got[0], file=sys.stderr); return r\n"      # (emutrace ends with _exit)
               "n.native.leaf_run = count\n"
               "sys.argv = ['emutrace', '-o', sys.argv[1], sys.argv[2], '500']\n"

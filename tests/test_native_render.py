@@ -133,12 +133,12 @@ def test_native_line_is_the_python_line(data):
         captured = _outlen_kind(plan)
         pair = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, captured, outn) + padded + struct.pack("<Q", 9)
         lines = []
-        assert native.leaf_run(pair, 0, None, [None] * 5 + [site], "\n", lines) == len(pair) - 8
+        assert native.leaf_run(pair, 0, None, [None] * 5 + [site], "\n", lines) == (len(pair) - 8, 1)
         assert lines == [want]
         # a copy of another length, or without the site's "captured" word: left to Python
         for flags in ((captured, outn + 1), (captured ^ RET_OUTLEN if captured else 1, outn)):
             other = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, *flags) + padded + bytes(16)
-            assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == 0
+            assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == (0, 0)
         return
     if pair:
         # guestlog.decode's general path: the structure from rax and the rdx the return copied
@@ -150,11 +150,11 @@ def test_native_line_is_the_python_line(data):
         assert site.line(bytes(rec), 0, rax, "\n", area) == want
         lines = []
         run = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, RET_PAIR, 8) + area + struct.pack("<Q", 9)
-        assert native.leaf_run(run, 0, None, [None] * 5 + [site], "\n", lines) == len(run) - 8
+        assert native.leaf_run(run, 0, None, [None] * 5 + [site], "\n", lines) == (len(run) - 8, 1)
         assert lines == [want]
         for flags in ((0, 0), (RET_PAIR, 0), (0, 8)):          # not what the site's return copies
             other = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, *flags) + area + bytes(16)
-            assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == 0
+            assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == (0, 0)
         return
     if ret_string:
         # guestlog.decode's general path: the returned string from the bytes the return copied
@@ -173,13 +173,18 @@ def test_native_line_is_the_python_line(data):
     # the same line from a run: a pair, then a record the run leaves to Python
     pair = bytes(rec) + tail + struct.pack("<Q", 9)
     lines = []
-    assert native.leaf_run(pair, 0, None, [None] * 5 + [site], "\n", lines) == len(pair) - 8
+    assert native.leaf_run(pair, 0, None, [None] * 5 + [site], "\n", lines) == (len(pair) - 8, 1)
     assert lines == [want]
+    # a run of two pairs: one str holding both lines, and their count
+    run2 = bytes(rec) + tail + pair
+    two = []
+    assert native.leaf_run(run2, 0, None, [None] * 5 + [site], "\n", two) == (len(run2) - 8, 2)
+    assert two == [want + want]
     # a pair whose return copied what the site does not (or not what it does) is left to Python
     flags = (0, 0) if ret_string else (1, 0)
     other = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, *flags) + bytes(area_size(ret_cap) + 8)
-    assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == 0
-    assert native.leaf_run(pair, 0, slot, [None] * 5 + [site], "\n", lines) == 0     # a frame open there
+    assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == (0, 0)
+    assert native.leaf_run(pair, 0, slot, [None] * 5 + [site], "\n", lines) == (0, 0)     # a frame open there
 
 
 class _Unreadable:
@@ -262,12 +267,12 @@ def test_a_string_copied_at_the_return_renders_as_in_python(data):
     want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + ("<void>" if r is None else r) + "\n"
     assert site.line(bytes(rec), 0, rax, "\n", copies) == want
     lines = []
-    assert native.leaf_run(run, 0, None, [None] * 5 + [site], "\n", lines) == len(run) - 8
+    assert native.leaf_run(run, 0, None, [None] * 5 + [site], "\n", lines) == (len(run) - 8, 1)
     assert lines == [want]
     # without the source's copy (another "captured" word), or cut short: left to Python
     other = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, captured & ~IN_CSTR, outn) + copies + bytes(8)
-    assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == 0
-    assert native.leaf_run(run[:len(run) - 16], 0, None, [None] * 5 + [site], "\n", lines) == 0
+    assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == (0, 0)
+    assert native.leaf_run(run[:len(run) - 16], 0, None, [None] * 5 + [site], "\n", lines) == (0, 0)
     with pytest.raises(IndexError):         # (Site.line: the source's copy cut short)
         site.line(bytes(rec), 0, rax, "\n", copies[:((outn + 7) & ~7) + cap - 1])
 
@@ -343,12 +348,13 @@ def test_a_run_over_random_bytes_stays_in_the_buffer(blob, off):
     sites.append(native_site("f", pplan, pstrings, psize, _ALIGN_PAD, 9, RET_PAIR))
     assert None not in sites[1:]
     lines = []
-    got = native.leaf_run(blob, off, None, sites, "\n", lines)
+    got, count = native.leaf_run(blob, off, None, sites, "\n", lines)
     assert got == (off if off >= 0 else len(blob)) or 0 <= got <= len(blob)
+    assert sum(text.count("\n") for text in lines) == count
     # a tag from the bytes picks a site: force one and the run must still stay inside
     for tag in (1, 3, 4, 5, 6, 7):
         forced = struct.pack("<Q", tag) + blob
-        assert 0 <= native.leaf_run(forced, 0, None, sites, "\n", lines) <= len(forced)
+        assert 0 <= native.leaf_run(forced, 0, None, sites, "\n", lines)[0] <= len(forced)
 
 
 def test_bad_site_layouts_are_refused():

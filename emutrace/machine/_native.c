@@ -166,6 +166,15 @@ static int buf_put(Buf *b, const char *s, Py_ssize_t n)
 
 static int buf_str(Buf *b, const char *s) { return buf_put(b, s, (Py_ssize_t)strlen(s)); }
 
+/* The buffer as a str: ascii says it is (then a copy, not a decoding) */
+static PyObject *buf_text(const Buf *b, int ascii)
+{
+    if (!ascii) return PyUnicode_DecodeUTF8(b->p, b->len, "strict");
+    PyObject *out = PyUnicode_New(b->len, 127);
+    if (out) memcpy(PyUnicode_1BYTE_DATA(out), b->p, (size_t)b->len);
+    return out;
+}
+
 static const char HEXDIGITS[] = "0123456789abcdef";
 
 static int buf_udec(Buf *b, uint64_t v)
@@ -450,56 +459,48 @@ static Py_ssize_t in_area(const SiteObject *s)
 /* The line of the leaf call whose record starts at rec, its return value rax (and the returned
  * string's bytes at ret_area, for a site that returns one; or the output argument's, for a site
  * with an `out` op, followed by the string shown at the return's for a site with an `in` op). */
-static PyObject *render_line(SiteObject *s, const unsigned char *rec, uint64_t rax, const unsigned char *ret_area,
-                             const char *suffix, Py_ssize_t suffix_len, int suffix_ascii)
+/* The leaf line of site s, appended to b; *ascii is cleared when it is not ASCII */
+static int render_line(Buf *b, SiteObject *s, const unsigned char *rec, uint64_t rax, const unsigned char *ret_area,
+                       const char *suffix, Py_ssize_t suffix_len, int suffix_ascii, int *ascii)
 {
     uint64_t w[MAX_ARGS];
     for (int i = 0; i < MAX_ARGS; i++) w[i] = rd64(rec + 8 + 8 * i);
-    Buf b;
-    buf_init(&b);
-    PyObject *out = NULL;
-    if (buf_put(&b, s->prefix, s->prefix_len) < 0) goto done;
+    Py_ssize_t start = b->len;
+    if (buf_put(b, s->prefix, s->prefix_len) < 0) return -1;
     for (int i = 0; i < s->nargs; i++) {
         const Op *op = &s->args[i];
         uint64_t v = w[op->word - 1];
-        if (i && buf_put(&b, ", ", 2) < 0) goto done;
+        if (i && buf_put(b, ", ", 2) < 0) return -1;
         if (i == s->in) {
             /* the C string copied at the return, after the output copy: as guestlog's _Captured
              * reads it, as a returned one */
             const unsigned char *in = ret_area + in_offset(s, rax);
-            if (render_ret_string(&b, op->limit, s->ret_cap, in, v) < 0) goto done;
-        } else if (render_op(&b, op, w, rec, v, rax, ret_area) < 0) {
-            goto done;
+            if (render_ret_string(b, op->limit, s->ret_cap, in, v) < 0) return -1;
+        } else if (render_op(b, op, w, rec, v, rax, ret_area) < 0) {
+            return -1;
         }
     }
-    Py_ssize_t chars = s->prefix_chars + (b.len - s->prefix_len);   /* arguments are ASCII */
+    Py_ssize_t chars = s->prefix_chars + (b->len - start - s->prefix_len);   /* arguments are ASCII */
     Py_ssize_t pad = s->align_pad - chars;
-    if (buf_put(&b, ") ", 2) < 0) goto done;
+    if (buf_put(b, ") ", 2) < 0) return -1;
     if (pad > 0) {
-        if (buf_reserve(&b, pad) < 0) goto done;
-        memset(b.p + b.len, ' ', (size_t)pad);
-        b.len += pad;
+        if (buf_reserve(b, pad) < 0) return -1;
+        memset(b->p + b->len, ' ', (size_t)pad);
+        b->len += pad;
     }
-    if (buf_put(&b, "= ", 2) < 0) goto done;
+    if (buf_put(b, "= ", 2) < 0) return -1;
     if (s->has_ret && s->ret.kind == OP_CSTR) {
-        if (render_ret_string(&b, s->ret.limit, s->ret_cap, ret_area, rax) < 0) goto done;
+        if (render_ret_string(b, s->ret.limit, s->ret_cap, ret_area, rax) < 0) return -1;
     } else if (s->has_ret && s->ret.kind == OP_WSTR) {
-        if (render_wstr(&b, ret_area, s->ret.limit, rax) < 0) goto done;    /* (ret_cap >= 4 * (limit + 1)) */
+        if (render_wstr(b, ret_area, s->ret.limit, rax) < 0) return -1;    /* (ret_cap >= 4 * (limit + 1)) */
     } else if (s->has_ret) {
-        if (render_op(&b, &s->ret, w, rec, rax, rax, ret_area) < 0) goto done;
-    } else if (buf_str(&b, "<void>") < 0) {
-        goto done;
+        if (render_op(b, &s->ret, w, rec, rax, rax, ret_area) < 0) return -1;
+    } else if (buf_str(b, "<void>") < 0) {
+        return -1;
     }
-    if (buf_put(&b, suffix, suffix_len) < 0) goto done;
-    if (s->ascii && suffix_ascii) {
-        out = PyUnicode_New(b.len, 127);
-        if (out) memcpy(PyUnicode_1BYTE_DATA(out), b.p, (size_t)b.len);
-    } else {
-        out = PyUnicode_DecodeUTF8(b.p, b.len, "strict");
-    }
-done:
-    buf_free(&b);
-    return out;
+    if (buf_put(b, suffix, suffix_len) < 0) return -1;
+    if (!(s->ascii && suffix_ascii)) *ascii = 0;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -759,7 +760,12 @@ static PyObject *Site_line(SiteObject *self, PyObject *args)
         PyErr_SetString(PyExc_IndexError, "an output argument needs the bytes the return copies");
         goto done;
     }
-    out = render_line(self, (const unsigned char *)data.buf + off, rax, area.buf, sfx, sn, sa);
+    Buf b;
+    buf_init(&b);
+    int ascii = 1;
+    if (render_line(&b, self, (const unsigned char *)data.buf + off, rax, area.buf, sfx, sn, sa, &ascii) == 0)
+        out = buf_text(&b, ascii);
+    buf_free(&b);
 done:
     PyBuffer_Release(&data);
     if (area.obj) PyBuffer_Release(&area);
@@ -784,13 +790,15 @@ static PyTypeObject SiteType = {
 };
 
 /* ------------------------------------------------------------------------------------------
- * leaf_run(data, off, top, sites, suffix, lines) -> off
+ * leaf_run(data, off, top, sites, suffix, lines) -> (off, count)
  *
- * Appends to `lines` the line of each leaf call from data[off:] on (a call record of a site in
- * `sites`, indexed by tag, that is a Site or a PrintfLeaf; its return record right after it, with the same slot
- * and return address and nothing captured; the slot below `top`, the innermost open frame, or
- * top None: no frame open) and returns the offset of the first record it did not render. As
- * guestlog's quick path, it needs the next record's tag to be in the buffer too. */
+ * Renders the line of each leaf call from data[off:] on (a call record of a site in `sites`,
+ * indexed by tag, that is a Site or a PrintfLeaf; its return record right after it, with the
+ * same slot and return address and nothing captured; the slot below `top`, the innermost open
+ * frame, or top None: no frame open), appends them to `lines` as one str (none when there are
+ * none: one object per run, not per line, is a tenth of a traced call's cost), and returns the
+ * offset of the first record it did not render and how many lines it rendered. As guestlog's
+ * quick path, it needs the next record's tag to be in the buffer too. */
 static PyObject *leaf_run(PyObject *mod, PyObject *args)
 {
     Py_buffer data;
@@ -801,8 +809,10 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
         return NULL;
     PyObject *result = NULL;
     const char *sfx;
-    Py_ssize_t sn;
-    int sa;
+    Py_ssize_t sn, count = 0;
+    int sa, ascii = 1;
+    Buf b;
+    buf_init(&b);
     uint64_t top = RET_TAG;
     int no_top = top_obj == Py_None;
     if (!no_top) {
@@ -829,9 +839,13 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
                 break;
             PyObject *line = emutrace_printf_leaf_line(so, rd64(rec + HEAD), rd64(r + 24), suffix);
             if (line == NULL) goto done;
-            int err = PyList_Append(lines, line);
+            Py_ssize_t ln;
+            const char *u = PyUnicode_AsUTF8AndSize(line, &ln);
+            if (u != NULL && !PyUnicode_IS_ASCII(line)) ascii = 0;
+            int err = u == NULL ? -1 : buf_put(&b, u, ln);
             Py_DECREF(line);
             if (err < 0) goto done;
+            count++;
             off += PRINTF_RECORD + RET_SIZE;
             continue;
         }
@@ -859,15 +873,21 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
         if (end > n - off - 8) break;
         end += in_area(s);                                  /* (and the string copied after it) */
         if (end > n - off - 8) break;
-        PyObject *line = render_line(s, rec, rax, r + RET_SIZE, sfx, sn, sa);
-        if (line == NULL) goto done;
-        int err = PyList_Append(lines, line);
-        Py_DECREF(line);
-        if (err < 0) goto done;
+        if (render_line(&b, s, rec, rax, r + RET_SIZE, sfx, sn, sa, &ascii) < 0) goto done;
+        count++;
         off += end;
     }
-    result = PyLong_FromSsize_t(off);
+    if (count) {
+        /* the run's lines as one str: one object per run instead of one per line */
+        PyObject *text = buf_text(&b, ascii);
+        if (text == NULL) goto done;
+        int err = PyList_Append(lines, text);
+        Py_DECREF(text);
+        if (err < 0) goto done;
+    }
+    result = Py_BuildValue("(nn)", off, count);
 done:
+    buf_free(&b);
     PyBuffer_Release(&data);
     return result;
 }
@@ -1253,7 +1273,7 @@ static PyObject *escape_wide(PyObject *mod, PyObject *arg)
 }
 
 static PyMethodDef module_methods[] = {
-    {"leaf_run", leaf_run, METH_VARARGS, "leaf_run(data, off, top, sites, suffix, lines) -> off"},
+    {"leaf_run", leaf_run, METH_VARARGS, "leaf_run(data, off, top, sites, suffix, lines) -> (off, count)"},
     {"escape", escape, METH_O, "escape(bytes) -> str: ltrace's escaping of string contents"},
     {"escape_wide", escape_wide, METH_O, "escape_wide(bytes) -> str: the same for wchar_t strings"},
     {NULL, NULL, 0, NULL}
