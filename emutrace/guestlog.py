@@ -927,12 +927,14 @@ class GuestLog:
               save_rcx: int = S_RCX, save_rdx: int = S_RDX) -> None:
         """Copy a C string (length None: up to its NUL), a buffer (min(length register, cap)
         bytes) or `cap` bytes (length FIXED: a wide string, ended by Python) into [rax+off...];
-        nothing for NULL. Byte by byte up to the
-        first 8-aligned address, then a qword at a time: an aligned qword never reaches into
-        another page, so the copy faults only where the byte-wise copy would. rcx, rdx, rbx,
-        r10 and r11 are used (rcx and rdx restored, rbx by the caller); r11 is the control page
-        on entry and on exit."""
-        done, head, body = f"{tag}done", f"{tag}head", f"{tag}body"
+        nothing for NULL. A qword at a time, each load aligned: an aligned qword never reaches
+        into another page, so the copy faults only where a byte-wise copy would. The bytes before
+        the first 8-aligned address come from the aligned qword that holds the first byte, shifted
+        down. Every conditional branch ends Unicorn's translated block, and each block costs a
+        helper call or two, so the loop makes one branch per qword: the NUL test and the length
+        test are merged into one. rcx, rdx, rbx, r10 and r11 are used (rcx and rdx restored, rbx
+        by the caller); r11 is the control page on entry and on exit."""
+        done, body, loop = f"{tag}done", f"{tag}body", f"{tag}q"
         a.store(R11, save_rcx, RCX)
         a.store(R11, save_rdx, RDX)
         a.mov(R11, src)
@@ -947,48 +949,61 @@ class GuestLog:
             a.jcc(JBE, f"{tag}short")
             a.raw(b"\xb9" + struct.pack("<I", cap))            # mov ecx, cap
             a.label(f"{tag}short")
-        a.label(head)
-        a.raw(b"\x4b\x8d\x1c\x13")                     # lea rbx, [r11+r10]
-        a.raw(b"\xf6\xc3\x07")                         # test bl, 7
+            a.raw(b"\x48\x85\xc9")                     # test rcx, rcx (nothing read for none)
+            a.jcc(JE, done)
+        # the head: src's first 8 - (src & 7) bytes, from the aligned qword holding them
+        a.mov(RBX, R11)
+        a.raw(b"\x83\xe3\x07")                         # and ebx, 7
         a.jcc(JE, body)
         if length is not None:
-            a.raw(b"\x49\x39\xca")                     # cmp r10, rcx
-            a.jcc(JAE, done)
+            a.mov(RDX, RCX)                             # (the length, while cl is the shift)
+        a.raw(b"\x8d\x0c\xdd\x00\x00\x00\x00")             # lea ecx, [rbx*8]
+        a.raw(b"\x48\xf7\xdb")                         # neg rbx
         self.loads[a.here] = (tag, off)
-        a.raw(b"\x43\x0f\xb6\x1c\x13")                 # movzx ebx, byte [r11+r10]
-        a.raw(b"\x42\x88\x9c\x10" + struct.pack("<i", off))    # mov [rax+r10+off], bl
+        a.raw(b"\x49\x8b\x1c\x1b")                     # mov rbx, [r11+rbx] (aligned)
+        a.raw(b"\x48\xd3\xeb")                         # shr rbx, cl
+        a.raw(b"\x48\x89\x98" + struct.pack("<i", off))    # mov [rax+off], rbx
         if length is None:
-            a.raw(b"\x84\xdb")                         # test bl, bl
-            a.jcc(JE, done)
-        a.raw(b"\x49\xff\xc2")                         # inc r10
-        if length is None:
-            a.raw(b"\x49\x81\xfa" + struct.pack("<i", cap))   # cmp r10, cap
-            a.jcc(JAE, done)
-        a.jmp(head)
+            # the bytes past the head are not the string's: set to 0xff for the NUL test
+            a.raw(b"\xf7\xd9")                         # neg ecx
+            a.raw(b"\x83\xc1\x40")                     # add ecx, 64
+            a.raw(b"\x49\xc7\xc2\xff\xff\xff\xff")         # mov r10, -1
+            a.raw(b"\x49\xd3\xe2")                     # shl r10, cl
+            a.raw(b"\x4c\x09\xd3")                     # or rbx, r10
+            a.movabs(RDX, 0x0101010101010101)
+            self._zero_byte_mask(a)
+            a.jcc(JNE, done)
+        a.mov(R10, R11)
+        a.raw(b"\x41\x83\xe2\x07")                     # and r10d, 7
+        a.raw(b"\x49\xf7\xda")                         # neg r10
+        a.raw(b"\x49\x83\xc2\x08")                     # add r10, 8: the bytes copied
+        if length is not None:
+            a.mov(RCX, RDX)
         a.label(body)
         if length is None:
             a.movabs(RDX, 0x0101010101010101)
-        a.label(f"{tag}q")
-        if length is None:
             a.raw(b"\x49\x81\xfa" + struct.pack("<i", cap))   # cmp r10, cap
         else:
             a.raw(b"\x49\x39\xca")                     # cmp r10, rcx
         a.jcc(JAE, done)
+        a.label(loop)
         self.loads[a.here] = (tag, off)
         a.raw(b"\x4b\x8b\x1c\x13")                     # mov rbx, [r11+r10] (aligned)
         a.raw(b"\x4a\x89\x9c\x10" + struct.pack("<i", off))    # mov [rax+r10+off], rbx
-        if length is None:
-            # a zero byte in rbx: (rbx - 0x0101..01) & ~rbx & 0x8080..80
-            a.mov(RCX, RBX)
-            a.raw(b"\x48\x29\xd1")                     # sub rcx, rdx
-            a.raw(b"\x48\xf7\xd3")                     # not rbx
-            a.raw(b"\x48\x21\xd9")                     # and rcx, rbx
-            a.mov(RBX, RDX)
-            a.raw(b"\x48\xc1\xe3\x07")                 # shl rbx, 7
-            a.raw(b"\x48\x21\xd9")                     # and rcx, rbx
-            a.jcc(JNE, done)
         a.add_imm(R10, 8)
-        a.jmp(f"{tag}q")
+        if length is None:
+            # on while no byte of rbx is zero and r10 < cap: rcx = the zero-byte mask | (r10 >=
+            # cap ? -1 : 0), as ~(r10 - cap) >> 63 (arithmetic) is
+            self._zero_byte_mask(a)
+            a.mov(RBX, R10)
+            a.raw(b"\x48\x81\xeb" + struct.pack("<i", cap))   # sub rbx, cap
+            a.raw(b"\x48\xf7\xd3")                     # not rbx
+            a.raw(b"\x48\xc1\xfb\x3f")                 # sar rbx, 63
+            a.raw(b"\x48\x09\xd9")                     # or rcx, rbx
+            a.jcc(JE, loop)
+        else:
+            a.raw(b"\x49\x39\xca")                     # cmp r10, rcx
+            a.jcc(JB, loop)
         a.label(done)
         for addr, (t, o) in list(self.loads.items()):
             if t == tag:
@@ -996,6 +1011,18 @@ class GuestLog:
         a.movabs(R11, self.ctrl)
         a.load(RCX, R11, save_rcx)
         a.load(RDX, R11, save_rdx)
+
+    @staticmethod
+    def _zero_byte_mask(a: Asm) -> None:
+        """rcx = (rbx - rdx) & ~rbx & (rdx << 7), rdx being 0x0101..01: non-zero when a byte of
+        rbx is zero (the flags say so); rbx is clobbered."""
+        a.mov(RCX, RBX)
+        a.raw(b"\x48\x29\xd1")                         # sub rcx, rdx
+        a.raw(b"\x48\xf7\xd3")                         # not rbx
+        a.raw(b"\x48\x21\xd9")                         # and rcx, rbx
+        a.mov(RBX, RDX)
+        a.raw(b"\x48\xc1\xe3\x07")                     # shl rbx, 7
+        a.raw(b"\x48\x21\xd9")                         # and rcx, rbx
 
     # -- Python's side --------------------------------------------------------------------
     def _on_full(self, addr: int) -> None:
