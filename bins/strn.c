@@ -7,6 +7,7 @@
  *  - buffers without a NUL ending at a mapping's end (the next page PROT_NONE): the generic
  *    renderer's NUL search reads one byte past the bound there, so such a buffer read whole
  *    shows as its pointer, one read one byte short as text;
+ *  - C string arguments of the string limit's length and a little more up to a mapping's end;
  *  - a loop of strncpy calls (bash's pattern).
  * It prints what it saw, so a run can be compared with a native one. */
 #include <stdio.h>
@@ -88,6 +89,19 @@ int main(void)
     got += send(-1, "bad fd", 6, 0);
     for (int i = 0; i < 5; i++)
         got += recv(sv[1], sink, sizeof sink, MSG_DONTWAIT);
+
+    /* a plain C string argument (strncmp's `string`) of 32 (the limit), 33 and 34 characters
+     * up to the unreadable page: the generic renderer's NUL search reads up to 34 bytes, so
+     * those of 32 and 33 show as their pointer, the one of 34 as text (strncmp reads 3) */
+    got += strncmp(edge - 32, "eee", 3);
+    got += strncmp(edge - 33, "eee", 3);
+    got += strncmp(edge - 34, "eee", 3);
+    /* ... and returned C strings (strchr's) of 34 and 33 characters up to it */
+    edge[-35] = 'x';
+    got += strchr(edge - 35, 'e') - edge;
+    edge[-34] = 'x';
+    got += strchr(edge - 34, 'e') - edge;
+    edge[-35] = edge[-34] = 'e';
 
     /* bash's pattern: a strncpy per iteration */
     for (int i = 0; i < 100; i++) {

@@ -544,7 +544,11 @@ class GuestLog:
     def __init__(self, tracer, proc, maxrec: int, ret_cap: int):
         self.tracer = tracer
         self.maxrec = maxrec
-        self.ret_cap = ret_cap            # bytes of a returned string the return trampoline copies
+        # bytes of a returned C string the return trampoline copies (and of a C string it copies
+        # besides an output argument): limit + 2, every byte the live renderer's NUL search
+        # reads (MemView.cstring(w, limit + 1)), so that one of limit + 1 characters before
+        # unreadable memory shows as its pointer, as in the hooked path
+        self.ret_cap = ret_cap
         self.threads: Dict[object, ThreadLog] = {}
         self.code_ranges: List[Tuple[int, int]] = []      # guest code of ours: never stop inside
         self.loads: Dict[int, Tuple[int, int]] = {}       # string-copy load → (resume address, area)
@@ -564,8 +568,9 @@ class GuestLog:
 
     @property
     def wret_cap(self) -> int:
-        """Bytes of a returned wide string the return trampoline copies: as many characters."""
-        return 4 * self.ret_cap
+        """Bytes of a returned wide string the return trampoline copies: limit + 1 characters
+        (the wide renderer reads no further), one fewer than a C string's bytes."""
+        return 4 * (self.ret_cap - 1)
 
     def ret_area(self, captured: int) -> int:
         """Bytes of the copies after a return record whose "captured" word is `captured` but the

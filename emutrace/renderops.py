@@ -153,9 +153,11 @@ def _cstr(op, typed):
 
 def _cstr_from(op):
     def string_from(w, area, limit=op.limit):
-        """From the string's first `cap` bytes copied at the call (None: unreadable without a
-        NUL). With w != 0 and 0 <= NUL < limit: '"' + escaped area[:NUL] + '"' (guestlog keeps
-        such texts by their bytes)."""
+        """From the string's first `cap` bytes copied at the call, limit + 2 (None: unreadable
+        without a NUL), every byte MemView.cstring(w, limit + 1) reads: so a string of limit + 1
+        characters before unreadable memory shows as its pointer, as in the generic path. With
+        w != 0 and 0 <= NUL < limit: '"' + escaped area[:NUL] + '"' (guestlog keeps such texts by
+        their bytes)."""
         if not w:
             return "nil"
         if area is None:
@@ -456,7 +458,8 @@ KINDS: Dict[str, Kind] = {
     "wchar": Kind(_wchar),
     "bool": Kind(_bool),
     "enum": Kind(_enum),
-    "cstr": Kind(_cstr, CSTR, _string_cap, _cstr_from),
+    # (a C string copies limit + 2 bytes: the live renderer's NUL search reads that many)
+    "cstr": Kind(_cstr, CSTR, lambda op: op.limit + 2, _cstr_from),
     "buf": Kind(_buf, LENGTH, _string_cap, _buf_from,
                 inline="('\"' + esc(data[{area}:{area} + ({n} if {n} < {limit} else {limit})])"
                        " + ('\"...' if {n} >= {limit} else '\"') if {w} else 'nil')"),

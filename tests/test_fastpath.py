@@ -295,3 +295,18 @@ def test_strn_edge_cases():
     assert word(qend - 40, mem, 100) == '"qqqqq"...'
     assert word(qend - 3, mem, 100) == '"q"'
     assert word(qend - 1, mem, 100) == '""'                 # its NUL is the page's last byte
+
+
+@pytest.mark.parametrize("limit", [32, 5, 1, 0])
+def test_cstr_copies_render_as_live_memory(limit):
+    """A C string argument (the op cstr) from what the call trampoline copies (limit + 2 bytes;
+    a faulted copy before a NUL: None, as guestlog's _left_after_fault has it) renders as its
+    word renderer reads live memory: a string of limit + 1 characters before an unreadable
+    page included (the NUL search reads the byte after them)."""
+    mem, ptrs = _strn_memory()
+    op = CallFormatter(string_limit=limit).plan(load_prototypes().get("strlen")).left_items[0][1]
+    assert op.kind == "cstr" and op.cap == limit + 2
+    for w in ptrs:
+        c = _copied(mem, w, op.cap)
+        area = c if b"\0" in c or len(c) == op.cap else None
+        assert op.from_bytes(w, area) == op.word(w, mem), hex(w)

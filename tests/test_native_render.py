@@ -99,7 +99,7 @@ def test_native_line_is_the_python_line(data):
     if got is None:
         return
     plan, strings, size = got
-    ret_cap = data.draw(st.sampled_from([limit + 1, limit + 1, 1, limit + 8]))
+    ret_cap = data.draw(st.sampled_from([limit + 2, limit + 2, limit + 1, 1, limit + 8]))
     pair = plan.ret is not None and plan.ret.kind == "intstruct"
     site = native_site("f", plan, strings, size, _ALIGN_PAD, ret_cap, RET_PAIR if pair else _outlen_kind(plan))
     if site is None:            # a renderer the C path does not have: Python serves the site
@@ -234,7 +234,7 @@ def test_a_string_copied_at_the_return_renders_as_in_python(data):
     in_word, flag = string_at_return(plan)
     if out is None or in_word is None:
         return
-    ret_cap = data.draw(st.sampled_from([limit + 1, 1, limit + 8, 64]))
+    ret_cap = data.draw(st.sampled_from([limit + 2, limit + 1, 1, limit + 8, 64]))
     gl = GuestLog.__new__(GuestLog)
     gl.ret_cap, gl.faulted = ret_cap, {}
     cap = gl.ret_cap if flag == IN_CSTR else gl.wret_cap

@@ -2,7 +2,9 @@
 characters, the op `strn`) logged by guest code against the hooked path and the pure-Python path.
 
 The call trampoline copies such a string as a C string (up to its NUL, limit + 2 bytes: every
-byte the generic renderer's NUL search reads), the length bound is applied when rendering. So
+byte the generic renderer's NUL search reads), the length bound is applied when rendering. Plain
+C strings, as arguments and returned, are copied limit + 2 bytes too (bins/strn.c has them at a
+mapping's end). So
 bins/strn.c's calls (lengths of 0, short, around the string limit, huge; NULL; buffers without
 a NUL ending at a mapping's end, whose copies fault) print, logged, exactly what
 `--hook-returns` prints and what EMUTRACE_PURE=1 prints, byte for byte; and they are logged in
@@ -54,6 +56,14 @@ def test_edges_print_the_hooked_trace(tmp_path, variant):
                  r'send\(5, 0x[0-9a-f]+, 2, 0\) += 2', r'sendto\(5, "po", 2, 0, 0, 0\) += 2',
                  r'sendto\(5, nil, 0, 0, 0, 0\) += 0', r'strncpy\(0x[0-9a-f]+, "w13", 6\) += 0x[0-9a-f]+'):
         assert re.search("^" + want + "$", log, re.M), want
+    # plain C strings (copied limit + 2 bytes) of 32, 33 and 34 characters before the unreadable
+    # page, as arguments and returned: shown as the live renderer's NUL search has them (it reads
+    # up to limit + 2 bytes: unreadable before a NUL, the string is its pointer)
+    shown = re.findall(r"^strncmp\((.*), \"eee\", 3\) += 0$", log, re.M)
+    assert [re.match(r"0x[0-9a-f]+$", a) is not None for a in shown] == [True, True, False]
+    assert shown[2] == '"' + "e" * 32 + '"...'
+    returned = re.findall(r"^strchr\(\"xe{31}\"\.\.\., 'e'\) += (.*)$", log, re.M)
+    assert returned[0] == '"' + "e" * 32 + '"...' and re.match(r"0x[0-9a-f]+$", returned[1])
 
 
 @pytest.mark.parametrize("limit", ["0", "1", "5", "40"])
