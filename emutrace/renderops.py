@@ -299,9 +299,9 @@ def _strn(op, typed):
 def _strn_from(op):
     def string_n_from(w, area, n, limit=op.limit, mask=op.mask):
         """From the copy made at the call (CSTRN): the bytes from w up to its NUL or limit + 2
-        of them, fewer when unreadable memory came first (None: nothing readable). That is
-        every byte MemView.cstring(w, k) reads, k = min(n, limit + 1) + 1 of them at most: so
-        its answer is known from the copy, the byte past the k characters included."""
+        of them, fewer when unreadable memory came first (None: nothing readable). That holds
+        every byte MemView.cstring(w, k) reads, k = min(n, limit + 1): k + 1 of them at most, the
+        byte past the k characters included; so its answer is known from the copy."""
         if not w:
             return "nil"
         raw = area or b""

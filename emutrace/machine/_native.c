@@ -46,7 +46,8 @@ enum op_kind {
     OP_HEX = 3,                 /* "0x%x" % (w & mask), "0" for zero */
     OP_GUESS = 4,               /* ltrace's guess for a 64-bit word: decimal near zero, else hex */
     OP_ADDR = 5,                /* a pointer: "0x%x", "0" for NULL */
-    OP_CSTR = 6,                /* a C string copied at the call (area, cap = limit + 1 bytes) */
+    OP_CSTR = 6,                /* a C string copied at the call (its area: limit + 2 bytes, of
+                                   which the renderer reads limit + 1) */
     OP_BUF = 7,                 /* a buffer whose length is another argument word */
     OP_WSTR = 8,                /* a wide string copied at the call (4 * (limit + 1) bytes) */
     OP_CHAR = 9,                /* a char: its escape between single quotes */
