@@ -48,7 +48,7 @@ from .machine.reader import GuestReader
 from .machine.x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
 from .escapes import escape_bytes
 from .nativelog import native_site
-from .renderops import BLOCK, CSTR, FIXED_SIZE, LENGTH, RAXRDX, RETLEN, WORD
+from .renderops import BLOCK, CSTR, CSTRN, FIXED_SIZE, LENGTH, RAXRDX, RETLEN, WORD
 from .values import DEFAULT_ALIGN, FastCallState
 
 # control page: the running thread's pointers, then where the trampolines keep the registers
@@ -182,9 +182,11 @@ def capture_plan(plan, wide_ret_cap: Optional[int] = None) -> Optional[Tuple[Tup
 
 # A capture at the call: its length word's index in the record's layout (None: a C string, up
 # to its NUL; FIXED: a fixed number of bytes, as far as readable: a wide string, or a structure
-# with no pointer in it, as sigprocmask's sigset_t)
-_LENGTH_WORD = {CSTR: lambda op: None, LENGTH: lambda op: op.len_arg, FIXED_SIZE: lambda op: FIXED,
-                BLOCK: lambda op: FIXED}
+# with no pointer in it, as sigprocmask's sigset_t). A C string bounded by a length word (CSTRN,
+# strncpy's source) is copied as a C string: its renderers take the length word from the op
+# (op.len_arg), not from the copy.
+_LENGTH_WORD = {CSTR: lambda op: None, CSTRN: lambda op: None, LENGTH: lambda op: op.len_arg,
+                FIXED_SIZE: lambda op: FIXED, BLOCK: lambda op: FIXED}
 
 
 def output_of(plan) -> Optional[Tuple[int, int]]:
@@ -308,7 +310,10 @@ def _left_renderer(plan, strings):
         if i in at:
             a_off, cap, j = at[i]
             f = op.from_bytes
-            if j is None or j == FIXED:
+            if op.capture == CSTRN:         # (its length word is the op's, the copy a C string's)
+                parts.append(lambda w, data, off, i=i + 1, j=op.len_arg + 1, f=f, a=a_off, c=cap:
+                             f(w[i], data[off + a:off + a + c], w[j]))
+            elif j is None or j == FIXED:
                 parts.append(lambda w, data, off, i=i + 1, f=f, a=a_off, c=cap: f(w[i], data[off + a:off + a + c]))
             else:
                 parts.append(lambda w, data, off, i=i + 1, j=j + 1, f=f, a=a_off, c=cap:
@@ -381,12 +386,14 @@ def _leaf_renderer(display: str, plan, strings, size: int, suffix: str = "\n", c
             # every byte was copied (the quick path has no faults): the op's expression, or its
             # from_bytes renderer on the copy (and the length word of a buffer)
             n = None
-            if op.capture == LENGTH:
-                n = f"w{j + 1}"
-                used.add(j + 1)
+            if op.capture in (LENGTH, CSTRN):
+                lw = (j if op.capture == LENGTH else op.len_arg) + 1
+                n = f"w{lw}"
+                used.add(lw)
             expr = op.inline(word, area=f"off + {a_off}", n=n)
             if expr is None:
                 expr = (f"f{k}({word}, data[off + {a_off}:off + {a_off + cap}])" if n is None else
+                        f"f{k}({word}, data[off + {a_off}:off + {a_off + cap}], {n})" if op.capture == CSTRN else
                         f"f{k}({word}, data[off + {a_off}:off + {a_off} + min({n}, {cap})], {n})")
             exprs.append(expr)
             key = None
@@ -537,7 +544,11 @@ class GuestLog:
     def __init__(self, tracer, proc, maxrec: int, ret_cap: int):
         self.tracer = tracer
         self.maxrec = maxrec
-        self.ret_cap = ret_cap            # bytes of a returned string the return trampoline copies
+        # bytes of a returned C string the return trampoline copies (and of a C string it copies
+        # besides an output argument): limit + 2, every byte the live renderer's NUL search
+        # reads (MemView.cstring(w, limit + 1)), so that one of limit + 1 characters before
+        # unreadable memory shows as its pointer, as in the hooked path
+        self.ret_cap = ret_cap
         self.threads: Dict[object, ThreadLog] = {}
         self.code_ranges: List[Tuple[int, int]] = []      # guest code of ours: never stop inside
         self.loads: Dict[int, Tuple[int, int]] = {}       # string-copy load → (resume address, area)
@@ -557,8 +568,9 @@ class GuestLog:
 
     @property
     def wret_cap(self) -> int:
-        """Bytes of a returned wide string the return trampoline copies: as many characters."""
-        return 4 * self.ret_cap
+        """Bytes of a returned wide string the return trampoline copies: limit + 1 characters
+        (the wide renderer reads no further), one fewer than a C string's bytes."""
+        return 4 * (self.ret_cap - 1)
 
     def ret_area(self, captured: int) -> int:
         """Bytes of the copies after a return record whose "captured" word is `captured` but the
@@ -1338,20 +1350,24 @@ class GuestLog:
     def _left_after_fault(self, w, data: bytes, off: int, start: int, fs: FastSite) -> List[str]:
         """The shown arguments of a record one of whose copies faulted: a C string with no NUL
         before unreadable memory shows as its address (as MemView.cstring has it), a buffer or
-        a wide string as far as it was readable."""
+        a wide string as far as it was readable, a C string bounded by a length word (CSTRN)
+        from the bytes readable (its renderer knows what MemView.cstring makes of them)."""
+        ops = dict(fs.plan.left_items)
         at = {}
         for i, a_off, cap, j in fs.strings:
             size = cap if j is None or j == FIXED else min(w[1 + j], cap)
             area = data[off + a_off:off + a_off + size]
             got = self.faulted.pop(start + off + a_off, None)
             if got is not None:
-                area = None if j is None or not got else area[:got]
+                bounded = ops[i].capture == CSTRN
+                area = None if (j is None and not bounded) or not got else area[:got]
             at[i] = (area, j)
         out = []
         for i, op in fs.plan.left_items:
             if i in at:
                 area, j = at[i]
-                out.append(op.from_bytes(w[1 + i], area) if j is None or j == FIXED
+                out.append(op.from_bytes(w[1 + i], area, w[1 + op.len_arg]) if op.capture == CSTRN
+                           else op.from_bytes(w[1 + i], area) if j is None or j == FIXED
                            else op.from_bytes(w[1 + i], area, w[1 + j]))
             else:
                 out.append(op.word(w[1 + i], None))

@@ -347,9 +347,9 @@ class LibcallTracer:
         m = proc.machine
         gl = m.guest_log
         if gl is None:
-            area = area_size(limit + 1)
+            area = area_size(limit + 2)             # (a C string's copy: GuestLog.ret_cap)
             wide = area_size(4 * (limit + 1))       # (a returned wide string: GuestLog.wret_cap)
-            gl = GuestLog(self, proc, max(HEAD + 6 * area, RET_SIZE + max(area, wide) + OUT_MAX + 8) + 64, limit + 1)
+            gl = GuestLog(self, proc, max(HEAD + 6 * area, RET_SIZE + max(area, wide) + OUT_MAX + 8) + 64, limit + 2)
         for module in proc.modules:
             gl.hook_unwinders(proc, module)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .machine.native import native
-from .renderops import CSTR, FIXED_SIZE, LENGTH, RAXRDX, WORD
+from .renderops import CSTR, CSTRN, FIXED_SIZE, LENGTH, RAXRDX, WORD
 
 # what a returned value may be in C: a word, or a string the return trampoline copied, or a
 # structure in rax and rdx (whose rdx it copied)
@@ -35,7 +35,7 @@ def _op(op, word: int, area: int) -> Optional[tuple]:
         return (code, word, 0, op.mask, op.size, 0, 0, op.names, opcode(op.fallback))
     if op.kind == "intstruct":
         return (code, word, 0, 0, 0, 0, 0, op.names, 0)
-    lenword = op.len_arg + 1 if op.capture == LENGTH else 0
+    lenword = op.len_arg + 1 if op.capture in (LENGTH, CSTRN) else 0
     return (code, word, lenword, op.mask, op.size, area, op.limit)
 
 

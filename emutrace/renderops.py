@@ -24,12 +24,15 @@ from typing import Callable, Dict, Optional
 
 from .escapes import ESC_TABLE, esc_wchar, escape_bytes, escape_wide
 
-__all__ = ["RenderOp", "KINDS", "WORD", "CSTR", "LENGTH", "FIXED_SIZE", "BLOCK", "RETLEN", "RAXRDX", "LIVE",
+__all__ = ["RenderOp", "KINDS", "WORD", "CSTR", "CSTRN", "LENGTH", "FIXED_SIZE", "BLOCK", "RETLEN", "RAXRDX", "LIVE",
            "read_prefix"]
 
 # What the guest log copies for an op (RenderOp.capture), `cap` bytes of it:
 WORD = "word"        # nothing: the op reads its word alone
 CSTR = "cstr"        # a C string: `cap` bytes from the pointer, or up to its NUL
+CSTRN = "cstrn"      # a C string bounded by the length word `len_arg` (ltrace's stringN): copied as a
+                     # C string, `cap` bytes from the pointer or up to its NUL (fewer up to unreadable
+                     # memory); the bound is applied when rendering
 LENGTH = "length"    # a buffer: min(cap, the length word `len_arg`) bytes from the pointer
 FIXED_SIZE = "fixed"  # `cap` bytes from the pointer, as far as they are readable (a wide string)
 BLOCK = "block"      # a block of `cap` bytes with no pointer in it, copied at the return (stat's)
@@ -150,9 +153,11 @@ def _cstr(op, typed):
 
 def _cstr_from(op):
     def string_from(w, area, limit=op.limit):
-        """From the string's first `cap` bytes copied at the call (None: unreadable without a
-        NUL). With w != 0 and 0 <= NUL < limit: '"' + escaped area[:NUL] + '"' (guestlog keeps
-        such texts by their bytes)."""
+        """From the string's first `cap` bytes copied at the call, limit + 2 (None: unreadable
+        without a NUL), every byte MemView.cstring(w, limit + 1) reads: so a string of limit + 1
+        characters before unreadable memory shows as its pointer, as in the generic path. With
+        w != 0 and 0 <= NUL < limit: '"' + escaped area[:NUL] + '"' (guestlog keeps such texts by
+        their bytes)."""
         if not w:
             return "nil"
         if area is None:
@@ -254,24 +259,66 @@ def _ret_length(n: Optional[int], mask: int, limit: int) -> int:
     return limit + 1 if n is None else min(n & mask, limit + 1)
 
 
+def _cstring_upto(w: int, mem, k: int, limit: int) -> str:
+    """A C string of at most k characters, as _fmt_array renders it from live memory (its
+    length from MemView.cstring(w, k), whose NUL search reads one byte past them: unreadable
+    there, without a NUL before, it shows as the pointer, unless k is 0)."""
+    got = mem.cstring(w, k)
+    if got is None:
+        if k:
+            return "0x%x" % w
+        n = 0
+    else:
+        n = min(len(got[0]), k)
+    shown = n if n < limit else limit
+    return _quoted_prefix(w, read_prefix(mem, w, shown), shown, n >= limit)
+
+
 def _retstr(op, typed):
     def string_to_retval(w, mem, n, limit=op.limit, mask=op.mask):
         """`+string[retval]` (read's buffer): a C string of at most the returned value's
-        characters, as _fmt_array renders it from live memory (the NUL search reads one byte
-        past them: unreadable there, without a NUL before, it shows as the pointer)."""
+        characters, as _fmt_array renders it from live memory."""
         if not w:
             return "nil"
-        k = _ret_length(n, mask, limit)
-        got = mem.cstring(w, k)
-        if got is None:
-            if k:
-                return "0x%x" % w
-            n = 0
-        else:
-            n = min(len(got[0]), k)
-        shown = n if n < limit else limit
-        return _quoted_prefix(w, read_prefix(mem, w, shown), shown, n >= limit)
+        return _cstring_upto(w, mem, _ret_length(n, mask, limit), limit)
     return string_to_retval
+
+
+def _strn(op, typed):
+    def string_n(w, mem, n, limit=op.limit, mask=op.mask):
+        """ltrace's `stringN` (strncpy's source, write's buffer): a C string of at most the
+        length word's characters (its `mask` bytes, unsigned, as _array_length evaluates it),
+        as _fmt_array renders it from live memory."""
+        if not w:
+            return "nil"
+        n &= mask
+        return _cstring_upto(w, mem, n if n < limit + 1 else limit + 1, limit)
+    return string_n
+
+
+def _strn_from(op):
+    def string_n_from(w, area, n, limit=op.limit, mask=op.mask):
+        """From the copy made at the call (CSTRN): the bytes from w up to its NUL or limit + 2
+        of them, fewer when unreadable memory came first (None: nothing readable). That holds
+        every byte MemView.cstring(w, k) reads, k = min(n, limit + 1): k + 1 of them at most, the
+        byte past the k characters included; so its answer is known from the copy."""
+        if not w:
+            return "nil"
+        raw = area or b""
+        n &= mask
+        k = n if n < limit + 1 else limit + 1
+        nul = raw.find(b"\0", 0, k + 1)
+        if nul >= 0:
+            m = nul
+        elif len(raw) > k:
+            m = k
+        elif k:
+            return "0x%x" % w       # (unreadable before the NUL search's last byte)
+        else:
+            m = 0
+        shown = m if m < limit else limit
+        return '"' + escape_bytes(raw[:shown]) + ('"...' if m >= limit else '"')
+    return string_n_from
 
 
 def _retwstr(op, typed):
@@ -397,7 +444,8 @@ def _string_cap(op) -> int:
 
 # Parameters each kind reads: unsigned, hex, bool, wchar: mask; signed: mask and size (bytes);
 # enum: mask, size, names ((value & mask, name), ...) and fallback (the kind rendering a value
-# with no name); cstr, buf, wstr: limit (-s), buf: len_arg (the length's word index); retstr,
+# with no name); cstr, buf, wstr: limit (-s), buf: len_arg (the length's word index); strn: limit,
+# len_arg, and mask and size: the length argument's (its type's bytes); retstr,
 # retwstr: limit, and mask and size: the returned value's (their length); bitvec: size (bytes
 # of the set); intstruct: names, its fields ((offset, size, signed), ...).
 KINDS: Dict[str, Kind] = {
@@ -410,10 +458,15 @@ KINDS: Dict[str, Kind] = {
     "wchar": Kind(_wchar),
     "bool": Kind(_bool),
     "enum": Kind(_enum),
-    "cstr": Kind(_cstr, CSTR, _string_cap, _cstr_from),
+    # (a C string copies limit + 2 bytes: the live renderer's NUL search reads that many)
+    "cstr": Kind(_cstr, CSTR, lambda op: op.limit + 2, _cstr_from),
     "buf": Kind(_buf, LENGTH, _string_cap, _buf_from,
                 inline="('\"' + esc(data[{area}:{area} + ({n} if {n} < {limit} else {limit})])"
                        " + ('\"...' if {n} >= {limit} else '\"') if {w} else 'nil')"),
+    # a C string of at most the length word's characters (ltrace's stringN: strncpy's, write's):
+    # copied as a C string, limit + 2 bytes (every byte MemView.cstring reads for it), bounded
+    # by the length word when rendered
+    "strn": Kind(_strn, CSTRN, lambda op: op.limit + 2, _strn_from),
     "wstr": Kind(_wstr, FIXED_SIZE, lambda op: 4 * (op.limit + 1), _wstr_from),
     # output strings bounded by the returned value: word(w, mem, returned value) renders them
     # from live memory or from what the return copied (guestlog's _Captured reads it)
@@ -444,7 +497,7 @@ class RenderOp:
         self.limit = limit
         self.names = names
         self.fallback = fallback
-        self.len_arg = len_arg          # buf: the word index of its length
+        self.len_arg = len_arg          # buf, strn: the word index of its length
         self.type = type                # typed: the type the generic interpreter renders
         self.capture = spec.capture if capture is None else capture
         self.cap = spec.cap(self) if spec.cap is not None else cap

@@ -899,7 +899,8 @@ class CallFormatter:
             return None
         try:
             ops = [self._bounded_string(t, proto) or self._ret_bounded_string(t, proto, i) or
-                   self._compile_word(t, True) for i, t in enumerate(proto.params)]
+                   self._length_bounded_cstring(t, proto, i) or self._compile_word(t, True)
+                   for i, t in enumerate(proto.params)]
             if isinstance(rt, Prim) and rt.kind == "void" and rt.lens in (None, "hide"):
                 ret = None
             elif isinstance(rt, Struct):
@@ -952,6 +953,29 @@ class CallFormatter:
         if not (isinstance(lt, Prim) and lt.kind in ("long", "ulong") and lt.lens is None):
             return None
         return self._op("buf", limit=self.string_limit, len_arg=arr.length.index - 1)
+
+    def _length_bounded_cstring(self, t: Type, proto: Prototype, index: int) -> Optional[RenderOp]:
+        """ltrace's `stringN` shown at the call (strncpy's source, write's buffer:
+        `string(array(char, zero(argN))*)`): a C string of at most argN's characters, when argN
+        is an integer: the op `strn`, rendered as _fmt_array renders it; None for anything else.
+        The length is argN's value as _eval reads it (value_extract_word: its bytes zero-extended,
+        so a 4-byte length is the word's low half): the op's mask."""
+        if index >= proto.out_start or isinstance(t, Array) or not isinstance(t, Pointer):
+            return None             # (an output string is read at the return: the generic path)
+        if t.lens != "string" or getattr(t, "wide", False) or getattr(t, "cond", None) is not None \
+                or t.inner_lens not in (None, "string"):
+            return None
+        arr = t.target
+        if not (isinstance(arr, Array) and isinstance(arr.elem, Prim) and arr.elem.kind == "char"
+                and isinstance(arr.length, Zero) and isinstance(arr.length.limit, ArgRef)
+                and 1 <= arr.length.limit.index <= len(proto.params)):
+            return None
+        lt = proto.params[arr.length.limit.index - 1]
+        if not (isinstance(lt, Prim) and lt.kind in _INT_KINDS and lt.size() in (1, 2, 4, 8)):
+            return None
+        size = lt.size()
+        return self._op("strn", limit=self.string_limit, len_arg=arr.length.limit.index - 1,
+                        mask=(1 << (8 * size)) - 1, size=size)
 
     def _compile_ret_pair(self, t: Struct) -> RenderOp:
         """A structure returned in rax (and rdx): of at most 16 bytes with no pointer in it and

@@ -186,3 +186,127 @@ def test_word_ops_render_as_the_generic_interpreter(type_):
         ints = [rnd.choice(values) if rnd.random() < 0.7 else rnd.getrandbits(64) for _ in range(6)]
         ret = rnd.choice(values)
         assert _line(fast, "f", proto, ints, ret, FakeMem()) == _line(slow, "f", proto, ints, ret, FakeMem()), ints
+
+
+# ltrace's `stringN` (strncpy's source, write's buffer): C strings bounded by a length argument,
+# the op `strn`. Real guest memory (MemView's answers at page ends and unreadable pages), every
+# prototype of the database that has one and lengths of other integer types.
+STRN_CONF = """
+int f4(string2, int);
+int fu4(string2, uint);
+int f2(string2, ushort);
+long fl(long, string1);
+"""
+STRN_PROTOS = ["strncpy", "__strncpy_chk", "stpncpy", "__stpncpy_chk", "strncat", "__strncat_chk", "write",
+               "pwrite", "pwrite64", "send", "sendto", "mq_send", "mq_timedsend", "gzwrite"]
+
+
+def _strn_memory():
+    """(memory view, pointers): strings within a page, unterminated ones of 0..40 bytes ending
+    at a page before an unmapped one and before a mapped unreadable one, strings whose NUL is
+    the last readable byte, NULL and an unmapped address."""
+    from emutrace.machine.cpu import Machine
+    from emutrace.machine.memory import AddressSpace
+    from emutrace.traceview import _VIEW
+    m = Machine()
+    a = AddressSpace(m.uc, 1 << 30)
+    a.use_machine(m)
+    base = 0x7F0000000000
+    a.map(base, 2 * 4096, 3, "p")                   # then nothing mapped
+    a.map(base + 4 * 4096, 4096, 3, "q")
+    a.map(base + 5 * 4096, 4096, 0, "none")         # mapped, unreadable
+    ptrs = [0, base + 3 * 4096]
+    at = base
+    for s in (b"", b"a", b"hello, world", b"x" * 31, b"y" * 32, b"z" * 33, b"w" * 34, b"v" * 100,
+              b"tab\there\"q'\\\x1b\x7f\xff\xe9\n"):
+        a.write(at, s + b"\0")
+        ptrs.append(at)
+        at += len(s) + 1
+    for end in (base + 2 * 4096, base + 5 * 4096):
+        a.write(end - 64, bytes(range(0x41, 0x41 + 64)))
+        ptrs += [end - k for k in range(0, 41)]
+        ptrs += [end - k for k in (45, 64)]
+    a.map(base + 7 * 4096, 4096, 3, "r")            # strings ending with the page, unmapped after
+    a.write(base + 8 * 4096 - 40, b"q" * 38 + b"\0\0")
+    ptrs += [base + 8 * 4096 - k for k in range(1, 41)]
+    return _VIEW(a, m), ptrs
+
+
+def _copied(mem, w, cap):
+    """What the call trampoline copies for a CSTRN capture (guestlog's _copy of a C string):
+    up to the NUL or cap bytes, fewer up to unreadable memory; bytes past the NUL copied along
+    (the qword copy), which the renderer must ignore."""
+    out = b""
+    while len(out) < cap:
+        b = mem.read(w + len(out), 1)
+        if b is None:
+            return out
+        out += b
+        if b == b"\0":
+            return (out + (mem.read(w + len(out), 7) or b"\x07" * 7))[:cap]
+    return out
+
+
+@pytest.mark.parametrize("limit", [32, 5, 1, 0])
+def test_strn_renders_as_the_generic_interpreter(limit):
+    """Every stringN prototype is compiled (the op strn) and prints what the generic formatter
+    prints for every pointer and length around the limit (lengths masked to their type); and
+    the op's from_bytes, given what the guest log copies (a faulted copy: what was readable),
+    renders as its word renderer reads live memory."""
+    mem, ptrs = _strn_memory()
+    db, more = load_prototypes(), parse_conf(STRN_CONF, "strn.conf")
+    protos = [(name, db.get(name)) for name in STRN_PROTOS] + [(name, more[name]) for name in more]
+    fast = CallFormatter(string_limit=limit)
+    slow = CallFormatter(string_limit=limit, compiled=False)
+    lengths = sorted({0, 1, 2, 3, 4, 5, 6, 7, 10, 12, 13, 31, 32, 33, 34, 35, 100, limit, limit + 1, limit + 2,
+                      limit + 3, 0xFFFF, 0x10000, 0x10002, 0x7FFFFFFF, 0xFFFFFFFF, 1 << 32, (1 << 32) + 3,
+                      (1 << 32) + limit, 1 << 63, (1 << 64) - 1})
+    for name, proto in protos:
+        plan = fast.plan(proto)
+        assert plan is not None, name
+        (si, op), = [(i, op) for i, op in plan.left_items if op.kind == "strn"]
+        for w in ptrs:
+            for n in lengths:
+                ints = [3] * 6
+                ints[si], ints[op.len_arg] = w, n
+                a = _line(fast, name, proto, ints, 7, mem)
+                b = _line(slow, name, proto, ints, 7, mem)
+                assert a == b, (name, hex(w), n)
+                assert op.from_bytes(w, _copied(mem, w, op.cap) or None, n) == op.word(w, mem, n), (name, hex(w), n)
+
+
+def test_strn_edge_cases():
+    """What the generic interpreter makes of a bounded string, spelled out: the NUL search reads
+    one byte past the bound (unreadable there, the string is its pointer), a length of 0 shows
+    "" whatever the pointer, a 4-byte length is the word's low half."""
+    mem, ptrs = _strn_memory()
+    op = CallFormatter(string_limit=5).plan(parse_conf(STRN_CONF, "s.conf").get("f4")).left_items[0][1]
+    base = 0x7F0000000000
+    end, qend = base + 2 * 4096, base + 8 * 4096
+    word = op.word
+    assert word(end - 3, mem, 2) == '"~\\177"'              # reads 3 bytes: all readable
+    assert word(end - 3, mem, 3) == "0x%x" % (end - 3)     # reads 4: the 4th is unmapped
+    assert word(end - 3, mem, 0) == '""'
+    assert word(base + 3 * 4096, mem, 0) == '""'           # (unmapped, nothing to read)
+    assert word(base + 3 * 4096, mem, 1) == "0x7f0000003000"
+    assert word(0, mem, 3) == "nil"
+    assert word(qend - 40, mem, 3 | 1 << 32) == '"qqq"'
+    assert word(qend - 40, mem, 5) == '"qqqqq"...'          # limit characters: "..."
+    assert word(qend - 40, mem, 100) == '"qqqqq"...'
+    assert word(qend - 3, mem, 100) == '"q"'
+    assert word(qend - 1, mem, 100) == '""'                 # its NUL is the page's last byte
+
+
+@pytest.mark.parametrize("limit", [32, 5, 1, 0])
+def test_cstr_copies_render_as_live_memory(limit):
+    """A C string argument (the op cstr) from what the call trampoline copies (limit + 2 bytes;
+    a faulted copy before a NUL: None, as guestlog's _left_after_fault has it) renders as its
+    word renderer reads live memory: a string of limit + 1 characters before an unreadable
+    page included (the NUL search reads the byte after them)."""
+    mem, ptrs = _strn_memory()
+    op = CallFormatter(string_limit=limit).plan(load_prototypes().get("strlen")).left_items[0][1]
+    assert op.kind == "cstr" and op.cap == limit + 2
+    for w in ptrs:
+        c = _copied(mem, w, op.cap)
+        area = c if b"\0" in c or len(c) == op.cap else None
+        assert op.from_bytes(w, area) == op.word(w, mem), hex(w)

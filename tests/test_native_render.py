@@ -31,6 +31,8 @@ STRING_TYPES = ["string", "wstring", "bitvec(ulong)*", "bitvec(uint)*", "bitvec(
 # (read's, mbstowcs's) and sets of bits (sigprocmask's)
 OUT_TYPES = ["+string[retval]", "+wstring[retval]", "+bitvec(ulong)*", "+bitvec(ushort)*"]
 LENGTH_RET_TYPES = ["long", "int", "ulong", "uint"]
+# the length of a string bounded by another argument (ltrace's stringN: strncpy's, write's, gzwrite's)
+STRN_LENGTH_TYPES = ["ulong", "long", "uint", "int", "ushort"]
 RET_TYPES = ["void", "int", "uint", "long", "ulong", "addr", "hex(uint)", "short", "char", "bool", "wchar",
              "enum(A=0,B=1)", "string",
              # structures of integers returned in rax and rdx
@@ -40,13 +42,18 @@ RET_TYPES = ["void", "int", "uint", "long", "ulong", "addr", "hex(uint)", "short
 
 @st.composite
 def prototypes(draw):
-    """A prototype line for `f`: word and string arguments, and buffers bounded by a ulong."""
+    """A prototype line for `f`: word and string arguments, and buffers bounded by a ulong or
+    C strings bounded by an integer (stringN)."""
     n = draw(st.integers(0, 6))
     params = [draw(st.sampled_from(WORD_TYPES + STRING_TYPES)) for _ in range(n)]
     if n >= 2 and draw(st.booleans()):
         b, ln = draw(st.permutations(range(n)))[:2]
-        params[ln] = "ulong"
-        params[b] = f"string(array(char, arg{ln + 1})*)"
+        if draw(st.booleans()):
+            params[ln] = "ulong"
+            params[b] = f"string(array(char, arg{ln + 1})*)"
+        else:
+            params[ln] = draw(st.sampled_from(STRN_LENGTH_TYPES))
+            params[b] = f"string{ln + 1}"
     ret = draw(st.sampled_from(RET_TYPES))
     if n < 6 and draw(st.booleans()):
         params.append(draw(st.sampled_from(OUT_TYPES)))
@@ -92,7 +99,7 @@ def test_native_line_is_the_python_line(data):
     if got is None:
         return
     plan, strings, size = got
-    ret_cap = data.draw(st.sampled_from([limit + 1, limit + 1, 1, limit + 8]))
+    ret_cap = data.draw(st.sampled_from([limit + 2, limit + 2, limit + 1, 1, limit + 8]))
     pair = plan.ret is not None and plan.ret.kind == "intstruct"
     site = native_site("f", plan, strings, size, _ALIGN_PAD, ret_cap, RET_PAIR if pair else _outlen_kind(plan))
     if site is None:            # a renderer the C path does not have: Python serves the site
@@ -102,11 +109,16 @@ def test_native_line_is_the_python_line(data):
     slot, ret = 0x7ffd0000, 0x401234
     w = [data.draw(WORDS) for _ in range(6)]
     rec = bytearray(struct.pack("<9Q", 5, *w, slot, ret)) + bytes(size - HEAD)
+    ops = dict(plan.left_items)
     for i, a_off, cap, j in strings:
         raw = wide(data.draw) if j == FIXED else data.draw(AREA_BYTES)
-        if j is not None and j != FIXED:
-            w[j] = data.draw(st.one_of(st.integers(0, cap + 2), WORDS))
-            struct.pack_into("<Q", rec, 8 + 8 * j, w[j])
+        # a buffer's length word, or a bounded C string's (stringN: copied as a C string, its
+        # length word the op's): around the limit, and words whose high bits the mask drops
+        lw = ops[i].len_arg if ops[i].kind == "strn" else j if j is not None and j != FIXED else None
+        if lw is not None:
+            w[lw] = data.draw(st.one_of(st.integers(0, cap + 2), WORDS,
+                                        st.integers(0, cap + 2).map(lambda v: v | 1 << 32 | 1 << 16)))
+            struct.pack_into("<Q", rec, 8 + 8 * lw, w[lw])
         rec[a_off:a_off + min(len(raw), cap)] = raw[:cap]
     rax = data.draw(WORDS)
     words = (5, *w, slot, ret)
@@ -227,7 +239,7 @@ def test_a_string_copied_at_the_return_renders_as_in_python(data):
     in_word, flag = string_at_return(plan)
     if out is None or in_word is None:
         return
-    ret_cap = data.draw(st.sampled_from([limit + 1, 1, limit + 8, 64]))
+    ret_cap = data.draw(st.sampled_from([limit + 2, limit + 1, 1, limit + 8, 64]))
     gl = GuestLog.__new__(GuestLog)
     gl.ret_cap, gl.faulted = ret_cap, {}
     cap = gl.ret_cap if flag == IN_CSTR else gl.wret_cap
@@ -315,6 +327,7 @@ def test_the_fuzz_reaches_every_native_kind():
     fmt = CallFormatter(string_limit=8)
     lines = [f"{ret} f({arg});" for ret in RET_TYPES for arg in WORD_TYPES + STRING_TYPES]
     lines.append("int f(string(array(char, arg2)*), ulong);")
+    lines.append("int f(string2, uint);")
     lines += [f"{ret} f(int, {arg});" for ret in LENGTH_RET_TYPES for arg in OUT_TYPES]
     seen = {op.kind for _, op in fmt.plan(None).left_items}          # ltrace's default prototype
     for line in lines:
@@ -346,13 +359,15 @@ def test_a_run_over_random_bytes_stays_in_the_buffer(blob, off):
         sites.append(native_site("f", oplan, ostrings, osize, _ALIGN_PAD, 9, _outlen_kind(oplan)))
     pplan, pstrings, psize = site_of("struct(int, ulong) f(int);", 8)          # a structure in rax:rdx
     sites.append(native_site("f", pplan, pstrings, psize, _ALIGN_PAD, 9, RET_PAIR))
+    nplan, nstrings, nsize = site_of("long f(int, string3, ulong);", 8)        # a bounded C string
+    sites.append(native_site("f", nplan, nstrings, nsize, _ALIGN_PAD, 9))
     assert None not in sites[1:]
     lines = []
     got, count = native.leaf_run(blob, off, None, sites, "\n", lines)
     assert got == (off if off >= 0 else len(blob)) or 0 <= got <= len(blob)
     assert sum(text.count("\n") for text in lines) == count
     # a tag from the bytes picks a site: force one and the run must still stay inside
-    for tag in (1, 3, 4, 5, 6, 7):
+    for tag in (1, 3, 4, 5, 6, 7, 8):
         forced = struct.pack("<Q", tag) + blob
         assert 0 <= native.leaf_run(forced, 0, None, sites, "\n", lines)[0] <= len(forced)
 
@@ -369,6 +384,16 @@ def test_bad_site_layouts_are_refused():
     s = native.Site("f(", [(native.OP_CSTR, 1, 0, 0, 0, HEAD, 7)], None, HEAD + 8, _ALIGN_PAD)
     with pytest.raises(IndexError):
         s.line(b"\0" * (HEAD + 7), 0, 0, "\n")
+    # a bounded C string (stringN) reads limit + 2 bytes of its copy and a length word; it is
+    # never a returned value nor a copy made at the return (area 0)
+    m = (1 << 64) - 1
+    native.Site("f(", [(native.OP_STRN, 1, 2, m, 8, HEAD, 6)], None, HEAD + 8, _ALIGN_PAD)
+    for bad in ([(native.OP_STRN, 1, 2, m, 8, HEAD, 7)], [(native.OP_STRN, 1, 0, m, 8, HEAD, 6)],
+                [(native.OP_STRN, 1, 7, m, 8, HEAD, 6)], [(native.OP_STRN, 1, 2, m, 8, 0, 6)]):
+        with pytest.raises(ValueError):
+            native.Site("f(", bad, None, HEAD + 8, _ALIGN_PAD)
+    with pytest.raises(ValueError):
+        native.Site("f(", [], (native.OP_STRN, 0, 2, m, 8, 0, 6), HEAD + 8, _ALIGN_PAD)
 
 
 def test_non_ascii_display_names_pad_by_characters():

@@ -46,7 +46,8 @@ enum op_kind {
     OP_HEX = 3,                 /* "0x%x" % (w & mask), "0" for zero */
     OP_GUESS = 4,               /* ltrace's guess for a 64-bit word: decimal near zero, else hex */
     OP_ADDR = 5,                /* a pointer: "0x%x", "0" for NULL */
-    OP_CSTR = 6,                /* a C string copied at the call (area, cap = limit + 1 bytes) */
+    OP_CSTR = 6,                /* a C string copied at the call (its area: limit + 2 bytes, of
+                                   which the renderer reads limit + 1) */
     OP_BUF = 7,                 /* a buffer whose length is another argument word */
     OP_WSTR = 8,                /* a wide string copied at the call (4 * (limit + 1) bytes) */
     OP_CHAR = 9,                /* a char: its escape between single quotes */
@@ -59,7 +60,9 @@ enum op_kind {
                                    (area 0) by the return */
     OP_INTSTRUCT = 16,          /* a returned structure of integers in rax and rdx (the return's
                                    output copy holds rdx) */
-    OP_MAX = 16
+    OP_STRN = 17,               /* a C string of at most the length word's characters (ltrace's
+                                   stringN), copied at the call as a C string (limit + 2 bytes) */
+    OP_MAX = 17
 };
 
 /* how many bytes a string bounded by the returned value may show: min(rax & mask, limit + 1)
@@ -79,10 +82,11 @@ typedef struct {
 typedef struct {
     int kind;
     int word;                   /* 1..6: rdi..r9 (the record's words after its tag) */
-    int lenword;                /* OP_BUF: the length's word, 1..6 */
-    uint64_t mask;              /* OP_UNSIGNED, OP_HEX; OP_RETSTR/RETWSTR: the returned value's */
+    int lenword;                /* OP_BUF, OP_STRN: the length's word, 1..6 */
+    uint64_t mask;              /* OP_UNSIGNED, OP_HEX; OP_RETSTR/RETWSTR: the returned value's;
+                                   OP_STRN: the length word's */
     int size;                   /* OP_SIGNED, OP_BITVEC: bytes */
-    Py_ssize_t area;            /* OP_CSTR/BUF/WSTR/BITVEC: the capture's offset in the call record
+    Py_ssize_t area;            /* OP_CSTR/BUF/WSTR/STRN/BITVEC: the capture's offset in the call record
                                    (OP_BITVEC: 0 for the return's output copy) */
     Py_ssize_t limit;           /* string ops: the string limit (-s) */
     int fallback;               /* OP_ENUM: how a value with no name renders (OP_SIGNED, ...) */
@@ -334,6 +338,23 @@ static int render_retstr(Buf *b, const Op *op, uint64_t v, uint64_t rax, const u
     return n >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
 }
 
+/* A C string of at most n characters (ltrace's stringN) from its copy at the call, `a`: the bytes
+ * from v up to its NUL or limit + 2 of them, every one copied (leaf_run runs only where no copy
+ * faulted). MemView.cstring(v, k), k = min(n, limit + 1), reads up to a NUL among k + 1 bytes,
+ * all inside the copy: the string's length is the NUL's place or k. */
+static int render_strn(Buf *b, const Op *op, uint64_t v, uint64_t n, const unsigned char *a)
+{
+    if (!v) return buf_put(b, "nil", 3);
+    uint64_t limit = (uint64_t)op->limit;
+    n &= op->mask;
+    uint64_t k = n < limit + 1 ? n : limit + 1;
+    const unsigned char *nul = memchr(a, 0, (size_t)k + 1);
+    uint64_t len = nul ? (uint64_t)(nul - a) : k;
+    uint64_t shown = len < limit ? len : limit;
+    if (buf_put(b, "\"", 1) < 0 || buf_escape(b, a, (Py_ssize_t)shown) < 0) return -1;
+    return len >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
+}
+
 static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned char *rec, uint64_t v,
                      uint64_t rax, const unsigned char *out)
 {
@@ -397,6 +418,8 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
     }
     case OP_WSTR:                   /* values.py wstring_from */
         return render_wstr(b, rec + op->area, op->limit, v);
+    case OP_STRN:                   /* renderops.py string_n_from, every byte copied */
+        return render_strn(b, op, v, w[op->lenword - 1], rec + op->area);
     case OP_RETSTR:
     case OP_RETWSTR:
         return render_retstr(b, op, v, rax, out);
@@ -517,8 +540,9 @@ static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
         return -1;
     if (kind < 1 || kind > OP_MAX) goto bad;
     if (!is_ret && (word < 1 || word > MAX_ARGS)) goto bad;
-    int capture = kind == OP_CSTR || kind == OP_BUF || kind == OP_WSTR;
-    if (is_ret && capture && kind == OP_BUF) goto bad;      /* a word, or a returned C or wide string */
+    int capture = kind == OP_CSTR || kind == OP_BUF || kind == OP_WSTR || kind == OP_STRN;
+    /* a word, or a returned C or wide string; a bounded string only in the call record */
+    if ((is_ret || area == 0) && (kind == OP_BUF || kind == OP_STRN)) goto bad;
     if (is_ret && (kind == OP_RETSTR || kind == OP_RETWSTR || kind == OP_BITVEC)) goto bad;
     if (!is_ret && kind == OP_INTSTRUCT) goto bad;
     if (kind == OP_INTSTRUCT) {
@@ -585,9 +609,10 @@ static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
         if (limit < 1 || limit > (1 << 26) || area < HEAD) goto bad;
         if (kind == OP_CSTR) need = limit + 1;
         else if (kind == OP_BUF) need = limit;
+        else if (kind == OP_STRN) need = limit + 2;
         else need = 4 * (limit + 1);
         if (area > size || need > size - area) goto bad;
-        if (kind == OP_BUF && (lenword < 1 || lenword > MAX_ARGS)) goto bad;
+        if ((kind == OP_BUF || kind == OP_STRN) && (lenword < 1 || lenword > MAX_ARGS)) goto bad;
     }
     return 0;
 bad:
@@ -1311,7 +1336,7 @@ PyMODINIT_FUNC PyInit__native(void)
         {"OP_HEX", OP_HEX}, {"OP_GUESS", OP_GUESS}, {"OP_ADDR", OP_ADDR}, {"OP_CSTR", OP_CSTR},
         {"OP_BUF", OP_BUF}, {"OP_WSTR", OP_WSTR}, {"OP_CHAR", OP_CHAR}, {"OP_BOOL", OP_BOOL},
         {"OP_ENUM", OP_ENUM}, {"OP_WCHAR", OP_WCHAR}, {"OP_RETSTR", OP_RETSTR}, {"OP_RETWSTR", OP_RETWSTR},
-        {"OP_BITVEC", OP_BITVEC}, {"OP_INTSTRUCT", OP_INTSTRUCT},
+        {"OP_BITVEC", OP_BITVEC}, {"OP_INTSTRUCT", OP_INTSTRUCT}, {"OP_STRN", OP_STRN},
     };
     for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++) {
         if (PyModule_AddIntConstant(m, consts[i].name, consts[i].value) < 0) { Py_DECREF(m); return NULL; }
