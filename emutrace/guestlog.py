@@ -614,6 +614,32 @@ class GuestLog:
         a.jcc(JAE, "full")
         a.load(R10, R11, SHTOP)
         a.lea(RCX, RSP, -8)                 # the slot the return address was in
+        # The common return first, in as few translated blocks as it can (each conditional
+        # branch ends one): the top entry is this frame's and its call copies nothing at the
+        # return (return kind and output size both 0). The record is the one the general path
+        # below writes for such an entry.
+        a.cmp_reg_mem(R10, R11, SHBASE)
+        a.jcc(JBE, "lost")
+        a.sub_imm(R10, SHADOW_ENTRY)
+        a.cmp_mem_reg(R10, 0, RCX)
+        a.jcc(JNE, "popmiss")
+        a.load(RDI, R10, 16)
+        a.raw(b"\x49\x0b\x7a\x20")             # or rdi, [r10+32]
+        a.jcc(JNE, "matched")
+        a.store(R11, SHTOP, R10)
+        a.store_imm(RSI, 0, -1)             # RET_TAG
+        a.store(RSI, 8, RCX)
+        a.load(RDI, R10, 8)
+        a.store(RSI, 16, RDI)
+        a.store(RSI, 24, RAX)
+        a.store(RSP, -8, RDI)               # the slot holds the real return address again
+        a.store(R11, S_JMP, RDI)
+        a.store_imm(RSI, 32, 0)
+        a.store_imm(RSI, 40, 0)
+        a.add_imm(RSI, RET_SIZE)
+        a.jmp("published")
+        a.label("popmiss")
+        a.jcc(JAE, "lost")                  # (the compare's flags: only a deeper frame lies below)
         a.label("pop")
         a.cmp_reg_mem(R10, R11, SHBASE)
         a.jcc(JBE, "lost")
@@ -621,6 +647,7 @@ class GuestLog:
         a.cmp_mem_reg(R10, 0, RCX)
         a.jcc(JB, "pop")                    # a deeper frame, left by longjmp: dropped
         a.jcc(JNE, "lost")
+        a.label("matched")
         a.store(R11, SHTOP, R10)
         a.store_imm(RSI, 0, -1)             # RET_TAG
         a.store(RSI, 8, RCX)
@@ -705,6 +732,7 @@ class GuestLog:
             a.load(RAX, R11, S_RAX)
             a.load(RBX, R11, S_RBX)
             a.label(f"{tag}no")
+        a.label("published")
         a.store(R11, RPTR, RSI)
         for r, save in ((RCX, S_RCX), (RSI, S_RSI), (RDI, S_RDI), (R10, S_R10)):
             a.load(r, R11, save)
