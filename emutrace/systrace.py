@@ -161,8 +161,13 @@ class SyscallObserver:
                 line = self.fmt.exit(entry, proc.machine.reg("rax"), mem)
             ret = None
         elif row is not None:
-            head, text = row.finish(entry, kept, ret, mem)
             write = self.write_line
+            if write is not None and row.line is not None:
+                line = row.line(entry, kept, ret, mem)      # (a plain number: the whole line)
+                if line is not None:
+                    write(line)
+                    return
+            head, text = row.finish(entry, kept, ret, mem)
             if write is not None and ") = " not in text:
                 # (StraceText.event's line, without the event: its ' = ' at column 40)
                 write(f"{head.ljust(39)} = {text}\n")

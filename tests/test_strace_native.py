@@ -116,6 +116,20 @@ def test_compiled_rows_print_as_the_python_rows(data):
     # (the kept values are laid out alike: either half may follow the other's)
     assert _outcome(c.finish, *got, ret, mem2) == fin
     assert _outcome(c.py_finish, *got, ret, mem2) == fin
+    # the whole written line of a plain numeric result: StraceText's line of the same head and
+    # text, or None (finish's pair then makes it)
+    line = _outcome(c.line, entry, kept, ret, mem2)
+    if line is not None:
+        assert fin[0] != "raised" and line == f"{fin[0].ljust(39)} = {fin[1]}\n", (row.name, args, ret, limit)
+
+
+@needs_native
+def test_a_plain_result_has_its_whole_line():
+    """Not a vacuous comparison: read's row gives the line itself; a failed call's is None."""
+    c = _compile_row(SyscallFormatter(), BY_NAME["read"])
+    entry, kept = c.begin((3, BASE, 5, 0, 0, 0), Mem(b"hello"))
+    assert c.line(entry, kept, 5, Mem(b"hello")) == 'read(3, "hello", 5)'.ljust(39) + " = 5\n"
+    assert c.line(entry, kept, -2, Mem(b"hello")) is None
 
 
 @needs_native
@@ -130,7 +144,7 @@ def test_pure_python_has_no_compiled_rows():
                         "from emutrace.decode.strace.formatter import _compile_row, SyscallFormatter\n"
                         "from emutrace.kernel.table import BY_NAME\n"
                         "c = _compile_row(SyscallFormatter(), BY_NAME['read'])\n"
-                        "print(c.begin is c.py_begin and c.finish is c.py_finish)"],
+                        "print(c.begin is c.py_begin and c.finish is c.py_finish and c.line is None)"],
                        capture_output=True, env=dict(os.environ, EMUTRACE_PURE="1"), cwd=str(ROOT))
     assert r.stdout == b"True\n", r.stderr
 

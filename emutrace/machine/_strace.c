@@ -339,53 +339,69 @@ static int kept_word(PyObject *kept, int at, uint64_t *v)
 }
 
 /* finish(entry text, kept, ret, mem) -> (head, result text) */
-static PyObject *Row_finish(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* The head `name(...)` of finish(entry, kept, ret, mem) into t, ret in *ret: 0 done, 1 when the
+ * Python row must render it (unusual input), -1 on an error */
+static int finish_head(RowObject *self, PyObject *const *args, Text *t, int64_t *ret)
 {
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "finish(entry, kept, ret, mem)");
-        return NULL;
-    }
     PyObject *entry = args[0], *kept = args[1], *mem = args[3];
     if (!PyUnicode_CheckExact(entry) || !PyUnicode_IS_ASCII(entry) || !PyLong_CheckExact(args[2])
         || (self->n_late && (!PyTuple_CheckExact(kept) || PyTuple_GET_SIZE(kept) != self->n_kept)))
-        return PyObject_Vectorcall(self->py_finish, args, 4, NULL);
+        return 1;
     uint64_t r64;
-    if (!as_u64(args[2], &r64, 1)) return PyObject_Vectorcall(self->py_finish, args, 4, NULL);
-    int64_t ret = (int64_t)r64;
-    PyObject *head = NULL, *text = NULL, *out = NULL;
-    Text t;
-    text_init(&t);
+    if (!as_u64(args[2], &r64, 1)) return 1;
+    *ret = (int64_t)r64;
     Py_ssize_t nlen;
     const char *name = PyUnicode_AsUTF8AndSize(self->name, &nlen);
-    if (name == NULL || text_add(&t, name, nlen) < 0
-        || text_add(&t, (const char *)PyUnicode_DATA(entry), PyUnicode_GET_LENGTH(entry)) < 0)
-        goto done;
+    if (name == NULL || text_add(t, name, nlen) < 0
+        || text_add(t, (const char *)PyUnicode_DATA(entry), PyUnicode_GET_LENGTH(entry)) < 0)
+        return -1;
     for (Py_ssize_t i = 0; i < self->n_late; i++) {
         const Op *op = &self->late[i];
-        if (i && text_add(&t, ", ", 2) < 0) goto done;
+        if (i && text_add(t, ", ", 2) < 0) return -1;
         if (op->kind == K_BUF_OUT) {
             uint64_t addr, count = 0;
             if (!kept_word(kept, op->kept_arg, &addr) || (op->kept_count >= 0 && !kept_word(kept, op->kept_count, &count)))
-                goto fallback;
-            int r = render_buf_out(self, &t, mem, addr, op->kept_count >= 0, count, ret);
-            if (r < 0) goto done;
-            if (r == 2) goto fallback;
+                return 1;
+            int r = render_buf_out(self, t, mem, addr, op->kept_count >= 0, count, *ret);
+            if (r != 1) return r < 0 ? -1 : 1;
         } else {
             PyObject *x = PyTuple_GET_ITEM(kept, op->kept_arg);
-            if (!PyUnicode_CheckExact(x) || !PyUnicode_IS_ASCII(x)) goto fallback;
-            if (text_add(&t, (const char *)PyUnicode_DATA(x), PyUnicode_GET_LENGTH(x)) < 0) goto done;
+            if (!PyUnicode_CheckExact(x) || !PyUnicode_IS_ASCII(x)) return 1;
+            if (text_add(t, (const char *)PyUnicode_DATA(x), PyUnicode_GET_LENGTH(x)) < 0) return -1;
         }
     }
-    if (text_add(&t, ")", 1) < 0) goto done;
+    return text_add(t, ")", 1) < 0 ? -1 : 0;
+}
+
+static int check_args(Py_ssize_t nargs, const char *usage)
+{
+    if (nargs == 4) return 0;
+    PyErr_SetString(PyExc_TypeError, usage);
+    return -1;
+}
+
+static PyObject *Row_finish(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (check_args(nargs, "finish(entry, kept, ret, mem)") < 0) return NULL;
+    int64_t ret = 0;
+    PyObject *head = NULL, *text = NULL, *out = NULL;
+    Text t;
+    text_init(&t);
+    int r = finish_head(self, args, &t, &ret);
+    if (r == 1) {
+        text_free(&t);
+        return PyObject_Vectorcall(self->py_finish, args, 4, NULL);
+    }
+    if (r < 0) goto done;
     head = ascii_str(&t);
     if (head == NULL) goto done;
     if (self->plain && ret >= 0 && ret < 0x80000000LL) {
         t.len = 0;
         if (text_u64(&t, (uint64_t)ret) == 0) text = ascii_str(&t);
     } else {
-        PyObject *r = PyLong_FromLongLong(ret);
-        if (r != NULL) text = PyObject_CallOneArg(self->ret_text, r);
-        Py_XDECREF(r);
+        PyObject *rv = PyLong_FromLongLong(ret);
+        if (rv != NULL) text = PyObject_CallOneArg(self->ret_text, rv);
+        Py_XDECREF(rv);
     }
     if (text == NULL) goto done;
     out = PyTuple_Pack(2, head, text);
@@ -394,9 +410,38 @@ done:
     Py_XDECREF(text);
     text_free(&t);
     return out;
-fallback:
+}
+
+/* line(entry, kept, ret, mem): the whole line of a call whose result is a plain number, as
+ * StraceText writes it (the head padded to 39 columns, " = ", the number, a newline); None for
+ * any other result or unusual input (finish then renders it) */
+static PyObject *Row_line(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (check_args(nargs, "line(entry, kept, ret, mem)") < 0) return NULL;
+    int64_t ret;
+    if (!self->plain || !PyLong_CheckExact(args[2])) Py_RETURN_NONE;
+    int overflow;
+    ret = PyLong_AsLongLongAndOverflow(args[2], &overflow);
+    if (ret == -1 && PyErr_Occurred()) return NULL;
+    if (overflow || ret < 0 || ret >= 0x80000000LL) Py_RETURN_NONE;
+    PyObject *out = NULL;
+    Text t;
+    text_init(&t);
+    int r = finish_head(self, args, &t, &ret);
+    if (r == 0) {
+        Py_ssize_t pad = t.len < 39 ? 39 - t.len : 0;
+        if (text_room(&t, pad) == 0) {
+            memset(t.p + t.len, ' ', (size_t)pad);
+            t.len += pad;
+            if (text_add(&t, " = ", 3) == 0 && text_u64(&t, (uint64_t)ret) == 0 && text_add(&t, "\n", 1) == 0)
+                out = ascii_str(&t);
+        }
+    } else if (r == 1) {
+        out = Py_None;
+        Py_INCREF(out);
+    }
     text_free(&t);
-    return PyObject_Vectorcall(self->py_finish, args, 4, NULL);
+    return out;
 }
 
 /* ops: a sequence of (kind, arg, count, kept_arg, kept_count) */
@@ -534,11 +579,22 @@ static PyObject *Row_call_finish(RowObject *self, PyObject *const *args, Py_ssiz
     return Row_finish(self, args, nargs);
 }
 
+static PyObject *Row_call_line(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (self->ret_text == NULL || self->name == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "StraceRow: not made");
+        return NULL;
+    }
+    return Row_line(self, args, nargs);
+}
+
 static PyMethodDef Row_methods[] = {
     {"begin", (PyCFunction)(void (*)(void))Row_call_begin, METH_FASTCALL,
      "begin(args, mem) -> (entry text, kept or None)"},
     {"finish", (PyCFunction)(void (*)(void))Row_call_finish, METH_FASTCALL,
      "finish(entry text, kept, ret, mem) -> (head, result text)"},
+    {"line", (PyCFunction)(void (*)(void))Row_call_line, METH_FASTCALL,
+     "line(entry text, kept, ret, mem) -> the written line of a plain numeric result, or None"},
     {NULL, NULL, 0, NULL}
 };
 

@@ -468,7 +468,7 @@ class CompiledRow:
     """One row's compiled functions (see above): begin, finish and the public API's enter.
     begin and finish are the compiled module's StraceRow's when it renders the row (its kinds
     all plain), else py_begin and py_finish, which are the reference either way."""
-    __slots__ = ("sc", "begin", "finish", "py_begin", "py_finish", "state", "enter")
+    __slots__ = ("sc", "begin", "finish", "line", "py_begin", "py_finish", "state", "enter")
 
     def __init__(self, sc, env: dict, native_row=None):
         self.sc = sc
@@ -476,6 +476,9 @@ class CompiledRow:
         self.py_finish = env["finish"]   # (entry text, values, ret, mem) -> (head, result text)
         self.begin = native_row.begin if native_row is not None else self.py_begin
         self.finish = native_row.finish if native_row is not None else self.py_finish
+        # (entry text, values, ret, mem) -> the written line of a plain numeric result, or None:
+        # the compiled row's only; it is StraceText's line of finish's head and text
+        self.line = native_row.line if native_row is not None else None
         self.state = env["state"]        # (sc, args, entry text, values, tid) -> _State
         self.enter = env["enter"]        # (sc, args, mem, tid) -> _State: state(begin(...))
 
