@@ -197,6 +197,8 @@ PROGRAMS: Dict[str, dict] = {
                       "sets of bits, structures in rax:rdx, at mapping edges and wild pointers", flags=_C_FLAGS),
     "strn": _p("c", "stringN arguments (strncpy, stpncpy, strncat, write, pwrite, send, sendto): lengths "
                     "0, short, around the limit, huge, NULL, buffers at a mapping's end", flags=_C_FLAGS),
+    "twicejmp": _p("c", "setjmp's family through return stubs: two calls at one stack depth, longjmps; "
+                        "an untraced forked child filling rings, a new stub and a copy fault", flags=_C_FLAGS),
     "callloop": _p("c", "N x malloc/strcpy/strlen/free (benchmark)", flags=_C_FLAGS),
     "freshcalls": _p("c", "N x 8 calls with new arguments: snprintf, buffers, wide strings (benchmark)",
                      flags=_C_FLAGS),

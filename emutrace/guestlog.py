@@ -25,8 +25,10 @@ A return address replaced on the stack is foreign to an unwinder, so the unwinde
 points (_Unwind_RaiseException, _Unwind_ForcedUnwind, _Unwind_Backtrace, _Unwind_Resume...)
 carry a Python hook that first writes every replaced return address of the thread back and
 hands those frames to the hooked path: C++ exceptions, thread cancellation and backtrace()
-see the real stack. Functions that read their own return address or return twice (dlsym,
-dlopen, setjmp, vfork, getcontext...) are never logged here: they keep the hooked path.
+see the real stack. setjmp's family, which saves its return address and returns again at each
+longjmp, returns through a stub of that return address instead (RETURNS_TWICE). Other functions
+that read their own return address or return twice (dlsym, dlopen, vfork, getcontext...) are
+never logged here: they keep the hooked path.
 `--hook-returns` turns all of this off.
 
 Per thread: a ring (RING_SIZE bytes) and a shadow stack, whose pointers live in a control page
@@ -60,6 +62,7 @@ S_RAX, S_R10, S_RBX, S_RCX, S_RSI, S_RDI, S_JMP, S_RDX = 64, 72, 80, 88, 96, 104
 S2_RCX, S2_RDX = 128, 136          # the return trampoline's copies keep rcx and rdx here
 S_OUTP, S_OUTN = 144, 152          # ... and the output argument's address and size
 S_INP, S_KIND = 160, 168           # ... and the string shown at the return's, and the return kind
+S_STUB = 176                       # a returns-twice site's trampoline keeps its return stub here
 HEAD = 72                          # call record: tag, 6 argument words, slot, return address
 RET_SIZE = 48                      # return record: RET_TAG, slot, return address, rax, captured?,
                                    # output bytes; then the returned string's bytes when captured,
@@ -96,7 +99,7 @@ TRAMPOLINE_GAP = 1 << 30
 # dlsym/dlopen), return twice or switch stacks, or exist only to unwind or never return.
 HOOKED_ONLY = frozenset("""
     dlopen dlmopen dlsym dlvsym dlinfo dladdr dladdr1 __libc_dlopen_mode __libc_dlsym
-    setjmp _setjmp __setjmp sigsetjmp __sigsetjmp savectx vfork __vfork fork _Fork clone
+    savectx vfork __vfork fork _Fork clone
     getcontext setcontext swapcontext makecontext longjmp _longjmp siglongjmp __longjmp_chk
     __libc_start_main __libc_start_call exit _exit _Exit abort pthread_exit __cxa_throw
     __cxa_rethrow __cxa_end_catch __cxa_begin_catch _Unwind_RaiseException _Unwind_Resume
@@ -104,6 +107,16 @@ HOOKED_ONLY = frozenset("""
     backtrace __stack_chk_fail __tls_get_addr __cyg_profile_func_enter __cyg_profile_func_exit
     mcount _mcount __fentry__
 """.split())
+
+# Functions that return twice by saving their return address and stack pointer (setjmp's
+# family): logged with a return stub of their return address instead of the shadow stack
+# (GuestLog._return_stub). A stub writes the return record and jumps to that address, both at the
+# first return and at each longjmp to the buffer, which saved the stub's address; a return with
+# no open frame to match (longjmp's) prints nothing and ends the frames deeper than it, as the
+# hooked path's return hook does at that address.
+RETURNS_TWICE = frozenset("setjmp _setjmp __setjmp sigsetjmp __sigsetjmp".split())
+STUB_SIZE = 256                    # bytes of code per return stub (194 used)
+STUBS_MAX = 2047                   # distinct return addresses of such calls (the table ends in 0)
 
 # Entry points that walk the stack: every replaced return address is written back first.
 UNWINDERS = ("_Unwind_RaiseException", "_Unwind_ForcedUnwind", "_Unwind_Backtrace", "_Unwind_Resume",
@@ -564,6 +577,11 @@ class GuestLog:
         self.printf_hooks = None          # this engine's printflog hooks, made with the first site
         self.m = None
         self.held = False                 # a flush left records undecoded (see flush)
+        # the return stubs of returns-twice calls (_stub_code): their table ((return address,
+        # stub), ... 0), their code and how many there are; mapped with the first such site
+        self.stub_table: Optional[int] = None
+        self.stub_code = 0
+        self.stub_count = 0
         self._map(proc)
 
     @property
@@ -597,6 +615,7 @@ class GuestLog:
         self.ret_tramp = a.addr("ret")
         self.ret_full = a.addr("ret_full")
         self.lost = a.addr("lost")
+        self.twice_miss, self.twice_full = a.addr("twice_miss"), a.addr("twice_full")
         proc.machine.write(base, code)
         self.code_ranges.append((base, base + len(code)))
         self.attach_machine(proc)
@@ -744,6 +763,12 @@ class GuestLog:
         a.jmp("ret")
         a.label("lost")                     # hooked: the return address cannot be found
         a.jmp("ret")
+        # hooked: a returns-twice call's return address has no stub yet (Python makes one), a
+        # return stub found the ring full (Python empties it); both go back where S_JMP says
+        for name in ("twice_miss", "twice_full"):
+            a.label(name)
+            a.movabs(R11, self.ctrl)
+            a.jmp_mem(R11, S_JMP)
 
     @staticmethod
     def _output_length(a: Asm) -> None:
@@ -784,6 +809,8 @@ class GuestLog:
         m.in_guest_code = self.in_code
         m.hook_code(self._on_ret_full, self.ret_full, self.ret_full)
         m.hook_code(self._on_lost, self.lost, self.lost)
+        m.hook_code(self._on_twice_miss, self.twice_miss, self.twice_miss)
+        m.hook_code(self._on_twice_full, self.twice_full, self.twice_full)
         loaded = m.loaded or proc.thread
         if loaded not in self.threads:
             self._new_thread(proc, loaded)
@@ -798,6 +825,8 @@ class GuestLog:
         c.leaf_suffix = self.leaf_suffix        # (the sites, and their compiled lines, are shared)
         c.native_sites = self.native_sites
         c.ctrl, c.ret_tramp, c.ret_full, c.lost = self.ctrl, self.ret_tramp, self.ret_full, self.lost
+        c.twice_miss, c.twice_full = self.twice_miss, self.twice_full
+        c.stub_table, c.stub_code, c.stub_count = self.stub_table, self.stub_code, self.stub_count
         parent_thread = self.m.loaded
         tl = self.threads.get(parent_thread)
         c.threads = {}
@@ -865,6 +894,8 @@ class GuestLog:
         trampoline. False when no free range is near enough."""
         m = proc.machine
         n = len(entries)
+        if self.stub_table is None and any(fs.site.name in RETURNS_TWICE for fs, _, _ in entries):
+            self._map_stubs(proc)
         got_sites = [k for k, (_, _, e) in enumerate(entries) if e is None]
         est = sum(400 + 220 * len(fs.strings) for fs, _, _ in entries)     # generous; checked after assembly
         head = (5 * n + 7) & ~7
@@ -912,8 +943,11 @@ class GuestLog:
     def _trampoline(self, a: Asm, fs: FastSite, through: int, k: int, stubs: int) -> None:
         # At a function's entry: [rsp] is the return address; r11 is free (the psABI lets PLT
         # code clobber it); every other register is preserved
+        twice = fs.site.name in RETURNS_TWICE
         a.movabs(R11, self.ctrl)
         a.store(R11, S_RAX, RAX)
+        if twice:
+            self._find_stub(a, k)
         a.load(RAX, R11, SHTOP)
         a.cmp_reg_mem(RAX, R11, SHEND)
         a.jcc(JAE, f"full{k}")
@@ -942,6 +976,16 @@ class GuestLog:
             a.load(RBX, R11, S_RBX)
         a.add_imm(RAX, fs.size)
         a.store(R11, RPTR, RAX)                       # the record is complete: publish it
+        if twice:
+            a.load(R10, R11, S_STUB)
+            a.store(RSP, 0, R10)                      # the return comes to the stub
+            a.load(R10, R11, S_R10)
+            a.load(RAX, R11, S_RAX)
+            a.jmp_rip_mem(through)
+            a.label(f"full{k}")
+            a.load(RAX, R11, S_RAX)
+            a.jmp_to(stubs + 5 * k)
+            return
         a.load(RAX, R11, SHTOP)
         a.store(RAX, 0, RSP)
         a.load(R10, RSP, 0)
@@ -962,6 +1006,96 @@ class GuestLog:
         a.label(f"full{k}")
         a.load(RAX, R11, S_RAX)
         a.jmp_to(stubs + 5 * k)
+
+    def _map_stubs(self, proc) -> None:
+        """The table of return stubs (read by the trampolines; zeros: empty) and their code."""
+        table = page_up(16 * (STUBS_MAX + 1))
+        code = page_up(STUB_SIZE * STUBS_MAX)
+        base = proc.aspace.find_free(table + code, top=LOG_TOP)
+        proc.aspace.map(base, table, 1, "[emutrace]")
+        proc.aspace.map(base + table, code, 5, "[emutrace]")
+        self.stub_table, self.stub_code = base, base + table
+        self.code_ranges.append((base + table, base + table + code))
+
+    def _find_stub(self, a: Asm, k: int) -> None:
+        """The stub of the return address [rsp] into [r11+S_STUB], from the table of stubs (r11:
+        the control page; rax saved). None yet: the trampoline's start goes in S_JMP and the
+        `twice_miss` hook makes one (Python), after which the trampoline starts over."""
+        a.store(R11, S_R10, R10)
+        a.load(R10, RSP, 0)
+        a.movabs(RAX, self.stub_table)
+        a.label(f"scan{k}")
+        a.cmp_mem_reg(RAX, 0, R10)
+        a.jcc(JE, f"found{k}")
+        a.raw(b"\x48\x83\x38\x00")                     # cmp qword [rax], 0
+        a.jcc(JE, f"miss{k}")
+        a.add_imm(RAX, 16)
+        a.jmp(f"scan{k}")
+        a.label(f"miss{k}")
+        a.movabs(R10, a.addr(f"t{k}"))
+        a.store(R11, S_JMP, R10)
+        a.load(R10, R11, S_R10)
+        a.load(RAX, R11, S_RAX)
+        a.movabs(R11, self.twice_miss)      # (far from the trampolines: an absolute jump)
+        a.jmp_reg(R11)
+        a.label(f"found{k}")
+        a.load(R10, RAX, 8)
+        a.store(R11, S_STUB, R10)
+        a.load(R10, R11, S_R10)
+
+    def _stub_code(self, ret: int, at: int) -> bytes:
+        """The return stub of return address `ret`, at `at`: reached by the return (rsp = the slot
+        + 8) or by longjmp to a buffer the call filled; it appends a return record, as the return
+        trampoline does for a call that copies nothing at its return, and jumps to `ret`. Full
+        ring: the `twice_full` hook flushes it and the stub starts over (S_JMP). Every register
+        but r11 is as the function or longjmp left it."""
+        a = Asm(at)
+        a.movabs(R11, self.ctrl)
+        a.store(R11, S_RSI, RSI)
+        a.load(RSI, R11, RPTR)
+        a.cmp_reg_mem(RSI, R11, REND)
+        a.jcc(JAE, "full")
+        a.store(R11, S_RCX, RCX)
+        a.store_imm(RSI, 0, -1)             # RET_TAG
+        a.lea(RCX, RSP, -8)
+        a.store(RSI, 8, RCX)                # the slot
+        a.movabs(RCX, ret)
+        a.store(RSI, 16, RCX)
+        a.store(RSI, 24, RAX)
+        a.store_imm(RSI, 32, 0)
+        a.store_imm(RSI, 40, 0)
+        a.add_imm(RSI, RET_SIZE)
+        a.store(R11, RPTR, RSI)
+        a.load(RCX, R11, S_RCX)
+        a.load(RSI, R11, S_RSI)
+        a.movabs(R11, ret)
+        a.jmp_reg(R11)
+        a.label("full")
+        a.movabs(RSI, at)
+        a.store(R11, S_JMP, RSI)
+        a.load(RSI, R11, S_RSI)
+        a.movabs(R11, self.twice_full)
+        a.jmp_reg(R11)
+        code = a.link()
+        assert len(code) <= STUB_SIZE
+        return code
+
+    def _on_twice_miss(self, addr: int) -> None:
+        """A returns-twice call whose return address has no stub yet: make one; the trampoline
+        then starts over (S_JMP) and finds it."""
+        m = self.m
+        ret = m.read_u64(m.reg("rsp"))
+        n = self.stub_count
+        if n >= STUBS_MAX:
+            raise EmutraceError(f"more than {STUBS_MAX} places call setjmp: run again with --hook-returns", 125)
+        at = self.stub_code + n * STUB_SIZE
+        m.write(at, self._stub_code(ret, at))
+        m.write(self.stub_table + 16 * n, struct.pack("<QQ", ret, at))
+        self.stub_count = n + 1
+
+    def _on_twice_full(self, addr: int) -> None:
+        """A return stub found the ring full: empty it; the stub then starts over (S_JMP)."""
+        self.flush(self.tracer.session.kernel.current, safe=True)
 
     def _copy(self, a: Asm, src: int, length: Optional[int], off: int, cap: int, tag: str,
               save_rcx: int = S_RCX, save_rdx: int = S_RDX) -> None:
@@ -1110,6 +1244,8 @@ class GuestLog:
             return
         ctrl = self.ctrl
         end = m.read_u64(ctrl)
+        if end != tl.read and not proc.traced:
+            tl.read = end                   # (a child run without -f: its calls are not reported)
         if end != tl.read:
             if syscall is not None and self._may_hold(proc, syscall):
                 self.held = True

@@ -26,7 +26,7 @@ from emutrace.loader.resolve import GotResolver
 
 from .events import Call, Return
 from .frames import CallStacks, Frame, Regs, Site, UNSET
-from .guestlog import (FastSite, GuestLog, HEAD, HOOKED_ONLY, LOG_TOP, OUT_MAX, RET_SIZE, area_size, capture_plan,
+from .guestlog import (FastSite, GuestLog, HEAD, HOOKED_ONLY, LOG_TOP, OUT_MAX, RET_SIZE, RETURNS_TWICE, area_size, capture_plan,
                        free_near, patch_jmp)
 from .machine.memory import page_up
 from .printflog import printf_site
@@ -159,6 +159,18 @@ class LibcallTracer:
             m.uc.hook_add(UC_HOOK_CODE, self._at_entry, proc, entry, entry)
         else:
             self._redirect_got(proc)
+
+    def forked_untraced(self, parent, child) -> None:
+        """A forked child that is not traced still runs the trampolines and return stubs in its
+        copy of the parent's memory: without the guest log's hooks on its engine a full ring
+        or a new return stub would loop there for ever, a string copy's fault would kill it and
+        an unwinder would meet replaced return addresses. It gets them; its records are dropped
+        (GuestLog.flush). The entries still hooked one by one run unhooked, as untraced code."""
+        gl = parent.machine.guest_log
+        if gl is not None:
+            gl = gl.clone_for(child)
+            for module in child.modules:
+                gl.hook_unwinders(child, module)
 
     def forked(self, parent, child) -> None:
         """A forked child's engine is a copy: patched entries, trampolines and stubs are there
@@ -369,6 +381,8 @@ class LibcallTracer:
             caps = capture_plan(plan, gl.wret_cap)
             if caps is not None:
                 fs = FastSite(len(self.fast_sites), site, plan, caps, where)
+                if site.name in RETURNS_TWICE and (fs.ret_kind or fs.out is not None):
+                    return None                 # (a return stub copies nothing at the return)
             else:
                 # a printf-family prototype: rendered by C hooks (None: the hooked path keeps it)
                 fs = printf_site(self, proc, len(self.fast_sites), site, where, limit)

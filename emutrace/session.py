@@ -160,6 +160,13 @@ class Session:
         self.processes.append(child)
         if child.machine is parent.machine:
             return
+        if not child.traced:
+            # the observers that report events get none from it, but machinery of theirs in its
+            # copied memory must go on working there (the guest call log's trampolines)
+            for obs in self.observers:
+                hook = getattr(obs, "forked_untraced", None) if getattr(obs, "traced_only", False) else None
+                if hook is not None:
+                    hook(parent, child)
         for obs in self._observers_of(child):
             hook = getattr(obs, "forked", None)
             if hook is not None:

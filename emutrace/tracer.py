@@ -71,6 +71,12 @@ class Tracer:
         if self.functions:
             self.functions.module_loaded(proc, module)
 
+    def forked_untraced(self, parent, child):
+        """A forked child that is not traced (no -f): its copy of the guest call log's code
+        still needs its hooks (LibCalls.forked_untraced)."""
+        if self.libcalls:
+            self.libcalls.forked_untraced(parent, child)
+
     def forked(self, parent, child):
         """A forked child with its own engine (a copy of the parent's memory)."""
         if self.libcalls:
