@@ -776,6 +776,8 @@ class CallFormatter:
         self._plans: dict = {}
         self._default_plan: Any = _UNSET
         self._layouts: Dict[int, tuple] = {}    # id(struct) -> (struct, [(field, offset, size)])
+        self._flat: Dict[int, tuple] = {}       # id(struct) -> (struct, _flat_fields' list or None)
+        self._sizes: Dict[int, tuple] = {}      # id(struct) -> (struct, its size)
         self._ops: Dict[tuple, RenderOp] = {}   # (kind, parameters) -> the op, shared by the plans
 
     # -- public API ---------------------------------------------------------
@@ -1317,7 +1319,7 @@ class CallFormatter:
         try:
             if isinstance(target, Array):
                 return self._fmt_array(target, ptr, None, inner_lens or target.lens, ctx)
-            size = target.size()
+            size = self._struct_size(target) if isinstance(target, Struct) else target.size()
             if size <= 0:
                 r = self._fmt(target, b"", ptr, ctx, lens_override=inner_lens)
                 return "" if r is None else r
@@ -1476,7 +1478,50 @@ class CallFormatter:
             got = self._layouts[id(t)] = (t, [(f, o, f.size()) for f, o in zip(t.fields, offs)])
         return got[1]
 
+    def _struct_size(self, t: Struct) -> int:
+        """t.size(), kept with its layout (Struct lays itself out anew at every call)."""
+        got = self._sizes.get(id(t))
+        if got is None:
+            got = self._sizes[id(t)] = (t, t.size())
+        return got[1]
+
+    def _flat_fields(self, t: Struct) -> Optional[list]:
+        """[(offset, size, field, lens, the nested struct's own list or None)] of a struct whose
+        shown fields are integers or such structs (stat's, timespec's): rendered without the
+        generic dispatch and its context (none of them reads another value); None for any other
+        struct. Computed once per struct, as _struct_fields."""
+        got = self._flat.get(id(t))
+        if got is None:
+            flat: Optional[list] = []
+            for f, o, fs in self._struct_fields(t):
+                lens = f.lens
+                if lens == "hide":
+                    continue                # (_fmt shows nothing for it, data or not)
+                sub = self._flat_fields(f) if isinstance(f, Struct) and lens is None else None
+                if lens == "cond" or not (isinstance(f, Prim) or sub is not None):
+                    flat = None
+                    break
+                flat.append((o, fs, f, lens, sub))
+            got = self._flat[id(t)] = (t, flat)
+        return got[1]
+
+    def _fmt_flat(self, flat: list, data: bytes) -> str:
+        """_fmt_struct of a struct with a _flat_fields list: the same text."""
+        parts = []
+        n = len(data)
+        for o, fs, f, lens, sub in flat:
+            if o + fs > n:
+                parts.append("?")
+            elif sub is None:
+                parts.append(self._fmt_prim(f, data[o:o + fs], lens))
+            else:
+                parts.append(self._fmt_flat(sub, data[o:o + fs]))
+        return "{ " + ", ".join(parts) + " }"
+
     def _fmt_struct(self, t: Struct, data: bytes, addr: Optional[int], ctx: _Ctx) -> str:
+        flat = self._flat_fields(t)
+        if flat is not None:
+            return self._fmt_flat(flat, data)
         fields = self._struct_fields(t)
         ctx.structs.append((t, data, addr))
         try:
