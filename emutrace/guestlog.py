@@ -645,14 +645,7 @@ class GuestLog:
         a.load(RDI, R10, 16)
         a.raw(b"\x49\x0b\x7a\x20")             # or rdi, [r10+32]
         a.jcc(JNE, "matched")
-        a.store(R11, SHTOP, R10)
-        a.store_imm(RSI, 0, -1)             # RET_TAG
-        a.store(RSI, 8, RCX)
-        a.load(RDI, R10, 8)
-        a.store(RSI, 16, RDI)
-        a.store(RSI, 24, RAX)
-        a.store(RSP, -8, RDI)               # the slot holds the real return address again
-        a.store(R11, S_JMP, RDI)
+        self._return_record_head(a)
         a.store_imm(RSI, 32, 0)
         a.store_imm(RSI, 40, 0)
         a.add_imm(RSI, RET_SIZE)
@@ -667,14 +660,7 @@ class GuestLog:
         a.jcc(JB, "pop")                    # a deeper frame, left by longjmp: dropped
         a.jcc(JNE, "lost")
         a.label("matched")
-        a.store(R11, SHTOP, R10)
-        a.store_imm(RSI, 0, -1)             # RET_TAG
-        a.store(RSI, 8, RCX)
-        a.load(RDI, R10, 8)
-        a.store(RSI, 16, RDI)
-        a.store(RSI, 24, RAX)
-        a.store(RSP, -8, RDI)               # the slot holds the real return address again
-        a.store(R11, S_JMP, RDI)
+        self._return_record_head(a)
         a.load(RCX, R10, 24)
         a.store(R11, S_OUTP, RCX)
         a.load(RCX, R10, 40)
@@ -769,6 +755,20 @@ class GuestLog:
             a.label(name)
             a.movabs(R11, self.ctrl)
             a.jmp_mem(R11, S_JMP)
+
+    @staticmethod
+    def _return_record_head(a: Asm) -> None:
+        # The matched shadow entry (r10) popped; the return record's tag, slot (rcx), return
+        # address and rax at rsi; the real return address back in the slot and in S_JMP (rdi
+        # keeps it)
+        a.store(R11, SHTOP, R10)
+        a.store_imm(RSI, 0, -1)             # RET_TAG
+        a.store(RSI, 8, RCX)
+        a.load(RDI, R10, 8)
+        a.store(RSI, 16, RDI)
+        a.store(RSI, 24, RAX)
+        a.store(RSP, -8, RDI)               # the slot holds the real return address again
+        a.store(R11, S_JMP, RDI)
 
     @staticmethod
     def _output_length(a: Asm) -> None:
@@ -979,27 +979,21 @@ class GuestLog:
         if twice:
             a.load(R10, R11, S_STUB)
             a.store(RSP, 0, R10)                      # the return comes to the stub
-            a.load(R10, R11, S_R10)
-            a.load(RAX, R11, S_RAX)
-            a.jmp_rip_mem(through)
-            a.label(f"full{k}")
-            a.load(RAX, R11, S_RAX)
-            a.jmp_to(stubs + 5 * k)
-            return
-        a.load(RAX, R11, SHTOP)
-        a.store(RAX, 0, RSP)
-        a.load(R10, RSP, 0)
-        a.store(RAX, 8, R10)
-        a.store_imm(RAX, 16, fs.ret_kind)
-        if fs.out is not None:
-            a.store(RAX, 24, ARG_REGS[fs.out[0]])
-        a.store_imm(RAX, 32, 8 if fs.ret_kind == RET_PAIR else fs.out[1] if fs.out is not None else 0)
-        if fs.in_string is not None:
-            a.store(RAX, 40, ARG_REGS[fs.in_string])
-        a.add_imm(RAX, SHADOW_ENTRY)
-        a.store(R11, SHTOP, RAX)
-        a.movabs(R10, self.ret_tramp)
-        a.store(RSP, 0, R10)                          # the return comes to the return trampoline
+        else:
+            a.load(RAX, R11, SHTOP)
+            a.store(RAX, 0, RSP)
+            a.load(R10, RSP, 0)
+            a.store(RAX, 8, R10)
+            a.store_imm(RAX, 16, fs.ret_kind)
+            if fs.out is not None:
+                a.store(RAX, 24, ARG_REGS[fs.out[0]])
+            a.store_imm(RAX, 32, 8 if fs.ret_kind == RET_PAIR else fs.out[1] if fs.out is not None else 0)
+            if fs.in_string is not None:
+                a.store(RAX, 40, ARG_REGS[fs.in_string])
+            a.add_imm(RAX, SHADOW_ENTRY)
+            a.store(R11, SHTOP, RAX)
+            a.movabs(R10, self.ret_tramp)
+            a.store(RSP, 0, R10)                      # the return comes to the return trampoline
         a.load(R10, R11, S_R10)
         a.load(RAX, R11, S_RAX)
         a.jmp_rip_mem(through)

@@ -166,6 +166,11 @@ class LibcallTracer:
         or a new return stub would loop there for ever, a string copy's fault would kill it and
         an unwinder would meet replaced return addresses. It gets them; its records are dropped
         (GuestLog.flush). The entries still hooked one by one run unhooked, as untraced code."""
+        self._clone_guest_log(parent, child)
+
+    @staticmethod
+    def _clone_guest_log(parent, child) -> None:
+        """The child's engine gets the guest log's hooks (GuestLog.clone_for) and the unwinders'."""
         gl = parent.machine.guest_log
         if gl is not None:
             gl = gl.clone_for(child)
@@ -179,11 +184,7 @@ class LibcallTracer:
         self._procs[child] = _ProcSites(self._proc(parent))
         pe = self._engine(pm)
         ce = self._engines[cm] = _EngineSites(pe)
-        gl = pm.guest_log
-        if gl is not None:
-            gl = gl.clone_for(child)
-            for module in child.modules:
-                gl.hook_unwinders(child, module)
+        self._clone_guest_log(parent, child)
         # the child's hooks are the parent's: entries still hooked one by one, and stub ranges
         cb = self._entry_cb(child)
         ce.entry_hooks = {entry: cm.hook_code(cb, entry, entry) for entry in pe.entry_hooks}

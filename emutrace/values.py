@@ -775,9 +775,9 @@ class CallFormatter:
         self.compiled = compiled
         self._plans: dict = {}
         self._default_plan: Any = _UNSET
-        self._layouts: Dict[int, tuple] = {}    # id(struct) -> (struct, [(field, offset, size)])
+        # id(struct) -> (struct, [(field, offset, size)], its size)
+        self._layouts: Dict[int, tuple] = {}
         self._flat: Dict[int, tuple] = {}       # id(struct) -> (struct, _flat_fields' list or None)
-        self._sizes: Dict[int, tuple] = {}      # id(struct) -> (struct, its size)
         self._ops: Dict[tuple, RenderOp] = {}   # (kind, parameters) -> the op, shared by the plans
 
     # -- public API ---------------------------------------------------------
@@ -1472,18 +1472,18 @@ class CallFormatter:
         every call, statx's, would otherwise lay itself out field by field each time). Kept with
         the struct, whose id then cannot be reused; structs are complete by the time they are
         rendered (forward declarations are completed while the prototypes are parsed)."""
-        got = self._layouts.get(id(t))
-        if got is None:
-            offs, _, _ = t.layout()
-            got = self._layouts[id(t)] = (t, [(f, o, f.size()) for f, o in zip(t.fields, offs)])
-        return got[1]
+        return self._struct_layout(t)[1]
 
     def _struct_size(self, t: Struct) -> int:
         """t.size(), kept with its layout (Struct lays itself out anew at every call)."""
-        got = self._sizes.get(id(t))
+        return self._struct_layout(t)[2]
+
+    def _struct_layout(self, t: Struct) -> tuple:
+        got = self._layouts.get(id(t))
         if got is None:
-            got = self._sizes[id(t)] = (t, t.size())
-        return got[1]
+            offs, size, _ = t.layout()
+            got = self._layouts[id(t)] = (t, [(f, o, f.size()) for f, o in zip(t.fields, offs)], size)
+        return got
 
     def _flat_fields(self, t: Struct) -> Optional[list]:
         """[(offset, size, field, lens, the nested struct's own list or None)] of a struct whose

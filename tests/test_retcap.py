@@ -33,6 +33,16 @@ def _run(tmp_path, name, args, extra=(), env=None, cwd=None):
     return r, out.read_text(errors="replace")
 
 
+def _same_three_ways(tmp_path, exe) -> str:
+    """exe's trace, the same logged, hooked and pure, its output the native run's (status 0)."""
+    log, hooked, pure = _three(tmp_path, [exe])
+    assert log == hooked == pure
+    n = native([exe])
+    e = emutrace(["-o", "/dev/null", exe])
+    assert e.stdout == n.stdout and status_of(e) == status_of(n) == 0
+    return log
+
+
 def _three(tmp_path, args, cwd=None):
     """The trace logged (compiled renderer), hooked, and logged by the pure-Python path; the
     program's output and status must be the same in all three."""
@@ -57,11 +67,7 @@ def _mask_redirected(text):
 @pytest.mark.parametrize("variant", ["pie", "nopie", "fnoplt"])
 def test_edges_print_the_hooked_trace(tmp_path, variant):
     exe = built("retcap", variant)
-    log, hooked, pure = _three(tmp_path, [exe])
-    assert log == hooked == pure
-    n = native([exe])
-    e = emutrace(["-o", "/dev/null", exe])
-    assert e.stdout == n.stdout and status_of(e) == status_of(n) == 0
+    log = _same_three_ways(tmp_path, exe)
     # what the edges look like (the hooked path's rendering, kept)
     for want in (r'read\(3, "hello\\n", 6\) += 6',
                  r'read\(3, 0x[0-9a-f]+, 6\) += 6',                    # the byte after it unreadable

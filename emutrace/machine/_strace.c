@@ -561,31 +561,27 @@ static void Row_dealloc(RowObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* begin, finish and line of a row made (Row_init ran and succeeded); a RuntimeError otherwise */
+static int row_made(const RowObject *self)
+{
+    if (self->ret_text != NULL && self->name != NULL) return 1;
+    PyErr_SetString(PyExc_RuntimeError, "StraceRow: not made");
+    return 0;
+}
+
 static PyObject *Row_call_begin(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (self->ret_text == NULL || self->name == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "StraceRow: not made");
-        return NULL;
-    }
-    return Row_begin(self, args, nargs);
+    return row_made(self) ? Row_begin(self, args, nargs) : NULL;
 }
 
 static PyObject *Row_call_finish(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (self->ret_text == NULL || self->name == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "StraceRow: not made");
-        return NULL;
-    }
-    return Row_finish(self, args, nargs);
+    return row_made(self) ? Row_finish(self, args, nargs) : NULL;
 }
 
 static PyObject *Row_call_line(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (self->ret_text == NULL || self->name == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "StraceRow: not made");
-        return NULL;
-    }
-    return Row_line(self, args, nargs);
+    return row_made(self) ? Row_line(self, args, nargs) : NULL;
 }
 
 static PyMethodDef Row_methods[] = {
