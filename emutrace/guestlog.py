@@ -126,16 +126,48 @@ FIXED = -1                         # a capture of a fixed number of bytes, not b
 _ALIGN_PAD = DEFAULT_ALIGN - 3          # a leaf line: text + ") " + padding + "= " + ret
 _Q = struct.Struct("<Q")
 # system calls before which a flush may leave the ring undecoded (GuestLog.flush): they start no
-# thread or process, trace nothing and make no signal of their own; bash's read loop makes
-# these in every line (read, lseek, isatty's ioctl, sigprocmask), as does much stdio
+# thread or process, trace nothing, print nothing, make no signal of their own and leave
+# emutrace's own mappings alone (no mmap, munmap, mremap, madvise: the ring stays where it is). A
+# call that blocks ends the slice, whose end decodes everything. bash's read loop makes read,
+# lseek, isatty's ioctl and sigprocmask in every line, as does much stdio; programs that walk
+# files (git status, ls -l, find, tar) make open, fstatat, getdents, close and access for each.
 QUIET_SYSCALLS = frozenset((
     0,      # read
+    2,      # open
+    3,      # close
+    4,      # stat
     5,      # fstat
+    6,      # lstat
     8,      # lseek
     14,     # rt_sigprocmask (a signal it unblocks is delivered after the slice's end: settled)
     16,     # ioctl
     17,     # pread64
+    21,     # access
+    39,     # getpid
+    63,     # uname
+    72,     # fcntl (a lock that must wait blocks: the slice ends)
+    78,     # getdents
+    79,     # getcwd
+    89,     # readlink
+    95,     # umask
+    96,     # gettimeofday
+    97,     # getrlimit
+    102,    # getuid
+    104,    # getgid
+    107,    # geteuid
+    108,    # getegid
+    110,    # getppid
+    186,    # gettid
+    201,    # time
+    217,    # getdents64
+    228,    # clock_gettime
+    257,    # openat (a FIFO's open that must wait blocks: the slice ends)
     262,    # newfstatat
+    267,    # readlinkat
+    269,    # faccessat
+    318,    # getrandom
+    332,    # statx
+    439,    # faccessat2
 ))
 _HEADW = struct.Struct("<9Q")      # tag, rdi..r9, slot, return address
 _RETW = struct.Struct("<5Q")

@@ -189,7 +189,7 @@ def _holding(monkeypatch, tmp_path, name, args, hold):
     from emutrace import guestlog
     if not hold:
         monkeypatch.setattr(guestlog, "QUIET_SYSCALLS", frozenset())
-    held = []
+    held = []                   # the numbers of the system calls that held calls back
     may_hold = guestlog.GuestLog._may_hold
 
     def counting(self, proc, nr):
@@ -202,7 +202,24 @@ def _holding(monkeypatch, tmp_path, name, args, hold):
     _, result = _run_in_process(["-o", str(out), *args])
     monkeypatch.undo()
     assert result.status == 0
-    return out.read_bytes(), len(held)
+    return out.read_bytes(), held
+
+
+def _walked_dir(tmp_path):
+    """A directory for heldcall's walk: files, a symbolic link and a subdirectory."""
+    d = tmp_path / "walked"
+    (d / "sub").mkdir(parents=True)
+    for name in ("a", "b", "c"):
+        (d / name).write_text(name)
+    (d / "link").symlink_to("a")
+    return str(d)
+
+
+# what heldcall's walk makes while a logged library call is open (glibc on x86-64): openat,
+# close, newfstatat (stat, lstat, fstatat), access, fcntl, getdents64, readlink, getpid, getuid,
+# umask (getcwd, whose returned string the guest log does not copy, takes the hooked path,
+# which flushes by itself)
+WALK_SYSCALLS = {257, 3, 262, 21, 72, 217, 89, 39, 102, 95}
 
 
 # (options, does a flush hold calls back): only plain text without durations may; -S prints
@@ -213,26 +230,31 @@ def _holding(monkeypatch, tmp_path, name, args, hold):
 @pytest.mark.parametrize("thread", [False, True])
 def test_held_calls_print_as_decoded_at_once(monkeypatch, tmp_path, options, holds, thread):
     """heldcall's read loop (read, lseek, isatty: each library call open at its system call),
-    a signal handler's calls while sigprocmask is open, and with a thread, calls of two threads
-    interleaved while one is open: the same bytes whether flushes at quiet system calls leave
-    the ring undecoded or not."""
-    args = [*options, built("heldcall")] + (["thread"] if thread else [])
-    got, n = _holding(monkeypatch, tmp_path, "held.txt", args, True)
+    its walk over a directory (opendir, readdir, stat, lstat, access, open, fcntl, close,
+    readlink, getcwd...), a signal handler's calls while sigprocmask is open, and with a thread,
+    calls of two threads interleaved while one is open: the same bytes whether flushes at quiet
+    system calls leave the ring undecoded or not."""
+    args = [*options, built("heldcall"), "thread" if thread else "-", _walked_dir(tmp_path)]
+    got, held = _holding(monkeypatch, tmp_path, "held.txt", args, True)
     want, none = _holding(monkeypatch, tmp_path, "ref.txt", args, False)
-    assert none == 0
+    assert none == []
     assert got == want
     if holds:
-        assert n >= 3 * 20              # read, lseek and isatty in each round of the loop
+        assert held.count(0) >= 20 and held.count(8) >= 20 and held.count(16) >= 20    # read, lseek, isatty
+        assert WALK_SYSCALLS <= set(held), WALK_SYSCALLS - set(held)
+        assert held.count(262) >= 3 * 4     # lstat and stat of each of the walk's entries
         assert b"sigprocmask(SIG_UNBLOCK, <9> <unfinished ...>\n--- SIGUSR1" in got
+        assert re.search(rb'^readlink\(.*, "a", 4096\) += 1$', got, re.M)      # the link
     else:
-        assert n == 0
+        assert held == []
 
 
 def test_held_calls_same_in_every_mode(tmp_path):
     """Compiled path, pure path and the hooked returns print heldcall's trace alike."""
     exe = built("heldcall")
-    ta, tb = _both(tmp_path, [exe])
-    pure = emutrace(["-o", str(tmp_path / "pure.txt"), exe], env={"EMUTRACE_PURE": "1"})
+    walked = _walked_dir(tmp_path)
+    ta, tb = _both(tmp_path, [exe, "-", walked])
+    pure = emutrace(["-o", str(tmp_path / "pure.txt"), exe, "-", walked], env={"EMUTRACE_PURE": "1"})
     assert status_of(pure) == 0
     assert ta == tb == (tmp_path / "pure.txt").read_text(errors="replace")
     assert re.search(r"^<\.\.\. sigprocmask resumed> , nil\) += 0$", ta, re.M)
