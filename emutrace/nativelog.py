@@ -35,6 +35,11 @@ def _op(op, word: int, area: int) -> Optional[tuple]:
         return (code, word, 0, op.mask, op.size, 0, 0, op.names, opcode(op.fallback))
     if op.kind == "intstruct":
         return (code, word, 0, 0, 0, 0, 0, op.names, 0)
+    if op.kind == "flags":
+        # (value, mask, name) for C, each a 64-bit word: any other the Python renderer keeps
+        if any(not (0 <= v < 1 << 64 and 0 <= m < 1 << 64) for _, v, m in op.names):
+            return None
+        return (code, word, 0, op.mask, op.size, 0, 0, tuple((v, m, name) for name, v, m in op.names), 0)
     lenword = op.len_arg + 1 if op.capture in (LENGTH, CSTRN) else 0
     return (code, word, lenword, op.mask, op.size, area, op.limit)
 

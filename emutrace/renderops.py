@@ -20,7 +20,7 @@ pointers dereferenced as structures or arrays...). A compiled site is thus alway
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Sequence, Tuple
 
 from .escapes import ESC_TABLE, esc_wchar, escape_bytes, escape_wide
 
@@ -133,6 +133,44 @@ def _enum(op, typed):
         return plain(w, mem) if name is None else name
     return enum
 
+
+
+def flags_text(u: int, flags: Sequence[Tuple[str, int, int]], size: int) -> str:
+    """ltrace's flags lens: the names of the flags set in u (`size` bytes), joined by "|", and
+    what no name covers in hex. `flags`: (name, value, mask) in declaration order; a value with
+    its own mask (NAME=VAL:MASK, O_RDONLY=0:3) names a field, one without (mask == value) a bit."""
+    rest = u
+    names = []
+    for name, val, mask in flags:
+        if mask != val:
+            # a field value (NAME=VAL:MASK)
+            if (u & mask) == val and (rest & mask) == (u & mask):
+                names.append(name)
+                rest &= ~mask
+        elif val and (rest & val) == val:
+            names.append(name)
+            rest &= ~val
+    rest &= (1 << (size * 8)) - 1
+    if rest or not names:
+        if not names:
+            zero = [n for n, v, m in flags if v == 0 and m == 0]
+            if u == 0 and zero:
+                return zero[0]
+            return "0x%x" % u if u else "0"
+        names.append("0x%x" % rest)
+    return "|".join(names)
+
+
+def _flags(op, typed):
+    def flags(w, mem, mask=op.mask, names=op.names, size=op.size):
+        return flags_text(w & mask, names, size)
+    return flags
+
+
+def _oct(op, typed):
+    def octal(w, mem, mask=op.mask):
+        return "0%o" % (w & mask)
+    return octal
 
 def _cstr(op, typed):
     def string(w, mem, limit=op.limit, cap=op.limit + 1):
@@ -442,9 +480,9 @@ def _string_cap(op) -> int:
     return op.limit + 1
 
 
-# Parameters each kind reads: unsigned, hex, bool, wchar: mask; signed: mask and size (bytes);
+# Parameters each kind reads: unsigned, hex, oct, bool, wchar: mask; signed: mask and size (bytes);
 # enum: mask, size, names ((value & mask, name), ...) and fallback (the kind rendering a value
-# with no name); cstr, buf, wstr: limit (-s), buf: len_arg (the length's word index); strn: limit,
+# with no name); flags: mask, size and names ((name, value, mask), ... as flags_text takes them); cstr, buf, wstr: limit (-s), buf: len_arg (the length's word index); strn: limit,
 # len_arg, and mask and size: the length argument's (its type's bytes); retstr,
 # retwstr: limit, and mask and size: the returned value's (their length); bitvec: size (bytes
 # of the set); intstruct: names, its fields ((offset, size, signed), ...).
@@ -458,6 +496,8 @@ KINDS: Dict[str, Kind] = {
     "wchar": Kind(_wchar),
     "bool": Kind(_bool),
     "enum": Kind(_enum),
+    "flags": Kind(_flags),
+    "oct": Kind(_oct, inline='"0%o" % ({w} & {mask})'),
     # (a C string copies limit + 2 bytes: the live renderer's NUL search reads that many)
     "cstr": Kind(_cstr, CSTR, lambda op: op.limit + 2, _cstr_from),
     "buf": Kind(_buf, LENGTH, _string_cap, _buf_from,

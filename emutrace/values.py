@@ -81,7 +81,7 @@ from emutrace.machine.reader import GuestReader
 from emutrace.protos import (Array, ArgRef, Const, EltRef, Expr, Pointer, Prim, Prototype,
                              Struct, Type, Zero, default_prototype, FLOATING, SIGNED)
 from emutrace.escapes import esc_char, esc_wchar, escape_bytes, escape_wide
-from emutrace.renderops import BLOCK, LIVE, RAXRDX, RETLEN, WORD, RenderOp, bitvec_text, read_prefix
+from emutrace.renderops import BLOCK, LIVE, RAXRDX, RETLEN, WORD, RenderOp, bitvec_text, flags_text, read_prefix
 
 __all__ = ["CallFormatter", "CallState", "FastCallState", "close_call", "escape_bytes", "format_summary",
            "DEFAULT_ALIGN", "DEFAULT_STRING_LIMIT", "DEFAULT_ARRAY_LIMIT"]
@@ -590,6 +590,8 @@ _PRIM_OPS = {
     ("signed", "guess"): "guess", ("unsigned", "guess"): "guess",      # (a full word only)
     ("signed", "bool"): "bool", ("unsigned", "bool"): "bool", ("char", "bool"): "bool",
     ("signed", "enum"): "enum", ("unsigned", "enum"): "enum", ("char", "enum"): "enum",
+    ("signed", "flags"): "flags", ("unsigned", "flags"): "flags",
+    ("signed", "oct"): "oct", ("unsigned", "oct"): "oct",
 }
 
 
@@ -1048,9 +1050,12 @@ class CallFormatter:
         k = t.kind
         kind = _PRIM_OPS.get((_int_class(k), lens)) if k in _INT_KINDS else None
         size = t.size()
-        if kind is None or (kind == "guess" and size != 8) or (kind == "enum" and t.enum is None):
+        if kind is None or (kind == "guess" and size != 8) or (kind == "enum" and t.enum is None) \
+                or (kind == "flags" and t.flags is None):
             return self._op("typed", type=t, capture=WORD)
         mask = (1 << (size * 8)) - 1
+        if kind == "flags":
+            return self._op("flags", mask=mask, size=size, names=tuple(t.flags))
         if kind == "enum":
             return self._op("enum", mask=mask, size=size, names=tuple((val & mask, name) for name, val in t.enum),
                             fallback=_PRIM_OPS[(_int_class(k), None)])
@@ -1577,27 +1582,7 @@ def _fmt_integer(u: int, size: int, fmt: str) -> str:
 _bitvec = bitvec_text          # ltrace's bitvec lens (emutrace.renderops)
 
 
-def _flags(u: int, flags: Sequence[Tuple[str, int, int]], size: int) -> str:
-    rest = u
-    names = []
-    for name, val, mask in flags:
-        if mask != val:
-            # a field value (NAME=VAL:MASK)
-            if (u & mask) == val and (rest & mask) == (u & mask):
-                names.append(name)
-                rest &= ~mask
-        elif val and (rest & val) == val:
-            names.append(name)
-            rest &= ~val
-    rest &= (1 << (size * 8)) - 1
-    if rest or not names:
-        if not names:
-            zero = [n for n, v, m in flags if v == 0 and m == 0]
-            if u == 0 and zero:
-                return zero[0]
-            return "0x%x" % u if u else "0"
-        names.append("0x%x" % rest)
-    return "|".join(names)
+_flags = flags_text            # ltrace's flags lens (emutrace.renderops)
 
 
 # ----------------------------------------------------------------------------

@@ -25,7 +25,12 @@ from emutrace.renderops import KINDS, WORD  # noqa: E402
 from emutrace.values import CallFormatter, escape_bytes  # noqa: E402
 
 WORD_TYPES = ["int", "uint", "long", "ulong", "hex(uint)", "hex(ulong)", "addr", "short", "ushort",
-              "char", "bool", "hex(int)", "oct(uint)", "enum(A=1,B=2,C=-1)", "wchar", "bool(int)", "enum(X=0,Y=300)"]
+              "char", "bool", "hex(int)", "oct(uint)", "enum(A=1,B=2,C=-1)", "wchar", "bool(int)", "enum(X=0,Y=300)",
+              "oct(ushort)", "oct(long)",
+              # fields (NAME=VAL:MASK) and single flags, as open's and mmap's; a zero name (PROT_NONE)
+              "flags(RD=0:3,WR=1:3,RW=2:3,CREAT=0100,EXCL=0200,TRUNC=01000,CLOEXEC=02000000)",
+              "flags(NONE=0,READ=1,WRITE=2,EXEC=4,DOWN=0x01000000)",
+              "flags[ushort](A=1,B=2,AB=3,HI=0x10000)", "flags[long](X=0x8000000000000000,Y=1:0xf,Z=2:0xf)"]
 STRING_TYPES = ["string", "wstring", "bitvec(ulong)*", "bitvec(uint)*", "bitvec(char)*"]
 # an argument after the split the return copies: strings as long as the returned value says
 # (read's, mbstowcs's) and sets of bits (sigprocmask's)
@@ -34,7 +39,7 @@ LENGTH_RET_TYPES = ["long", "int", "ulong", "uint"]
 # the length of a string bounded by another argument (ltrace's stringN: strncpy's, write's, gzwrite's)
 STRN_LENGTH_TYPES = ["ulong", "long", "uint", "int", "ushort"]
 RET_TYPES = ["void", "int", "uint", "long", "ulong", "addr", "hex(uint)", "short", "char", "bool", "wchar",
-             "enum(A=0,B=1)", "string",
+             "enum(A=0,B=1)", "string", "oct(int)", "flags(A=1,B=2,C=4)",
              # structures of integers returned in rax and rdx
              "struct(int, ulong)", "struct(long, long)", "struct(int, int)", "struct(short, uint, long)",
              "struct(ushort, short, int, ulong)"]
@@ -314,6 +319,8 @@ def test_the_op_kinds_are_the_c_renderers():
         op = (getattr(native, "OP_" + kind.upper()), 1, 2, (1 << 64) - 1, 8, 0 if "ret" in kind else HEAD, 8)
         if kind == "enum":
             op += (((1, "ONE"),), native.OP_SIGNED)
+        if kind == "flags":
+            op += (((1, 1, "ONE"), (0, 6, "FIELD")), 0)
         if kind == "intstruct":             # (a return value only)
             native.Site("f(", [], (op[0], 0, 0, 0, 0, 0, 0, ((0, 4, True), (8, 8, False))), HEAD, _ALIGN_PAD,
                         0, RET_PAIR)

@@ -23,7 +23,7 @@
 #include "_cover.h"             /* BlockCounter (--coverage), in _cover.c */
 
 /* Bumped whenever the Python side's expectations change (emutrace/machine/native.py checks it). */
-#define ABI_VERSION 12
+#define ABI_VERSION 13
 
 #define RET_TAG UINT64_C(0xFFFFFFFFFFFFFFFF)
 #define HEAD 72                 /* call record: tag, rdi..r9, slot, return address */
@@ -62,7 +62,9 @@ enum op_kind {
                                    output copy holds rdx) */
     OP_STRN = 17,               /* a C string of at most the length word's characters (ltrace's
                                    stringN), copied at the call as a C string (limit + 2 bytes) */
-    OP_MAX = 17
+    OP_FLAGS = 18,              /* the names of the flags set in w & mask, "|"-joined (render_flags) */
+    OP_OCT = 19,                /* "0%o" % (w & mask) */
+    OP_MAX = 19
 };
 
 /* how many bytes a string bounded by the returned value may show: min(rax & mask, limit + 1)
@@ -75,6 +77,7 @@ static uint64_t ret_chars(uint64_t rax, uint64_t mask, Py_ssize_t limit)
 
 typedef struct {
     uint64_t value;             /* masked to the type's size */
+    uint64_t fmask;             /* OP_FLAGS: the field's mask (== value for a single flag) */
     char *name;
     Py_ssize_t len;
 } EnumName;
@@ -90,7 +93,7 @@ typedef struct {
                                    (OP_BITVEC: 0 for the return's output copy) */
     Py_ssize_t limit;           /* string ops: the string limit (-s) */
     int fallback;               /* OP_ENUM: how a value with no name renders (OP_SIGNED, ...) */
-    Py_ssize_t nnames;          /* OP_ENUM: its names (owned by the Site) */
+    Py_ssize_t nnames;          /* OP_ENUM, OP_FLAGS: its names (owned by the Site) */
     EnumName *names;
     int nfields;                /* OP_INTSTRUCT: its fields, in the 16 bytes of rax and rdx */
     struct { unsigned char off, size, is_signed; } fields[16];
@@ -206,6 +209,15 @@ static int buf_hex(Buf *b, uint64_t v)
     do { t[--i] = HEXDIGITS[v & 15]; v >>= 4; } while (v);
     t[--i] = 'x';
     t[--i] = '0';
+    return buf_put(b, t + i, (Py_ssize_t)sizeof t - i);
+}
+
+/* v's octal digits ("%o"; a 64-bit value has at most 22) */
+static int buf_oct(Buf *b, uint64_t v)
+{
+    char t[24];
+    int i = (int)sizeof t;
+    do { t[--i] = (char)('0' + (v & 7)); v >>= 3; } while (v);
     return buf_put(b, t + i, (Py_ssize_t)sizeof t - i);
 }
 
@@ -355,6 +367,42 @@ static int render_strn(Buf *b, const Op *op, uint64_t v, uint64_t n, const unsig
     return len >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
 }
 
+/* ltrace's flags lens, as renderops.flags_text: the names of the flags set in u, in declaration
+ * order, joined by "|", then what no name covered in hex; with no name set, the name of a flag
+ * that is 0 with mask 0 (PROT_NONE) when u is 0, else u in hex ("0" for 0). A name of a field
+ * (NAME=VAL:MASK, O_RDONLY=0:3) matches when u's field equals VAL and no earlier name took a bit
+ * of it; a single flag (mask == value) when all its bits are still left. */
+static int render_flags(Buf *b, const Op *op, uint64_t u)
+{
+    uint64_t rest = u;
+    int named = 0;
+    for (Py_ssize_t i = 0; i < op->nnames; i++) {
+        const EnumName *f = &op->names[i];
+        int hit;
+        if (f->fmask != f->value) {
+            hit = (u & f->fmask) == f->value && (rest & f->fmask) == (u & f->fmask);
+            if (hit) rest &= ~f->fmask;
+        } else {
+            hit = f->value && (rest & f->value) == f->value;
+            if (hit) rest &= ~f->value;
+        }
+        if (hit) {
+            if (named++ && buf_put(b, "|", 1) < 0) return -1;
+            if (buf_put(b, f->name, f->len) < 0) return -1;
+        }
+    }
+    rest &= op->mask;
+    if (!named) {
+        if (u == 0)
+            for (Py_ssize_t i = 0; i < op->nnames; i++)
+                if (op->names[i].value == 0 && op->names[i].fmask == 0)
+                    return buf_put(b, op->names[i].name, op->names[i].len);
+        return u ? buf_hex(b, u) : buf_put(b, "0", 1);
+    }
+    if (rest && (buf_put(b, "|", 1) < 0 || buf_hex(b, rest) < 0)) return -1;
+    return 0;
+}
+
 static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned char *rec, uint64_t v,
                      uint64_t rax, const unsigned char *out)
 {
@@ -387,6 +435,10 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
     case OP_HEX:
         v &= op->mask;
         return v ? buf_hex(b, v) : buf_put(b, "0", 1);
+    case OP_FLAGS:
+        return render_flags(b, op, v & op->mask);
+    case OP_OCT:
+        return buf_put(b, "0", 1) < 0 ? -1 : buf_oct(b, v & op->mask);
     case OP_GUESS: {
         int64_t i = (int64_t)v;
         if (i < -10000 || i > 10000) return buf_hex(b, v);
@@ -570,8 +622,10 @@ static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
     op->limit = (Py_ssize_t)limit;
     if ((kind == OP_SIGNED || (kind == OP_ENUM && fallback == OP_SIGNED)) && (op->size < 1 || op->size > 8))
         goto bad;
-    if (kind == OP_ENUM) {
-        if (fallback != OP_SIGNED && fallback != OP_UNSIGNED && fallback != OP_CHAR) goto bad;
+    if (kind == OP_ENUM || kind == OP_FLAGS) {
+        /* OP_ENUM: ((value, name), ...) and the fallback; OP_FLAGS: ((value, mask, name), ...) */
+        int flags = kind == OP_FLAGS;
+        if (!flags && fallback != OP_SIGNED && fallback != OP_UNSIGNED && fallback != OP_CHAR) goto bad;
         if (names == NULL || !PyTuple_Check(names) || PyTuple_GET_SIZE(names) > 4096) goto bad;
         op->fallback = (int)fallback;
         Py_ssize_t n = PyTuple_GET_SIZE(names);
@@ -579,10 +633,13 @@ static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
         if (op->names == NULL) { PyErr_NoMemory(); return -1; }
         op->nnames = n;
         for (Py_ssize_t i = 0; i < n; i++) {
-            unsigned long long value;
+            unsigned long long value, fmask = 0;
             PyObject *name;
             Py_ssize_t len;
-            if (!PyArg_ParseTuple(PyTuple_GET_ITEM(names, i), "KU", &value, &name)) return -1;
+            PyObject *item = PyTuple_GET_ITEM(names, i);
+            if (flags ? !PyArg_ParseTuple(item, "KKU", &value, &fmask, &name)
+                      : !PyArg_ParseTuple(item, "KU", &value, &name))
+                return -1;
             const char *u8 = PyUnicode_AsUTF8AndSize(name, &len);
             if (u8 == NULL) return -1;
             if (!PyUnicode_IS_ASCII(name)) goto bad;        /* (the padding counts ASCII bytes) */
@@ -590,7 +647,9 @@ static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
             if (op->names[i].name == NULL) { PyErr_NoMemory(); return -1; }
             memcpy(op->names[i].name, u8, (size_t)len + 1);
             op->names[i].len = len;
-            op->names[i].value = value & mask;
+            /* (a flag's value and mask stay whole: one with bits beyond the type never matches) */
+            op->names[i].value = flags ? value : value & mask;
+            op->names[i].fmask = fmask;
         }
     }
     if (kind == OP_RETSTR || kind == OP_RETWSTR) {
@@ -1337,6 +1396,7 @@ PyMODINIT_FUNC PyInit__native(void)
         {"OP_BUF", OP_BUF}, {"OP_WSTR", OP_WSTR}, {"OP_CHAR", OP_CHAR}, {"OP_BOOL", OP_BOOL},
         {"OP_ENUM", OP_ENUM}, {"OP_WCHAR", OP_WCHAR}, {"OP_RETSTR", OP_RETSTR}, {"OP_RETWSTR", OP_RETWSTR},
         {"OP_BITVEC", OP_BITVEC}, {"OP_INTSTRUCT", OP_INTSTRUCT}, {"OP_STRN", OP_STRN},
+        {"OP_FLAGS", OP_FLAGS}, {"OP_OCT", OP_OCT},
     };
     for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++) {
         if (PyModule_AddIntConstant(m, consts[i].name, consts[i].value) < 0) { Py_DECREF(m); return NULL; }
