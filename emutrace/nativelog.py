@@ -35,6 +35,8 @@ def _op(op, word: int, area: int) -> Optional[tuple]:
         return (code, word, 0, op.mask, op.size, 0, 0, op.names, opcode(op.fallback))
     if op.kind == "intstruct":
         return (code, word, 0, 0, 0, 0, 0, op.names, 0)
+    if op.kind == "struct":
+        return (code, word, 0, 0, op.size, area, 0, op.names, 0)
     if op.kind == "flags":
         # (value, mask, name) for C, each a 64-bit word: any other the Python renderer keeps
         if any(not (0 <= v < 1 << 64 and 0 <= m < 1 << 64) for _, v, m in op.names):

@@ -485,7 +485,9 @@ def _string_cap(op) -> int:
 # with no name); flags: mask, size and names ((name, value, mask), ... as flags_text takes them); cstr, buf, wstr: limit (-s), buf: len_arg (the length's word index); strn: limit,
 # len_arg, and mask and size: the length argument's (its type's bytes); retstr,
 # retwstr: limit, and mask and size: the returned value's (their length); bitvec: size (bytes
-# of the set); intstruct: names, its fields ((offset, size, signed), ...).
+# of the set); intstruct: names, its fields ((offset, size, signed), ...); struct: type, size
+# (bytes) and names, the tokens of its layout ((STRUCT_OPEN or _CLOSE, 0, 0) and (STRUCT_UNSIGNED,
+# _SIGNED, _HEX or _OCT, offset, size)).
 KINDS: Dict[str, Kind] = {
     "unsigned": Kind(_unsigned, inline="str({w} & {mask})"),
     "signed": Kind(_signed),
@@ -516,9 +518,18 @@ KINDS: Dict[str, Kind] = {
     "bitvec": Kind(_bitvec, BLOCK, lambda op: op.size),
     # a structure of plain integers returned in rax and rdx
     "intstruct": Kind(_intstruct, RAXRDX),
+    # a pointer to a structure of integers and such structures (stat's, timespec's): copied at
+    # the call as an input, at the return as an output, and rendered by the generic interpreter
+    # (the reference); `names` is its layout for the C renderer (values.py _struct_tokens)
+    "struct": Kind(_typed, BLOCK, lambda op: op.size),
     "hide": Kind(_hide, native=False),                  # shows nothing
     "typed": Kind(_typed, None, native=False),          # the generic type interpreter
 }
+
+
+# the tokens of a struct op's layout (the C renderer's render_struct reads them): a brace, or an
+# integer field shown as _fmt_integer shows it ("u", "i", "x", "o")
+STRUCT_OPEN, STRUCT_CLOSE, STRUCT_UNSIGNED, STRUCT_SIGNED, STRUCT_HEX, STRUCT_OCT = range(6)
 
 
 class RenderOp:

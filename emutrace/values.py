@@ -82,6 +82,7 @@ from emutrace.protos import (Array, ArgRef, Const, EltRef, Expr, Pointer, Prim, 
                              Struct, Type, Zero, default_prototype, FLOATING, SIGNED)
 from emutrace.escapes import esc_char, esc_wchar, escape_bytes, escape_wide
 from emutrace.renderops import BLOCK, LIVE, RAXRDX, RETLEN, WORD, RenderOp, bitvec_text, flags_text, read_prefix
+from emutrace.renderops import STRUCT_CLOSE, STRUCT_HEX, STRUCT_OCT, STRUCT_OPEN, STRUCT_SIGNED, STRUCT_UNSIGNED
 
 __all__ = ["CallFormatter", "CallState", "FastCallState", "close_call", "escape_bytes", "format_summary",
            "DEFAULT_ALIGN", "DEFAULT_STRING_LIMIT", "DEFAULT_ARRAY_LIMIT"]
@@ -595,6 +596,12 @@ _PRIM_OPS = {
 }
 
 
+# the integer fields the op `struct` shows, by (_int_class, lens), as _fmt_prim shows them
+_STRUCT_FIELD = {("signed", None): STRUCT_SIGNED, ("unsigned", None): STRUCT_UNSIGNED,
+                 ("signed", "hex"): STRUCT_HEX, ("unsigned", "hex"): STRUCT_HEX,
+                 ("signed", "oct"): STRUCT_OCT, ("unsigned", "oct"): STRUCT_OCT}
+STRUCT_TOKENS_MAX = 512             # (the C renderer's bound)
+
 # integers _fmt_prim renders as plain decimal numbers (no lens): as fields of the op intstruct
 _PLAIN_INTS = {"short", "ushort", "int", "uint", "long", "ulong"}
 
@@ -924,7 +931,7 @@ class CallFormatter:
         so one is made per kind and parameters and shared (most of a database's arguments are a
         few of them: making each anew was most of what compiling a prototype cost); `typed` ops
         belong to their type."""
-        if kind == "typed":
+        if kind in ("typed", "struct"):
             return RenderOp(kind, self._typed_word, **params)
         key = (kind, *params.items())
         op = self._ops.get(key)
@@ -1082,6 +1089,11 @@ class CallFormatter:
         # the generic interpreter; a pointer to a value with no pointer in it reads
         # [w, w + size) and nothing else (an output argument the guest log copies)
         size = _flat_size(target) if lens in (None, "hex") else None
+        if size and lens is None and isinstance(target, Struct) and self.array_limit >= 1 \
+                and target.lens is None and size == self._struct_size(target):
+            tokens = self._struct_tokens(target, 0)
+            if tokens is not None and len(tokens) <= STRUCT_TOKENS_MAX:
+                return self._op("struct", type=t, size=size, names=tuple(tokens))
         if size:
             return self._op("typed", type=t, capture=BLOCK, cap=size)
         return self._op("typed", type=t, capture=LIVE)
@@ -1509,6 +1521,28 @@ class CallFormatter:
                 flat.append((o, fs, f, lens, sub))
             got = self._flat[id(t)] = (t, flat)
         return got[1]
+
+    def _struct_tokens(self, t: Struct, base: int) -> Optional[list]:
+        """The layout of a struct whose shown fields are integers shown as plain numbers, in hex
+        or in octal, or such structs, as the op `struct`'s tokens (renderops.STRUCT_*, offsets
+        from `base`): what _fmt_flat shows, for the C renderer. None for any other struct."""
+        flat = self._flat_fields(t)
+        if flat is None:
+            return None
+        tokens = [(STRUCT_OPEN, 0, 0)]
+        for o, fs, f, lens, sub in flat:
+            if sub is not None:
+                inner = self._struct_tokens(f, base + o)
+                if inner is None:
+                    return None
+                tokens += inner
+                continue
+            kind = _STRUCT_FIELD.get((_int_class(f.kind) if f.kind in _INT_KINDS else None, lens))
+            if kind is None or fs not in (1, 2, 4, 8) or f.size() != fs:
+                return None
+            tokens.append((kind, base + o, fs))
+        tokens.append((STRUCT_CLOSE, 0, 0))
+        return tokens
 
     def _fmt_flat(self, flat: list, data: bytes) -> str:
         """_fmt_struct of a struct with a _flat_fields list: the same text."""

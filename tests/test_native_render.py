@@ -31,10 +31,15 @@ WORD_TYPES = ["int", "uint", "long", "ulong", "hex(uint)", "hex(ulong)", "addr",
               "flags(RD=0:3,WR=1:3,RW=2:3,CREAT=0100,EXCL=0200,TRUNC=01000,CLOEXEC=02000000)",
               "flags(NONE=0,READ=1,WRITE=2,EXEC=4,DOWN=0x01000000)",
               "flags[ushort](A=1,B=2,AB=3,HI=0x10000)", "flags[long](X=0x8000000000000000,Y=1:0xf,Z=2:0xf)"]
-STRING_TYPES = ["string", "wstring", "bitvec(ulong)*", "bitvec(uint)*", "bitvec(char)*"]
+STRING_TYPES = ["string", "wstring", "bitvec(ulong)*", "bitvec(uint)*", "bitvec(char)*",
+                # pointers to structures of integers (timespec's, stat's shape), read at the call
+                "struct(long, long)*", "struct(ushort, oct(uint), hex(ulong), struct(int, short), uint)*",
+                "struct(char, int)*"]
 # an argument after the split the return copies: strings as long as the returned value says
 # (read's, mbstowcs's) and sets of bits (sigprocmask's)
-OUT_TYPES = ["+string[retval]", "+wstring[retval]", "+bitvec(ulong)*", "+bitvec(ushort)*"]
+OUT_TYPES = ["+string[retval]", "+wstring[retval]", "+bitvec(ulong)*", "+bitvec(ushort)*",
+             # ... and structures (stat's: nested timespecs, an octal mode; an empty one)
+             "+struct(ulong, oct(uint), struct(long, long), hex(short), int)*", "+struct(struct(), uint)*"]
 LENGTH_RET_TYPES = ["long", "int", "ulong", "uint"]
 # the length of a string bounded by another argument (ltrace's stringN: strncpy's, write's, gzwrite's)
 STRN_LENGTH_TYPES = ["ulong", "long", "uint", "int", "ushort"]
@@ -134,8 +139,8 @@ def test_native_line_is_the_python_line(data):
         # and for a C string the byte after them)
         rax = data.draw(st.one_of(WORDS, st.integers(0, limit + 3)))
         op = dict(plan.right_items)[out[0]]
-        k = min(rax & op.mask, limit + 1) if op.kind != "bitvec" else 0
-        outn = op.size if op.kind == "bitvec" else 4 * k if op.kind == "retwstr" else k + 1
+        k = min(rax & op.mask, limit + 1) if op.kind not in ("bitvec", "struct") else 0
+        outn = op.size if op.kind in ("bitvec", "struct") else 4 * k if op.kind == "retwstr" else k + 1
         area = (wide(data.draw) if op.kind == "retwstr" else data.draw(AREA_BYTES)).ljust(outn, b"\x07")[:outn]
         mem = _Captured()
         mem.block = (w[out[0]], outn, area)
@@ -263,8 +268,8 @@ def test_a_string_copied_at_the_return_renders_as_in_python(data):
         raw = wide(data.draw) if j == FIXED else data.draw(AREA_BYTES)
         rec[a_off:a_off + min(len(raw), c)] = raw[:c]
     rax = data.draw(st.one_of(WORDS, st.integers(0, limit + 3)))
-    k = min(rax & out_op.mask, limit + 1) if out_op.kind != "bitvec" else 0
-    outn = out_op.size if out_op.kind == "bitvec" else 4 * k
+    k = min(rax & out_op.mask, limit + 1) if out_op.kind not in ("bitvec", "struct") else 0
+    outn = out_op.size if out_op.kind in ("bitvec", "struct") else 4 * k
     out_area = (wide(data.draw) if out_op.kind == "retwstr" else data.draw(AREA_BYTES)).ljust(outn, b"\x07")[:outn]
     in_area = data.draw(AREA_BYTES).ljust(cap, b"\x07")[:cap]
     if data.draw(st.booleans()):
@@ -321,6 +326,8 @@ def test_the_op_kinds_are_the_c_renderers():
             op += (((1, "ONE"),), native.OP_SIGNED)
         if kind == "flags":
             op += (((1, 1, "ONE"), (0, 6, "FIELD")), 0)
+        if kind == "struct":
+            op += (((0, 0, 0), (2, 0, 4), (3, 4, 4), (1, 0, 0)), 0)
         if kind == "intstruct":             # (a return value only)
             native.Site("f(", [], (op[0], 0, 0, 0, 0, 0, 0, ((0, 4, True), (8, 8, False))), HEAD, _ALIGN_PAD,
                         0, RET_PAIR)

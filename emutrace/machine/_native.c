@@ -64,8 +64,20 @@ enum op_kind {
                                    stringN), copied at the call as a C string (limit + 2 bytes) */
     OP_FLAGS = 18,              /* the names of the flags set in w & mask, "|"-joined (render_flags) */
     OP_OCT = 19,                /* "0%o" % (w & mask) */
-    OP_MAX = 19
+    OP_STRUCT = 20,             /* a pointer to a `size`-byte structure of integers, copied as
+                                   OP_BITVEC's set: its fields by its layout's tokens (render_struct) */
+    OP_MAX = 20
 };
+
+/* an OP_STRUCT layout's tokens (renderops.STRUCT_*) */
+enum { TOK_OPEN, TOK_CLOSE, TOK_UNSIGNED, TOK_SIGNED, TOK_HEX, TOK_OCT };
+#define STRUCT_TOKENS_MAX 512
+#define STRUCT_DEPTH_MAX 32
+
+typedef struct {
+    unsigned char kind, size;   /* TOK_*; a field's bytes (1, 2, 4, 8) */
+    uint16_t off;               /* a field's offset in the structure */
+} StructTok;
 
 /* how many bytes a string bounded by the returned value may show: min(rax & mask, limit + 1)
  * characters (values.py _ret_length) */
@@ -95,6 +107,8 @@ typedef struct {
     int fallback;               /* OP_ENUM: how a value with no name renders (OP_SIGNED, ...) */
     Py_ssize_t nnames;          /* OP_ENUM, OP_FLAGS: its names (owned by the Site) */
     EnumName *names;
+    Py_ssize_t ntoks;           /* OP_STRUCT: its layout (owned by the Site) */
+    StructTok *toks;
     int nfields;                /* OP_INTSTRUCT: its fields, in the 16 bytes of rax and rdx */
     struct { unsigned char off, size, is_signed; } fields[16];
 } Op;
@@ -125,9 +139,14 @@ typedef struct {
 /* The bytes the return copies for the site's output argument (guestlog's return trampoline): a
  * set of bits whole; a string bounded by the returned value: its characters (4 bytes each
  * for a wide one), and for a C string the byte after them, which the NUL search reads too. */
+static int is_block(const Op *op)
+{
+    return op->kind == OP_BITVEC || op->kind == OP_STRUCT;
+}
+
 static uint64_t out_bytes(const Op *op, uint64_t rax)
 {
-    if (op->kind == OP_BITVEC) return (uint64_t)op->size;
+    if (is_block(op)) return (uint64_t)op->size;
     uint64_t k = ret_chars(rax, op->mask, op->limit);
     return op->kind == OP_RETWSTR ? 4 * k : k + 1;
 }
@@ -403,6 +422,51 @@ static int render_flags(Buf *b, const Op *op, uint64_t u)
     return 0;
 }
 
+/* A structure of integers as values.py _fmt_flat shows it: "{ " + the items joined by ", " +
+ * " }", an item a field (_fmt_integer's "u", "i", "x", "o" of its bytes) or a nested structure.
+ * `a`: its `size` bytes; parse_struct checked every field lies inside them and the braces. */
+static int render_struct(Buf *b, const Op *op, const unsigned char *a)
+{
+    unsigned char first[STRUCT_DEPTH_MAX + 1];
+    int depth = 0;
+    first[0] = 1;
+    for (Py_ssize_t i = 0; i < op->ntoks; i++) {
+        const StructTok *t = &op->toks[i];
+        if (t->kind == TOK_CLOSE) {
+            depth--;
+            if (buf_put(b, " }", 2) < 0) return -1;
+            continue;
+        }
+        if (!first[depth] && buf_put(b, ", ", 2) < 0) return -1;
+        first[depth] = 0;
+        if (t->kind == TOK_OPEN) {
+            first[++depth] = 1;
+            if (buf_put(b, "{ ", 2) < 0) return -1;
+            continue;
+        }
+        uint64_t u = 0;
+        for (int k = t->size - 1; k >= 0; k--) u = (u << 8) | a[t->off + k];
+        int bits = 8 * t->size;
+        int rc;
+        switch (t->kind) {
+        case TOK_SIGNED:
+            if (bits < 64 && (u >> (bits - 1)) & 1) rc = buf_sdec(b, (int64_t)(u | ~((UINT64_C(1) << bits) - 1)));
+            else rc = bits == 64 ? buf_sdec(b, (int64_t)u) : buf_udec(b, u);
+            break;
+        case TOK_HEX:
+            rc = u ? buf_hex(b, u) : buf_put(b, "0", 1);
+            break;
+        case TOK_OCT:
+            rc = buf_put(b, "0", 1) < 0 ? -1 : buf_oct(b, u);
+            break;
+        default:
+            rc = buf_udec(b, u);
+        }
+        if (rc < 0) return -1;
+    }
+    return 0;
+}
+
 static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned char *rec, uint64_t v,
                      uint64_t rax, const unsigned char *out)
 {
@@ -495,6 +559,9 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
     case OP_BITVEC:                 /* renderops.py bitvec_at, every byte copied */
         if (!v) return buf_put(b, "nil", 3);
         return render_bitvec(b, op->area ? rec + op->area : out, op->size);
+    case OP_STRUCT:                 /* the generic interpreter's pointer to it, every byte copied */
+        if (!v) return buf_put(b, "nil", 3);
+        return render_struct(b, op, op->area ? rec + op->area : out);
     }
     PyErr_SetString(PyExc_SystemError, "emutrace.machine._native: unknown operation");
     return -1;
@@ -581,6 +648,39 @@ static int render_line(Buf *b, SiteObject *s, const unsigned char *rec, uint64_t
 /* ------------------------------------------------------------------------------------------
  * Site */
 
+/* An OP_STRUCT's layout from ((kind, offset, size), ...): braces balanced, the outer pair first
+ * and last, at most STRUCT_DEPTH_MAX deep, every field inside the op's `size` bytes. */
+static int parse_struct(Op *op, PyObject *names)
+{
+    if (names == NULL || !PyTuple_Check(names)) goto bad;
+    Py_ssize_t n = PyTuple_GET_SIZE(names);
+    if (n < 2 || n > STRUCT_TOKENS_MAX) goto bad;
+    op->toks = PyMem_Calloc((size_t)n, sizeof(StructTok));
+    if (op->toks == NULL) { PyErr_NoMemory(); return -1; }
+    op->ntoks = n;
+    int depth = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int kind, off, fsize;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(names, i), "iii", &kind, &off, &fsize)) return -1;
+        if (kind < TOK_OPEN || kind > TOK_OCT) goto bad;
+        if (kind == TOK_OPEN) {
+            if (++depth > STRUCT_DEPTH_MAX || (i > 0 && depth == 1)) goto bad;    /* (one outer pair) */
+        } else if (kind == TOK_CLOSE) {
+            if (--depth < 0 || (depth == 0 && i != n - 1)) goto bad;
+        } else {
+            if (depth < 1 || (fsize != 1 && fsize != 2 && fsize != 4 && fsize != 8) || off < 0
+                    || off + fsize > op->size)
+                goto bad;
+        }
+        op->toks[i] = (StructTok){(unsigned char)kind, (unsigned char)fsize, (uint16_t)off};
+    }
+    if (depth != 0 || op->toks[0].kind != TOK_OPEN) goto bad;
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: a structure layout out of range");
+    return -1;
+}
+
 static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
 {
     long long kind, word, lenword, size_or_mask_hi, area, limit, fallback = 0;
@@ -595,7 +695,7 @@ static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
     int capture = kind == OP_CSTR || kind == OP_BUF || kind == OP_WSTR || kind == OP_STRN;
     /* a word, or a returned C or wide string; a bounded string only in the call record */
     if ((is_ret || area == 0) && (kind == OP_BUF || kind == OP_STRN)) goto bad;
-    if (is_ret && (kind == OP_RETSTR || kind == OP_RETWSTR || kind == OP_BITVEC)) goto bad;
+    if (is_ret && (kind == OP_RETSTR || kind == OP_RETWSTR || kind == OP_BITVEC || kind == OP_STRUCT)) goto bad;
     if (!is_ret && kind == OP_INTSTRUCT) goto bad;
     if (kind == OP_INTSTRUCT) {
         /* (offset, size, signed) per field, inside rax:rdx */
@@ -655,9 +755,10 @@ static int parse_op(PyObject *t, Op *op, Py_ssize_t size, int is_ret)
     if (kind == OP_RETSTR || kind == OP_RETWSTR) {
         /* read from the return's output copy, which leaf_run checks is out_bytes long */
         if (limit < 1 || limit > (1 << 26) || area != 0 || mask == 0) goto bad;
-    } else if (kind == OP_BITVEC) {
+    } else if (kind == OP_BITVEC || kind == OP_STRUCT) {
         if (op->size < 1 || op->size > 4096 || area < 0 || (area && (area < HEAD || area > size - op->size)))
             goto bad;
+        if (kind == OP_STRUCT && parse_struct(op, names) < 0) return -1;
     } else if ((is_ret && capture) || (capture && kind != OP_BUF && area == 0)) {
         /* a returned string, or one shown at the return besides the output argument (area 0:
          * the return copies it; Site_init checks the copy's size) */
@@ -685,6 +786,9 @@ static void free_op(Op *op)
     PyMem_Free(op->names);
     op->names = NULL;
     op->nnames = 0;
+    PyMem_Free(op->toks);
+    op->toks = NULL;
+    op->ntoks = 0;
 }
 
 static void free_ops(SiteObject *self)
@@ -740,7 +844,7 @@ static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
     self->out = -1;
     for (int i = 0; i < self->nargs; i++) {
         const Op *op = &self->args[i];
-        if (op->kind == OP_RETSTR || op->kind == OP_RETWSTR || (op->kind == OP_BITVEC && op->area == 0)) {
+        if (op->kind == OP_RETSTR || op->kind == OP_RETWSTR || (is_block(op) && op->area == 0)) {
             if (self->out >= 0) {
                 PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: two output copies");
                 return -1;
@@ -1396,7 +1500,7 @@ PyMODINIT_FUNC PyInit__native(void)
         {"OP_BUF", OP_BUF}, {"OP_WSTR", OP_WSTR}, {"OP_CHAR", OP_CHAR}, {"OP_BOOL", OP_BOOL},
         {"OP_ENUM", OP_ENUM}, {"OP_WCHAR", OP_WCHAR}, {"OP_RETSTR", OP_RETSTR}, {"OP_RETWSTR", OP_RETWSTR},
         {"OP_BITVEC", OP_BITVEC}, {"OP_INTSTRUCT", OP_INTSTRUCT}, {"OP_STRN", OP_STRN},
-        {"OP_FLAGS", OP_FLAGS}, {"OP_OCT", OP_OCT},
+        {"OP_FLAGS", OP_FLAGS}, {"OP_OCT", OP_OCT}, {"OP_STRUCT", OP_STRUCT},
     };
     for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++) {
         if (PyModule_AddIntConstant(m, consts[i].name, consts[i].value) < 0) { Py_DECREF(m); return NULL; }
