@@ -311,8 +311,7 @@ class Scheduler:
         if self.counting:
             m.slice_budget().left = QUANTUM
             return QUANTUM
-        if m.budget is not None:
-            m.budget.left = -1
+        m.budget_off()
         return 0
 
     def slice_used_up(self, t) -> None:
