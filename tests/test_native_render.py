@@ -156,7 +156,8 @@ def test_native_line_is_the_python_line(data):
         pair = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, captured, outn) + padded + struct.pack("<Q", 9)
         lines = []
         assert native.leaf_run(pair, 0, None, [None] * 5 + [site], "\n", lines) == (len(pair) - 8, 1)
-        assert lines == [want]
+        assert native.leaf_run(pair[:-8], 0, None, [None] * 5 + [site], "\n", lines) == (len(pair) - 8, 1)
+        assert lines == [want, want]            # (the last pair of what a flush read renders too)
         # a copy of another length, or without the site's "captured" word: left to Python
         for flags in ((captured, outn + 1), (captured ^ RET_OUTLEN if captured else 1, outn)):
             other = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, *flags) + padded + bytes(16)
@@ -173,7 +174,8 @@ def test_native_line_is_the_python_line(data):
         lines = []
         run = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, RET_PAIR, 8) + area + struct.pack("<Q", 9)
         assert native.leaf_run(run, 0, None, [None] * 5 + [site], "\n", lines) == (len(run) - 8, 1)
-        assert lines == [want]
+        assert native.leaf_run(run[:-8], 0, None, [None] * 5 + [site], "\n", lines) == (len(run) - 8, 1)
+        assert lines == [want, want]
         for flags in ((0, 0), (RET_PAIR, 0), (0, 8)):          # not what the site's return copies
             other = bytes(rec) + struct.pack("<6Q", RET_TAG, slot, ret, rax, *flags) + area + bytes(16)
             assert native.leaf_run(other, 0, None, [None] * 5 + [site], "\n", lines) == (0, 0)
@@ -192,11 +194,13 @@ def test_native_line_is_the_python_line(data):
         want = leaf(words, bytes(rec), 0, rax, "\n")
         assert site.line(bytes(rec), 0, rax, "\n") == want
         tail = struct.pack("<6Q", RET_TAG, slot, ret, rax, 0, 0)
-    # the same line from a run: a pair, then a record the run leaves to Python
+    # the same line from a run: a pair, then a record the run leaves to Python; and a pair that
+    # ends what a flush read (nothing after it)
     pair = bytes(rec) + tail + struct.pack("<Q", 9)
     lines = []
     assert native.leaf_run(pair, 0, None, [None] * 5 + [site], "\n", lines) == (len(pair) - 8, 1)
-    assert lines == [want]
+    assert native.leaf_run(pair[:-8], 0, None, [None] * 5 + [site], "\n", lines) == (len(pair) - 8, 1)
+    assert lines == [want, want]
     # a run of two pairs: one str holding both lines, and their count
     run2 = bytes(rec) + tail + pair
     two = []

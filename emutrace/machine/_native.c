@@ -1019,7 +1019,7 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
             if (!emutrace_is_printf_leaf(so)) break;
             /* a printf-family leaf call (printflog.PrintfSite._quick): its return record next,
              * nothing copied; the line from the texts its hooks left in the store */
-            if (PRINTF_RECORD + RET_SIZE > n - off - 8) break;
+            if (PRINTF_RECORD + RET_SIZE > n - off) break;
             const unsigned char *rec = d + off, *r = rec + PRINTF_RECORD;
             uint64_t slot = rd64(rec + 56), ret = rd64(rec + 64);
             if (rd64(r) != RET_TAG || rd64(r + 8) != slot || rd64(r + 16) != ret || rd64(r + 32) != 0 ||
@@ -1041,7 +1041,7 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
         int ret_string = s->has_ret && (s->ret.kind == OP_CSTR || s->ret.kind == OP_WSTR);
         /* the return record's "captured" word: guestlog's RET_CSTR (1) or RET_WSTR (2) */
         uint64_t captured = !ret_string ? 0 : s->ret.kind == OP_WSTR ? 2 : 1;
-        if (s->pair_end > n - off - 8) break;
+        if (s->pair_end > n - off) break;
         const unsigned char *rec = d + off, *r = rec + s->size;
         uint64_t slot = rd64(rec + 56), ret = rd64(rec + 64);
         /* (a returned structure's rdx: 8 bytes) */
@@ -1056,11 +1056,11 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
             break;
         if (!no_top && top <= slot) break;
         Py_ssize_t end = ret_string ? s->pair_end_cap : s->pair_end;
-        if (end > n - off - 8 || outn > (uint64_t)(n - off - 8 - end)) break;
+        if (end > n - off || outn > (uint64_t)(n - off - end)) break;
         end += (Py_ssize_t)((outn + 7) & ~(uint64_t)7);     /* (the copy's area, as guestlog's decode) */
-        if (end > n - off - 8) break;
+        if (end > n - off) break;
         end += in_area(s);                                  /* (and the string copied after it) */
-        if (end > n - off - 8) break;
+        if (end > n - off) break;
         if (render_line(&b, s, rec, rax, r + RET_SIZE, sfx, sn, sa, &ascii) < 0) goto done;
         count++;
         off += end;
