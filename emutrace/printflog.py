@@ -6,8 +6,10 @@ the compiled path (emutrace.machine._native's PrintfHooks, in _printfcap.c), suc
 gets a guest-log trampoline (emutrace.guestlog), whose record is completed by a C code hook at one
 instruction of it: the hook parses the format as values._PrintfPack does, fetches the values as
 the hooked path does (registers, xmm registers, stack, va_list), renders the arguments shown at
-the call and keeps the others' values until a second C hook, on the return trampoline's first
-instruction, renders them as memory is at the return (what CallFormatter.exit reads). The
+the call and keeps the others' values until a second C hook, on the printf sites' own entry of
+the return trampoline (GuestLog.ret_printf: an instruction just before the shared entry, which
+only these sites put in their return slot, so that other returns run no hook), renders them as
+memory is at the return (what CallFormatter.exit reads). The
 record carries a sequence number after its head; the decoder takes the texts from the
 PrintfStore by it. So no Python frame runs per call.
 
@@ -168,7 +170,7 @@ class PrintfSite(FastSite):
         """The trampoline is in guest memory, its hook instruction at `at`: hook it."""
         hooks = engine_hooks(gl, proc, self.store, self.string_limit)
         hooks.add_site(at, *self.spec)
-        hooks.add_return(gl.ret_tramp)
+        hooks.add_return(gl.ret_printf)           # (only printf sites return there)
 
     def native_leaf(self, gl):
         """guestlog's FastSite.native_leaf: leaf_run renders this site's leaf calls, their lines

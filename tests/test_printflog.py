@@ -69,7 +69,8 @@ def test_printf_sites_are_logged_and_rendered_in_c(tmp_path):
     session, _ = run
     hooks = session.processes[0].machine.guest_log.printf_hooks
     calls, returns, refreshes = hooks.counts
-    assert calls >= 30 and returns >= calls
+    # (every printf call of printfs returns; only they return through the hooked entry)
+    assert calls >= 30 and returns == calls
     # the mappings are copied again only when they changed (mmap, mprotect, munmap), not per call
     assert 1 <= refreshes < calls
     text = out.read_text()
@@ -80,6 +81,23 @@ def test_printf_sites_are_logged_and_rendered_in_c(tmp_path):
                  'printf("[%.8s]\\n", "BBBBBBBB")                   = 11'):
         assert line in text, line
     assert "-293, -286" in text and "0x43e, 0x445) = 819" in text          # 200 conversions
+
+
+@needs_native
+def test_only_printf_returns_run_the_return_hook(tmp_path):
+    """printf-family sites return through their own entry of the return trampoline, which alone
+    carries the C return hook: freshcalls' seven other calls per iteration return without it."""
+    n = 300
+    out = tmp_path / "t.txt"
+    session, _ = _run_in_process(["-o", str(out), built("freshcalls"), str(n)])
+    gl = session.processes[0].machine.guest_log
+    calls, returns, _ = gl.printf_hooks.counts
+    lines = out.read_text().splitlines()
+    printfs = sum(1 for line in lines if line.startswith(("snprintf(", "printf(")))
+    assert printfs == n + 1 and calls == printfs
+    assert returns == printfs, (returns, len(lines))     # (not one per logged return: ~8 n)
+    assert len(lines) > 8 * n
+    assert gl.ret_printf != gl.ret_tramp and gl.is_return_entry(gl.ret_printf)
 
 
 @needs_native

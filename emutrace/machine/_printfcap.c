@@ -8,8 +8,9 @@
  * the prototype's first `+` output argument) into text, and writes a sequence number into the
  * call record, after its head, where the trampoline publishes it with the record. The arguments
  * after the split (all of sprintf's and snprintf's) are shown as memory is at the return: the hook
- * keeps their values, and a second hook, on the first instruction of the guest log's return
- * trampoline (PrintfHooks.add_return), renders them when that call returns. Python's decoder takes
+ * keeps their values, and a second hook, on the printf sites' own entry of the guest log's return
+ * trampoline (PrintfHooks.add_return: one instruction before the shared entry, falling through
+ * into it; no other site returns there), renders them when that call returns. Python's decoder takes
  * the texts by sequence number (PrintfStore.take_left / take_right, or take_line: a leaf call's
  * whole line), so no Python frame runs per hook. The rendering is CallFormatter's (_fmt_prim, _fmt_pointer, _fmt_array, _fmt_integer,
  * _c_float) for the types a printf pack produces; tests/test_printflog.py compares the bytes with
@@ -1057,7 +1058,7 @@ static PyObject *PrintfHooks_add_site(PrintfHooksObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* add_return(address): the return hook on the return trampoline's first instruction */
+/* add_return(address): the return hook on the printf sites' entry of the return trampoline */
 static PyObject *PrintfHooks_add_return(PrintfHooksObject *self, PyObject *arg)
 {
     uint64_t addr = PyLong_AsUnsignedLongLongMask(arg);
