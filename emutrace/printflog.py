@@ -38,7 +38,7 @@ _Q = struct.Struct("<Q")
 # return address, sequence number; RET_TAG, slot, return address, rax, captured?, output bytes;
 # the next record's tag
 _PAIR = struct.Struct(f"<{HEAD - 16}x3Q6QQ")
-_VMA = struct.Struct("<QQQ")
+_VMA = struct.Struct("<QQQQ")
 _REGS = (X.UC_X86_REG_RAX, X.UC_X86_REG_RDI, X.UC_X86_REG_RSI, X.UC_X86_REG_RDX, X.UC_X86_REG_RCX,
          X.UC_X86_REG_R8, X.UC_X86_REG_R9, X.UC_X86_REG_RSP) + \
     tuple(getattr(X, f"UC_X86_REG_XMM{i}") for i in range(8))
@@ -246,9 +246,30 @@ def printf_site(tracer, proc, tag: int, site, entry: int, string_limit: int) -> 
 
 
 def _vmas_of(aspace):
-    """() -> the mappings as PrintfHooks reads them: (start, end, prot) triples, by address."""
+    """() -> the mappings as PrintfHooks reads them: (start, end, prot, host address) quads, by
+    address; each mapping cut where the host memory under it changes (Backings, or a shared
+    mapping's SharedMemory extents), host 0 where it has none (read as unreadable)."""
     pack = _VMA.pack
-    return lambda: b"".join([pack(v.start, v.end, v.prot) for v in aspace.vmas])
+
+    def table() -> bytes:
+        out = []
+        for v in aspace.vmas:
+            start, end, prot = v.start, v.end, v.prot
+            if v.shm is None:
+                pieces = aspace.host_pieces(start, end)
+            else:
+                delta = start - v.shm_off
+                pieces = [(o + delta, n, host) for o, n, host in v.shm.pieces(v.shm_off, v.shm_off + (end - start))]
+            at = start
+            for lo, n, host in pieces:
+                if lo > at:
+                    out.append(pack(at, lo, prot, 0))
+                out.append(pack(lo, lo + n, prot, host))
+                at = lo + n
+            if at < end:
+                out.append(pack(at, end, prot, 0))
+        return b"".join(out)
+    return table
 
 
 def _address(fn) -> int:

@@ -143,6 +143,29 @@ def test_a_hostile_call_kills_the_program_not_the_host(how, tmp_path):
 
 
 @needs_native
+@pytest.mark.parametrize("opts", [["-f"], ["-f", "-s", "5"]], ids=["text", "s5"])
+def test_strings_across_host_memory_same_bytes(opts, tmp_path):
+    """The hooks read guest memory from the host memory under it (their copy of the mappings, cut
+    where that changes): strings crossing from one mapping into another on different host memory
+    (a 2 MiB slab edge, private/shared, a memfd mapped twice), ending before a hole, a PROT_NONE
+    or a write-only page, wild pointers, and a forked child's own copy."""
+    traces = _three_traces([built("printfmaps")], opts, tmp_path)
+    _assert_same(traces)
+    if opts == ["-f"]:
+        text = traces["compiled"].decode()
+        for line in ('printf("slab edge %s|%.14s|%.3s\\n", "CCCCCCCCCCCCDDDDDDDDD", "CCCCCCCDDDDDDD", "CDD") = 51',
+                     'printf("%s\\n", "CCCCwritten across the edge") = 28',
+                     '"PPPPPPSSSSSSSSSSSSSS", "SSSQQQQQ") = 56',
+                     'printf("shared then private %s\\n", "TTTTUUUU") = 29',
+                     'snprintf("via snprintf beef", 32, "%s %x", "via snprintf", 0xbeef) = 17',
+                     'printf("[%.4s] [%.3s]\\n", 0x',
+                     '"", "", "", "") = 17',
+                     'printf("%s %s\\n", "child\'s copy", "CCCCCCCCwkid") = 26',
+                     '"parent\'s copy", "CCCCCCCCwritten across the edge", "child wrote 1") = 60'):
+            assert line in text, line
+
+
+@needs_native
 def test_freshcalls_same_bytes(tmp_path):
     _assert_same(_three_traces([built("freshcalls"), "40"], [], tmp_path))
 

@@ -19,7 +19,13 @@
  * Guest memory is read as emutrace reads it (AddressSpace.read: a VMA with PROT_READ, else
  * unreadable): the hooks keep a copy of the mappings, taken from Python (the `vmas` callable,
  * under the GIL) whenever the TLB fill's permission cache says they changed (its generation,
- * _tlbfill.c), and read through uc_mem_read only what that copy says is readable. Nothing is
+ * _tlbfill.c), each mapping cut into ranges by the host memory under it (emutrace owns guest
+ * memory: the Backings and SharedMemory extents Unicorn maps with mem_map_ptr, so the host
+ * bytes are the guest's). They read only what that copy says is readable, straight from the
+ * host memory it names (no uc_mem_read, which walks Unicorn's address space per call); a range
+ * with no host memory under it reads as unreadable. The copy cannot outlive the host memory
+ * it names: host memory goes (a Backing closed, a SharedMemory freed) only with the mappings
+ * over it, which changes the generation, and the copy is refreshed before every read. Nothing is
  * written past a buffer: every text goes through a growing buffer, every capture is bounded.
  *
  * Portable C99 and the Python C API only. The hooks run inside emulation without the GIL: they
@@ -414,7 +420,9 @@ PyObject *emutrace_printf_leaf_line(PyObject *o, uint64_t seq, uint64_t rax, PyO
 /* ------------------------------------------------------------------------------------------
  * the hooks of one engine */
 
-typedef struct { uint64_t start, end, prot; } Vma;
+/* [start, end) of one mapping with its permissions, and where its bytes are in this process
+ * (host 0: no host memory there, read as unreadable) */
+typedef struct { uint64_t start, end, prot, host; } Vma;
 
 struct PrintfHooksObject;
 
@@ -441,7 +449,7 @@ typedef struct PrintfHooksObject {
     uc_mem_write_fn mem_write;
     PyObject *store;                    /* PrintfStore */
     PyObject *perms;                    /* the TLB fill's cache: its generation */
-    PyObject *vmas_fn;                  /* () -> bytes: (start, end, prot) u64 triples, sorted */
+    PyObject *vmas_fn;                  /* () -> bytes: (start, end, prot, host) u64 quads, sorted */
     PyObject *owner;                    /* the binding's engine: kept alive */
     int regs[16];                       /* rax rdi rsi rdx rcx r8 r9 rsp xmm0..xmm7 */
     uint64_t ctrl;                      /* the guest log's control page */
@@ -471,11 +479,11 @@ static int refresh_vmas(PrintfHooksObject *h)
     int ok = -1;
     h->refreshes++;
     PyObject *r = PyObject_CallNoArgs(h->vmas_fn);
-    if (r != NULL && PyBytes_Check(r) && PyBytes_GET_SIZE(r) % 24 == 0) {
-        size_t n = (size_t)PyBytes_GET_SIZE(r) / 24;
+    if (r != NULL && PyBytes_Check(r) && PyBytes_GET_SIZE(r) % sizeof(Vma) == 0) {
+        size_t n = (size_t)PyBytes_GET_SIZE(r) / sizeof(Vma);
         Vma *v = PyMem_RawMalloc(n ? n * sizeof *v : 1);
         if (v != NULL) {
-            memcpy(v, PyBytes_AS_STRING(r), n * 24);
+            memcpy(v, PyBytes_AS_STRING(r), n * sizeof *v);
             PyMem_RawFree(h->vmas);
             h->vmas = v;
             h->nvmas = n;
@@ -502,18 +510,32 @@ static const Vma *find_vma(const PrintfHooksObject *h, uint64_t addr)
     return NULL;
 }
 
+/* The host address of guest byte `addr` and how many bytes from it lie in the same range
+ * (*avail), when the range has host memory and the permissions `want` (PROT_ bits); else NULL. */
+static const unsigned char *host_at(const PrintfHooksObject *h, uint64_t addr, uint64_t want, uint64_t *avail)
+{
+    const Vma *v = find_vma(h, addr);
+    if (v == NULL || v->host == 0 || (v->prot & want) != want) return NULL;
+    *avail = v->end - addr;
+    return (const unsigned char *)(uintptr_t)(v->host + (addr - v->start));
+}
+
 /* AddressSpace.read: all n bytes at addr when every byte lies in a readable mapping (0), else -1 */
 static int read_mem(PrintfHooksObject *h, uint64_t addr, void *out, uint64_t n)
 {
-    if (n == 0) return 0;
     if (addr + n < addr) return -1;                 /* (past 2^64: nothing is mapped there) */
-    uint64_t a = addr, end = addr + n;
-    while (a < end) {
-        const Vma *v = find_vma(h, a);
-        if (v == NULL || !(v->prot & 1)) return -1;
-        a = v->end;
+    unsigned char *o = out;
+    while (n > 0) {
+        uint64_t avail;
+        const unsigned char *p = host_at(h, addr, 1, &avail);
+        if (p == NULL) return -1;
+        uint64_t k = avail < n ? avail : n;
+        memcpy(o, p, (size_t)k);
+        o += k;
+        addr += k;
+        n -= k;
     }
-    return h->mem_read(h->uc, addr, out, n) == 0 ? 0 : -1;
+    return 0;
 }
 
 /* AddressSpace.read_cstr(addr, want): the bytes before the first NUL, at most `want` of them,
@@ -521,23 +543,41 @@ static int read_mem(PrintfHooksObject *h, uint64_t addr, void *out, uint64_t n)
 static int read_cstr(PrintfHooksObject *h, uint64_t addr, uint64_t want, char **out, size_t *len)
 {
     Text t = {0};
-    char chunk[512];
     while (t.len < want) {
-        const Vma *v = find_vma(h, addr);
-        if (v == NULL || !(v->prot & 1)) { PyMem_RawFree(t.p); return -1; }
-        uint64_t n = v->end - addr;
-        if (n > sizeof chunk) n = sizeof chunk;
+        uint64_t n;
+        const unsigned char *p = host_at(h, addr, 1, &n);
+        if (p == NULL) { PyMem_RawFree(t.p); return -1; }
         if (n > want - t.len) n = want - t.len;
-        if (h->mem_read(h->uc, addr, chunk, n) != 0) { PyMem_RawFree(t.p); return -1; }
-        const char *nul = memchr(chunk, 0, (size_t)n);
-        if (nul != NULL) { text_put(&t, chunk, (size_t)(nul - chunk)); break; }
-        text_put(&t, chunk, (size_t)n);
+        const unsigned char *nul = memchr(p, 0, (size_t)n);
+        if (nul != NULL) { text_put(&t, (const char *)p, (size_t)(nul - p)); break; }
+        text_put(&t, (const char *)p, (size_t)n);
         addr += n;
     }
     if (t.failed) { PyMem_RawFree(t.p); return -1; }
     *out = t.p;
     *len = t.len;
     return 0;
+}
+
+/* A word of emutrace's own pages (the control page, the shadow stack): from the host memory
+ * the copy of the mappings names, or through uc_mem_read when it names none (no copy could be
+ * had), as before the copy existed. 0, or -1. */
+static int read_own(PrintfHooksObject *h, uint64_t addr, uint64_t *out)
+{
+    unsigned char b[8];
+    if (read_mem(h, addr, b, 8) < 0 && h->mem_read(h->uc, addr, b, 8) != 0) return -1;
+    memcpy(out, b, 8);
+    return 0;
+}
+
+/* The call record's sequence number: into host memory where the copy of the mappings says the
+ * 8 bytes are writable, else through uc_mem_write (which writes only Unicorn's mappings). */
+static void write_own(PrintfHooksObject *h, uint64_t addr, uint64_t value)
+{
+    uint64_t avail;
+    unsigned char *p = (unsigned char *)host_at(h, addr, 3, &avail);
+    if (p != NULL && avail >= 8) memcpy(p, &value, 8);
+    else h->mem_write(h->uc, addr, &value, 8);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -911,8 +951,7 @@ static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
             /* the rest is shown as memory is at the return: kept until then, one entry per
              * shadow stack entry (a call left by longjmp leaves its entry to the next one) */
             uint64_t shadow = 0;
-            unsigned char b[8];
-            if (h->mem_read(uc, h->ctrl + SHTOP, b, 8) == 0) memcpy(&shadow, b, 8);
+            if (read_own(h, h->ctrl + SHTOP, &shadow) < 0) shadow = 0;
             Pending *free_one = NULL;
             for (int i = 0; i < MAX_PENDING; i++) {
                 Pending *pd = &h->pending[i];
@@ -936,7 +975,7 @@ static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
     }
     PyMem_RawFree(v.p);
     /* the sequence number after the record's head: 0 when nothing was rendered */
-    h->mem_write(uc, rax + HEAD, &seq, 8);
+    write_own(h, rax + HEAD, seq);
 }
 
 static void on_return(void *uc, uint64_t address, uint32_t size, void *user)
@@ -944,20 +983,17 @@ static void on_return(void *uc, uint64_t address, uint32_t size, void *user)
     PrintfHooksObject *h = user;
     PrintfStoreObject *st = (PrintfStoreObject *)h->store;
     uint64_t rsp, top = 0;
-    unsigned char b[8];
     h->returns++;
     if (h->npending == 0) return;
     if (h->reg_read(uc, h->regs[7], &rsp) != 0) return;
-    if (h->mem_read(uc, h->ctrl + SHTOP, b, 8) != 0) return;
-    memcpy(&top, b, 8);
+    if (refresh_vmas(h) < 0) h->nvmas = 0;      /* (before any read: see read_own) */
+    if (read_own(h, h->ctrl + SHTOP, &top) < 0) return;
     for (int i = 0; i < MAX_PENDING; i++) {
         Pending *pd = &h->pending[i];
         if (pd->seq == 0 || pd->slot != rsp - 8 || pd->shadow >= top) continue;
         uint64_t slot = 0;
-        if (h->mem_read(uc, pd->shadow, b, 8) != 0) continue;
-        memcpy(&slot, b, 8);
+        if (read_own(h, pd->shadow, &slot) < 0) continue;
         if (slot != pd->slot) continue;
-        if (refresh_vmas(h) < 0) h->nvmas = 0;
         size_t len = 0;
         char *text = render_items(h, pd->items, pd->split, pd->nitems, &len);
         if (text != NULL) store_right(st, pd->seq, text, len, pd->nitems - pd->split);
