@@ -86,33 +86,47 @@ typedef struct {
 
 typedef struct { char *p; size_t len, cap; int failed; } Text;
 
-static void text_put(Text *t, const char *s, size_t n)
+/* room for n more bytes (and a NUL) at t->p + t->len: 1, or 0 when the buffer failed */
+static int text_reserve(Text *t, size_t n)
 {
-    if (t->failed) return;
+    if (t->failed) return 0;
     if (t->len + n + 1 > t->cap) {
         size_t cap = t->cap ? t->cap : 256;
         while (cap < t->len + n + 1) cap *= 2;
         char *p = PyMem_RawRealloc(t->p, cap);
-        if (p == NULL) { t->failed = 1; return; }
+        if (p == NULL) { t->failed = 1; return 0; }
         t->p = p;
         t->cap = cap;
     }
+    return 1;
+}
+
+static void text_put(Text *t, const char *s, size_t n)
+{
+    if (!text_reserve(t, n)) return;
     memcpy(t->p + t->len, s, n);
     t->len += n;
 }
 
 static void text_str(Text *t, const char *s) { text_put(t, s, strlen(s)); }
 
-/* ltrace's escape of one byte (escapes.esc_char) */
-static void put_esc(Text *t, unsigned char c)
+/* ltrace's escapes of n bytes (escapes.esc_char each): printable ASCII as it is, but for the
+ * backslash; \\0 \\a \\b \\t \\n \\v \\f \\r; anything else as three octal digits. At most 4
+ * bytes out per byte in, reserved at once. */
+static void put_esc_bytes(Text *t, const unsigned char *s, size_t n)
 {
-    static const char *named[14] = {"\\0", 0, 0, 0, 0, 0, 0, "\\a", "\\b", "\\t", "\\n", "\\v", "\\f", "\\r"};
-    char tmp[8];
-    if (c < 14 && named[c] != NULL) { text_put(t, named[c], 2); return; }
-    if (c == 92) { text_put(t, "\\\\", 2); return; }
-    if (c >= 32 && c < 127) { tmp[0] = (char)c; text_put(t, tmp, 1); return; }
-    snprintf(tmp, sizeof tmp, "\\%03o", c);
-    text_put(t, tmp, 4);
+    static const char named[14] = {'0', 0, 0, 0, 0, 0, 0, 'a', 'b', 't', 'n', 'v', 'f', 'r'};
+    if (!text_reserve(t, 4 * n)) return;
+    char *o = t->p + t->len;
+    for (size_t k = 0; k < n; k++) {
+        unsigned char c = s[k];
+        if (c >= 32 && c < 127 && c != 92) { *o++ = (char)c; continue; }
+        *o++ = '\\';
+        if (c == 92) *o++ = '\\';
+        else if (c < 14 && named[c] != 0) *o++ = named[c];
+        else { *o++ = (char)('0' + (c >> 6)); *o++ = (char)('0' + ((c >> 3) & 7)); *o++ = (char)('0' + (c & 7)); }
+    }
+    t->len = (size_t)(o - t->p);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -435,7 +449,7 @@ typedef struct {
 } HookSite;
 
 typedef struct {
-    uint64_t seq, slot, shadow;         /* seq 0: free */
+    uint64_t seq, slot, shadow;         /* the call, its return slot, its shadow entry */
     int split, nitems;
     Item *items;
 } Pending;
@@ -462,8 +476,8 @@ typedef struct PrintfHooksObject {
     size_t nsites;
     size_t ret_handle;
     int ret_hooked;
-    Pending pending[MAX_PENDING];
-    int npending;                       /* entries in use: the return hook's quick way out */
+    Pending pending[MAX_PENDING];       /* the first npending in use, in no order */
+    int npending;
     unsigned long long calls, returns;  /* hooks run (tests) */
     unsigned long long refreshes;       /* copies of the mappings taken (tests) */
 } PrintfHooksObject;
@@ -559,6 +573,25 @@ static int read_cstr(PrintfHooksObject *h, uint64_t addr, uint64_t want, char **
     return 0;
 }
 
+/* The length of the C string at addr (AddressSpace.read_cstr(addr, want) without the copy): the
+ * bytes before its NUL, at most `want`, into *len; -1 when a byte before that end is unreadable */
+static int cstr_len(PrintfHooksObject *h, uint64_t addr, uint64_t want, uint64_t *len)
+{
+    uint64_t got = 0;
+    while (got < want) {
+        uint64_t n;
+        const unsigned char *p = host_at(h, addr, 1, &n);
+        if (p == NULL) return -1;
+        if (n > want - got) n = want - got;
+        const unsigned char *nul = memchr(p, 0, (size_t)n);
+        if (nul != NULL) { got += (uint64_t)(nul - p); break; }
+        got += n;
+        addr += n;
+    }
+    *len = got;
+    return 0;
+}
+
 /* A word of emutrace's own pages (the control page, the shadow stack): from the host memory
  * the copy of the mappings names, or through uc_mem_read when it names none (no copy could be
  * had), as before the copy existed. 0, or -1. */
@@ -583,27 +616,45 @@ static void write_own(PrintfHooksObject *h, uint64_t addr, uint64_t value)
 /* ------------------------------------------------------------------------------------------
  * rendering (values.CallFormatter for a printf pack's types) */
 
+/* the digits of u in base 8, 10 or 16 (lowercase), written backwards ending at `end`: their start */
+static char *digits_before(char *end, uint64_t u, unsigned base)
+{
+    do {
+        *--end = "0123456789abcdef"[u % base];
+        u /= base;
+    } while (u != 0);
+    return end;
+}
+
+/* an integer as C's "0x%llx" ("0" for 0), "0%llo", "%lld" or "%llu" of its low `size` bytes */
 static void put_integer(Text *t, uint64_t u, int size, int kind)
 {
     char tmp[32];
+    char *end = tmp + sizeof tmp, *b;
     if (size < 8) u &= ((uint64_t)1 << (8 * size)) - 1;
     switch (kind) {
     case K_HEX: case K_ADDR:
         if (u == 0) { text_put(t, "0", 1); return; }
-        snprintf(tmp, sizeof tmp, "0x%llx", (unsigned long long)u);
+        b = digits_before(end, u, 16);
+        *--b = 'x';
+        *--b = '0';
         break;
     case K_OCT:
-        snprintf(tmp, sizeof tmp, "0%llo", (unsigned long long)u);
+        b = digits_before(end, u, 8);
+        *--b = '0';
         break;
     case K_SIGNED: {
-        int64_t i = size < 8 && (u >> (8 * size - 1)) & 1 ? (int64_t)(u - ((uint64_t)1 << (8 * size))) : (int64_t)u;
-        snprintf(tmp, sizeof tmp, "%lld", (long long)i);
+        int negative = size < 8 ? (int)((u >> (8 * size - 1)) & 1) : (int)(u >> 63);
+        /* the magnitude: 2^(8 size) - u for a negative one (2^63 for INT64_MIN, as unsigned) */
+        uint64_t mag = !negative ? u : size < 8 ? ((uint64_t)1 << (8 * size)) - u : 0 - u;
+        b = digits_before(end, mag, 10);
+        if (negative) *--b = '-';
         break;
     }
     default:
-        snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)u);
+        b = digits_before(end, u, 10);
     }
-    text_str(t, tmp);
+    text_put(t, b, (size_t)(end - b));
 }
 
 static void put_double(Text *t, uint64_t bits)
@@ -618,36 +669,50 @@ static void put_double(Text *t, uint64_t bits)
     else t->failed = 1;
 }
 
+/* the escapes of the n guest bytes at addr, which cstr_len found readable, read in place */
+static void put_guest_esc(PrintfHooksObject *h, Text *t, uint64_t addr, uint64_t n)
+{
+    while (n > 0) {
+        uint64_t avail;
+        const unsigned char *p = host_at(h, addr, 1, &avail);
+        if (p == NULL) { t->failed = 1; return; }       /* (cannot happen: checked by cstr_len) */
+        uint64_t k = avail < n ? avail : n;
+        put_esc_bytes(t, p, (size_t)k);
+        addr += k;
+        n -= k;
+    }
+}
+
 /* _fmt_pointer + _fmt_array for a char string of Zero(lim) length, string_limit L */
 static void put_string(PrintfHooksObject *h, Text *t, uint64_t ptr, int has_lim, uint64_t lim)
 {
     if (ptr == 0) { text_str(t, "nil"); return; }
     uint64_t L = h->string_limit, cap = L + 1;
     if (has_lim && lim < cap) cap = lim;
-    char *s = NULL;
-    size_t n = 0;
-    if (read_cstr(h, ptr, cap + 1, &s, &n) < 0) {
+    uint64_t n = 0;
+    if (cstr_len(h, ptr, cap + 1, &n) < 0) {
         if (cap != 0) { put_integer(t, ptr, 8, K_ADDR); return; }
         n = 0;                          /* (nothing to read: an empty string) */
     }
-    if (n > cap) n = (size_t)cap;
-    size_t shown = n < L ? n : (size_t)L;
+    if (n > cap) n = cap;
+    uint64_t shown = n < L ? n : L;
     text_put(t, "\"", 1);
-    for (size_t k = 0; k < shown; k++) put_esc(t, (unsigned char)s[k]);
+    put_guest_esc(h, t, ptr, shown);
     text_put(t, "\"", 1);
     if (n >= L) text_put(t, "...", 3);
-    PyMem_RawFree(s);
 }
 
 static void put_item(PrintfHooksObject *h, Text *t, const Item *it)
 {
     if (!it->ok) { text_put(t, "?", 1); return; }
     switch (it->kind) {
-    case K_CHAR:
+    case K_CHAR: {
+        unsigned char c = (unsigned char)(it->value & 0xFF);
         text_put(t, "'", 1);
-        put_esc(t, (unsigned char)(it->value & 0xFF));
+        put_esc_bytes(t, &c, 1);
         text_put(t, "'", 1);
         return;
+    }
     case K_DOUBLE: put_double(t, it->value); return;
     case K_STR: put_string(h, t, it->value, it->has_lim, it->lim); return;
     default: put_integer(t, it->value, it->size, it->kind);
@@ -675,6 +740,7 @@ typedef struct {
     PrintfHooksObject *h;
     uint64_t gpr[6], xmm[8], rsp;
     int gp, fp, stack;
+    int xmm_state;                  /* 0: not read yet (most formats have no float), 1: read, -1: failed */
     /* va_list */
     int va, va_ok, over_past;       /* over_past: the overflow area's pointer passed 2^64 */
     uint64_t gp_off, fp_off, over, save;
@@ -722,6 +788,18 @@ static int next_int(Fetch *f, uint64_t *out)
     return stack_word(f, out);
 }
 
+/* the low quadwords of xmm0-7, read when the first float argument is taken from them */
+static int read_xmm(Fetch *f)
+{
+    PrintfHooksObject *h = f->h;
+    uint64_t xmm[2];
+    for (int i = 0; i < 8; i++) {
+        if (h->reg_read(h->uc, h->regs[8 + i], xmm) != 0) return -1;
+        f->xmm[i] = xmm[0];
+    }
+    return 0;
+}
+
 static int next_float(Fetch *f, uint64_t *out)
 {
     if (f->va) {
@@ -729,7 +807,12 @@ static int next_float(Fetch *f, uint64_t *out)
         if (f->fp_off < 176) { int ok = va_word(f, f->save, f->fp_off, out); f->fp_off += 16; return ok; }
         return va_over(f, out);
     }
-    if (f->fp < 8) { *out = f->xmm[f->fp++]; return 1; }
+    if (f->fp < 8) {
+        if (f->xmm_state == 0) f->xmm_state = read_xmm(f) == 0 ? 1 : -1;
+        if (f->xmm_state < 0) { f->fp++; return 0; }
+        *out = f->xmm[f->fp++];
+        return 1;
+    }
     return stack_word(f, out);
 }
 
@@ -852,25 +935,22 @@ static Item *items_add(Items *v)
     return it;
 }
 
+/* rax (the record), the argument registers and rsp (xmm0-7 wait for a float: read_xmm) */
 static int read_regs(PrintfHooksObject *h, Fetch *f, uint64_t *rax)
 {
-    uint64_t xmm[2];
     if (h->reg_read(h->uc, h->regs[0], rax) != 0) return -1;
     for (int i = 0; i < 6; i++)
         if (h->reg_read(h->uc, h->regs[1 + i], &f->gpr[i]) != 0) return -1;
     if (h->reg_read(h->uc, h->regs[7], &f->rsp) != 0) return -1;
-    for (int i = 0; i < 8; i++) {
-        if (h->reg_read(h->uc, h->regs[8 + i], xmm) != 0) return -1;
-        f->xmm[i] = xmm[0];
-    }
     return 0;
 }
 
-static void drop_pending(PrintfHooksObject *h, Pending *p)
+/* the pending call at index i goes (the last one takes its place: hooks scan only those in use) */
+static void drop_pending(PrintfHooksObject *h, int i)
 {
-    if (p->seq != 0) h->npending--;
-    PyMem_RawFree(p->items);
-    memset(p, 0, sizeof *p);
+    PyMem_RawFree(h->pending[i].items);
+    h->pending[i] = h->pending[--h->npending];
+    memset(&h->pending[h->npending], 0, sizeof h->pending[0]);
 }
 
 static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
@@ -952,14 +1032,12 @@ static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
              * shadow stack entry (a call left by longjmp leaves its entry to the next one) */
             uint64_t shadow = 0;
             if (read_own(h, h->ctrl + SHTOP, &shadow) < 0) shadow = 0;
-            Pending *free_one = NULL;
-            for (int i = 0; i < MAX_PENDING; i++) {
-                Pending *pd = &h->pending[i];
-                if (pd->seq != 0 && pd->shadow == shadow) drop_pending(h, pd);
-                if (pd->seq == 0 && free_one == NULL) free_one = pd;
+            for (int i = 0; i < h->npending; ) {
+                if (h->pending[i].shadow == shadow) drop_pending(h, i);
+                else i++;
             }
-            if (free_one != NULL) {
-                h->npending++;
+            if (h->npending < MAX_PENDING) {
+                Pending *free_one = &h->pending[h->npending++];
                 free_one->seq = seq;
                 free_one->slot = f.rsp;
                 free_one->shadow = shadow;
@@ -988,18 +1066,24 @@ static void on_return(void *uc, uint64_t address, uint32_t size, void *user)
     if (h->reg_read(uc, h->regs[7], &rsp) != 0) return;
     if (refresh_vmas(h) < 0) h->nvmas = 0;      /* (before any read: see read_own) */
     if (read_own(h, h->ctrl + SHTOP, &top) < 0) return;
-    for (int i = 0; i < MAX_PENDING; i++) {
-        Pending *pd = &h->pending[i];
-        if (pd->seq == 0 || pd->slot != rsp - 8 || pd->shadow >= top) continue;
+    /* the call returning: its shadow entry still holds its slot; of several (calls left by
+     * longjmp whose entries a later call at the same slot took), the deepest, the one the
+     * return trampoline pops */
+    int found = -1;
+    for (int i = 0; i < h->npending; i++) {
+        const Pending *pd = &h->pending[i];
+        if (pd->slot != rsp - 8 || pd->shadow >= top) continue;
+        if (found >= 0 && pd->shadow <= h->pending[found].shadow) continue;
         uint64_t slot = 0;
-        if (read_own(h, pd->shadow, &slot) < 0) continue;
-        if (slot != pd->slot) continue;
-        size_t len = 0;
-        char *text = render_items(h, pd->items, pd->split, pd->nitems, &len);
-        if (text != NULL) store_right(st, pd->seq, text, len, pd->nitems - pd->split);
-        drop_pending(h, pd);
-        return;
+        if (read_own(h, pd->shadow, &slot) < 0 || slot != pd->slot) continue;
+        found = i;
     }
+    if (found < 0) return;
+    const Pending *pd = &h->pending[found];
+    size_t len = 0;
+    char *text = render_items(h, pd->items, pd->split, pd->nitems, &len);
+    if (text != NULL) store_right(st, pd->seq, text, len, pd->nitems - pd->split);
+    drop_pending(h, found);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -1131,7 +1215,7 @@ static int PrintfHooks_clear(PrintfHooksObject *self)
     self->sites = NULL;
     self->nsites = 0;
     self->ret_hooked = 0;
-    for (int i = 0; i < MAX_PENDING; i++) drop_pending(self, &self->pending[i]);
+    while (self->npending > 0) drop_pending(self, self->npending - 1);
     PyMem_RawFree(self->vmas);
     self->vmas = NULL;
     self->nvmas = 0;
