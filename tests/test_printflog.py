@@ -210,6 +210,22 @@ def test_the_store_joins_lines_as_python_does(prog, tmp_path, monkeypatch):
 
 
 @needs_native
+@pytest.mark.parametrize("prefix, suffix", [("printf(", "\n"), ("pr\u00eftf(", "\n"), ("printf(", " <\u00e9>\n"),
+                                            ("a_display_name_longer_than_the_alignment(", "")])
+@pytest.mark.parametrize("rax", [0, 17, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, 0x1234500000007])
+def test_take_line_of_a_call_without_texts(prefix, suffix, rax):
+    """take_line builds the line in one string when the prefix and suffix are ASCII and joins
+    them to it otherwise; both as PrintfSite._line_of has it (here for a sequence number with no
+    texts: the call's arguments shown as none)."""
+    from emutrace.printflog import _ALIGN_PAD, _IntReturn
+    store = native.PrintfStore()
+    text = prefix
+    pad = _ALIGN_PAD - len(text)
+    want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + _IntReturn.word(rax, None) + suffix
+    assert store.take_line(987654, prefix, rax, suffix, _ALIGN_PAD) == want
+
+
+@needs_native
 def test_freshcalls_runs_stay_in_c(tmp_path, monkeypatch):
     """freshcalls' leaf calls, snprintf's and mbstowcs's included, are rendered by leaf_run: only
     a pair at the end of a ring's read (leaf_run needs the next record's tag) goes to Python."""

@@ -110,6 +110,16 @@ static void text_put(Text *t, const char *s, size_t n)
 
 static void text_str(Text *t, const char *s) { text_put(t, s, strlen(s)); }
 
+/* the digits of u in base 8, 10 or 16 (lowercase), written backwards ending at `end`: their start */
+static char *digits_before(char *end, uint64_t u, unsigned base)
+{
+    do {
+        *--end = "0123456789abcdef"[u % base];
+        u /= base;
+    } while (u != 0);
+    return end;
+}
+
 /* ltrace's escapes of n bytes (escapes.esc_char each): printable ASCII as it is, but for the
  * backslash; \\0 \\a \\b \\t \\n \\v \\f \\r; anything else as three octal digits. At most 4
  * bytes out per byte in, reserved at once. */
@@ -279,54 +289,106 @@ static PyObject *store_take(PrintfStoreObject *self, PyObject *arg, int right)
 static PyObject *PrintfStore_take_left(PrintfStoreObject *self, PyObject *arg) { return store_take(self, arg, 0); }
 static PyObject *PrintfStore_take_right(PrintfStoreObject *self, PyObject *arg) { return store_take(self, arg, 1); }
 
-/* NUL-separated texts joined with ", " */
-static void put_joined(Text *t, const char *p, size_t len, int n)
+/* NUL-separated texts joined with ", " into out (NULL: only counted): the bytes that makes */
+static size_t join_texts(char *out, const char *p, size_t len, int n)
 {
-    size_t at = 0;
+    size_t at = 0, w = 0;
     for (int i = 0; i < n && at <= len; i++) {
         const char *e = memchr(p + at, 0, len - at);
         size_t k = e != NULL ? (size_t)(e - (p + at)) : len - at;
-        if (i) text_put(t, ", ", 2);
-        text_put(t, p + at, k);
+        if (i) {
+            if (out != NULL) memcpy(out + w, ", ", 2);
+            w += 2;
+        }
+        if (out != NULL) memcpy(out + w, p + at, k);
+        w += k;
         at += k + 1;
     }
+    return w;
+}
+
+/* What a leaf line holds between its prefix and its suffix: the texts shown at the call and at
+ * the return joined, ") ", the padding, "= " and the int returned. */
+typedef struct {
+    const char *left, *right;           /* NUL-separated texts, or NULL */
+    size_t left_len, right_len;
+    int nleft, nright;
+    size_t left_w, right_w, sep_w;      /* the bytes each side joined makes, and ", " between */
+    size_t pad;
+    char num[24];                       /* "= " and the int, at num + num_at */
+    size_t num_at;
+} LineMiddle;
+
+static size_t middle_size(LineMiddle *m, Py_ssize_t prefix_chars, Py_ssize_t align_pad, uint64_t rax)
+{
+    m->left_w = m->left != NULL ? join_texts(NULL, m->left, m->left_len, m->nleft) : 0;
+    m->right_w = m->right != NULL && m->nright > 0 ? join_texts(NULL, m->right, m->right_len, m->nright) : 0;
+    m->sep_w = m->left != NULL && m->nleft > 0 && m->right != NULL && m->nright > 0 ? 2 : 0;
+    Py_ssize_t pad = align_pad - (prefix_chars + (Py_ssize_t)(m->left_w + m->sep_w + m->right_w));
+    m->pad = pad > 0 ? (size_t)pad : 0;
+    int32_t r = (int32_t)(uint32_t)rax;               /* (printf's int, as "= %d") */
+    char *end = m->num + sizeof m->num;
+    char *b = digits_before(end, r < 0 ? 0 - (uint64_t)(int64_t)r : (uint64_t)r, 10);
+    if (r < 0) *--b = '-';
+    *--b = ' ';
+    *--b = '=';
+    m->num_at = (size_t)(b - m->num);
+    return m->left_w + m->sep_w + m->right_w + 2 + m->pad + (sizeof m->num - m->num_at);
+}
+
+/* the middle into out (middle_size's bytes); 0, or -1 when a text is not ASCII (never: the
+ * renderers write escapes, digits and C's %f) */
+static int middle_write(const LineMiddle *m, char *out)
+{
+    char *o = out;
+    if (m->left != NULL) o += join_texts(o, m->left, m->left_len, m->nleft);
+    if (m->sep_w) { memcpy(o, ", ", 2); o += 2; }
+    if (m->right_w) o += join_texts(o, m->right, m->right_len, m->nright);
+    unsigned char high = 0;
+    for (char *c = out; c < o; c++) high |= (unsigned char)*c;
+    memcpy(o, ") ", 2);
+    o += 2;
+    memset(o, ' ', m->pad);
+    o += m->pad;
+    memcpy(o, m->num + m->num_at, sizeof m->num - m->num_at);
+    return high & 0x80 ? -1 : 0;
 }
 
 /* take_line(seq, prefix, rax, suffix, align_pad) -> str: the whole line of a leaf call, as
  * printflog.PrintfSite._line makes it from take_left and take_right (prefix: the display name
- * and "("; the texts are ASCII, so the padding counts prefix characters and text bytes) */
+ * and "("; the texts are ASCII, so the padding counts prefix characters and text bytes). Made
+ * in one string when prefix and suffix are ASCII (always, but for a name that is not). */
 static PyObject *store_line(PrintfStoreObject *self, uint64_t seq, PyObject *prefix, uint64_t rax,
                             PyObject *suffix, Py_ssize_t align_pad)
 {
     char *lp = NULL, *rp = NULL;
-    size_t llen = 0, rlen = 0;
-    int ln = 0, rn = 0;
-    if (store_grab(self, seq, 0, &lp, &llen, &ln) < 0) { lp = NULL; ln = 0; }
-    if (store_grab(self, seq, 1, &rp, &rlen, &rn) < 0) { rp = NULL; rn = 0; }
-    Text t = {0};
-    text_put(&t, "", 0);
-    if (lp != NULL) put_joined(&t, lp, llen, ln);
-    if (rp != NULL && rn > 0) {
-        if (lp != NULL && ln > 0) text_put(&t, ", ", 2);
-        put_joined(&t, rp, rlen, rn);
+    LineMiddle m;
+    memset(&m, 0, sizeof m);
+    if (store_grab(self, seq, 0, &lp, &m.left_len, &m.nleft) < 0) { lp = NULL; m.nleft = 0; }
+    if (store_grab(self, seq, 1, &rp, &m.right_len, &m.nright) < 0) { rp = NULL; m.nright = 0; }
+    m.left = lp;
+    m.right = rp;
+    Py_ssize_t plen = PyUnicode_GET_LENGTH(prefix), slen = PyUnicode_GET_LENGTH(suffix);
+    size_t mid = middle_size(&m, plen, align_pad, rax);
+    int ascii = PyUnicode_IS_ASCII(prefix) && PyUnicode_IS_ASCII(suffix);
+    PyObject *line = PyUnicode_New((Py_ssize_t)mid + (ascii ? plen + slen : 0), 127);
+    if (line != NULL) {
+        char *o = (char *)PyUnicode_1BYTE_DATA(line);
+        if (ascii) memcpy(o, PyUnicode_1BYTE_DATA(prefix), (size_t)plen);
+        if (middle_write(&m, o + (ascii ? plen : 0)) < 0) {
+            Py_CLEAR(line);
+            PyErr_SetString(PyExc_ValueError, "a printf hook's text is not ASCII");
+        } else if (ascii) {
+            memcpy(o + plen + mid, PyUnicode_1BYTE_DATA(suffix), (size_t)slen);
+        }
     }
     PyMem_RawFree(lp);
     PyMem_RawFree(rp);
-    Py_ssize_t pad = align_pad - (PyUnicode_GET_LENGTH(prefix) + (Py_ssize_t)t.len);
-    text_put(&t, ") ", 2);
-    for (Py_ssize_t i = 0; i < pad; i++) text_put(&t, " ", 1);
-    char num[16];
-    uint32_t u = (uint32_t)rax;
-    snprintf(num, sizeof num, "= %d", (int)(int32_t)u);
-    text_str(&t, num);
-    if (t.failed) { PyMem_RawFree(t.p); return PyErr_NoMemory(); }
-    PyObject *mid = PyUnicode_DecodeASCII(t.p, (Py_ssize_t)t.len, "strict");
-    PyMem_RawFree(t.p);
-    if (mid == NULL) return NULL;
-    PyObject *head = PyUnicode_Concat(prefix, mid);
-    Py_DECREF(mid);
+    if (line == NULL || ascii) return line;
+    PyObject *head = PyUnicode_Concat(prefix, line);
+    Py_DECREF(line);
     if (head == NULL) return NULL;
-    PyObject *line = PyUnicode_Concat(head, suffix);
+    line = PyUnicode_Concat(head, suffix);
     Py_DECREF(head);
     return line;
 }
@@ -615,16 +677,6 @@ static void write_own(PrintfHooksObject *h, uint64_t addr, uint64_t value)
 
 /* ------------------------------------------------------------------------------------------
  * rendering (values.CallFormatter for a printf pack's types) */
-
-/* the digits of u in base 8, 10 or 16 (lowercase), written backwards ending at `end`: their start */
-static char *digits_before(char *end, uint64_t u, unsigned base)
-{
-    do {
-        *--end = "0123456789abcdef"[u % base];
-        u /= base;
-    } while (u != 0);
-    return end;
-}
 
 /* an integer as C's "0x%llx" ("0" for 0), "0%llo", "%lld" or "%llu" of its low `size` bytes */
 static void put_integer(Text *t, uint64_t u, int size, int kind)
@@ -1025,8 +1077,12 @@ static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
     if (!failed) {
         StoreSlot *s = store_new(st, &seq);
         int split = site->split < v.n ? site->split : v.n;
-        s->left = render_items(h, v.p, 0, split, &s->left_len);
-        if (s->left != NULL) s->nleft = split;
+        if (split == 0) {
+            s->nleft = 0;               /* (nothing shown at the call: no text to allocate) */
+        } else {
+            s->left = render_items(h, v.p, 0, split, &s->left_len);
+            if (s->left != NULL) s->nleft = split;
+        }
         if (split < v.n) {
             /* the rest is shown as memory is at the return: kept until then, one entry per
              * shadow stack entry (a call left by longjmp leaves its entry to the next one) */
