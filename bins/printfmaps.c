@@ -2,7 +2,7 @@
  * (tests/test_printflog.py; the C hooks read guest memory straight from it): a string crossing
  * from one mapping into the next where the two lie on different host memory (private mappings
  * on either side of a 2 MiB boundary, which emutrace backs separately; a private mapping and a
- * shared one, both ways round), shared anonymous and memfd mappings (one memfd mapped twice),
+ * shared one, both ways round), a format crossing such an edge, shared anonymous and memfd mappings (one memfd mapped twice),
  * strings ending at a mapping's end before a hole, a PROT_NONE and a write-only page, %.0s of
  * wild pointers (printf reads nothing), snprintf into each kind of mapping (its output shown at
  * the return); then a fork after printf calls whose child changes the strings before printing
@@ -50,6 +50,8 @@ int main(void)
         memset(SLAB_EDGE - 12, 'C', 12);
         fill_before(SLAB_EDGE + 9, 9, 'D');
         printf("slab edge %s|%.14s|%.3s\n", SLAB_EDGE - 12, SLAB_EDGE - 7, SLAB_EDGE - 1);
+        strcpy(SLAB_EDGE - 6, "format %s %d across the edge\n");
+        printf(SLAB_EDGE - 6, "x", 3);
         snprintf(SLAB_EDGE - 4, 40, "%s", "written across the edge");
         printf("%s\n", SLAB_EDGE - 8);
     }

@@ -154,14 +154,15 @@ def test_strings_across_host_memory_same_bytes(opts, tmp_path):
     if opts == ["-f"]:
         text = traces["compiled"].decode()
         for line in ('printf("slab edge %s|%.14s|%.3s\\n", "CCCCCCCCCCCCDDDDDDDDD", "CCCCCCCDDDDDDD", "CDD") = 51',
-                     'printf("%s\\n", "CCCCwritten across the edge") = 28',
+                     'printf("format %s %d across the edge\\n", "x", 3) = 27',
+                     'printf("%s\\n", "CCfowritten across the edge") = 28',
                      '"PPPPPPSSSSSSSSSSSSSS", "SSSQQQQQ") = 56',
                      'printf("shared then private %s\\n", "TTTTUUUU") = 29',
                      'snprintf("via snprintf beef", 32, "%s %x", "via snprintf", 0xbeef) = 17',
                      'printf("[%.4s] [%.3s]\\n", 0x',
                      '"", "", "", "") = 17',
-                     'printf("%s %s\\n", "child\'s copy", "CCCCCCCCwkid") = 26',
-                     '"parent\'s copy", "CCCCCCCCwritten across the edge", "child wrote 1") = 60'):
+                     'printf("%s %s\\n", "child\'s copy", "CCCCCCfowkid") = 26',
+                     '"parent\'s copy", "CCCCCCfowritten across the edge", "child wrote 1") = 60'):
             assert line in text, line
 
 

@@ -54,6 +54,7 @@ typedef int (*uc_mem_write_fn)(void *uc, uint64_t address, const void *bytes, ui
 #define STORE_SLOTS 4096                /* texts kept for the decoder (a power of two) */
 #define MAX_PENDING 256                 /* calls whose right-hand side waits for their return */
 #define MAX_ORPHANS 1024                /* right-hand sides of calls whose slot was reused */
+#define VMA_RECENT 4                    /* ranges of the copy of the mappings found last, kept */
 
 /* what an item (a fixed argument or a conversion) is rendered as */
 enum item_kind {
@@ -534,6 +535,9 @@ typedef struct PrintfHooksObject {
     int have_vmas;
     Vma *vmas;
     size_t nvmas;
+    size_t recent[VMA_RECENT];          /* ranges found last (index + 1; 0: none): a call's
+                                         * reads keep to a few (stack, rodata, our pages) */
+    unsigned recent_next;
     HookSite **sites;
     size_t nsites;
     size_t ret_handle;
@@ -563,6 +567,7 @@ static int refresh_vmas(PrintfHooksObject *h)
             PyMem_RawFree(h->vmas);
             h->vmas = v;
             h->nvmas = n;
+            memset(h->recent, 0, sizeof h->recent);
             h->gen = gen;
             h->have_vmas = 1;
             ok = 0;
@@ -574,21 +579,31 @@ static int refresh_vmas(PrintfHooksObject *h)
     return ok;
 }
 
-static const Vma *find_vma(const PrintfHooksObject *h, uint64_t addr)
+/* the range of the copy of the mappings holding addr, or NULL (an index kept in `recent` is
+ * checked against nvmas: a failed refresh sets that to 0 and leaves them) */
+static const Vma *find_vma(PrintfHooksObject *h, uint64_t addr)
 {
+    for (int i = 0; i < VMA_RECENT; i++) {
+        size_t k = h->recent[i];
+        if (k != 0 && k <= h->nvmas && h->vmas[k - 1].start <= addr && addr < h->vmas[k - 1].end)
+            return &h->vmas[k - 1];
+    }
     size_t lo = 0, hi = h->nvmas;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         if (h->vmas[mid].end <= addr) lo = mid + 1;
         else hi = mid;
     }
-    if (lo < h->nvmas && h->vmas[lo].start <= addr && addr < h->vmas[lo].end) return &h->vmas[lo];
+    if (lo < h->nvmas && h->vmas[lo].start <= addr && addr < h->vmas[lo].end) {
+        h->recent[h->recent_next++ % VMA_RECENT] = lo + 1;
+        return &h->vmas[lo];
+    }
     return NULL;
 }
 
 /* The host address of guest byte `addr` and how many bytes from it lie in the same range
  * (*avail), when the range has host memory and the permissions `want` (PROT_ bits); else NULL. */
-static const unsigned char *host_at(const PrintfHooksObject *h, uint64_t addr, uint64_t want, uint64_t *avail)
+static const unsigned char *host_at(PrintfHooksObject *h, uint64_t addr, uint64_t want, uint64_t *avail)
 {
     const Vma *v = find_vma(h, addr);
     if (v == NULL || v->host == 0 || (v->prot & want) != want) return NULL;
@@ -988,6 +1003,25 @@ static Item *items_add(Items *v)
 }
 
 /* rax (the record), the argument registers and rsp (xmm0-7 wait for a float: read_xmm) */
+/* The format at addr (AddressSpace.read_cstr(addr, FORMAT_READ_LIMIT + 1)): *at its bytes, in
+ * place in host memory when they lie in one range of the copy of the mappings (the hook parses
+ * them before anything can change them), else in a copy (*copy, PyMem_Raw); *len their count.
+ * -1 when a byte before its end is unreadable. */
+static int format_at(PrintfHooksObject *h, uint64_t addr, const unsigned char **at, char **copy, size_t *len)
+{
+    uint64_t n, avail;
+    if (cstr_len(h, addr, FORMAT_READ_LIMIT + 1, &n) < 0) return -1;
+    const unsigned char *p = host_at(h, addr, 1, &avail);
+    if (p != NULL && n <= avail) {
+        *at = p;
+        *len = (size_t)n;
+        return 0;
+    }
+    if (read_cstr(h, addr, FORMAT_READ_LIMIT + 1, copy, len) < 0) return -1;
+    *at = (const unsigned char *)*copy;
+    return 0;
+}
+
 static int read_regs(PrintfHooksObject *h, Fetch *f, uint64_t *rax)
 {
     if (h->reg_read(h->uc, h->regs[0], rax) != 0) return -1;
@@ -1039,9 +1073,10 @@ static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
     }
     if (!failed && site->fmt_index < site->nfixed) {
         const Item *fi = &v.p[site->fmt_index];
-        char *fmt = NULL;
+        char *fmt = NULL;               /* a copy, when the format spans ranges */
+        const unsigned char *fmt_at = NULL;
         size_t flen = 0;
-        if (fi->ok && fi->value != 0 && read_cstr(h, fi->value, FORMAT_READ_LIMIT + 1, &fmt, &flen) == 0) {
+        if (fi->ok && fi->value != 0 && format_at(h, fi->value, &fmt_at, &fmt, &flen) == 0) {
             if (flen > FORMAT_READ_LIMIT) flen = FORMAT_READ_LIMIT;
         } else {
             flen = 0;
@@ -1061,7 +1096,7 @@ static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
                 f.va_ok = 1;
             }
         }
-        Pack p = {(const unsigned char *)(fmt ? fmt : ""), flen, 0, 0, 0, 0};
+        Pack p = {fmt_at != NULL ? fmt_at : (const unsigned char *)"", flen, 0, 0, 0, 0};
         for (int k = 0; k < MAX_CONVERSIONS; k++) {
             Item next;
             if (!pack_next(&p, &next)) break;
