@@ -969,17 +969,18 @@ class GuestLog:
         a.store(R11, S_R10, R10)
         if fs.strings:
             a.store(R11, S_RBX, RBX)
-        if fs.native_point:
-            # a C hook runs here (rax: the record; every argument register as at the call) and
-            # writes what follows the record's head (emutrace.printflog)
-            a.label(f"np{k}")
-            a.raw(b"\x90")
         a.store_imm(RAX, 0, fs.tag)
         for i, r in enumerate(ARG_REGS):
             a.store(RAX, 8 + 8 * i, r)
         a.store(RAX, 56, RSP)                         # the return slot
         a.load(R10, RSP, 0)
         a.store(RAX, 64, R10)                         # the return address
+        if fs.native_point:
+            # a C hook runs here (rax and the control page's RPTR: the record, whose head is
+            # written; every argument register as at the call) and writes what follows the
+            # head (emutrace.printflog)
+            a.label(f"np{k}")
+            a.raw(b"\x90")
         for k2, (i, off, cap, j) in enumerate(fs.strings):
             length = None if j is None else FIXED if j == FIXED else ARG_REGS[j]
             self._copy(a, ARG_REGS[i], length, off, cap, f"c{k}_{k2}")

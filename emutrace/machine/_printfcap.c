@@ -1,10 +1,11 @@
 /* emutrace.machine._native.PrintfStore / PrintfHooks: printf-family calls rendered by C hooks.
  *
  * Guest code cannot parse a format string, so a logged printf-family call (emutrace/printflog.py)
- * gets a trampoline with one instruction that carries a C code hook (PrintfHooks.add_site). The
- * hook runs with the call's registers: it reads the format as emutrace.values' _PrintfPack does
- * (ltrace 0.7.3's printf.c), fetches each conversion's value from the argument registers, the
- * xmm registers, the stack or the va_list, renders the arguments shown at the call (those before
+ * gets a trampoline with one instruction that carries a C code hook (PrintfHooks.add_site), after
+ * the call record's head (the argument registers and the return slot, which the hook reads there
+ * rather than through uc_reg_read). The hook runs with the call's registers: it reads the format
+ * as emutrace.values' _PrintfPack does (ltrace 0.7.3's printf.c), fetches each conversion's value
+ * from the argument words, the xmm registers, the stack or the va_list, renders the arguments shown at the call (those before
  * the prototype's first `+` output argument) into text, and writes a sequence number into the
  * call record, after its head, where the trampoline publishes it with the record. The arguments
  * after the split (all of sprintf's and snprintf's) are shown as memory is at the return: the hook
@@ -47,7 +48,10 @@ typedef int (*uc_mem_write_fn)(void *uc, uint64_t address, const void *bytes, ui
 
 #define UC_HOOK_CODE 4
 #define HEAD 72                         /* guestlog's call record head: the sequence number follows */
-#define SHTOP 16                        /* guestlog's control page: the shadow stack's top */
+#define RPTR 0                          /* guestlog's control page: the record being written */
+#define SHTOP 16                        /* ... and the shadow stack's top */
+#define REC_ARGS 8                      /* a call record: the six argument words, then the slot */
+#define REC_SLOT 56
 #define FORMAT_READ_LIMIT 65536         /* values.FORMAT_READ_LIMIT */
 #define MAX_CONVERSIONS 4096            /* CallFormatter._fetch's bound */
 #define MAX_FIXED 8
@@ -1022,6 +1026,18 @@ static int format_at(PrintfHooksObject *h, uint64_t addr, const unsigned char **
     return 0;
 }
 
+/* The record (rax), the argument words and rsp (the return slot) from the call record's head,
+ * which the trampoline wrote before the hook's instruction (cheaper than 8 uc_reg_read calls);
+ * -1 when the copy of the mappings cannot read it (read_regs then asks the registers) */
+static int read_head(PrintfHooksObject *h, Fetch *f, uint64_t *rax)
+{
+    unsigned char head[HEAD];
+    if (read_own(h, h->ctrl + RPTR, rax) < 0 || read_mem(h, *rax, head, HEAD) < 0) return -1;
+    memcpy(f->gpr, head + REC_ARGS, sizeof f->gpr);
+    memcpy(&f->rsp, head + REC_SLOT, 8);
+    return 0;
+}
+
 static int read_regs(PrintfHooksObject *h, Fetch *f, uint64_t *rax)
 {
     if (h->reg_read(h->uc, h->regs[0], rax) != 0) return -1;
@@ -1049,8 +1065,8 @@ static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
     f.h = h;
     uint64_t rax;
     h->calls++;
-    if (read_regs(h, &f, &rax) < 0) return;
     if (refresh_vmas(h) < 0) h->nvmas = 0;      /* (nothing readable rather than a stale copy) */
+    if (read_head(h, &f, &rax) < 0 && read_regs(h, &f, &rax) < 0) return;
     Items v = {0};
     int failed = 0;
     /* the fixed arguments: words (they all are integer-class) */
