@@ -23,7 +23,7 @@
 #include "_cover.h"             /* BlockCounter (--coverage), in _cover.c */
 
 /* Bumped whenever the Python side's expectations change (emutrace/machine/native.py checks it). */
-#define ABI_VERSION 12
+#define ABI_VERSION 13
 
 #define RET_TAG UINT64_C(0xFFFFFFFFFFFFFFFF)
 #define HEAD 72                 /* call record: tag, rdi..r9, slot, return address */

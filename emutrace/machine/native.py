@@ -11,7 +11,7 @@ import os
 import sys
 from typing import Optional
 
-ABI_VERSION = 12                 # must match _native.c's ABI_VERSION
+ABI_VERSION = 13                 # must match _native.c's ABI_VERSION
 PURE_ENV = "EMUTRACE_PURE"
 
 
