@@ -205,6 +205,8 @@ PROGRAMS: Dict[str, dict] = {
     "readloop": _p("c", "N one-byte reads (benchmark)", flags=_C_FLAGS),
     "printfs": _p("c", "the printf family: every conversion, stack and xmm arguments, v* forms, hostile strings",
                   flags=_C_FLAGS),
+    "printfmaps": _p("c", "printf strings across mappings on different host memory (slab edge, shared, memfd), "
+                          "at unreadable pages, wild pointers, a fork", flags=_C_FLAGS),
     "idcalls": _p("c", "getpid/gettid/getuid... loops between fork, setpgid, threads and a timer",
                   flags=_C_FLAGS + ("-pthread",)),
     "jit": _p("c", "JIT patterns: W^X flips, RWX rewrite, dual-mapped memfd, remap, partial",

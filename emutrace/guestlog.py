@@ -645,6 +645,7 @@ class GuestLog:
         self._return_code(a)
         code = a.link()
         self.ret_tramp = a.addr("ret")
+        self.ret_printf = a.addr("ret_printf")
         self.ret_full = a.addr("ret_full")
         self.lost = a.addr("lost")
         self.twice_miss, self.twice_full = a.addr("twice_miss"), a.addr("twice_full")
@@ -656,6 +657,11 @@ class GuestLog:
         # Reached by `ret` from a logged call: rsp = slot + 8. The registers it uses are kept in
         # the control page and restored, and the real return address is put back in the slot,
         # so the caller finds registers and stack as a native return leaves them.
+        # printf-family sites return to the instruction before it, which alone carries the
+        # printf hooks' C return hook (emutrace.printflog): the other returns skip Unicorn's
+        # dispatch of a hook that would find nothing to do. It falls through.
+        a.label("ret_printf")
+        a.raw(b"\x90")
         a.label("ret")
         a.movabs(R11, self.ctrl)
         for r, save in ((RCX, S_RCX), (RSI, S_RSI), (RDI, S_RDI), (R10, S_R10)):
@@ -857,6 +863,7 @@ class GuestLog:
         c.leaf_suffix = self.leaf_suffix        # (the sites, and their compiled lines, are shared)
         c.native_sites = self.native_sites
         c.ctrl, c.ret_tramp, c.ret_full, c.lost = self.ctrl, self.ret_tramp, self.ret_full, self.lost
+        c.ret_printf = self.ret_printf
         c.twice_miss, c.twice_full = self.twice_miss, self.twice_full
         c.stub_table, c.stub_code, c.stub_count = self.stub_table, self.stub_code, self.stub_count
         parent_thread = self.m.loaded
@@ -908,6 +915,11 @@ class GuestLog:
             self._new_thread(new.proc, new)
         else:
             self._load(tl)
+
+    def is_return_entry(self, addr: int) -> bool:
+        """Is `addr` one of the return trampoline's entries (what a logged call's trampoline puts
+        in its return slot: the shared one, or printf sites' own just before it)?"""
+        return addr == self.ret_tramp or addr == self.ret_printf
 
     def in_code(self, addr: int) -> bool:
         for lo, hi in self.code_ranges:
@@ -989,17 +1001,18 @@ class GuestLog:
         a.store(R11, S_R10, R10)
         if fs.strings:
             a.store(R11, S_RBX, RBX)
-        if fs.native_point:
-            # a C hook runs here (rax: the record; every argument register as at the call) and
-            # writes what follows the record's head (emutrace.printflog)
-            a.label(f"np{k}")
-            a.raw(b"\x90")
         a.store_imm(RAX, 0, fs.tag)
         for i, r in enumerate(ARG_REGS):
             a.store(RAX, 8 + 8 * i, r)
         a.store(RAX, 56, RSP)                         # the return slot
         a.load(R10, RSP, 0)
         a.store(RAX, 64, R10)                         # the return address
+        if fs.native_point:
+            # a C hook runs here (rax and the control page's RPTR: the record, whose head is
+            # written; every argument register as at the call) and writes what follows the
+            # head (emutrace.printflog)
+            a.label(f"np{k}")
+            a.raw(b"\x90")
         for k2, (i, off, cap, j) in enumerate(fs.strings):
             length = None if j is None else FIXED if j == FIXED else ARG_REGS[j]
             self._copy(a, ARG_REGS[i], length, off, cap, f"c{k}_{k2}")
@@ -1024,7 +1037,7 @@ class GuestLog:
                 a.store(RAX, 40, ARG_REGS[fs.in_string])
             a.add_imm(RAX, SHADOW_ENTRY)
             a.store(R11, SHTOP, RAX)
-            a.movabs(R10, self.ret_tramp)
+            a.movabs(R10, self.ret_printf if fs.native_point else self.ret_tramp)
             a.store(RSP, 0, R10)                      # the return comes to the return trampoline
         a.load(R10, R11, S_R10)
         a.load(RAX, R11, S_RAX)
@@ -1327,7 +1340,7 @@ class GuestLog:
         lines: List[str] = []
         append = lines.append
         now = tracer.session.world.elapsed_ns
-        rt = self.ret_tramp
+        rt, rtp = self.ret_tramp, self.ret_printf      # (the return slot of a logged call)
         live = tracer.mem_view(proc)
         faulted = self.faulted
         unpack_head, unpack_ret, unpack_tag = _HEADW.unpack_from, _RETW.unpack_from, _Q.unpack_from
@@ -1357,7 +1370,7 @@ class GuestLog:
                         lines.clear()
                     while stack and stack[-1].rsp < rsp:
                         frame = stack.pop()
-                        if frame.rsp == slot and (frame.ret_addr == orig or frame.ret_addr == rt):
+                        if frame.rsp == slot and (frame.ret_addr == orig or frame.ret_addr == rt or frame.ret_addr == rtp):
                             calls.ret_frame, calls.ret_rax, calls.ret_mem = frame, rax, ret_mem
                             calls.ret_rdx = rdx
                             frame.owner.returned(proc, frame)
@@ -1401,7 +1414,7 @@ class GuestLog:
                 slot, ret = w[7], w[8]
                 if stack:
                     top = stack[-1]
-                    if top.rsp < slot or (top.rsp == slot and ret != rt and top.ret_addr != ret):
+                    if top.rsp < slot or (top.rsp == slot and ret != rt and ret != rtp and top.ret_addr != ret):
                         if lines:
                             sink.leaf_lines(lines)
                             lines.clear()
@@ -1450,8 +1463,8 @@ class GuestLog:
                 calls.next_id = fid + 1
                 frame = Frame(fid, site, slot, ret, st, len(stack), now, owner=tracer, entry=fs.entry)
                 stack.append(frame)
-                caller = ret if ret != rt else next((f.ret_addr for f in reversed(stack)
-                                                     if f.rsp == slot and f.ret_addr != rt), ret)
+                caller = ret if ret != rt and ret != rtp else next(
+                    (f.ret_addr for f in reversed(stack) if f.rsp == slot and f.ret_addr != rt and f.ret_addr != rtp), ret)
                 emit(Call(fid, proc.pid, key[1], now, frame.depth, st.display_name, site.definer,
                           site.caller.name, caller, st.text, left[:], via=site.via))
                 off = nxt
@@ -1602,10 +1615,10 @@ class GuestLog:
         real: Dict[int, int] = {}
         for i in range(0, len(raw), SHADOW_ENTRY):
             slot, orig = struct.unpack_from("<QQ", raw, i)
-            if orig != self.ret_tramp:
+            if not self.is_return_entry(orig):
                 real[slot] = orig
                 try:
-                    if m.read_u64(slot) == self.ret_tramp:
+                    if self.is_return_entry(m.read_u64(slot)):
                         m.write(slot, _Q.pack(orig))
                 except Exception:
                     pass
@@ -1613,7 +1626,7 @@ class GuestLog:
         calls = self.tracer.calls
         stack = calls.stacks.get((proc.pid, proc.thread.tid), [])
         for frame in stack:
-            if frame.ret_addr == self.ret_tramp and frame.rsp in real:
+            if self.is_return_entry(frame.ret_addr) and frame.rsp in real:
                 frame.ret_addr = real[frame.rsp]
             if frame.rsp in real:
                 calls.hook_return(proc, m.uc, frame.ret_addr)

@@ -496,7 +496,7 @@ class LibcallTracer:
             if stack and stack[-1].rsp == rsp:     # a traced function tail-calling another
                 return
         gl = m.guest_log
-        logged_frame = gl is not None and ret_addr == gl.ret_tramp   # tail-called by a logged call
+        logged_frame = gl is not None and gl.is_return_entry(ret_addr)   # tail-called by a logged call
         if stack:
             top = stack[-1]
             if top.rsp < rsp or (top.rsp == rsp and top.ret_addr != ret_addr and not logged_frame):

@@ -6,8 +6,10 @@ the compiled path (emutrace.machine._native's PrintfHooks, in _printfcap.c), suc
 gets a guest-log trampoline (emutrace.guestlog), whose record is completed by a C code hook at one
 instruction of it: the hook parses the format as values._PrintfPack does, fetches the values as
 the hooked path does (registers, xmm registers, stack, va_list), renders the arguments shown at
-the call and keeps the others' values until a second C hook, on the return trampoline's first
-instruction, renders them as memory is at the return (what CallFormatter.exit reads). The
+the call and keeps the others' values until a second C hook, on the printf sites' own entry of
+the return trampoline (GuestLog.ret_printf: an instruction just before the shared entry, which
+only these sites put in their return slot, so that other returns run no hook), renders them as
+memory is at the return (what CallFormatter.exit reads). The
 record carries a sequence number after its head; the decoder takes the texts from the
 PrintfStore by it. So no Python frame runs per call.
 
@@ -36,7 +38,7 @@ _Q = struct.Struct("<Q")
 # return address, sequence number; RET_TAG, slot, return address, rax, captured?, output bytes;
 # the next record's tag
 _PAIR = struct.Struct(f"<{HEAD - 16}x3Q6QQ")
-_VMA = struct.Struct("<QQQ")
+_VMA = struct.Struct("<QQQQ")
 _REGS = (X.UC_X86_REG_RAX, X.UC_X86_REG_RDI, X.UC_X86_REG_RSI, X.UC_X86_REG_RDX, X.UC_X86_REG_RCX,
          X.UC_X86_REG_R8, X.UC_X86_REG_R9, X.UC_X86_REG_RSP) + \
     tuple(getattr(X, f"UC_X86_REG_XMM{i}") for i in range(8))
@@ -168,7 +170,7 @@ class PrintfSite(FastSite):
         """The trampoline is in guest memory, its hook instruction at `at`: hook it."""
         hooks = engine_hooks(gl, proc, self.store, self.string_limit)
         hooks.add_site(at, *self.spec)
-        hooks.add_return(gl.ret_tramp)
+        hooks.add_return(gl.ret_printf)           # (only printf sites return there)
 
     def native_leaf(self, gl):
         """guestlog's FastSite.native_leaf: leaf_run renders this site's leaf calls, their lines
@@ -244,9 +246,30 @@ def printf_site(tracer, proc, tag: int, site, entry: int, string_limit: int) -> 
 
 
 def _vmas_of(aspace):
-    """() -> the mappings as PrintfHooks reads them: (start, end, prot) triples, by address."""
+    """() -> the mappings as PrintfHooks reads them: (start, end, prot, host address) quads, by
+    address; each mapping cut where the host memory under it changes (Backings, or a shared
+    mapping's SharedMemory extents), host 0 where it has none (read as unreadable)."""
     pack = _VMA.pack
-    return lambda: b"".join([pack(v.start, v.end, v.prot) for v in aspace.vmas])
+
+    def table() -> bytes:
+        out = []
+        for v in aspace.vmas:
+            start, end, prot = v.start, v.end, v.prot
+            if v.shm is None:
+                pieces = aspace.host_pieces(start, end)
+            else:
+                delta = start - v.shm_off
+                pieces = [(o + delta, n, host) for o, n, host in v.shm.pieces(v.shm_off, v.shm_off + (end - start))]
+            at = start
+            for lo, n, host in pieces:
+                if lo > at:
+                    out.append(pack(at, lo, prot, 0))
+                out.append(pack(lo, lo + n, prot, host))
+                at = lo + n
+            if at < end:
+                out.append(pack(at, end, prot, 0))
+        return b"".join(out)
+    return table
 
 
 def _address(fn) -> int:

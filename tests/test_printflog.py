@@ -69,7 +69,8 @@ def test_printf_sites_are_logged_and_rendered_in_c(tmp_path):
     session, _ = run
     hooks = session.processes[0].machine.guest_log.printf_hooks
     calls, returns, refreshes = hooks.counts
-    assert calls >= 30 and returns >= calls
+    # (every printf call of printfs returns; only they return through the hooked entry)
+    assert calls >= 30 and returns == calls
     # the mappings are copied again only when they changed (mmap, mprotect, munmap), not per call
     assert 1 <= refreshes < calls
     text = out.read_text()
@@ -80,6 +81,23 @@ def test_printf_sites_are_logged_and_rendered_in_c(tmp_path):
                  'printf("[%.8s]\\n", "BBBBBBBB")                   = 11'):
         assert line in text, line
     assert "-293, -286" in text and "0x43e, 0x445) = 819" in text          # 200 conversions
+
+
+@needs_native
+def test_only_printf_returns_run_the_return_hook(tmp_path):
+    """printf-family sites return through their own entry of the return trampoline, which alone
+    carries the C return hook: freshcalls' seven other calls per iteration return without it."""
+    n = 300
+    out = tmp_path / "t.txt"
+    session, _ = _run_in_process(["-o", str(out), built("freshcalls"), str(n)])
+    gl = session.processes[0].machine.guest_log
+    calls, returns, _ = gl.printf_hooks.counts
+    lines = out.read_text().splitlines()
+    printfs = sum(1 for line in lines if line.startswith(("snprintf(", "printf(")))
+    assert printfs == n + 1 and calls == printfs
+    assert returns == printfs, (returns, len(lines))     # (not one per logged return: ~8 n)
+    assert len(lines) > 8 * n
+    assert gl.ret_printf != gl.ret_tramp and gl.is_return_entry(gl.ret_printf)
 
 
 @needs_native
@@ -125,6 +143,30 @@ def test_a_hostile_call_kills_the_program_not_the_host(how, tmp_path):
 
 
 @needs_native
+@pytest.mark.parametrize("opts", [["-f"], ["-f", "-s", "5"]], ids=["text", "s5"])
+def test_strings_across_host_memory_same_bytes(opts, tmp_path):
+    """The hooks read guest memory from the host memory under it (their copy of the mappings, cut
+    where that changes): strings crossing from one mapping into another on different host memory
+    (a 2 MiB slab edge, private/shared, a memfd mapped twice), ending before a hole, a PROT_NONE
+    or a write-only page, wild pointers, and a forked child's own copy."""
+    traces = _three_traces([built("printfmaps")], opts, tmp_path)
+    _assert_same(traces)
+    if opts == ["-f"]:
+        text = traces["compiled"].decode()
+        for line in ('printf("slab edge %s|%.14s|%.3s\\n", "CCCCCCCCCCCCDDDDDDDDD", "CCCCCCCDDDDDDD", "CDD") = 51',
+                     'printf("format %s %d across the edge\\n", "x", 3) = 27',
+                     'printf("%s\\n", "CCfowritten across the edge") = 28',
+                     '"PPPPPPSSSSSSSSSSSSSS", "SSSQQQQQ") = 56',
+                     'printf("shared then private %s\\n", "TTTTUUUU") = 29',
+                     'snprintf("via snprintf beef", 32, "%s %x", "via snprintf", 0xbeef) = 17',
+                     'printf("[%.4s] [%.3s]\\n", 0x',
+                     '"", "", "", "") = 17',
+                     'printf("%s %s\\n", "child\'s copy", "CCCCCCfowkid") = 26',
+                     '"parent\'s copy", "CCCCCCfowritten across the edge", "child wrote 1") = 60'):
+            assert line in text, line
+
+
+@needs_native
 def test_freshcalls_same_bytes(tmp_path):
     _assert_same(_three_traces([built("freshcalls"), "40"], [], tmp_path))
 
@@ -166,6 +208,22 @@ def test_the_store_joins_lines_as_python_does(prog, tmp_path, monkeypatch):
     monkeypatch.setattr(PrintfSite, "_line", PrintfSite._line_of)
     _run_in_process(["-o", str(lists), *argv])
     assert joined.read_bytes() == lists.read_bytes()
+
+
+@needs_native
+@pytest.mark.parametrize("prefix, suffix", [("printf(", "\n"), ("pr\u00eftf(", "\n"), ("printf(", " <\u00e9>\n"),
+                                            ("a_display_name_longer_than_the_alignment(", "")])
+@pytest.mark.parametrize("rax", [0, 17, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, 0x1234500000007])
+def test_take_line_of_a_call_without_texts(prefix, suffix, rax):
+    """take_line builds the line in one string when the prefix and suffix are ASCII and joins
+    them to it otherwise; both as PrintfSite._line_of has it (here for a sequence number with no
+    texts: the call's arguments shown as none)."""
+    from emutrace.printflog import _ALIGN_PAD, _IntReturn
+    store = native.PrintfStore()
+    text = prefix
+    pad = _ALIGN_PAD - len(text)
+    want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + _IntReturn.word(rax, None) + suffix
+    assert store.take_line(987654, prefix, rax, suffix, _ALIGN_PAD) == want
 
 
 @needs_native

@@ -1,15 +1,17 @@
 /* emutrace.machine._native.PrintfStore / PrintfHooks: printf-family calls rendered by C hooks.
  *
  * Guest code cannot parse a format string, so a logged printf-family call (emutrace/printflog.py)
- * gets a trampoline with one instruction that carries a C code hook (PrintfHooks.add_site). The
- * hook runs with the call's registers: it reads the format as emutrace.values' _PrintfPack does
- * (ltrace 0.7.3's printf.c), fetches each conversion's value from the argument registers, the
- * xmm registers, the stack or the va_list, renders the arguments shown at the call (those before
+ * gets a trampoline with one instruction that carries a C code hook (PrintfHooks.add_site), after
+ * the call record's head (the argument registers and the return slot, which the hook reads there
+ * rather than through uc_reg_read). The hook runs with the call's registers: it reads the format
+ * as emutrace.values' _PrintfPack does (ltrace 0.7.3's printf.c), fetches each conversion's value
+ * from the argument words, the xmm registers, the stack or the va_list, renders the arguments shown at the call (those before
  * the prototype's first `+` output argument) into text, and writes a sequence number into the
  * call record, after its head, where the trampoline publishes it with the record. The arguments
  * after the split (all of sprintf's and snprintf's) are shown as memory is at the return: the hook
- * keeps their values, and a second hook, on the first instruction of the guest log's return
- * trampoline (PrintfHooks.add_return), renders them when that call returns. Python's decoder takes
+ * keeps their values, and a second hook, on the printf sites' own entry of the guest log's return
+ * trampoline (PrintfHooks.add_return: one instruction before the shared entry, falling through
+ * into it; no other site returns there), renders them when that call returns. Python's decoder takes
  * the texts by sequence number (PrintfStore.take_left / take_right, or take_line: a leaf call's
  * whole line), so no Python frame runs per hook. The rendering is CallFormatter's (_fmt_prim, _fmt_pointer, _fmt_array, _fmt_integer,
  * _c_float) for the types a printf pack produces; tests/test_printflog.py compares the bytes with
@@ -18,7 +20,13 @@
  * Guest memory is read as emutrace reads it (AddressSpace.read: a VMA with PROT_READ, else
  * unreadable): the hooks keep a copy of the mappings, taken from Python (the `vmas` callable,
  * under the GIL) whenever the TLB fill's permission cache says they changed (its generation,
- * _tlbfill.c), and read through uc_mem_read only what that copy says is readable. Nothing is
+ * _tlbfill.c), each mapping cut into ranges by the host memory under it (emutrace owns guest
+ * memory: the Backings and SharedMemory extents Unicorn maps with mem_map_ptr, so the host
+ * bytes are the guest's). They read only what that copy says is readable, straight from the
+ * host memory it names (no uc_mem_read, which walks Unicorn's address space per call); a range
+ * with no host memory under it reads as unreadable. The copy cannot outlive the host memory
+ * it names: host memory goes (a Backing closed, a SharedMemory freed) only with the mappings
+ * over it, which changes the generation, and the copy is refreshed before every read. Nothing is
  * written past a buffer: every text goes through a growing buffer, every capture is bounded.
  *
  * Portable C99 and the Python C API only. The hooks run inside emulation without the GIL: they
@@ -40,13 +48,17 @@ typedef int (*uc_mem_write_fn)(void *uc, uint64_t address, const void *bytes, ui
 
 #define UC_HOOK_CODE 4
 #define HEAD 72                         /* guestlog's call record head: the sequence number follows */
-#define SHTOP 16                        /* guestlog's control page: the shadow stack's top */
+#define RPTR 0                          /* guestlog's control page: the record being written */
+#define SHTOP 16                        /* ... and the shadow stack's top */
+#define REC_ARGS 8                      /* a call record: the six argument words, then the slot */
+#define REC_SLOT 56
 #define FORMAT_READ_LIMIT 65536         /* values.FORMAT_READ_LIMIT */
 #define MAX_CONVERSIONS 4096            /* CallFormatter._fetch's bound */
 #define MAX_FIXED 8
 #define STORE_SLOTS 4096                /* texts kept for the decoder (a power of two) */
 #define MAX_PENDING 256                 /* calls whose right-hand side waits for their return */
 #define MAX_ORPHANS 1024                /* right-hand sides of calls whose slot was reused */
+#define VMA_RECENT 4                    /* ranges of the copy of the mappings found last, kept */
 
 /* what an item (a fixed argument or a conversion) is rendered as */
 enum item_kind {
@@ -79,33 +91,57 @@ typedef struct {
 
 typedef struct { char *p; size_t len, cap; int failed; } Text;
 
-static void text_put(Text *t, const char *s, size_t n)
+/* room for n more bytes (and a NUL) at t->p + t->len: 1, or 0 when the buffer failed */
+static int text_reserve(Text *t, size_t n)
 {
-    if (t->failed) return;
+    if (t->failed) return 0;
     if (t->len + n + 1 > t->cap) {
         size_t cap = t->cap ? t->cap : 256;
         while (cap < t->len + n + 1) cap *= 2;
         char *p = PyMem_RawRealloc(t->p, cap);
-        if (p == NULL) { t->failed = 1; return; }
+        if (p == NULL) { t->failed = 1; return 0; }
         t->p = p;
         t->cap = cap;
     }
+    return 1;
+}
+
+static void text_put(Text *t, const char *s, size_t n)
+{
+    if (!text_reserve(t, n)) return;
     memcpy(t->p + t->len, s, n);
     t->len += n;
 }
 
 static void text_str(Text *t, const char *s) { text_put(t, s, strlen(s)); }
 
-/* ltrace's escape of one byte (escapes.esc_char) */
-static void put_esc(Text *t, unsigned char c)
+/* the digits of u in base 8, 10 or 16 (lowercase), written backwards ending at `end`: their start */
+static char *digits_before(char *end, uint64_t u, unsigned base)
 {
-    static const char *named[14] = {"\\0", 0, 0, 0, 0, 0, 0, "\\a", "\\b", "\\t", "\\n", "\\v", "\\f", "\\r"};
-    char tmp[8];
-    if (c < 14 && named[c] != NULL) { text_put(t, named[c], 2); return; }
-    if (c == 92) { text_put(t, "\\\\", 2); return; }
-    if (c >= 32 && c < 127) { tmp[0] = (char)c; text_put(t, tmp, 1); return; }
-    snprintf(tmp, sizeof tmp, "\\%03o", c);
-    text_put(t, tmp, 4);
+    do {
+        *--end = "0123456789abcdef"[u % base];
+        u /= base;
+    } while (u != 0);
+    return end;
+}
+
+/* ltrace's escapes of n bytes (escapes.esc_char each): printable ASCII as it is, but for the
+ * backslash; \\0 \\a \\b \\t \\n \\v \\f \\r; anything else as three octal digits. At most 4
+ * bytes out per byte in, reserved at once. */
+static void put_esc_bytes(Text *t, const unsigned char *s, size_t n)
+{
+    static const char named[14] = {'0', 0, 0, 0, 0, 0, 0, 'a', 'b', 't', 'n', 'v', 'f', 'r'};
+    if (!text_reserve(t, 4 * n)) return;
+    char *o = t->p + t->len;
+    for (size_t k = 0; k < n; k++) {
+        unsigned char c = s[k];
+        if (c >= 32 && c < 127 && c != 92) { *o++ = (char)c; continue; }
+        *o++ = '\\';
+        if (c == 92) *o++ = '\\';
+        else if (c < 14 && named[c] != 0) *o++ = named[c];
+        else { *o++ = (char)('0' + (c >> 6)); *o++ = (char)('0' + ((c >> 3) & 7)); *o++ = (char)('0' + (c & 7)); }
+    }
+    t->len = (size_t)(o - t->p);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -258,54 +294,106 @@ static PyObject *store_take(PrintfStoreObject *self, PyObject *arg, int right)
 static PyObject *PrintfStore_take_left(PrintfStoreObject *self, PyObject *arg) { return store_take(self, arg, 0); }
 static PyObject *PrintfStore_take_right(PrintfStoreObject *self, PyObject *arg) { return store_take(self, arg, 1); }
 
-/* NUL-separated texts joined with ", " */
-static void put_joined(Text *t, const char *p, size_t len, int n)
+/* NUL-separated texts joined with ", " into out (NULL: only counted): the bytes that makes */
+static size_t join_texts(char *out, const char *p, size_t len, int n)
 {
-    size_t at = 0;
+    size_t at = 0, w = 0;
     for (int i = 0; i < n && at <= len; i++) {
         const char *e = memchr(p + at, 0, len - at);
         size_t k = e != NULL ? (size_t)(e - (p + at)) : len - at;
-        if (i) text_put(t, ", ", 2);
-        text_put(t, p + at, k);
+        if (i) {
+            if (out != NULL) memcpy(out + w, ", ", 2);
+            w += 2;
+        }
+        if (out != NULL) memcpy(out + w, p + at, k);
+        w += k;
         at += k + 1;
     }
+    return w;
+}
+
+/* What a leaf line holds between its prefix and its suffix: the texts shown at the call and at
+ * the return joined, ") ", the padding, "= " and the int returned. */
+typedef struct {
+    const char *left, *right;           /* NUL-separated texts, or NULL */
+    size_t left_len, right_len;
+    int nleft, nright;
+    size_t left_w, right_w, sep_w;      /* the bytes each side joined makes, and ", " between */
+    size_t pad;
+    char num[24];                       /* "= " and the int, at num + num_at */
+    size_t num_at;
+} LineMiddle;
+
+static size_t middle_size(LineMiddle *m, Py_ssize_t prefix_chars, Py_ssize_t align_pad, uint64_t rax)
+{
+    m->left_w = m->left != NULL ? join_texts(NULL, m->left, m->left_len, m->nleft) : 0;
+    m->right_w = m->right != NULL && m->nright > 0 ? join_texts(NULL, m->right, m->right_len, m->nright) : 0;
+    m->sep_w = m->left != NULL && m->nleft > 0 && m->right != NULL && m->nright > 0 ? 2 : 0;
+    Py_ssize_t pad = align_pad - (prefix_chars + (Py_ssize_t)(m->left_w + m->sep_w + m->right_w));
+    m->pad = pad > 0 ? (size_t)pad : 0;
+    int32_t r = (int32_t)(uint32_t)rax;               /* (printf's int, as "= %d") */
+    char *end = m->num + sizeof m->num;
+    char *b = digits_before(end, r < 0 ? 0 - (uint64_t)(int64_t)r : (uint64_t)r, 10);
+    if (r < 0) *--b = '-';
+    *--b = ' ';
+    *--b = '=';
+    m->num_at = (size_t)(b - m->num);
+    return m->left_w + m->sep_w + m->right_w + 2 + m->pad + (sizeof m->num - m->num_at);
+}
+
+/* the middle into out (middle_size's bytes); 0, or -1 when a text is not ASCII (never: the
+ * renderers write escapes, digits and C's %f) */
+static int middle_write(const LineMiddle *m, char *out)
+{
+    char *o = out;
+    if (m->left != NULL) o += join_texts(o, m->left, m->left_len, m->nleft);
+    if (m->sep_w) { memcpy(o, ", ", 2); o += 2; }
+    if (m->right_w) o += join_texts(o, m->right, m->right_len, m->nright);
+    unsigned char high = 0;
+    for (char *c = out; c < o; c++) high |= (unsigned char)*c;
+    memcpy(o, ") ", 2);
+    o += 2;
+    memset(o, ' ', m->pad);
+    o += m->pad;
+    memcpy(o, m->num + m->num_at, sizeof m->num - m->num_at);
+    return high & 0x80 ? -1 : 0;
 }
 
 /* take_line(seq, prefix, rax, suffix, align_pad) -> str: the whole line of a leaf call, as
  * printflog.PrintfSite._line makes it from take_left and take_right (prefix: the display name
- * and "("; the texts are ASCII, so the padding counts prefix characters and text bytes) */
+ * and "("; the texts are ASCII, so the padding counts prefix characters and text bytes). Made
+ * in one string when prefix and suffix are ASCII (always, but for a name that is not). */
 static PyObject *store_line(PrintfStoreObject *self, uint64_t seq, PyObject *prefix, uint64_t rax,
                             PyObject *suffix, Py_ssize_t align_pad)
 {
     char *lp = NULL, *rp = NULL;
-    size_t llen = 0, rlen = 0;
-    int ln = 0, rn = 0;
-    if (store_grab(self, seq, 0, &lp, &llen, &ln) < 0) { lp = NULL; ln = 0; }
-    if (store_grab(self, seq, 1, &rp, &rlen, &rn) < 0) { rp = NULL; rn = 0; }
-    Text t = {0};
-    text_put(&t, "", 0);
-    if (lp != NULL) put_joined(&t, lp, llen, ln);
-    if (rp != NULL && rn > 0) {
-        if (lp != NULL && ln > 0) text_put(&t, ", ", 2);
-        put_joined(&t, rp, rlen, rn);
+    LineMiddle m;
+    memset(&m, 0, sizeof m);
+    if (store_grab(self, seq, 0, &lp, &m.left_len, &m.nleft) < 0) { lp = NULL; m.nleft = 0; }
+    if (store_grab(self, seq, 1, &rp, &m.right_len, &m.nright) < 0) { rp = NULL; m.nright = 0; }
+    m.left = lp;
+    m.right = rp;
+    Py_ssize_t plen = PyUnicode_GET_LENGTH(prefix), slen = PyUnicode_GET_LENGTH(suffix);
+    size_t mid = middle_size(&m, plen, align_pad, rax);
+    int ascii = PyUnicode_IS_ASCII(prefix) && PyUnicode_IS_ASCII(suffix);
+    PyObject *line = PyUnicode_New((Py_ssize_t)mid + (ascii ? plen + slen : 0), 127);
+    if (line != NULL) {
+        char *o = (char *)PyUnicode_1BYTE_DATA(line);
+        if (ascii) memcpy(o, PyUnicode_1BYTE_DATA(prefix), (size_t)plen);
+        if (middle_write(&m, o + (ascii ? plen : 0)) < 0) {
+            Py_CLEAR(line);
+            PyErr_SetString(PyExc_ValueError, "a printf hook's text is not ASCII");
+        } else if (ascii) {
+            memcpy(o + plen + mid, PyUnicode_1BYTE_DATA(suffix), (size_t)slen);
+        }
     }
     PyMem_RawFree(lp);
     PyMem_RawFree(rp);
-    Py_ssize_t pad = align_pad - (PyUnicode_GET_LENGTH(prefix) + (Py_ssize_t)t.len);
-    text_put(&t, ") ", 2);
-    for (Py_ssize_t i = 0; i < pad; i++) text_put(&t, " ", 1);
-    char num[16];
-    uint32_t u = (uint32_t)rax;
-    snprintf(num, sizeof num, "= %d", (int)(int32_t)u);
-    text_str(&t, num);
-    if (t.failed) { PyMem_RawFree(t.p); return PyErr_NoMemory(); }
-    PyObject *mid = PyUnicode_DecodeASCII(t.p, (Py_ssize_t)t.len, "strict");
-    PyMem_RawFree(t.p);
-    if (mid == NULL) return NULL;
-    PyObject *head = PyUnicode_Concat(prefix, mid);
-    Py_DECREF(mid);
+    if (line == NULL || ascii) return line;
+    PyObject *head = PyUnicode_Concat(prefix, line);
+    Py_DECREF(line);
     if (head == NULL) return NULL;
-    PyObject *line = PyUnicode_Concat(head, suffix);
+    line = PyUnicode_Concat(head, suffix);
     Py_DECREF(head);
     return line;
 }
@@ -413,7 +501,9 @@ PyObject *emutrace_printf_leaf_line(PyObject *o, uint64_t seq, uint64_t rax, PyO
 /* ------------------------------------------------------------------------------------------
  * the hooks of one engine */
 
-typedef struct { uint64_t start, end, prot; } Vma;
+/* [start, end) of one mapping with its permissions, and where its bytes are in this process
+ * (host 0: no host memory there, read as unreadable) */
+typedef struct { uint64_t start, end, prot, host; } Vma;
 
 struct PrintfHooksObject;
 
@@ -426,7 +516,7 @@ typedef struct {
 } HookSite;
 
 typedef struct {
-    uint64_t seq, slot, shadow;         /* seq 0: free */
+    uint64_t seq, slot, shadow;         /* the call, its return slot, its shadow entry */
     int split, nitems;
     Item *items;
 } Pending;
@@ -440,7 +530,7 @@ typedef struct PrintfHooksObject {
     uc_mem_write_fn mem_write;
     PyObject *store;                    /* PrintfStore */
     PyObject *perms;                    /* the TLB fill's cache: its generation */
-    PyObject *vmas_fn;                  /* () -> bytes: (start, end, prot) u64 triples, sorted */
+    PyObject *vmas_fn;                  /* () -> bytes: (start, end, prot, host) u64 quads, sorted */
     PyObject *owner;                    /* the binding's engine: kept alive */
     int regs[16];                       /* rax rdi rsi rdx rcx r8 r9 rsp xmm0..xmm7 */
     uint64_t ctrl;                      /* the guest log's control page */
@@ -449,12 +539,15 @@ typedef struct PrintfHooksObject {
     int have_vmas;
     Vma *vmas;
     size_t nvmas;
+    size_t recent[VMA_RECENT];          /* ranges found last (index + 1; 0: none): a call's
+                                         * reads keep to a few (stack, rodata, our pages) */
+    unsigned recent_next;
     HookSite **sites;
     size_t nsites;
     size_t ret_handle;
     int ret_hooked;
-    Pending pending[MAX_PENDING];
-    int npending;                       /* entries in use: the return hook's quick way out */
+    Pending pending[MAX_PENDING];       /* the first npending in use, in no order */
+    int npending;
     unsigned long long calls, returns;  /* hooks run (tests) */
     unsigned long long refreshes;       /* copies of the mappings taken (tests) */
 } PrintfHooksObject;
@@ -470,14 +563,15 @@ static int refresh_vmas(PrintfHooksObject *h)
     int ok = -1;
     h->refreshes++;
     PyObject *r = PyObject_CallNoArgs(h->vmas_fn);
-    if (r != NULL && PyBytes_Check(r) && PyBytes_GET_SIZE(r) % 24 == 0) {
-        size_t n = (size_t)PyBytes_GET_SIZE(r) / 24;
+    if (r != NULL && PyBytes_Check(r) && PyBytes_GET_SIZE(r) % sizeof(Vma) == 0) {
+        size_t n = (size_t)PyBytes_GET_SIZE(r) / sizeof(Vma);
         Vma *v = PyMem_RawMalloc(n ? n * sizeof *v : 1);
         if (v != NULL) {
-            memcpy(v, PyBytes_AS_STRING(r), n * 24);
+            memcpy(v, PyBytes_AS_STRING(r), n * sizeof *v);
             PyMem_RawFree(h->vmas);
             h->vmas = v;
             h->nvmas = n;
+            memset(h->recent, 0, sizeof h->recent);
             h->gen = gen;
             h->have_vmas = 1;
             ok = 0;
@@ -489,30 +583,54 @@ static int refresh_vmas(PrintfHooksObject *h)
     return ok;
 }
 
-static const Vma *find_vma(const PrintfHooksObject *h, uint64_t addr)
+/* the range of the copy of the mappings holding addr, or NULL (an index kept in `recent` is
+ * checked against nvmas: a failed refresh sets that to 0 and leaves them) */
+static const Vma *find_vma(PrintfHooksObject *h, uint64_t addr)
 {
+    for (int i = 0; i < VMA_RECENT; i++) {
+        size_t k = h->recent[i];
+        if (k != 0 && k <= h->nvmas && h->vmas[k - 1].start <= addr && addr < h->vmas[k - 1].end)
+            return &h->vmas[k - 1];
+    }
     size_t lo = 0, hi = h->nvmas;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         if (h->vmas[mid].end <= addr) lo = mid + 1;
         else hi = mid;
     }
-    if (lo < h->nvmas && h->vmas[lo].start <= addr && addr < h->vmas[lo].end) return &h->vmas[lo];
+    if (lo < h->nvmas && h->vmas[lo].start <= addr && addr < h->vmas[lo].end) {
+        h->recent[h->recent_next++ % VMA_RECENT] = lo + 1;
+        return &h->vmas[lo];
+    }
     return NULL;
+}
+
+/* The host address of guest byte `addr` and how many bytes from it lie in the same range
+ * (*avail), when the range has host memory and the permissions `want` (PROT_ bits); else NULL. */
+static const unsigned char *host_at(PrintfHooksObject *h, uint64_t addr, uint64_t want, uint64_t *avail)
+{
+    const Vma *v = find_vma(h, addr);
+    if (v == NULL || v->host == 0 || (v->prot & want) != want) return NULL;
+    *avail = v->end - addr;
+    return (const unsigned char *)(uintptr_t)(v->host + (addr - v->start));
 }
 
 /* AddressSpace.read: all n bytes at addr when every byte lies in a readable mapping (0), else -1 */
 static int read_mem(PrintfHooksObject *h, uint64_t addr, void *out, uint64_t n)
 {
-    if (n == 0) return 0;
     if (addr + n < addr) return -1;                 /* (past 2^64: nothing is mapped there) */
-    uint64_t a = addr, end = addr + n;
-    while (a < end) {
-        const Vma *v = find_vma(h, a);
-        if (v == NULL || !(v->prot & 1)) return -1;
-        a = v->end;
+    unsigned char *o = out;
+    while (n > 0) {
+        uint64_t avail;
+        const unsigned char *p = host_at(h, addr, 1, &avail);
+        if (p == NULL) return -1;
+        uint64_t k = avail < n ? avail : n;
+        memcpy(o, p, (size_t)k);
+        o += k;
+        addr += k;
+        n -= k;
     }
-    return h->mem_read(h->uc, addr, out, n) == 0 ? 0 : -1;
+    return 0;
 }
 
 /* AddressSpace.read_cstr(addr, want): the bytes before the first NUL, at most `want` of them,
@@ -520,17 +638,14 @@ static int read_mem(PrintfHooksObject *h, uint64_t addr, void *out, uint64_t n)
 static int read_cstr(PrintfHooksObject *h, uint64_t addr, uint64_t want, char **out, size_t *len)
 {
     Text t = {0};
-    char chunk[512];
     while (t.len < want) {
-        const Vma *v = find_vma(h, addr);
-        if (v == NULL || !(v->prot & 1)) { PyMem_RawFree(t.p); return -1; }
-        uint64_t n = v->end - addr;
-        if (n > sizeof chunk) n = sizeof chunk;
+        uint64_t n;
+        const unsigned char *p = host_at(h, addr, 1, &n);
+        if (p == NULL) { PyMem_RawFree(t.p); return -1; }
         if (n > want - t.len) n = want - t.len;
-        if (h->mem_read(h->uc, addr, chunk, n) != 0) { PyMem_RawFree(t.p); return -1; }
-        const char *nul = memchr(chunk, 0, (size_t)n);
-        if (nul != NULL) { text_put(&t, chunk, (size_t)(nul - chunk)); break; }
-        text_put(&t, chunk, (size_t)n);
+        const unsigned char *nul = memchr(p, 0, (size_t)n);
+        if (nul != NULL) { text_put(&t, (const char *)p, (size_t)(nul - p)); break; }
+        text_put(&t, (const char *)p, (size_t)n);
         addr += n;
     }
     if (t.failed) { PyMem_RawFree(t.p); return -1; }
@@ -539,30 +654,78 @@ static int read_cstr(PrintfHooksObject *h, uint64_t addr, uint64_t want, char **
     return 0;
 }
 
+/* The length of the C string at addr (AddressSpace.read_cstr(addr, want) without the copy): the
+ * bytes before its NUL, at most `want`, into *len; -1 when a byte before that end is unreadable */
+static int cstr_len(PrintfHooksObject *h, uint64_t addr, uint64_t want, uint64_t *len)
+{
+    uint64_t got = 0;
+    while (got < want) {
+        uint64_t n;
+        const unsigned char *p = host_at(h, addr, 1, &n);
+        if (p == NULL) return -1;
+        if (n > want - got) n = want - got;
+        const unsigned char *nul = memchr(p, 0, (size_t)n);
+        if (nul != NULL) { got += (uint64_t)(nul - p); break; }
+        got += n;
+        addr += n;
+    }
+    *len = got;
+    return 0;
+}
+
+/* A word of emutrace's own pages (the control page, the shadow stack): from the host memory
+ * the copy of the mappings names, or through uc_mem_read when it names none (no copy could be
+ * had), as before the copy existed. 0, or -1. */
+static int read_own(PrintfHooksObject *h, uint64_t addr, uint64_t *out)
+{
+    unsigned char b[8];
+    if (read_mem(h, addr, b, 8) < 0 && h->mem_read(h->uc, addr, b, 8) != 0) return -1;
+    memcpy(out, b, 8);
+    return 0;
+}
+
+/* The call record's sequence number: into host memory where the copy of the mappings says the
+ * 8 bytes are writable, else through uc_mem_write (which writes only Unicorn's mappings). */
+static void write_own(PrintfHooksObject *h, uint64_t addr, uint64_t value)
+{
+    uint64_t avail;
+    unsigned char *p = (unsigned char *)host_at(h, addr, 3, &avail);
+    if (p != NULL && avail >= 8) memcpy(p, &value, 8);
+    else h->mem_write(h->uc, addr, &value, 8);
+}
+
 /* ------------------------------------------------------------------------------------------
  * rendering (values.CallFormatter for a printf pack's types) */
 
+/* an integer as C's "0x%llx" ("0" for 0), "0%llo", "%lld" or "%llu" of its low `size` bytes */
 static void put_integer(Text *t, uint64_t u, int size, int kind)
 {
     char tmp[32];
+    char *end = tmp + sizeof tmp, *b;
     if (size < 8) u &= ((uint64_t)1 << (8 * size)) - 1;
     switch (kind) {
     case K_HEX: case K_ADDR:
         if (u == 0) { text_put(t, "0", 1); return; }
-        snprintf(tmp, sizeof tmp, "0x%llx", (unsigned long long)u);
+        b = digits_before(end, u, 16);
+        *--b = 'x';
+        *--b = '0';
         break;
     case K_OCT:
-        snprintf(tmp, sizeof tmp, "0%llo", (unsigned long long)u);
+        b = digits_before(end, u, 8);
+        *--b = '0';
         break;
     case K_SIGNED: {
-        int64_t i = size < 8 && (u >> (8 * size - 1)) & 1 ? (int64_t)(u - ((uint64_t)1 << (8 * size))) : (int64_t)u;
-        snprintf(tmp, sizeof tmp, "%lld", (long long)i);
+        int negative = size < 8 ? (int)((u >> (8 * size - 1)) & 1) : (int)(u >> 63);
+        /* the magnitude: 2^(8 size) - u for a negative one (2^63 for INT64_MIN, as unsigned) */
+        uint64_t mag = !negative ? u : size < 8 ? ((uint64_t)1 << (8 * size)) - u : 0 - u;
+        b = digits_before(end, mag, 10);
+        if (negative) *--b = '-';
         break;
     }
     default:
-        snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)u);
+        b = digits_before(end, u, 10);
     }
-    text_str(t, tmp);
+    text_put(t, b, (size_t)(end - b));
 }
 
 static void put_double(Text *t, uint64_t bits)
@@ -577,36 +740,50 @@ static void put_double(Text *t, uint64_t bits)
     else t->failed = 1;
 }
 
+/* the escapes of the n guest bytes at addr, which cstr_len found readable, read in place */
+static void put_guest_esc(PrintfHooksObject *h, Text *t, uint64_t addr, uint64_t n)
+{
+    while (n > 0) {
+        uint64_t avail;
+        const unsigned char *p = host_at(h, addr, 1, &avail);
+        if (p == NULL) { t->failed = 1; return; }       /* (cannot happen: checked by cstr_len) */
+        uint64_t k = avail < n ? avail : n;
+        put_esc_bytes(t, p, (size_t)k);
+        addr += k;
+        n -= k;
+    }
+}
+
 /* _fmt_pointer + _fmt_array for a char string of Zero(lim) length, string_limit L */
 static void put_string(PrintfHooksObject *h, Text *t, uint64_t ptr, int has_lim, uint64_t lim)
 {
     if (ptr == 0) { text_str(t, "nil"); return; }
     uint64_t L = h->string_limit, cap = L + 1;
     if (has_lim && lim < cap) cap = lim;
-    char *s = NULL;
-    size_t n = 0;
-    if (read_cstr(h, ptr, cap + 1, &s, &n) < 0) {
+    uint64_t n = 0;
+    if (cstr_len(h, ptr, cap + 1, &n) < 0) {
         if (cap != 0) { put_integer(t, ptr, 8, K_ADDR); return; }
         n = 0;                          /* (nothing to read: an empty string) */
     }
-    if (n > cap) n = (size_t)cap;
-    size_t shown = n < L ? n : (size_t)L;
+    if (n > cap) n = cap;
+    uint64_t shown = n < L ? n : L;
     text_put(t, "\"", 1);
-    for (size_t k = 0; k < shown; k++) put_esc(t, (unsigned char)s[k]);
+    put_guest_esc(h, t, ptr, shown);
     text_put(t, "\"", 1);
     if (n >= L) text_put(t, "...", 3);
-    PyMem_RawFree(s);
 }
 
 static void put_item(PrintfHooksObject *h, Text *t, const Item *it)
 {
     if (!it->ok) { text_put(t, "?", 1); return; }
     switch (it->kind) {
-    case K_CHAR:
+    case K_CHAR: {
+        unsigned char c = (unsigned char)(it->value & 0xFF);
         text_put(t, "'", 1);
-        put_esc(t, (unsigned char)(it->value & 0xFF));
+        put_esc_bytes(t, &c, 1);
         text_put(t, "'", 1);
         return;
+    }
     case K_DOUBLE: put_double(t, it->value); return;
     case K_STR: put_string(h, t, it->value, it->has_lim, it->lim); return;
     default: put_integer(t, it->value, it->size, it->kind);
@@ -634,6 +811,7 @@ typedef struct {
     PrintfHooksObject *h;
     uint64_t gpr[6], xmm[8], rsp;
     int gp, fp, stack;
+    int xmm_state;                  /* 0: not read yet (most formats have no float), 1: read, -1: failed */
     /* va_list */
     int va, va_ok, over_past;       /* over_past: the overflow area's pointer passed 2^64 */
     uint64_t gp_off, fp_off, over, save;
@@ -681,6 +859,18 @@ static int next_int(Fetch *f, uint64_t *out)
     return stack_word(f, out);
 }
 
+/* the low quadwords of xmm0-7, read when the first float argument is taken from them */
+static int read_xmm(Fetch *f)
+{
+    PrintfHooksObject *h = f->h;
+    uint64_t xmm[2];
+    for (int i = 0; i < 8; i++) {
+        if (h->reg_read(h->uc, h->regs[8 + i], xmm) != 0) return -1;
+        f->xmm[i] = xmm[0];
+    }
+    return 0;
+}
+
 static int next_float(Fetch *f, uint64_t *out)
 {
     if (f->va) {
@@ -688,7 +878,12 @@ static int next_float(Fetch *f, uint64_t *out)
         if (f->fp_off < 176) { int ok = va_word(f, f->save, f->fp_off, out); f->fp_off += 16; return ok; }
         return va_over(f, out);
     }
-    if (f->fp < 8) { *out = f->xmm[f->fp++]; return 1; }
+    if (f->fp < 8) {
+        if (f->xmm_state == 0) f->xmm_state = read_xmm(f) == 0 ? 1 : -1;
+        if (f->xmm_state < 0) { f->fp++; return 0; }
+        *out = f->xmm[f->fp++];
+        return 1;
+    }
     return stack_word(f, out);
 }
 
@@ -811,25 +1006,53 @@ static Item *items_add(Items *v)
     return it;
 }
 
+/* rax (the record), the argument registers and rsp (xmm0-7 wait for a float: read_xmm) */
+/* The format at addr (AddressSpace.read_cstr(addr, FORMAT_READ_LIMIT + 1)): *at its bytes, in
+ * place in host memory when they lie in one range of the copy of the mappings (the hook parses
+ * them before anything can change them), else in a copy (*copy, PyMem_Raw); *len their count.
+ * -1 when a byte before its end is unreadable. */
+static int format_at(PrintfHooksObject *h, uint64_t addr, const unsigned char **at, char **copy, size_t *len)
+{
+    uint64_t n, avail;
+    if (cstr_len(h, addr, FORMAT_READ_LIMIT + 1, &n) < 0) return -1;
+    const unsigned char *p = host_at(h, addr, 1, &avail);
+    if (p != NULL && n <= avail) {
+        *at = p;
+        *len = (size_t)n;
+        return 0;
+    }
+    if (read_cstr(h, addr, FORMAT_READ_LIMIT + 1, copy, len) < 0) return -1;
+    *at = (const unsigned char *)*copy;
+    return 0;
+}
+
+/* The record (rax), the argument words and rsp (the return slot) from the call record's head,
+ * which the trampoline wrote before the hook's instruction (cheaper than 8 uc_reg_read calls);
+ * -1 when the copy of the mappings cannot read it (read_regs then asks the registers) */
+static int read_head(PrintfHooksObject *h, Fetch *f, uint64_t *rax)
+{
+    unsigned char head[HEAD];
+    if (read_own(h, h->ctrl + RPTR, rax) < 0 || read_mem(h, *rax, head, HEAD) < 0) return -1;
+    memcpy(f->gpr, head + REC_ARGS, sizeof f->gpr);
+    memcpy(&f->rsp, head + REC_SLOT, 8);
+    return 0;
+}
+
 static int read_regs(PrintfHooksObject *h, Fetch *f, uint64_t *rax)
 {
-    uint64_t xmm[2];
     if (h->reg_read(h->uc, h->regs[0], rax) != 0) return -1;
     for (int i = 0; i < 6; i++)
         if (h->reg_read(h->uc, h->regs[1 + i], &f->gpr[i]) != 0) return -1;
     if (h->reg_read(h->uc, h->regs[7], &f->rsp) != 0) return -1;
-    for (int i = 0; i < 8; i++) {
-        if (h->reg_read(h->uc, h->regs[8 + i], xmm) != 0) return -1;
-        f->xmm[i] = xmm[0];
-    }
     return 0;
 }
 
-static void drop_pending(PrintfHooksObject *h, Pending *p)
+/* the pending call at index i goes (the last one takes its place: hooks scan only those in use) */
+static void drop_pending(PrintfHooksObject *h, int i)
 {
-    if (p->seq != 0) h->npending--;
-    PyMem_RawFree(p->items);
-    memset(p, 0, sizeof *p);
+    PyMem_RawFree(h->pending[i].items);
+    h->pending[i] = h->pending[--h->npending];
+    memset(&h->pending[h->npending], 0, sizeof h->pending[0]);
 }
 
 static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
@@ -842,8 +1065,8 @@ static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
     f.h = h;
     uint64_t rax;
     h->calls++;
-    if (read_regs(h, &f, &rax) < 0) return;
     if (refresh_vmas(h) < 0) h->nvmas = 0;      /* (nothing readable rather than a stale copy) */
+    if (read_head(h, &f, &rax) < 0 && read_regs(h, &f, &rax) < 0) return;
     Items v = {0};
     int failed = 0;
     /* the fixed arguments: words (they all are integer-class) */
@@ -866,9 +1089,10 @@ static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
     }
     if (!failed && site->fmt_index < site->nfixed) {
         const Item *fi = &v.p[site->fmt_index];
-        char *fmt = NULL;
+        char *fmt = NULL;               /* a copy, when the format spans ranges */
+        const unsigned char *fmt_at = NULL;
         size_t flen = 0;
-        if (fi->ok && fi->value != 0 && read_cstr(h, fi->value, FORMAT_READ_LIMIT + 1, &fmt, &flen) == 0) {
+        if (fi->ok && fi->value != 0 && format_at(h, fi->value, &fmt_at, &fmt, &flen) == 0) {
             if (flen > FORMAT_READ_LIMIT) flen = FORMAT_READ_LIMIT;
         } else {
             flen = 0;
@@ -888,7 +1112,7 @@ static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
                 f.va_ok = 1;
             }
         }
-        Pack p = {(const unsigned char *)(fmt ? fmt : ""), flen, 0, 0, 0, 0};
+        Pack p = {fmt_at != NULL ? fmt_at : (const unsigned char *)"", flen, 0, 0, 0, 0};
         for (int k = 0; k < MAX_CONVERSIONS; k++) {
             Item next;
             if (!pack_next(&p, &next)) break;
@@ -904,22 +1128,23 @@ static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
     if (!failed) {
         StoreSlot *s = store_new(st, &seq);
         int split = site->split < v.n ? site->split : v.n;
-        s->left = render_items(h, v.p, 0, split, &s->left_len);
-        if (s->left != NULL) s->nleft = split;
+        if (split == 0) {
+            s->nleft = 0;               /* (nothing shown at the call: no text to allocate) */
+        } else {
+            s->left = render_items(h, v.p, 0, split, &s->left_len);
+            if (s->left != NULL) s->nleft = split;
+        }
         if (split < v.n) {
             /* the rest is shown as memory is at the return: kept until then, one entry per
              * shadow stack entry (a call left by longjmp leaves its entry to the next one) */
             uint64_t shadow = 0;
-            unsigned char b[8];
-            if (h->mem_read(uc, h->ctrl + SHTOP, b, 8) == 0) memcpy(&shadow, b, 8);
-            Pending *free_one = NULL;
-            for (int i = 0; i < MAX_PENDING; i++) {
-                Pending *pd = &h->pending[i];
-                if (pd->seq != 0 && pd->shadow == shadow) drop_pending(h, pd);
-                if (pd->seq == 0 && free_one == NULL) free_one = pd;
+            if (read_own(h, h->ctrl + SHTOP, &shadow) < 0) shadow = 0;
+            for (int i = 0; i < h->npending; ) {
+                if (h->pending[i].shadow == shadow) drop_pending(h, i);
+                else i++;
             }
-            if (free_one != NULL) {
-                h->npending++;
+            if (h->npending < MAX_PENDING) {
+                Pending *free_one = &h->pending[h->npending++];
                 free_one->seq = seq;
                 free_one->slot = f.rsp;
                 free_one->shadow = shadow;
@@ -935,7 +1160,7 @@ static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
     }
     PyMem_RawFree(v.p);
     /* the sequence number after the record's head: 0 when nothing was rendered */
-    h->mem_write(uc, rax + HEAD, &seq, 8);
+    write_own(h, rax + HEAD, seq);
 }
 
 static void on_return(void *uc, uint64_t address, uint32_t size, void *user)
@@ -943,26 +1168,29 @@ static void on_return(void *uc, uint64_t address, uint32_t size, void *user)
     PrintfHooksObject *h = user;
     PrintfStoreObject *st = (PrintfStoreObject *)h->store;
     uint64_t rsp, top = 0;
-    unsigned char b[8];
     h->returns++;
     if (h->npending == 0) return;
     if (h->reg_read(uc, h->regs[7], &rsp) != 0) return;
-    if (h->mem_read(uc, h->ctrl + SHTOP, b, 8) != 0) return;
-    memcpy(&top, b, 8);
-    for (int i = 0; i < MAX_PENDING; i++) {
-        Pending *pd = &h->pending[i];
-        if (pd->seq == 0 || pd->slot != rsp - 8 || pd->shadow >= top) continue;
+    if (refresh_vmas(h) < 0) h->nvmas = 0;      /* (before any read: see read_own) */
+    if (read_own(h, h->ctrl + SHTOP, &top) < 0) return;
+    /* the call returning: its shadow entry still holds its slot; of several (calls left by
+     * longjmp whose entries a later call at the same slot took), the deepest, the one the
+     * return trampoline pops */
+    int found = -1;
+    for (int i = 0; i < h->npending; i++) {
+        const Pending *pd = &h->pending[i];
+        if (pd->slot != rsp - 8 || pd->shadow >= top) continue;
+        if (found >= 0 && pd->shadow <= h->pending[found].shadow) continue;
         uint64_t slot = 0;
-        if (h->mem_read(uc, pd->shadow, b, 8) != 0) continue;
-        memcpy(&slot, b, 8);
-        if (slot != pd->slot) continue;
-        if (refresh_vmas(h) < 0) h->nvmas = 0;
-        size_t len = 0;
-        char *text = render_items(h, pd->items, pd->split, pd->nitems, &len);
-        if (text != NULL) store_right(st, pd->seq, text, len, pd->nitems - pd->split);
-        drop_pending(h, pd);
-        return;
+        if (read_own(h, pd->shadow, &slot) < 0 || slot != pd->slot) continue;
+        found = i;
     }
+    if (found < 0) return;
+    const Pending *pd = &h->pending[found];
+    size_t len = 0;
+    char *text = render_items(h, pd->items, pd->split, pd->nitems, &len);
+    if (text != NULL) store_right(st, pd->seq, text, len, pd->nitems - pd->split);
+    drop_pending(h, found);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -1057,7 +1285,7 @@ static PyObject *PrintfHooks_add_site(PrintfHooksObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* add_return(address): the return hook on the return trampoline's first instruction */
+/* add_return(address): the return hook on the printf sites' entry of the return trampoline */
 static PyObject *PrintfHooks_add_return(PrintfHooksObject *self, PyObject *arg)
 {
     uint64_t addr = PyLong_AsUnsignedLongLongMask(arg);
@@ -1094,7 +1322,7 @@ static int PrintfHooks_clear(PrintfHooksObject *self)
     self->sites = NULL;
     self->nsites = 0;
     self->ret_hooked = 0;
-    for (int i = 0; i < MAX_PENDING; i++) drop_pending(self, &self->pending[i]);
+    while (self->npending > 0) drop_pending(self, self->npending - 1);
     PyMem_RawFree(self->vmas);
     self->vmas = NULL;
     self->nvmas = 0;
