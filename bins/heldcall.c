@@ -1,9 +1,9 @@
 /* heldcall: library calls that are still open at a system call, for the guest log's held
  * calls (emutrace/guestlog.py flush): a read loop over a file (read, lseek, isatty, as bash's
  * read loop), a walk over a directory's files (opendir, readdir, stat, lstat, access, open,
- * fcntl, close, readlink, getcwd: what git status, ls -l or tar make), a signal handler
- * calling library functions while sigprocmask is open (the signal is pending and sigprocmask
- * unblocks it), and, with "thread", a thread reading too.
+ * fcntl, close, readlink, lgetxattr, getcwd: what git status, ls -l or tar make), a signal
+ * handler calling library functions while sigprocmask is open (the signal is pending and
+ * sigprocmask unblocks it), and, with "thread", a thread reading too.
  * Usage: heldcall [thread|-] [DIR]: DIR is the directory walked (none without it). */
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 static const char *volatile word = "handled";
@@ -67,6 +68,7 @@ static void walk(const char *dir)
         }
         ssize_t n = readlink(path, link, sizeof link);
         seen += n < 0 ? 0 : (size_t)n;
+        seen += lgetxattr(path, "system.posix_acl_access", NULL, 0) < 0;     /* as ls -l asks */
     }
     closedir(d);
     if (getcwd(path, sizeof path) != NULL)

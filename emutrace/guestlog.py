@@ -130,7 +130,8 @@ _Q = struct.Struct("<Q")
 # emutrace's own mappings alone (no mmap, munmap, mremap, madvise: the ring stays where it is). A
 # call that blocks ends the slice, whose end decodes everything. bash's read loop makes read,
 # lseek, isatty's ioctl and sigprocmask in every line, as does much stdio; programs that walk
-# files (git status, ls -l, find, tar) make open, fstatat, getdents, close and access for each.
+# files (git status, ls -l, find, tar) make open, fstatat, getdents, close, access and the
+# extended-attribute reads for each.
 QUIET_SYSCALLS = frozenset((
     0,      # read
     2,      # open
@@ -158,6 +159,12 @@ QUIET_SYSCALLS = frozenset((
     108,    # getegid
     110,    # getppid
     186,    # gettid
+    191,    # getxattr (ls -l asks for each file's ACL)
+    192,    # lgetxattr
+    193,    # fgetxattr
+    194,    # listxattr
+    195,    # llistxattr
+    196,    # flistxattr
     201,    # time
     217,    # getdents64
     228,    # clock_gettime

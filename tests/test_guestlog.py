@@ -216,10 +216,10 @@ def _walked_dir(tmp_path):
 
 
 # what heldcall's walk makes while a logged library call is open (glibc on x86-64): openat,
-# close, newfstatat (stat, lstat, fstatat), access, fcntl, getdents64, readlink, getpid, getuid,
-# umask (getcwd, whose returned string the guest log does not copy, takes the hooked path,
-# which flushes by itself)
-WALK_SYSCALLS = {257, 3, 262, 21, 72, 217, 89, 39, 102, 95}
+# close, newfstatat (stat, lstat, fstatat), access, fcntl, getdents64, readlink, lgetxattr,
+# getpid, getuid, umask (getcwd, whose returned string the guest log does not copy, takes the
+# hooked path, which flushes by itself)
+WALK_SYSCALLS = {257, 3, 262, 21, 72, 217, 89, 192, 39, 102, 95}
 
 
 # (options, does a flush hold calls back): only plain text without durations may; -S prints
@@ -231,7 +231,7 @@ WALK_SYSCALLS = {257, 3, 262, 21, 72, 217, 89, 39, 102, 95}
 def test_held_calls_print_as_decoded_at_once(monkeypatch, tmp_path, options, holds, thread):
     """heldcall's read loop (read, lseek, isatty: each library call open at its system call),
     its walk over a directory (opendir, readdir, stat, lstat, access, open, fcntl, close,
-    readlink, getcwd...), a signal handler's calls while sigprocmask is open, and with a thread,
+    readlink, lgetxattr, getcwd...), a signal handler's calls while sigprocmask is open, and with a thread,
     calls of two threads interleaved while one is open: the same bytes whether flushes at quiet
     system calls leave the ring undecoded or not."""
     args = [*options, built("heldcall"), "thread" if thread else "-", _walked_dir(tmp_path)]
