@@ -1,8 +1,8 @@
 /* heldcall: library calls that are still open at a system call, for the guest log's held
  * calls (emutrace/guestlog.py flush): a read loop over a file (read, lseek, isatty, as bash's
  * read loop), a walk over a directory's files (opendir, readdir, stat, lstat, access, open,
- * fcntl, close, readlink, lgetxattr, getcwd: what git status, ls -l or tar make), a signal
- * handler calling library functions while sigprocmask is open (the signal is pending and
+ * fcntl, close, readlink, lgetxattr, write, getcwd: what git status, ls -l or tar make), a
+ * signal handler calling library functions while sigprocmask is open (the signal is pending and
  * sigprocmask unblocks it), and, with "thread", a thread reading too.
  * Usage: heldcall [thread|-] [DIR]: DIR is the directory walked (none without it). */
 #include <dirent.h>
@@ -52,6 +52,7 @@ static void walk(const char *dir)
     DIR *d = opendir(dir);
     if (d == NULL)
         return;
+    int null = open("/dev/null", O_WRONLY);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
@@ -69,8 +70,10 @@ static void walk(const char *dir)
         ssize_t n = readlink(path, link, sizeof link);
         seen += n < 0 ? 0 : (size_t)n;
         seen += lgetxattr(path, "system.posix_acl_access", NULL, 0) < 0;     /* as ls -l asks */
+        seen += write(null, e->d_name, 1) == 1;                             /* as tar writes */
     }
     closedir(d);
+    close(null);
     if (getcwd(path, sizeof path) != NULL)
         seen += strlen(path) > 0;
     seen += (size_t)(getpid() > 0) + (size_t)(getuid() == getuid());

@@ -176,6 +176,15 @@ QUIET_SYSCALLS = frozenset((
     332,    # statx
     439,    # faccessat2
 ))
+# ... and the writes, when the trace has a file of its own (-o): to a terminal the trace shares
+# with the program, a write's call would show after the text the write put there
+QUIET_WRITES = frozenset((
+    1,      # write
+    18,     # pwrite64
+    20,     # writev
+    296,    # pwritev
+    328,    # pwritev2
+))
 _HEADW = struct.Struct("<9Q")      # tag, rdi..r9, slot, return address
 _RETW = struct.Struct("<5Q")
 
@@ -1318,8 +1327,9 @@ class GuestLog:
         (Tracer.signal and Tracer.exited settle besides, should a line ever come sooner)."""
         tracer = self.tracer
         sink = tracer.leaf_out
-        if nr not in QUIET_SYSCALLS or sink is None or sink.leaf_suffix != "\n" or self.faulted \
-                or tracer.intercept is not None:
+        if sink is None or sink.leaf_suffix != "\n" or self.faulted or tracer.intercept is not None:
+            return False
+        if nr not in QUIET_SYSCALLS and not (nr in QUIET_WRITES and sink.own_file):
             return False
         kernel = proc.kernel
         return len(kernel.sched.tasks) < 2 and (kernel.observer is None or not proc.traced) \

@@ -212,6 +212,11 @@ class LtraceText:
     def leaf_suffix(self) -> str:
         return " <0.000000>\n" if self.cfg.show_time_spent else "\n"
 
+    @property
+    def own_file(self) -> bool:
+        """The trace goes to a file of its own (-o), not to a stream it shares with the program."""
+        return self.w.own
+
     def _count(self, ev) -> None:
         if isinstance(ev, Call):
             self.calls_by_id[ev.id] = ev

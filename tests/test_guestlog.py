@@ -189,6 +189,7 @@ def _holding(monkeypatch, tmp_path, name, args, hold):
     from emutrace import guestlog
     if not hold:
         monkeypatch.setattr(guestlog, "QUIET_SYSCALLS", frozenset())
+        monkeypatch.setattr(guestlog, "QUIET_WRITES", frozenset())
     held = []                   # the numbers of the system calls that held calls back
     may_hold = guestlog.GuestLog._may_hold
 
@@ -243,10 +244,31 @@ def test_held_calls_print_as_decoded_at_once(monkeypatch, tmp_path, options, hol
         assert held.count(0) >= 20 and held.count(8) >= 20 and held.count(16) >= 20    # read, lseek, isatty
         assert WALK_SYSCALLS <= set(held), WALK_SYSCALLS - set(held)
         assert held.count(262) >= 3 * 4     # lstat and stat of each of the walk's entries
+        assert held.count(1) >= 4           # its writes: the trace has a file of its own (-o)
         assert b"sigprocmask(SIG_UNBLOCK, <9> <unfinished ...>\n--- SIGUSR1" in got
         assert re.search(rb'^readlink\(.*, "a", 4096\) += 1$', got, re.M)      # the link
     else:
         assert held == []
+
+
+def test_writes_hold_calls_only_when_the_trace_has_its_own_file(monkeypatch, tmp_path, capfd):
+    """A trace on stderr, which the program shares: a write(2) flushes the ring before it, as it
+    always did, so the call's line is not held back behind the text the write puts there; the
+    other quiet system calls still hold."""
+    from emutrace import guestlog
+    held = []
+    may_hold = guestlog.GuestLog._may_hold
+
+    def counting(self, proc, nr):
+        got = may_hold(self, proc, nr)
+        if got:
+            held.append(nr)
+        return got
+    monkeypatch.setattr(guestlog.GuestLog, "_may_hold", counting)
+    _, result = _run_in_process([built("heldcall"), "-", _walked_dir(tmp_path)])
+    assert result.status == 0
+    assert 1 not in held and 262 in held and 0 in held
+    assert "write(" in capfd.readouterr().err
 
 
 def test_held_calls_same_in_every_mode(tmp_path):
