@@ -130,7 +130,12 @@ static uint64_t out_bytes(const Op *op, uint64_t rax)
 }
 
 /* ------------------------------------------------------------------------------------------
- * output buffer */
+ * output buffer
+ *
+ * A growing byte buffer. A renderer asks it once for room for the most bytes its piece can take
+ * (buf_room: a number's digits, a string's escapes at 4 bytes a byte), writes through the cursor
+ * it gets with no check per byte (the put_* writers below), and hands the cursor back
+ * (buf_done). Every put_* writer documents the most bytes it writes. */
 
 typedef struct {
     char *p;
@@ -142,28 +147,44 @@ static void buf_init(Buf *b) { b->p = b->local; b->len = 0; b->cap = (Py_ssize_t
 
 static void buf_free(Buf *b) { if (b->p != b->local) PyMem_Free(b->p); }
 
-static int buf_reserve(Buf *b, Py_ssize_t more)
+/* buf_room's slow half: a block of at least len + more bytes (doubling; a block already on the
+ * heap is realloc'd, so a long run's growth mostly extends in place instead of copying) */
+static int buf_grow(Buf *b, Py_ssize_t more)
 {
     if (more < 0 || b->len > PY_SSIZE_T_MAX - more) { PyErr_NoMemory(); return -1; }
-    if (b->len + more <= b->cap) return 0;
     Py_ssize_t cap = b->cap;
     while (cap < b->len + more) {
         if (cap > PY_SSIZE_T_MAX / 2) { PyErr_NoMemory(); return -1; }
         cap *= 2;
     }
-    char *p = PyMem_Malloc((size_t)cap);
+    char *p;
+    if (b->p == b->local) {
+        p = PyMem_Malloc((size_t)cap);
+        if (p != NULL) memcpy(p, b->p, (size_t)b->len);
+    } else {
+        p = PyMem_Realloc(b->p, (size_t)cap);
+    }
     if (p == NULL) { PyErr_NoMemory(); return -1; }
-    memcpy(p, b->p, (size_t)b->len);
-    buf_free(b);
     b->p = p;
     b->cap = cap;
     return 0;
 }
 
-static int buf_put(Buf *b, const char *s, Py_ssize_t n)
+/* Room for `more` bytes at the buffer's end: where to write them, or NULL (MemoryError set). */
+static inline char *buf_room(Buf *b, Py_ssize_t more)
 {
-    if (buf_reserve(b, n) < 0) return -1;
-    memcpy(b->p + b->len, s, (size_t)n);
+    if ((size_t)more > (size_t)(b->cap - b->len) && buf_grow(b, more) < 0) return NULL;
+    return b->p + b->len;
+}
+
+/* The bytes written through buf_room's cursor, up to o, are the buffer's. */
+static inline void buf_done(Buf *b, char *o) { b->len = o - b->p; }
+
+static inline int buf_put(Buf *b, const char *s, Py_ssize_t n)
+{
+    char *o = buf_room(b, n);
+    if (o == NULL) return -1;
+    memcpy(o, s, (size_t)n);
     b->len += n;
     return 0;
 }
@@ -179,85 +200,206 @@ static PyObject *buf_text(const Buf *b, int ascii)
     return out;
 }
 
+/* ------------------------------------------------------------------------------------------
+ * writers at a cursor: each returns the end of what it wrote, at most its _MAX bytes */
+
+#define UDEC_MAX 20             /* 18446744073709551615 */
+#define SDEC_MAX 20             /* -9223372036854775808 */
+#define HEX_MAX 18              /* 0xffffffffffffffff */
+#define ESC_MAX 4               /* one byte's escape: \ooo */
+#define ESCW_MAX 10             /* one wide character's: \Uxxxxxxxx */
+
 static const char HEXDIGITS[] = "0123456789abcdef";
+/* "00".."99": two decimal digits per division */
+static const char DIGIT_PAIRS[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* str(v) */
+static char *put_udec(char *o, uint64_t v)
+{
+    int n = 1;                  /* v's digits: count them, then write them from the last */
+    for (uint64_t p = 10; n < 20 && v >= p; p *= 10) n++;
+    char *end = o + n, *q = end;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        q -= 2;
+        memcpy(q, DIGIT_PAIRS + 2 * r, 2);
+    }
+    if (v >= 10) memcpy(q - 2, DIGIT_PAIRS + 2 * v, 2);
+    else q[-1] = (char)('0' + v);
+    return end;
+}
+
+static char *put_sdec(char *o, int64_t v)
+{
+    if (v >= 0) return put_udec(o, (uint64_t)v);
+    *o++ = '-';
+    return put_udec(o, (uint64_t)0 - (uint64_t)v);
+}
+
+/* "0x%x" */
+static char *put_hex(char *o, uint64_t v)
+{
+    int n = 1;
+    while (n < 16 && (v >> (4 * n)) != 0) n++;
+    o[0] = '0';
+    o[1] = 'x';
+    char *end = o + 2 + n, *q = end;
+    do { *--q = HEXDIGITS[v & 15]; v >>= 4; } while (v);
+    return end;
+}
+
+/* a fixed number of hex digits (\u%04x, \U%08x) */
+static char *put_hexn(char *o, uint32_t v, int digits)
+{
+    for (int i = digits - 1; i >= 0; i--) { o[i] = HEXDIGITS[v & 15]; v >>= 4; }
+    return o + digits;
+}
+
+/* a byte shown as itself: printable ASCII but the backslash */
+static inline int plain_byte(unsigned c) { return c - 32u < 95u && c != 92u; }
+
+/* ltrace's escaping of one byte (values.py _esc_char) */
+static char *put_esc(char *o, unsigned c)
+{
+    static const char named[14] = {'0', 0, 0, 0, 0, 0, 0, 'a', 'b', 't', 'n', 'v', 'f', 'r'};
+    if (plain_byte(c)) {
+        *o = (char)c;
+        return o + 1;
+    }
+    o[0] = '\\';
+    if (c == 92 || (c < 14 && named[c])) {
+        o[1] = c == 92 ? '\\' : named[c];
+        return o + 2;
+    }
+    o[1] = (char)('0' + ((c >> 6) & 3));
+    o[2] = (char)('0' + ((c >> 3) & 7));
+    o[3] = (char)('0' + (c & 7));
+    return o + 4;
+}
+
+/* 1 when none of the 8 bytes at s needs an escape (all plain_byte), without a test per byte:
+ * the classic word-at-a-time tests for a byte below 32, above 126 and equal to 92, each exact
+ * about whether some byte matches (a borrow or carry only comes from a byte that matches). */
+static inline int plain_word(const unsigned char *s)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+    uint64_t x;
+    memcpy(&x, s, 8);
+    uint64_t below = (x - 32 * ones) & ~x;                  /* a byte < 32 (of those < 128) */
+    uint64_t above = (x + ones) | x;                        /* a byte > 126 */
+    uint64_t bs = x ^ (92 * ones);
+    uint64_t backslash = (bs - ones) & ~bs;                 /* a byte == 92 */
+    return ((below | above | backslash) & highs) == 0;
+}
+
+/* n bytes escaped (values.py escape_bytes): at most ESC_MAX * n bytes. Runs of 8 plain bytes
+ * are copied whole. */
+static char *put_escape(char *o, const unsigned char *s, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        if (plain_word(s + i)) {
+            memcpy(o, s + i, 8);
+            o += 8;
+        } else {
+            for (int k = 0; k < 8; k++) o = put_esc(o, s[i + k]);
+        }
+    }
+    for (; i < n; i++) o = put_esc(o, s[i]);
+    return o;
+}
+
+/* values.py _esc_wchar: at most ESCW_MAX bytes */
+static char *put_escw(char *o, uint32_t c)
+{
+    if (c < 256) return put_esc(o, c);
+    o[0] = '\\';
+    o[1] = c <= 0xFFFF ? 'u' : 'U';
+    return put_hexn(o + 2, c, c <= 0xFFFF ? 4 : 8);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * the writers on the buffer: room, then the cursor writer */
 
 static int buf_udec(Buf *b, uint64_t v)
 {
-    char t[24];
-    int i = (int)sizeof t;
-    do { t[--i] = (char)('0' + v % 10); v /= 10; } while (v);
-    return buf_put(b, t + i, (Py_ssize_t)sizeof t - i);
+    char *o = buf_room(b, UDEC_MAX);
+    if (o == NULL) return -1;
+    buf_done(b, put_udec(o, v));
+    return 0;
 }
 
 static int buf_sdec(Buf *b, int64_t v)
 {
-    if (v < 0) {
-        if (buf_put(b, "-", 1) < 0) return -1;
-        return buf_udec(b, (uint64_t)0 - (uint64_t)v);
-    }
-    return buf_udec(b, (uint64_t)v);
+    char *o = buf_room(b, SDEC_MAX);
+    if (o == NULL) return -1;
+    buf_done(b, put_sdec(o, v));
+    return 0;
 }
 
-/* "0x%x" */
 static int buf_hex(Buf *b, uint64_t v)
 {
-    char t[20];
-    int i = (int)sizeof t;
-    do { t[--i] = HEXDIGITS[v & 15]; v >>= 4; } while (v);
-    t[--i] = 'x';
-    t[--i] = '0';
-    return buf_put(b, t + i, (Py_ssize_t)sizeof t - i);
-}
-
-/* a fixed number of hex digits (\u%04x, \U%08x) */
-static int buf_hexn(Buf *b, uint64_t v, int digits)
-{
-    char t[16];
-    for (int i = digits - 1; i >= 0; i--) { t[i] = HEXDIGITS[v & 15]; v >>= 4; }
-    return buf_put(b, t, digits);
-}
-
-/* ltrace's escaping of one byte (values.py _esc_char) */
-static int buf_esc(Buf *b, unsigned c)
-{
-    static const char *const named[14] = {
-        "\\0", 0, 0, 0, 0, 0, 0, "\\a", "\\b", "\\t", "\\n", "\\v", "\\f", "\\r"};
-    if (c < 14 && named[c]) return buf_put(b, named[c], 2);
-    if (c == 92) return buf_put(b, "\\\\", 2);
-    if (c >= 32 && c < 127) {
-        char ch = (char)c;
-        return buf_put(b, &ch, 1);
-    }
-    char t[4] = {'\\', (char)('0' + ((c >> 6) & 3)), (char)('0' + ((c >> 3) & 7)), (char)('0' + (c & 7))};
-    return buf_put(b, t, 4);
+    char *o = buf_room(b, HEX_MAX);
+    if (o == NULL) return -1;
+    buf_done(b, put_hex(o, v));
+    return 0;
 }
 
 static int buf_escape(Buf *b, const unsigned char *s, Py_ssize_t n)
 {
-    if (buf_reserve(b, n) < 0) return -1;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        unsigned c = s[i];
-        if (c >= 32 && c < 127 && c != 92) {        /* the common case, in place */
-            if (b->len == b->cap && buf_reserve(b, 1) < 0) return -1;
-            b->p[b->len++] = (char)c;
-        } else if (buf_esc(b, c) < 0) {
-            return -1;
-        }
-    }
+    char *o = buf_room(b, n <= PY_SSIZE_T_MAX / ESC_MAX ? ESC_MAX * n : -1);
+    if (o == NULL) return -1;
+    buf_done(b, put_escape(o, s, n));
     return 0;
 }
 
-/* values.py _esc_wchar */
-static int buf_escw(Buf *b, uint32_t c)
+/* `open` + a wide or single character's escape + `'` (open: "'" or "L'") */
+static int buf_quoted_char(Buf *b, const char *open, Py_ssize_t open_len, uint32_t c)
 {
-    if (c < 256) return buf_esc(b, c);
-    if (c <= 0xFFFF) return buf_put(b, "\\u", 2) < 0 ? -1 : buf_hexn(b, c, 4);
-    return buf_put(b, "\\U", 2) < 0 ? -1 : buf_hexn(b, c, 8);
+    char *o = buf_room(b, open_len + ESCW_MAX + 1);
+    if (o == NULL) return -1;
+    memcpy(o, open, (size_t)open_len);
+    o = put_escw(o + open_len, c);
+    *o++ = '\'';
+    buf_done(b, o);
+    return 0;
+}
+
+/* A string's shown bytes between double quotes, "..." after them when it was cut (ellipsis). */
+static int buf_quoted(Buf *b, const unsigned char *s, Py_ssize_t shown, int ellipsis)
+{
+    char *o = buf_room(b, shown <= (PY_SSIZE_T_MAX - 5) / ESC_MAX ? ESC_MAX * shown + 5 : -1);
+    if (o == NULL) return -1;
+    *o++ = '"';
+    o = put_escape(o, s, shown);
+    memcpy(o, "\"...", 4);
+    buf_done(b, o + (ellipsis ? 4 : 1));
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------------------
- * records: little-endian words, read byte by byte (no alignment or host byte-order assumed) */
+ * records: little-endian words (no alignment assumed; read byte by byte where the host's byte
+ * order is not known to be little-endian) */
 
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static inline uint64_t rd64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint32_t rd32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+#else
 static uint64_t rd64(const unsigned char *p)
 {
     uint64_t v = 0;
@@ -269,21 +411,41 @@ static uint32_t rd32(const unsigned char *p)
 {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
+#endif
 
-/* One operation on the call record at rec (size bytes, validated against the Site); w: its six
- * argument words. */
+/* wide characters from 4-byte copies, between L" and " (or "... when cut: ellipsis); the
+ * caller read them before (every one inside the copy) */
+static int buf_wquoted(Buf *b, const unsigned char *a, Py_ssize_t shown, int ellipsis)
+{
+    char *o = buf_room(b, shown <= (PY_SSIZE_T_MAX - 6) / ESCW_MAX ? ESCW_MAX * shown + 6 : -1);
+    if (o == NULL) return -1;
+    *o++ = 'L';
+    *o++ = '"';
+    for (Py_ssize_t k = 0; k < shown; k++) {
+        uint32_t c = rd32(a + 4 * k);
+        if (c < 128 && plain_byte(c)) *o++ = (char)c;
+        else o = put_escw(o, c);
+    }
+    memcpy(o, "\"...", 4);
+    buf_done(b, o + (ellipsis ? 4 : 1));
+    return 0;
+}
+
+/* the wide characters at a before the first zero one, among at most cap of them (4 bytes each) */
+static Py_ssize_t wide_len(const unsigned char *a, Py_ssize_t cap)
+{
+    Py_ssize_t n = 0;
+    while (n < cap && rd32(a + 4 * n) != 0) n++;
+    return n;
+}
+
 /* A wide string from 4 * (limit + 1) copied bytes at a (values.py's wstring render): up to its
  * zero character, at most limit characters shown. */
 static int render_wstr(Buf *b, const unsigned char *a, Py_ssize_t limit, uint64_t v)
 {
     if (!v) return buf_put(b, "nil", 3);
-    Py_ssize_t cap = limit + 1, n = 0;
-    while (n < cap && rd32(a + 4 * n) != 0) n++;
-    Py_ssize_t shown = n < limit ? n : limit;
-    if (buf_put(b, "L\"", 2) < 0) return -1;
-    for (Py_ssize_t k = 0; k < shown; k++)
-        if (buf_escw(b, rd32(a + 4 * k)) < 0) return -1;
-    return n >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
+    Py_ssize_t n = wide_len(a, limit + 1);
+    return buf_wquoted(b, a, n < limit ? n : limit, n >= limit);
 }
 
 /* ltrace's bitvec lens over n bytes (values.py bitvec_text): ranges of set bits, or of clear ones
@@ -321,21 +483,16 @@ static int render_bitvec(Buf *b, const unsigned char *a, Py_ssize_t n)
 static int render_retstr(Buf *b, const Op *op, uint64_t v, uint64_t rax, const unsigned char *out)
 {
     if (!v) return buf_put(b, "nil", 3);
-    uint64_t k = ret_chars(rax, op->mask, op->limit), limit = (uint64_t)op->limit, n = 0;
+    /* (k <= limit + 1 <= 2^26 + 1) */
+    Py_ssize_t k = (Py_ssize_t)ret_chars(rax, op->mask, op->limit), limit = op->limit, n;
     if (op->kind == OP_RETWSTR) {
-        while (n < k && rd32(out + 4 * n) != 0) n++;
-        uint64_t shown = n < limit ? n : limit;
-        if (buf_put(b, "L\"", 2) < 0) return -1;
-        for (uint64_t c = 0; c < shown; c++)
-            if (buf_escw(b, rd32(out + 4 * c)) < 0) return -1;
-    } else {
-        /* MemView.cstring(v, k): up to a NUL among k + 1 bytes, else the first k */
-        const unsigned char *nul = memchr(out, 0, (size_t)k + 1);
-        n = nul ? (uint64_t)(nul - out) : k;
-        uint64_t shown = n < limit ? n : limit;
-        if (buf_put(b, "\"", 1) < 0 || buf_escape(b, out, (Py_ssize_t)shown) < 0) return -1;
+        n = wide_len(out, k);
+        return buf_wquoted(b, out, n < limit ? n : limit, n >= limit);
     }
-    return n >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
+    /* MemView.cstring(v, k): up to a NUL among k + 1 bytes, else the first k */
+    const unsigned char *nul = memchr(out, 0, (size_t)k + 1);
+    n = nul ? nul - out : k;
+    return buf_quoted(b, out, n < limit ? n : limit, n >= limit);
 }
 
 /* A C string of at most n characters (ltrace's stringN) from its copy at the call, `a`: the bytes
@@ -350,9 +507,7 @@ static int render_strn(Buf *b, const Op *op, uint64_t v, uint64_t n, const unsig
     uint64_t k = n < limit + 1 ? n : limit + 1;
     const unsigned char *nul = memchr(a, 0, (size_t)k + 1);
     uint64_t len = nul ? (uint64_t)(nul - a) : k;
-    uint64_t shown = len < limit ? len : limit;
-    if (buf_put(b, "\"", 1) < 0 || buf_escape(b, a, (Py_ssize_t)shown) < 0) return -1;
-    return len >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
+    return buf_quoted(b, a, (Py_ssize_t)(len < limit ? len : limit), len >= limit);
 }
 
 static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned char *rec, uint64_t v,
@@ -360,11 +515,9 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
 {
     switch (op->kind) {
     case OP_CHAR:
-        if (buf_put(b, "'", 1) < 0 || buf_esc(b, (unsigned)(v & 0xFF)) < 0) return -1;
-        return buf_put(b, "'", 1);
+        return buf_quoted_char(b, "'", 1, (uint32_t)(v & 0xFF));
     case OP_WCHAR:
-        if (buf_put(b, "L'", 2) < 0 || buf_escw(b, (uint32_t)(v & op->mask)) < 0) return -1;
-        return buf_put(b, "'", 1);
+        return buf_quoted_char(b, "L'", 2, (uint32_t)(v & op->mask));
     case OP_BOOL:
         return (v & op->mask) ? buf_put(b, "true", 4) : buf_put(b, "false", 5);
     case OP_ENUM: {
@@ -397,24 +550,16 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
     case OP_CSTR: {                 /* values.py string_from */
         if (!v) return buf_put(b, "nil", 3);
         const unsigned char *a = rec + op->area;
-        Py_ssize_t cap = op->limit + 1, limit = op->limit;
-        const unsigned char *nul = memchr(a, 0, (size_t)cap);
-        Py_ssize_t n = nul ? nul - a : -1;
-        if (buf_put(b, "\"", 1) < 0) return -1;
-        if (n < 0 || n >= limit) {
-            if (buf_escape(b, a, limit) < 0) return -1;
-            return buf_put(b, "\"...", 4);
-        }
-        if (buf_escape(b, a, n) < 0) return -1;
-        return buf_put(b, "\"", 1);
+        Py_ssize_t limit = op->limit;
+        const unsigned char *nul = memchr(a, 0, (size_t)limit + 1);
+        Py_ssize_t n = nul ? nul - a : limit;
+        return buf_quoted(b, a, n < limit ? n : limit, n >= limit);
     }
     case OP_BUF: {                  /* values.py bounded_from, every byte copied */
         if (!v) return buf_put(b, "nil", 3);
         uint64_t n = w[op->lenword - 1];
         uint64_t limit = (uint64_t)op->limit;
-        Py_ssize_t shown = (Py_ssize_t)(n < limit ? n : limit);
-        if (buf_put(b, "\"", 1) < 0 || buf_escape(b, rec + op->area, shown) < 0) return -1;
-        return n >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
+        return buf_quoted(b, rec + op->area, (Py_ssize_t)(n < limit ? n : limit), n >= limit);
     }
     case OP_WSTR:                   /* values.py wstring_from */
         return render_wstr(b, rec + op->area, op->limit, v);
@@ -453,16 +598,11 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
 static int render_ret_string(Buf *b, Py_ssize_t limit, Py_ssize_t ret_cap, const unsigned char *area, uint64_t rax)
 {
     if (!rax) return buf_put(b, "nil", 3);
-    Py_ssize_t cap = limit + 1;
-    const unsigned char *nul = memchr(area, 0, (size_t)ret_cap);
-    Py_ssize_t n = nul ? nul - area : (ret_cap < cap ? ret_cap : cap);
-    if (buf_put(b, "\"", 1) < 0) return -1;
-    if (n >= limit) {
-        if (buf_escape(b, area, limit) < 0) return -1;
-        return buf_put(b, "\"...", 4);
-    }
-    if (buf_escape(b, area, n) < 0) return -1;
-    return buf_put(b, "\"", 1);
+    /* (a NUL past the first limit + 1 bytes shows as none there: the first limit bytes and "...") */
+    Py_ssize_t cap = limit + 1, scan = ret_cap < cap ? ret_cap : cap;
+    const unsigned char *nul = memchr(area, 0, (size_t)scan);
+    Py_ssize_t n = nul ? nul - area : scan;
+    return buf_quoted(b, area, n < limit ? n : limit, n >= limit);
 }
 
 /* Where the string shown at the return lies after the return record: past the output copy,
@@ -505,13 +645,13 @@ static int render_line(Buf *b, SiteObject *s, const unsigned char *rec, uint64_t
     }
     Py_ssize_t chars = s->prefix_chars + (b->len - start - s->prefix_len);   /* arguments are ASCII */
     Py_ssize_t pad = s->align_pad - chars;
-    if (buf_put(b, ") ", 2) < 0) return -1;
-    if (pad > 0) {
-        if (buf_reserve(b, pad) < 0) return -1;
-        memset(b->p + b->len, ' ', (size_t)pad);
-        b->len += pad;
-    }
-    if (buf_put(b, "= ", 2) < 0) return -1;
+    if (pad < 0) pad = 0;
+    char *o = buf_room(b, pad + 4);                 /* ") ", the padding, "= " */
+    if (o == NULL) return -1;
+    memcpy(o, ") ", 2);
+    memset(o + 2, ' ', (size_t)pad);
+    memcpy(o + 2 + pad, "= ", 2);
+    buf_done(b, o + pad + 4);
     if (s->has_ret && s->ret.kind == OP_CSTR) {
         if (render_ret_string(b, s->ret.limit, s->ret_cap, ret_area, rax) < 0) return -1;
     } else if (s->has_ret && s->ret.kind == OP_WSTR) {
@@ -1289,9 +1429,12 @@ static PyObject *escape_wide(PyObject *mod, PyObject *arg)
     PyObject *out = NULL;
     const unsigned char *p = data.buf;
     Py_ssize_t k;
-    for (k = 0; k + 4 <= data.len; k += 4)
-        if (buf_escw(&b, rd32(p + k)) < 0) break;
-    if (k + 4 > data.len) out = PyUnicode_DecodeASCII(b.p, b.len, "strict");
+    char *o = buf_room(&b, data.len / 4 * ESCW_MAX);
+    if (o != NULL) {
+        for (k = 0; k + 4 <= data.len; k += 4) o = put_escw(o, rd32(p + k));
+        buf_done(&b, o);
+        out = PyUnicode_DecodeASCII(b.p, b.len, "strict");
+    }
     buf_free(&b);
     PyBuffer_Release(&data);
     return out;
