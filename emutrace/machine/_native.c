@@ -98,9 +98,12 @@ typedef struct {
 
 #define MAX_ARGS 6
 
+/* the bytes a Site's prefix is kept in: its own rounded up to whole 16-byte chunks */
+static Py_ssize_t prefix_room(Py_ssize_t n) { return (n + 16) & ~(Py_ssize_t)15; }
+
 typedef struct {
     PyObject_HEAD
-    char *prefix;               /* display name + "(" in UTF-8 */
+    char *prefix;               /* display name + "(" in UTF-8 (prefix_room(prefix_len) bytes) */
     Py_ssize_t prefix_len;      /* its bytes */
     Py_ssize_t prefix_chars;    /* its characters (the padding counts characters) */
     int ascii;
@@ -240,15 +243,39 @@ static char *put_sdec(char *o, int64_t v)
     return put_udec(o, (uint64_t)0 - (uint64_t)v);
 }
 
-/* "0x%x" */
-static char *put_hex(char *o, uint64_t v)
+/* "00".."ff": a byte's two hex digits (filled by PyInit__native) */
+static char HEX_PAIRS[512];
+
+static void init_hex_pairs(void)
+{
+    for (int i = 0; i < 256; i++) {
+        HEX_PAIRS[2 * i] = HEXDIGITS[i >> 4];
+        HEX_PAIRS[2 * i + 1] = HEXDIGITS[i & 15];
+    }
+}
+
+/* v's hex digits (1 for 0), by halving */
+static int hex_digits(uint64_t v)
 {
     int n = 1;
-    while (n < 16 && (v >> (4 * n)) != 0) n++;
+    if (v >> 32) { n += 8; v >>= 32; }
+    if (v >> 16) { n += 4; v >>= 16; }
+    if (v >> 8) { n += 2; v >>= 8; }
+    if (v >> 4) n += 1;
+    return n;
+}
+
+/* "0x%x": written from the last digit, a byte at a time */
+static char *put_hex(char *o, uint64_t v)
+{
     o[0] = '0';
     o[1] = 'x';
-    char *end = o + 2 + n, *q = end;
-    do { *--q = HEXDIGITS[v & 15]; v >>= 4; } while (v);
+    char *end = o + 2 + hex_digits(v), *q = end;
+    for (; v >= 16; v >>= 8) {
+        q -= 2;
+        memcpy(q, HEX_PAIRS + 2 * (v & 255), 2);
+    }
+    if (q > o + 2) q[-1] = HEXDIGITS[v];        /* (an odd count: the first digit alone) */
     return end;
 }
 
@@ -338,14 +365,6 @@ static int buf_sdec(Buf *b, int64_t v)
     char *o = buf_room(b, SDEC_MAX);
     if (o == NULL) return -1;
     buf_done(b, put_sdec(o, v));
-    return 0;
-}
-
-static int buf_hex(Buf *b, uint64_t v)
-{
-    char *o = buf_room(b, HEX_MAX);
-    if (o == NULL) return -1;
-    buf_done(b, put_hex(o, v));
     return 0;
 }
 
@@ -510,6 +529,53 @@ static int render_strn(Buf *b, const Op *op, uint64_t v, uint64_t n, const unsig
     return buf_quoted(b, a, (Py_ssize_t)(len < limit ? len : limit), len >= limit);
 }
 
+/* The operations on a word alone, the most common ones: rendered by put_word, at most WORD_MAX
+ * bytes, with no call to render_op's switch over every kind. */
+#define WORD_MAX 20             /* UDEC_MAX, SDEC_MAX, HEX_MAX, "false" */
+
+static inline int word_kind(int kind) { return kind <= OP_ADDR || kind == OP_BOOL; }
+
+static char *put_word(char *o, const Op *op, uint64_t v)
+{
+    switch (op->kind) {
+    case OP_UNSIGNED:
+        return put_udec(o, v & op->mask);
+    case OP_SIGNED: {               /* the low `size` bytes as a signed integer */
+        if (op->size >= 8) return put_sdec(o, (int64_t)v);
+        int bits = op->size * 8;
+        uint64_t u = v & ((UINT64_C(1) << bits) - 1);
+        if (u >> (bits - 1)) return put_sdec(o, -(int64_t)((UINT64_C(1) << bits) - u));
+        return put_udec(o, u);
+    }
+    case OP_HEX:
+        v &= op->mask;
+        /* fall through */
+    case OP_ADDR:
+        if (v) return put_hex(o, v);
+        *o = '0';
+        return o + 1;
+    case OP_GUESS: {
+        int64_t i = (int64_t)v;
+        return i < -10000 || i > 10000 ? put_hex(o, v) : put_sdec(o, i);
+    }
+    default:                        /* OP_BOOL */
+        if (v & op->mask) {
+            memcpy(o, "true", 4);
+            return o + 4;
+        }
+        memcpy(o, "false", 5);
+        return o + 5;
+    }
+}
+
+static inline int buf_word(Buf *b, const Op *op, uint64_t v)
+{
+    char *o = buf_room(b, WORD_MAX);
+    if (o == NULL) return -1;
+    buf_done(b, put_word(o, op, v));
+    return 0;
+}
+
 static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned char *rec, uint64_t v,
                      uint64_t rax, const unsigned char *out)
 {
@@ -518,8 +584,13 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
         return buf_quoted_char(b, "'", 1, (uint32_t)(v & 0xFF));
     case OP_WCHAR:
         return buf_quoted_char(b, "L'", 2, (uint32_t)(v & op->mask));
+    case OP_UNSIGNED:
+    case OP_SIGNED:
+    case OP_HEX:
+    case OP_GUESS:
+    case OP_ADDR:
     case OP_BOOL:
-        return (v & op->mask) ? buf_put(b, "true", 4) : buf_put(b, "false", 5);
+        return buf_word(b, op, v);
     case OP_ENUM: {
         uint64_t u = v & op->mask;
         for (Py_ssize_t i = 0; i < op->nnames; i++)
@@ -528,25 +599,6 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
         plain.kind = op->fallback;
         return render_op(b, &plain, w, rec, v, rax, out);
     }
-    case OP_UNSIGNED:
-        return buf_udec(b, v & op->mask);
-    case OP_SIGNED: {
-        if (op->size >= 8) return buf_sdec(b, (int64_t)v);
-        uint64_t u = v & ((UINT64_C(1) << (op->size * 8)) - 1);
-        uint64_t top = UINT64_C(1) << (op->size * 8 - 1);
-        if (u & top) return buf_sdec(b, -(int64_t)((UINT64_C(1) << (op->size * 8)) - u));
-        return buf_udec(b, u);
-    }
-    case OP_HEX:
-        v &= op->mask;
-        return v ? buf_hex(b, v) : buf_put(b, "0", 1);
-    case OP_GUESS: {
-        int64_t i = (int64_t)v;
-        if (i < -10000 || i > 10000) return buf_hex(b, v);
-        return buf_sdec(b, i);
-    }
-    case OP_ADDR:
-        return v ? buf_hex(b, v) : buf_put(b, "0", 1);
     case OP_CSTR: {                 /* values.py string_from */
         if (!v) return buf_put(b, "nil", 3);
         const unsigned char *a = rec + op->area;
@@ -629,12 +681,17 @@ static int render_line(Buf *b, SiteObject *s, const unsigned char *rec, uint64_t
     uint64_t w[MAX_ARGS];
     for (int i = 0; i < MAX_ARGS; i++) w[i] = rd64(rec + 8 + 8 * i);
     Py_ssize_t start = b->len;
-    if (buf_put(b, s->prefix, s->prefix_len) < 0) return -1;
+    char *o = buf_room(b, prefix_room(s->prefix_len));
+    if (o == NULL) return -1;
+    for (Py_ssize_t k = 0; k < s->prefix_len; k += 16) memcpy(o + k, s->prefix + k, 16);
+    buf_done(b, o + s->prefix_len);
     for (int i = 0; i < s->nargs; i++) {
         const Op *op = &s->args[i];
         uint64_t v = w[op->word - 1];
         if (i && buf_put(b, ", ", 2) < 0) return -1;
-        if (i == s->in) {
+        if (word_kind(op->kind)) {
+            if (buf_word(b, op, v) < 0) return -1;
+        } else if (i == s->in) {
             /* the C string copied at the return, after the output copy: as guestlog's _Captured
              * reads it, as a returned one */
             const unsigned char *in = ret_area + in_offset(s, rax);
@@ -646,16 +703,19 @@ static int render_line(Buf *b, SiteObject *s, const unsigned char *rec, uint64_t
     Py_ssize_t chars = s->prefix_chars + (b->len - start - s->prefix_len);   /* arguments are ASCII */
     Py_ssize_t pad = s->align_pad - chars;
     if (pad < 0) pad = 0;
-    char *o = buf_room(b, pad + 4);                 /* ") ", the padding, "= " */
+    /* ") ", the padding, "= ": the spaces 8 at a time (room for the last 8's excess) */
+    o = buf_room(b, pad + 12);
     if (o == NULL) return -1;
     memcpy(o, ") ", 2);
-    memset(o + 2, ' ', (size_t)pad);
+    for (Py_ssize_t k = 0; k < pad; k += 8) memcpy(o + 2 + k, "        ", 8);
     memcpy(o + 2 + pad, "= ", 2);
     buf_done(b, o + pad + 4);
     if (s->has_ret && s->ret.kind == OP_CSTR) {
         if (render_ret_string(b, s->ret.limit, s->ret_cap, ret_area, rax) < 0) return -1;
     } else if (s->has_ret && s->ret.kind == OP_WSTR) {
         if (render_wstr(b, ret_area, s->ret.limit, rax) < 0) return -1;    /* (ret_cap >= 4 * (limit + 1)) */
+    } else if (s->has_ret && word_kind(s->ret.kind)) {
+        if (buf_word(b, &s->ret, rax) < 0) return -1;
     } else if (s->has_ret) {
         if (render_op(b, &s->ret, w, rec, rax, rax, ret_area) < 0) return -1;
     } else if (buf_str(b, "<void>") < 0) {
@@ -787,15 +847,20 @@ static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: bad record size");
         return -1;
     }
+    if (align_pad < 0 || align_pad > (1 << 20)) {      /* (the column: no overflow in its sums) */
+        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: bad align_pad");
+        return -1;
+    }
     free_ops(self);                 /* (__init__ called again) */
     self->nargs = 0;
     self->has_ret = 0;
     Py_ssize_t n;
     const char *p = PyUnicode_AsUTF8AndSize(prefix, &n);
     if (p == NULL) return -1;
-    char *copy = PyMem_Malloc((size_t)n + 1);
+    /* (zeros after it up to a multiple of 16 bytes: render_line copies it 16 bytes at a time) */
+    char *copy = PyMem_Calloc((size_t)prefix_room(n), 1);
     if (copy == NULL) { PyErr_NoMemory(); return -1; }
-    memcpy(copy, p, (size_t)n + 1);
+    memcpy(copy, p, (size_t)n);
     PyMem_Free(self->prefix);
     self->prefix = copy;
     self->prefix_len = n;
@@ -1470,6 +1535,7 @@ PyMODINIT_FUNC PyInit__native(void)
         Py_DECREF(m);
         return NULL;
     }
+    init_hex_pairs();
     if (emutrace_register_tlbfill(m) < 0) { Py_DECREF(m); return NULL; }
     if (emutrace_register_guestmem(m) < 0) { Py_DECREF(m); return NULL; }
     if (emutrace_register_printfcap(m) < 0) { Py_DECREF(m); return NULL; }
