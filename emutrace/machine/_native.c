@@ -703,11 +703,11 @@ static int render_line(Buf *b, SiteObject *s, const unsigned char *rec, uint64_t
     Py_ssize_t chars = s->prefix_chars + (b->len - start - s->prefix_len);   /* arguments are ASCII */
     Py_ssize_t pad = s->align_pad - chars;
     if (pad < 0) pad = 0;
-    /* ") ", the padding, "= ": the spaces 8 at a time (room for the last 8's excess) */
-    o = buf_room(b, pad + 12);
+    /* ") ", the padding, "= ": the spaces 16 at a time (room for the last 16's excess) */
+    o = buf_room(b, pad + 20);
     if (o == NULL) return -1;
     memcpy(o, ") ", 2);
-    for (Py_ssize_t k = 0; k < pad; k += 8) memcpy(o + 2 + k, "        ", 8);
+    for (Py_ssize_t k = 0; k < pad; k += 16) memcpy(o + 2 + k, "                ", 16);
     memcpy(o + 2 + pad, "= ", 2);
     buf_done(b, o + pad + 4);
     if (s->has_ret && s->ret.kind == OP_CSTR) {
@@ -1019,6 +1019,40 @@ static PyTypeObject SiteType = {
     .tp_methods = Site_methods,
 };
 
+/* leaf_run's output buffer, kept from call to call so that its capacity, the longest run's so
+ * far, is allocated once instead of grown by doubling in every run. Calls hold the GIL; one made
+ * while another is under way (a finalizer run by an allocation inside it) gets a buffer of its
+ * own, `own`. */
+static Buf run_buf;
+static int run_buf_busy;
+
+#define RUN_BUF_KEEP (1 << 22)  /* a buffer grown past this is not kept */
+
+static Buf *run_buffer_take(Buf *own)
+{
+    if (run_buf_busy) {
+        buf_init(own);
+        return own;
+    }
+    run_buf_busy = 1;
+    if (run_buf.p == NULL) buf_init(&run_buf);
+    run_buf.len = 0;
+    return &run_buf;
+}
+
+static void run_buffer_give(Buf *b, Buf *own)
+{
+    if (b == own) {
+        buf_free(own);
+        return;
+    }
+    if (run_buf.cap > RUN_BUF_KEEP) {
+        buf_free(&run_buf);
+        buf_init(&run_buf);
+    }
+    run_buf_busy = 0;
+}
+
 /* ------------------------------------------------------------------------------------------
  * leaf_run(data, off, top, sites, suffix, lines) -> (off, count)
  *
@@ -1041,8 +1075,7 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
     const char *sfx;
     Py_ssize_t sn, count = 0;
     int sa, ascii = 1;
-    Buf b;
-    buf_init(&b);
+    Buf own, *b = run_buffer_take(&own);
     uint64_t top = RET_TAG;
     int no_top = top_obj == Py_None;
     if (!no_top) {
@@ -1072,7 +1105,7 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
             Py_ssize_t ln;
             const char *u = PyUnicode_AsUTF8AndSize(line, &ln);
             if (u != NULL && !PyUnicode_IS_ASCII(line)) ascii = 0;
-            int err = u == NULL ? -1 : buf_put(&b, u, ln);
+            int err = u == NULL ? -1 : buf_put(b, u, ln);
             Py_DECREF(line);
             if (err < 0) goto done;
             count++;
@@ -1103,13 +1136,13 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
         if (end > n - off - 8) break;
         end += in_area(s);                                  /* (and the string copied after it) */
         if (end > n - off - 8) break;
-        if (render_line(&b, s, rec, rax, r + RET_SIZE, sfx, sn, sa, &ascii) < 0) goto done;
+        if (render_line(b, s, rec, rax, r + RET_SIZE, sfx, sn, sa, &ascii) < 0) goto done;
         count++;
         off += end;
     }
     if (count) {
         /* the run's lines as one str: one object per run instead of one per line */
-        PyObject *text = buf_text(&b, ascii);
+        PyObject *text = buf_text(b, ascii);
         if (text == NULL) goto done;
         int err = PyList_Append(lines, text);
         Py_DECREF(text);
@@ -1117,7 +1150,7 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
     }
     result = Py_BuildValue("(nn)", off, count);
 done:
-    buf_free(&b);
+    run_buffer_give(b, &own);
     PyBuffer_Release(&data);
     return result;
 }
