@@ -432,30 +432,48 @@ static uint32_t rd32(const unsigned char *p)
 }
 #endif
 
-/* wide characters from 4-byte copies, between L" and " (or "... when cut: ellipsis); the
- * caller read them before (every one inside the copy) */
-static int buf_wquoted(Buf *b, const unsigned char *a, Py_ssize_t shown, int ellipsis)
+/* Strings up to their zero character. Both show the first m characters or those before the
+ * first zero among them, and end with "..." when there was none and m is the string limit: m
+ * is how many the renderer may read (each caller's min(limit, what was copied)), which is the
+ * Python renderers' min(length, limit) with "..." when length >= limit (a NUL or zero found in
+ * the one character after them would change neither). The wide one escapes the characters as it
+ * reads them, one pass, asking the buffer for room a chunk at a time. */
+#define STRING_CHUNK 256
+
+/* C string bytes at s between double quotes (memchr finds the NUL, faster than a test per byte
+ * for the short strings most calls show) */
+static int buf_cstring(Buf *b, const unsigned char *s, Py_ssize_t m, Py_ssize_t limit)
 {
-    char *o = buf_room(b, shown <= (PY_SSIZE_T_MAX - 6) / ESCW_MAX ? ESCW_MAX * shown + 6 : -1);
-    if (o == NULL) return -1;
-    *o++ = 'L';
-    *o++ = '"';
-    for (Py_ssize_t k = 0; k < shown; k++) {
-        uint32_t c = rd32(a + 4 * k);
-        if (c < 128 && plain_byte(c)) *o++ = (char)c;
-        else o = put_escw(o, c);
-    }
-    memcpy(o, "\"...", 4);
-    buf_done(b, o + (ellipsis ? 4 : 1));
-    return 0;
+    const unsigned char *nul = memchr(s, 0, (size_t)m);
+    return buf_quoted(b, s, nul ? nul - s : m, nul == NULL && m == limit);
 }
 
-/* the wide characters at a before the first zero one, among at most cap of them (4 bytes each) */
-static Py_ssize_t wide_len(const unsigned char *a, Py_ssize_t cap)
+/* wide characters (4 bytes each, little-endian) at a between L" and " */
+static int buf_wstring(Buf *b, const unsigned char *a, Py_ssize_t m, Py_ssize_t limit)
 {
-    Py_ssize_t n = 0;
-    while (n < cap && rd32(a + 4 * n) != 0) n++;
-    return n;
+    char *o = buf_room(b, 2);
+    if (o == NULL) return -1;
+    memcpy(o, "L\"", 2);
+    buf_done(b, o + 2);
+    Py_ssize_t k = 0;
+    int cut = 1;                    /* no zero among the m characters */
+    while (k < m && cut) {
+        Py_ssize_t end = m - k > STRING_CHUNK ? k + STRING_CHUNK : m;
+        o = buf_room(b, ESCW_MAX * (end - k) + 4);
+        if (o == NULL) return -1;
+        for (; k < end; k++) {
+            uint32_t c = rd32(a + 4 * k);
+            if (plain_byte(c)) *o++ = (char)c;                  /* (32..126 but 92: ASCII) */
+            else if (c == 0) { cut = 0; break; }
+            else o = put_escw(o, c);
+        }
+        buf_done(b, o);
+    }
+    o = buf_room(b, 4);
+    if (o == NULL) return -1;
+    memcpy(o, "\"...", 4);
+    buf_done(b, o + (cut && m == limit ? 4 : 1));
+    return 0;
 }
 
 /* A wide string from 4 * (limit + 1) copied bytes at a (values.py's wstring render): up to its
@@ -463,8 +481,7 @@ static Py_ssize_t wide_len(const unsigned char *a, Py_ssize_t cap)
 static int render_wstr(Buf *b, const unsigned char *a, Py_ssize_t limit, uint64_t v)
 {
     if (!v) return buf_put(b, "nil", 3);
-    Py_ssize_t n = wide_len(a, limit + 1);
-    return buf_wquoted(b, a, n < limit ? n : limit, n >= limit);
+    return buf_wstring(b, a, limit, limit);
 }
 
 /* ltrace's bitvec lens over n bytes (values.py bitvec_text): ranges of set bits, or of clear ones
@@ -503,15 +520,10 @@ static int render_retstr(Buf *b, const Op *op, uint64_t v, uint64_t rax, const u
 {
     if (!v) return buf_put(b, "nil", 3);
     /* (k <= limit + 1 <= 2^26 + 1) */
-    Py_ssize_t k = (Py_ssize_t)ret_chars(rax, op->mask, op->limit), limit = op->limit, n;
-    if (op->kind == OP_RETWSTR) {
-        n = wide_len(out, k);
-        return buf_wquoted(b, out, n < limit ? n : limit, n >= limit);
-    }
-    /* MemView.cstring(v, k): up to a NUL among k + 1 bytes, else the first k */
-    const unsigned char *nul = memchr(out, 0, (size_t)k + 1);
-    n = nul ? nul - out : k;
-    return buf_quoted(b, out, n < limit ? n : limit, n >= limit);
+    Py_ssize_t k = (Py_ssize_t)ret_chars(rax, op->mask, op->limit), limit = op->limit;
+    /* (C strings: MemView.cstring(v, k), up to a NUL among k + 1 bytes, else the first k) */
+    if (op->kind == OP_RETWSTR) return buf_wstring(b, out, k < limit ? k : limit, limit);
+    return buf_cstring(b, out, k < limit ? k : limit, limit);
 }
 
 /* A C string of at most n characters (ltrace's stringN) from its copy at the call, `a`: the bytes
@@ -523,10 +535,7 @@ static int render_strn(Buf *b, const Op *op, uint64_t v, uint64_t n, const unsig
     if (!v) return buf_put(b, "nil", 3);
     uint64_t limit = (uint64_t)op->limit;
     n &= op->mask;
-    uint64_t k = n < limit + 1 ? n : limit + 1;
-    const unsigned char *nul = memchr(a, 0, (size_t)k + 1);
-    uint64_t len = nul ? (uint64_t)(nul - a) : k;
-    return buf_quoted(b, a, (Py_ssize_t)(len < limit ? len : limit), len >= limit);
+    return buf_cstring(b, a, (Py_ssize_t)(n < limit ? n : limit), (Py_ssize_t)limit);
 }
 
 /* The operations on a word alone, the most common ones: rendered by put_word, at most WORD_MAX
@@ -602,10 +611,7 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
     case OP_CSTR: {                 /* values.py string_from */
         if (!v) return buf_put(b, "nil", 3);
         const unsigned char *a = rec + op->area;
-        Py_ssize_t limit = op->limit;
-        const unsigned char *nul = memchr(a, 0, (size_t)limit + 1);
-        Py_ssize_t n = nul ? nul - a : limit;
-        return buf_quoted(b, a, n < limit ? n : limit, n >= limit);
+        return buf_cstring(b, a, op->limit, op->limit);
     }
     case OP_BUF: {                  /* values.py bounded_from, every byte copied */
         if (!v) return buf_put(b, "nil", 3);
@@ -650,11 +656,7 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
 static int render_ret_string(Buf *b, Py_ssize_t limit, Py_ssize_t ret_cap, const unsigned char *area, uint64_t rax)
 {
     if (!rax) return buf_put(b, "nil", 3);
-    /* (a NUL past the first limit + 1 bytes shows as none there: the first limit bytes and "...") */
-    Py_ssize_t cap = limit + 1, scan = ret_cap < cap ? ret_cap : cap;
-    const unsigned char *nul = memchr(area, 0, (size_t)scan);
-    Py_ssize_t n = nul ? nul - area : scan;
-    return buf_quoted(b, area, n < limit ? n : limit, n >= limit);
+    return buf_cstring(b, area, ret_cap < limit ? ret_cap : limit, limit);
 }
 
 /* Where the string shown at the return lies after the return record: past the output copy,
