@@ -90,8 +90,13 @@ WORDS = st.one_of(st.sampled_from([0, 1, 2, 7, 8, 9, 31, 32, 33, 10000, 10001, (
                                    (1 << 64) - 10000, (1 << 64) - 10001, 1 << 63, 0x7FFFFFFF, 0x80000000,
                                    0xFFFF, 0x8000, 0xFF, 0x80]),
                   st.integers(0, (1 << 64) - 1))
+# text: mostly printable bytes, so that runs of 8 plain bytes (which the C escaper copies whole)
+# meet the bytes it escapes at every place in a word
+TEXT_BYTES = st.lists(st.one_of(st.integers(32, 126), st.integers(32, 126), st.integers(32, 126),
+                                st.sampled_from([0, 9, 31, 92, 127, 128, 255])), max_size=80).map(bytes)
 AREA_BYTES = st.one_of(st.binary(max_size=80),
-                       st.lists(st.sampled_from([0, 9, 10, 34, 92, 65, 127, 128, 255, 1]), max_size=40).map(bytes))
+                       st.lists(st.sampled_from([0, 9, 10, 34, 92, 65, 127, 128, 255, 1]), max_size=40).map(bytes),
+                       TEXT_BYTES)
 
 
 def wide(draw):
@@ -362,6 +367,44 @@ def test_escape_is_escape_bytes():
     assert native.escape(b"") == ""
 
 
+def test_every_byte_at_every_place_of_a_word_escapes_as_in_python():
+    """The C escaper tests 8 bytes at a time whether all are shown as themselves: each byte
+    value, alone among plain ones at each of the 16 places of two words (and in a tail), is
+    escaped as escape_bytes escapes it."""
+    from emutrace.escapes import esc_char
+    for c in range(256):
+        for k in range(19):
+            raw = bytearray(b"abcdefghijklmnopqrs")
+            raw[k] = c
+            assert native.escape(bytes(raw)) == "".join(esc_char(b) for b in raw), (c, k)
+
+
+def _digit_count_edges():
+    """Each count of decimal and hex digits' first and last values, and their negatives."""
+    ends = {0, (1 << 63) - 1}
+    for k in range(20):
+        ends |= {10 ** k, 10 ** k - 1}
+    for k in range(16):
+        ends |= {1 << (4 * k), (1 << (4 * k)) - 1}
+    mask = (1 << 64) - 1
+    return sorted({v & mask for v in ends} | {-v & mask for v in ends})
+
+
+def test_numbers_at_every_digit_count_render_as_in_python():
+    """The C digits (decimal two at a time, hex a byte at a time after counting them): every
+    count of digits, its first and last values and their negatives, as argument and as
+    returned value of each integer type, as the Python renderer writes them."""
+    for ty in ("ulong", "long", "hex(ulong)", "addr", "int", "short", "uint", "hex(uint)", "char", "bool"):
+        plan, strings, size = site_of(f"{ty} f({ty}, {ty});", 32)
+        site = native_site("f", plan, strings, size, _ALIGN_PAD, 34, 0)
+        leaf, _ = _leaf_renderer("f", plan, strings, size)
+        edges = _digit_count_edges()
+        for value, other in zip(edges, edges[::-1]):
+            words = (5, value, other, 0, 0, 0, 0, 0x7ffd0000, 0x401234)
+            rec = struct.pack("<9Q", *words) + bytes(size - HEAD)
+            assert site.line(rec, 0, value, "\n") == leaf(words, rec, 0, value, "\n"), (ty, value)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=600), st.integers(-8, 700))
 def test_a_run_over_random_bytes_stays_in_the_buffer(blob, off):
@@ -456,7 +499,7 @@ def test_syscall_hook_reads_the_registers_once(compiled, monkeypatch):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.binary(max_size=200))
+@given(st.one_of(st.binary(max_size=200), TEXT_BYTES))
 def test_compiled_escapes_are_the_python_ones(raw):
     from emutrace.escapes import esc_char, esc_wchar
     assert native.escape(raw) == "".join(esc_char(c) for c in raw)

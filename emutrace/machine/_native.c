@@ -115,9 +115,12 @@ typedef struct {
 
 #define MAX_ARGS 6
 
+/* the bytes a Site's prefix is kept in: its own rounded up to whole 16-byte chunks */
+static Py_ssize_t prefix_room(Py_ssize_t n) { return (n + 16) & ~(Py_ssize_t)15; }
+
 typedef struct {
     PyObject_HEAD
-    char *prefix;               /* display name + "(" in UTF-8 */
+    char *prefix;               /* display name + "(" in UTF-8 (prefix_room(prefix_len) bytes) */
     Py_ssize_t prefix_len;      /* its bytes */
     Py_ssize_t prefix_chars;    /* its characters (the padding counts characters) */
     int ascii;
@@ -152,7 +155,12 @@ static uint64_t out_bytes(const Op *op, uint64_t rax)
 }
 
 /* ------------------------------------------------------------------------------------------
- * output buffer */
+ * output buffer
+ *
+ * A growing byte buffer. A renderer asks it once for room for the most bytes its piece can take
+ * (buf_room: a number's digits, a string's escapes at 4 bytes a byte), writes through the cursor
+ * it gets with no check per byte (the put_* writers below), and hands the cursor back
+ * (buf_done). Every put_* writer documents the most bytes it writes. */
 
 typedef struct {
     char *p;
@@ -164,28 +172,44 @@ static void buf_init(Buf *b) { b->p = b->local; b->len = 0; b->cap = (Py_ssize_t
 
 static void buf_free(Buf *b) { if (b->p != b->local) PyMem_Free(b->p); }
 
-static int buf_reserve(Buf *b, Py_ssize_t more)
+/* buf_room's slow half: a block of at least len + more bytes (doubling; a block already on the
+ * heap is realloc'd, so a long run's growth mostly extends in place instead of copying) */
+static int buf_grow(Buf *b, Py_ssize_t more)
 {
     if (more < 0 || b->len > PY_SSIZE_T_MAX - more) { PyErr_NoMemory(); return -1; }
-    if (b->len + more <= b->cap) return 0;
     Py_ssize_t cap = b->cap;
     while (cap < b->len + more) {
         if (cap > PY_SSIZE_T_MAX / 2) { PyErr_NoMemory(); return -1; }
         cap *= 2;
     }
-    char *p = PyMem_Malloc((size_t)cap);
+    char *p;
+    if (b->p == b->local) {
+        p = PyMem_Malloc((size_t)cap);
+        if (p != NULL) memcpy(p, b->p, (size_t)b->len);
+    } else {
+        p = PyMem_Realloc(b->p, (size_t)cap);
+    }
     if (p == NULL) { PyErr_NoMemory(); return -1; }
-    memcpy(p, b->p, (size_t)b->len);
-    buf_free(b);
     b->p = p;
     b->cap = cap;
     return 0;
 }
 
-static int buf_put(Buf *b, const char *s, Py_ssize_t n)
+/* Room for `more` bytes at the buffer's end: where to write them, or NULL (MemoryError set). */
+static inline char *buf_room(Buf *b, Py_ssize_t more)
 {
-    if (buf_reserve(b, n) < 0) return -1;
-    memcpy(b->p + b->len, s, (size_t)n);
+    if ((size_t)more > (size_t)(b->cap - b->len) && buf_grow(b, more) < 0) return NULL;
+    return b->p + b->len;
+}
+
+/* The bytes written through buf_room's cursor, up to o, are the buffer's. */
+static inline void buf_done(Buf *b, char *o) { b->len = o - b->p; }
+
+static inline int buf_put(Buf *b, const char *s, Py_ssize_t n)
+{
+    char *o = buf_room(b, n);
+    if (o == NULL) return -1;
+    memcpy(o, s, (size_t)n);
     b->len += n;
     return 0;
 }
@@ -201,34 +225,178 @@ static PyObject *buf_text(const Buf *b, int ascii)
     return out;
 }
 
+/* ------------------------------------------------------------------------------------------
+ * writers at a cursor: each returns the end of what it wrote, at most its _MAX bytes */
+
+#define UDEC_MAX 20             /* 18446744073709551615 */
+#define SDEC_MAX 20             /* -9223372036854775808 */
+#define HEX_MAX 18              /* 0xffffffffffffffff */
+#define ESC_MAX 4               /* one byte's escape: \ooo */
+#define ESCW_MAX 10             /* one wide character's: \Uxxxxxxxx */
+
 static const char HEXDIGITS[] = "0123456789abcdef";
+/* "00".."99": two decimal digits per division */
+static const char DIGIT_PAIRS[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* str(v) */
+static char *put_udec(char *o, uint64_t v)
+{
+    int n = 1;                  /* v's digits: count them, then write them from the last */
+    for (uint64_t p = 10; n < 20 && v >= p; p *= 10) n++;
+    char *end = o + n, *q = end;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        q -= 2;
+        memcpy(q, DIGIT_PAIRS + 2 * r, 2);
+    }
+    if (v >= 10) memcpy(q - 2, DIGIT_PAIRS + 2 * v, 2);
+    else q[-1] = (char)('0' + v);
+    return end;
+}
+
+static char *put_sdec(char *o, int64_t v)
+{
+    if (v >= 0) return put_udec(o, (uint64_t)v);
+    *o++ = '-';
+    return put_udec(o, (uint64_t)0 - (uint64_t)v);
+}
+
+/* "00".."ff": a byte's two hex digits (filled by PyInit__native) */
+static char HEX_PAIRS[512];
+
+static void init_hex_pairs(void)
+{
+    for (int i = 0; i < 256; i++) {
+        HEX_PAIRS[2 * i] = HEXDIGITS[i >> 4];
+        HEX_PAIRS[2 * i + 1] = HEXDIGITS[i & 15];
+    }
+}
+
+/* v's hex digits (1 for 0), by halving */
+static int hex_digits(uint64_t v)
+{
+    int n = 1;
+    if (v >> 32) { n += 8; v >>= 32; }
+    if (v >> 16) { n += 4; v >>= 16; }
+    if (v >> 8) { n += 2; v >>= 8; }
+    if (v >> 4) n += 1;
+    return n;
+}
+
+/* "0x%x": written from the last digit, a byte at a time */
+static char *put_hex(char *o, uint64_t v)
+{
+    o[0] = '0';
+    o[1] = 'x';
+    char *end = o + 2 + hex_digits(v), *q = end;
+    for (; v >= 16; v >>= 8) {
+        q -= 2;
+        memcpy(q, HEX_PAIRS + 2 * (v & 255), 2);
+    }
+    if (q > o + 2) q[-1] = HEXDIGITS[v];        /* (an odd count: the first digit alone) */
+    return end;
+}
+
+/* a fixed number of hex digits (\u%04x, \U%08x) */
+static char *put_hexn(char *o, uint32_t v, int digits)
+{
+    for (int i = digits - 1; i >= 0; i--) { o[i] = HEXDIGITS[v & 15]; v >>= 4; }
+    return o + digits;
+}
+
+/* a byte shown as itself: printable ASCII but the backslash */
+static inline int plain_byte(unsigned c) { return c - 32u < 95u && c != 92u; }
+
+/* ltrace's escaping of one byte (values.py _esc_char) */
+static char *put_esc(char *o, unsigned c)
+{
+    static const char named[14] = {'0', 0, 0, 0, 0, 0, 0, 'a', 'b', 't', 'n', 'v', 'f', 'r'};
+    if (plain_byte(c)) {
+        *o = (char)c;
+        return o + 1;
+    }
+    o[0] = '\\';
+    if (c == 92 || (c < 14 && named[c])) {
+        o[1] = c == 92 ? '\\' : named[c];
+        return o + 2;
+    }
+    o[1] = (char)('0' + ((c >> 6) & 3));
+    o[2] = (char)('0' + ((c >> 3) & 7));
+    o[3] = (char)('0' + (c & 7));
+    return o + 4;
+}
+
+/* 1 when none of the 8 bytes at s needs an escape (all plain_byte), without a test per byte:
+ * the classic word-at-a-time tests for a byte below 32, above 126 and equal to 92, each exact
+ * about whether some byte matches (a borrow or carry only comes from a byte that matches). */
+static inline int plain_word(const unsigned char *s)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+    uint64_t x;
+    memcpy(&x, s, 8);
+    uint64_t below = (x - 32 * ones) & ~x;                  /* a byte < 32 (of those < 128) */
+    uint64_t above = (x + ones) | x;                        /* a byte > 126 */
+    uint64_t bs = x ^ (92 * ones);
+    uint64_t backslash = (bs - ones) & ~bs;                 /* a byte == 92 */
+    return ((below | above | backslash) & highs) == 0;
+}
+
+/* n bytes escaped (values.py escape_bytes): at most ESC_MAX * n bytes. Runs of 8 plain bytes
+ * are copied whole. */
+static char *put_escape(char *o, const unsigned char *s, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        if (plain_word(s + i)) {
+            memcpy(o, s + i, 8);
+            o += 8;
+        } else {
+            for (int k = 0; k < 8; k++) o = put_esc(o, s[i + k]);
+        }
+    }
+    for (; i < n; i++) o = put_esc(o, s[i]);
+    return o;
+}
+
+/* values.py _esc_wchar: at most ESCW_MAX bytes */
+static char *put_escw(char *o, uint32_t c)
+{
+    if (c < 256) return put_esc(o, c);
+    o[0] = '\\';
+    o[1] = c <= 0xFFFF ? 'u' : 'U';
+    return put_hexn(o + 2, c, c <= 0xFFFF ? 4 : 8);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * the writers on the buffer: room, then the cursor writer */
 
 static int buf_udec(Buf *b, uint64_t v)
 {
-    char t[24];
-    int i = (int)sizeof t;
-    do { t[--i] = (char)('0' + v % 10); v /= 10; } while (v);
-    return buf_put(b, t + i, (Py_ssize_t)sizeof t - i);
+    char *o = buf_room(b, UDEC_MAX);
+    if (o == NULL) return -1;
+    buf_done(b, put_udec(o, v));
+    return 0;
 }
 
 static int buf_sdec(Buf *b, int64_t v)
 {
-    if (v < 0) {
-        if (buf_put(b, "-", 1) < 0) return -1;
-        return buf_udec(b, (uint64_t)0 - (uint64_t)v);
-    }
-    return buf_udec(b, (uint64_t)v);
+    char *o = buf_room(b, SDEC_MAX);
+    if (o == NULL) return -1;
+    buf_done(b, put_sdec(o, v));
+    return 0;
 }
 
-/* "0x%x" */
+/* "0x%x" (OP_FLAGS' remainder, OP_STRUCT's hex fields) */
 static int buf_hex(Buf *b, uint64_t v)
 {
-    char t[20];
-    int i = (int)sizeof t;
-    do { t[--i] = HEXDIGITS[v & 15]; v >>= 4; } while (v);
-    t[--i] = 'x';
-    t[--i] = '0';
-    return buf_put(b, t + i, (Py_ssize_t)sizeof t - i);
+    char *o = buf_room(b, HEX_MAX);
+    if (o == NULL) return -1;
+    buf_done(b, put_hex(o, v));
+    return 0;
 }
 
 /* v's octal digits ("%o"; a 64-bit value has at most 22) */
@@ -240,55 +408,57 @@ static int buf_oct(Buf *b, uint64_t v)
     return buf_put(b, t + i, (Py_ssize_t)sizeof t - i);
 }
 
-/* a fixed number of hex digits (\u%04x, \U%08x) */
-static int buf_hexn(Buf *b, uint64_t v, int digits)
-{
-    char t[16];
-    for (int i = digits - 1; i >= 0; i--) { t[i] = HEXDIGITS[v & 15]; v >>= 4; }
-    return buf_put(b, t, digits);
-}
-
-/* ltrace's escaping of one byte (values.py _esc_char) */
-static int buf_esc(Buf *b, unsigned c)
-{
-    static const char *const named[14] = {
-        "\\0", 0, 0, 0, 0, 0, 0, "\\a", "\\b", "\\t", "\\n", "\\v", "\\f", "\\r"};
-    if (c < 14 && named[c]) return buf_put(b, named[c], 2);
-    if (c == 92) return buf_put(b, "\\\\", 2);
-    if (c >= 32 && c < 127) {
-        char ch = (char)c;
-        return buf_put(b, &ch, 1);
-    }
-    char t[4] = {'\\', (char)('0' + ((c >> 6) & 3)), (char)('0' + ((c >> 3) & 7)), (char)('0' + (c & 7))};
-    return buf_put(b, t, 4);
-}
-
 static int buf_escape(Buf *b, const unsigned char *s, Py_ssize_t n)
 {
-    if (buf_reserve(b, n) < 0) return -1;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        unsigned c = s[i];
-        if (c >= 32 && c < 127 && c != 92) {        /* the common case, in place */
-            if (b->len == b->cap && buf_reserve(b, 1) < 0) return -1;
-            b->p[b->len++] = (char)c;
-        } else if (buf_esc(b, c) < 0) {
-            return -1;
-        }
-    }
+    char *o = buf_room(b, n <= PY_SSIZE_T_MAX / ESC_MAX ? ESC_MAX * n : -1);
+    if (o == NULL) return -1;
+    buf_done(b, put_escape(o, s, n));
     return 0;
 }
 
-/* values.py _esc_wchar */
-static int buf_escw(Buf *b, uint32_t c)
+/* `open` + a wide or single character's escape + `'` (open: "'" or "L'") */
+static int buf_quoted_char(Buf *b, const char *open, Py_ssize_t open_len, uint32_t c)
 {
-    if (c < 256) return buf_esc(b, c);
-    if (c <= 0xFFFF) return buf_put(b, "\\u", 2) < 0 ? -1 : buf_hexn(b, c, 4);
-    return buf_put(b, "\\U", 2) < 0 ? -1 : buf_hexn(b, c, 8);
+    char *o = buf_room(b, open_len + ESCW_MAX + 1);
+    if (o == NULL) return -1;
+    memcpy(o, open, (size_t)open_len);
+    o = put_escw(o + open_len, c);
+    *o++ = '\'';
+    buf_done(b, o);
+    return 0;
+}
+
+/* A string's shown bytes between double quotes, "..." after them when it was cut (ellipsis). */
+static int buf_quoted(Buf *b, const unsigned char *s, Py_ssize_t shown, int ellipsis)
+{
+    char *o = buf_room(b, shown <= (PY_SSIZE_T_MAX - 5) / ESC_MAX ? ESC_MAX * shown + 5 : -1);
+    if (o == NULL) return -1;
+    *o++ = '"';
+    o = put_escape(o, s, shown);
+    memcpy(o, "\"...", 4);
+    buf_done(b, o + (ellipsis ? 4 : 1));
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------------------
- * records: little-endian words, read byte by byte (no alignment or host byte-order assumed) */
+ * records: little-endian words (no alignment assumed; read byte by byte where the host's byte
+ * order is not known to be little-endian) */
 
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static inline uint64_t rd64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint32_t rd32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+#else
 static uint64_t rd64(const unsigned char *p)
 {
     uint64_t v = 0;
@@ -300,21 +470,58 @@ static uint32_t rd32(const unsigned char *p)
 {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
+#endif
 
-/* One operation on the call record at rec (size bytes, validated against the Site); w: its six
- * argument words. */
+/* Strings up to their zero character. Both show the first m characters or those before the
+ * first zero among them, and end with "..." when there was none and m is the string limit: m
+ * is how many the renderer may read (each caller's min(limit, what was copied)), which is the
+ * Python renderers' min(length, limit) with "..." when length >= limit (a NUL or zero found in
+ * the one character after them would change neither). The wide one escapes the characters as it
+ * reads them, one pass, asking the buffer for room a chunk at a time. */
+#define STRING_CHUNK 256
+
+/* C string bytes at s between double quotes (memchr finds the NUL, faster than a test per byte
+ * for the short strings most calls show) */
+static int buf_cstring(Buf *b, const unsigned char *s, Py_ssize_t m, Py_ssize_t limit)
+{
+    const unsigned char *nul = memchr(s, 0, (size_t)m);
+    return buf_quoted(b, s, nul ? nul - s : m, nul == NULL && m == limit);
+}
+
+/* wide characters (4 bytes each, little-endian) at a between L" and " */
+static int buf_wstring(Buf *b, const unsigned char *a, Py_ssize_t m, Py_ssize_t limit)
+{
+    char *o = buf_room(b, 2);
+    if (o == NULL) return -1;
+    memcpy(o, "L\"", 2);
+    buf_done(b, o + 2);
+    Py_ssize_t k = 0;
+    int cut = 1;                    /* no zero among the m characters */
+    while (k < m && cut) {
+        Py_ssize_t end = m - k > STRING_CHUNK ? k + STRING_CHUNK : m;
+        o = buf_room(b, ESCW_MAX * (end - k) + 4);
+        if (o == NULL) return -1;
+        for (; k < end; k++) {
+            uint32_t c = rd32(a + 4 * k);
+            if (plain_byte(c)) *o++ = (char)c;                  /* (32..126 but 92: ASCII) */
+            else if (c == 0) { cut = 0; break; }
+            else o = put_escw(o, c);
+        }
+        buf_done(b, o);
+    }
+    o = buf_room(b, 4);
+    if (o == NULL) return -1;
+    memcpy(o, "\"...", 4);
+    buf_done(b, o + (cut && m == limit ? 4 : 1));
+    return 0;
+}
+
 /* A wide string from 4 * (limit + 1) copied bytes at a (values.py's wstring render): up to its
  * zero character, at most limit characters shown. */
 static int render_wstr(Buf *b, const unsigned char *a, Py_ssize_t limit, uint64_t v)
 {
     if (!v) return buf_put(b, "nil", 3);
-    Py_ssize_t cap = limit + 1, n = 0;
-    while (n < cap && rd32(a + 4 * n) != 0) n++;
-    Py_ssize_t shown = n < limit ? n : limit;
-    if (buf_put(b, "L\"", 2) < 0) return -1;
-    for (Py_ssize_t k = 0; k < shown; k++)
-        if (buf_escw(b, rd32(a + 4 * k)) < 0) return -1;
-    return n >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
+    return buf_wstring(b, a, limit, limit);
 }
 
 /* ltrace's bitvec lens over n bytes (values.py bitvec_text): ranges of set bits, or of clear ones
@@ -352,21 +559,11 @@ static int render_bitvec(Buf *b, const unsigned char *a, Py_ssize_t n)
 static int render_retstr(Buf *b, const Op *op, uint64_t v, uint64_t rax, const unsigned char *out)
 {
     if (!v) return buf_put(b, "nil", 3);
-    uint64_t k = ret_chars(rax, op->mask, op->limit), limit = (uint64_t)op->limit, n = 0;
-    if (op->kind == OP_RETWSTR) {
-        while (n < k && rd32(out + 4 * n) != 0) n++;
-        uint64_t shown = n < limit ? n : limit;
-        if (buf_put(b, "L\"", 2) < 0) return -1;
-        for (uint64_t c = 0; c < shown; c++)
-            if (buf_escw(b, rd32(out + 4 * c)) < 0) return -1;
-    } else {
-        /* MemView.cstring(v, k): up to a NUL among k + 1 bytes, else the first k */
-        const unsigned char *nul = memchr(out, 0, (size_t)k + 1);
-        n = nul ? (uint64_t)(nul - out) : k;
-        uint64_t shown = n < limit ? n : limit;
-        if (buf_put(b, "\"", 1) < 0 || buf_escape(b, out, (Py_ssize_t)shown) < 0) return -1;
-    }
-    return n >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
+    /* (k <= limit + 1 <= 2^26 + 1) */
+    Py_ssize_t k = (Py_ssize_t)ret_chars(rax, op->mask, op->limit), limit = op->limit;
+    /* (C strings: MemView.cstring(v, k), up to a NUL among k + 1 bytes, else the first k) */
+    if (op->kind == OP_RETWSTR) return buf_wstring(b, out, k < limit ? k : limit, limit);
+    return buf_cstring(b, out, k < limit ? k : limit, limit);
 }
 
 /* A C string of at most n characters (ltrace's stringN) from its copy at the call, `a`: the bytes
@@ -378,12 +575,54 @@ static int render_strn(Buf *b, const Op *op, uint64_t v, uint64_t n, const unsig
     if (!v) return buf_put(b, "nil", 3);
     uint64_t limit = (uint64_t)op->limit;
     n &= op->mask;
-    uint64_t k = n < limit + 1 ? n : limit + 1;
-    const unsigned char *nul = memchr(a, 0, (size_t)k + 1);
-    uint64_t len = nul ? (uint64_t)(nul - a) : k;
-    uint64_t shown = len < limit ? len : limit;
-    if (buf_put(b, "\"", 1) < 0 || buf_escape(b, a, (Py_ssize_t)shown) < 0) return -1;
-    return len >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
+    return buf_cstring(b, a, (Py_ssize_t)(n < limit ? n : limit), (Py_ssize_t)limit);
+}
+
+/* The operations on a word alone, the most common ones: rendered by put_word, at most WORD_MAX
+ * bytes, with no call to render_op's switch over every kind. */
+#define WORD_MAX 20             /* UDEC_MAX, SDEC_MAX, HEX_MAX, "false" */
+
+static inline int word_kind(int kind) { return kind <= OP_ADDR || kind == OP_BOOL; }
+
+static char *put_word(char *o, const Op *op, uint64_t v)
+{
+    switch (op->kind) {
+    case OP_UNSIGNED:
+        return put_udec(o, v & op->mask);
+    case OP_SIGNED: {               /* the low `size` bytes as a signed integer */
+        if (op->size >= 8) return put_sdec(o, (int64_t)v);
+        int bits = op->size * 8;
+        uint64_t u = v & ((UINT64_C(1) << bits) - 1);
+        if (u >> (bits - 1)) return put_sdec(o, -(int64_t)((UINT64_C(1) << bits) - u));
+        return put_udec(o, u);
+    }
+    case OP_HEX:
+        v &= op->mask;
+        /* fall through */
+    case OP_ADDR:
+        if (v) return put_hex(o, v);
+        *o = '0';
+        return o + 1;
+    case OP_GUESS: {
+        int64_t i = (int64_t)v;
+        return i < -10000 || i > 10000 ? put_hex(o, v) : put_sdec(o, i);
+    }
+    default:                        /* OP_BOOL */
+        if (v & op->mask) {
+            memcpy(o, "true", 4);
+            return o + 4;
+        }
+        memcpy(o, "false", 5);
+        return o + 5;
+    }
+}
+
+static inline int buf_word(Buf *b, const Op *op, uint64_t v)
+{
+    char *o = buf_room(b, WORD_MAX);
+    if (o == NULL) return -1;
+    buf_done(b, put_word(o, op, v));
+    return 0;
 }
 
 /* ltrace's flags lens, as renderops.flags_text: the names of the flags set in u, in declaration
@@ -472,13 +711,16 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
 {
     switch (op->kind) {
     case OP_CHAR:
-        if (buf_put(b, "'", 1) < 0 || buf_esc(b, (unsigned)(v & 0xFF)) < 0) return -1;
-        return buf_put(b, "'", 1);
+        return buf_quoted_char(b, "'", 1, (uint32_t)(v & 0xFF));
     case OP_WCHAR:
-        if (buf_put(b, "L'", 2) < 0 || buf_escw(b, (uint32_t)(v & op->mask)) < 0) return -1;
-        return buf_put(b, "'", 1);
+        return buf_quoted_char(b, "L'", 2, (uint32_t)(v & op->mask));
+    case OP_UNSIGNED:
+    case OP_SIGNED:
+    case OP_HEX:
+    case OP_GUESS:
+    case OP_ADDR:
     case OP_BOOL:
-        return (v & op->mask) ? buf_put(b, "true", 4) : buf_put(b, "false", 5);
+        return buf_word(b, op, v);
     case OP_ENUM: {
         uint64_t u = v & op->mask;
         for (Py_ssize_t i = 0; i < op->nnames; i++)
@@ -487,50 +729,20 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
         plain.kind = op->fallback;
         return render_op(b, &plain, w, rec, v, rax, out);
     }
-    case OP_UNSIGNED:
-        return buf_udec(b, v & op->mask);
-    case OP_SIGNED: {
-        if (op->size >= 8) return buf_sdec(b, (int64_t)v);
-        uint64_t u = v & ((UINT64_C(1) << (op->size * 8)) - 1);
-        uint64_t top = UINT64_C(1) << (op->size * 8 - 1);
-        if (u & top) return buf_sdec(b, -(int64_t)((UINT64_C(1) << (op->size * 8)) - u));
-        return buf_udec(b, u);
-    }
-    case OP_HEX:
-        v &= op->mask;
-        return v ? buf_hex(b, v) : buf_put(b, "0", 1);
     case OP_FLAGS:
         return render_flags(b, op, v & op->mask);
     case OP_OCT:
         return buf_put(b, "0", 1) < 0 ? -1 : buf_oct(b, v & op->mask);
-    case OP_GUESS: {
-        int64_t i = (int64_t)v;
-        if (i < -10000 || i > 10000) return buf_hex(b, v);
-        return buf_sdec(b, i);
-    }
-    case OP_ADDR:
-        return v ? buf_hex(b, v) : buf_put(b, "0", 1);
     case OP_CSTR: {                 /* values.py string_from */
         if (!v) return buf_put(b, "nil", 3);
         const unsigned char *a = rec + op->area;
-        Py_ssize_t cap = op->limit + 1, limit = op->limit;
-        const unsigned char *nul = memchr(a, 0, (size_t)cap);
-        Py_ssize_t n = nul ? nul - a : -1;
-        if (buf_put(b, "\"", 1) < 0) return -1;
-        if (n < 0 || n >= limit) {
-            if (buf_escape(b, a, limit) < 0) return -1;
-            return buf_put(b, "\"...", 4);
-        }
-        if (buf_escape(b, a, n) < 0) return -1;
-        return buf_put(b, "\"", 1);
+        return buf_cstring(b, a, op->limit, op->limit);
     }
     case OP_BUF: {                  /* values.py bounded_from, every byte copied */
         if (!v) return buf_put(b, "nil", 3);
         uint64_t n = w[op->lenword - 1];
         uint64_t limit = (uint64_t)op->limit;
-        Py_ssize_t shown = (Py_ssize_t)(n < limit ? n : limit);
-        if (buf_put(b, "\"", 1) < 0 || buf_escape(b, rec + op->area, shown) < 0) return -1;
-        return n >= limit ? buf_put(b, "\"...", 4) : buf_put(b, "\"", 1);
+        return buf_quoted(b, rec + op->area, (Py_ssize_t)(n < limit ? n : limit), n >= limit);
     }
     case OP_WSTR:                   /* values.py wstring_from */
         return render_wstr(b, rec + op->area, op->limit, v);
@@ -572,16 +784,7 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
 static int render_ret_string(Buf *b, Py_ssize_t limit, Py_ssize_t ret_cap, const unsigned char *area, uint64_t rax)
 {
     if (!rax) return buf_put(b, "nil", 3);
-    Py_ssize_t cap = limit + 1;
-    const unsigned char *nul = memchr(area, 0, (size_t)ret_cap);
-    Py_ssize_t n = nul ? nul - area : (ret_cap < cap ? ret_cap : cap);
-    if (buf_put(b, "\"", 1) < 0) return -1;
-    if (n >= limit) {
-        if (buf_escape(b, area, limit) < 0) return -1;
-        return buf_put(b, "\"...", 4);
-    }
-    if (buf_escape(b, area, n) < 0) return -1;
-    return buf_put(b, "\"", 1);
+    return buf_cstring(b, area, ret_cap < limit ? ret_cap : limit, limit);
 }
 
 /* Where the string shown at the return lies after the return record: past the output copy,
@@ -608,12 +811,17 @@ static int render_line(Buf *b, SiteObject *s, const unsigned char *rec, uint64_t
     uint64_t w[MAX_ARGS];
     for (int i = 0; i < MAX_ARGS; i++) w[i] = rd64(rec + 8 + 8 * i);
     Py_ssize_t start = b->len;
-    if (buf_put(b, s->prefix, s->prefix_len) < 0) return -1;
+    char *o = buf_room(b, prefix_room(s->prefix_len));
+    if (o == NULL) return -1;
+    for (Py_ssize_t k = 0; k < s->prefix_len; k += 16) memcpy(o + k, s->prefix + k, 16);
+    buf_done(b, o + s->prefix_len);
     for (int i = 0; i < s->nargs; i++) {
         const Op *op = &s->args[i];
         uint64_t v = w[op->word - 1];
         if (i && buf_put(b, ", ", 2) < 0) return -1;
-        if (i == s->in) {
+        if (word_kind(op->kind)) {
+            if (buf_word(b, op, v) < 0) return -1;
+        } else if (i == s->in) {
             /* the C string copied at the return, after the output copy: as guestlog's _Captured
              * reads it, as a returned one */
             const unsigned char *in = ret_area + in_offset(s, rax);
@@ -624,17 +832,20 @@ static int render_line(Buf *b, SiteObject *s, const unsigned char *rec, uint64_t
     }
     Py_ssize_t chars = s->prefix_chars + (b->len - start - s->prefix_len);   /* arguments are ASCII */
     Py_ssize_t pad = s->align_pad - chars;
-    if (buf_put(b, ") ", 2) < 0) return -1;
-    if (pad > 0) {
-        if (buf_reserve(b, pad) < 0) return -1;
-        memset(b->p + b->len, ' ', (size_t)pad);
-        b->len += pad;
-    }
-    if (buf_put(b, "= ", 2) < 0) return -1;
+    if (pad < 0) pad = 0;
+    /* ") ", the padding, "= ": the spaces 16 at a time (room for the last 16's excess) */
+    o = buf_room(b, pad + 20);
+    if (o == NULL) return -1;
+    memcpy(o, ") ", 2);
+    for (Py_ssize_t k = 0; k < pad; k += 16) memcpy(o + 2 + k, "                ", 16);
+    memcpy(o + 2 + pad, "= ", 2);
+    buf_done(b, o + pad + 4);
     if (s->has_ret && s->ret.kind == OP_CSTR) {
         if (render_ret_string(b, s->ret.limit, s->ret_cap, ret_area, rax) < 0) return -1;
     } else if (s->has_ret && s->ret.kind == OP_WSTR) {
         if (render_wstr(b, ret_area, s->ret.limit, rax) < 0) return -1;    /* (ret_cap >= 4 * (limit + 1)) */
+    } else if (s->has_ret && word_kind(s->ret.kind)) {
+        if (buf_word(b, &s->ret, rax) < 0) return -1;
     } else if (s->has_ret) {
         if (render_op(b, &s->ret, w, rec, rax, rax, ret_area) < 0) return -1;
     } else if (buf_str(b, "<void>") < 0) {
@@ -810,15 +1021,20 @@ static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: bad record size");
         return -1;
     }
+    if (align_pad < 0 || align_pad > (1 << 20)) {      /* (the column: no overflow in its sums) */
+        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: bad align_pad");
+        return -1;
+    }
     free_ops(self);                 /* (__init__ called again) */
     self->nargs = 0;
     self->has_ret = 0;
     Py_ssize_t n;
     const char *p = PyUnicode_AsUTF8AndSize(prefix, &n);
     if (p == NULL) return -1;
-    char *copy = PyMem_Malloc((size_t)n + 1);
+    /* (zeros after it up to a multiple of 16 bytes: render_line copies it 16 bytes at a time) */
+    char *copy = PyMem_Calloc((size_t)prefix_room(n), 1);
     if (copy == NULL) { PyErr_NoMemory(); return -1; }
-    memcpy(copy, p, (size_t)n + 1);
+    memcpy(copy, p, (size_t)n);
     PyMem_Free(self->prefix);
     self->prefix = copy;
     self->prefix_len = n;
@@ -977,6 +1193,40 @@ static PyTypeObject SiteType = {
     .tp_methods = Site_methods,
 };
 
+/* leaf_run's output buffer, kept from call to call so that its capacity, the longest run's so
+ * far, is allocated once instead of grown by doubling in every run. Calls hold the GIL; one made
+ * while another is under way (a finalizer run by an allocation inside it) gets a buffer of its
+ * own, `own`. */
+static Buf run_buf;
+static int run_buf_busy;
+
+#define RUN_BUF_KEEP (1 << 22)  /* a buffer grown past this is not kept */
+
+static Buf *run_buffer_take(Buf *own)
+{
+    if (run_buf_busy) {
+        buf_init(own);
+        return own;
+    }
+    run_buf_busy = 1;
+    if (run_buf.p == NULL) buf_init(&run_buf);
+    run_buf.len = 0;
+    return &run_buf;
+}
+
+static void run_buffer_give(Buf *b, Buf *own)
+{
+    if (b == own) {
+        buf_free(own);
+        return;
+    }
+    if (run_buf.cap > RUN_BUF_KEEP) {
+        buf_free(&run_buf);
+        buf_init(&run_buf);
+    }
+    run_buf_busy = 0;
+}
+
 /* ------------------------------------------------------------------------------------------
  * leaf_run(data, off, top, sites, suffix, lines) -> (off, count)
  *
@@ -999,8 +1249,7 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
     const char *sfx;
     Py_ssize_t sn, count = 0;
     int sa, ascii = 1;
-    Buf b;
-    buf_init(&b);
+    Buf own, *b = run_buffer_take(&own);
     uint64_t top = RET_TAG;
     int no_top = top_obj == Py_None;
     if (!no_top) {
@@ -1030,7 +1279,7 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
             Py_ssize_t ln;
             const char *u = PyUnicode_AsUTF8AndSize(line, &ln);
             if (u != NULL && !PyUnicode_IS_ASCII(line)) ascii = 0;
-            int err = u == NULL ? -1 : buf_put(&b, u, ln);
+            int err = u == NULL ? -1 : buf_put(b, u, ln);
             Py_DECREF(line);
             if (err < 0) goto done;
             count++;
@@ -1061,13 +1310,13 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
         if (end > n - off) break;
         end += in_area(s);                                  /* (and the string copied after it) */
         if (end > n - off) break;
-        if (render_line(&b, s, rec, rax, r + RET_SIZE, sfx, sn, sa, &ascii) < 0) goto done;
+        if (render_line(b, s, rec, rax, r + RET_SIZE, sfx, sn, sa, &ascii) < 0) goto done;
         count++;
         off += end;
     }
     if (count) {
         /* the run's lines as one str: one object per run instead of one per line */
-        PyObject *text = buf_text(&b, ascii);
+        PyObject *text = buf_text(b, ascii);
         if (text == NULL) goto done;
         int err = PyList_Append(lines, text);
         Py_DECREF(text);
@@ -1075,7 +1324,7 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
     }
     result = Py_BuildValue("(nn)", off, count);
 done:
-    buf_free(&b);
+    run_buffer_give(b, &own);
     PyBuffer_Release(&data);
     return result;
 }
@@ -1452,9 +1701,12 @@ static PyObject *escape_wide(PyObject *mod, PyObject *arg)
     PyObject *out = NULL;
     const unsigned char *p = data.buf;
     Py_ssize_t k;
-    for (k = 0; k + 4 <= data.len; k += 4)
-        if (buf_escw(&b, rd32(p + k)) < 0) break;
-    if (k + 4 > data.len) out = PyUnicode_DecodeASCII(b.p, b.len, "strict");
+    char *o = buf_room(&b, data.len / 4 * ESCW_MAX);
+    if (o != NULL) {
+        for (k = 0; k + 4 <= data.len; k += 4) o = put_escw(o, rd32(p + k));
+        buf_done(&b, o);
+        out = PyUnicode_DecodeASCII(b.p, b.len, "strict");
+    }
     buf_free(&b);
     PyBuffer_Release(&data);
     return out;
@@ -1490,6 +1742,7 @@ PyMODINIT_FUNC PyInit__native(void)
         Py_DECREF(m);
         return NULL;
     }
+    init_hex_pairs();
     if (emutrace_register_tlbfill(m) < 0) { Py_DECREF(m); return NULL; }
     if (emutrace_register_guestmem(m) < 0) { Py_DECREF(m); return NULL; }
     if (emutrace_register_printfcap(m) < 0) { Py_DECREF(m); return NULL; }
