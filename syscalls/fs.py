@@ -421,16 +421,27 @@ def sys_read(proc, fd, buf, count, *_):
     if count > TRANSFER_PIECE:
         count = TRANSFER_PIECE
     mem = proc.aspace
+    window = code = None
     if count:
-        mem.check(buf, count, 2)
+        window = mem.windows.get(buf)        # (a window is there only where check allowed it)
+        if window is None or window[0] < count:
+            code = mem.check(buf, count, 2)
+            window = mem.write_window(buf, count)
     try:
         data = f.read(count)
     except WouldBlock:
         data = blocking_after(proc, f, f.read, count)
+        window, code = None, True            # (other threads ran: their mmap may have changed it)
     if isinstance(data, int):
         return data
-    if data:
-        mem.raw_write(buf, data)            # (inside what check allowed: len(data) <= count)
+    if data:                                 # (inside what check allowed: len(data) <= count)
+        if window is not None:
+            at = window[2]
+            window[1][at:at + len(data)] = data
+        else:
+            mem.raw_write(buf, data)
+            if code:
+                mem.drop_written_code(buf, buf + len(data))
     return len(data)
 
 
