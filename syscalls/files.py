@@ -19,6 +19,9 @@ O_ACCMODE, O_RDONLY, O_WRONLY, O_RDWR = 3, 0, 1, 2
 O_CREAT, O_EXCL, O_NOCTTY, O_TRUNC, O_APPEND, O_NONBLOCK = 0o100, 0o200, 0o400, 0o1000, 0o2000, 0o4000
 O_DIRECTORY, O_NOFOLLOW, O_CLOEXEC, O_PATH, O_TMPFILE = 0o200000, 0o400000, 0o2000000, 0o10000000, 0o20200000
 SEEK_SET, SEEK_CUR, SEEK_END, SEEK_DATA, SEEK_HOLE = 0, 1, 2, 3, 4
+# flags & UNREADABLE: not open for reading. The access mode is readable when it is O_RDONLY (0)
+# or O_RDWR (2), i.e. when its low bit is clear (O_WRONLY is 1; 3 is neither), and O_PATH is not set.
+UNREADABLE = O_WRONLY | O_PATH
 
 
 class WouldBlock(Exception):
@@ -38,7 +41,7 @@ class OpenFile:
 
     @property
     def readable(self) -> bool:
-        return (self.flags & O_ACCMODE) in (O_RDONLY, O_RDWR) and not self.flags & O_PATH
+        return not self.flags & UNREADABLE
 
     @property
     def writable(self) -> bool:
@@ -59,8 +62,7 @@ class OpenFile:
         raise VfsError(E.EINVAL)
 
     def read(self, n: int) -> bytes:
-        flags = self.flags                  # (self.readable without its property call: every read)
-        if (flags & O_ACCMODE) not in (O_RDONLY, O_RDWR) or flags & O_PATH:
+        if self.flags & UNREADABLE:         # (not self.readable: no property call at every read)
             raise VfsError(E.EBADF)
         data = self.pread(n, self.pos)
         self.pos += len(data)
@@ -503,7 +505,7 @@ class PipeEnd(OpenFile):
             pipe.writers += 1
 
     def read(self, n):
-        if not self.readable:
+        if self.flags & UNREADABLE:
             raise VfsError(E.EBADF)
         return self.pipe.take(n)
 
