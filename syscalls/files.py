@@ -6,6 +6,7 @@ end, and the host's own stdin/stdout/stderr. All speak Linux errnos via VfsError
 """
 from __future__ import annotations
 
+import io
 import os
 import weakref
 from typing import Dict, List, Optional
@@ -31,6 +32,13 @@ class WouldBlock(Exception):
 class OpenFile:
     kind = "file"
     seekable = True
+    # read() is OpenFile.read: pread at pos, then pos moves on. sys_read then does it itself,
+    # without read()'s frame (every class says so by itself: see __init_subclass__)
+    reads_at_pos = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.reads_at_pos = cls.read is OpenFile.read and cls.kind != "dir"
 
     def __init__(self, path: str, flags: int, node: Optional[Node] = None):
         self.path = path
@@ -115,6 +123,14 @@ class OpenFile:
         pass
 
 
+def pread_fd(f) -> Optional[int]:
+    """The host descriptor of f when os.pread reads what f.seek and f.read would (an unbuffered
+    host file, on a host with pread), else None (a member of a tar root; Windows)."""
+    if not hasattr(os, "pread") or not isinstance(f, io.FileIO):
+        return None
+    return f.fileno()
+
+
 class HostFile(OpenFile):
     """A file of the read-only root (or of a granted directory, opened read-only)."""
 
@@ -125,9 +141,12 @@ class HostFile(OpenFile):
             self.f = self.tree.open(host_path)      # a host file, or a member of a tar root
         except OSError as e:
             raise host_error(e) from None
+        self.host_fd = pread_fd(self.f)
 
     def pread(self, n, off):
         try:
+            if self.host_fd is not None:
+                return os.pread(self.host_fd, n, off)     # (one host call, not seek and read)
             self.f.seek(off)
             return self.f.read(n)
         except OSError as e:
@@ -165,6 +184,7 @@ class HostRwFile(HostFile):
             self.f = open(host_path, mode, buffering=0)
         except OSError as e:
             raise host_error(e) from None
+        self.host_fd = pread_fd(self.f)
 
     def pwrite(self, data, off):
         try:

@@ -428,7 +428,11 @@ def sys_read(proc, fd, buf, count, _a3=0, _a4=0, _a5=0):     # (no *_: no tuple 
             code = mem.check(buf, count, 2)
             window = mem.write_window(buf, count)
     try:
-        data = f.read(count)
+        if f.reads_at_pos:                   # (f.read, written out: readable, as tested above)
+            data = f.pread(count, f.pos)
+            f.pos += len(data)
+        else:
+            data = f.read(count)
     except WouldBlock:
         data = blocking_after(proc, f, f.read, count)
         if isinstance(data, int):            # (-EAGAIN: only blocking gives a number)
