@@ -1036,14 +1036,18 @@ static void on_syscall(void *uc, void *user)
         return;
     }
     if (nr >= ANSWER_NRS || !h->allowed[nr]) forget_all(h);     /* this call may change them */
-    PyObject *argv[SC_REGS] = {NULL};
+    /* argv[0] is room for fn's self (fn is a bound method: Kernel.on_syscall), which
+     * PY_VECTORCALL_ARGUMENTS_OFFSET lets the call put there instead of copying the arguments
+     * into a new array (one malloc and free per call for eight of them) */
+    PyObject *argv[SC_REGS + 1] = {NULL};
     for (int i = 0; i < SC_REGS; i++) {
-        argv[i] = PyLong_FromUnsignedLongLong(vals[i]);
-        if (argv[i] == NULL) break;
+        argv[i + 1] = PyLong_FromUnsignedLongLong(vals[i]);
+        if (argv[i + 1] == NULL) break;
     }
     /* fn(rax, rdi, ...) by vectorcall: no tuple made (nor one unpacked in fn) per call */
-    if (argv[SC_REGS - 1] != NULL) r = PyObject_Vectorcall(h->fn, argv, SC_REGS, NULL);
-    for (int i = 0; i < SC_REGS; i++) Py_XDECREF(argv[i]);
+    if (argv[SC_REGS] != NULL)
+        r = PyObject_Vectorcall(h->fn, argv + 1, SC_REGS | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    for (int i = 1; i <= SC_REGS; i++) Py_XDECREF(argv[i]);
     if (r == NULL) goto fail;
     if (r != Py_None) {
         /* the result, as the guest's rax: negative errnos and large addresses alike, mod 2^64 */
