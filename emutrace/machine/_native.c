@@ -965,6 +965,11 @@ typedef struct {
     int nknown;                 /* how many numbers are known (0: the fast test fails at once) */
     unsigned long long answered;        /* calls answered here, for tests and --version-like checks */
     PyObject *clock, *counter, *step;   /* clock.counter += clock.step at each answer */
+    /* the Python int last passed for each register, and its value: a register that holds the
+     * same value at the next call (a read loop's buffer, the words a call does not use) passes
+     * the same object again (ints are immutable) instead of a new one made and freed */
+    PyObject *last[SC_REGS];
+    uint64_t last_val[SC_REGS];
 } SyscallHookObject;
 
 static void forget_all(SyscallHookObject *h)
@@ -1041,8 +1046,14 @@ static void on_syscall(void *uc, void *user)
      * into a new array (one malloc and free per call for eight of them) */
     PyObject *argv[SC_REGS + 1] = {NULL};
     for (int i = 0; i < SC_REGS; i++) {
-        argv[i + 1] = PyLong_FromUnsignedLongLong(vals[i]);
-        if (argv[i + 1] == NULL) break;
+        if (h->last[i] == NULL || h->last_val[i] != vals[i]) {
+            PyObject *v = PyLong_FromUnsignedLongLong(vals[i]);
+            if (v == NULL) break;
+            Py_XSETREF(h->last[i], v);
+            h->last_val[i] = vals[i];
+        }
+        Py_INCREF(h->last[i]);
+        argv[i + 1] = h->last[i];
     }
     /* fn(rax, rdi, ...) by vectorcall: no tuple made (nor one unpacked in fn) per call */
     if (argv[SC_REGS] != NULL)
@@ -1136,6 +1147,7 @@ static int SyscallHook_clear(SyscallHookObject *self)
     Py_CLEAR(self->clock);
     Py_CLEAR(self->counter);
     Py_CLEAR(self->step);
+    for (int i = 0; i < SC_REGS; i++) Py_CLEAR(self->last[i]);
     forget_all(self);
     return 0;
 }
