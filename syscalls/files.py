@@ -41,6 +41,8 @@ class OpenFile:
         cls.reads_at_pos = cls.read is OpenFile.read and cls.kind != "dir"
 
     def __init__(self, path: str, flags: int, node: Optional[Node] = None):
+        self.reads_at_pos = self.reads_at_pos   # (the class's, on the instance: sys_read reads it
+        # at every call, and CPython 3.11 looks a class attribute up through an instance slowly)
         self.path = path
         self.flags = flags
         self.node = node

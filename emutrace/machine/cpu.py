@@ -138,6 +138,9 @@ class Machine:
     budget = None               # the scheduler's slice budget (slice_budget()), once it needed one
 
     def __init__(self, tcg_buffer: int = TCG_BUFFER):
+        # (on the instance too: Kernel.on_syscall reads it at every call, and CPython 3.11 looks
+        # a class attribute up through an instance the slow, generic way)
+        self.flush_log = None
         self.uc = Uc(UC_ARCH_X86, UC_MODE_64)
         self.uc.ctl_set_tcg_buffer_size(tcg_buffer)        # (before anything starts the engine)
         self.host_cost = ENGINE_BASE_COST + tcg_buffer
