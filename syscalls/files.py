@@ -342,15 +342,16 @@ class DeviceFile(OpenFile):
         super().__init__(path, flags, node)
         self.device = device
         self.random_bytes = random_bytes
+        self.zeros = device in ("zero", "full")     # (what pread gives, decided once)
 
     def size(self):
         return 0
 
     def pread(self, n, off):
+        if self.zeros:
+            return b"\0" * n
         if self.device == "null":
             return b""
-        if self.device in ("zero", "full"):
-            return b"\0" * n
         return self.random_bytes(n)
 
     def pwrite(self, data, off):
