@@ -857,19 +857,23 @@ class AddressSpace:
         own writes (uc_mem_write) do not: code a read(2) stored into an RWX page, over code that
         had run, ran stale (bins/codeio). The guest's own stores to such pages are watched by
         Unicorn (RWX) or by the alias hooks (_watch_code_aliases)."""
-        with tlb.host_lookups(self, flush_after=False):
-            for v in self.overlapping(start, end):
-                lo, hi = max(v.start, start), min(v.end, end)
-                if v.prot & PROT_EXEC:
-                    self.uc.ctl_remove_cache(lo, hi)
-                if v.shm is not None:
-                    for x in self.vmas:
-                        if x is not v and x.shm is v.shm and x.prot & PROT_EXEC:
-                            # the part of x showing the same bytes of the shared memory as [lo, hi)
-                            a = max(x.start, x.start + (v.shm_off + (lo - v.start)) - x.shm_off)
-                            b = min(x.end, x.start + (v.shm_off + (hi - v.start)) - x.shm_off)
-                            if a < b:
-                                self.uc.ctl_remove_cache(a, b)
+        code = []
+        for v in self.overlapping(start, end):
+            lo, hi = max(v.start, start), min(v.end, end)
+            if v.prot & PROT_EXEC:
+                code.append((lo, hi))
+            if v.shm is not None and self._alias_hooks:     # (a writable view with code elsewhere
+                for x in self.vmas:                           # has its alias hook)
+                    if x is not v and x.shm is v.shm and x.prot & PROT_EXEC:
+                        # the part of x showing the same bytes of the shared memory as [lo, hi)
+                        a = max(x.start, x.start + (v.shm_off + (lo - v.start)) - x.shm_off)
+                        b = min(x.end, x.start + (v.shm_off + (hi - v.start)) - x.shm_off)
+                        if a < b:
+                            code.append((a, b))
+        if code:
+            with tlb.host_lookups(self, flush_after=False):
+                for a, b in code:
+                    self.uc.ctl_remove_cache(a, b)
 
     def write_window(self, addr: int, size: int) -> Optional[Tuple[int, "mmap.mmap", int]]:
         """Where a write of up to `size` bytes at addr, which check(addr, size, PROT_WRITE) has
