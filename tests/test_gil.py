@@ -14,8 +14,8 @@ from emutrace.machine import gil
 from emutrace.machine.cpu import Machine
 
 CODE = 0x10000
-# mov ecx, 40_000_000; 1: dec ecx; jnz 1b; hlt-free end: the address after jnz is `until`
-LOOP = b"\xb9\x00\x5a\x62\x02" + b"\xff\xc9" + b"\x75\xfc"
+# mov ecx, 100_000_000; 1: dec ecx; jnz 1b (the address after jnz is `until`): ~0.4 s or more
+LOOP = b"\xb9\x00\xe1\xf5\x05" + b"\xff\xc9" + b"\x75\xfc"
 
 
 @pytest.fixture(params=[False, True], ids=["released", "kept"])
