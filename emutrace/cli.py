@@ -11,6 +11,7 @@ import sys
 from typing import List, Optional
 
 from . import cmds, gcpause
+from .machine import gil
 
 USAGE_STATUS, NOEXEC_STATUS, NOTFOUND_STATUS, TIMEOUT_STATUS = 125, 126, 127, 124
 
@@ -48,8 +49,11 @@ def entry() -> None:
     A run ends with the emulator, the guest's memory and every translated block still allocated,
     and freeing them one by one at interpreter exit took 20-30 ms, a fifth of a short run. The
     trace is already closed (run() closes its outputs); the standard streams are flushed here.
-    Python's garbage collector is paused until the program is exec'd (emutrace/gcpause.py)."""
+    Python's garbage collector is paused until the program is exec'd (emutrace/gcpause.py).
+    This process has no Python thread but the one that emulates (a batch's jobs are processes
+    of their own), so the emulator keeps the GIL while the guest runs (emutrace/machine/gil.py)."""
     gcpause.pause()
+    gil.keep_while_running()
     status = main()
     for stream in (sys.stdout, sys.stderr):
         try:

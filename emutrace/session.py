@@ -325,7 +325,7 @@ class Session:
             # since by another process (getpgrp after its setpgid): each slice starts afresh
             m.syscall_answers.forget()
         try:
-            m.uc.emu_start(m.reg("rip"), 0, timeout=timeout_us)
+            m.emu_start(m.reg("rip"), 0, timeout=timeout_us)
         except UcError as e:
             if count:
                 m.budget.left = -1
@@ -361,7 +361,7 @@ class Session:
         inside = m.in_guest_code
         while inside(m.reg("rip")):
             try:
-                m.uc.emu_start(m.reg("rip"), 0, count=1)
+                m.emu_start(m.reg("rip"), 0, count=1)
             except UcError:
                 if not (m.fault_fixup is not None and m.fault_fixup(proc, m.reg("rip"))):
                     break

@@ -34,7 +34,7 @@ def call_guest(proc, fn: int, args: List[int]) -> int:
     for reg, val in zip(ARG_REGS, args):
         m.set_reg(reg, val)
     m.set_reg("rsp", rsp)
-    m.uc.emu_start(fn, stop)
+    m.emu_start(fn, stop)
     ret = m.reg("rax")
     fs = m.reg("fs_base")
     m.load_gprs(saved)

@@ -6,6 +6,7 @@ end, and the host's own stdin/stdout/stderr. All speak Linux errnos via VfsError
 """
 from __future__ import annotations
 
+import io
 import os
 import weakref
 from typing import Dict, List, Optional
@@ -19,6 +20,9 @@ O_ACCMODE, O_RDONLY, O_WRONLY, O_RDWR = 3, 0, 1, 2
 O_CREAT, O_EXCL, O_NOCTTY, O_TRUNC, O_APPEND, O_NONBLOCK = 0o100, 0o200, 0o400, 0o1000, 0o2000, 0o4000
 O_DIRECTORY, O_NOFOLLOW, O_CLOEXEC, O_PATH, O_TMPFILE = 0o200000, 0o400000, 0o2000000, 0o10000000, 0o20200000
 SEEK_SET, SEEK_CUR, SEEK_END, SEEK_DATA, SEEK_HOLE = 0, 1, 2, 3, 4
+# flags & UNREADABLE: not open for reading. The access mode is readable when it is O_RDONLY (0)
+# or O_RDWR (2), i.e. when its low bit is clear (O_WRONLY is 1; 3 is neither), and O_PATH is not set.
+UNREADABLE = O_WRONLY | O_PATH
 
 
 class WouldBlock(Exception):
@@ -28,8 +32,17 @@ class WouldBlock(Exception):
 class OpenFile:
     kind = "file"
     seekable = True
+    # read() is OpenFile.read: pread at pos, then pos moves on. sys_read then does it itself,
+    # without read()'s frame (every class says so by itself: see __init_subclass__)
+    reads_at_pos = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.reads_at_pos = cls.read is OpenFile.read and cls.kind != "dir"
 
     def __init__(self, path: str, flags: int, node: Optional[Node] = None):
+        self.reads_at_pos = self.reads_at_pos   # (the class's, on the instance: sys_read reads it
+        # at every call, and CPython 3.11 looks a class attribute up through an instance slowly)
         self.path = path
         self.flags = flags
         self.node = node
@@ -38,7 +51,7 @@ class OpenFile:
 
     @property
     def readable(self) -> bool:
-        return (self.flags & O_ACCMODE) in (O_RDONLY, O_RDWR) and not self.flags & O_PATH
+        return not self.flags & UNREADABLE
 
     @property
     def writable(self) -> bool:
@@ -59,8 +72,7 @@ class OpenFile:
         raise VfsError(E.EINVAL)
 
     def read(self, n: int) -> bytes:
-        flags = self.flags                  # (self.readable without its property call: every read)
-        if (flags & O_ACCMODE) not in (O_RDONLY, O_RDWR) or flags & O_PATH:
+        if self.flags & UNREADABLE:         # (not self.readable: no property call at every read)
             raise VfsError(E.EBADF)
         data = self.pread(n, self.pos)
         self.pos += len(data)
@@ -113,6 +125,14 @@ class OpenFile:
         pass
 
 
+def pread_fd(f) -> Optional[int]:
+    """The host descriptor of f when os.pread reads what f.seek and f.read would (an unbuffered
+    host file, on a host with pread), else None (a member of a tar root; Windows)."""
+    if not hasattr(os, "pread") or not isinstance(f, io.FileIO):
+        return None
+    return f.fileno()
+
+
 class HostFile(OpenFile):
     """A file of the read-only root (or of a granted directory, opened read-only)."""
 
@@ -123,9 +143,12 @@ class HostFile(OpenFile):
             self.f = self.tree.open(host_path)      # a host file, or a member of a tar root
         except OSError as e:
             raise host_error(e) from None
+        self.host_fd = pread_fd(self.f)
 
     def pread(self, n, off):
         try:
+            if self.host_fd is not None:
+                return os.pread(self.host_fd, n, off)     # (one host call, not seek and read)
             self.f.seek(off)
             return self.f.read(n)
         except OSError as e:
@@ -163,6 +186,7 @@ class HostRwFile(HostFile):
             self.f = open(host_path, mode, buffering=0)
         except OSError as e:
             raise host_error(e) from None
+        self.host_fd = pread_fd(self.f)
 
     def pwrite(self, data, off):
         try:
@@ -318,15 +342,16 @@ class DeviceFile(OpenFile):
         super().__init__(path, flags, node)
         self.device = device
         self.random_bytes = random_bytes
+        self.zeros = device in ("zero", "full")     # (what pread gives, decided once)
 
     def size(self):
         return 0
 
     def pread(self, n, off):
+        if self.zeros:
+            return b"\0" * n
         if self.device == "null":
             return b""
-        if self.device in ("zero", "full"):
-            return b"\0" * n
         return self.random_bytes(n)
 
     def pwrite(self, data, off):
@@ -503,7 +528,7 @@ class PipeEnd(OpenFile):
             pipe.writers += 1
 
     def read(self, n):
-        if not self.readable:
+        if self.flags & UNREADABLE:
             raise VfsError(E.EBADF)
         return self.pipe.take(n)
 

@@ -162,7 +162,10 @@ class Kernel:
                     obs = None
                 world = self.world
                 world.elapsed_ns += world.tick_ns                # (world.tick(), inlined)
-                sc, handler = self.routes.get(nr, NO_ROUTE)
+                try:
+                    sc, handler = self.routes[nr]        # (a subscript costs less than get())
+                except KeyError:
+                    sc = handler = None
                 args = (a0, a1, a2, a3, a4, a5)
                 state = obs.syscall_enter(proc, nr, sc, args) if obs is not None else None
                 thread = proc.thread

@@ -55,6 +55,22 @@ def test_jit_patterns_traced(tmp_path):
     assert e.stdout == native([exe]).stdout
 
 
+@pytest.mark.parametrize("variant", ["pie", "static"])
+@pytest.mark.parametrize("mode", [["--no-trace"], ["--strace", "-o", "TRACE"]], ids=["untraced", "syscalls"])
+def test_code_read_into_pages_like_native(variant, mode, tmp_path):
+    """Code that read(2) stores (read's buffer goes straight into host memory where the mapping
+    has no exec: AddressSpace.write_window) runs fresh after mprotect RX, in an RWX page, in a
+    page mapped again RWX where an RW one was read into, across an RW and an RWX page and
+    through a dual-mapped memfd; reads into pages made read-only or PROT_NONE fail."""
+    exe = built("codeio", variant)
+    n = native([exe])
+    assert n.returncode == 0 and b"dual round 3 returns 87" in n.stdout and b"perms none read -1 EFAULT" in n.stdout
+    args = [str(tmp_path / "t") if a == "TRACE" else a for a in mode]
+    e = emutrace([*args, exe])
+    assert e.stdout == n.stdout, e.stderr.decode(errors="replace")[-2000:]
+    assert status_of(e) == status_of(n)
+
+
 def test_address_space_limits_like_native():
     """2^46 reservations (PROT_NONE, and read-write MAP_NORESERVE touched at both ends) work;
     2^47 + 2^46 is ENOMEM; a map/unmap loop keeps reading zeros; mprotect of every other page

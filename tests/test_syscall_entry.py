@@ -52,6 +52,46 @@ def test_the_hooks_result_is_rax_and_none_leaves_it(compiled, monkeypatch):
     assert m.reg("rax") == (1 << 64) - 3
 
 
+def _mov64(reg: int, value: int) -> bytes:
+    """mov r64, imm64 (reg: 0-15)"""
+    return bytes([0x48 | (reg >> 3), 0xB8 + (reg & 7)]) + struct.pack("<Q", value)
+
+
+# rax, rdi, rsi, rdx, r10, r8, r9: the syscall's registers by encoding number
+SC_REGS = (0, 7, 6, 2, 10, 8, 9)
+
+
+@BOTH
+def test_the_hook_passes_the_seven_registers_of_each_call(compiled, monkeypatch):
+    """Every call gets the registers as they are at its own syscall, whether they changed since
+    the last call or not (the compiled hook passes the same int object again for a register
+    that kept its value), small and full 64-bit alike; fn may be a bound method."""
+    m = _machine(compiled, monkeypatch)
+    calls = [
+        (0, 3, 0x7FFFFFFFE000, 1, 0xFFFFFFFFFFFFFFFF, 1 << 63, 5),
+        (0, 3, 0x7FFFFFFFE000, 1, 0xFFFFFFFFFFFFFFFF, 1 << 63, 5),       # all the same again
+        (1, 3, 0x7FFFFFFFE008, 1, 0xFFFFFFFFFFFFFFFE, 1 << 63, 6),       # some changed
+        (0, 4, 0x7FFFFFFFE000, 256, 0, 0, 0),
+        (0, 4, 0x7FFFFFFFE000, 257, 0, 0, 0),
+    ]
+    code = b""
+    for regs in calls:
+        code += b"".join(_mov64(r, v) for r, v in zip(SC_REGS, regs)) + b"\x0f\x05"
+    m.uc.mem_map(0x10000, 0x1000)
+    m.uc.mem_write(0x10000, code)
+
+    class Kernel:
+        seen = []
+
+        def on_syscall(self, *regs):
+            self.seen.append(regs)
+            return 0
+    k = Kernel()
+    m.hook_syscall(k.on_syscall)
+    m.uc.emu_start(0x10000, 0x10000 + len(code))
+    assert k.seen == calls
+
+
 @BOTH
 def test_an_exception_stops_emulation_at_once_and_is_raised(compiled, monkeypatch):
     """fn raising: the instructions after the syscall never run, rax is not written, and

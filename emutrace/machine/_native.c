@@ -1377,6 +1377,11 @@ typedef struct {
     int nknown;                 /* how many numbers are known (0: the fast test fails at once) */
     unsigned long long answered;        /* calls answered here, for tests and --version-like checks */
     PyObject *clock, *counter, *step;   /* clock.counter += clock.step at each answer */
+    /* the Python int last passed for each register, and its value: a register that holds the
+     * same value at the next call (a read loop's buffer, the words a call does not use) passes
+     * the same object again (ints are immutable) instead of a new one made and freed */
+    PyObject *last[SC_REGS];
+    uint64_t last_val[SC_REGS];
 } SyscallHookObject;
 
 static void forget_all(SyscallHookObject *h)
@@ -1448,14 +1453,24 @@ static void on_syscall(void *uc, void *user)
         return;
     }
     if (nr >= ANSWER_NRS || !h->allowed[nr]) forget_all(h);     /* this call may change them */
-    PyObject *argv[SC_REGS] = {NULL};
+    /* argv[0] is room for fn's self (fn is a bound method: Kernel.on_syscall), which
+     * PY_VECTORCALL_ARGUMENTS_OFFSET lets the call put there instead of copying the arguments
+     * into a new array (one malloc and free per call for eight of them) */
+    PyObject *argv[SC_REGS + 1] = {NULL};
     for (int i = 0; i < SC_REGS; i++) {
-        argv[i] = PyLong_FromUnsignedLongLong(vals[i]);
-        if (argv[i] == NULL) break;
+        if (h->last[i] == NULL || h->last_val[i] != vals[i]) {
+            PyObject *v = PyLong_FromUnsignedLongLong(vals[i]);
+            if (v == NULL) break;
+            Py_XSETREF(h->last[i], v);
+            h->last_val[i] = vals[i];
+        }
+        Py_INCREF(h->last[i]);
+        argv[i + 1] = h->last[i];
     }
     /* fn(rax, rdi, ...) by vectorcall: no tuple made (nor one unpacked in fn) per call */
-    if (argv[SC_REGS - 1] != NULL) r = PyObject_Vectorcall(h->fn, argv, SC_REGS, NULL);
-    for (int i = 0; i < SC_REGS; i++) Py_XDECREF(argv[i]);
+    if (argv[SC_REGS] != NULL)
+        r = PyObject_Vectorcall(h->fn, argv + 1, SC_REGS | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    for (int i = 1; i <= SC_REGS; i++) Py_XDECREF(argv[i]);
     if (r == NULL) goto fail;
     if (r != Py_None) {
         /* the result, as the guest's rax: negative errnos and large addresses alike, mod 2^64 */
@@ -1544,6 +1559,7 @@ static int SyscallHook_clear(SyscallHookObject *self)
     Py_CLEAR(self->clock);
     Py_CLEAR(self->counter);
     Py_CLEAR(self->step);
+    for (int i = 0; i < SC_REGS; i++) Py_CLEAR(self->last[i]);
     forget_all(self);
     return 0;
 }

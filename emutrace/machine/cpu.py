@@ -14,6 +14,7 @@ from unicorn import unicorn_const as UCC
 from unicorn import x86_const as X
 from unicorn.unicorn_py3.unicorn import uclib
 
+from . import gil
 from .layout import FXSAVE
 from .blockcount import PyBlockCounter, PySliceBudget
 from .native import native
@@ -86,6 +87,9 @@ _RAW = ctypes.PyDLL(uclib._name, handle=uclib._handle)
 for _fn in ("uc_reg_read", "uc_reg_write", "uc_reg_read_batch", "uc_mem_write", "uc_mem_read"):
     getattr(_RAW, _fn).restype = ctypes.c_int
 _SC_N, _CA_N = ctypes.c_int(len(SYSCALL_ARGS)), ctypes.c_int(len(CALL_ARGS))
+_RAW.uc_emu_start.argtypes = (ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_size_t)
+_RAW.uc_emu_start.restype = ctypes.c_int
+
 
 # uc_hook_add is variadic: unicorn.h declares 7 fixed parameters (engine, handle, type, callback,
 # user data, begin, end), then the hook type's extras (the instruction of UC_HOOK_INSN). ctypes
@@ -144,6 +148,9 @@ class Machine:
     budget_drops = 0
 
     def __init__(self, tcg_buffer: int = TCG_BUFFER):
+        # (on the instance too: Kernel.on_syscall reads it at every call, and CPython 3.11 looks
+        # a class attribute up through an instance the slow, generic way)
+        self.flush_log = None
         self.uc = Uc(UC_ARCH_X86, UC_MODE_64)
         self.uc.ctl_set_tcg_buffer_size(tcg_buffer)        # (before anything starts the engine)
         self.host_cost = ENGINE_BASE_COST + tcg_buffer
@@ -178,6 +185,20 @@ class Machine:
                                     self.uc, UcError, UCC.UC_ERR_READ_UNMAPPED, UCC.UC_ERR_WRITE_UNMAPPED)
             self.read = self.read_fast = self.read_small = gm.read
             self.write = gm.write
+
+    def emu_start(self, begin: int, until: int, timeout: int = 0, count: int = 0) -> None:
+        """uc.emu_start (its arguments, its errors: UcError, or the exception a hook kept for
+        it), holding the GIL while the guest runs where gil.keep_while_running said so."""
+        uc = self.uc
+        if not gil.kept_while_running():
+            uc.emu_start(begin, until, timeout, count)
+            return
+        uc._hook_exception = None
+        status = _RAW.uc_emu_start(self._hc, begin, until, timeout, count)     # (PyDLL: GIL kept)
+        if status != UCC.UC_ERR_OK:
+            raise UcError(status)
+        if uc._hook_exception is not None:
+            raise uc._hook_exception
 
     # -- registers: C calls without the binding's argument conversions (see _RAW) ---------
     def reg(self, name: str) -> int:

@@ -63,6 +63,12 @@ class HostBuffer:
         self._pin = ctypes.c_char.from_buffer(self._map)   # (the export keeps the mapping in place)
         self.address = ctypes.addressof(self._pin)
 
+    @property
+    def memory(self) -> mmap.mmap:
+        """The memory as a Python buffer: `b.memory[off:off + n] = data` stores without a C call
+        of Unicorn's, bounds-checked (a closed buffer raises ValueError, never touches memory)."""
+        return self._map
+
     def release(self, off: int, size: int) -> None:
         """Return [off, off+size) (page-aligned) to the host; it reads as zeros afterwards."""
         if size <= 0:

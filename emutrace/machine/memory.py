@@ -43,6 +43,7 @@ LOW_LIMIT = 0x10000          # vm.mmap_min_addr
 ADDRESS_TOP = 1 << 47        # the end of a 4-level-paging user address space
 MAX_MAP_COUNT = 65530        # vm.max_map_count's default
 SLAB = 2 << 20               # host memory comes in Backings aligned to this
+WINDOWS_KEPT = 64            # write windows an address space remembers (write_window)
 
 
 class GuestFault(Exception):
@@ -293,6 +294,8 @@ class AddressSpace:
         self.raw_read = lambda addr, size: bytes(uc.mem_read(addr, size))   # use_machine: faster ones
         self.raw_write = lambda addr, data: uc.mem_write(addr, bytes(data))
         self.denied = None            # (Unicorn error, address) of the last access refused
+        self.windows: dict = {}       # write windows by guest address (write_window); any change of
+                                      # the mappings or of the host memory under them empties it
         self._alias_hooks: List[int] = []    # write hooks on shared views of code (_watch_code_aliases)
         tlb.attach(uc, self)
 
@@ -350,6 +353,8 @@ class AddressSpace:
                 committed += v.end - v.start
         self.mapped, self.committed = mapped, committed
         self._settle()
+        if self.windows:
+            self.windows = {}
         vmas[i:j] = new
         self._starts[i:j] = [v.start for v in new]
         # merge around the change (a JIT's mprotect back and forth must not pile up mappings)
@@ -479,6 +484,7 @@ class AddressSpace:
                 self._close_buffer(b)
         self.backs[i:j] = pieces
         self._bstarts[i:j] = [b.start for b in pieces]
+        self.windows = {}
 
     def _close_buffer(self, gone: Backing) -> None:
         if not any(b.buf is gone.buf for b in self.backs if b is not gone):
@@ -498,6 +504,7 @@ class AddressSpace:
                 keep.append(b)
         self.backs = keep
         self._bstarts = [b.start for b in keep]
+        self.windows = {}
 
     def release(self, start: int, end: int) -> None:
         """The host takes back the pages of [start, end); they read as zeros afterwards."""
@@ -822,20 +829,80 @@ class AddressSpace:
         return new
 
     # -- guest-checked access ---------------------------------------------
-    def check(self, addr: int, size: int, want: int) -> None:
+    def check(self, addr: int, size: int, want: int) -> bool:
+        """GuestFault unless the guest may access [addr, addr+size) as `want` says; then True
+        when part of it may hold code (a mapping with exec, or a shared one, which another view
+        may show with exec): a write there must drop_written_code."""
         end = addr + size
         starts, vmas = self._starts, self.vmas
+        code = False
         while addr < end:
             i = bisect.bisect_right(starts, addr) - 1        # (find, written out: most system
             v = vmas[i] if i >= 0 else None                  # calls check a buffer)
             if v is None or v.end <= addr or (v.prot & want) != want:
                 raise GuestFault(addr)
+            if v.prot & PROT_EXEC or v.shm is not None:
+                code = True
             if v.noreserve and want & PROT_WRITE:
                 # written on the guest's behalf: charged as the guest's own stores are (tlb.py)
                 for page in range(page_down(addr), min(v.end, end), PAGE):
                     if not self.touch(page):
                         raise self.budget.refuse()
             addr = v.end
+        return code
+
+    def drop_written_code(self, start: int, end: int) -> None:
+        """Unicorn forgets code translated from [start, end), which was just written on the
+        guest's behalf, and from the executable views of shared memory written there. Unicorn's
+        own writes (uc_mem_write) do not: code a read(2) stored into an RWX page, over code that
+        had run, ran stale (bins/codeio). The guest's own stores to such pages are watched by
+        Unicorn (RWX) or by the alias hooks (_watch_code_aliases)."""
+        code = []
+        for v in self.overlapping(start, end):
+            lo, hi = max(v.start, start), min(v.end, end)
+            if v.prot & PROT_EXEC:
+                code.append((lo, hi))
+            if v.shm is not None and self._alias_hooks:     # (a writable view with code elsewhere
+                for x in self.vmas:                           # has its alias hook)
+                    if x is not v and x.shm is v.shm and x.prot & PROT_EXEC:
+                        # the part of x showing the same bytes of the shared memory as [lo, hi)
+                        a = max(x.start, x.start + (v.shm_off + (lo - v.start)) - x.shm_off)
+                        b = min(x.end, x.start + (v.shm_off + (hi - v.start)) - x.shm_off)
+                        if a < b:
+                            code.append((a, b))
+        if code:
+            with tlb.host_lookups(self, flush_after=False):
+                for a, b in code:
+                    self.uc.ctl_remove_cache(a, b)
+
+    def write_window(self, addr: int, size: int) -> Optional[Tuple[int, "mmap.mmap", int]]:
+        """Where a write of up to `size` bytes at addr, which check(addr, size, PROT_WRITE) has
+        allowed, may go straight into host memory: (room, host memory, offset of addr in it),
+        with room >= size bytes from addr inside one mapping and one Backing; or None, and the
+        write goes through raw_write. Remembered in `windows` until the mappings change.
+
+        Only private mappings without exec and without MAP_NORESERVE have windows. Unicorn
+        drops translated code when it writes memory itself (uc_mem_write: QEMU's check for
+        self-modifying code); a store into host memory is unseen by it. No code is translated
+        from a page without exec (the TLB fill refuses the fetch), and code translated while a
+        page had exec is dropped when mprotect takes exec away or gives it (protect), so such a
+        store is what the guest's own store to that page is: a fast one. Shared mappings may be
+        executable in another view (_watch_code_aliases), and a MAP_NORESERVE page is charged
+        by check() when first written."""
+        v = self.find(addr)
+        if v is None or v.prot & (PROT_WRITE | PROT_EXEC) != PROT_WRITE or v.shm is not None or v.noreserve:
+            return None
+        k = bisect.bisect_right(self._bstarts, addr) - 1
+        if k < 0:
+            return None
+        b = self.backs[k]
+        room = min(v.end, b.end) - addr
+        if room < size:
+            return None
+        if len(self.windows) >= WINDOWS_KEPT:
+            self.windows = {}
+        window = self.windows[addr] = (room, b.buf.memory, b.buf_off + (addr - b.start))
+        return window
 
     def read(self, addr: int, size: int) -> bytes:
         if size <= 0:
@@ -846,8 +913,11 @@ class AddressSpace:
     def write(self, addr: int, data: bytes) -> None:
         if not data:
             return
-        self.check(addr, len(data), PROT_WRITE)
-        self.raw_write(addr, data)
+        if self.check(addr, len(data), PROT_WRITE):
+            self.raw_write(addr, data)
+            self.drop_written_code(addr, addr + len(data))
+        else:
+            self.raw_write(addr, data)
 
     def read_u64(self, addr: int) -> int:
         return struct.unpack("<Q", self.read(addr, 8))[0]
