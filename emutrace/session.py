@@ -347,8 +347,6 @@ class Session:
             raise LimitReached(f"time limit of {self.opts.timeout:g} s reached", 124)
         elif count:
             sched.slice_used_up(t)          # (a `hlt` here cannot be told apart: it goes on)
-        elif m.budget is not None and m.budget.idle_out:
-            m.drop_slice_budget()           # (the thread has run alone long enough: it goes on)
         else:
             self._stopped_by_itself(proc, m, deadline)
 

@@ -311,7 +311,8 @@ class Scheduler:
         if self.counting:
             m.slice_budget().left = QUANTUM
             return QUANTUM
-        m.budget_off()
+        if m.budget is not None:
+            m.budget.left = -1
         return 0
 
     def slice_used_up(self, t) -> None:

@@ -261,17 +261,13 @@ static PyTypeObject BlockCounterType = {
  * left = N, the next N block entries run and the one after stops emulation at its start: Unicorn
  * calls the block hook before the block's exit check, so the block has not run and rip is its
  * address (it runs, and is counted again, in the next slice). ran_out says the last stop was
- * this one. With the budget off, idle = N > 0 counts blocks the same way, and the block after
- * the N-th stops emulation before it runs (idle_out): a thread has run alone for that long,
- * and the machine may drop the hook (Machine.drop_slice_budget), which costs every block
- * something while it is there. The Python reference (emutrace/machine/blockcount.py,
- * PySliceBudget) stops at the same blocks, so both event paths interleave threads identically. */
+ * this one. The Python reference (emutrace/machine/blockcount.py, PySliceBudget) stops at the
+ * same blocks, so both event paths interleave threads identically. */
 typedef struct {
     PyObject_HEAD
     cover_emu_stop_fn emu_stop;
     long long left;             /* blocks still allowed; < 0: no budget */
-    long long idle;             /* with no budget: blocks still allowed before idle_out (< 0: never) */
-    int ran_out, idle_out;
+    int ran_out;
     size_t handle;
     int hooked;
 } SliceBudgetObject;
@@ -279,17 +275,7 @@ typedef struct {
 static void on_budget_block(void *uc, uint64_t address, uint32_t size, void *user)
 {
     SliceBudgetObject *b = user;
-    if (b->left < 0) {
-        if (b->idle < 0) return;
-        if (b->idle == 0) {
-            b->idle = -1;
-            b->idle_out = 1;
-            b->emu_stop(uc);
-            return;
-        }
-        b->idle--;
-        return;
-    }
+    if (b->left < 0) return;
     if (b->left == 0) {
         b->left = -1;
         b->ran_out = 1;
@@ -314,8 +300,7 @@ static int SliceBudget_init(SliceBudgetObject *self, PyObject *args, PyObject *k
     }
     self->emu_stop = (cover_emu_stop_fn)(uintptr_t)emu_stop;
     self->left = -1;
-    self->idle = -1;
-    self->ran_out = self->idle_out = 0;
+    self->ran_out = 0;
     if (emutrace_register_hook(hook_add, engine, &self->handle, hook_type, (void *)on_budget_block, self) < 0)
         return -1;
     self->hooked = 1;
@@ -345,29 +330,6 @@ static PyObject *SliceBudget_get_ran_out(SliceBudgetObject *self, void *closure)
     return PyBool_FromLong(self->ran_out);
 }
 
-static PyObject *SliceBudget_get_idle(SliceBudgetObject *self, void *closure)
-{
-    return PyLong_FromLongLong(self->idle);
-}
-
-static int SliceBudget_set_idle(SliceBudgetObject *self, PyObject *value, void *closure)
-{
-    if (value == NULL) {
-        PyErr_SetString(PyExc_AttributeError, "idle cannot be deleted");
-        return -1;
-    }
-    long long v = PyLong_AsLongLong(value);
-    if (v == -1 && PyErr_Occurred()) return -1;
-    self->idle = v <= 0 ? -1 : v;
-    self->idle_out = 0;
-    return 0;
-}
-
-static PyObject *SliceBudget_get_idle_out(SliceBudgetObject *self, void *closure)
-{
-    return PyBool_FromLong(self->idle_out);
-}
-
 static PyObject *SliceBudget_handle(SliceBudgetObject *self, void *closure)
 {
     return PyLong_FromSize_t(self->handle);
@@ -377,9 +339,6 @@ static PyGetSetDef SliceBudget_getset[] = {
     {"left", (getter)SliceBudget_get_left, (setter)SliceBudget_set_left,
      "blocks the running slice may still enter (< 0: no budget); setting it clears ran_out", NULL},
     {"ran_out", (getter)SliceBudget_get_ran_out, NULL, "the budget stopped emulation", NULL},
-    {"idle", (getter)SliceBudget_get_idle, (setter)SliceBudget_set_idle,
-     "with no budget: blocks still allowed before idle_out (< 0: never; set 0 or less for never); setting it clears idle_out", NULL},
-    {"idle_out", (getter)SliceBudget_get_idle_out, NULL, "idle ran down and stopped emulation", NULL},
     {"handle", (getter)SliceBudget_handle, NULL, "the hook's Unicorn handle", NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };

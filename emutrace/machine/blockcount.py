@@ -45,18 +45,14 @@ class PySliceBudget:
     """The scheduler's slice budget in Python (a UC_HOOK_BLOCK callback, on_block): the reference
     for the compiled SliceBudget (emutrace/machine/_cover.c), which stops at the same blocks.
 
-    left < 0: no budget. left = N: the next N block entries run and the one after calls stop() at
-    its start, before the block runs (Unicorn calls block hooks before a block's exit check), so
-    the thread resumes at that block in its next slice. Setting left clears ran_out, which says
-    the last stop was this budget's. With no budget, idle = N > 0 counts blocks the same way: the
-    block after the N-th stops with idle_out set (the thread has run alone that long, and the
-    machine may drop the hook: Machine.drop_slice_budget). idle < 0 (set as 0 or less): never.
-    Setting idle clears idle_out."""
+    left < 0: no budget (the hook does nothing). left = N: the next N block entries run and the
+    one after calls stop() at its start, before the block runs (Unicorn calls block hooks before
+    a block's exit check), so the thread resumes at that block in its next slice. Setting left
+    clears ran_out, which says the last stop was this budget's."""
 
     def __init__(self, stop: Callable[[], None]):
         self.stop = stop
         self.left = -1
-        self.idle = 0
         self.handle = None
 
     @property
@@ -68,25 +64,9 @@ class PySliceBudget:
         self._left = n if n >= 0 else -1
         self.ran_out = False
 
-    @property
-    def idle(self) -> int:
-        return self._idle
-
-    @idle.setter
-    def idle(self, n: int) -> None:
-        self._idle = n if n > 0 else -1
-        self.idle_out = False
-
     def on_block(self, address: int, size: int) -> None:
         left = self._left
         if left < 0:
-            idle = self._idle
-            if idle > 0:
-                self._idle = idle - 1
-            elif idle == 0:
-                self._idle = -1
-                self.idle_out = True
-                self.stop()
             return
         if left == 0:
             self._left = -1

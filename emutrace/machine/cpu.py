@@ -113,12 +113,6 @@ HOOK_ADD.restype = ctypes.c_int
 TCG_BUFFER = 32 << 20
 FORK_TCG_BUFFER = 8 << 20
 ENGINE_BASE_COST = 4 << 20
-# blocks a thread runs alone before the slice budget's hook is dropped (Machine.budget_off): what
-# dropping it costs, counted in what the hook costs per block. Measured on bash's arithmetic loop
-# after its $(seq): the hook costs ~5 instructions a block (~10% of the loop untraced), and the
-# flush it takes to drop it ~80 M instructions of re-translation, so ~16 M blocks: at worst a
-# drop costs what the hook would have (and each time it has to come back the count doubles).
-IDLE_BLOCKS = 16 << 20
 
 
 def _address(fn) -> int:
@@ -142,10 +136,6 @@ class Machine:
     # answer it already gave answered in C (None: the pure path, or no hook yet)
     syscall_answers = None
     budget = None               # the scheduler's slice budget (slice_budget()), once it needed one
-    # blocks a thread runs alone, the budget off, before the budget's hook is dropped (see
-    # budget_off); doubled each time a dropped hook has to come back
-    budget_idle = IDLE_BLOCKS
-    budget_drops = 0
 
     def __init__(self, tcg_buffer: int = TCG_BUFFER):
         # (on the instance too: Kernel.on_syscall reads it at every call, and CPython 3.11 looks
@@ -301,13 +291,10 @@ class Machine:
         the first call: a block hook whose `left` (< 0: off) is the number of blocks the running
         slice may still enter (emutrace/machine/blockcount.py's PySliceBudget; with the compiled
         event path the C SliceBudget, one compare per block while off). Blocks translated before a
-        hook exists do not call it, so hooking it flushes the translation cache; turning the
-        budget on or off flushes nothing. The hook stays until budget_off's idle count says a
-        thread has run alone long enough to pay for dropping it (drop_slice_budget)."""
+        hook exists do not call it, so hooking it flushes the translation cache, once per engine:
+        it stays hooked, and turning the budget on or off flushes nothing."""
         if self.budget is not None:
             return self.budget
-        if self.budget_drops:
-            self.budget_idle *= 2       # (it came back: wait twice as long before the next drop)
         budget_type = getattr(native, "SliceBudget", None)      # (None: pure, or a build before it)
         if budget_type is not None:
             budget = budget_type(_address(uclib.uc_hook_add), _address(uclib.uc_emu_stop), self._hc.value,
@@ -320,28 +307,6 @@ class Machine:
         self.uc.ctl_flush_tb()
         self.budget = budget
         return budget
-
-    def budget_off(self) -> None:
-        """No budget for the next slice (the thread runs alone). The hook counts the slice's
-        blocks down from budget_idle and stops emulation when they run out (budget.idle_out),
-        so the session can drop it: a block hook costs every block executed (a Unicorn helper
-        call, and a Python call per block on the pure path), and a program that forked once (a
-        shell's $(...), make) would pay for it for the rest of its run."""
-        if self.budget is not None:
-            self.budget.left = -1
-            self.budget.idle = self.budget_idle
-
-    def drop_slice_budget(self) -> None:
-        """Unhook the slice budget and flush the translated code that calls it (the next budget
-        hooks a new one, flushing again: budget_idle doubles each time, so the flushes cost at
-        most what the hook would have)."""
-        budget = self.budget
-        if budget is None:
-            return
-        self.hook_del(budget.handle)
-        self.uc.ctl_flush_tb()
-        self.budget = None
-        self.budget_drops += 1
 
     _SYSCALL_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 
