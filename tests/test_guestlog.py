@@ -183,14 +183,11 @@ def test_threads_traced_deterministically(tmp_path):
 
 # -- calls held back at a system call (GuestLog.flush) --------------------------------------
 
-def _holding(monkeypatch, tmp_path, name, args, hold):
-    """The trace of an in-process run, and how many flushes left the ring undecoded; hold=False:
-    every flush decodes everything (the behaviour before held records, the reference)."""
+def _held_syscalls(monkeypatch):
+    """The list that will hold the number of each system call whose flush leaves the ring
+    undecoded (GuestLog._may_hold said yes), from now until monkeypatch is undone."""
     from emutrace import guestlog
-    if not hold:
-        monkeypatch.setattr(guestlog, "QUIET_SYSCALLS", frozenset())
-        monkeypatch.setattr(guestlog, "QUIET_WRITES", frozenset())
-    held = []                   # the numbers of the system calls that held calls back
+    held = []
     may_hold = guestlog.GuestLog._may_hold
 
     def counting(self, proc, nr):
@@ -199,6 +196,18 @@ def _holding(monkeypatch, tmp_path, name, args, hold):
             held.append(nr)
         return got
     monkeypatch.setattr(guestlog.GuestLog, "_may_hold", counting)
+    return held
+
+
+def _holding(monkeypatch, tmp_path, name, args, hold):
+    """The trace of an in-process run, and the numbers of the system calls whose flushes left the
+    ring undecoded; hold=False: every flush decodes everything (the behaviour before held
+    records, the reference)."""
+    from emutrace import guestlog
+    if not hold:
+        monkeypatch.setattr(guestlog, "QUIET_SYSCALLS", frozenset())
+        monkeypatch.setattr(guestlog, "QUIET_WRITES", frozenset())
+    held = _held_syscalls(monkeypatch)
     out = tmp_path / name
     _, result = _run_in_process(["-o", str(out), *args])
     monkeypatch.undo()
@@ -232,9 +241,9 @@ WALK_SYSCALLS = {257, 3, 262, 21, 72, 217, 89, 192, 39, 102, 95}
 def test_held_calls_print_as_decoded_at_once(monkeypatch, tmp_path, options, holds, thread):
     """heldcall's read loop (read, lseek, isatty: each library call open at its system call),
     its walk over a directory (opendir, readdir, stat, lstat, access, open, fcntl, close,
-    readlink, lgetxattr, getcwd...), a signal handler's calls while sigprocmask is open, and with a thread,
-    calls of two threads interleaved while one is open: the same bytes whether flushes at quiet
-    system calls leave the ring undecoded or not."""
+    readlink, lgetxattr, write, getcwd...), a signal handler's calls while sigprocmask is open,
+    and with a thread, calls of two threads interleaved while one is open: the same bytes
+    whether flushes at quiet system calls leave the ring undecoded or not."""
     args = [*options, built("heldcall"), "thread" if thread else "-", _walked_dir(tmp_path)]
     got, held = _holding(monkeypatch, tmp_path, "held.txt", args, True)
     want, none = _holding(monkeypatch, tmp_path, "ref.txt", args, False)
@@ -255,16 +264,7 @@ def test_writes_hold_calls_only_when_the_trace_has_its_own_file(monkeypatch, tmp
     """A trace on stderr, which the program shares: a write(2) flushes the ring before it, as it
     always did, so the call's line is not held back behind the text the write puts there; the
     other quiet system calls still hold."""
-    from emutrace import guestlog
-    held = []
-    may_hold = guestlog.GuestLog._may_hold
-
-    def counting(self, proc, nr):
-        got = may_hold(self, proc, nr)
-        if got:
-            held.append(nr)
-        return got
-    monkeypatch.setattr(guestlog.GuestLog, "_may_hold", counting)
+    held = _held_syscalls(monkeypatch)
     _, result = _run_in_process([built("heldcall"), "-", _walked_dir(tmp_path)])
     assert result.status == 0
     assert 1 not in held and 262 in held and 0 in held
