@@ -46,6 +46,18 @@ static long code_by_pipe(unsigned char *dst, int value, size_t n)
     return got;
 }
 
+/* three rounds of code read(2) into dst from a pipe, each returning round * factor, then run at
+ * `run` (dst, or the same bytes seen through another mapping); 1 when a read falls short */
+static int pipe_rounds(const char *name, unsigned char *dst, unsigned char *run, int factor)
+{
+    for (int round = 1; round <= 3; round++) {
+        if (code_by_pipe(dst, round * factor, CODE) != CODE)
+            return 1;
+        printf("%s round %d returns %d\n", name, round, ((fn_t)run)());
+    }
+    return 0;
+}
+
 static int wx(void)
 {
     unsigned char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -61,12 +73,7 @@ static int wx(void)
 static int rwx(void)
 {
     unsigned char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    for (int round = 1; round <= 3; round++) {
-        if (code_by_pipe(p + 128, round * 13, CODE) != CODE)
-            return 1;
-        printf("rwx round %d returns %d\n", round, ((fn_t)(p + 128))());
-    }
-    return munmap(p, 4096);
+    return pipe_rounds("rwx", p + 128, p + 128, 13) || munmap(p, 4096);
 }
 
 static int reuse(void)
@@ -78,12 +85,7 @@ static int reuse(void)
     if (munmap(p, 4096)
         || mmap(p, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != p)
         return 1;
-    for (int round = 1; round <= 3; round++) {
-        if (code_by_pipe(p + 256, round * 17, CODE) != CODE)
-            return 1;
-        printf("reuse round %d returns %d\n", round, ((fn_t)(p + 256))());
-    }
-    return munmap(p, 4096);
+    return pipe_rounds("reuse", p + 256, p + 256, 17) || munmap(p, 4096);
 }
 
 static int span(void)
@@ -126,11 +128,8 @@ static int dual(void)
     unsigned char *x = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
     if (w == MAP_FAILED || x == MAP_FAILED)
         return 1;
-    for (int round = 1; round <= 3; round++) {
-        if (code_by_pipe(w + 32, round * 29, CODE) != CODE)
-            return 1;
-        printf("dual round %d returns %d\n", round, ((fn_t)(x + 32))());
-    }
+    if (pipe_rounds("dual", w + 32, x + 32, 29))
+        return 1;
     close(fd);
     return munmap(w, 4096) || munmap(x, 4096);
 }
