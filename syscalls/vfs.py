@@ -349,24 +349,45 @@ class OvNode:
 class OverlayNames(dict):
     """The overlay's path → OvNode table, each name charged to the disk quota while it exists.
     Insertions never fail (a rename must not stop halfway): what adds names checks room first
-    (Vfs._need_name)."""
+    (Vfs._need_name). Every name set or taken out is told to `changed` (Vfs.name_changed)."""
 
-    def __init__(self, limits: KernelLimits):
+    def __init__(self, limits: KernelLimits, changed: Callable[[str], None]):
         super().__init__()
         self.limits = limits
+        self.changed = changed
 
     def __setitem__(self, path, ov):
         if path not in self:
             self.limits.force("disk", DENTRY_COST + len(path))
+        self.changed(path)
         super().__setitem__(path, ov)
 
     def pop(self, path, *default):
         if path in self:
             self.limits.give("disk", DENTRY_COST + len(path))
+        self.changed(path)
         return super().pop(path, *default)
 
     def __delitem__(self, path):
         self.pop(path)
+
+
+class Whiteouts(set):
+    """The names of root files the guest removed (hidden from then on). Every name added or
+    taken out is told to `changed` (Vfs.name_changed)."""
+
+    def __init__(self, changed: Callable[[str], None]):
+        super().__init__()
+        self.changed = changed
+
+    def add(self, path):
+        self.changed(path)
+        super().add(path)
+
+    def discard(self, path):
+        if path in self:
+            self.changed(path)
+            super().discard(path)
 
 
 @record
@@ -406,6 +427,12 @@ def stable_ino(path: str) -> int:
     return zlib.crc32(path.encode("utf-8", "surrogateescape"))
 
 
+# resolve()'s stand-in for the node of a directory known from the dentry cache: looked up only
+# if the walk ends on it (never returned)
+_DIR = Node("", StatInfo(mode=S_IFDIR))
+_UNSEEN = object()            # a name the dentry cache does not hold
+
+
 def _split(path: str) -> List[str]:
     return [c for c in path.split("/") if c]
 
@@ -432,8 +459,11 @@ class Vfs:
                          key=lambda t: -len(t[0]))
         self._grant_tree = DirTree("/", self.host_ids)
         self.limits = limits or KernelLimits()   # the kernel's: the overlay counts "disk" and "inodes"
-        self.overlay: Dict[str, OvNode] = OverlayNames(self.limits)
-        self.whiteouts: set = set()
+        # the dentry cache (see name_changed): guest path -> None for a directory, or a
+        # symlink's target; only names this run alone can change (the root's and the overlay's)
+        self.dentries: Dict[str, Optional[str]] = {}
+        self.overlay: Dict[str, OvNode] = OverlayNames(self.limits, self.name_changed)
+        self.whiteouts: set = Whiteouts(self.name_changed)
         self.synth: Dict[str, SynthNode] = {}
         self.synth_dirs: List[Tuple[str, Callable[[str], Optional[SynthNode]]]] = []
         self.tmpfs: List[str] = []          # overlay-only directories, even inside a synthesized tree
@@ -443,13 +473,50 @@ class Vfs:
         self.reads: List[str] = []          # host paths opened for reading (for audits and tests)
         self.host_journal = HostJournal()   # what --rw grants' host files were before the run changed them
 
+    # -- the dentry cache ------------------------------------------------------
+    # resolve() walks a path one name at a time; `dentries` remembers, for each guest path it has
+    # looked up, what _lnode(path) was when it was a directory (None) or a symlink (its target), so
+    # the next walk through that name costs one dict lookup instead of a host lstat and the
+    # overlay/whiteout/mount checks. An entry mirrors _lnode of its own path only (each walk still
+    # consults the entry of every name on the way, so a removed parent is seen at the parent), and
+    # what _lnode answers for a path changes only when
+    #  - the overlay sets or takes out that very name, or a whiteout is added or removed for it:
+    #    OverlayNames and Whiteouts report each such name to name_changed, the one place that
+    #    drops an entry, whatever operation (create, mkdir, symlink, link, rename, unlink, rmdir,
+    #    copy-up) caused it;
+    #  - a mount (synthesized tree, tmpfs) is added: every entry goes (_mounts_changed);
+    #  - the host changes the file: never the guest, for the root is read-only to it. What a
+    #    host process does to the root under a running guest is seen at the final name of every
+    #    path (its lstat is always fresh), but a directory or symlink on the way is taken as it
+    #    was first seen: a snapshot at first look (README, "What the guest sees of the host").
+    # So only the root's and the overlay's names are kept: not synthesized ones (/proc/self leads
+    # somewhere else in every process), not --rw grants' (host files the host may change too), not
+    # magic links. Final names are never answered from the cache: their node is always fresh.
+
+    def name_changed(self, path: str) -> None:
+        """The namespace changed at `path` (a name set, taken out or hidden): forget its entry."""
+        self.dentries.pop(path, None)
+
+    @staticmethod
+    def _cacheable(node: Node) -> bool:
+        """Whether only this run can change the node's name: the overlay's, or the read-only
+        root's (see the dentry cache above)."""
+        return node.ov is not None or (node.host is not None and not node.writable_host
+                                       and node.synth is None and node.opened is None)
+
+    def _mounts_changed(self) -> None:
+        """What is mounted where changed: forget every entry."""
+        self.dentries.clear()
+
     # -- synthesized trees -------------------------------------------------
     def add_synth(self, path: str, node: SynthNode) -> None:
         self.synth[path] = node
+        self._mounts_changed()
 
     def add_synth_tree(self, prefix: str, resolver: Callable[[str], Optional[SynthNode]]) -> None:
         """Every path under `prefix` (and prefix itself) is answered by resolver(rest)."""
         self.synth_dirs.append((prefix, resolver))
+        self._mounts_changed()
 
     def add_tmpfs(self, path: str, mode: int = 0o1777) -> None:
         """A writable, initially empty directory at `path` (e.g. /dev/shm inside the synthesized
@@ -460,6 +527,7 @@ class Vfs:
                       ctime_ns=now)
         self.overlay[path] = self.new_ov(st)
         self.tmpfs.append(path)
+        self._mounts_changed()
 
     def _in_tmpfs(self, path: str) -> bool:
         return any(path == t or path.startswith(t + "/") for t in self.tmpfs)
@@ -566,18 +634,24 @@ class Vfs:
         """Resolve a guest path (relative to `base`) inside the root.
 
         Returns (canonical guest path, node or None if the last component does not exist and
-        must_exist is False). Raises VfsError(ENOENT/ENOTDIR/ELOOP/ENAMETOOLONG)."""
+        must_exist is False). Raises VfsError(ENOENT/ENOTDIR/ELOOP/ENAMETOOLONG).
+
+        Every name but the last is taken from the dentry cache when it is there (a directory or a
+        symlink's target: see name_changed); the node returned is always looked up afresh."""
         if not path:
             raise VfsError(E.ENOENT)
         if len(path) >= 4096:
             raise VfsError(E.ENAMETOOLONG)
         todo = _split(path)
-        cur = "/" if path.startswith("/") else (base or "/")
+        todo.reverse()                      # next name last: popped from the end
+        cur = "/" if path[0] == "/" else (base or "/")
+        dentries = self.dentries
+        unseen = _UNSEEN
         links = 0
-        node: Optional[Node] = self._lnode(cur) if cur != "/" else self._root_node()
-        trailing_slash = path.endswith("/")
+        node: Optional[Node] = _DIR if cur == "/" or dentries.get(cur, unseen) is None else self._looked_up(cur)
+        trailing_slash = path[-1] == "/"
         while todo:
-            comp = todo.pop(0)
+            comp = todo.pop()
             if len(comp) > 255:
                 raise VfsError(E.ENAMETOOLONG)
             if node is not None and not node.is_dir:
@@ -586,11 +660,23 @@ class Vfs:
                 continue
             if comp == "..":
                 cur = _parent(cur)
-                node = self._lnode(cur) if cur != "/" else self._root_node()
+                node = _DIR if cur == "/" or dentries.get(cur, unseen) is None else self._looked_up(cur)
                 continue
-            cand = _join(cur, comp)
-            nxt = self._lnode(cand)
+            cand = cur + "/" + comp if cur[-1] != "/" else cur.rstrip("/") + "/" + comp     # (_join)
             last = not todo
+            if not last:
+                known = dentries.get(cand, unseen)
+                if known is None:           # a directory
+                    cur, node = cand, _DIR
+                    continue
+                if known is not unseen:     # a symlink, to `known`
+                    links += 1
+                    if links > MAX_SYMLINKS:
+                        raise VfsError(E.ELOOP)
+                    if self._follow(known, todo):
+                        cur, node = "/", _DIR
+                    continue
+            nxt = self._looked_up(cand)
             if nxt is None:
                 if last and not must_exist:
                     return cand, None
@@ -603,17 +689,38 @@ class Vfs:
                     cur, node = self._magic_target(nxt.synth.opened(), last)
                     continue
                 target = self.readlink_node(nxt)
-                if not target:
-                    raise VfsError(E.ENOENT)
-                todo = _split(target) + todo
-                if target.startswith("/"):
-                    cur = "/"
-                    node = self._root_node()
+                if self._cacheable(nxt):
+                    dentries[cand] = target
+                if self._follow(target, todo):
+                    cur, node = "/", _DIR
                 continue
             cur, node = cand, nxt
+        if node is _DIR:                    # a directory known from the cache: its node now
+            node = self._root_node() if cur == "/" else self._lnode(cur)
+            if node is None:                # (gone from the host under the guest: see name_changed)
+                raise VfsError(E.ENOENT)
         if trailing_slash and node is not None and not node.is_dir:
             raise VfsError(E.ENOTDIR)
         return cur, node
+
+    def _looked_up(self, path: str) -> Optional[Node]:
+        """_lnode(path), remembered in the dentry cache when it is a directory (a symlink is
+        remembered when it is followed: its target is read then)."""
+        node = self._lnode(path)
+        if node is not None and node.stat.mode & S_IFMT == S_IFDIR and self._cacheable(node):
+            self.dentries[path] = None
+        return node
+
+    @staticmethod
+    def _follow(target: str, todo: List[str]) -> bool:
+        """Put a symlink's target before the names still to walk (`todo`, next name last); whether
+        the walk restarts at the root (an absolute target). An empty target names nothing."""
+        if not target:
+            raise VfsError(E.ENOENT)
+        more = _split(target)
+        more.reverse()
+        todo.extend(more)
+        return target[0] == "/"
 
     @staticmethod
     def _magic_target(f, last: bool) -> Tuple[str, Node]:
