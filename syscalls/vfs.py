@@ -151,6 +151,8 @@ class DirTree:
 
     def __init__(self, top: str, ids: Optional[HostIds] = None):
         self.top = os.path.abspath(top)
+        # what join() puts before a resolved path's names where the host separates them with "/"
+        self._slash_top = (self.top if self.top.endswith("/") else self.top + "/") if os.sep == "/" else None
         self._folds: Optional[bool] = None            # found on first use: a tree never used reads nothing
         self._names: Dict[str, frozenset] = {}        # host dir -> its exact entry names
         self.ids = ids or HostIds()        # the Vfs's: every tree of a run numbers files alike
@@ -158,7 +160,11 @@ class DirTree:
     def join(self, path: str) -> str:
         """The host string of a guest path (absolute, already resolved) inside this tree."""
         rest = path.lstrip("/")
-        return os.path.join(self.top, *rest.split("/")) if rest else self.top
+        if not rest:
+            return self.top
+        if self._slash_top is not None and "//" not in rest:
+            return self._slash_top + rest            # what os.path.join gives, without its calls
+        return os.path.join(self.top, *rest.split("/"))
 
     @property
     def case_insensitive(self) -> bool:
@@ -467,6 +473,8 @@ class Vfs:
         self.synth: Dict[str, SynthNode] = {}
         self.synth_dirs: List[Tuple[str, Callable[[str], Optional[SynthNode]]]] = []
         self.tmpfs: List[str] = []          # overlay-only directories, even inside a synthesized tree
+        self._mounted_tops: Optional[set] = set()     # see _mounts_changed
+        self._mounts_changed()
         self.clock_ns = clock_ns or (lambda: 0)
         self.uid, self.gid = uid, gid
         self._next_ino = 0x100000
@@ -505,8 +513,23 @@ class Vfs:
                                        and node.synth is None and node.opened is None)
 
     def _mounts_changed(self) -> None:
-        """What is mounted where changed: forget every entry."""
+        """What is mounted where changed: forget every entry, and make again the table of first
+        names under which something is mounted (a path outside them is plainly the root's)."""
         self.dentries.clear()
+        prefixes = [p for p, _ in self.rw] + list(self.synth) + [p for p, _ in self.synth_dirs] + self.tmpfs
+        if any(p.rstrip("/") == "" for p in prefixes):
+            self._mounted_tops = None                 # something is mounted on /: no path is plain
+        else:
+            self._mounted_tops = {p.lstrip("/").split("/", 1)[0] for p in prefixes}
+
+    def _plain(self, path: str) -> bool:
+        """Whether the (absolute, resolved) path is the read-only root's, with no grant, tmpfs or
+        synthesized tree under its first name: the check every other name on a walk skips."""
+        tops = self._mounted_tops
+        if tops is None:
+            return False
+        i = path.find("/", 1)
+        return (path[1:i] if i > 0 else path[1:]) not in tops
 
     # -- synthesized trees -------------------------------------------------
     def add_synth(self, path: str, node: SynthNode) -> None:
@@ -596,7 +619,17 @@ class Vfs:
         ov = self.overlay.get(path)
         if ov is not None:
             return Node(path, ov.stat, ov=ov)
-        if path in self.whiteouts or (self.tmpfs and self._in_tmpfs(path)):
+        if path in self.whiteouts:
+            return None
+        if self._plain(path):             # the root's: no mount to look for
+            tree = self.tree
+            host = tree.join(path)
+            try:
+                st = tree.lstat(host)
+            except OSError:
+                return None
+            return Node(path, st, host=host, tree=tree)
+        if self.tmpfs and self._in_tmpfs(path):
             return None
         sn = self._synth_node(path)
         if sn is not None:

@@ -249,3 +249,31 @@ def test_cached_lookups_answer_as_uncached_ones(root, seed):
             vfs.dentries.update(kept)
             assert cached == fresh, (seed, path, base, follow, must_exist)
         assert vfs.dentries, "the walks cached nothing: the test tests nothing"
+
+
+def test_names_outside_every_mount_are_looked_up_as_through_the_mounts(root, tmp_path_factory):
+    """_lnode's shortcut for names under no grant, tmpfs or synthesized tree (Vfs._plain) answers
+    as the full checks do, for names in, beside and outside each mount."""
+    grant = tmp_path_factory.mktemp("grant")
+    (grant / "w").write_text("w")
+    vfs = Vfs(str(root), rw=((str(grant), "/h/g"),))
+    vfs.add_synth_tree("/dev", lambda rest: SynthNode(S_IFDIR | 0o755, children=lambda: []) if rest == "" else None)
+    vfs.add_tmpfs("/dev/shm")
+    vfs.add_tmpfs("/A/t")
+    vfs.mkdir("/dev/shm/d", 0o755)
+    vfs.mkdir("/o", 0o755)
+    paths = ["/", "/A", "/A/f1", "/A/t", "/A/tt", "/B/f2", "/h", "/h/g", "/h/g/w", "/h/gg", "/hl", "/dev",
+             "/dev/shm", "/dev/shm/d", "/devx", "/o", "/nothing", "/h/sub/g"]
+
+    def looked_up(path):
+        node = vfs._lnode(path)
+        return None if node is None else (node.path, node.stat.mode, node.stat.size, node.host,
+                                          node.writable_host, id(node.ov) if node.ov else None, node.synth is not None)
+
+    plain = [looked_up(p) for p in paths]
+    tops, vfs._mounted_tops = vfs._mounted_tops, None         # every name through the full checks
+    assert [looked_up(p) for p in paths] == plain
+    assert tops == {"h", "dev", "A"} and vfs._plain("/B/f2") is False
+    vfs._mounted_tops = tops
+    assert vfs._plain("/B/f2") and vfs._plain("/hl") and not vfs._plain("/h/sub/g")
+    assert plain[paths.index("/h/g/w")][4] is True and plain[paths.index("/A/t")][5] is not None
