@@ -92,10 +92,10 @@ def open_node(proc, path: str, node, flags: int, mode: int) -> OpenFile:
     else:
         if flags & O_CREAT and flags & O_EXCL:
             raise VfsError(E.EEXIST)
+        if flags & O_PATH:
+            return OpenFile(path, flags, node)      # (with O_NOFOLLOW, of a symlink itself)
         if node.is_link and flags & O_NOFOLLOW:
             raise VfsError(E.ELOOP)
-        if flags & O_PATH:
-            return OpenFile(path, flags, node)
         if flags & O_DIRECTORY and not node.is_dir:
             raise VfsError(E.ENOTDIR)
         if node.is_dir and wants_write:
@@ -159,7 +159,8 @@ def do_open(proc, dirfd: int, addr: int, flags: int, mode: int) -> int:
     shared = _reopen_fd_link(proc, dirfd, addr, flags)
     if shared is not None and shared.node is None:       # a pipe, socket or stream: share it
         return _install(proc, shared, bool(flags & O_CLOEXEC))
-    path, node = resolve_at(proc, dirfd, addr, follow=not flags & O_NOFOLLOW, must_exist=not flags & O_CREAT)
+    excl = flags & O_CREAT and flags & O_EXCL          # (a symlink is not followed: EEXIST, as on Linux)
+    path, node = resolve_at(proc, dirfd, addr, follow=not (flags & O_NOFOLLOW or excl), must_exist=not flags & O_CREAT)
     f = open_node(proc, path, node, flags, mode)
     return _install(proc, f, bool(flags & O_CLOEXEC))
 

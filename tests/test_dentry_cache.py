@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from conftest import built, same_as_native
 from emutrace.kernel import errno as E
 from emutrace.kernel.errors import VfsError
 from emutrace.kernel.vfs import S_IFDIR, S_IFLNK, S_IFREG, SynthNode, Vfs
@@ -277,3 +278,12 @@ def test_names_outside_every_mount_are_looked_up_as_through_the_mounts(root, tmp
     vfs._mounted_tops = tops
     assert vfs._plain("/B/f2") and vfs._plain("/hl") and not vfs._plain("/h/sub/g")
     assert plain[paths.index("/h/g/w")][4] is True and plain[paths.index("/A/t")][5] is not None
+
+
+@pytest.mark.parametrize("where", ["root", "tmpfs"])
+def test_paths_looked_up_between_changes_as_on_linux(tmp_path, where):
+    """bins/pathwalk: a rename, unlink, rmdir, mkdir, symlink replaced (by a symlink, a rename, a
+    directory) between two lookups of the same path, `..` after symlinks, open's flags on
+    symlinks: the same answers as natively, in a directory of the read-only root (the guest's
+    changes in the overlay) and in the tmpfs /dev/shm."""
+    same_as_native([built("pathwalk"), str(tmp_path) if where == "root" else "/dev/shm"])
