@@ -55,6 +55,10 @@ def stat_from_host(st: os.stat_result) -> StatInfo:
                     blocks=blocks, atime_ns=st.st_mtime_ns, mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns)
 
 
+# the host's stat has every field stat_from_host reads, and Linux's file types (not Windows)
+_FULL_HOST_STAT = os.name != "nt" and all(hasattr(os.stat_result, a) for a in ("st_blocks", "st_rdev", "st_blksize"))
+
+
 def _folds_case(top: str) -> bool:
     """Whether the host file system under `top` folds case, found by looking an entry up with
     its case swapped (no entry with letters: taken as case-sensitive, the Linux answer)."""
@@ -128,6 +132,17 @@ class HostIds:
         out.host_id = None
         return out
 
+    def from_host(self, st: os.stat_result) -> StatInfo:
+        """guest_stat(stat_from_host(st)) in one step: what every host lstat on a path walk makes
+        (a stat with every field given in order, no getattr)."""
+        if not _FULL_HOST_STAT:
+            return self.guest_stat(stat_from_host(st))
+        ino, dev, mtime = st.st_ino & 0xFFFFFFFFFFFFFFFF, st.st_dev & 0xFFFFFFFFFFFFFFFF, st.st_mtime_ns
+        uid, gid = st.st_uid, st.st_gid
+        return StatInfo(st.st_mode, st.st_size, ino, dev, st.st_nlink,
+                        self.uid if uid == self.host_uid else uid, self.gid if gid == self.host_gid else gid,
+                        st.st_rdev or 0, st.st_blksize or 4096, st.st_blocks, mtime, mtime, mtime, (dev, ino))
+
     def guest_stat(self, st: StatInfo) -> StatInfo:
         """st (a host file's, from stat_from_host) as the guest will see it, changed in place;
         its inode and device are numbered when it is shown (shown())."""
@@ -195,12 +210,12 @@ class DirTree:
     def lstat(self, host: str) -> StatInfo:
         if self.case_insensitive:
             self._exact(host)
-        return self.ids.guest_stat(stat_from_host(os.lstat(host)))
+        return self.ids.from_host(os.lstat(host))
 
     def stat(self, host: str) -> StatInfo:
         if self.case_insensitive:
             self._exact(host)
-        return self.ids.guest_stat(stat_from_host(os.stat(host)))
+        return self.ids.from_host(os.stat(host))
 
     def readlink(self, host: str) -> str:
         if self.case_insensitive:
@@ -232,7 +247,7 @@ class DirTree:
         return open(host, "rb", buffering=0)
 
     def fstat(self, f, node) -> StatInfo:
-        return self.ids.guest_stat(stat_from_host(os.fstat(f.fileno())))
+        return self.ids.from_host(os.fstat(f.fileno()))
 
     def read(self, host: str) -> bytes:
         with self.open(host) as f:
