@@ -507,6 +507,8 @@ class Vfs:
     #    OverlayNames and Whiteouts report each such name to name_changed, the one place that
     #    drops an entry, whatever operation (create, mkdir, symlink, link, rename, unlink, rmdir,
     #    copy-up) caused it;
+    #  - the guest changes a name in a --rw grant: every entry goes, for the granted host
+    #    directory may also be under the root, seen read-only under another name (name_changed);
     #  - a mount (synthesized tree, tmpfs) is added: every entry goes (_mounts_changed);
     #  - the host changes the file: never the guest, for the root is read-only to it. What a
     #    host process does to the root under a running guest is seen at the final name of every
@@ -517,8 +519,15 @@ class Vfs:
     # magic links. Final names are never answered from the cache: their node is always fresh.
 
     def name_changed(self, path: str) -> None:
-        """The namespace changed at `path` (a name set, taken out or hidden): forget its entry."""
-        self.dentries.pop(path, None)
+        """The namespace changed at `path` (a name set, taken out or hidden): forget its entry.
+        In a --rw grant (whose names are never cached) every entry goes: the granted host
+        directory may also be under the root, where the guest sees it read-only under another
+        name, and a symlink the guest makes there must not be walked through as the directory
+        it replaced (a host lstat of a path follows the host's symlinks)."""
+        if self.rw and self.host_path(path)[1]:
+            self.dentries.clear()
+        else:
+            self.dentries.pop(path, None)
 
     @staticmethod
     def _cacheable(node: Node) -> bool:
@@ -862,6 +871,7 @@ class Vfs:
     def create_file(self, path: str, mode: int) -> Node:
         parent = self._parent_dir(path)
         if parent.writable_host:
+            self.name_changed(path)
             host, _ = self.host_path(path)
             self.host_journal.changing(path, host)
             try:
@@ -919,6 +929,7 @@ class Vfs:
             raise VfsError(E.EEXIST)
         parent = self._parent_dir(path)
         if parent.writable_host:
+            self.name_changed(path)
             try:
                 os.mkdir(self.host_path(path)[0], mode & 0o7777)
             except OSError as e:
@@ -935,6 +946,7 @@ class Vfs:
             raise VfsError(E.EEXIST)
         parent = self._parent_dir(path)
         if parent.writable_host:
+            self.name_changed(path)
             try:
                 os.symlink(target, self.host_path(path)[0])
             except OSError as e:
@@ -958,6 +970,7 @@ class Vfs:
         if is_dir and len(self.listdir(node)) > 2:
             raise VfsError(E.ENOTEMPTY)
         if node.writable_host:
+            self.name_changed(node.path)
             if not is_dir:
                 self.host_journal.removing(node.path, node.host)
             try:
@@ -975,6 +988,8 @@ class Vfs:
         dst = self._lnode(dst_path)
         self._parent_dir(dst_path)
         if src.writable_host and (dst is None or dst.writable_host) and self.host_path(dst_path)[1]:
+            self.name_changed(src.path)
+            self.name_changed(dst_path)
             self.host_journal.removing(src.path, src.host)
             self.host_journal.removing(dst_path, self.host_path(dst_path)[0])
             try:
@@ -1012,6 +1027,7 @@ class Vfs:
             raise VfsError(E.EPERM)
         parent = self._parent_dir(dst_path)
         if src.writable_host and parent.writable_host:
+            self.name_changed(dst_path)
             self.host_journal.changing(dst_path, self.host_path(dst_path)[0])
             try:
                 os.link(src.host, self.host_path(dst_path)[0])

@@ -183,6 +183,24 @@ def test_the_returned_node_is_looked_up_afresh(root):
     assert vfs.resolve("/A/f1")[1].stat.size == 6
 
 
+def test_a_grant_seen_through_the_root_too_cannot_lead_outside_it(tmp_path):
+    """A --rw grant whose host directory is also under the root: a directory the guest walked
+    through under the root, replaced through the grant by a symlink to a host directory outside
+    the root, is not walked through as the directory it was (the host would follow the link)."""
+    root = tmp_path / "root"
+    (root / "a" / "data").mkdir(parents=True)
+    (tmp_path / "secret").mkdir()
+    (tmp_path / "secret" / "s.txt").write_text("HOST SECRET")
+    vfs = Vfs(str(root), rw=((str(root / "a" / "data"), "/data"),))
+    vfs.mkdir("/data/d", 0o755)
+    assert vfs.resolve("/a/data/d/s.txt", must_exist=False) == ("/a/data/d/s.txt", None)
+    vfs.remove(vfs.lookup("/data/d"), is_dir=True)
+    vfs.symlink(str(tmp_path / "secret"), "/data/d")
+    assert (root / "a" / "data" / "d").is_symlink()
+    assert errno_of(vfs, "/a/data/d/s.txt") == E.ENOENT        # the link's target is inside the root
+    assert errno_of(vfs, "/data/d/s.txt") == E.ENOENT
+
+
 # ---------------------------------------------------------------------------------------------
 # the cache against no cache: random operations, each lookup made with the cache as it is and
 # again with it emptied, both answers the same
