@@ -699,8 +699,7 @@ class Vfs:
             raise VfsError(E.ENOENT)
         if len(path) >= 4096:
             raise VfsError(E.ENAMETOOLONG)
-        todo = _split(path)
-        todo.reverse()                      # next name last: popped from the end
+        todo = [c for c in reversed(path.split("/")) if c]     # the names, the next one last
         cur = "/" if path[0] == "/" else (base or "/")
         dentries = self.dentries
         unseen = _UNSEEN
@@ -711,7 +710,7 @@ class Vfs:
             comp = todo.pop()
             if len(comp) > 255:
                 raise VfsError(E.ENAMETOOLONG)
-            if node is not None and not node.is_dir:
+            if node is not _DIR and node is not None and not node.is_dir:
                 raise VfsError(E.ENOTDIR)
             if comp == ".":
                 continue
