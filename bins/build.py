@@ -128,6 +128,8 @@ PROGRAMS: Dict[str, dict] = {
     "hello": _p("c", "hello world (prebuilt as a musl static binary)", flags=_C_FLAGS),
     "strings": _p("c", "string/stdlib/stdio calls", flags=_C_FLAGS),
     "files": _p("c", "file-system calls in a scratch dir (argv[1])", flags=_C_FLAGS),
+    "pathwalk": _p("c", "paths looked up before and after the names under them change; open's flags on "
+                        "symlinks (scratch dir argv[1])", flags=_C_FLAGS),
     "signal": _p("c", "sigaction/raise/kill/sigprocmask", flags=_C_FLAGS),
     "crash": _p("c", "prints 'before crash' then SIGSEGV", flags=_C_FLAGS),
     "cxx": _p("c++", "C++ containers, iostream, exceptions, virtual calls"),

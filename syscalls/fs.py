@@ -92,10 +92,10 @@ def open_node(proc, path: str, node, flags: int, mode: int) -> OpenFile:
     else:
         if flags & O_CREAT and flags & O_EXCL:
             raise VfsError(E.EEXIST)
+        if flags & O_PATH:
+            return OpenFile(path, flags, node)      # (with O_NOFOLLOW, of a symlink itself)
         if node.is_link and flags & O_NOFOLLOW:
             raise VfsError(E.ELOOP)
-        if flags & O_PATH:
-            return OpenFile(path, flags, node)
         if flags & O_DIRECTORY and not node.is_dir:
             raise VfsError(E.ENOTDIR)
         if node.is_dir and wants_write:
@@ -134,11 +134,11 @@ def open_node(proc, path: str, node, flags: int, mode: int) -> OpenFile:
 _FD_LINK = re.compile(r"^/proc/(\d+)/fd/(\d+)$")
 
 
-def _reopen_fd_link(proc, dirfd, addr, flags):
+def _fd_link_target(proc, link: str, node):
     """Opening /proc/PID/fd/N (also through /dev/fd, /dev/stdin...) opens what fd N holds, as
-    Linux's magic links do — pipes and sockets included, which have no path to resolve."""
+    Linux's magic links do — pipes and sockets included, which have no path to resolve: the open
+    file the symlink `node` at `link` leads to through such links, or None."""
     try:
-        link, node = resolve_at(proc, dirfd, addr, follow=False)
         for _ in range(8):                       # /dev/stdin → /proc/self/fd/0 → ...
             if node is None or not node.is_link:
                 return None
@@ -156,10 +156,19 @@ def _reopen_fd_link(proc, dirfd, addr, flags):
 
 
 def do_open(proc, dirfd: int, addr: int, flags: int, mode: int) -> int:
-    shared = _reopen_fd_link(proc, dirfd, addr, flags)
-    if shared is not None and shared.node is None:       # a pipe, socket or stream: share it
-        return _install(proc, shared, bool(flags & O_CLOEXEC))
-    path, node = resolve_at(proc, dirfd, addr, follow=not flags & O_NOFOLLOW, must_exist=not flags & O_CREAT)
+    # The path is resolved once without following its last name. Unless that name is a symlink
+    # this is the answer whatever the flags (they only decide about a last name that is a symlink,
+    # or missing), and its errors are the open's: the walk to the last name is the same.
+    path, node = resolve_at(proc, dirfd, addr, follow=False, must_exist=False)
+    if node is None:
+        if not flags & O_CREAT:
+            raise VfsError(E.ENOENT)
+    elif node.is_link:
+        shared = _fd_link_target(proc, path, node)
+        if shared is not None and shared.node is None:       # a pipe, socket or stream: share it
+            return _install(proc, shared, bool(flags & O_CLOEXEC))
+        if not (flags & O_NOFOLLOW or flags & O_CREAT and flags & O_EXCL):   # (O_EXCL: EEXIST, as on Linux)
+            path, node = resolve_at(proc, dirfd, addr, must_exist=not flags & O_CREAT)
     f = open_node(proc, path, node, flags, mode)
     return _install(proc, f, bool(flags & O_CLOEXEC))
 

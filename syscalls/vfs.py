@@ -55,6 +55,10 @@ def stat_from_host(st: os.stat_result) -> StatInfo:
                     blocks=blocks, atime_ns=st.st_mtime_ns, mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns)
 
 
+# the host's stat has every field stat_from_host reads, and Linux's file types (not Windows)
+_FULL_HOST_STAT = os.name != "nt" and all(hasattr(os.stat_result, a) for a in ("st_blocks", "st_rdev", "st_blksize"))
+
+
 def _folds_case(top: str) -> bool:
     """Whether the host file system under `top` folds case, found by looking an entry up with
     its case swapped (no entry with letters: taken as case-sensitive, the Linux answer)."""
@@ -128,6 +132,17 @@ class HostIds:
         out.host_id = None
         return out
 
+    def from_host(self, st: os.stat_result) -> StatInfo:
+        """guest_stat(stat_from_host(st)) in one step: what every host lstat on a path walk makes
+        (a stat with every field given in order, no getattr)."""
+        if not _FULL_HOST_STAT:
+            return self.guest_stat(stat_from_host(st))
+        ino, dev, mtime = st.st_ino & 0xFFFFFFFFFFFFFFFF, st.st_dev & 0xFFFFFFFFFFFFFFFF, st.st_mtime_ns
+        uid, gid = st.st_uid, st.st_gid
+        return StatInfo(st.st_mode, st.st_size, ino, dev, st.st_nlink,
+                        self.uid if uid == self.host_uid else uid, self.gid if gid == self.host_gid else gid,
+                        st.st_rdev or 0, st.st_blksize or 4096, st.st_blocks, mtime, mtime, mtime, (dev, ino))
+
     def guest_stat(self, st: StatInfo) -> StatInfo:
         """st (a host file's, from stat_from_host) as the guest will see it, changed in place;
         its inode and device are numbered when it is shown (shown())."""
@@ -151,6 +166,8 @@ class DirTree:
 
     def __init__(self, top: str, ids: Optional[HostIds] = None):
         self.top = os.path.abspath(top)
+        # what join() puts before a resolved path's names where the host separates them with "/"
+        self._slash_top = (self.top if self.top.endswith("/") else self.top + "/") if os.sep == "/" else None
         self._folds: Optional[bool] = None            # found on first use: a tree never used reads nothing
         self._names: Dict[str, frozenset] = {}        # host dir -> its exact entry names
         self.ids = ids or HostIds()        # the Vfs's: every tree of a run numbers files alike
@@ -158,7 +175,11 @@ class DirTree:
     def join(self, path: str) -> str:
         """The host string of a guest path (absolute, already resolved) inside this tree."""
         rest = path.lstrip("/")
-        return os.path.join(self.top, *rest.split("/")) if rest else self.top
+        if not rest:
+            return self.top
+        if self._slash_top is not None and "//" not in rest:
+            return self._slash_top + rest            # what os.path.join gives, without its calls
+        return os.path.join(self.top, *rest.split("/"))
 
     @property
     def case_insensitive(self) -> bool:
@@ -189,12 +210,12 @@ class DirTree:
     def lstat(self, host: str) -> StatInfo:
         if self.case_insensitive:
             self._exact(host)
-        return self.ids.guest_stat(stat_from_host(os.lstat(host)))
+        return self.ids.from_host(os.lstat(host))
 
     def stat(self, host: str) -> StatInfo:
         if self.case_insensitive:
             self._exact(host)
-        return self.ids.guest_stat(stat_from_host(os.stat(host)))
+        return self.ids.from_host(os.stat(host))
 
     def readlink(self, host: str) -> str:
         if self.case_insensitive:
@@ -226,7 +247,7 @@ class DirTree:
         return open(host, "rb", buffering=0)
 
     def fstat(self, f, node) -> StatInfo:
-        return self.ids.guest_stat(stat_from_host(os.fstat(f.fileno())))
+        return self.ids.from_host(os.fstat(f.fileno()))
 
     def read(self, host: str) -> bytes:
         with self.open(host) as f:
@@ -349,24 +370,45 @@ class OvNode:
 class OverlayNames(dict):
     """The overlay's path → OvNode table, each name charged to the disk quota while it exists.
     Insertions never fail (a rename must not stop halfway): what adds names checks room first
-    (Vfs._need_name)."""
+    (Vfs._need_name). Every name set or taken out is told to `changed` (Vfs.name_changed)."""
 
-    def __init__(self, limits: KernelLimits):
+    def __init__(self, limits: KernelLimits, changed: Callable[[str], None]):
         super().__init__()
         self.limits = limits
+        self.changed = changed
 
     def __setitem__(self, path, ov):
         if path not in self:
             self.limits.force("disk", DENTRY_COST + len(path))
+        self.changed(path)
         super().__setitem__(path, ov)
 
     def pop(self, path, *default):
         if path in self:
             self.limits.give("disk", DENTRY_COST + len(path))
+        self.changed(path)
         return super().pop(path, *default)
 
     def __delitem__(self, path):
         self.pop(path)
+
+
+class Whiteouts(set):
+    """The names of root files the guest removed (hidden from then on). Every name added or
+    taken out is told to `changed` (Vfs.name_changed)."""
+
+    def __init__(self, changed: Callable[[str], None]):
+        super().__init__()
+        self.changed = changed
+
+    def add(self, path):
+        self.changed(path)
+        super().add(path)
+
+    def discard(self, path):
+        if path in self:
+            self.changed(path)
+            super().discard(path)
 
 
 @record
@@ -406,6 +448,12 @@ def stable_ino(path: str) -> int:
     return zlib.crc32(path.encode("utf-8", "surrogateescape"))
 
 
+# resolve()'s stand-in for the node of a directory known from the dentry cache: looked up only
+# if the walk ends on it (never returned)
+_DIR = Node("", StatInfo(mode=S_IFDIR))
+_UNSEEN = object()            # a name the dentry cache does not hold
+
+
 def _split(path: str) -> List[str]:
     return [c for c in path.split("/") if c]
 
@@ -432,24 +480,90 @@ class Vfs:
                          key=lambda t: -len(t[0]))
         self._grant_tree = DirTree("/", self.host_ids)
         self.limits = limits or KernelLimits()   # the kernel's: the overlay counts "disk" and "inodes"
-        self.overlay: Dict[str, OvNode] = OverlayNames(self.limits)
-        self.whiteouts: set = set()
+        # the dentry cache (see name_changed): guest path -> None for a directory, or a
+        # symlink's target; only names this run alone can change (the root's and the overlay's)
+        self.dentries: Dict[str, Optional[str]] = {}
+        self.overlay: Dict[str, OvNode] = OverlayNames(self.limits, self.name_changed)
+        self.whiteouts: set = Whiteouts(self.name_changed)
         self.synth: Dict[str, SynthNode] = {}
         self.synth_dirs: List[Tuple[str, Callable[[str], Optional[SynthNode]]]] = []
         self.tmpfs: List[str] = []          # overlay-only directories, even inside a synthesized tree
+        self._mounted_tops: Optional[set] = set()     # see _mounts_changed
+        self._mounts_changed()
         self.clock_ns = clock_ns or (lambda: 0)
         self.uid, self.gid = uid, gid
         self._next_ino = 0x100000
         self.reads: List[str] = []          # host paths opened for reading (for audits and tests)
         self.host_journal = HostJournal()   # what --rw grants' host files were before the run changed them
 
+    # -- the dentry cache ------------------------------------------------------
+    # resolve() walks a path one name at a time; `dentries` remembers, for each guest path it has
+    # looked up, what _lnode(path) was when it was a directory (None) or a symlink (its target), so
+    # the next walk through that name costs one dict lookup instead of a host lstat and the
+    # overlay/whiteout/mount checks. An entry mirrors _lnode of its own path only (each walk still
+    # consults the entry of every name on the way, so a removed parent is seen at the parent), and
+    # what _lnode answers for a path changes only when
+    #  - the overlay sets or takes out that very name, or a whiteout is added or removed for it:
+    #    OverlayNames and Whiteouts report each such name to name_changed, the one place that
+    #    drops an entry, whatever operation (create, mkdir, symlink, link, rename, unlink, rmdir,
+    #    copy-up) caused it;
+    #  - the guest changes a name in a --rw grant: every entry goes, for the granted host
+    #    directory may also be under the root, seen read-only under another name (name_changed);
+    #  - a mount (synthesized tree, tmpfs) is added: every entry goes (_mounts_changed);
+    #  - the host changes the file: never the guest, for the root is read-only to it. What a
+    #    host process does to the root under a running guest is seen at the final name of every
+    #    path (its lstat is always fresh), but a directory or symlink on the way is taken as it
+    #    was first seen: a snapshot at first look (README, "What the guest sees of the host").
+    # So only the root's and the overlay's names are kept: not synthesized ones (/proc/self leads
+    # somewhere else in every process), not --rw grants' (host files the host may change too), not
+    # magic links. Final names are never answered from the cache: their node is always fresh.
+
+    def name_changed(self, path: str) -> None:
+        """The namespace changed at `path` (a name set, taken out or hidden): forget its entry.
+        In a --rw grant (whose names are never cached) every entry goes: the granted host
+        directory may also be under the root, where the guest sees it read-only under another
+        name, and a symlink the guest makes there must not be walked through as the directory
+        it replaced (a host lstat of a path follows the host's symlinks)."""
+        if self.rw and self.host_path(path)[1]:
+            self.dentries.clear()
+        else:
+            self.dentries.pop(path, None)
+
+    @staticmethod
+    def _cacheable(node: Node) -> bool:
+        """Whether only this run can change the node's name: the overlay's, or the read-only
+        root's (see the dentry cache above)."""
+        return node.ov is not None or (node.host is not None and not node.writable_host
+                                       and node.synth is None and node.opened is None)
+
+    def _mounts_changed(self) -> None:
+        """What is mounted where changed: forget every entry, and make again the table of first
+        names under which something is mounted (a path outside them is plainly the root's)."""
+        self.dentries.clear()
+        prefixes = [p for p, _ in self.rw] + list(self.synth) + [p for p, _ in self.synth_dirs] + self.tmpfs
+        if any(p.rstrip("/") == "" for p in prefixes):
+            self._mounted_tops = None                 # something is mounted on /: no path is plain
+        else:
+            self._mounted_tops = {p.lstrip("/").split("/", 1)[0] for p in prefixes}
+
+    def _plain(self, path: str) -> bool:
+        """Whether the (absolute, resolved) path is the read-only root's, with no grant, tmpfs or
+        synthesized tree under its first name: the check every other name on a walk skips."""
+        tops = self._mounted_tops
+        if tops is None:
+            return False
+        i = path.find("/", 1)
+        return (path[1:i] if i > 0 else path[1:]) not in tops
+
     # -- synthesized trees -------------------------------------------------
     def add_synth(self, path: str, node: SynthNode) -> None:
         self.synth[path] = node
+        self._mounts_changed()
 
     def add_synth_tree(self, prefix: str, resolver: Callable[[str], Optional[SynthNode]]) -> None:
         """Every path under `prefix` (and prefix itself) is answered by resolver(rest)."""
         self.synth_dirs.append((prefix, resolver))
+        self._mounts_changed()
 
     def add_tmpfs(self, path: str, mode: int = 0o1777) -> None:
         """A writable, initially empty directory at `path` (e.g. /dev/shm inside the synthesized
@@ -460,6 +574,7 @@ class Vfs:
                       ctime_ns=now)
         self.overlay[path] = self.new_ov(st)
         self.tmpfs.append(path)
+        self._mounts_changed()
 
     def _in_tmpfs(self, path: str) -> bool:
         return any(path == t or path.startswith(t + "/") for t in self.tmpfs)
@@ -528,7 +643,17 @@ class Vfs:
         ov = self.overlay.get(path)
         if ov is not None:
             return Node(path, ov.stat, ov=ov)
-        if path in self.whiteouts or (self.tmpfs and self._in_tmpfs(path)):
+        if path in self.whiteouts:
+            return None
+        if self._plain(path):             # the root's: no mount to look for
+            tree = self.tree
+            host = tree.join(path)
+            try:
+                st = tree.lstat(host)
+            except OSError:
+                return None
+            return Node(path, st, host=host, tree=tree)
+        if self.tmpfs and self._in_tmpfs(path):
             return None
         sn = self._synth_node(path)
         if sn is not None:
@@ -566,31 +691,48 @@ class Vfs:
         """Resolve a guest path (relative to `base`) inside the root.
 
         Returns (canonical guest path, node or None if the last component does not exist and
-        must_exist is False). Raises VfsError(ENOENT/ENOTDIR/ELOOP/ENAMETOOLONG)."""
+        must_exist is False). Raises VfsError(ENOENT/ENOTDIR/ELOOP/ENAMETOOLONG).
+
+        Every name but the last is taken from the dentry cache when it is there (a directory or a
+        symlink's target: see name_changed); the node returned is always looked up afresh."""
         if not path:
             raise VfsError(E.ENOENT)
         if len(path) >= 4096:
             raise VfsError(E.ENAMETOOLONG)
-        todo = _split(path)
-        cur = "/" if path.startswith("/") else (base or "/")
+        todo = [c for c in reversed(path.split("/")) if c]     # the names, the next one last
+        cur = "/" if path[0] == "/" else (base or "/")
+        dentries = self.dentries
+        unseen = _UNSEEN
         links = 0
-        node: Optional[Node] = self._lnode(cur) if cur != "/" else self._root_node()
-        trailing_slash = path.endswith("/")
+        node: Optional[Node] = _DIR if cur == "/" or dentries.get(cur, unseen) is None else self._looked_up(cur)
+        trailing_slash = path[-1] == "/"
         while todo:
-            comp = todo.pop(0)
+            comp = todo.pop()
             if len(comp) > 255:
                 raise VfsError(E.ENAMETOOLONG)
-            if node is not None and not node.is_dir:
+            if node is not _DIR and node is not None and not node.is_dir:
                 raise VfsError(E.ENOTDIR)
             if comp == ".":
                 continue
             if comp == "..":
                 cur = _parent(cur)
-                node = self._lnode(cur) if cur != "/" else self._root_node()
+                node = _DIR if cur == "/" or dentries.get(cur, unseen) is None else self._looked_up(cur)
                 continue
-            cand = _join(cur, comp)
-            nxt = self._lnode(cand)
+            cand = cur + "/" + comp if cur[-1] != "/" else cur.rstrip("/") + "/" + comp     # (_join)
             last = not todo
+            if not last:
+                known = dentries.get(cand, unseen)
+                if known is None:           # a directory
+                    cur, node = cand, _DIR
+                    continue
+                if known is not unseen:     # a symlink, to `known`
+                    links += 1
+                    if links > MAX_SYMLINKS:
+                        raise VfsError(E.ELOOP)
+                    if self._follow(known, todo):
+                        cur, node = "/", _DIR
+                    continue
+            nxt = self._looked_up(cand)
             if nxt is None:
                 if last and not must_exist:
                     return cand, None
@@ -603,17 +745,38 @@ class Vfs:
                     cur, node = self._magic_target(nxt.synth.opened(), last)
                     continue
                 target = self.readlink_node(nxt)
-                if not target:
-                    raise VfsError(E.ENOENT)
-                todo = _split(target) + todo
-                if target.startswith("/"):
-                    cur = "/"
-                    node = self._root_node()
+                if self._cacheable(nxt):
+                    dentries[cand] = target
+                if self._follow(target, todo):
+                    cur, node = "/", _DIR
                 continue
             cur, node = cand, nxt
+        if node is _DIR:                    # a directory known from the cache: its node now
+            node = self._root_node() if cur == "/" else self._lnode(cur)
+            if node is None:                # (gone from the host under the guest: see name_changed)
+                raise VfsError(E.ENOENT)
         if trailing_slash and node is not None and not node.is_dir:
             raise VfsError(E.ENOTDIR)
         return cur, node
+
+    def _looked_up(self, path: str) -> Optional[Node]:
+        """_lnode(path), remembered in the dentry cache when it is a directory (a symlink is
+        remembered when it is followed: its target is read then)."""
+        node = self._lnode(path)
+        if node is not None and node.stat.mode & S_IFMT == S_IFDIR and self._cacheable(node):
+            self.dentries[path] = None
+        return node
+
+    @staticmethod
+    def _follow(target: str, todo: List[str]) -> bool:
+        """Put a symlink's target before the names still to walk (`todo`, next name last); whether
+        the walk restarts at the root (an absolute target). An empty target names nothing."""
+        if not target:
+            raise VfsError(E.ENOENT)
+        more = _split(target)
+        more.reverse()
+        todo.extend(more)
+        return target[0] == "/"
 
     @staticmethod
     def _magic_target(f, last: bool) -> Tuple[str, Node]:
@@ -707,6 +870,7 @@ class Vfs:
     def create_file(self, path: str, mode: int) -> Node:
         parent = self._parent_dir(path)
         if parent.writable_host:
+            self.name_changed(path)
             host, _ = self.host_path(path)
             self.host_journal.changing(path, host)
             try:
@@ -764,6 +928,7 @@ class Vfs:
             raise VfsError(E.EEXIST)
         parent = self._parent_dir(path)
         if parent.writable_host:
+            self.name_changed(path)
             try:
                 os.mkdir(self.host_path(path)[0], mode & 0o7777)
             except OSError as e:
@@ -780,6 +945,7 @@ class Vfs:
             raise VfsError(E.EEXIST)
         parent = self._parent_dir(path)
         if parent.writable_host:
+            self.name_changed(path)
             try:
                 os.symlink(target, self.host_path(path)[0])
             except OSError as e:
@@ -803,6 +969,7 @@ class Vfs:
         if is_dir and len(self.listdir(node)) > 2:
             raise VfsError(E.ENOTEMPTY)
         if node.writable_host:
+            self.name_changed(node.path)
             if not is_dir:
                 self.host_journal.removing(node.path, node.host)
             try:
@@ -820,6 +987,8 @@ class Vfs:
         dst = self._lnode(dst_path)
         self._parent_dir(dst_path)
         if src.writable_host and (dst is None or dst.writable_host) and self.host_path(dst_path)[1]:
+            self.name_changed(src.path)
+            self.name_changed(dst_path)
             self.host_journal.removing(src.path, src.host)
             self.host_journal.removing(dst_path, self.host_path(dst_path)[0])
             try:
@@ -857,6 +1026,7 @@ class Vfs:
             raise VfsError(E.EPERM)
         parent = self._parent_dir(dst_path)
         if src.writable_host and parent.writable_host:
+            self.name_changed(dst_path)
             self.host_journal.changing(dst_path, self.host_path(dst_path)[0])
             try:
                 os.link(src.host, self.host_path(dst_path)[0])

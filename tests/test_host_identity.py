@@ -148,3 +148,23 @@ def test_what_the_guest_writes_in_a_grant_carries_the_virtual_time(tmp_path):
     times = [int(t) for t in r.stdout.split()]
     assert all(start <= t < start + 60 for t in times), times     # not today's host time
     assert start <= int(os.stat(grant / "f").st_mtime) < start + 60
+
+
+def test_a_host_stat_in_one_step_is_the_stat_in_two(tmp_path):
+    """HostIds.from_host (what DirTree.lstat/stat/fstat make) gives, field for field, what
+    stat_from_host and guest_stat give: for a file, a directory, a symlink, a device, a file of
+    the host user (shown as the guest's) and one of another user (kept)."""
+    from emutrace.kernel.vfs import HostIds, stat_from_host
+    (tmp_path / "f").write_text("x" * 5000)
+    (tmp_path / "l").symlink_to("f")
+    ids = HostIds(uid=1000, gid=1001)
+    for path in (tmp_path / "f", tmp_path, tmp_path / "l", "/dev/null", "/"):
+        st = os.lstat(path)
+        one, two = ids.from_host(st), ids.guest_stat(stat_from_host(st))
+        assert one == two and one.host_id == (st.st_dev, st.st_ino), path
+    mine = ids.from_host(os.lstat(tmp_path / "f"))                # made by the host user: the guest's
+    assert (mine.uid, mine.gid) == (1000, 1001 if os.getgid() == os.lstat(tmp_path / "f").st_gid else mine.gid)
+    other = HostIds(uid=1000, gid=1001)
+    other.host_uid, other.host_gid = -5, -5               # a host user that owns nothing here
+    st = os.lstat(tmp_path / "f")
+    assert other.from_host(st).uid == st.st_uid and other.from_host(st) == other.guest_stat(stat_from_host(st))
