@@ -59,7 +59,7 @@ from .machine.errors import EmutraceError
 from .machine.memory import OutOfMemory, page_up
 from .machine.native import native
 from .machine.reader import GuestReader
-from .machine.x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
+from .machine.x86enc import ARG_REGS, Asm, JA, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
 from .escapes import escape_bytes
 from .nativelog import native_site
 from .renderops import BLOCK, CSTR, CSTRN, FIXED_SIZE, LENGTH, RAXRDX, RETLEN, WORD
@@ -631,7 +631,7 @@ class GuestLog:
         # store instruction of a trampoline that may fault in a guard page → (what is full:
         # "ring" or "shadow", where the trampoline starts over, the registers it has borrowed
         # and where it keeps them): see fault_fixup
-        self.restarts: Dict[int, Tuple[str, int, Tuple[Tuple[str, int], ...]]] = {}
+        self.restarts: Dict[int, Tuple[str, int, Tuple[Tuple[str, int], ...], int]] = {}
         self.patched: set = set()                         # PLT entries jumping to a trampoline
         self.unwind_hooked: set = set()
         self.leaf_suffix: Optional[str] = None      # what the sites' quick lines end with
@@ -745,14 +745,20 @@ class GuestLog:
         for r, save in ((RCX, S_RCX), (RDI, S_RDI)):
             a.store(R11, save, r)
         a.lea(RCX, RSP, -8)
-        # pop entries of deeper frames (below the slot: left by longjmp) up to this frame's; an
-        # entry above it (an outer frame's, or the sentinel at the base: the stack is empty)
-        # means the return address was lost
+        # the top entry is this frame's (a call that copies at the return: one branch)...
+        a.sub_imm(R10, SHADOW_ENTRY)
+        a.cmp_mem_reg(R10, 0, RCX)
+        a.jcc(JE, "matched")
+        # ... or pop entries of deeper frames (below the slot: left by longjmp) up to this
+        # frame's; an entry above it (an outer frame's, or the sentinel at the base: the stack
+        # is empty) means the return address was lost
+        a.jcc(JA, "lost")
         a.label("pop")
         a.sub_imm(R10, SHADOW_ENTRY)
         a.cmp_mem_reg(R10, 0, RCX)
         a.jcc(JB, "pop")
         a.jcc(JNE, "lost")
+        a.label("matched")
         self._return_record_head(a)
         a.load(RCX, R10, 24)
         a.store(R11, S_OUTP, RCX)
@@ -1051,6 +1057,9 @@ class GuestLog:
         # included).
         twice = fs.site.name in RETURNS_TWICE
         start = a.addr(f"t{k}")
+        if not (twice or fs.strings or fs.native_point):
+            self._plain_trampoline(a, fs, through, start, restarts)
+            return
         a.movabs(R11, self.ctrl)
         a.store(R11, S_RAX, RAX)
         if twice:
@@ -1073,7 +1082,6 @@ class GuestLog:
         a.store(RAX, 56, RSP)                         # the return slot
         if fs.size > HEAD:
             a.store(RAX, 64, R10)
-        simple = not (twice or fs.strings or fs.native_point)
         if not twice:
             # the shadow entry: slot, return address, return kind | output size << 8, output
             # argument, string shown at the return (before the C hook, which reads SHTOP as
@@ -1089,10 +1097,7 @@ class GuestLog:
                 a.store(R11, 24, ARG_REGS[fs.out[0]])
             if fs.in_string is not None:
                 a.store(R11, 40, ARG_REGS[fs.in_string])
-            if simple:
-                a.add_imm(R11, SHADOW_ENTRY)          # (kept: published below)
-            else:
-                a.movabs(R11, self.ctrl)
+            a.movabs(R11, self.ctrl)
         if fs.native_point:
             # a C hook runs here (rax and the control page's RPTR: the record, whose head is
             # written; SHTOP: this call's shadow entry; every argument register as at the call)
@@ -1111,14 +1116,6 @@ class GuestLog:
             a.store(RSP, 0, R10)                      # the return comes to the stub
             a.load(R10, R11, S_R10)
             a.load(RAX, R11, S_RAX)
-        elif simple:
-            a.movabs(R10, self.ctrl)
-            a.store(R10, RPTR, RAX)                   # the record is complete: publish it
-            a.store(R10, SHTOP, R11)                  # ... and the shadow entry
-            a.movabs(R11, self.ret_tramp)
-            a.store(RSP, 0, R11)                      # the return comes to the return trampoline
-            a.load(RAX, R10, S_RAX)
-            a.load(R10, R10, S_R10)
         else:
             a.store(R11, RPTR, RAX)
             a.load(RAX, R11, SHTOP)
@@ -1130,12 +1127,47 @@ class GuestLog:
             a.load(RAX, R11, S_RAX)
         a.jmp_rip_mem(through)
 
+    def _plain_trampoline(self, a: Asm, fs: FastSite, through: int, start: int, restarts: dict) -> None:
+        # The common site (no string argument, no C hook, not setjmp's): rax alone is borrowed,
+        # the control page addressed with movabs (no base register), r11 holds the return
+        # address. The record is published before the shadow entry is written (a fault there
+        # takes it back: fault_fixup's `unpublish`), which spares a second borrowed register.
+        ctrl = self.ctrl
+        a.store_rax_abs(ctrl + S_RAX)
+        a.load_rax_abs(ctrl + RPTR)
+        a.load(R11, RSP, 0)                           # the return address
+        self._ring_store(a, restarts, "ring", start, (("rax", S_RAX),))
+        a.store(RAX, 64, R11)                         # (the record's last word first)
+        a.store_imm(RAX, 0, fs.tag)
+        for i, r in enumerate(ARG_REGS):
+            a.store(RAX, 8 + 8 * i, r)
+        a.store(RAX, 56, RSP)                         # the return slot
+        a.add_imm(RAX, fs.size)
+        a.store_rax_abs(ctrl + RPTR)                  # the record is complete: publish it
+        a.load_rax_abs(ctrl + SHTOP)
+        self._ring_store(a, restarts, "shadow", start, (("rax", S_RAX),), fs.size)
+        a.store(RAX, 0, RSP)
+        a.store(RAX, 8, R11)
+        size = 8 if fs.ret_kind == RET_PAIR else fs.out[1] if fs.out is not None else 0
+        a.store_imm(RAX, 16, fs.ret_kind | size << 8)
+        if fs.out is not None:
+            a.store(RAX, 24, ARG_REGS[fs.out[0]])
+        if fs.in_string is not None:
+            a.store(RAX, 40, ARG_REGS[fs.in_string])
+        a.add_imm(RAX, SHADOW_ENTRY)
+        a.store_rax_abs(ctrl + SHTOP)
+        a.movabs(R11, self.ret_tramp)
+        a.store(RSP, 0, R11)                          # the return comes to the return trampoline
+        a.load_rax_abs(ctrl + S_RAX)
+        a.jmp_rip_mem(through)
+
     @staticmethod
-    def _ring_store(a: Asm, into: dict, full: str, start: int, restore) -> None:
+    def _ring_store(a: Asm, into: dict, full: str, start: int, restore, unpublish: int = 0) -> None:
         """The next instruction is a store that faults when the ring (full "ring") or the shadow
         stack ("shadow") has no room: fault_fixup restores `restore` ((register, where it is
-        kept), ...), makes room and starts the trampoline over at `start`."""
-        into[a.here] = (full, start, restore)
+        kept), ...), takes back a record of `unpublish` bytes already published, makes room and
+        starts the trampoline over at `start`."""
+        into[a.here] = (full, start, restore, unpublish)
 
     def _map_stubs(self, proc) -> None:
         """The table of return stubs (read by the trampolines; zeros: empty) and their code."""
@@ -1671,12 +1703,14 @@ class GuestLog:
         restart = self.restarts.get(rip)
         if restart is None:
             return False
-        full, start, borrowed = restart
+        full, start, borrowed, unpublish = restart
         m = self.m
         ctrl = self.ctrl
         for reg, kept in borrowed:
             m.set_reg(reg, m.read_u64(ctrl + kept))
         m.set_reg("rip", start)
+        if unpublish:
+            m.write(ctrl + RPTR, _Q.pack(m.read_u64(ctrl + RPTR) - unpublish))
         tl = self.threads.get(m.loaded or proc.thread)
         if full == "ring":
             if tl is None or m.read_u64(ctrl + RPTR) == tl.ring:
