@@ -44,7 +44,8 @@ one faults. The session hands the fault to fault_fixup, which gives back the reg
 trampoline borrowed (kept in the control page), empties the ring or doubles the shadow stack,
 and starts the trampoline over from its first instruction. For that to be clean every
 trampoline writes the ring's pointer, the shadow stack's top and the return slot only after
-its last store that can fault. The shadow stack's base holds a sentinel entry whose slot lies
+its last store that can fault (the common call, _plain_trampoline, publishes its record before
+its shadow entry: the fix-up takes the record back). The shadow stack's base holds a sentinel entry whose slot lies
 above every stack address, so the return trampoline's search ends there (the return address
 was lost) without a bounds check of its own.
 """
