@@ -176,7 +176,7 @@ def test_more_open_calls_than_the_shadow_stack_holds(tmp_path):
     session, result = _run_in_process(["-o", str(out), built("jmp"), "3000"])
     assert result.status == 0
     fast = _fast_sites((session, result))
-    assert "raise" in fast and "printf" in fast
+    assert "raise" in fast
     gl = session.processes[0].machine.guest_log
     assert SHADOW_SIZE // SHADOW_ENTRY < 3000 and max(tl.shadow_size for tl in gl.threads.values()) >= 4 * SHADOW_SIZE
     ta, tb = _both(tmp_path, [built("jmp"), "3000"])
