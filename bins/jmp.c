@@ -1,6 +1,7 @@
 /* jmp: non-local exits: longjmp out of nested calls, out of a qsort
  * comparator (i.e. out of the middle of a library call), and
- * sigsetjmp/siglongjmp restoring the signal mask. */
+ * sigsetjmp/siglongjmp restoring the signal mask. `jmp N`: then N times out of a signal handler
+ * run inside raise(), each leaving raise's frame (and its return address) behind. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,7 +35,28 @@ static int usr1_blocked(void)
     return sigismember(&cur, SIGUSR1);
 }
 
-int main(void)
+static sigjmp_buf lenv;
+
+static void on_usr2(int sig)
+{
+    (void)sig;
+    siglongjmp(lenv, 1);
+}
+
+/* n calls of raise() left by siglongjmp, all at the same stack depth */
+static int leave_raises(int n)
+{
+    volatile int left = 0;
+    signal(SIGUSR2, on_usr2);
+    while (left < n) {
+        if (sigsetjmp(lenv, 1) == 0)
+            raise(SIGUSR2);
+        left++;
+    }
+    return left;
+}
+
+int main(int argc, char **argv)
 {
     int r = setjmp(env);
     if (r == 0) {
@@ -63,6 +85,8 @@ int main(void)
         siglongjmp(senv, 7);
     }
     printf("siglongjmp back with %d, SIGUSR1 blocked = %d\n", r, usr1_blocked());
+    if (argc > 1)
+        printf("left %d raises\n", leave_raises(atoi(argv[1])));
     puts("jmp done");
     return 0;
 }

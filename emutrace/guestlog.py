@@ -35,6 +35,19 @@ Per thread: a ring (RING_SIZE bytes) and a shadow stack, whose pointers live in 
 the trampolines address absolutely; the scheduler swaps them when it switches threads. A
 thread stopped in the middle of a trampoline is stepped out of it before anything else runs,
 so records are never half-written when Python looks at them.
+
+In Unicorn every guest load and store, every translated block (each conditional branch ends
+one) and every indirect jump costs a helper call, so the trampolines check nothing they need
+not: the ring and the shadow stack each end in a guard page (PROT_NONE, as large as the largest
+record; shadow entries are 64 bytes, so none straddles a page's end), and a store that runs into
+one faults. The session hands the fault to fault_fixup, which gives back the registers the
+trampoline borrowed (kept in the control page), empties the ring or doubles the shadow stack,
+and starts the trampoline over from its first instruction. For that to be clean every
+trampoline writes the ring's pointer, the shadow stack's top and the return slot only after
+its last store that can fault (the common call, _plain_trampoline, publishes its record before
+its shadow entry: the fix-up takes the record back). The shadow stack's base holds a sentinel entry whose slot lies
+above every stack address, so the return trampoline's search ends there (the return address
+was lost) without a bounds check of its own.
 """
 from __future__ import annotations
 
@@ -47,7 +60,7 @@ from .machine.errors import EmutraceError
 from .machine.memory import OutOfMemory, page_up
 from .machine.native import native
 from .machine.reader import GuestReader
-from .machine.x86enc import ARG_REGS, Asm, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
+from .machine.x86enc import ARG_REGS, Asm, JA, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
 from .escapes import escape_bytes
 from .nativelog import native_site
 from .renderops import BLOCK, CSTR, CSTRN, FIXED_SIZE, LENGTH, RAXRDX, RETLEN, WORD
@@ -67,9 +80,10 @@ HEAD = 72                          # call record: tag, 6 argument words, slot, r
 RET_SIZE = 48                      # return record: RET_TAG, slot, return address, rax, captured?,
                                    # output bytes; then the returned string's bytes when captured,
                                    # then the output argument's bytes
-SHADOW_ENTRY = 48                  # shadow stack entry: return slot, return address, capture rax?,
-                                   # output argument's address and size, string shown at the
-                                   # return's address
+SHADOW_ENTRY = 64                  # shadow stack entry: return slot, return address, return kind
+                                   # | output size << 8, output argument's address, (unused),
+                                   # string shown at the return's address, (unused x2): a power of
+                                   # two, so that no entry straddles a page's end (the guard's)
 OUT_MAX = 512                      # the largest output argument copied at the return
 RET_TAG = (1 << 64) - 1
 RET_CSTR, RET_WSTR = 1, 2          # a return record's "captured" word: what the area after it holds
@@ -86,8 +100,11 @@ RET_PAIR = 8
 IN_CSTR, IN_WSTR = 16, 32
 _KIND_MASK = 15                    # (the return kind without those flags)
 _NO_FRAME = 1 << 64                # above every stack address: no frame open
-RING_SIZE = 256 << 10
-SHADOW_SIZE = 64 << 10             # ~2700 open calls per thread; doubled when full
+RING_SIZE = 1 << 20                # (a full ring ends the time slice by a fault: a larger ring fills
+                                   # less often; at 256 KiB freshcalls paid ~1,800 instructions per
+                                   # 8 calls for it)
+SHADOW_SIZE = 64 << 10             # 1023 open calls per thread; doubled when full
+SHADOW_GUARD = 4096                # (past the shadow stack: a push there faults)
 # Where emutrace's pages go: away from where the program's own mmaps land (top-down from below
 # the stack), so the program sees the same addresses however it is traced. Rings and the
 # control page lie far below everything; trampolines must be within a rel32 jump of their
@@ -614,7 +631,10 @@ class GuestLog:
         self.code_ranges: List[Tuple[int, int]] = []      # guest code of ours: never stop inside
         self.loads: Dict[int, Tuple[int, int]] = {}       # string-copy load → (resume address, area)
         self.faulted: Dict[int, int] = {}                 # area address → bytes copied before a fault
-        self.stub_hooks: Dict[int, Tuple[int, int]] = {}
+        # store instruction of a trampoline that may fault in a guard page → (what is full:
+        # "ring" or "shadow", where the trampoline starts over, the registers it has borrowed
+        # and where it keeps them): see fault_fixup
+        self.restarts: Dict[int, Tuple[str, int, Tuple[Tuple[str, int], ...], int]] = {}
         self.patched: set = set()                         # PLT entries jumping to a trampoline
         self.unwind_hooked: set = set()
         self.leaf_suffix: Optional[str] = None      # what the sites' quick lines end with
@@ -662,7 +682,6 @@ class GuestLog:
         code = a.link()
         self.ret_tramp = a.addr("ret")
         self.ret_printf = a.addr("ret_printf")
-        self.ret_full = a.addr("ret_full")
         self.lost = a.addr("lost")
         self.twice_miss, self.twice_full = a.addr("twice_miss"), a.addr("twice_full")
         proc.machine.write(base, code)
@@ -671,47 +690,76 @@ class GuestLog:
 
     def _return_code(self, a: Asm) -> None:
         # Reached by `ret` from a logged call: rsp = slot + 8. The registers it uses are kept in
-        # the control page and restored, and the real return address is put back in the slot,
-        # so the caller finds registers and stack as a native return leaves them.
+        # the control page and restored, and the real return address is put back in the slot
+        # (the final jump goes through it), so the caller finds registers and stack as a native
+        # return leaves them.
         # printf-family sites return to the instruction before it, which alone carries the
         # printf hooks' C return hook (emutrace.printflog): the other returns skip Unicorn's
         # dispatch of a hook that would find nothing to do. It falls through.
+        # No store checks for room: the ring and the shadow stack end in guard pages, and a store
+        # that faults there restarts the trampoline at `ret` once Python has made room
+        # (fault_fixup). So nothing is published (RPTR, SHTOP, the slot) before the last store
+        # that can fault.
         a.label("ret_printf")
         a.raw(b"\x90")
         a.label("ret")
         a.movabs(R11, self.ctrl)
-        for r, save in ((RCX, S_RCX), (RSI, S_RSI), (RDI, S_RDI), (R10, S_R10)):
-            a.store(R11, save, r)
-        a.load(RSI, R11, RPTR)
-        a.cmp_reg_mem(RSI, R11, REND)
-        a.jcc(JAE, "full")
+        a.store(R11, S_RSI, RSI)
+        a.store(R11, S_R10, R10)
         a.load(R10, R11, SHTOP)
-        a.lea(RCX, RSP, -8)                 # the slot the return address was in
         # The common return first, in as few translated blocks as it can (each conditional
-        # branch ends one): the top entry is this frame's and its call copies nothing at the
-        # return (return kind and output size both 0). The record is the one the general path
+        # branch ends one) and memory operations (each costs a helper call): the top entry is
+        # this frame's ((slot ^ rsp - 8) == 0) and its call copies nothing at the return (the
+        # entry's kind-and-size word is 0), in one test. The record is the one the general path
         # below writes for such an entry.
-        a.cmp_reg_mem(R10, R11, SHBASE)
-        a.jcc(JBE, "lost")
-        a.sub_imm(R10, SHADOW_ENTRY)
-        a.cmp_mem_reg(R10, 0, RCX)
-        a.jcc(JNE, "popmiss")
-        a.load(RDI, R10, 16)
-        a.raw(b"\x49\x0b\x7a\x20")             # or rdi, [r10+32]
-        a.jcc(JNE, "matched")
-        self._return_record_head(a)
+        a.lea(R11, RSP, -8)                 # the slot the return address was in
+        a.raw(b"\x4d\x33\x5a" + bytes([(-SHADOW_ENTRY) & 0xFF]))         # xor r11, [r10-64] (slot)
+        a.raw(b"\x4d\x0b\x5a" + bytes([(16 - SHADOW_ENTRY) & 0xFF]))     # or r11, [r10-48] (kind, size)
+        a.jcc(JNE, "slow")
+        a.movabs(RSI, self.ctrl)
+        a.load(RSI, RSI, RPTR)
+        restore = (("rsi", S_RSI), ("r10", S_R10))
+        start = a.addr("ret")
+        self._ring_store(a, self.restarts, "ring", start, restore)
+        a.store_imm(RSI, 40, 0)             # (the record's last word first: only it can fault)
         a.store_imm(RSI, 32, 0)
-        a.store_imm(RSI, 40, 0)
+        a.store_imm(RSI, 0, -1)             # RET_TAG
+        a.lea(R11, RSP, -8)
+        a.store(RSI, 8, R11)
+        a.load(R11, R10, 8 - SHADOW_ENTRY)
+        a.store(RSI, 16, R11)
+        a.store(RSI, 24, RAX)
+        a.store(RSP, -8, R11)               # the slot holds the real return address again
         a.add_imm(RSI, RET_SIZE)
-        a.jmp("published")
-        a.label("popmiss")
-        a.jcc(JAE, "lost")                  # (the compare's flags: only a deeper frame lies below)
-        a.label("pop")
-        a.cmp_reg_mem(R10, R11, SHBASE)
-        a.jcc(JBE, "lost")
+        a.sub_imm(R10, SHADOW_ENTRY)
+        a.movabs(R11, self.ctrl)
+        a.store(R11, RPTR, RSI)
+        a.store(R11, SHTOP, R10)
+        a.load(RSI, R11, S_RSI)
+        a.load(R10, R11, S_R10)
+        a.jmp_mem(RSP, -8)
+        a.label("slow")
+        a.movabs(R11, self.ctrl)
+        a.load(RSI, R11, RPTR)
+        # room for the largest return record, or the ring is full (the guard faults): the
+        # stores after this one stay in the ring
+        self._ring_store(a, self.restarts, "ring", start, restore)
+        a.store_imm(RSI, self.maxrec - 8, 0)
+        for r, save in ((RCX, S_RCX), (RDI, S_RDI)):
+            a.store(R11, save, r)
+        a.lea(RCX, RSP, -8)
+        # the top entry is this frame's (a call that copies at the return: one branch)...
         a.sub_imm(R10, SHADOW_ENTRY)
         a.cmp_mem_reg(R10, 0, RCX)
-        a.jcc(JB, "pop")                    # a deeper frame, left by longjmp: dropped
+        a.jcc(JE, "matched")
+        # ... or pop entries of deeper frames (below the slot: left by longjmp) up to this
+        # frame's; an entry above it (an outer frame's, or the sentinel at the base: the stack
+        # is empty) means the return address was lost
+        a.jcc(JA, "lost")
+        a.label("pop")
+        a.sub_imm(R10, SHADOW_ENTRY)
+        a.cmp_mem_reg(R10, 0, RCX)
+        a.jcc(JB, "pop")
         a.jcc(JNE, "lost")
         a.label("matched")
         self._return_record_head(a)
@@ -719,8 +767,10 @@ class GuestLog:
         a.store(R11, S_OUTP, RCX)
         a.load(RCX, R10, 40)
         a.store(R11, S_INP, RCX)
-        a.load(RCX, R10, 32)
-        a.load(RDI, R10, 16)
+        a.load(RDI, R10, 16)                # the return kind (with its flags) | output size << 8
+        a.mov(RCX, RDI)
+        a.raw(b"\x48\xc1\xe9\x08")          # shr rcx, 8: the output size
+        a.raw(b"\x81\xe7\xff\x00\x00\x00")  # and edi, 0xff: the return kind
         a.store(RSI, 32, RDI)               # (with its flags)
         a.store(R11, S_KIND, RDI)
         a.raw(b"\x83\xe7" + bytes([_KIND_MASK]))      # and edi, _KIND_MASK
@@ -795,12 +845,7 @@ class GuestLog:
         a.store(R11, RPTR, RSI)
         for r, save in ((RCX, S_RCX), (RSI, S_RSI), (RDI, S_RDI), (R10, S_R10)):
             a.load(r, R11, save)
-        a.jmp_mem(R11, S_JMP)
-        a.label("full")
-        for r, save in ((RCX, S_RCX), (RSI, S_RSI), (RDI, S_RDI), (R10, S_R10)):
-            a.load(r, R11, save)
-        a.label("ret_full")                 # hooked: Python empties the ring, then it starts over
-        a.jmp("ret")
+        a.jmp_mem(RSP, -8)                  # (the slot: the real return address)
         a.label("lost")                     # hooked: the return address cannot be found
         a.jmp("ret")
         # hooked: a returns-twice call's return address has no stub yet (Python makes one), a
@@ -813,8 +858,8 @@ class GuestLog:
     @staticmethod
     def _return_record_head(a: Asm) -> None:
         # The matched shadow entry (r10) popped; the return record's tag, slot (rcx), return
-        # address and rax at rsi; the real return address back in the slot and in S_JMP (rdi
-        # keeps it)
+        # address and rax at rsi; the real return address back in the slot (rdi keeps it). (No
+        # store after the probe of the slow path can fault: publishing here is safe.)
         a.store(R11, SHTOP, R10)
         a.store_imm(RSI, 0, -1)             # RET_TAG
         a.store(RSI, 8, RCX)
@@ -822,7 +867,6 @@ class GuestLog:
         a.store(RSI, 16, RDI)
         a.store(RSI, 24, RAX)
         a.store(RSP, -8, RDI)               # the slot holds the real return address again
-        a.store(R11, S_JMP, RDI)
 
     @staticmethod
     def _output_length(a: Asm) -> None:
@@ -861,7 +905,6 @@ class GuestLog:
         m.thread_switch = self.switch
         m.fault_fixup = self.fault_fixup
         m.in_guest_code = self.in_code
-        m.hook_code(self._on_ret_full, self.ret_full, self.ret_full)
         m.hook_code(self._on_lost, self.lost, self.lost)
         m.hook_code(self._on_twice_miss, self.twice_miss, self.twice_miss)
         m.hook_code(self._on_twice_full, self.twice_full, self.twice_full)
@@ -878,7 +921,7 @@ class GuestLog:
         c.loads, c.faulted = dict(self.loads), {}
         c.leaf_suffix = self.leaf_suffix        # (the sites, and their compiled lines, are shared)
         c.native_sites = self.native_sites
-        c.ctrl, c.ret_tramp, c.ret_full, c.lost = self.ctrl, self.ret_tramp, self.ret_full, self.lost
+        c.ctrl, c.ret_tramp, c.lost = self.ctrl, self.ret_tramp, self.lost
         c.ret_printf = self.ret_printf
         c.twice_miss, c.twice_full = self.twice_miss, self.twice_full
         c.stub_table, c.stub_code, c.stub_count = self.stub_table, self.stub_code, self.stub_count
@@ -890,27 +933,38 @@ class GuestLog:
             t.read = child.machine.read_u64(c.ctrl + RPTR)
             c.threads[child.thread] = t
         c.attach_machine(child)
-        c.stub_hooks, c.patched, c.unwind_hooked = dict(self.stub_hooks), set(self.patched), set()
-        for stub_lo, stub_hi in c.stub_hooks.values():
-            child.machine.hook_code(c._on_full, stub_lo, stub_hi)
+        c.restarts, c.patched, c.unwind_hooked = dict(self.restarts), set(self.patched), set()
         c.native_points, c.printf_hooks = list(self.native_points), None
         for fs, at in c.native_points:          # (the child's engine has hooks of its own)
             fs.placed(c, child, at)
         return c
 
     def _new_thread(self, proc, thread) -> ThreadLog:
+        # the ring, its guard (room for the largest record: a store past the ring's end faults
+        # there, see fault_fixup), then the shadow stack and its guard
         aspace = proc.aspace
-        size = RING_SIZE + SHADOW_SIZE
+        guard = page_up(self.maxrec)
+        size = RING_SIZE + guard + SHADOW_SIZE + SHADOW_GUARD
         base = aspace.find_free(size, top=LOG_TOP)
-        aspace.map(base, size, 3, "[emutrace]")
-        tl = ThreadLog(base, base + RING_SIZE, SHADOW_SIZE)
+        aspace.map(base, RING_SIZE, 3, "[emutrace]")
+        aspace.map(base + RING_SIZE, guard, 0, "[emutrace]")
+        tl = ThreadLog(base, base + RING_SIZE + guard, SHADOW_SIZE)
+        self._map_shadow(aspace, tl.shadow, SHADOW_SIZE)
         self.threads[thread] = tl
         self._load(tl)
         return tl
 
+    def _map_shadow(self, aspace, base: int, size: int) -> None:
+        """A shadow stack of `size` bytes at `base`, its guard after it, and its sentinel entry
+        at its base: a slot above every stack address, which the return trampoline's search
+        stops at (an empty stack: the return address is lost)."""
+        aspace.map(base, size, 3, "[emutrace]")
+        aspace.map(base + size, SHADOW_GUARD, 0, "[emutrace]")
+        self.m.write(base, struct.pack("<2Q", _NO_FRAME - 1, 0))
+
     def _words(self, tl: ThreadLog) -> bytes:
-        return struct.pack("<5Q", tl.ring, tl.ring + RING_SIZE - self.maxrec, tl.shadow,
-                           tl.shadow + tl.shadow_size - SHADOW_ENTRY, tl.shadow)
+        return struct.pack("<5Q", tl.ring, tl.ring + RING_SIZE - self.maxrec, tl.shadow + SHADOW_ENTRY,
+                           tl.shadow + tl.shadow_size, tl.shadow)
 
     def _load(self, tl: ThreadLog) -> None:
         self.m.write(self.ctrl, tl.ctrl if tl.ctrl is not None else self._words(tl))
@@ -958,34 +1012,30 @@ class GuestLog:
             self._map_stubs(proc)
         got_sites = [k for k, (_, _, e) in enumerate(entries) if e is None]
         est = sum(400 + 220 * len(fs.strings) for fs, _, _ in entries)     # generous; checked after assembly
-        head = (5 * n + 7) & ~7
-        size = page_up(head + 8 * len(got_sites) + est)
+        size = page_up(8 * len(got_sites) + est)
         base = free_near(proc.aspace, size, near,
                          [slot for _, slot, _ in entries] + [e for _, _, e in entries if e is not None])
         if base is None:
             return False
-        stubs = base            # one `jmp trampoline` per site, hooked: reached when full
-        data = base + head      # the function addresses of -fno-plt slots
+        data = base             # the function addresses of -fno-plt slots
         through = {}
         for j, k in enumerate(got_sites):
             through[k] = data + 8 * j
         a = Asm(base)
-        a.raw(b"\xcc" * (head + 8 * len(got_sites)))
+        a.raw(b"\xcc" * (8 * len(got_sites)))
+        restarts = {}
         for k, (fs, slot, entry) in enumerate(entries):
             a.label(f"t{k}")
-            self._trampoline(a, fs, through.get(k, slot), k, stubs)
+            self._trampoline(a, fs, through.get(k, slot), k, restarts)
         code = bytearray(a.link())
         if len(code) > size:
             return False
-        for k in range(n):
-            code[5 * k:5 * k + 5] = b"\xe9" + struct.pack("<i", a.labels[f"t{k}"] - 5 * (k + 1))
+        self.restarts.update(restarts)
         for k, addr in through.items():
             struct.pack_into("<Q", code, addr - base, m.read_u64(entries[k][1]))
         proc.aspace.map(base, size, 5, "[emutrace]")
         m.write(base, bytes(code))
         self.code_ranges.append((base, base + len(code)))
-        m.hook_code(self._on_full, stubs, stubs + 5 * n - 1)
-        self.stub_hooks[base] = (stubs, stubs + 5 * n - 1)
         for k, (fs, slot, entry) in enumerate(entries):
             if fs.native_point:
                 self.native_points.append((fs, a.addr(f"np{k}")))
@@ -1000,67 +1050,127 @@ class GuestLog:
                 fs.entry = tramp
         return True
 
-    def _trampoline(self, a: Asm, fs: FastSite, through: int, k: int, stubs: int) -> None:
+    def _trampoline(self, a: Asm, fs: FastSite, through: int, k: int, restarts: dict) -> None:
         # At a function's entry: [rsp] is the return address; r11 is free (the psABI lets PLT
-        # code clobber it); every other register is preserved
+        # code clobber it); every other register is preserved. No check for room: a store in
+        # the ring's or the shadow stack's guard page faults, and the trampoline starts over
+        # from t{k} once Python has made room (fault_fixup), so RPTR, SHTOP and the return
+        # slot are written only after the last store that can fault. The record's highest word
+        # is stored first: when it is in the ring, so is every later store (the string copies
+        # included).
         twice = fs.site.name in RETURNS_TWICE
+        start = a.addr(f"t{k}")
+        if not (twice or fs.strings or fs.native_point):
+            self._plain_trampoline(a, fs, through, start, restarts)
+            return
         a.movabs(R11, self.ctrl)
         a.store(R11, S_RAX, RAX)
         if twice:
-            self._find_stub(a, k)
-        a.load(RAX, R11, SHTOP)
-        a.cmp_reg_mem(RAX, R11, SHEND)
-        a.jcc(JAE, f"full{k}")
-        a.load(RAX, R11, RPTR)
-        a.cmp_reg_mem(RAX, R11, REND)
-        a.jcc(JAE, f"full{k}")
-        a.store(R11, S_R10, R10)
+            self._find_stub(a, k)          # (it keeps r10 in S_R10)
+        else:
+            a.store(R11, S_R10, R10)
         if fs.strings:
             a.store(R11, S_RBX, RBX)
+        restore = (("rax", S_RAX), ("r10", S_R10)) + ((("rbx", S_RBX),) if fs.strings else ())
+        a.load(RAX, R11, RPTR)
+        a.load(R10, RSP, 0)                           # the return address
+        self._ring_store(a, restarts, "ring", start, restore)
+        if fs.size > HEAD:
+            a.store_imm(RAX, fs.size - 8, 0)          # (overwritten by a copy or the C hook)
+        else:
+            a.store(RAX, 64, R10)
         a.store_imm(RAX, 0, fs.tag)
         for i, r in enumerate(ARG_REGS):
             a.store(RAX, 8 + 8 * i, r)
         a.store(RAX, 56, RSP)                         # the return slot
-        a.load(R10, RSP, 0)
-        a.store(RAX, 64, R10)                         # the return address
+        if fs.size > HEAD:
+            a.store(RAX, 64, R10)
+        if not twice:
+            # the shadow entry: slot, return address, return kind | output size << 8, output
+            # argument, string shown at the return (before the C hook, which reads SHTOP as
+            # this call's entry and must run once: nothing after it faults)
+            a.load(R11, R11, SHTOP)
+            size = 8 if fs.ret_kind == RET_PAIR else fs.out[1] if fs.out is not None else 0
+            # (no entry straddles a page's end: only the first store can fault)
+            self._ring_store(a, restarts, "shadow", start, restore)
+            a.store(R11, 0, RSP)
+            a.store(R11, 8, R10)
+            a.store_imm(R11, 16, fs.ret_kind | size << 8)
+            if fs.out is not None:
+                a.store(R11, 24, ARG_REGS[fs.out[0]])
+            if fs.in_string is not None:
+                a.store(R11, 40, ARG_REGS[fs.in_string])
+            a.movabs(R11, self.ctrl)
         if fs.native_point:
             # a C hook runs here (rax and the control page's RPTR: the record, whose head is
-            # written; every argument register as at the call) and writes what follows the
-            # head (emutrace.printflog)
+            # written; SHTOP: this call's shadow entry; every argument register as at the call)
+            # and writes what follows the head (emutrace.printflog)
             a.label(f"np{k}")
             a.raw(b"\x90")
         for k2, (i, off, cap, j) in enumerate(fs.strings):
             length = None if j is None else FIXED if j == FIXED else ARG_REGS[j]
             self._copy(a, ARG_REGS[i], length, off, cap, f"c{k}_{k2}")
         if fs.strings:
-            a.movabs(R11, self.ctrl)
             a.load(RBX, R11, S_RBX)
         a.add_imm(RAX, fs.size)
-        a.store(R11, RPTR, RAX)                       # the record is complete: publish it
         if twice:
+            a.store(R11, RPTR, RAX)                   # the record is complete: publish it
             a.load(R10, R11, S_STUB)
             a.store(RSP, 0, R10)                      # the return comes to the stub
+            a.load(R10, R11, S_R10)
+            a.load(RAX, R11, S_RAX)
         else:
+            a.store(R11, RPTR, RAX)
             a.load(RAX, R11, SHTOP)
-            a.store(RAX, 0, RSP)
-            a.load(R10, RSP, 0)
-            a.store(RAX, 8, R10)
-            a.store_imm(RAX, 16, fs.ret_kind)
-            if fs.out is not None:
-                a.store(RAX, 24, ARG_REGS[fs.out[0]])
-            a.store_imm(RAX, 32, 8 if fs.ret_kind == RET_PAIR else fs.out[1] if fs.out is not None else 0)
-            if fs.in_string is not None:
-                a.store(RAX, 40, ARG_REGS[fs.in_string])
             a.add_imm(RAX, SHADOW_ENTRY)
             a.store(R11, SHTOP, RAX)
             a.movabs(R10, self.ret_printf if fs.native_point else self.ret_tramp)
-            a.store(RSP, 0, R10)                      # the return comes to the return trampoline
-        a.load(R10, R11, S_R10)
-        a.load(RAX, R11, S_RAX)
+            a.store(RSP, 0, R10)
+            a.load(R10, R11, S_R10)
+            a.load(RAX, R11, S_RAX)
         a.jmp_rip_mem(through)
-        a.label(f"full{k}")
-        a.load(RAX, R11, S_RAX)
-        a.jmp_to(stubs + 5 * k)
+
+    def _plain_trampoline(self, a: Asm, fs: FastSite, through: int, start: int, restarts: dict) -> None:
+        # The common site (no string argument, no C hook, not setjmp's): rax alone is borrowed,
+        # the control page addressed with movabs (no base register), r11 holds the return
+        # address. The record is published before the shadow entry is written (a fault there
+        # takes it back: fault_fixup's `unpublish`), which spares a second borrowed register.
+        ctrl = self.ctrl
+        a.store_rax_abs(ctrl + S_RAX)
+        a.load_rax_abs(ctrl + RPTR)
+        a.load(R11, RSP, 0)                           # the return address
+        self._ring_store(a, restarts, "ring", start, (("rax", S_RAX),))
+        a.store(RAX, 64, R11)                         # (the record's last word first)
+        a.store_imm(RAX, 0, fs.tag)
+        for i, r in enumerate(ARG_REGS):
+            a.store(RAX, 8 + 8 * i, r)
+        a.store(RAX, 56, RSP)                         # the return slot
+        a.add_imm(RAX, fs.size)
+        a.store_rax_abs(ctrl + RPTR)                  # the record is complete: publish it
+        a.load_rax_abs(ctrl + SHTOP)
+        self._ring_store(a, restarts, "shadow", start, (("rax", S_RAX),), fs.size)
+        a.store(RAX, 0, RSP)
+        a.store(RAX, 8, R11)
+        size = 8 if fs.ret_kind == RET_PAIR else fs.out[1] if fs.out is not None else 0
+        a.store_imm(RAX, 16, fs.ret_kind | size << 8)
+        if fs.out is not None:
+            a.store(RAX, 24, ARG_REGS[fs.out[0]])
+        if fs.in_string is not None:
+            a.store(RAX, 40, ARG_REGS[fs.in_string])
+        a.add_imm(RAX, SHADOW_ENTRY)
+        a.store_rax_abs(ctrl + SHTOP)
+        a.movabs(R11, self.ret_tramp)
+        a.store(RSP, 0, R11)                          # the return comes to the return trampoline
+        a.load_rax_abs(ctrl + S_RAX)
+        a.jmp_rip_mem(through)
+
+    @staticmethod
+    def _ring_store(a: Asm, into: dict, full: str, start: int, restore, unpublish: int = 0) -> None:
+        """The next instruction is a store that faults when the ring (full "ring") or the shadow
+        stack ("shadow") has no room: fault_fixup restores `restore` ((register, where it is
+        kept), ...), takes back a record of `unpublish` bytes already published, makes room and
+        starts the trampoline over at `start`."""
+        into[a.here] = (full, start, restore, unpublish)
 
     def _map_stubs(self, proc) -> None:
         """The table of return stubs (read by the trampolines; zeros: empty) and their code."""
@@ -1254,29 +1364,16 @@ class GuestLog:
         a.raw(b"\x48\x21\xd9")                         # and rcx, rbx
 
     # -- Python's side --------------------------------------------------------------------
-    def _on_full(self, addr: int) -> None:
-        """A trampoline found the ring or the shadow stack full (it starts over afterwards)."""
-        proc = self.tracer.session.kernel.current
-        self.flush(proc, safe=True)
-        m = self.m
-        top, end, base = (m.read_u64(self.ctrl + SHTOP), m.read_u64(self.ctrl + SHEND),
-                          m.read_u64(self.ctrl + SHBASE))
-        if top >= end:
-            self._grow_shadow(proc, base, top)
-
     def _grow_shadow(self, proc, base: int, top: int) -> None:
         tl = self.threads[self.m.loaded or proc.thread]
         size = tl.shadow_size * 2
-        new = proc.aspace.find_free(size, top=LOG_TOP)
-        proc.aspace.map(new, size, 3, "[emutrace]")
+        new = proc.aspace.find_free(size + SHADOW_GUARD, top=LOG_TOP)
+        self._map_shadow(proc.aspace, new, size)
         used = top - base
         self.m.write(new, self.m.read(base, used))
-        proc.aspace.unmap(base, tl.shadow_size)
+        proc.aspace.unmap(base, tl.shadow_size + SHADOW_GUARD)
         tl.shadow, tl.shadow_size = new, size
-        self.m.write(self.ctrl + SHTOP, struct.pack("<QQQ", new + used, new + size - SHADOW_ENTRY, new))
-
-    def _on_ret_full(self, addr: int) -> None:
-        self.flush(self.tracer.session.kernel.current, safe=True)
+        self.m.write(self.ctrl + SHTOP, struct.pack("<QQQ", new + used, new + size, new))
 
     def _on_lost(self, addr: int) -> None:
         slot = self.m.reg("rsp") - 8
@@ -1594,15 +1691,39 @@ class GuestLog:
         return out
 
     def fault_fixup(self, proc, rip: int) -> bool:
-        """A string argument's copy faulted: the copy ends there (the call goes on as natively)."""
+        """A fault at one of our instructions: a string argument's copy that met unreadable
+        memory (the copy ends there; the call goes on as natively), or a store in the ring's or
+        the shadow stack's guard page (the ring is emptied or the shadow stack grown, and the
+        trampoline starts over with the registers it borrowed given back)."""
         got = self.loads.get(rip)
-        if got is None:
+        if got is not None:
+            done, area_off = got
+            m = self.m
+            rax, r10 = m.reg("rax"), m.reg("r10")
+            self.faulted[rax + area_off] = r10
+            m.set_reg("rip", done)
+            return True
+        restart = self.restarts.get(rip)
+        if restart is None:
             return False
-        done, area_off = got
+        full, start, borrowed, unpublish = restart
         m = self.m
-        rax, r10 = m.reg("rax"), m.reg("r10")
-        self.faulted[rax + area_off] = r10
-        m.set_reg("rip", done)
+        ctrl = self.ctrl
+        for reg, kept in borrowed:
+            m.set_reg(reg, m.read_u64(ctrl + kept))
+        m.set_reg("rip", start)
+        if unpublish:
+            m.write(ctrl + RPTR, _Q.pack(m.read_u64(ctrl + RPTR) - unpublish))
+        tl = self.threads.get(m.loaded or proc.thread)
+        if full == "ring":
+            if tl is None or m.read_u64(ctrl + RPTR) == tl.ring:
+                raise EmutraceError("the program overwrote emutrace's call log", 125)
+            self.flush(proc, safe=True)
+        else:
+            top, end, base = struct.unpack("<3Q", m.read(ctrl + SHTOP, 24))
+            if tl is None or base != tl.shadow or not base < top <= end == base + tl.shadow_size:
+                raise EmutraceError("the program overwrote emutrace's call log", 125)
+            self._grow_shadow(proc, base, top)
         return True
 
     # -- unwinders ----------------------------------------------------------------------
@@ -1625,7 +1746,8 @@ class GuestLog:
         are closed by return hooks from now on, like hooked ones."""
         self.flush(proc)
         m = self.m
-        base, top = m.read_u64(self.ctrl + SHBASE), m.read_u64(self.ctrl + SHTOP)
+        base = m.read_u64(self.ctrl + SHBASE) + SHADOW_ENTRY     # (past the sentinel)
+        top = m.read_u64(self.ctrl + SHTOP)
         if top <= base:
             return
         raw = m.read(base, top - base)

@@ -166,6 +166,24 @@ def test_ring_overflow_and_deep_shadow_stack(tmp_path):
     assert ta == tb and ta.count("strcpy(") == 10000
 
 
+def test_more_open_calls_than_the_shadow_stack_holds(tmp_path):
+    """3,000 calls of raise() left by siglongjmp out of the signal's handler, at one stack depth:
+    their shadow entries stay until a return above them, so the pushes run past the shadow
+    stack's end, fault in its guard page, the stack is grown (twice) and the trampoline starts
+    over; the lines are the hooked path's."""
+    from emutrace.guestlog import SHADOW_ENTRY, SHADOW_SIZE
+    out = tmp_path / "t.txt"
+    session, result = _run_in_process(["-o", str(out), built("jmp"), "3000"])
+    assert result.status == 0
+    fast = _fast_sites((session, result))
+    assert "raise" in fast
+    gl = session.processes[0].machine.guest_log
+    assert SHADOW_SIZE // SHADOW_ENTRY < 3000 and max(tl.shadow_size for tl in gl.threads.values()) >= 4 * SHADOW_SIZE
+    ta, tb = _both(tmp_path, [built("jmp"), "3000"])
+    assert ta == tb == out.read_text() and ta.count("raise(") == 3000
+    assert 'printf("left %d raises\\n", 3000)' in ta
+
+
 def test_forked_child_keeps_logging(tmp_path):
     ta, tb = _both(tmp_path, [built("forkwait")], ["-f"])
     assert ta == tb

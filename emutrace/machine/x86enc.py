@@ -12,7 +12,7 @@ RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI = range(8)
 R8, R9, R10, R11 = 8, 9, 10, 11
 ARG_REGS = (RDI, RSI, RDX, RCX, R8, R9)          # SysV integer argument registers, in order
 
-JB, JAE, JE, JNE, JBE = 0x82, 0x83, 0x84, 0x85, 0x86    # second opcode byte of jcc rel32
+JB, JAE, JE, JNE, JBE, JA = 0x82, 0x83, 0x84, 0x85, 0x86, 0x87    # second opcode byte of jcc rel32
 
 
 def _rex(w: int, reg: int, base: int, index: int = 0) -> bytes:
@@ -65,6 +65,14 @@ class Asm:
     def load(self, dst: int, base: int, disp: int) -> None:
         """mov dst, [base+disp]"""
         self.code += _rex(1, dst, base) + b"\x8b" + _mem(dst, base, disp)
+
+    def store_rax_abs(self, addr: int) -> None:
+        """mov [addr64], rax (movabs: no base register)"""
+        self.code += b"\x48\xa3" + struct.pack("<Q", addr)
+
+    def load_rax_abs(self, addr: int) -> None:
+        """mov rax, [addr64] (movabs: no base register)"""
+        self.code += b"\x48\xa1" + struct.pack("<Q", addr)
 
     def lea(self, dst: int, base: int, disp: int) -> None:
         self.code += _rex(1, dst, base) + b"\x8d" + _mem(dst, base, disp)
