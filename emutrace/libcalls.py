@@ -81,12 +81,13 @@ class _ProcSites:
 class _EngineSites:
     """What the library-call tracer keeps about one engine (a vfork child shares its parent's):
     its hooks, and how far the move to stubs and guest code has gone."""
-    __slots__ = ("armed", "entry_done", "entry_hooks", "ranges", "entry_cb")
+    __slots__ = ("armed", "entry_done", "entry_hooks", "hook_runs", "ranges", "entry_cb")
 
     def __init__(self, parent: Optional["_EngineSites"] = None):
         self.armed = parent.armed if parent else False              # _arm has run
         self.entry_done = parent.entry_done if parent else False    # _redirect_got has run
-        self.entry_hooks: Dict[int, object] = {}                    # PLT entry → its exact hook
+        self.entry_hooks: Dict[int, int] = {}                       # PLT entry → the hook catching it
+        self.hook_runs: Dict[int, List[int]] = {}                   # hook → the PLT entries it catches
         self.ranges: list = list(parent.ranges) if parent else []   # (lo, hi) of hooked stub ranges
         self.entry_cb = None                                        # the entry callback of its hooks
 
@@ -185,9 +186,14 @@ class LibcallTracer:
         pe = self._engine(pm)
         ce = self._engines[cm] = _EngineSites(pe)
         self._clone_guest_log(parent, child)
-        # the child's hooks are the parent's: entries still hooked one by one, and stub ranges
+        # the child's hooks are the parent's: entries still hooked (alone or in runs), and stub
+        # ranges
         cb = self._entry_cb(child)
-        ce.entry_hooks = {entry: cm.hook_code(cb, entry, entry) for entry in pe.entry_hooks}
+        for run in pe.hook_runs.values():
+            handle = cm.hook_code(cb, run[0], run[-1])
+            ce.hook_runs[handle] = list(run)
+            for entry in run:
+                ce.entry_hooks[entry] = handle
         for lo, hi in ce.ranges:
             cm.hook_code(cb, lo, hi)
         if ce.armed and not ce.entry_done:
@@ -246,8 +252,6 @@ class LibcallTracer:
         slots = self._slot_relocs(module)
         entries = plt_slots(module)
         hooked_slots = set()
-        m = proc.machine
-        hooks = self._engine(m).entry_hooks
         ps = self._proc(proc)
         mine = ps.plt_entries[module.path] = []
         pltgot = module.elf.section(".plt.got")
@@ -263,15 +267,72 @@ class LibcallTracer:
             self.sites[entry] = site
             hooked_slots.add(slot)
             mine.append((entry, slot, site))
-            # one exact hook per entry: a range hook would also fire on the entry's later
-            # instructions (endbr64; bnd jmp), twice per call
-            hooks[entry] = m.hook_code(self._entry_cb(proc), entry, entry)
+        self._hook_entries(proc, [entry for entry, _slot, _site in mine])
         # slots reached without a PLT entry (-fno-plt): redirected once ld.so has filled them
         for slot, name in slots.items():
             if slot not in hooked_slots and slot not in entries.values():
                 site = self._site(proc, module, name, is_main)
                 if site.traced:
                     ps.pending_got.append((slot, site))
+
+    def _hook_entries(self, proc, entries: List[int]) -> None:
+        """Catch calls at these PLT entries with code hooks. Unicorn tests every code hook for
+        every instruction it translates, so before the program's entry, while ld.so and the
+        libraries' initialisers are translated, a run of adjacent entries shares one range hook
+        (with 250 exact hooks on git's entries, translating ld.so's code cost more than the
+        rest of the set-up). A range hook also fires on an entry's later instructions (endbr64;
+        bnd jmp), which are no site: once the program runs (at its entry, and for libraries
+        loaded later) an entry gets a hook of its own, so a call costs one callback."""
+        if not entries:
+            return
+        m = proc.machine
+        es = self._engine(m)
+        cb = self._entry_cb(proc)
+        runs = self._runs(sorted(entries)) if not es.entry_done else [[e] for e in entries]
+        for run in runs:
+            handle = m.hook_code(cb, run[0], run[-1])
+            es.hook_runs[handle] = run
+            for entry in run:
+                es.entry_hooks[entry] = handle
+
+    def _runs(self, entries: List[int]) -> List[List[int]]:
+        """Sorted PLT entries cut into runs a range hook may cover: consecutive entries at most
+        16 bytes apart (an entry's size) with no other hooked address between them (an entry
+        moved to guest code or a stub must not be caught again)."""
+        sites = self.sites
+        runs: List[List[int]] = []
+        for entry in entries:
+            if runs:
+                prev = runs[-1][-1]
+                if entry - prev <= 16 and not any(a in sites for a in range(prev + 1, entry)):
+                    runs[-1].append(entry)
+                    continue
+            runs.append([entry])
+        return runs
+
+    def _unhook_entries(self, proc, entries) -> None:
+        """Stop catching calls at these PLT entries with hooks (they jump to guest code or to
+        stubs now). Entries that shared a range hook with them and stay keep being caught, each
+        by a hook of its own."""
+        m = proc.machine
+        es = self._engine(m)
+        handles = {es.entry_hooks.pop(entry) for entry in entries}
+        for handle in handles:
+            m.hook_del(handle)
+            rest = [entry for entry in es.hook_runs.pop(handle) if entry in es.entry_hooks]
+            for entry in rest:
+                del es.entry_hooks[entry]
+            self._hook_entries(proc, rest)
+
+    def _exact_entry_hooks(self, proc) -> None:
+        """Once the program runs: entries still caught by a range hook (their stubs found no
+        room) get hooks of their own, so that their calls cost one callback, not one per
+        instruction of the entry."""
+        es = self._engine(proc.machine)
+        shared = [run for run in es.hook_runs.values() if len(run) > 1]
+        if shared:
+            self._unhook_entries(proc, [entry for run in shared for entry in run])
+            self._hook_entries(proc, [entry for run in shared for entry in run])
 
     def _at_entry(self, uc, addr, size, proc):
         if self._redirect_got(proc):
@@ -294,6 +355,7 @@ class LibcallTracer:
         if self.guest_log:
             pending = self._to_guest_log(proc, pending)
         self._stub_hooked_entries(proc)
+        self._exact_entry_hooks(proc)
         if not pending:
             return True
         size = page_up(len(pending) * STUB_SIZE)
@@ -345,8 +407,8 @@ class LibcallTracer:
                 self.sites[stub] = self.sites[entry]
             m.write(base, bytes(code))
             self._hook_range(proc, base, base + len(code) - 1)
+            self._unhook_entries(proc, [entry for entry, _slot in entries])
             for k, (entry, slot) in enumerate(entries):
-                m.hook_del(hooks.pop(entry))
                 patch_jmp(m, entry, base + 8 * k)
 
     # -- guest-code logging (emutrace.guestlog) ------------------------------------------
@@ -415,9 +477,8 @@ class LibcallTracer:
             if not group:
                 continue
             if gl.build(proc, module.base + module.elf.span()[0], group):
-                for fs, slot, entry in group:
-                    if entry is not None:
-                        m.hook_del(hooks.pop(entry))         # (build dropped its translation)
+                # (build dropped the entries' translations)
+                self._unhook_entries(proc, [entry for fs, slot, entry in group if entry is not None])
             else:
                 left += [(slot, fs.site) for fs, slot, entry in group if entry is None]
         return left
