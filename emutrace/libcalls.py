@@ -27,7 +27,7 @@ from emutrace.loader.resolve import GotResolver
 from .events import Call, Return
 from .frames import CallStacks, Frame, Regs, Site, UNSET
 from .guestlog import (FastSite, GuestLog, HEAD, HOOKED_ONLY, LOG_TOP, OUT_MAX, RET_SIZE, RETURNS_TWICE, area_size, capture_plan,
-                       free_near, patch_jmp)
+                       free_near, patch_jmps)
 from .machine.memory import page_up
 from .printflog import printf_site
 from .traceview import mem_view
@@ -408,8 +408,7 @@ class LibcallTracer:
             m.write(base, bytes(code))
             self._hook_range(proc, base, base + len(code) - 1)
             self._unhook_entries(proc, [entry for entry, _slot in entries])
-            for k, (entry, slot) in enumerate(entries):
-                patch_jmp(m, entry, base + 8 * k)
+            patch_jmps(m, [(entry, base + 8 * k) for k, (entry, _slot) in enumerate(entries)])
 
     # -- guest-code logging (emutrace.guestlog) ------------------------------------------
     def _to_guest_log(self, proc, pending: list) -> list:

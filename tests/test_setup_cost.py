@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import built
+from emutrace.guestlog import FIXED
 from emutrace.libcalls import LibcallTracer
 
 
@@ -65,3 +66,71 @@ def test_range_hooks_print_what_one_hook_per_entry_prints(tmp_path, monkeypatch,
     if extra == ["-e", "*@libc.so.6"]:
         assert "__tunable_get_val(" in texts[0]    # (libc calls it before the program's entry)
 
+
+# -- trampolines: assembled once per shape, then copied with the site's numbers written in ------
+
+def _placed_both_ways(monkeypatch, args):
+    """Trace `args` in this process; every trampoline GuestLog.build places (by its shape's
+    code with the site's numbers written in) is assembled the slow way too, at its address for
+    its site. Returns [(shape, cached (code, C hook address, loads), slow (...))]."""
+    from emutrace.guestlog import GuestLog, shape_of
+    seen = []
+    placed = GuestLog._placed
+
+    def both(self, fs, at, through, full, loads):
+        cached_loads = {}
+        code, point = placed(self, fs, at, through, full, cached_loads)
+        loads.update(cached_loads)
+        slow_loads, fields = {}, {}
+        slow = self._trampoline(shape_of(fs), at, fs.tag, through, full, slow_loads, fields)
+        slow_point = at + fields["np"] if "np" in fields else None
+        seen.append((shape_of(fs), (code, point, cached_loads), (slow, slow_point, slow_loads)))
+        return code, point
+    monkeypatch.setattr(GuestLog, "_placed", both)
+    _run_in_process(args, monkeypatch)
+    return seen
+
+
+_TRAMPOLINE_PROGRAMS = [("calllog", "pie"), ("calllog", "fnoplt"), ("strings", "nopie"), ("strings", "fnoplt"),
+                        ("files", "ibt"), ("printfs", "pie"), ("twicejmp", "pie"), ("twicejmp", "fnoplt"),
+                        ("retcap", "pie"), ("protos", "zlazy"), ("freshcalls", "pie"), ("strn", "pie"),
+                        ("cxx", "pie")]
+
+
+@pytest.mark.parametrize("prog,variant", _TRAMPOLINE_PROGRAMS)
+def test_trampolines_by_shape_are_the_ones_assembled_site_by_site(tmp_path, monkeypatch, prog, variant):
+    exe = built(prog, variant)
+    args = [exe, str(tmp_path)] if prog == "files" else [exe]
+    seen = _placed_both_ways(monkeypatch, ["-o", str(tmp_path / "t.txt"), *args])
+    assert seen
+    for shape, cached, slow in seen:
+        assert cached == slow, shape
+
+
+def test_trampoline_shapes_cover_what_the_guest_log_makes(tmp_path, monkeypatch):
+    """Across the bins/ programs above, real programs' every kind of trampoline: string copies
+    (C strings, buffers, fixed), returns twice, a C hook, returned strings, output arguments."""
+    shapes = set()
+    for prog, variant in _TRAMPOLINE_PROGRAMS:
+        exe = built(prog, variant)
+        args = [exe, str(tmp_path)] if prog == "files" else [exe]
+        with monkeypatch.context() as mp:
+            shapes |= {s for s, _, _ in _placed_both_ways(mp, ["-o", str(tmp_path / "t.txt"), *args])}
+    assert any(s.twice for s in shapes) and any(s.native_point for s in shapes)
+    assert any(s.out is not None for s in shapes) and any(s.in_string is not None for s in shapes)
+    lengths = {j for s in shapes for _, _, _, j in s.strings}     # (a C string, fixed bytes, a buffer)
+    assert None in lengths and FIXED in lengths and any(j is not None and j >= 0 for j in lengths)
+    assert {s.ret_kind for s in shapes} >= {0, 1, 2, 8}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cmd", [["/usr/bin/git", "--version"], ["/usr/bin/python3", "-c", "import json; print(json.dumps([1]))"]])
+def test_real_programs_trampolines_by_shape(tmp_path, monkeypatch, cmd):
+    import os
+    if not os.path.exists(cmd[0]):
+        pytest.skip("program not installed")
+    seen = _placed_both_ways(monkeypatch, ["-o", str(tmp_path / "t.txt"), *cmd])
+    assert len(seen) > 100
+    for shape, cached, slow in seen:
+        assert cached == slow, shape
+    assert len({shape for shape, _, _ in seen}) < len(seen) // 4     # (what makes them cheap)
