@@ -20,7 +20,7 @@ from weakref import WeakKeyDictionary
 
 from unicorn import UC_HOOK_CODE
 
-from emutrace.loader.elf import R_GLOB_DAT, R_IRELATIVE, R_JUMP_SLOT, STT_FUNC, STT_GNU_IFUNC, SHN_UNDEF
+from emutrace.loader.elf import R_IRELATIVE, STT_FUNC, STT_GNU_IFUNC
 from emutrace.loader.modules import Module
 from emutrace.loader.resolve import GotResolver
 
@@ -34,35 +34,13 @@ from .traceview import mem_view
 from .values import FastCallState
 
 STUB_SIZE = 16
-ENDBR64 = b"\xf3\x0f\x1e\xfa"
 
 
 def plt_slots(module: Module) -> Dict[int, int]:
-    """PLT entry address → GOT slot address, from each entry's `jmp *disp(%rip)`.
-
-    Entry sizes vary (16 in .plt and .plt.sec, 8 in .plt.got and in static programs' .plt), so
-    every `ff 25` jump is found by scanning; an entry starts at the jump, or at the endbr64 and
-    bnd prefix before it."""
-    out = {}
-    elf = module.elf
-    names = (".plt.sec",) if elf.section(".plt.sec") else (".plt", ".iplt")
-    for secname in names + (".plt.got",):
-        sec = elf.section(secname)
-        if sec is None or sec.size == 0 or sec.offset + sec.size > len(elf.data):
-            continue
-        data = elf.data[sec.offset:sec.offset + sec.size]
-        i = 0
-        while i < len(data) - 5:
-            if data[i] == 0xFF and data[i + 1] == 0x25:
-                disp = struct.unpack_from("<i", data, i + 2)[0]
-                start = i - 1 if i >= 1 and data[i - 1] == 0xF2 else i
-                if start >= 4 and data[start - 4:start] == ENDBR64:
-                    start -= 4
-                out[sec.addr + start + module.base] = sec.addr + i + 6 + disp + module.base
-                i += 6
-            else:
-                i += 1
-    return out
+    """PLT entry address → GOT slot address, from each entry's `jmp *disp(%rip)` (the ELF
+    model's plt_jumps: scanned once per file, kept in the metadata cache)."""
+    base = module.base
+    return {entry + base: slot + base for entry, slot in module.elf.plt_jumps}
 
 
 class _ProcSites:
@@ -236,17 +214,13 @@ class LibcallTracer:
         dm, _ = resolver[1].lookup(name, None, for_plt=True)
         return dm.name if dm is not None and dm is not proc.modules[0] else ""
 
-    def _slot_relocs(self, module: Module) -> Dict[int, str]:
-        """GOT slot (absolute) → symbol name, for function relocations."""
-        out = {}
-        syms = module.elf.dynsyms
-        for r in module.elf.plt_relocs + module.elf.relocs:
-            if r.type in (R_JUMP_SLOT, R_GLOB_DAT) and 0 < r.sym < len(syms):
-                s = syms[r.sym]
-                if r.type == R_JUMP_SLOT or s.type in (STT_FUNC, STT_GNU_IFUNC) or \
-                        (s.shndx == SHN_UNDEF and s.type == STT_FUNC):
-                    out[r.offset + module.base] = s.name
-        return out
+    @staticmethod
+    def _slot_relocs(module: Module) -> Dict[int, str]:
+        """GOT slot (absolute) → symbol name, for function relocations (the ELF model's
+        call_slots: found once per file, without reading its relocations again: git's are
+        thousands)."""
+        base = module.base
+        return {slot + base: name for slot, name in module.elf.call_slots}
 
     def _hook_plt(self, proc, module: Module, is_main: bool) -> None:
         slots = self._slot_relocs(module)
@@ -269,8 +243,9 @@ class LibcallTracer:
             mine.append((entry, slot, site))
         self._hook_entries(proc, [entry for entry, _slot, _site in mine])
         # slots reached without a PLT entry (-fno-plt): redirected once ld.so has filled them
+        plt_got = set(entries.values())
         for slot, name in slots.items():
-            if slot not in hooked_slots and slot not in entries.values():
+            if slot not in hooked_slots and slot not in plt_got:
                 site = self._site(proc, module, name, is_main)
                 if site.traced:
                     ps.pending_got.append((slot, site))

@@ -134,3 +134,78 @@ def test_real_programs_trampolines_by_shape(tmp_path, monkeypatch, cmd):
     for shape, cached, slow in seen:
         assert cached == slow, shape
     assert len({shape for shape, _, _ in seen}) < len(seen) // 4     # (what makes them cheap)
+
+
+# -- what the call tracer hooks, found once per ELF file (loader.elf: plt_jumps, call_slots) ----
+
+def _plt_slots_by_scan(elf):
+    """The scan libcalls.plt_slots made on every run before (the reference)."""
+    import struct
+    out = {}
+    names = (".plt.sec",) if elf.section(".plt.sec") else (".plt", ".iplt")
+    for secname in names + (".plt.got",):
+        sec = elf.section(secname)
+        if sec is None or sec.size == 0 or sec.offset + sec.size > len(elf.data):
+            continue
+        data = elf.data[sec.offset:sec.offset + sec.size]
+        i = 0
+        while i < len(data) - 5:
+            if data[i] == 0xFF and data[i + 1] == 0x25:
+                disp = struct.unpack_from("<i", data, i + 2)[0]
+                start = i - 1 if i >= 1 and data[i - 1] == 0xF2 else i
+                if start >= 4 and data[start - 4:start] == b"\xf3\x0f\x1e\xfa":
+                    start -= 4
+                out[sec.addr + start] = sec.addr + i + 6 + disp
+                i += 6
+            else:
+                i += 1
+    return out
+
+
+def _slot_relocs_by_walk(elf):
+    """The walk over every relocation LibcallTracer._slot_relocs made on every run before."""
+    from emutrace.loader.elf import R_GLOB_DAT, R_JUMP_SLOT, SHN_UNDEF, STT_FUNC, STT_GNU_IFUNC
+    out = {}
+    syms = elf.dynsyms
+    for r in elf.plt_relocs + elf.relocs:
+        if r.type in (R_JUMP_SLOT, R_GLOB_DAT) and 0 < r.sym < len(syms):
+            s = syms[r.sym]
+            if r.type == R_JUMP_SLOT or s.type in (STT_FUNC, STT_GNU_IFUNC) or \
+                    (s.shndx == SHN_UNDEF and s.type == STT_FUNC):
+                out[r.offset] = s.name
+    return out
+
+
+def _elf_files():
+    import glob
+    import os
+    files = [built("strings", v) for v in ("pie", "nopie", "znow", "zlazy", "ibt", "fnoplt", "static", "static-pie")]
+    files += [built("cxx", "pie")]
+    files += [f for f in ("/usr/bin/git", "/usr/bin/python3", "/bin/ls", "/bin/bash") if os.path.exists(f)]
+    files += sorted(glob.glob("/lib/x86_64-linux-gnu/libc.so.6") + glob.glob("/lib64/ld-linux-x86-64.so.2")
+                    + glob.glob("/lib/x86_64-linux-gnu/libstdc++.so.6"))
+    return files
+
+
+def test_plt_tables_found_once_are_what_each_run_found(tmp_path, monkeypatch):
+    """plt_jumps and call_slots, parsed with the model and read back from the metadata cache,
+    are the scan and the relocation walk libcalls made on every run before."""
+    import os
+    from emutrace.loader import elf as elfmod
+    monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
+    n_jumps = n_slots = 0
+    for path in _elf_files():
+        data = open(path, "rb").read()
+        parsed = elfmod.parse_elf(path, data)
+        elfmod._MEMO.clear()
+        elfmod.read_elf(path, data)                  # (parses and writes the cache entry)
+        elfmod._MEMO.clear()
+        cached = elfmod.read_elf(path, data)         # (read back from the cache)
+        for model in (parsed, cached):
+            assert dict(model.plt_jumps) == _plt_slots_by_scan(model), path
+            assert list(dict(model.plt_jumps)) == list(_plt_slots_by_scan(model)), path   # (order too)
+            assert list(dict(model.call_slots).items()) == list(_slot_relocs_by_walk(model).items()), path
+        n_jumps += len(parsed.plt_jumps)
+        n_slots += len(parsed.call_slots)
+    assert n_jumps > 300 and n_slots > 300
+    assert os.listdir(tmp_path / "cache")
