@@ -52,7 +52,7 @@ was lost) without a bounds check of its own.
 from __future__ import annotations
 
 import struct
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from .events import Call
 from .frames import Frame
@@ -60,7 +60,7 @@ from .machine.errors import EmutraceError
 from .machine.memory import OutOfMemory, page_up
 from .machine.native import native
 from .machine.reader import GuestReader
-from .machine.x86enc import ARG_REGS, Asm, JA, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32
+from .machine.x86enc import ARG_REGS, Asm, JA, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32, rel32
 from .escapes import escape_bytes
 from .nativelog import native_site
 from .renderops import BLOCK, CSTR, CSTRN, FIXED_SIZE, LENGTH, RAXRDX, RETLEN, WORD
@@ -218,11 +218,55 @@ def free_near(aspace, size: int, near: int, targets) -> Optional[int]:
     return None
 
 
-def patch_jmp(m, at: int, target: int) -> None:
-    """Overwrite the instruction at `at` (a PLT entry) with `jmp target` and drop its
-    translation."""
-    m.write(at, b"\xe9" + struct.pack("<i", target - (at + 5)))
-    m.uc.ctl_remove_cache(at, at + 5)
+PATCH_SPAN_MAX = 64                # bytes between two patched entries rewritten with them
+
+
+def patch_jmps(m, patches) -> None:
+    """Overwrite the instruction at each (at, target)'s `at` (a PLT entry) with `jmp target` and
+    drop its translation: one write and one cache removal per run of nearby entries (a PLT's
+    are 16 bytes apart), not per entry (~27,000 instructions each); the bytes between them are
+    written back as they were."""
+    patches = sorted(patches)
+    i = 0
+    while i < len(patches):
+        j = i + 1
+        while j < len(patches) and patches[j][0] - patches[j - 1][0] <= PATCH_SPAN_MAX:
+            j += 1
+        lo, hi = patches[i][0], patches[j - 1][0] + 5
+        span = bytearray(m.read(lo, hi - lo))
+        for at, target in patches[i:j]:
+            span[at - lo:at - lo + 5] = b"\xe9" + struct.pack("<i", target - (at + 5))
+        m.write(lo, bytes(span))
+        m.uc.ctl_remove_cache(lo, hi)
+        i = j
+
+
+class Shape(NamedTuple):
+    """What a site's trampoline is made of besides where it is and the site's own numbers (its
+    tag, its GOT slot): sites of one shape share their code (GuestLog._placed)."""
+    twice: bool                     # setjmp's family: returns through a return stub
+    strings: tuple                  # FastSite.strings: the copies at the call
+    native_point: bool              # a C hook completes the record (printflog)
+    size: int                       # the call record's size
+    ret_kind: int
+    out: Optional[Tuple[int, int]]
+    in_string: Optional[int]
+
+
+def shape_of(fs: "FastSite") -> Shape:
+    return Shape(fs.site.name in RETURNS_TWICE, fs.strings, fs.native_point, fs.size, fs.ret_kind, fs.out,
+                 fs.in_string)
+
+
+class _Template:
+    """A shape's trampoline, assembled once: its code at address 0 for tag 0, where each site's
+    own numbers go, its copies' loads (offset → (resume offset, area)) and its stores that may
+    fault in a guard page (offset → (what is full, restart offset, borrowed registers, bytes
+    to take back))."""
+    __slots__ = ("code", "fields", "loads", "restarts")
+
+    def __init__(self, code: bytes, fields: Dict[str, int], loads: Dict[int, Tuple[int, int]], restarts: dict):
+        self.code, self.fields, self.loads, self.restarts = code, fields, loads, restarts
 
 
 def capture_plan(plan, wide_ret_cap: Optional[int] = None) -> Optional[Tuple[Tuple[int, int, Optional[int]], ...]]:
@@ -636,6 +680,7 @@ class GuestLog:
         # and where it keeps them): see fault_fixup
         self.restarts: Dict[int, Tuple[str, int, Tuple[Tuple[str, int], ...], int]] = {}
         self.patched: set = set()                         # PLT entries jumping to a trampoline
+        self.templates: Dict[Shape, _Template] = {}       # the trampolines' code, by shape
         self.unwind_hooked: set = set()
         self.leaf_suffix: Optional[str] = None      # what the sites' quick lines end with
         # tag → the site's leaf lines rendered by the compiled path (None: it has not every
@@ -934,6 +979,7 @@ class GuestLog:
             c.threads[child.thread] = t
         c.attach_machine(child)
         c.restarts, c.patched, c.unwind_hooked = dict(self.restarts), set(self.patched), set()
+        c.templates = {}
         c.native_points, c.printf_hooks = list(self.native_points), None
         for fs, at in c.native_points:          # (the child's engine has hooks of its own)
             fs.placed(c, child, at)
@@ -1021,15 +1067,17 @@ class GuestLog:
         through = {}
         for j, k in enumerate(got_sites):
             through[k] = data + 8 * j
-        a = Asm(base)
-        a.raw(b"\xcc" * (8 * len(got_sites)))
-        restarts = {}
+        code = bytearray(b"\xcc" * (8 * len(got_sites)))
+        tramps, points, loads, restarts = [], [], {}, {}
         for k, (fs, slot, entry) in enumerate(entries):
-            a.label(f"t{k}")
-            self._trampoline(a, fs, through.get(k, slot), k, restarts)
-        code = bytearray(a.link())
+            at = base + len(code)
+            tramps.append(at)
+            tc, point = self._placed(fs, at, through.get(k, slot), loads, restarts)
+            code += tc
+            points.append(point)
         if len(code) > size:
             return False
+        self.loads.update(loads)
         self.restarts.update(restarts)
         for k, addr in through.items():
             struct.pack_into("<Q", code, addr - base, m.read_u64(entries[k][1]))
@@ -1038,99 +1086,139 @@ class GuestLog:
         self.code_ranges.append((base, base + len(code)))
         for k, (fs, slot, entry) in enumerate(entries):
             if fs.native_point:
-                self.native_points.append((fs, a.addr(f"np{k}")))
-                fs.placed(self, proc, a.addr(f"np{k}"))
+                self.native_points.append((fs, points[k]))
+                fs.placed(self, proc, points[k])
+        patch_jmps(m, [(entry, tramps[k]) for k, (fs, slot, entry) in enumerate(entries) if entry is not None])
         for k, (fs, slot, entry) in enumerate(entries):
-            tramp = a.addr(f"t{k}")
             if entry is not None:
-                patch_jmp(m, entry, tramp)
                 self.patched.add(entry)
             else:
-                m.write(slot, struct.pack("<Q", tramp))        # the slot the caller reads
-                fs.entry = tramp
+                m.write(slot, struct.pack("<Q", tramps[k]))     # the slot the caller reads
+                fs.entry = tramps[k]
         return True
 
-    def _trampoline(self, a: Asm, fs: FastSite, through: int, k: int, restarts: dict) -> None:
+    def _placed(self, fs: FastSite, at: int, through: int, loads: Dict[int, Tuple[int, int]],
+                restarts: dict) -> Tuple[bytes, Optional[int]]:
+        """The code of fs's trampoline at `at` (and the address of its C hook instruction, or
+        None): its shape's code (assembled once per shape: most of a program's sites share a
+        few shapes, and assembling one in Python costs ~0.4 ms) with the site's own numbers
+        written in. Its string copies' loads go in `loads`, its stores that may fault in a guard
+        page in `restarts`."""
+        shape = shape_of(fs)
+        t = self.templates.get(shape)
+        if t is None:
+            t = self.templates[shape] = self._template(shape)
+        code = bytearray(t.code)
+        struct.pack_into("<i", code, t.fields["tag"], fs.tag)
+        off = t.fields["through"]
+        struct.pack_into("<i", code, off, rel32(at + off + 4, through))
+        if "start" in t.fields:
+            struct.pack_into("<Q", code, t.fields["start"], at)
+        for off, (resume, area) in t.loads.items():
+            loads[at + off] = (at + resume, area)
+        for off, (full, start, restore, unpublish) in t.restarts.items():
+            restarts[at + off] = (full, at + start, restore, unpublish)
+        point = t.fields.get("np")
+        return bytes(code), (None if point is None else at + point)
+
+    def _template(self, shape: "Shape") -> "_Template":
+        """A shape's trampoline assembled at address 0 for tag 0, with where the site's own
+        numbers go (`fields`: offsets of the tag's imm32, the rel32 to the GOT slot, the imm64
+        of the trampoline's own address, the C hook's instruction)."""
+        fields: Dict[str, int] = {}
+        loads: Dict[int, Tuple[int, int]] = {}
+        restarts: dict = {}
+        code = self._trampoline(shape, 0, 0, 0, loads, restarts, fields)
+        return _Template(code, fields, loads, restarts)
+
+    def _trampoline(self, shape: "Shape", at: int, tag: int, through: int, loads: Dict[int, Tuple[int, int]],
+                    restarts: dict, fields: Optional[Dict[str, int]] = None) -> bytes:
+        """The trampoline of a site of `shape` assembled at `at`: it logs the call with `tag` and
+        goes on through the qword at `through` (the GOT slot). Where those numbers went is put
+        in `fields` (offsets from `at`); its string copies' loads in `loads`, its stores that may
+        fault in a guard page in `restarts`."""
         # At a function's entry: [rsp] is the return address; r11 is free (the psABI lets PLT
         # code clobber it); every other register is preserved. No check for room: a store in
         # the ring's or the shadow stack's guard page faults, and the trampoline starts over
-        # from t{k} once Python has made room (fault_fixup), so RPTR, SHTOP and the return
+        # from its start once Python has made room (fault_fixup), so RPTR, SHTOP and the return
         # slot are written only after the last store that can fault. The record's highest word
         # is stored first: when it is in the ring, so is every later store (the string copies
         # included).
-        twice = fs.site.name in RETURNS_TWICE
-        start = a.addr(f"t{k}")
-        if not (twice or fs.strings or fs.native_point):
-            self._plain_trampoline(a, fs, through, start, restarts)
-            return
+        fields = {} if fields is None else fields
+        a = Asm(at)
+        start = at
+        if not (shape.twice or shape.strings or shape.native_point):
+            self._plain_trampoline(a, shape, tag, through, start, restarts, fields)
+            return a.link()
         a.movabs(R11, self.ctrl)
         a.store(R11, S_RAX, RAX)
-        if twice:
-            self._find_stub(a, k)          # (it keeps r10 in S_R10)
+        if shape.twice:
+            self._find_stub(a, fields)     # (it keeps r10 in S_R10)
         else:
             a.store(R11, S_R10, R10)
-        if fs.strings:
+        if shape.strings:
             a.store(R11, S_RBX, RBX)
-        restore = (("rax", S_RAX), ("r10", S_R10)) + ((("rbx", S_RBX),) if fs.strings else ())
+        restore = (("rax", S_RAX), ("r10", S_R10)) + ((("rbx", S_RBX),) if shape.strings else ())
         a.load(RAX, R11, RPTR)
         a.load(R10, RSP, 0)                           # the return address
         self._ring_store(a, restarts, "ring", start, restore)
-        if fs.size > HEAD:
-            a.store_imm(RAX, fs.size - 8, 0)          # (overwritten by a copy or the C hook)
+        if shape.size > HEAD:
+            a.store_imm(RAX, shape.size - 8, 0)       # (overwritten by a copy or the C hook)
         else:
             a.store(RAX, 64, R10)
-        a.store_imm(RAX, 0, fs.tag)
+        a.store_imm(RAX, 0, tag)
+        fields["tag"] = len(a.code) - 4
         for i, r in enumerate(ARG_REGS):
             a.store(RAX, 8 + 8 * i, r)
         a.store(RAX, 56, RSP)                         # the return slot
-        if fs.size > HEAD:
+        if shape.size > HEAD:
             a.store(RAX, 64, R10)
-        if not twice:
+        if not shape.twice:
             # the shadow entry: slot, return address, return kind | output size << 8, output
             # argument, string shown at the return (before the C hook, which reads SHTOP as
             # this call's entry and must run once: nothing after it faults)
             a.load(R11, R11, SHTOP)
-            size = 8 if fs.ret_kind == RET_PAIR else fs.out[1] if fs.out is not None else 0
+            size = 8 if shape.ret_kind == RET_PAIR else shape.out[1] if shape.out is not None else 0
             # (no entry straddles a page's end: only the first store can fault)
             self._ring_store(a, restarts, "shadow", start, restore)
             a.store(R11, 0, RSP)
             a.store(R11, 8, R10)
-            a.store_imm(R11, 16, fs.ret_kind | size << 8)
-            if fs.out is not None:
-                a.store(R11, 24, ARG_REGS[fs.out[0]])
-            if fs.in_string is not None:
-                a.store(R11, 40, ARG_REGS[fs.in_string])
+            a.store_imm(R11, 16, shape.ret_kind | size << 8)
+            if shape.out is not None:
+                a.store(R11, 24, ARG_REGS[shape.out[0]])
+            if shape.in_string is not None:
+                a.store(R11, 40, ARG_REGS[shape.in_string])
             a.movabs(R11, self.ctrl)
-        if fs.native_point:
+        if shape.native_point:
             # a C hook runs here (rax and the control page's RPTR: the record, whose head is
             # written; SHTOP: this call's shadow entry; every argument register as at the call)
             # and writes what follows the head (emutrace.printflog)
-            a.label(f"np{k}")
+            fields["np"] = len(a.code)
             a.raw(b"\x90")
-        for k2, (i, off, cap, j) in enumerate(fs.strings):
+        for k2, (i, off, cap, j) in enumerate(shape.strings):
             length = None if j is None else FIXED if j == FIXED else ARG_REGS[j]
-            self._copy(a, ARG_REGS[i], length, off, cap, f"c{k}_{k2}")
-        if fs.strings:
+            self._copy(a, ARG_REGS[i], length, off, cap, f"c{k2}", loads=loads)
+        if shape.strings:
             a.load(RBX, R11, S_RBX)
-        a.add_imm(RAX, fs.size)
-        if twice:
-            a.store(R11, RPTR, RAX)                   # the record is complete: publish it
+        a.add_imm(RAX, shape.size)
+        a.store(R11, RPTR, RAX)                       # the record is complete: publish it
+        if shape.twice:
             a.load(R10, R11, S_STUB)
             a.store(RSP, 0, R10)                      # the return comes to the stub
-            a.load(R10, R11, S_R10)
-            a.load(RAX, R11, S_RAX)
         else:
-            a.store(R11, RPTR, RAX)
             a.load(RAX, R11, SHTOP)
             a.add_imm(RAX, SHADOW_ENTRY)
             a.store(R11, SHTOP, RAX)
-            a.movabs(R10, self.ret_printf if fs.native_point else self.ret_tramp)
-            a.store(RSP, 0, R10)
-            a.load(R10, R11, S_R10)
-            a.load(RAX, R11, S_RAX)
+            a.movabs(R10, self.ret_printf if shape.native_point else self.ret_tramp)
+            a.store(RSP, 0, R10)                      # the return comes to the return trampoline
+        a.load(R10, R11, S_R10)
+        a.load(RAX, R11, S_RAX)
         a.jmp_rip_mem(through)
+        fields["through"] = len(a.code) - 4
+        return a.link()
 
-    def _plain_trampoline(self, a: Asm, fs: FastSite, through: int, start: int, restarts: dict) -> None:
+    def _plain_trampoline(self, a: Asm, shape: "Shape", tag: int, through: int, start: int, restarts: dict,
+                          fields: Dict[str, int]) -> None:
         # The common site (no string argument, no C hook, not setjmp's): rax alone is borrowed,
         # the control page addressed with movabs (no base register), r11 holds the return
         # address. The record is published before the shadow entry is written (a fault there
@@ -1141,28 +1229,30 @@ class GuestLog:
         a.load(R11, RSP, 0)                           # the return address
         self._ring_store(a, restarts, "ring", start, (("rax", S_RAX),))
         a.store(RAX, 64, R11)                         # (the record's last word first)
-        a.store_imm(RAX, 0, fs.tag)
+        a.store_imm(RAX, 0, tag)
+        fields["tag"] = len(a.code) - 4
         for i, r in enumerate(ARG_REGS):
             a.store(RAX, 8 + 8 * i, r)
         a.store(RAX, 56, RSP)                         # the return slot
-        a.add_imm(RAX, fs.size)
+        a.add_imm(RAX, shape.size)
         a.store_rax_abs(ctrl + RPTR)                  # the record is complete: publish it
         a.load_rax_abs(ctrl + SHTOP)
-        self._ring_store(a, restarts, "shadow", start, (("rax", S_RAX),), fs.size)
+        self._ring_store(a, restarts, "shadow", start, (("rax", S_RAX),), shape.size)
         a.store(RAX, 0, RSP)
         a.store(RAX, 8, R11)
-        size = 8 if fs.ret_kind == RET_PAIR else fs.out[1] if fs.out is not None else 0
-        a.store_imm(RAX, 16, fs.ret_kind | size << 8)
-        if fs.out is not None:
-            a.store(RAX, 24, ARG_REGS[fs.out[0]])
-        if fs.in_string is not None:
-            a.store(RAX, 40, ARG_REGS[fs.in_string])
+        size = 8 if shape.ret_kind == RET_PAIR else shape.out[1] if shape.out is not None else 0
+        a.store_imm(RAX, 16, shape.ret_kind | size << 8)
+        if shape.out is not None:
+            a.store(RAX, 24, ARG_REGS[shape.out[0]])
+        if shape.in_string is not None:
+            a.store(RAX, 40, ARG_REGS[shape.in_string])
         a.add_imm(RAX, SHADOW_ENTRY)
         a.store_rax_abs(ctrl + SHTOP)
         a.movabs(R11, self.ret_tramp)
         a.store(RSP, 0, R11)                          # the return comes to the return trampoline
         a.load_rax_abs(ctrl + S_RAX)
         a.jmp_rip_mem(through)
+        fields["through"] = len(a.code) - 4
 
     @staticmethod
     def _ring_store(a: Asm, into: dict, full: str, start: int, restore, unpublish: int = 0) -> None:
@@ -1182,28 +1272,30 @@ class GuestLog:
         self.stub_table, self.stub_code = base, base + table
         self.code_ranges.append((base + table, base + table + code))
 
-    def _find_stub(self, a: Asm, k: int) -> None:
+    def _find_stub(self, a: Asm, fields: Dict[str, int]) -> None:
         """The stub of the return address [rsp] into [r11+S_STUB], from the table of stubs (r11:
-        the control page; rax saved). None yet: the trampoline's start goes in S_JMP and the
-        `twice_miss` hook makes one (Python), after which the trampoline starts over."""
+        the control page; rax saved). None yet: the trampoline's start (a.base: where its imm64
+        is goes in `fields`) goes in S_JMP and the `twice_miss` hook makes one (Python), after
+        which the trampoline starts over."""
         a.store(R11, S_R10, R10)
         a.load(R10, RSP, 0)
         a.movabs(RAX, self.stub_table)
-        a.label(f"scan{k}")
+        a.label("scan")
         a.cmp_mem_reg(RAX, 0, R10)
-        a.jcc(JE, f"found{k}")
+        a.jcc(JE, "found")
         a.raw(b"\x48\x83\x38\x00")                     # cmp qword [rax], 0
-        a.jcc(JE, f"miss{k}")
+        a.jcc(JE, "miss")
         a.add_imm(RAX, 16)
-        a.jmp(f"scan{k}")
-        a.label(f"miss{k}")
-        a.movabs(R10, a.addr(f"t{k}"))
+        a.jmp("scan")
+        a.label("miss")
+        a.movabs(R10, a.base)
+        fields["start"] = len(a.code) - 8
         a.store(R11, S_JMP, R10)
         a.load(R10, R11, S_R10)
         a.load(RAX, R11, S_RAX)
         a.movabs(R11, self.twice_miss)      # (far from the trampolines: an absolute jump)
         a.jmp_reg(R11)
-        a.label(f"found{k}")
+        a.label("found")
         a.load(R10, RAX, 8)
         a.store(R11, S_STUB, R10)
         a.load(R10, R11, S_R10)
@@ -1263,7 +1355,7 @@ class GuestLog:
         self.flush(self.tracer.session.kernel.current, safe=True)
 
     def _copy(self, a: Asm, src: int, length: Optional[int], off: int, cap: int, tag: str,
-              save_rcx: int = S_RCX, save_rdx: int = S_RDX) -> None:
+              save_rcx: int = S_RCX, save_rdx: int = S_RDX, loads: Optional[Dict[int, Tuple[int, int]]] = None) -> None:
         """Copy a C string (length None: up to its NUL), a buffer (min(length register, cap)
         bytes) or `cap` bytes (length FIXED: a wide string, ended by Python) into [rax+off...];
         nothing for NULL. A qword at a time, each load aligned: an aligned qword never reaches
@@ -1272,8 +1364,10 @@ class GuestLog:
         down. Every conditional branch ends Unicorn's translated block, and each block costs a
         helper call or two, so the loop makes one branch per qword: the NUL test and the length
         test are merged into one. rcx, rdx, rbx, r10 and r11 are used (rcx and rdx restored, rbx
-        by the caller); r11 is the control page on entry and on exit."""
+        by the caller); r11 is the control page on entry and on exit. Its loads go in `loads`
+        (self.loads unless given): load address → (where a fault in it resumes, `off`)."""
         done, body, loop = f"{tag}done", f"{tag}body", f"{tag}q"
+        at_loads = []                   # (the addresses of its two loads)
         a.store(R11, save_rcx, RCX)
         a.store(R11, save_rdx, RDX)
         a.mov(R11, src)
@@ -1298,7 +1392,7 @@ class GuestLog:
             a.mov(RDX, RCX)                             # (the length, while cl is the shift)
         a.raw(b"\x8d\x0c\xdd\x00\x00\x00\x00")             # lea ecx, [rbx*8]
         a.raw(b"\x48\xf7\xdb")                         # neg rbx
-        self.loads[a.here] = (tag, off)
+        at_loads.append(a.here)
         a.raw(b"\x49\x8b\x1c\x1b")                     # mov rbx, [r11+rbx] (aligned)
         a.raw(b"\x48\xd3\xeb")                         # shr rbx, cl
         a.raw(b"\x48\x89\x98" + struct.pack("<i", off))    # mov [rax+off], rbx
@@ -1326,7 +1420,7 @@ class GuestLog:
             a.raw(b"\x49\x39\xca")                     # cmp r10, rcx
         a.jcc(JAE, done)
         a.label(loop)
-        self.loads[a.here] = (tag, off)
+        at_loads.append(a.here)
         a.raw(b"\x4b\x8b\x1c\x13")                     # mov rbx, [r11+r10] (aligned)
         a.raw(b"\x4a\x89\x9c\x10" + struct.pack("<i", off))    # mov [rax+r10+off], rbx
         a.add_imm(R10, 8)
@@ -1344,9 +1438,10 @@ class GuestLog:
             a.raw(b"\x49\x39\xca")                     # cmp r10, rcx
             a.jcc(JB, loop)
         a.label(done)
-        for addr, (t, o) in list(self.loads.items()):
-            if t == tag:
-                self.loads[addr] = (a.addr(done), o)     # a fault in the copy resumes here
+        if loads is None:
+            loads = self.loads
+        for at in at_loads:
+            loads[at] = (a.addr(done), off)             # a fault in the copy resumes here
         a.movabs(R11, self.ctrl)
         a.load(RCX, R11, save_rcx)
         a.load(RDX, R11, save_rdx)

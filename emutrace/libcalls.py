@@ -20,49 +20,27 @@ from weakref import WeakKeyDictionary
 
 from unicorn import UC_HOOK_CODE
 
-from emutrace.loader.elf import R_GLOB_DAT, R_IRELATIVE, R_JUMP_SLOT, STT_FUNC, STT_GNU_IFUNC, SHN_UNDEF
+from emutrace.loader.elf import R_IRELATIVE, STT_FUNC, STT_GNU_IFUNC
 from emutrace.loader.modules import Module
 from emutrace.loader.resolve import GotResolver
 
 from .events import Call, Return
 from .frames import CallStacks, Frame, Regs, Site, UNSET
 from .guestlog import (FastSite, GuestLog, HEAD, HOOKED_ONLY, LOG_TOP, OUT_MAX, RET_SIZE, RETURNS_TWICE, area_size, capture_plan,
-                       free_near, patch_jmp)
+                       free_near, patch_jmps)
 from .machine.memory import page_up
 from .printflog import printf_site
 from .traceview import mem_view
 from .values import FastCallState
 
 STUB_SIZE = 16
-ENDBR64 = b"\xf3\x0f\x1e\xfa"
 
 
 def plt_slots(module: Module) -> Dict[int, int]:
-    """PLT entry address → GOT slot address, from each entry's `jmp *disp(%rip)`.
-
-    Entry sizes vary (16 in .plt and .plt.sec, 8 in .plt.got and in static programs' .plt), so
-    every `ff 25` jump is found by scanning; an entry starts at the jump, or at the endbr64 and
-    bnd prefix before it."""
-    out = {}
-    elf = module.elf
-    names = (".plt.sec",) if elf.section(".plt.sec") else (".plt", ".iplt")
-    for secname in names + (".plt.got",):
-        sec = elf.section(secname)
-        if sec is None or sec.size == 0 or sec.offset + sec.size > len(elf.data):
-            continue
-        data = elf.data[sec.offset:sec.offset + sec.size]
-        i = 0
-        while i < len(data) - 5:
-            if data[i] == 0xFF and data[i + 1] == 0x25:
-                disp = struct.unpack_from("<i", data, i + 2)[0]
-                start = i - 1 if i >= 1 and data[i - 1] == 0xF2 else i
-                if start >= 4 and data[start - 4:start] == ENDBR64:
-                    start -= 4
-                out[sec.addr + start + module.base] = sec.addr + i + 6 + disp + module.base
-                i += 6
-            else:
-                i += 1
-    return out
+    """PLT entry address → GOT slot address, from each entry's `jmp *disp(%rip)` (the ELF
+    model's plt_jumps: scanned once per file, kept in the metadata cache)."""
+    base = module.base
+    return {entry + base: slot + base for entry, slot in module.elf.plt_jumps}
 
 
 class _ProcSites:
@@ -81,12 +59,13 @@ class _ProcSites:
 class _EngineSites:
     """What the library-call tracer keeps about one engine (a vfork child shares its parent's):
     its hooks, and how far the move to stubs and guest code has gone."""
-    __slots__ = ("armed", "entry_done", "entry_hooks", "ranges", "entry_cb")
+    __slots__ = ("armed", "entry_done", "entry_hooks", "hook_runs", "ranges", "entry_cb")
 
     def __init__(self, parent: Optional["_EngineSites"] = None):
         self.armed = parent.armed if parent else False              # _arm has run
         self.entry_done = parent.entry_done if parent else False    # _redirect_got has run
-        self.entry_hooks: Dict[int, object] = {}                    # PLT entry → its exact hook
+        self.entry_hooks: Dict[int, int] = {}                       # PLT entry → the hook catching it
+        self.hook_runs: Dict[int, List[int]] = {}                   # hook → the PLT entries it catches
         self.ranges: list = list(parent.ranges) if parent else []   # (lo, hi) of hooked stub ranges
         self.entry_cb = None                                        # the entry callback of its hooks
 
@@ -185,9 +164,14 @@ class LibcallTracer:
         pe = self._engine(pm)
         ce = self._engines[cm] = _EngineSites(pe)
         self._clone_guest_log(parent, child)
-        # the child's hooks are the parent's: entries still hooked one by one, and stub ranges
+        # the child's hooks are the parent's: entries still hooked (alone or in runs), and stub
+        # ranges
         cb = self._entry_cb(child)
-        ce.entry_hooks = {entry: cm.hook_code(cb, entry, entry) for entry in pe.entry_hooks}
+        for run in pe.hook_runs.values():
+            handle = cm.hook_code(cb, run[0], run[-1])
+            ce.hook_runs[handle] = list(run)
+            for entry in run:
+                ce.entry_hooks[entry] = handle
         for lo, hi in ce.ranges:
             cm.hook_code(cb, lo, hi)
         if ce.armed and not ce.entry_done:
@@ -230,24 +214,18 @@ class LibcallTracer:
         dm, _ = resolver[1].lookup(name, None, for_plt=True)
         return dm.name if dm is not None and dm is not proc.modules[0] else ""
 
-    def _slot_relocs(self, module: Module) -> Dict[int, str]:
-        """GOT slot (absolute) → symbol name, for function relocations."""
-        out = {}
-        syms = module.elf.dynsyms
-        for r in module.elf.plt_relocs + module.elf.relocs:
-            if r.type in (R_JUMP_SLOT, R_GLOB_DAT) and 0 < r.sym < len(syms):
-                s = syms[r.sym]
-                if r.type == R_JUMP_SLOT or s.type in (STT_FUNC, STT_GNU_IFUNC) or \
-                        (s.shndx == SHN_UNDEF and s.type == STT_FUNC):
-                    out[r.offset + module.base] = s.name
-        return out
+    @staticmethod
+    def _slot_relocs(module: Module) -> Dict[int, str]:
+        """GOT slot (absolute) → symbol name, for function relocations (the ELF model's
+        call_slots: found once per file, without reading its relocations again: git's are
+        thousands)."""
+        base = module.base
+        return {slot + base: name for slot, name in module.elf.call_slots}
 
     def _hook_plt(self, proc, module: Module, is_main: bool) -> None:
         slots = self._slot_relocs(module)
         entries = plt_slots(module)
         hooked_slots = set()
-        m = proc.machine
-        hooks = self._engine(m).entry_hooks
         ps = self._proc(proc)
         mine = ps.plt_entries[module.path] = []
         pltgot = module.elf.section(".plt.got")
@@ -263,15 +241,73 @@ class LibcallTracer:
             self.sites[entry] = site
             hooked_slots.add(slot)
             mine.append((entry, slot, site))
-            # one exact hook per entry: a range hook would also fire on the entry's later
-            # instructions (endbr64; bnd jmp), twice per call
-            hooks[entry] = m.hook_code(self._entry_cb(proc), entry, entry)
+        self._hook_entries(proc, [entry for entry, _slot, _site in mine])
         # slots reached without a PLT entry (-fno-plt): redirected once ld.so has filled them
+        plt_got = set(entries.values())
         for slot, name in slots.items():
-            if slot not in hooked_slots and slot not in entries.values():
+            if slot not in hooked_slots and slot not in plt_got:
                 site = self._site(proc, module, name, is_main)
                 if site.traced:
                     ps.pending_got.append((slot, site))
+
+    def _hook_entries(self, proc, entries: List[int]) -> None:
+        """Catch calls at these PLT entries with code hooks. Unicorn tests every code hook for
+        every instruction it translates, so before the program's entry, while ld.so and the
+        libraries' initialisers are translated, a run of adjacent entries shares one range hook
+        (with 250 exact hooks on git's entries, translating ld.so's code cost more than the
+        rest of the set-up). A range hook also fires on an entry's later instructions (endbr64;
+        bnd jmp), which are no site: once the program runs (at its entry, and for libraries
+        loaded later) an entry gets a hook of its own, so a call costs one callback."""
+        if not entries:
+            return
+        m = proc.machine
+        es = self._engine(m)
+        cb = self._entry_cb(proc)
+        runs = self._runs(sorted(entries)) if not es.entry_done else [[e] for e in entries]
+        for run in runs:
+            handle = m.hook_code(cb, run[0], run[-1])
+            es.hook_runs[handle] = run
+            for entry in run:
+                es.entry_hooks[entry] = handle
+
+    def _runs(self, entries: List[int]) -> List[List[int]]:
+        """Sorted PLT entries cut into runs a range hook may cover: consecutive entries at most
+        16 bytes apart (an entry's size) with no other hooked address between them (an entry
+        moved to guest code or a stub must not be caught again)."""
+        sites = self.sites
+        runs: List[List[int]] = []
+        for entry in entries:
+            if runs:
+                prev = runs[-1][-1]
+                if entry - prev <= 16 and not any(a in sites for a in range(prev + 1, entry)):
+                    runs[-1].append(entry)
+                    continue
+            runs.append([entry])
+        return runs
+
+    def _unhook_entries(self, proc, entries) -> None:
+        """Stop catching calls at these PLT entries with hooks (they jump to guest code or to
+        stubs now). Entries that shared a range hook with them and stay keep being caught, each
+        by a hook of its own."""
+        m = proc.machine
+        es = self._engine(m)
+        handles = {es.entry_hooks.pop(entry) for entry in entries}
+        for handle in handles:
+            m.hook_del(handle)
+            rest = [entry for entry in es.hook_runs.pop(handle) if entry in es.entry_hooks]
+            for entry in rest:
+                del es.entry_hooks[entry]
+            self._hook_entries(proc, rest)
+
+    def _exact_entry_hooks(self, proc) -> None:
+        """Once the program runs: entries still caught by a range hook (their stubs found no
+        room) get hooks of their own, so that their calls cost one callback, not one per
+        instruction of the entry."""
+        es = self._engine(proc.machine)
+        shared = [run for run in es.hook_runs.values() if len(run) > 1]
+        if shared:
+            self._unhook_entries(proc, [entry for run in shared for entry in run])
+            self._hook_entries(proc, [entry for run in shared for entry in run])
 
     def _at_entry(self, uc, addr, size, proc):
         if self._redirect_got(proc):
@@ -294,6 +330,7 @@ class LibcallTracer:
         if self.guest_log:
             pending = self._to_guest_log(proc, pending)
         self._stub_hooked_entries(proc)
+        self._exact_entry_hooks(proc)
         if not pending:
             return True
         size = page_up(len(pending) * STUB_SIZE)
@@ -345,9 +382,8 @@ class LibcallTracer:
                 self.sites[stub] = self.sites[entry]
             m.write(base, bytes(code))
             self._hook_range(proc, base, base + len(code) - 1)
-            for k, (entry, slot) in enumerate(entries):
-                m.hook_del(hooks.pop(entry))
-                patch_jmp(m, entry, base + 8 * k)
+            self._unhook_entries(proc, [entry for entry, _slot in entries])
+            patch_jmps(m, [(entry, base + 8 * k) for k, (entry, _slot) in enumerate(entries)])
 
     # -- guest-code logging (emutrace.guestlog) ------------------------------------------
     def _to_guest_log(self, proc, pending: list) -> list:
@@ -415,9 +451,8 @@ class LibcallTracer:
             if not group:
                 continue
             if gl.build(proc, module.base + module.elf.span()[0], group):
-                for fs, slot, entry in group:
-                    if entry is not None:
-                        m.hook_del(hooks.pop(entry))         # (build dropped its translation)
+                # (build dropped the entries' translations)
+                self._unhook_entries(proc, [entry for fs, slot, entry in group if entry is not None])
             else:
                 left += [(slot, fs.site) for fs, slot, entry in group if entry is None]
         return left

@@ -158,7 +158,10 @@ class PackedTable:
 # symbols took 1-2 ms of every dynamically linked run, a Go program's 2,600 symbols as much, and
 # an untraced run reads neither; a smaller table loads in under 0.1 ms either way.
 PACKED_TABLE_MIN = 256
-PACKED_TABLES = ("dynsyms", "symtab", "relocs", "plt_relocs")
+PACKED_TABLES = ("dynsyms", "symtab", "relocs", "plt_relocs", "plt_jumps", "call_slots")
+# ... and these at any size: only the call tracer reads them (git's ~250 entries each cost an
+# untraced run ~0.5M instructions to unpickle)
+ALWAYS_PACKED = ("plt_jumps", "call_slots")
 
 
 @_loads_fast
@@ -191,6 +194,10 @@ class ElfFile:
     plt_relocs: List[Reloc] = field(default_factory=list)   # DT_JMPREL
     relr: List[int] = field(default_factory=list)           # DT_RELR addresses
     tls: Optional[Segment] = None
+    # what the call tracer hooks, found once per file (kept in the metadata cache with the
+    # rest): (PLT entry, its GOT slot) by scan_plt, (GOT slot, function) by call_slots; unbiased
+    plt_jumps: List[Tuple[int, int]] = field(default_factory=list)
+    call_slots: List[Tuple[int, str]] = field(default_factory=list)
 
     # ---- derived facts -------------------------------------------------
     @property
@@ -326,7 +333,50 @@ def _parse(path: str, data: bytes) -> ElfFile:
             elf.tls = s
     _parse_sections(elf, shoff, shentsize, shnum, shstrndx)
     _parse_dynamic(elf)
+    elf.plt_jumps = scan_plt(elf)
+    elf.call_slots = call_slots(elf)
     return elf
+
+
+ENDBR64 = b"\xf3\x0f\x1e\xfa"
+
+
+def scan_plt(elf: ElfFile) -> List[Tuple[int, int]]:
+    """(PLT entry, GOT slot) for each entry's `jmp *disp(%rip)`, unbiased, in section order.
+
+    Entry sizes vary (16 in .plt and .plt.sec, 8 in .plt.got and in static programs' .plt), so
+    every `ff 25` jump is found by scanning; an entry starts at the jump, or at the endbr64 and
+    bnd prefix before it."""
+    out: Dict[int, int] = {}
+    names = (".plt.sec",) if elf.section(".plt.sec") else (".plt", ".iplt")
+    for secname in names + (".plt.got",):
+        sec = elf.section(secname)
+        if sec is None or sec.size == 0 or sec.offset + sec.size > len(elf.data):
+            continue
+        data = elf.data[sec.offset:sec.offset + sec.size]
+        i = data.find(b"\xff\x25")
+        while 0 <= i < len(data) - 5:
+            disp = struct.unpack_from("<i", data, i + 2)[0]
+            start = i - 1 if i >= 1 and data[i - 1] == 0xF2 else i
+            if start >= 4 and data[start - 4:start] == ENDBR64:
+                start -= 4
+            out[sec.addr + start] = sec.addr + i + 6 + disp
+            i = data.find(b"\xff\x25", i + 6)
+    return list(out.items())
+
+
+def call_slots(elf: ElfFile) -> List[Tuple[int, str]]:
+    """(GOT slot, symbol name) of the function relocations (JUMP_SLOT, and GLOB_DAT of a
+    function), unbiased; a later relocation of a slot names it."""
+    out: Dict[int, str] = {}
+    syms = elf.dynsyms
+    for r in list(elf.plt_relocs) + list(elf.relocs):
+        if r.type in (R_JUMP_SLOT, R_GLOB_DAT) and 0 < r.sym < len(syms):
+            s = syms[r.sym]
+            if r.type == R_JUMP_SLOT or s.type in (STT_FUNC, STT_GNU_IFUNC) or \
+                    (s.shndx == SHN_UNDEF and s.type == STT_FUNC):
+                out[r.offset] = s.name
+    return list(out.items())
 
 
 def _parse_sections(elf: ElfFile, shoff: int, shentsize: int, shnum: int, shstrndx: int) -> None:
@@ -507,7 +557,7 @@ def _symbol_versions(elf: ElfFile, strtab: bytes, count: int) -> Optional[List[T
 
 _MEMO: Dict[Tuple[str, bytes], ElfFile] = {}
 # part of every cache key: a model pickled in an older form is parsed again, not read as it was
-MODEL_FORMAT = b"3:"            # 2: large tables as PackedTable; 3: from 256 entries on (was 4,096)
+MODEL_FORMAT = b"4:"            # 2: large tables as PackedTable; 3: from 256 entries on (was 4,096); 4: plt_jumps, call_slots
 
 
 def memoized(path: str, version: Optional[tuple]) -> Optional[ElfFile]:
@@ -541,7 +591,7 @@ def read_elf(path: str, data: bytes, version: Optional[tuple] = None) -> ElfFile
         model.data = b""
         for name in PACKED_TABLES:
             table = getattr(model, name)
-            if len(table) >= PACKED_TABLE_MIN:
+            if len(table) >= PACKED_TABLE_MIN or (table and name in ALWAYS_PACKED):
                 setattr(model, name, PackedTable(table))
         return model
     # contents (or a version of a host file) alone: the same library under another guest
