@@ -30,6 +30,7 @@ from emutrace.loader.modules import Module
 from .kernel.world import World
 from .machine.errors import EmutraceError
 from .machine.faultaddr import exact_address
+from .machine.phases import Hooks
 from .machine.record import field, record
 from .tsc import TscObserver
 
@@ -94,13 +95,14 @@ class Session:
         self.limits.set("disk", self.opts.max_disk)
         self.vfs = Vfs(self.opts.root, self.opts.rw, clock_ns=self.world.realtime_ns,
                        uid=self.world.uid, gid=self.world.gid, limits=self.limits)
-        self.kernel = Kernel(self.world, self.vfs, max_procs=self.opts.max_procs)
+        self.hooks = Hooks()                  # the one registry of hook phases (machine/phases.py)
+        self.kernel = Kernel(self.world, self.vfs, max_procs=self.opts.max_procs, hooks=self.hooks)
         self.kernel.max_mem = self.opts.max_mem
         self.kernel.net = self.opts.net                  # --net: Internet sockets reach the host
-        self.kernel.on_new_machine = self._attach
-        self.kernel.on_mmap = self._on_mmap
-        self.kernel.on_exec = self._on_exec
-        self.kernel.on_fork = self._on_fork
+        self.hooks.on("new_machine", self._attach)
+        self.hooks.on("mmap", self._on_mmap)
+        self.hooks.on("exec", self._on_exec)
+        self.hooks.on("fork", self._on_fork)
         self.kernel.binfmt = exec_into                   # execve reaches the loader through it
         procfs.install(self.vfs, self.kernel)
         self.observers.append(TscObserver(self.world, self.kernel))     # RDTSC from the virtual clock

@@ -135,8 +135,7 @@ def _commit(proc, canon, elf, interp_elf, argv, envp, builtin) -> Image:
     if old is not None:
         old.leave()                          # (a vfork parent, still on it, keeps it charged)
     proc.service_page = None
-    if kernel.on_new_machine is not None:
-        kernel.on_new_machine(proc)
+    kernel.hooks.fire("new_machine", proc)
     try:
         bias = choose_bias(aspace, elf, PIE_BASE)
         map_elf(aspace, machine, elf, bias, canon)
@@ -179,9 +178,7 @@ def _reset_signals(proc) -> None:
 def exec_into(proc, path: str, argv: List[str], envp: List[str], base: str, loader: str = "auto") -> Image:
     """execve: replace proc's image; on success the caller resumes at proc.machine's rip."""
     image = load_image(proc, path, argv, envp, base, loader)
-    hook = proc.kernel.on_exec
-    if hook is not None:
-        hook(proc, image)
+    proc.kernel.hooks.fire("exec", proc, image)
     return image
 
 

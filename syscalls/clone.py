@@ -194,9 +194,7 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
         proc.aspace.write_u32(ptid, tid)
     if flags & CLONE_CHILD_SETTID:
         child.aspace.write_u32(ctid, tid)
-    hook = kernel.on_fork
-    if hook is not None:
-        hook(proc, child)
+    kernel.hooks.fire("fork", proc, child)
     if flags & CLONE_VFORK:
         child.vfork_done = False
         raise Block(Wait("vfork", f"vfork child {tid} to exec or exit", parent_thread,
@@ -241,10 +239,7 @@ def _fork_machine(proc, child, regs: dict, cm, cas) -> None:
     child.machine, child.aspace = cm, cas
     child.modules = list(proc.modules)
     child.service_page = proc.service_page
-    hook = kernel.on_new_machine
-    if hook is not None:
-        hook(child)
-    else:
+    if not kernel.hooks.fire("new_machine", child):
         kernel.sched.load_new_machine(child)
 
 

@@ -10,6 +10,7 @@ import sys
 from typing import Callable, Dict, List, Optional
 
 from emutrace.machine.memory import GuestFault, MemoryBudget, OutOfMemory
+from emutrace.machine.phases import Hooks
 
 from . import clone
 from . import errno as E
@@ -61,18 +62,16 @@ def handler_error(e: Exception) -> int:
 
 
 class Kernel:
-    def __init__(self, world, vfs: Vfs, max_procs: Optional[int] = None, notify: Callable[[str], None] = None):
+    def __init__(self, world, vfs: Vfs, max_procs: Optional[int] = None, notify: Callable[[str], None] = None,
+                 hooks: Optional[Hooks] = None):
         self.world = world
+        self.hooks = hooks if hooks is not None else Hooks()   # the session's registry (phases.py)
         self.vfs = vfs
         self.chosen_max_procs = max_procs   # --max-procs, or None: default_max_procs(max_mem)
         self.limits = vfs.limits            # every bound on what the guest makes the host hold (limits.py)
         self.handlers = load_all()          # (its setter makes the routes by number: see below)
         self.observer = None                # receives syscall_enter/syscall_exit
         self.intercept = None               # the API's hook: enter() may fake a result, exit() may change it
-        self.on_new_machine = None          # called when exec gives a process a fresh machine
-        self.on_mmap = None                 # called for each file-backed mmap (module discovery)
-        self.on_exec = None                 # called after a successful execve (the loader calls it)
-        self.on_fork = None                 # called with (parent, child) for a followed fork
         self.binfmt = None                  # the loader's exec_into, registered by the session (binfmt.py)
         self.current: Optional[Process] = None   # the process running (its syscalls, /proc/self)
         self.net = False                    # --net: Internet sockets reach the host

@@ -76,9 +76,7 @@ def sys_mmap(proc, addr, length, prot, flags, fd, off):
             data = f.pread(length, off)
             if data:
                 proc.machine.write(start, data)
-        listener = proc.kernel.on_mmap
-        if listener is not None:
-            listener(proc, start, size, prot, f, off)
+        proc.kernel.hooks.fire("mmap", proc, start, size, prot, f, off)
     return start
 
 

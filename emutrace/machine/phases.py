@@ -1,0 +1,58 @@
+"""The session's one registry of hook phases.
+
+The lower layers (the machine, the kernel, the loader) announce what happens at typed phases;
+the layers above (the session, the tracer, the report, the debugger) register callbacks on them.
+Nothing from above is set as an attribute on a lower object (design decision 11): the session
+makes one `Hooks`, hands it to the Kernel it builds, and registers on it.
+
+Each phase is declared once, below, with the arguments its callbacks receive. Registering on or
+firing an undeclared phase is a programming error and raises at once, so a misspelt phase cannot
+silently never fire.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, List
+
+# phase -> what its callbacks receive (and when it fires)
+PHASES: Dict[str, str] = {
+    "new_machine": "(proc): a process got a fresh engine (exec, fork); its hooks are to be installed",
+    "mmap": "(proc, start, size, prot, file, offset): a file was mapped (module discovery)",
+    "exec": "(proc, image): execve replaced a process's image (after the loader laid it out)",
+    "fork": "(parent, child): a process was cloned into a new process (fork, vfork, clone)",
+}
+
+
+class Hooks:
+    """Callbacks by phase, called in registration order."""
+
+    __slots__ = ("_by_phase",)
+
+    def __init__(self) -> None:
+        self._by_phase: Dict[str, List[Callable]] = {p: [] for p in PHASES}
+
+    def _list(self, phase: str) -> List[Callable]:
+        try:
+            return self._by_phase[phase]
+        except KeyError:
+            raise ValueError(f"no hook phase {phase!r} (phases: {', '.join(PHASES)})") from None
+
+    def on(self, phase: str, fn: Callable) -> Callable:
+        """Register fn on phase; returns fn (so it can be given to off())."""
+        self._list(phase).append(fn)
+        return fn
+
+    def off(self, phase: str, fn: Callable) -> None:
+        fns = self._list(phase)
+        if fn in fns:
+            fns.remove(fn)
+
+    def wants(self, phase: str) -> bool:
+        """True when some callback is registered: callers skip building arguments otherwise."""
+        return bool(self._list(phase))
+
+    def fire(self, phase: str, *args) -> int:
+        """Call every callback of phase with args; returns how many were called."""
+        fns = self._list(phase)
+        for fn in tuple(fns):
+            fn(*args)
+        return len(fns)
