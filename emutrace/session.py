@@ -276,8 +276,11 @@ class Session:
         self.kernel.wall_deadline = deadline            # host-socket waits stop there too
         fanout = self._signal_observer()
         idle = 0                              # wake-ups in a row that ended blocked again
+        engines = self.kernel.engines
         try:
             while True:
+                if engines.retired:           # (between slices: no engine is running)
+                    engines.close_retired(keep=main.aspace)
                 try:
                     t = sched.pick()
                 except GuestDeadlock:

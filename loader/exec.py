@@ -15,8 +15,8 @@ from emutrace.kernel import errno as E
 from emutrace.kernel.binfmt import ExecError      # raised here, caught by the kernel's execve
 from emutrace.kernel.task import SigAction
 from emutrace.kernel.vfs import S_IFDIR, S_IFREG, VfsError
-from emutrace.machine.cpu import Machine, cpuid
-from emutrace.machine.memory import AddressSpace, OutOfMemory, PAGE, PIE_BASE, STACK_SIZE, STACK_TOP
+from emutrace.machine.cpu import cpuid
+from emutrace.machine.memory import OutOfMemory, PAGE, PIE_BASE, STACK_SIZE, STACK_TOP
 
 from . import linker
 from .elf import ET_DYN, PF_X, PT_PHDR, ElfError, ElfFile, read_elf
@@ -123,17 +123,13 @@ def _commit(proc, canon, elf, interp_elf, argv, envp, builtin) -> Image:
         raise ExecError(E.E2BIG, "argument list too long")
     # point of no return: a fresh machine and address space
     kernel = proc.kernel
-    machine = Machine()
     try:
-        aspace = AddressSpace(machine.uc, kernel.memory, machine.host_cost)
+        machine, aspace = kernel.engines.new()
     except OutOfMemory:
         raise ExecError(E.ENOMEM, "out of memory for a new engine (--max-mem)") from None
-    aspace.use_machine(machine)
-    aspace.adopt()
     old = proc.aspace
     proc.machine, proc.aspace = machine, aspace
-    if old is not None:
-        old.leave()                          # (a vfork parent, still on it, keeps it charged)
+    kernel.engines.leave(old)                # (a vfork parent, still on it, keeps it charged)
     proc.service_page = None
     kernel.hooks.fire("new_machine", proc)
     try:

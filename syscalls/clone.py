@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import struct
 
-from emutrace.machine.cpu import FORK_TCG_BUFFER, Machine
-from emutrace.machine.memory import AddressSpace, OutOfMemory
+from emutrace.machine.cpu import FORK_TCG_BUFFER
+from emutrace.machine.memory import OutOfMemory
 
 from . import errno as E
 from . import jobctl
@@ -216,14 +216,12 @@ def _derived_context(m, regs: dict):
 def _copy_memory(proc):
     """A new engine and a copy of the parent's memory for a forked child, or OutOfMemory
     (ENOMEM, before the child exists) when --max-mem cannot hold the copy and its engine."""
-    cm = Machine(FORK_TCG_BUFFER)
-    cas = AddressSpace(cm.uc, proc.kernel.memory, cm.host_cost)
-    cas.use_machine(cm)
-    cas.adopt()
+    engines = proc.kernel.engines
+    cm, cas = engines.new(FORK_TCG_BUFFER)
     try:
         copy_address_space(proc.aspace, cas)
     except OutOfMemory:
-        cas.leave()                              # (gives back what the partial copy holds)
+        engines.discard(cas)                     # (gives back what the partial copy holds)
         raise
     return cm, cas
 
@@ -289,8 +287,7 @@ def end_process(proc, exc: ProcessExit) -> None:
         if shared and proc.machine is not None:
             sched.futex.thread_died(proc, t)       # the memory lives on: clear_child_tid matters
         sched.remove(t)
-    if proc.aspace is not None:
-        proc.aspace.leave()                        # (its memory goes back to --max-mem)
+    kernel.engines.leave(proc.aspace)              # (its memory goes back to --max-mem)
     fds = proc.fds
     if fds is not None:
         fds.users = getattr(fds, "users", 1) - 1

@@ -13,6 +13,7 @@ from emutrace.machine.memory import GuestFault, MemoryBudget, OutOfMemory
 from emutrace.machine.phases import Hooks
 
 from . import clone
+from .engines import Engines
 from . import errno as E
 from .handlers import load_all
 from .sched import Block, Scheduler
@@ -81,6 +82,7 @@ class Kernel:
         self.inotify = None                 # inotify instances and watches (inotify.InotifyHub)
         self.wall_deadline = 0              # host time.monotonic() at which --timeout ends the run; 0: none
         self.memory = MemoryBudget(4 << 30)  # --max-mem: what all processes' address spaces hold together
+        self.engines = Engines(self.memory)  # every process's engine: made, charged, retired, closed
         self.notify = notify or (lambda msg: print(f"emutrace: {msg}", file=sys.stderr, flush=True))
         self.unimplemented_seen: set = set()
         self.follow = False                 # -f: child processes are traced too

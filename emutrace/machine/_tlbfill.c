@@ -183,6 +183,7 @@ static _Bool on_fill(void *uc, uint64_t vaddr, int access, TlbEntry *entry, void
         }
     }
     t->misses++;
+    if (t->fill == NULL) return 0;      /* (cleared by the collector: its engine is going) */
     PyGILState_STATE g = PyGILState_Ensure();
     int ok = 0;
     PyObject *r = PyObject_CallFunction(t->fill, "KiK", (unsigned long long)page, access,
@@ -224,10 +225,25 @@ static int TlbFill_init(TlbFillObject *self, PyObject *args, PyObject *kwds)
     return 0;
 }
 
+/* The collector must see `fill`: it is a closure over the AddressSpace, which holds this object
+ * (a cycle that, untraversed, kept every exited process's address space and engine alive). */
+static int TlbFill_traverse(TlbFillObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->fill);
+    return 0;
+}
+
+static int TlbFill_clear_refs(TlbFillObject *self)
+{
+    Py_CLEAR(self->fill);
+    return 0;
+}
+
 /* The engine keeps a pointer to this object: the AddressSpace holds it as long as the engine lives. */
 static void TlbFill_dealloc(TlbFillObject *self)
 {
-    Py_XDECREF(self->fill);
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(self->fill);
     PyMem_Free(self->keys);
     PyMem_Free(self->vals);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -425,7 +441,9 @@ static PyTypeObject TlbFillType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "emutrace.machine._native.TlbFill",
     .tp_basicsize = sizeof(TlbFillObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)TlbFill_traverse,
+    .tp_clear = (inquiry)TlbFill_clear_refs,
     .tp_doc = "TlbFill(uc_hook_add, engine, hook_type, fill): the TLB fill hook and its page cache",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)TlbFill_init,

@@ -176,6 +176,34 @@ class Machine:
             self.read = self.read_fast = self.read_small = gm.read
             self.write = gm.write
 
+    def close(self) -> None:
+        """Free the engine now (uc_close: its translation buffer, its TLB, its hooks) and drop
+        every object that hangs on it. Never from inside this engine's emu_start (a hook of its
+        own): the kernel closes retired engines between slices (syscalls/engines.py).
+
+        Not left to the collector: an engine sits in reference cycles (its hooks' callbacks hold
+        the Machine) some of which pass through compiled objects that the collector cannot see
+        through (the TLB fill), so without this every exited process kept its engine to the end
+        of the run (~5.5 MB a fork or exec: docs/processes.md). Afterwards every attribute is
+        gone, so a stray use raises AttributeError instead of touching freed memory."""
+        uc = self.__dict__.get("uc")
+        if uc is None:
+            return
+        finalizer = getattr(uc, "_Uc__finalizer", None)     # the binding's one uc_close, once
+        if finalizer is not None:
+            finalizer()
+        else:                                   # (a binding without it: close by hand)
+            uclib.uc_close(uc._uch)
+        uc._uch = None
+        for table in ("_callbacks", "_mmio_callbacks"):
+            getattr(uc, table, {}).clear()
+        uc._hook_exception = None
+        self._hooks.clear()
+        self.__dict__.clear()
+        self.closed = True
+
+    closed = False              # True once close() freed the engine
+
     def emu_start(self, begin: int, until: int, timeout: int = 0, count: int = 0) -> None:
         """uc.emu_start (its arguments, its errors: UcError, or the exception a hook kept for
         it), holding the GIL while the guest runs where gil.keep_while_running said so."""

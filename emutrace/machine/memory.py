@@ -260,6 +260,10 @@ class Backing:
         return self.buf.address + self.buf_off + (addr - self.start)
 
 
+def _closed_access(addr: int, *_):
+    raise GuestFault(addr)
+
+
 class AddressSpace:
     """The guest's mappings (VMAs) and the host memory under them (Backings).
 
@@ -325,8 +329,37 @@ class AddressSpace:
             self._settle()
 
     def use_machine(self, machine) -> None:
-        """Raw access through the machine's direct C calls, not the binding's (hot: every read(2))."""
+        """Raw access through the machine's direct C calls, not the binding's (hot: every read(2));
+        the machine is the engine under this address space, closed with it (close)."""
         self.raw_read, self.raw_write = machine.read_fast, machine.write
+        self.machine = machine
+
+    machine = None              # the Machine whose engine maps this address space (use_machine)
+    closed = False              # True once close() gave everything back
+
+    def close(self) -> None:
+        """Give the host everything now, with no process left on it (users 0, after leave()):
+        the host buffers under private mappings, the references to shared memory, the engine
+        (Machine.close: uc_close). Not from inside the engine's own emu_start (see Machine.close).
+        What stays is an empty address space: reads of it raise GuestFault."""
+        if self.closed:
+            return
+        machine = self.machine
+        if machine is not None:
+            machine.close()                  # (first: the engine stops pointing into the buffers)
+        for buf in {id(b.buf): b.buf for b in self.backs}.values():    # (pieces may share one)
+            hostmem.unreserve(buf.size)
+            buf.close()
+        self.backs, self._bstarts = [], []
+        self.vmas, self._starts = [], []
+        self.windows = {}
+        self.nr_touched = set()
+        self._alias_hooks = []
+        self.page_perms = {}
+        self._tlb_fill = None                # (a compiled hook holding a closure over self)
+        self.raw_read = self.raw_write = _closed_access
+        self.uc = self.machine = None
+        self.closed = True
 
     # -- lookup ------------------------------------------------------------
     def _span(self, start: int, end: int) -> Tuple[int, int]:
