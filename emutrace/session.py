@@ -20,7 +20,7 @@ from emutrace.kernel.binfmt import ExecError
 from emutrace.kernel.files import FdTable, HostStream, O_RDONLY, O_WRONLY
 from emutrace.kernel.kernel import Kernel
 from emutrace.kernel.limits import BY_NAME, KernelLimits
-from emutrace.kernel.signals import SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, deliver_pending, force_signal
+from emutrace.kernel.signals import SIGBUS, SIGFPE, SIGILL, SIGKILL, SIGSEGV, SIGTRAP, deliver_pending, force_signal
 from emutrace.kernel.task import GuestDeadlock, Process, ProcessExit
 from emutrace.kernel.vfs import S_IFREG, Vfs, VfsError
 from emutrace.loader.elf import ElfError, memoized, read_elf
@@ -426,6 +426,9 @@ class Session:
         addr = rip
         if err == UCC.UC_ERR_EXCEPTION and denied and not (fault and fault[0] == "intr"):
             err, addr = denied
+            if proc.aspace.over_budget == addr & ~0xFFF:
+                self._oom_kill(proc, addr)
+                return
             addr = exact_address(proc.machine, err, addr)
         if err in _UNMAPPED or err in _PROT:
             code = SEGV_MAPERR if err in _UNMAPPED else SEGV_ACCERR
@@ -442,6 +445,15 @@ class Session:
         else:
             force_signal(proc, {"si_signo": SIGSEGV, "si_code": SI_KERNEL, "si_addr": 0, "_trapno": 13})
         proc.resume_at = rip
+
+    def _oom_kill(self, proc, addr: int) -> None:
+        """A page the guest may write (MAP_NORESERVE: committed by use, not by mmap) has no room
+        under --max-mem: Linux's OOM killer ends the process with SIGKILL, which no handler sees
+        (the guest got no ENOMEM to act on: its mmap succeeded)."""
+        proc.aspace.over_budget = None
+        self.hooks.fire("oom_kill", proc, addr)
+        force_signal(proc, {"si_signo": SIGKILL, "si_code": SI_KERNEL, "si_addr": 0})
+        proc.resume_at = proc.machine.reg("rip")
 
     def _cpu_exception(self, proc, intno: int):
         rip = proc.machine.reg("rip")

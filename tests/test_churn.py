@@ -8,7 +8,6 @@ kept ~5.5 MB (900 fork+exec reached 5 GB)."""
 import os
 import subprocess
 import sys
-import tempfile
 
 import pytest
 
@@ -64,12 +63,14 @@ def check_flat(count, opts, env=None):
     return grown
 
 
-# Iterations (each a fork+exit and a fork+exec): 2,000 of each for the plain run, the issue's
-# figure (~70 s on this machine); 600 for the traced, reported and pure-Python runs, which the
-# suite runs too (~25 s each). A leak of the old size (~5.5 MB a fork or exec) crosses
-# GROWTH_MAX within 5 iterations, and one of 25 KB a process within the 500 measured.
-COUNT = 2000
-VARIANT_COUNT = 600
+# Iterations (each a fork+exit and a fork+exec). The issue asks for 2,000; at today's speed
+# (~60 ms an iteration untraced, ~110 ms with --report, measured in docs/processes.md) that is
+# 2-4 minutes a run, more than this suite can spend, so the suite runs 600 untraced and 250 for
+# the traced, reported and pure-Python runs (~35 s and ~15-30 s), and EMUTRACE_CHURN_COUNT=2000
+# runs the issue's figure (docs/processes.md has its result). A leak of the old size (~5.5 MB a
+# fork or exec) crosses GROWTH_MAX within 5 iterations; one of 100 KB a process within 250.
+COUNT = int(os.environ.get("EMUTRACE_CHURN_COUNT", 600))
+VARIANT_COUNT = int(os.environ.get("EMUTRACE_CHURN_COUNT", 250))
 
 
 def test_churn_untraced_stays_flat():

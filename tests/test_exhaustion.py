@@ -191,3 +191,42 @@ def test_api_takes_max_disk_and_limits():
     assert r.stdout.endswith(b"1\n") and b"No space left on device" in r.stderr
     with pytest.raises(ApiError):
         Session(["/bin/true"], limits={"nosuch": 1})
+
+
+def test_a_fork_bomb_ends_at_max_procs_with_the_host_inside_the_bound():
+    """bins/forkbomb.c: every process forks until a fork fails, children too. At --max-procs the
+    guest's forks fail with EAGAIN and the tree ends by itself (it took the host past 13 GB
+    before, the guest seeing ENOMEM while every exited child's engine stayed on the host)."""
+    prog = built("forkbomb")
+    status, out, err, rss = run_rss(["--no-trace", "--max-mem", "512M", "--max-procs", "16",
+                                     "--timeout", "300", prog])
+    assert status == 0, err
+    assert out == "forkbomb: stopped by EAGAIN after more than 8 processes\n", out + err
+    assert rss < 512 * MiB + OVERHEAD, rss
+
+
+def test_a_fork_bomb_under_a_small_max_mem_meets_enomem_traced():
+    """The same bomb with the default process limit (64) and --max-mem 256M, traced with -f: the
+    engines' cost (charged with each address space) fills --max-mem first, so forks fail with
+    ENOMEM, and the host stays inside --max-mem plus the overhead."""
+    prog = built("forkbomb")
+    status, out, err, rss = run_rss(["-f", "--strace", "-o", os.devnull, "--max-mem", str(MAX_MEM),
+                                     "--timeout", "300", prog])
+    assert status == 0, err
+    assert out == "forkbomb: stopped by ENOMEM after more than 8 processes\n", out + err
+    assert rss < MAX_MEM + OVERHEAD, rss
+
+
+def test_touching_noreserve_memory_past_max_mem_is_an_oom_kill(tmp_path):
+    """bins/oomtouch.c writes each page of a 4 GiB MAP_NORESERVE reservation (mmap succeeded: no
+    ENOMEM to act on). As Linux's OOM killer, emutrace ends it with SIGKILL, which its SIGSEGV
+    handler never sees, and the report's limits_hit says so (it died by SIGSEGV before)."""
+    import json
+    prog = built("oomtouch")
+    report = tmp_path / "report.json"
+    status, out, err, rss = run_rss(["--no-trace", "--max-mem", "64M", "--report", str(report), prog])
+    assert status == 128 + 9, (status, out, err)
+    assert out == "oomtouch: reserved 4 GiB\n", out
+    hits = json.loads(report.read_text())["limits_hit"]
+    assert [h["limit"] for h in hits] == ["max-mem"] and "SIGKILL" in hits[0]["how"], hits
+    assert rss < 64 * MiB + OVERHEAD, rss

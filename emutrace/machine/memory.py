@@ -335,6 +335,7 @@ class AddressSpace:
         self.machine = machine
 
     machine = None              # the Machine whose engine maps this address space (use_machine)
+    over_budget = None          # the MAP_NORESERVE page whose first write --max-mem refused last (touch)
     closed = False              # True once close() gave everything back
 
     def close(self) -> None:
@@ -568,6 +569,7 @@ class AddressSpace:
         if page in self.nr_touched:
             return True
         if not self.budget.fits(PAGE):
+            self.over_budget = page          # (the session ends the process as Linux's OOM killer)
             return False
         self.nr_touched.add(page)
         self._settle()

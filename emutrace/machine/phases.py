@@ -19,6 +19,7 @@ PHASES: Dict[str, str] = {
     "mmap": "(proc, start, size, prot, file, offset): a file was mapped (module discovery)",
     "exec": "(proc, image): execve replaced a process's image (after the loader laid it out)",
     "fork": "(parent, child): a process was cloned into a new process (fork, vfork, clone)",
+    "oom_kill": "(proc, addr): a first write to MAP_NORESERVE memory found --max-mem full; proc gets SIGKILL",
 }
 
 

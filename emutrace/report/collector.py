@@ -58,6 +58,7 @@ class ReportCollector:
         self._exec_pending: Dict[int, dict] = {}     # pid → the execve attempt in flight
         self._socks: Dict[tuple, dict] = {}          # (pid, fd) → socket entry
         self._next_intercept = None
+        session.hooks.on("oom_kill", self._oom_killed)
         self._interp_paths: Dict[str, str] = {}
         self.clock_steps: Dict[int, tuple] = {}      # id(thread) → the clock/sleep step it is at
 
@@ -155,6 +156,12 @@ class ReportCollector:
                 return
         eid = self.event(proc, "syscall", name, result=err)
         self.limits.append({"limit": kind, "how": f"{name} failed with {err}", "count": 1, "event": eid})
+
+    def _oom_killed(self, proc, addr: int) -> None:
+        """--max-mem ended a process as Linux's OOM killer does (SIGKILL at a first write)."""
+        eid = self.event(proc, "signal", "oom-kill", signo=9, signal="SIGKILL", addr=addr)
+        self.limits.append({"limit": "max-mem", "how": f"pid {proc.pid} killed by SIGKILL (out of memory) at its "
+                            f"first write to MAP_NORESERVE memory at {addr:#x}", "count": 1, "event": eid})
 
     # -- session observer hooks ----------------------------------------------------------------
     def started(self, proc) -> None:
