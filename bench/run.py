@@ -65,6 +65,8 @@ from bench import program_workloads  # noqa: E402  (real programs traced: git, x
 WORKLOADS += program_workloads.NAMES
 from bench import coverage_workload  # noqa: E402  (--coverage's cost per block)
 WORKLOADS += coverage_workload.NAMES
+from bench import churn_workloads  # noqa: E402  (process churn: fork, exec, a GNU build)
+WORKLOADS += churn_workloads.NAMES
 # the marginal-cost workloads and the events each iteration makes
 MARGINAL_EVENTS = {"callloop": 4, "readloop": 1, "freshcalls": 8}
 BASH_LINES = 5000
@@ -212,12 +214,12 @@ class Env:
 
 def tool_command(tool: str, argv: List[str], kind: str, env: Env) -> Tuple[List[str], Optional[Path]]:
     """(command, trace path) for running argv under `tool`.  kind: "lib" (library calls, the
-    default) or "sys" (system calls)."""
+    default), "sys" (system calls) or "sysf" (system calls of every process: -f)."""
     trace = env.tmp / f"trace-{tool}"
     if tool == "native":
         return argv, None
     if tool == "emutrace":
-        mode = ["--strace"] if kind == "sys" else []
+        mode = {"sys": ["--strace"], "sysf": ["-f", "--strace"]}.get(kind, [])
         return ([sys.executable, "-m", "emutrace", "--inherit-env", "--clock", str(env.clock)]
                 + mode + ["-o", str(trace)] + argv, trace)
     if tool == "emutrace-pure":         # the pure-Python event path (the compiled one's reference)
@@ -435,6 +437,10 @@ def setup_workloads(cfg: Config, env: Env, only: Sequence[str]) -> List[Case]:
         lambda wl, label, argv, size=None, blocks=None: Case(wl, label, argv, "lib", coverage_workload.TOOLS,
                                                              size=size, blocks=blocks),
         which_program, BENCH_ENV)
+    cases += churn_workloads.cases(
+        only, cfg.quick, tmp, env.notes,
+        lambda wl, label, argv, tools, size: Case(wl, label, argv, "sysf", tools, size=size),
+        lambda name: shutil.which(name, path=STD_PATH))
     return cases
 
 
@@ -801,6 +807,7 @@ def render(cases: List[Case], results, marginals, tools: Sequence[str], cfg: Con
     L += memory_workloads.render(cases, results, fmt_cost, fmt_bytes, TOOL_LABEL.get)
     L += program_workloads.render(cases, results)
     L += coverage_workload.render(cases, results, fmt_cost, TOOL_LABEL.get)
+    L += churn_workloads.render(cases, results, fmt_bytes)
 
     # 5. notes
     notes: List[str] = []

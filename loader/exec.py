@@ -48,7 +48,7 @@ def read_guest_file(vfs, path: str, base: str) -> tuple:
         raise ExecError(E.EACCES, f"{path}: cannot be executed")
     try:
         data, version = vfs.read_host_versioned(node)
-        vfs.reads.append(node.host)
+        vfs.reads[node.host] = None
     except OSError as e:
         raise ExecError(E.from_host(e), f"{path}: {e.strerror}") from None
     return canon, data, version

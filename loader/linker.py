@@ -69,7 +69,7 @@ def find_library(vfs, name: str, requester_path: str,
             data, version = vfs.read_host_versioned(node)
         except OSError:
             continue
-        vfs.reads.append(node.host)
+        vfs.reads[node.host] = None
         return canon, data, version
     return None
 

@@ -127,7 +127,7 @@ def open_node(proc, path: str, node, flags: int, mode: int) -> OpenFile:
         if flags & O_TRUNC:
             f.truncate(0)
         return f
-    vfs.reads.append(node.host)
+    vfs.reads[node.host] = None
     return HostFile(path, flags, node, node.host)
 
 

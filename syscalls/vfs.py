@@ -493,7 +493,9 @@ class Vfs:
         self.clock_ns = clock_ns or (lambda: 0)
         self.uid, self.gid = uid, gid
         self._next_ino = 0x100000
-        self.reads: List[str] = []          # host paths opened for reading (for audits and tests)
+        # host paths opened for reading (for audits and tests), each once in first-read order (a dict:
+        # a shell loop reads the same few files thousands of times, which a list kept every time)
+        self.reads: Dict[str, None] = {}
         self.host_journal = HostJournal()   # what --rw grants' host files were before the run changed them
 
     # -- the dentry cache ------------------------------------------------------
