@@ -165,3 +165,13 @@ def test_a_stale_extension_is_not_used(tmp_path):
     assert r.stdout == b"pure Python (the compiled event path is stale)\n"
     assert r.stderr.startswith(b"emutrace: the compiled event path is stale (ABI -1, expected ")
     assert r.stderr.count(b"\n") == 1
+
+
+@needs_native
+def test_an_oom_kill_is_the_same_on_both_paths(tmp_path):
+    """A first write to MAP_NORESERVE memory past --max-mem ends the process with SIGKILL
+    (docs/processes.md): the same system calls, the same ending, the same bytes on both paths."""
+    out = assert_same(["--strace", "--max-mem", "64M", built("oomtouch")], cwd=str(tmp_path),
+                      trace_dir=str(tmp_path))
+    assert out[2] == -9 or out[2] == 137, out[2]
+    assert out[1].rstrip().endswith(b"+++ killed by SIGKILL +++"), out[1][-300:]
