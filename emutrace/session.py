@@ -183,7 +183,7 @@ class Session:
         """After a successful execve (not the first exec: start() reports that one)."""
         if not self.started:
             return
-        self.kernel.exec_done(proc)
+        self.kernel.life.exec_done(proc)
         for obs in self._observers_of(proc):
             hook = getattr(obs, "execed", None)
             if hook is not None:
@@ -378,7 +378,7 @@ class Session:
             proc.resume_at = None
 
     def _process_exit(self, proc: Process, e: ProcessExit) -> None:
-        self.kernel.end_process(proc, e)
+        self.kernel.life.end_process(proc, e)
         result = Result(status=e.status, signal=e.signal, core=e.core)
         if proc is self._main:
             self._main_result = result
@@ -387,7 +387,7 @@ class Session:
             if hook is not None:
                 hook(proc, result)
         if proc is not self._main:              # (the first one stays inspectable after the run)
-            self.kernel.release_process(proc)
+            self.kernel.life.release_process(proc)
 
     def _end_orphans(self) -> None:
         """The first process has ended and the rest wait forever: they are killed."""

@@ -113,7 +113,7 @@ def _wait(proc, epfd, events, maxevents, timeout_ns):
         return -E.EINVAL
     ready = ep.ready_events(proc)
     if not ready and timeout_ns != 0:
-        proc.kernel.wait_for_poll(proc, timeout_ns)
+        proc.kernel.sched.wait_for_poll(proc, timeout_ns)
         ready = ep.ready_events(proc)
     ready = ready[:s32(maxevents)]
     for i, (fd, rev, data) in enumerate(ready):

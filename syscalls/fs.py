@@ -220,7 +220,7 @@ def blocking(proc, f: OpenFile, op, *args):
 
 def _wait_for_io(proc, f: OpenFile) -> None:
     """A blocking fd would block: wait until another process or thread may have changed that."""
-    if not proc.kernel.wait_for_io(proc, f):
+    if not proc.kernel.sched.wait_for_io(proc, f):
         raise VfsError(E.EDEADLK, "blocked forever: no other process can make progress") from None
 
 
@@ -1217,7 +1217,7 @@ def _poll(proc, fds_addr, nfds, timeout_ns):
         entries.append((p["fd"], p["events"] & 0xFFFF))
     ready, revs = _poll_once(proc, entries)
     if not ready and timeout_ns != 0:
-        proc.kernel.wait_for_poll(proc, timeout_ns)
+        proc.kernel.sched.wait_for_poll(proc, timeout_ns)
         ready, revs = _poll_once(proc, entries)
     for i, rev in enumerate(revs):
         proc.aspace.write(fds_addr + 8 * i + 6, struct.pack("<h", rev - (1 << 16) if rev >= 1 << 15 else rev))
@@ -1253,7 +1253,7 @@ def _select(proc, nfds, rfds, wfds, efds, timeout_ns):
             entries.append((fd, ev))
     ready, revs = _poll_once(proc, entries)
     if not ready and timeout_ns:
-        proc.kernel.wait_for_poll(proc, timeout_ns)
+        proc.kernel.sched.wait_for_poll(proc, timeout_ns)
         ready, revs = _poll_once(proc, entries)
     outs = [0, 0, 0]
     count = 0

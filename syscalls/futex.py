@@ -1,7 +1,7 @@
 """futex: the one primitive every thread library blocks on.
 
 The value checks and the word updates are here; waiting and waking are the scheduler's
-(syscalls/sched.py, `kernel.futex`): FIFO wait queues per (address space, address), bitsets,
+(syscalls/sched.py, `kernel.sched.futex`): FIFO wait queues per (address space, address), bitsets,
 timeouts on the virtual clock, PI hand-over. Without a scheduler a wait that matches would
 sleep forever, unless it has a timeout (then the virtual clock jumps to it).
 """
@@ -51,7 +51,7 @@ def _sext12(v: int) -> int:
 @syscall("futex")
 def sys_futex(proc, uaddr, op, val, timeout, uaddr2, val3):
     cmd = op & FUTEX_CMD_MASK & 0x7F
-    sched = proc.kernel.futex
+    sched = proc.kernel.sched.futex
     val = val & 0xFFFFFFFF
     if uaddr & 3:
         return -E.EINVAL

@@ -87,23 +87,10 @@ class Kernel:
         self.unimplemented_seen: set = set()
         self.follow = False                 # -f: child processes are traced too
         self.sched = Scheduler(self)
-        # what handlers reach through the kernel rather than by import (clone.py imports the
-        # handler modules): the scheduler's waits, and clone.py's process life cycle
-        s = self.sched
-        self.futex = s.futex
-        self.wait_for_io = s.wait_for_io
-        self.wait_for_poll = s.wait_for_poll
-        self.sleep = s.sleep
-        self.wait_signal = s.wait_signal
-        self.yield_thread = s.yield_thread
-        self.exit_thread = clone.exit_thread
-        self.wait_child = clone.wait_child
-        self.waitid_child = clone.waitid_child
-        self.kill_process = clone.kill_process
-        self.kill_thread = clone.kill_thread
-        self.end_process = clone.end_process
-        self.release_process = clone.release_process
-        self.exec_done = clone.exec_done
+        # the process life cycle (clone.py: exit, wait, kill, release), which handlers reach through
+        # the kernel rather than by import, since clone.py imports the handler modules; the
+        # scheduler's waits are reached as kernel.sched.*
+        self.life = clone
         # what all processes share of an area, made by its handlers on first use
         self.sysv_ipc = None                # SysV message queues, semaphores, shared memory (sysvipc.Ipc)
         self.mqueues: Optional[dict] = None  # POSIX message queues by name (mqueue.py)

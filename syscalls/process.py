@@ -18,7 +18,7 @@ RLIMIT_NLIMITS = 16
 @syscall("exit")
 def sys_exit(proc, status, *_):
     if len(proc.threads) > 1:
-        return proc.kernel.exit_thread(proc, status & 0xFF)
+        return proc.kernel.life.exit_thread(proc, status & 0xFF)
     raise ProcessExit(status & 0xFF)
 
 
@@ -288,7 +288,7 @@ def sys_sched_setaffinity(proc, *_):
 
 @syscall("sched_yield")
 def sys_sched_yield(proc, *_):
-    proc.kernel.yield_thread(proc)
+    proc.kernel.sched.yield_thread(proc)
     return 0
 
 
@@ -423,12 +423,12 @@ def _execve(proc, dirfd, path_addr, argv_addr, envp_addr, flags):
 
 @syscall("wait4")
 def sys_wait4(proc, pid, status, options, rusage, *_):
-    return proc.kernel.wait_child(proc, s32(pid), status, options, rusage)
+    return proc.kernel.life.wait_child(proc, s32(pid), status, options, rusage)
 
 
 @syscall("waitid")
 def sys_waitid(proc, idtype, id_, infop, options, rusage, *_):
-    return proc.kernel.waitid_child(proc, idtype, s32(id_), infop, options)
+    return proc.kernel.life.waitid_child(proc, idtype, s32(id_), infop, options)
 
 
 @syscall("ptrace")

@@ -134,7 +134,7 @@ def sys_kill(proc, pid, sig, *_):
     pid, sig = s32(pid), s32(sig)
     if not 0 <= sig <= NSIG:
         return -E.EINVAL
-    return proc.kernel.kill_process(proc, pid, sig)      # every emulated process, this one included
+    return proc.kernel.life.kill_process(proc, pid, sig)      # every emulated process, this one included
 
 
 @syscall("tgkill")
@@ -151,10 +151,10 @@ def _tkill(proc, tid, sig, tgid=None):
     if not 0 <= sig <= NSIG or tid <= 0:
         return -E.EINVAL
     if tgid is not None and tgid != proc.pid:
-        return proc.kernel.kill_thread(proc, tgid, tid, sig)
+        return proc.kernel.life.kill_thread(proc, tgid, tid, sig)
     target = next((t for t in proc.threads if t.tid == tid), None)
     if target is None:
-        return proc.kernel.kill_thread(proc, tgid, tid, sig)
+        return proc.kernel.life.kill_thread(proc, tgid, tid, sig)
     if sig:
         proc.queue_signal(_info(proc, sig, SI_TKILL), thread=target)
     return 0
@@ -193,14 +193,14 @@ def sys_rt_sigsuspend(proc, mask, size, *_):
     t = proc.thread
     t.saved_mask = t.sigmask          # the handler's frame restores this mask, not `new`
     t.sigmask = new
-    proc.kernel.wait_signal(proc)
+    proc.kernel.sched.wait_signal(proc)
     proc.request_stop()
     return -E.EINTR
 
 
 @syscall("pause")
 def sys_pause(proc, *_):
-    proc.kernel.wait_signal(proc)
+    proc.kernel.sched.wait_signal(proc)
     return -E.EINTR
 
 

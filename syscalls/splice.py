@@ -37,7 +37,7 @@ def _run(proc, flags: int, op) -> int:
     except _Blocked as b:
         if flags & SPLICE_F_NONBLOCK or b.f.flags & O_NONBLOCK:
             return -E.EAGAIN
-        proc.kernel.wait_for_io(proc, b.f)         # raises Block: the call runs again when ready
+        proc.kernel.sched.wait_for_io(proc, b.f)         # raises Block: the call runs again when ready
         raise VfsError(E.EDEADLK) from None
     except VfsError as e:
         if e.errno == E.EPIPE:

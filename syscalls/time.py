@@ -64,7 +64,7 @@ def sys_time(proc, tloc, *_):
 
 
 def _sleep(proc, ns: int) -> int:
-    return proc.kernel.sleep(proc, ns)
+    return proc.kernel.sched.sleep(proc, ns)
 
 
 @syscall("nanosleep")

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,43 @@ if str(ROOT) not in sys.path:       # bins/ (the build of the test programs); ap
 
 NATIVE_ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root",
               "LANG": "C", "TERM": "dumb"}          # emutrace's fixed default environment
+
+
+def _default_dispositions() -> None:
+    """Give the programs the tests start the signal dispositions of an interactive shell's command.
+
+    A suite started in the background of a non-interactive shell (`pytest ... &`, nohup) inherits
+    SIGINT and SIGQUIT (or SIGHUP) ignored, and an ignored disposition survives exec: a native
+    `sort` then skips its sigaddset for them and ltrace's call sequence differs from the guest's,
+    which starts with Linux's defaults as a program started from a terminal does. Python's own
+    ignores (SIGPIPE, SIGXFSZ) are reset by subprocess itself (restore_signals)."""
+    for sig in (signal.SIGHUP, signal.SIGQUIT, signal.SIGTERM, signal.SIGUSR1, signal.SIGUSR2,
+                signal.SIGALRM, signal.SIGCHLD, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU):
+        if signal.getsignal(sig) == signal.SIG_IGN:
+            signal.signal(sig, signal.SIG_DFL)
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+_default_dispositions()
+
+# A working directory nothing writes to while the suite runs (one per process: xdist workers each
+# have their own). A guest that stats its working directory (python3 -c puts it on sys.path, bash
+# checks ".") is shown its mtime, and a mtime later than the virtual clock moves the clock to it
+# (the clock never runs behind a time the guest was shown). The suite's own directory changes
+# while other tests run beside a test (.hypothesis/, bins/out/), so runs compared for equal bytes
+# start here.
+STILL_DIR = tempfile.mkdtemp(prefix="emutrace-still-")
+
+
+def system_program(name: str) -> str:
+    """A program of the machine's own, looked up on the guest's fixed PATH, never the host's: a
+    host PATH may put a shim first (a pyenv `python3` is a bash script running `pyenv exec`), and
+    a test must not depend on what a given machine's PATH holds."""
+    path = shutil.which(name, path=NATIVE_ENV["PATH"])
+    if path is None:
+        pytest.skip(f"no {name} on {NATIVE_ENV['PATH']}")
+    return path
 
 
 def built(prog: str, variant: str = "pie", **kw) -> str:

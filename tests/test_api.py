@@ -10,7 +10,7 @@ import emutrace
 from emutrace import api
 from emutrace.events import Call, Exit, Return, Syscall
 
-from conftest import built, emutrace as run_cli
+from conftest import built, emutrace as run_cli, system_program
 
 
 def getenv_time():
@@ -129,7 +129,7 @@ def test_guest_memory_helpers():
 # ---------------------------------------------------------------- system calls
 
 def test_deny_openat_of_one_path(tmp_path):
-    cat = shutil.which("cat")
+    cat = system_program("cat")
     if cat is None:
         pytest.skip("no cat on this host")
     secret, public = tmp_path / "secret.txt", tmp_path / "public.txt"
@@ -163,7 +163,7 @@ def test_fake_and_change_syscall_results():
 
 
 def test_syscall_return_hook_sees_the_errno(tmp_path):
-    cat = shutil.which("cat")
+    cat = system_program("cat")
     if cat is None:
         pytest.skip("no cat on this host")
     s = emutrace.Session([cat, str(tmp_path / "missing")], capture_output=True)
@@ -287,7 +287,7 @@ def test_limits_raise_limit_reached():
 
 
 def test_stdin_bytes():
-    cat = shutil.which("cat")
+    cat = system_program("cat")
     if cat is None:
         pytest.skip("no cat on this host")
     r = emutrace.Session([cat], stdin=b"from the API\n", capture_output=True, trace_calls=False).run()

@@ -4,10 +4,10 @@ import time
 
 import pytest
 
-from conftest import built, emutrace
+from conftest import STILL_DIR, built, emutrace
 
 
-def twice(args, cwd=None, **kw):
+def twice(args, cwd=STILL_DIR, **kw):
     a = emutrace(args, cwd=cwd, env={"TZ": "UTC", "EMUTRACE_NOISE": "one", **kw.get("env1", {})})
     time.sleep(1.1)
     b = emutrace(args, cwd=cwd, env={"TZ": "Asia/Kolkata", "EMUTRACE_NOISE": "two", "LANG": "de_DE.UTF-8",

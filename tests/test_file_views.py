@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import system_program
 
 
 from emutrace.kernel.vfs import DirTree
@@ -44,7 +45,7 @@ def test_node_holds_no_copy_of_its_100_mb_binary():
     """#16's memory target on node: peak RSS <= 2 x qemu-user's + 64 MiB (it was 355 MiB against
     a bound of 282 while node's 99 MB binary was held as Python bytes for the whole run)."""
     script = os.path.join(os.path.dirname(__file__), "..", "bench", "progs", "nodework.js")
-    node = shutil.which("node")
+    node = system_program("node")
     qemu = _peak_rss(["qemu-x86_64", node, script])
     ours = _peak_rss([sys.executable, "-m", "emutrace", "--no-trace", node, script])
     if qemu is None or ours is None:

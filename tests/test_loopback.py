@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from conftest import built, emutrace, native
+from conftest import STILL_DIR, built, emutrace, native
 
 ASYNCIO = """
 import asyncio
@@ -91,7 +91,7 @@ def test_c_server_and_client_like_native():
 
 def test_loopback_traffic_is_the_same_every_run():
     prog = built("inetloop", "pie")
-    runs = [emutrace(["--strace", "-f", "--timeout", "120", prog]) for _ in range(2)]
+    runs = [emutrace(["--strace", "-f", "--timeout", "120", prog], cwd=STILL_DIR) for _ in range(2)]
     assert runs[0].returncode == 0
     assert runs[0].stderr == runs[1].stderr and runs[0].stdout == runs[1].stdout
     assert b"htons(32768)" in runs[0].stderr              # ephemeral ports in sequence

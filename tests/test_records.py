@@ -3,6 +3,7 @@ import pickle
 from typing import ClassVar, List, Optional
 
 import pytest
+from conftest import system_program
 
 from emutrace.machine.record import FrozenInstanceError, asdict, field, fields, record, replace
 
@@ -134,7 +135,7 @@ def test_elf_model_survives_the_cache_with_tuple_records(tmp_path, monkeypatch):
     import shutil
     from emutrace.loader import elf as E
     monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
-    src = shutil.which("true") or "/bin/true"
+    src = system_program("true")
     data = open(src, "rb").read()
     parsed = E.parse_elf(src, data)
     E._MEMO.clear()
@@ -158,7 +159,7 @@ def test_large_tables_come_from_the_cache_when_first_used(tmp_path, monkeypatch)
     from emutrace.loader import elf as E
     monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(E, "PACKED_TABLE_MIN", 1)             # (/bin/true's tables are small)
-    src = shutil.which("true") or "/bin/true"
+    src = system_program("true")
     data = open(src, "rb").read()
     parsed = E.parse_elf(src, data)
     assert type(parsed.dynsyms) is list and len(parsed.dynsyms) > 1 and parsed.relocs
@@ -189,7 +190,7 @@ def test_elf_models_of_host_files_are_keyed_by_version_not_contents(tmp_path, mo
     real = E.blake2b                                            # (the loader's name for the digest)
     monkeypatch.setattr(E, "blake2b", lambda data, **kw: (hashed.append(len(data)), real(data, **kw))[1])
     lib = tmp_path / "libx.so"
-    shutil.copy(shutil.which("true") or "/bin/true", lib)
+    shutil.copy(system_program("true"), lib)
     tree = DirTree("/")
     E._MEMO.clear()
     data, version = tree.read_versioned(str(lib))
@@ -197,7 +198,7 @@ def test_elf_models_of_host_files_are_keyed_by_version_not_contents(tmp_path, mo
     assert version is not None and max(hashed) < 1000          # the version was hashed, not 30 KB
     again = E.read_elf("/lib/libx.so", *tree.read_versioned(str(lib)))
     assert again is first                                      # memoized by version
-    other = shutil.which("sh") or "/bin/sh"
+    other = system_program("sh")
     lib.write_bytes(open(other, "rb").read())                  # rewritten in place
     data2, version2 = tree.read_versioned(str(lib))
     assert version2 != version
@@ -216,7 +217,7 @@ def test_memoized_gives_the_model_of_a_version_read_before_without_reading(tmp_p
     monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
     tree = DirTree("/")
     E._MEMO.clear()
-    lib = shutil.which("true") or "/bin/true"
+    lib = system_program("true")
     data, version = tree.read_versioned(lib)
     assert E.memoized("/lib/x", version) is None               # nothing made yet
     model = E.read_elf("/lib/x", data, version)

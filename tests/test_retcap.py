@@ -18,7 +18,7 @@ import subprocess
 
 import pytest
 
-from conftest import built, emutrace, native, status_of
+from conftest import built, emutrace, native, status_of, system_program
 from test_guestlog import _fast_sites as fast_sites_of, _run_in_process
 from emutrace.guestlog import (IN_CSTR, IN_WSTR, OUTLEN_32, OUTLEN_WIDE, RET_OUTLEN, RET_PAIR, _outlen_kind,
                                capture_plan)
@@ -148,9 +148,7 @@ def test_cxx_pairs_and_rdx(tmp_path):
 
 @pytest.mark.slow
 def test_bash_read_loop(tmp_path):
-    bash = shutil.which("bash")
-    if bash is None:
-        pytest.skip("no bash")
+    bash = system_program("bash")
     lines = tmp_path / "lines.txt"
     lines.write_text("".join(f"line {i}\n" for i in range(300)) + "no newline at the end")
     work = tmp_path / "w"

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import emutrace, native, status_of, same_as_native
+from conftest import STILL_DIR, emutrace, native, same_as_native, status_of, system_program
 
 SHM_C = r"""
 #define _GNU_SOURCE
@@ -221,10 +221,7 @@ if __name__ == "__main__":
 
 
 def _python():
-    py = shutil.which("python3")
-    if py is None:
-        pytest.skip("no python3")
-    return py
+    return system_program("python3")
 
 
 @pytest.fixture(scope="module")
@@ -246,7 +243,7 @@ def repeatable(args, tmp_path, timeout=300):
     runs = []
     for i in range(2):
         out = tmp_path / f"t{i}.txt"
-        r = emutrace(["--strace", "-f", "-o", str(out), *args], timeout=timeout)
+        r = emutrace(["--strace", "-f", "-o", str(out), *args], timeout=timeout, cwd=STILL_DIR)
         assert r.returncode == 0, r.stderr
         runs.append((r.stdout, out.read_bytes()))
     assert runs[0] == runs[1]

@@ -12,7 +12,7 @@ import emutrace
 from emutrace.kernel.tarfs import TarRootError, TarTree, is_tar_archive
 from emutrace.kernel.vfs import S_IFDIR, S_IFLNK, S_IFREG, Vfs
 
-from conftest import built, emutrace as cli, native
+from conftest import built, emutrace as cli, native, system_program
 
 _AUDIT = {"on": False, "seen": []}
 
@@ -82,7 +82,7 @@ def test_qsort_runs_from_its_sysroot_reading_nothing_else(tmp_path):
 
 
 def test_ls_from_a_compressed_sysroot_matches_native(tmp_path):
-    ls = shutil.which("ls")
+    ls = system_program("ls")
     if ls is None or open(os.path.realpath(ls), "rb").read(4) != b"\x7fELF":
         pytest.skip("no ELF ls on this host")
     prog = tmp_path / "prog"
@@ -172,7 +172,7 @@ def test_runpath_origin_libraries_are_packed(tmp_path):
 
 
 def test_discovery_run_adds_files_the_program_opens(tmp_path):
-    cat = shutil.which("cat")
+    cat = system_program("cat")
     if cat is None:
         pytest.skip("no cat on this host")
     note = tmp_path / "note.txt"

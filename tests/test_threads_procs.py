@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import built, emutrace, native, status_of, same_as_native
+from conftest import STILL_DIR, built, emutrace, native, same_as_native, status_of
 
 PY_POOL_SUBPROCESS = r"""
 import subprocess, threading
@@ -89,7 +89,7 @@ def test_bins_strace_repeatable(prog, args, tmp_path):
     runs = []
     for i in range(2):
         out = tmp_path / f"t{i}.txt"
-        r = emutrace(["--strace", "-f", "-o", str(out), exe, *args])
+        r = emutrace(["--strace", "-f", "-o", str(out), exe, *args], cwd=STILL_DIR)
         assert r.returncode == 0, r.stderr
         runs.append((r.stdout, out.read_bytes()))
     assert runs[0] == runs[1]
