@@ -64,11 +64,11 @@ def check_flat(count, opts, env=None):
 
 
 # Iterations (each a fork+exit and a fork+exec). The issue asks for 2,000; at today's speed
-# (~60 ms an iteration untraced, ~110 ms with --report, measured in docs/processes.md) that is
-# 2-4 minutes a run, more than this suite can spend, so the suite runs 600 untraced and 250 for
-# the traced, reported and pure-Python runs (~35 s and ~15-30 s), and EMUTRACE_CHURN_COUNT=2000
-# runs the issue's figure (docs/processes.md has its result). A leak of the old size (~5.5 MB a
-# fork or exec) crosses GROWTH_MAX within 5 iterations; one of 100 KB a process within 250.
+# (~100 ms an iteration untraced, ~170 ms with --report, on this shared machine: docs/processes.md)
+# that is 3-6 minutes a run, more than this suite can spend, so the suite runs 600 untraced and
+# 250 for the traced, reported and pure-Python runs, and EMUTRACE_CHURN_COUNT=2000 runs the
+# issue's figure (docs/processes.md has its result). A leak of the old size (~5.5 MB a fork or
+# exec) crosses GROWTH_MAX within 5 iterations; one of 100 KB a process within the 150 measured.
 COUNT = int(os.environ.get("EMUTRACE_CHURN_COUNT", 600))
 VARIANT_COUNT = int(os.environ.get("EMUTRACE_CHURN_COUNT", 250))
 
