@@ -18,6 +18,7 @@ from . import gil
 from .layout import FXSAVE
 from .blockcount import PyBlockCounter, PySliceBudget
 from .native import native
+from .workcount import PyInsnCounter, capstone_functions
 
 # General-purpose registers in the order the syscall ABI and the signal frame use them
 REG = {
@@ -175,20 +176,43 @@ class Machine:
                                     self.uc, UcError, UCC.UC_ERR_READ_UNMAPPED, UCC.UC_ERR_WRITE_UNMAPPED)
             self.read = self.read_fast = self.read_small = gm.read
             self.write = gm.write
+        self.counter = self._insn_counter()
+
+    def _insn_counter(self):
+        """The engine's count of retired instructions (emutrace/machine/workcount.py), hooked
+        before any code is translated: one block hook, the engine's only one on a default run, so
+        that Unicorn calls it directly from translated code."""
+        counter_type = getattr(native, "InsnCounter", None)     # (None: pure, or a build before it)
+        if counter_type is not None:
+            cs_open, cs_malloc, cs_iter, arch, mode = capstone_functions()
+            counter = counter_type(_address(uclib.uc_hook_add), _address(uclib.uc_emu_stop),
+                                         _address(uclib.uc_mem_read), self._hc.value, UCC.UC_HOOK_BLOCK,
+                                         cs_open, cs_malloc, cs_iter, arch, mode)
+            self._hooks.append(counter)         # the engine keeps a pointer to it
+            return counter
+        h = self._h
+        counter = PyInsnCounter(self.read, lambda: uclib.uc_emu_stop(h))
+        counter.handle = self.hook_block(counter.on_block)
+        return counter
 
     def emu_start(self, begin: int, until: int, timeout: int = 0, count: int = 0) -> None:
         """uc.emu_start (its arguments, its errors: UcError, or the exception a hook kept for
         it), holding the GIL while the guest runs where gil.keep_while_running said so."""
         uc = self.uc
-        if not gil.kept_while_running():
-            uc.emu_start(begin, until, timeout, count)
-            return
-        uc._hook_exception = None
-        status = _RAW.uc_emu_start(self._hc, begin, until, timeout, count)     # (PyDLL: GIL kept)
-        if status != UCC.UC_ERR_OK:
-            raise UcError(status)
-        if uc._hook_exception is not None:
-            raise uc._hook_exception
+        try:
+            if not gil.kept_while_running():
+                uc.emu_start(begin, until, timeout, count)
+                return
+            uc._hook_exception = None
+            status = _RAW.uc_emu_start(self._hc, begin, until, timeout, count)     # (PyDLL: GIL kept)
+            if status != UCC.UC_ERR_OK:
+                raise UcError(status)
+            if uc._hook_exception is not None:
+                raise uc._hook_exception
+        finally:
+            # the block last entered ran up to rip: the count is made exact before anything
+            # moves rip (workcount.py)
+            self.counter.settle(self.reg("rip"))
 
     # -- registers: C calls without the binding's argument conversions (see _RAW) ---------
     def reg(self, name: str) -> int:
@@ -196,6 +220,10 @@ class Machine:
         return self._buf.value
 
     def set_reg(self, name: str, value: int) -> None:
+        if name == "rip":
+            # a hook that moves rip ends the block it ran in there (Unicorn leaves the block);
+            # after a stop this changes nothing (emu_start settled it)
+            self.counter.settle(self.reg("rip"))
         self._buf.value = value & 0xFFFFFFFFFFFFFFFF
         _RAW.uc_reg_write(self._hc, _REG_C[name], self._bufref)
 
