@@ -113,7 +113,7 @@ class TraceConfig:
     string_limit: int = 32
     indent: int = 0
     demangle: bool = False
-    show_ip: bool = False
+    show_ip: int = 0                    # -i: the caller's address; -ii: and the position
     show_time_spent: bool = False
     timestamps: int = 0                 # 1 -t, 2 -tt, 3 -ttt
     relative: bool = False
@@ -394,7 +394,7 @@ def parse(argv: List[str]) -> Config:
             elif c == "C":
                 tc.demangle = True
             elif c == "i":
-                tc.show_ip = True
+                tc.show_ip = 2 if tc.show_ip else 1     # -ii: the position too (docs/time.md)
             elif c == "T":
                 tc.show_time_spent = True
             elif c == "t":

@@ -137,7 +137,7 @@ class Kernel:
         hands them over), ticking this kernel's clock as on_syscall does. Nothing on the pure path."""
         answers = machine.syscall_answers
         if answers is not None:
-            answers.answer_with(self.world, "elapsed_ns", "tick_ns", PURE_NUMBERS)
+            answers.answer_with(self.world, "extra_ns", "tick_ns", PURE_NUMBERS)
 
     def on_syscall(self, nr, a0, a1, a2, a3, a4, a5):
         """The machine's `syscall` hook (the session registers it), called with rax, rdi, rsi,
@@ -159,8 +159,6 @@ class Kernel:
                 obs = self.observer
                 if obs is not None and not proc.traced:
                     obs = None
-                world = self.world
-                world.elapsed_ns += world.tick_ns                # (world.tick(), inlined)
                 try:
                     sc, handler = self.routes[nr]        # (a subscript costs less than get())
                 except KeyError:
@@ -182,6 +180,9 @@ class Kernel:
                     raise
                 finally:
                     thread.call = None
+                # the call's modelled cost passes while it runs: between its entry and its exit
+                world = self.world
+                world.extra_ns += world.tick_ns                  # (world.tick(), inlined)
                 if obs is not None:
                     obs.syscall_exit(proc, state, ret)
             else:
@@ -216,8 +217,6 @@ class Kernel:
         A handler that must wait raises sched.Block; the Block leaves here carrying the call
         (`wait.call`), and the scheduler later ends the call with `finish` or runs the handler
         again with `rerun`, so the trace shows each call once, when it returns."""
-        world = self.world
-        world.elapsed_ns += world.tick_ns                    # (world.tick(), inlined)
         sc, _ = self.routes.get(nr, NO_ROUTE)
         obs = self.observer if proc.traced else None         # (observer_for, without a call)
         state = obs.syscall_enter(proc, nr, sc, args) if obs is not None else None
@@ -283,9 +282,11 @@ class Kernel:
         return -E.ENOSYS
 
     def finish(self, proc: Process, call, ret):
-        """A call's result reaches the API's intercept and the trace; returns the (final) result."""
+        """A call's result reaches the API's intercept and the trace; returns the (final) result.
+        Its modelled cost (world.tick_ns) passes here, between its entry and its exit."""
         if call is None:
             return ret
+        self.world.extra_ns += self.world.tick_ns
         nr, sc, args, state = call
         ic = self.intercept
         if ic is not None and ret is not NORETURN:

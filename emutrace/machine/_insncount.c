@@ -28,7 +28,8 @@
  * The scheduler's time slice is such a stop.
  *
  * skip: up to SKIP_MAX address ranges whose blocks are not counted (emutrace's own guest code,
- * the call-log trampolines: tracing must not change the guest's clock).
+ * the call-log trampolines: tracing must not change the guest's clock), kept sorted and
+ * searched by bisection (an untraced run has none: nothing is searched).
  *
  * mirror: a host address (inside guest memory emutrace owns) the count is also stored to after
  * each counted block, for guest code that reads it.
@@ -57,7 +58,7 @@ typedef struct {
 
 #define IC_INITIAL_BITS 12
 #define IC_MAX_BITS 24
-#define SKIP_MAX 8
+#define SKIP_MAX 1024
 #define CODE_MAX 8192           /* a TB is shorter than a page (QEMU ends it before) */
 
 typedef struct {
@@ -78,7 +79,7 @@ typedef struct {
     int ran_out;
     uint64_t *mirror;
     int nskip;
-    uint64_t skip_lo[SKIP_MAX], skip_len[SKIP_MAX];
+    uint64_t skip_lo[SKIP_MAX], skip_hi[SKIP_MAX];     /* sorted by lo, disjoint */
     size_t handle;
     int hooked;
 } InsnCounterObject;
@@ -147,8 +148,14 @@ static uint64_t ic_block_insns(InsnCounterObject *c, void *uc, uint64_t address,
 static void ic_on_block(void *uc, uint64_t address, uint32_t size, void *user)
 {
     InsnCounterObject *c = user;
-    for (int i = 0; i < c->nskip; i++) {
-        if (address - c->skip_lo[i] < c->skip_len[i]) {
+    if (c->nskip > 0 && address >= c->skip_lo[0]) {
+        int lo = 0, hi = c->nskip;          /* the last range whose lo <= address */
+        while (hi - lo > 1) {
+            int mid = (lo + hi) / 2;
+            if (c->skip_lo[mid] <= address) lo = mid;
+            else hi = mid;
+        }
+        if (address < c->skip_hi[lo]) {
             c->cur_size = 0;
             return;
         }
@@ -243,16 +250,29 @@ static PyObject *InsnCounter_skip(InsnCounterObject *self, PyObject *args)
     unsigned long long lo, hi;
     if (!PyArg_ParseTuple(args, "KK", &lo, &hi)) return NULL;
     if (hi <= lo) Py_RETURN_NONE;
+    /* merged with the ranges it touches, the result inserted in order */
+    uint64_t nlo[SKIP_MAX + 1], nhi[SKIP_MAX + 1];
+    int n = 0, placed = 0;
     for (int i = 0; i < self->nskip; i++) {
-        if (self->skip_lo[i] == lo && self->skip_len[i] == hi - lo) Py_RETURN_NONE;
+        uint64_t a = self->skip_lo[i], b = self->skip_hi[i];
+        if (b < lo || a > hi) {
+            if (!placed && a > hi) {
+                nlo[n] = lo; nhi[n] = hi; n++; placed = 1;
+            }
+            nlo[n] = a; nhi[n] = b; n++;
+        } else {
+            if (a < lo) lo = a;
+            if (b > hi) hi = b;
+        }
     }
-    if (self->nskip == SKIP_MAX) {
+    if (!placed) { nlo[n] = lo; nhi[n] = hi; n++; }
+    if (n > SKIP_MAX) {
         PyErr_SetString(PyExc_OverflowError, "InsnCounter: too many skipped ranges");
         return NULL;
     }
-    self->skip_lo[self->nskip] = lo;
-    self->skip_len[self->nskip] = hi - lo;
-    self->nskip++;
+    memcpy(self->skip_lo, nlo, sizeof(uint64_t) * (size_t)n);
+    memcpy(self->skip_hi, nhi, sizeof(uint64_t) * (size_t)n);
+    self->nskip = n;
     Py_RETURN_NONE;
 }
 

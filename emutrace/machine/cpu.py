@@ -16,7 +16,7 @@ from unicorn.unicorn_py3.unicorn import uclib
 
 from . import gil
 from .layout import FXSAVE
-from .blockcount import PyBlockCounter, PySliceBudget
+from .blockcount import PyBlockCounter
 from .native import native
 from .workcount import PyInsnCounter, capstone_functions
 
@@ -136,7 +136,6 @@ class Machine:
     # the compiled syscall hook, whose answer_with/remember/forget let the kernel have calls whose
     # answer it already gave answered in C (None: the pure path, or no hook yet)
     syscall_answers = None
-    budget = None               # the scheduler's slice budget (slice_budget()), once it needed one
 
     def __init__(self, tcg_buffer: int = TCG_BUFFER):
         # (on the instance too: Kernel.on_syscall reads it at every call, and CPython 3.11 looks
@@ -313,28 +312,6 @@ class Machine:
         counter = PyBlockCounter(first)
         counter.handle = self.hook_block(counter.on_block)
         return counter
-
-    def slice_budget(self):
-        """The scheduler's slice budget on this engine (syscalls/sched.py), made and hooked on
-        the first call: a block hook whose `left` (< 0: off) is the number of blocks the running
-        slice may still enter (emutrace/machine/blockcount.py's PySliceBudget; with the compiled
-        event path the C SliceBudget, one compare per block while off). Blocks translated before a
-        hook exists do not call it, so hooking it flushes the translation cache, once per engine:
-        it stays hooked, and turning the budget on or off flushes nothing."""
-        if self.budget is not None:
-            return self.budget
-        budget_type = getattr(native, "SliceBudget", None)      # (None: pure, or a build before it)
-        if budget_type is not None:
-            budget = budget_type(_address(uclib.uc_hook_add), _address(uclib.uc_emu_stop), self._hc.value,
-                                 UCC.UC_HOOK_BLOCK)
-            self._hooks.append(budget)          # the engine keeps a pointer to it
-        else:
-            h = self._h
-            budget = PySliceBudget(lambda: uclib.uc_emu_stop(h))
-            budget.handle = self.hook_block(budget.on_block)
-        self.uc.ctl_flush_tb()
-        self.budget = budget
-        return budget
 
     _SYSCALL_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 
