@@ -76,6 +76,8 @@ Sandbox and determinism:
   --uid N, --gid N   the guest's user and group ids (default 0: root of the sandbox)
   --net              let Internet sockets reach non-loopback hosts (default: ENETUNREACH; the
                      guest's 127.0.0.0/8 and ::1 are its own either way)
+  --no-vdso          map no vDSO: clock_gettime, gettimeofday, time and getcpu become system
+                     calls (default: emutrace's own vDSO answers them, docs/time.md)
   --timeout S        stop after S seconds of wall time (exit status 124)
   --max-insns N      stop after about N guest instructions (exit status 124)
   --max-mem BYTES    guest memory limit of the whole run, all processes together (default 4G;
@@ -311,6 +313,8 @@ def parse(argv: List[str]) -> Config:
                 world.gid = _int(val(), "--gid")
             elif name == "--net":
                 opts.net = True
+            elif name == "--no-vdso":
+                opts.vdso = False
             elif name == "--timeout":
                 try:
                     opts.timeout = float(val())

@@ -58,6 +58,7 @@ class Options:
     timeout: float = 0.0                  # wall seconds, 0 = none
     max_insns: int = 0                    # 0 = none
     net: bool = False
+    vdso: bool = True                     # map emutrace's vDSO (--no-vdso: off)
 
 
 @record
@@ -99,6 +100,7 @@ class Session:
         self.kernel = Kernel(self.world, self.vfs, max_procs=self.opts.max_procs, hooks=self.hooks)
         self.kernel.max_mem = self.opts.max_mem
         self.kernel.net = self.opts.net                  # --net: Internet sockets reach the host
+        self.kernel.vdso = self.opts.vdso                # --no-vdso: execve maps none
         self.hooks.on("new_machine", self._attach)
         self.hooks.on("mmap", self._on_mmap)
         self.hooks.on("exec", self._on_exec)

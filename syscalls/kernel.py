@@ -20,6 +20,7 @@ from .table import BY_NR, Syscall, by_class
 from .task import NORETURN, Process, ProcessExit
 from .time import check_alarm
 from .vfs import Vfs, VfsError
+from .vvar import wall_clock_stepped
 
 
 # The default process limit: one per 8 MiB of --max-mem (a live small C process costs the host
@@ -108,6 +109,8 @@ class Kernel:
         self.lockbook = None                # record and file locks (locks.LockBook)
         self.unix_listeners: Optional[dict] = None   # listening AF_UNIX sockets by path (net.py)
         self.counts: Dict[str, int] = {}
+        self.vdso = True                    # execve maps emutrace's vDSO (--no-vdso: off)
+        self.vvar_step = 0                  # the wall-clock step the vDSO data pages show
 
 
     @property
@@ -194,6 +197,8 @@ class Kernel:
             return None
         if ret is NORETURN or proc.machine is not m:      # (after execve: a new machine)
             ret = None
+        if self.world.realtime_step_ns != self.vvar_step:
+            wall_clock_stepped(self)             # the vDSO's data pages follow the wall clock
         timers = self.timers                     # check_alarm's and should_stop's own conditions
         if proc.alarm_at_ns or (timers is not None and timers.armed):
             check_alarm(proc)
@@ -287,6 +292,8 @@ class Kernel:
         if call is None:
             return ret
         self.world.extra_ns += self.world.tick_ns
+        if self.world.realtime_step_ns != self.vvar_step:
+            wall_clock_stepped(self)
         nr, sc, args, state = call
         ic = self.intercept
         if ic is not None and ret is not NORETURN:

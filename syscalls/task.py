@@ -112,6 +112,7 @@ class Process:
         self.job_report = None                    # (CLD_STOPPED or CLD_CONTINUED, signal) for wait
         self.comm: Optional[str] = None           # prctl(PR_SET_NAME); None: the program's file name
         self.execfn = ""                          # AT_EXECFN: the name as given to execve (loader/exec.py)
+        self.vvar: Optional[int] = None            # the vDSO's data page (kernel/vvar.py), if mapped
         self.service_page: Optional[int] = None   # emutrace's page for calls into the guest (loader/callguest.py)
 
     # -- helpers handlers use -------------------------------------------------

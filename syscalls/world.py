@@ -20,6 +20,7 @@ from ..machine.digest import sha256
 from ..machine.record import field, record
 
 DEFAULT_CLOCK_START = 1704067200          # 2024-01-01T00:00:00Z
+MONOTONIC_AT_START = 10_000_000_000       # CLOCK_MONOTONIC when the program starts
 DEFAULT_ENV = {
     "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
     "HOME": "/root",
@@ -42,7 +43,7 @@ class World:
     kernel_release: str = "6.1.0-emutrace"
     kernel_version: str = "#1 SMP PREEMPT_DYNAMIC Mon Jan  1 00:00:00 UTC 2024"
     env: Dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ENV))
-    extra_ns: int = 0                     # virtual time not from work: system calls, sleeps
+    extra: int = 0                        # virtual time not from work: system calls, sleeps (extra_ns)
     work_base: int = 0                    # instructions retired before the running slice
     realtime_step_ns: int = 0             # how far the wall clock stepped forward (shown())
     _rand_counter: int = 0
@@ -71,14 +72,32 @@ class World:
 
     @elapsed_ns.setter
     def elapsed_ns(self, ns: int) -> None:
-        # (`elapsed_ns += d` by the kernel and the compiled syscall hook: the d is not work)
-        self.extra_ns += ns - self.elapsed_ns
+        # (`elapsed_ns += d`: the d is not work)
+        self.extra_ns = self.extra + ns - self.elapsed_ns
+
+    @property
+    def extra_ns(self) -> int:
+        return self.extra
+
+    @extra_ns.setter
+    def extra_ns(self, ns: int) -> None:
+        self.extra = ns
+        c = self._counter
+        if c is not None:           # (RDTSC, answered by the counter, follows)
+            c.tsc_base = self._tsc_base(c)
+
+    def _tsc_base(self, c) -> int:
+        """What RDTSC on c's engine adds to c.total * ns_per_insn: monotonic_ns() then."""
+        return MONOTONIC_AT_START + self.extra + (self.work_base - self._mark) * self.ns_per_insn
 
     def running(self, counter) -> None:
         """A slice starts on the engine whose counter this is (None: none runs)."""
         self.work_base = self.work
         self._counter = counter
         self._mark = counter.total if counter is not None else 0
+        if counter is not None:
+            counter.rate = self.ns_per_insn
+            counter.tsc_base = self._tsc_base(counter)
 
     def stopped(self) -> int:
         """The slice ended: its work is kept; returns the instructions it retired."""
@@ -91,7 +110,7 @@ class World:
         return max(1, -(-(ns - self.elapsed_ns) // self.ns_per_insn))
 
     def tick(self, ns: int = 0) -> None:
-        self.extra_ns += ns or self.tick_ns
+        self.extra_ns = self.extra + (ns or self.tick_ns)
 
     def shown(self, ns: int) -> None:
         """The guest is being shown the time `ns` (a host file's mtime): the wall clock never
@@ -100,7 +119,7 @@ class World:
         Deterministic: such times are inputs (a file's mtime travels with its copies)."""
         behind = ns - self.realtime_ns()
         if behind > 0:
-            self.realtime_step_ns += behind
+            self.realtime_step_ns += behind     # (the kernel's vDSO data pages follow: kernel/vvar.py)
 
     def realtime_base_ns(self) -> int:
         """CLOCK_REALTIME at elapsed time 0, with every step taken so far."""
@@ -110,7 +129,7 @@ class World:
         return self.realtime_base_ns() + self.elapsed_ns
 
     def monotonic_ns(self) -> int:
-        return 10_000_000_000 + self.elapsed_ns     # "booted" 10 s before the program started
+        return MONOTONIC_AT_START + self.elapsed_ns     # "booted" 10 s before the program started
 
     def clock_ns(self, clock_id: int) -> int:
         # CLOCK_REALTIME(0) _COARSE(5) _ALARM(8) TAI(11) follow the wall clock; the rest are monotonic;

@@ -31,8 +31,9 @@
  * the call-log trampolines: tracing must not change the guest's clock), kept sorted and
  * searched by bisection (an untraced run has none: nothing is searched).
  *
- * mirror: a host address (inside guest memory emutrace owns) the count is also stored to after
- * each counted block, for guest code that reads it.
+ * answer_tsc(...): RDTSC and RDTSCP answered in C from the same count: tsc_base + total * rate
+ * (the virtual clock's monotonic nanoseconds, which the World keeps in tsc_base: docs/time.md),
+ * RDTSCP's IA32_TSC_AUX 0 (CPU 0). No Python runs for a read, so the vDSO's clock is native too.
  *
  * Memory: 16 bytes per distinct (address, size), the table at most half full, at most 2^MAX_BITS
  * slots; past that a block is decoded at each execution (slower, still exact). Portable C99 and
@@ -50,6 +51,8 @@ typedef int (*ic_cs_open_fn)(int arch, int mode, size_t *handle);
 typedef void *(*ic_cs_malloc_fn)(size_t handle);
 typedef int (*ic_cs_disasm_iter_fn)(size_t handle, const uint8_t **code, size_t *size, uint64_t *address,
                                     void *insn);
+
+typedef int (*ic_reg_write_fn)(void *uc, int regid, const void *value);
 
 typedef struct {
     uint64_t key;               /* address | size << 48, + 1 (0: empty) */
@@ -77,7 +80,11 @@ typedef struct {
     uint64_t cur_start, cur_size, cur_n;   /* the last entered block (cur_size 0: none) */
     int64_t stop_at;            /* < 0: off */
     int ran_out;
-    uint64_t *mirror;
+    int64_t tsc_base;           /* RDTSC = tsc_base + total * rate */
+    int64_t rate;
+    ic_reg_write_fn reg_write;
+    int reg_rax, reg_rdx, reg_rcx;
+    size_t tsc_handles[2];
     int nskip;
     uint64_t skip_lo[SKIP_MAX], skip_hi[SKIP_MAX];     /* sorted by lo, disjoint */
     size_t handle;
@@ -172,7 +179,29 @@ static void ic_on_block(void *uc, uint64_t address, uint32_t size, void *user)
     c->cur_start = address;
     c->cur_size = size;
     c->cur_n = n;
-    if (c->mirror != NULL) *c->mirror = c->total;
+}
+
+static void ic_tsc(InsnCounterObject *c, void *uc)
+{
+    uint64_t tsc = (uint64_t)c->tsc_base + c->total * (uint64_t)c->rate;
+    uint64_t lo = tsc & 0xFFFFFFFFu, hi = tsc >> 32;
+    c->reg_write(uc, c->reg_rax, &lo);
+    c->reg_write(uc, c->reg_rdx, &hi);
+}
+
+static int ic_on_rdtsc(void *uc, void *user)
+{
+    ic_tsc(user, uc);
+    return 1;                   /* the instruction's own answer is skipped */
+}
+
+static int ic_on_rdtscp(void *uc, void *user)
+{
+    InsnCounterObject *c = user;
+    uint64_t zero = 0;
+    ic_tsc(c, uc);
+    c->reg_write(uc, c->reg_rcx, &zero);
+    return 1;
 }
 
 /* the count if emulation stopped with this rip */
@@ -241,7 +270,6 @@ static PyObject *InsnCounter_settle(InsnCounterObject *self, PyObject *arg)
     if (PyErr_Occurred()) return NULL;
     self->total = ic_exact(self, rip);
     self->cur_size = 0;
-    if (self->mirror != NULL) *self->mirror = self->total;
     return PyLong_FromUnsignedLongLong(self->total);
 }
 
@@ -276,13 +304,58 @@ static PyObject *InsnCounter_skip(InsnCounterObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-static PyObject *InsnCounter_set_mirror(InsnCounterObject *self, PyObject *arg)
+/* answer_tsc(uc_hook_add, uc_reg_write, hook_type, insn_rdtsc, insn_rdtscp, reg_rax, reg_rdx, reg_rcx) */
+static PyObject *InsnCounter_answer_tsc(InsnCounterObject *self, PyObject *args)
 {
-    unsigned long long p = PyLong_AsUnsignedLongLongMask(arg);
-    if (PyErr_Occurred()) return NULL;
-    self->mirror = (uint64_t *)(uintptr_t)p;
-    if (self->mirror != NULL) *self->mirror = self->total;
+    unsigned long long hook_add, reg_write;
+    int hook_type, insns[2];
+    if (!PyArg_ParseTuple(args, "KKiiiiii", &hook_add, &reg_write, &hook_type, &insns[0], &insns[1],
+                          &self->reg_rax, &self->reg_rdx, &self->reg_rcx))
+        return NULL;
+    if (self->reg_write != NULL) Py_RETURN_NONE;            /* (once per engine) */
+    self->reg_write = (ic_reg_write_fn)(uintptr_t)reg_write;
+    if (self->rate == 0) self->rate = 1;
+    emutrace_uc_hook_add_fn add = (emutrace_uc_hook_add_fn)(uintptr_t)hook_add;
+    void *cbs[2] = {(void *)ic_on_rdtsc, (void *)ic_on_rdtscp};
+    for (int i = 0; i < 2; i++) {
+        int err = add(self->uc, &self->tsc_handles[i], hook_type, cbs[i], self, (uint64_t)1, (uint64_t)0, insns[i]);
+        if (err != 0) return PyErr_Format(PyExc_OSError, "uc_hook_add failed (Unicorn error %d)", err);
+    }
     Py_RETURN_NONE;
+}
+
+static PyObject *InsnCounter_get_tsc_base(InsnCounterObject *self, void *closure)
+{
+    return PyLong_FromLongLong(self->tsc_base);
+}
+
+static int InsnCounter_set_tsc_base(InsnCounterObject *self, PyObject *value, void *closure)
+{
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "tsc_base cannot be deleted");
+        return -1;
+    }
+    long long v = PyLong_AsLongLong(value);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    self->tsc_base = v;
+    return 0;
+}
+
+static PyObject *InsnCounter_get_rate(InsnCounterObject *self, void *closure)
+{
+    return PyLong_FromLongLong(self->rate ? self->rate : 1);
+}
+
+static int InsnCounter_set_rate(InsnCounterObject *self, PyObject *value, void *closure)
+{
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "rate cannot be deleted");
+        return -1;
+    }
+    long long v = PyLong_AsLongLong(value);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    self->rate = v;
+    return 0;
 }
 
 static PyObject *InsnCounter_get_total(InsnCounterObject *self, void *closure)
@@ -300,7 +373,6 @@ static int InsnCounter_set_total(InsnCounterObject *self, PyObject *value, void 
     if (PyErr_Occurred()) return -1;
     self->total = v;
     self->cur_size = 0;
-    if (self->mirror != NULL) *self->mirror = self->total;
     return 0;
 }
 
@@ -343,8 +415,9 @@ static PyMethodDef InsnCounter_methods[] = {
     {"settle", (PyCFunction)InsnCounter_settle, METH_O,
      "settle(rip) -> exact(rip), made the count: call once emulation stopped at rip"},
     {"skip", (PyCFunction)InsnCounter_skip, METH_VARARGS, "skip(lo, hi): blocks in [lo, hi) are not counted"},
-    {"set_mirror", (PyCFunction)InsnCounter_set_mirror, METH_O,
-     "set_mirror(host_address): also store the count there after each block (0: nowhere)"},
+    {"answer_tsc", (PyCFunction)InsnCounter_answer_tsc, METH_VARARGS,
+     "answer_tsc(uc_hook_add, uc_reg_write, hook_type, insn_rdtsc, insn_rdtscp, rax, rdx, rcx): "
+     "RDTSC/RDTSCP answered in C with tsc_base + total * rate"},
     {NULL, NULL, 0, NULL}
 };
 
@@ -355,6 +428,9 @@ static PyGetSetDef InsnCounter_getset[] = {
      "stop before the block that would take total past this (< 0: off); setting it clears ran_out", NULL},
     {"ran_out", (getter)InsnCounter_get_ran_out, NULL, "the last stop was stop_at's", NULL},
     {"blocks", (getter)InsnCounter_get_blocks, NULL, "distinct blocks decoded", NULL},
+    {"tsc_base", (getter)InsnCounter_get_tsc_base, (setter)InsnCounter_set_tsc_base,
+     "RDTSC answers tsc_base + total * rate", NULL},
+    {"rate", (getter)InsnCounter_get_rate, (setter)InsnCounter_set_rate, "nanoseconds per instruction", NULL},
     {"handle", (getter)InsnCounter_get_handle, NULL, "the hook's Unicorn handle", NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };

@@ -351,6 +351,16 @@ class Machine:
             return 1                    # the answer is fn's: Unicorn computes none
         return self._add_hook(self._INSN_CB(answer), UCC.UC_HOOK_INSN, 1, 0, ctypes.c_int(insn))
 
+    def answer_tsc_natively(self) -> bool:
+        """RDTSC and RDTSCP answered in C by the instruction counter (tsc_base + total * rate,
+        kept by the World: docs/time.md); False on the pure path (hook_insn_answer then)."""
+        answer = getattr(self.counter, "answer_tsc", None)
+        if answer is None:
+            return False
+        answer(_address(uclib.uc_hook_add), _address(uclib.uc_reg_write), UCC.UC_HOOK_INSN,
+               X.UC_X86_INS_RDTSC, X.UC_X86_INS_RDTSCP, REG["rax"], REG["rdx"], REG["rcx"])
+        return True
+
     def _guarded(self, fn):
         """fn, with an exception stopping emulation and kept for emu_start to raise; returns what
         fn returns (None after an exception)."""
