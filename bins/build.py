@@ -197,6 +197,10 @@ PROGRAMS: Dict[str, dict] = {
     "diffprog": _p("c", "two builds differing in one library call (v0/v1)",
                    ("v0", "v1") + C_VARIANTS, _C_FLAGS),
     "fib": _p("c", "recursive fib for function tracing", flags=_C_FLAGS),
+    "vdso": _p("c", "the vDSO: clock reads around known work, a spin on the clock, unmapping it",
+               flags=_C_FLAGS),
+    "costs": _p("c", "four functions of known, different costs: profiles must rank them like uftrace",
+                flags=_C_FLAGS),
     "calllog": _p("c", "edge cases of calls logged in guest code (page edges, cancel, backtrace)",
                   flags=_C_FLAGS + ("-pthread",)),
     "retcap": _p("c", "values the call log copies at the return: strings as long as the returned value, "

@@ -730,7 +730,7 @@ class GuestLog:
         self.lost = a.addr("lost")
         self.twice_miss, self.twice_full = a.addr("twice_miss"), a.addr("twice_full")
         proc.machine.write(base, code)
-        self.code_ranges.append((base, base + len(code)))
+        self._ours(proc.machine, base, base + len(code))
         self.attach_machine(proc)
 
     def _return_code(self, a: Asm) -> None:
@@ -950,6 +950,8 @@ class GuestLog:
         m.thread_switch = self.switch
         m.fault_fixup = self.fault_fixup
         m.in_guest_code = self.in_code
+        for lo, hi in self.code_ranges:         # (a forked child's engine: the ranges it copied)
+            m.counter.skip(lo, hi)
         m.hook_code(self._on_lost, self.lost, self.lost)
         m.hook_code(self._on_twice_miss, self.twice_miss, self.twice_miss)
         m.hook_code(self._on_twice_full, self.twice_full, self.twice_full)
@@ -1037,6 +1039,12 @@ class GuestLog:
         in its return slot: the shared one, or printf sites' own just before it)?"""
         return addr == self.ret_tramp or addr == self.ret_printf
 
+    def _ours(self, m, lo: int, hi: int) -> None:
+        """[lo, hi) holds guest code of ours: never stopped inside, and not counted as the
+        guest's work (tracing does not move the guest's clock: docs/time.md)."""
+        self.code_ranges.append((lo, hi))
+        m.counter.skip(lo, hi)
+
     def in_code(self, addr: int) -> bool:
         for lo, hi in self.code_ranges:
             if lo <= addr < hi:
@@ -1083,7 +1091,7 @@ class GuestLog:
             struct.pack_into("<Q", code, addr - base, m.read_u64(entries[k][1]))
         proc.aspace.map(base, size, 5, "[emutrace]")
         m.write(base, bytes(code))
-        self.code_ranges.append((base, base + len(code)))
+        self._ours(m, base, base + len(code))
         for k, (fs, slot, entry) in enumerate(entries):
             if fs.native_point:
                 self.native_points.append((fs, points[k]))
@@ -1270,7 +1278,7 @@ class GuestLog:
         proc.aspace.map(base, table, 1, "[emutrace]")
         proc.aspace.map(base + table, code, 5, "[emutrace]")
         self.stub_table, self.stub_code = base, base + table
-        self.code_ranges.append((base + table, base + table + code))
+        self._ours(proc.machine, base + table, base + table + code)
 
     def _find_stub(self, a: Asm, fields: Dict[str, int]) -> None:
         """The stub of the return address [rsp] into [r11+S_STUB], from the table of stubs (r11:

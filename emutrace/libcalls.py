@@ -336,6 +336,7 @@ class LibcallTracer:
         size = page_up(len(pending) * STUB_SIZE)
         base = proc.aspace.find_free(size, top=LOG_TOP)
         proc.aspace.map(base, size, 5, "[emutrace]")      # r-x: one jump stub per redirected slot
+        m.counter.skip(base, base + size)                 # (ours: not the guest's work, docs/time.md)
         code = bytearray()
         start = base
         for i, (slot, site) in enumerate(pending):
@@ -375,6 +376,7 @@ class LibcallTracer:
             if base is None:
                 continue
             proc.aspace.map(base, size, 5, "[emutrace]")
+            proc.machine.counter.skip(base, base + size)      # (ours: not the guest's work)
             code = bytearray()
             for k, (entry, slot) in enumerate(entries):
                 stub = base + 8 * k

@@ -76,6 +76,8 @@ Sandbox and determinism:
   --uid N, --gid N   the guest's user and group ids (default 0: root of the sandbox)
   --net              let Internet sockets reach non-loopback hosts (default: ENETUNREACH; the
                      guest's 127.0.0.0/8 and ::1 are its own either way)
+  --no-vdso          map no vDSO: clock_gettime, gettimeofday, time and getcpu become system
+                     calls (default: emutrace's own vDSO answers them, docs/time.md)
   --timeout S        stop after S seconds of wall time (exit status 124)
   --max-insns N      stop after about N guest instructions (exit status 124)
   --max-mem BYTES    guest memory limit of the whole run, all processes together (default 4G;
@@ -113,7 +115,7 @@ class TraceConfig:
     string_limit: int = 32
     indent: int = 0
     demangle: bool = False
-    show_ip: bool = False
+    show_ip: int = 0                    # -i: the caller's address; -ii: and the position
     show_time_spent: bool = False
     timestamps: int = 0                 # 1 -t, 2 -tt, 3 -ttt
     relative: bool = False
@@ -311,6 +313,8 @@ def parse(argv: List[str]) -> Config:
                 world.gid = _int(val(), "--gid")
             elif name == "--net":
                 opts.net = True
+            elif name == "--no-vdso":
+                opts.vdso = False
             elif name == "--timeout":
                 try:
                     opts.timeout = float(val())
@@ -394,7 +398,7 @@ def parse(argv: List[str]) -> Config:
             elif c == "C":
                 tc.demangle = True
             elif c == "i":
-                tc.show_ip = True
+                tc.show_ip = 2 if tc.show_ip else 1     # -ii: the position too (docs/time.md)
             elif c == "T":
                 tc.show_time_spent = True
             elif c == "t":

@@ -116,9 +116,18 @@ class LtraceText:
         self.plain = not (cfg.summary or self.multi or cfg.timestamps or cfg.relative or cfg.indent
                           or cfg.show_ip or getattr(cfg, "call_stack", 0))
 
+    position = None             # () -> (instructions retired in the run, rip), for -ii
+
     def _prefix(self, ev) -> str:
         p = f"[pid {ev.tid}] " if self.multi else ""
         return p + self.ts.prefix(ev.time_ns)
+
+    def _ip(self, addr: int) -> str:
+        """-i: ltrace's [caller's address]; -ii adds the call's position, `@N` instructions
+        retired in the run when the call was made (docs/time.md)."""
+        if self.cfg.show_ip >= 2 and self.position is not None:
+            return f"[{addr:#x} @{self.position()[0]}] "
+        return f"[{addr:#x}] "
 
     def _close_open(self) -> None:
         if self.open is not None:
@@ -155,7 +164,7 @@ class LtraceText:
             return
         if isinstance(ev, Call):
             self._close_open()
-            ip = f"[{ev.caller_addr:#x}] " if self.cfg.show_ip else ""
+            ip = self._ip(ev.caller_addr) if self.cfg.show_ip else ""
             self.w.write(self._prefix(ev) + ip + self._indent(ev.depth) + ev.text)
             self.open = ev
             self.calls_by_id[ev.id] = ev
@@ -431,6 +440,8 @@ class FtraceText:
 class JsonLines:
     """One JSON object per event (schema in README)."""
 
+    position = None             # () -> (instructions retired in the run, rip): the tracer sets it
+
     def __init__(self, writer: Writer, world, cfg, multi_pid: bool = False):
         self.w = writer
         self.cfg = cfg
@@ -441,6 +452,8 @@ class JsonLines:
         d = asdict(ev)
         if d.get("stack", 0) is None:          # only -k / -w events carry a stack
             del d["stack"]
+        if self.position is not None:
+            d["pos"] = list(self.position())   # [instructions retired in the run, rip]: docs/time.md
         d.pop("text", None)
         d.pop("right", None)
         self.w.write(json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n",

@@ -11,7 +11,7 @@ import time as _time
 from collections import Counter
 from typing import List, Optional, Tuple
 
-from unicorn import UcError, UC_HOOK_BLOCK, UC_HOOK_INTR
+from unicorn import UcError, UC_HOOK_INTR
 from unicorn import unicorn_const as UCC
 
 from emutrace.kernel import errno as E
@@ -58,6 +58,7 @@ class Options:
     timeout: float = 0.0                  # wall seconds, 0 = none
     max_insns: int = 0                    # 0 = none
     net: bool = False
+    vdso: bool = True                     # map emutrace's vDSO (--no-vdso: off)
 
 
 @record
@@ -99,6 +100,7 @@ class Session:
         self.kernel = Kernel(self.world, self.vfs, max_procs=self.opts.max_procs, hooks=self.hooks)
         self.kernel.max_mem = self.opts.max_mem
         self.kernel.net = self.opts.net                  # --net: Internet sockets reach the host
+        self.kernel.vdso = self.opts.vdso                # --no-vdso: execve maps none
         self.hooks.on("new_machine", self._attach)
         self.hooks.on("mmap", self._on_mmap)
         self.hooks.on("exec", self._on_exec)
@@ -111,8 +113,6 @@ class Session:
         self._main_result: Optional[Result] = None
         self._fault = None
         self.started = False
-        self.insns = 0                    # guest instructions run (counted only with --max-insns)
-        self._block_insns = {}
 
     # -- set-up ---------------------------------------------------------------
     def add_observer(self, obs) -> None:
@@ -140,9 +140,6 @@ class Session:
         proc.machine.hook_syscall(self.kernel.on_syscall)
         self.kernel.answer_from(proc.machine)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt, proc)
-        if self.opts.max_insns:
-            # opt-in only: a block hook costs ~1 µs per basic block
-            uc.hook_add(UC_HOOK_BLOCK, self._count_block, proc)
         for obs in self._observers_of(proc):
             attach = getattr(obs, "attach", None)
             if attach is not None:
@@ -245,13 +242,20 @@ class Session:
             if hook is not None:
                 hook(proc, module)
 
-    def _count_block(self, uc, addr, size, proc):
-        n = self._block_insns.get(addr)
-        if n is None:
-            n = self._block_insns[addr] = _count_instructions(proc.machine.read(addr, size), addr)
-        self.insns += n
-        if self.insns > self.opts.max_insns:
-            raise LimitReached(f"instruction limit of {self.opts.max_insns} reached", 124)
+    def position(self) -> Tuple[int, int]:
+        """The run's position now (docs/time.md): (guest instructions retired in the whole run,
+        rip of the running thread). Inside a hook it is exact: the block the hook runs in is
+        counted up to rip."""
+        world = self.world
+        proc = self.kernel.current
+        m = proc.machine if proc is not None else None
+        if m is None:
+            return world.work, 0
+        rip = m.reg("rip")
+        c = world._counter
+        if c is not None and c is m.counter:
+            return world.work_base + c.exact(rip) - world._mark, rip
+        return world.work, rip
 
     def _on_interrupt(self, uc, intno, proc):
         self._fault = ("intr", intno)
@@ -312,10 +316,22 @@ class Session:
         return self._main_result or Result()
 
     def _slice(self, proc: Process, t, deadline) -> None:
-        """Run thread t on its machine until it blocks, stops, faults or its budget ends."""
+        """Run thread t on its machine until it blocks, stops, faults or its budget ends.
+
+        The world's clock follows the engine's instruction counter while it runs (docs/time.md);
+        the slice's instructions go to the thread and its process when it ends."""
         sched = self.kernel.sched
+        world = self.world
         m = proc.machine
+        counter = m.counter
         count = sched.budget(t)
+        limited = False
+        if self.opts.max_insns:
+            left = self.opts.max_insns - world.work
+            if left <= 0:
+                raise LimitReached(f"instruction limit of {self.opts.max_insns} reached", 124)
+            if not count or left < count:
+                count, limited = left, True
         proc.stop_requested = False
         self._fault = None
         proc.aspace.denied = None
@@ -329,19 +345,25 @@ class Session:
             # answers remembered in another slice may be another thread's (gettid) or changed
             # since by another process (getpgrp after its setpgid): each slice starts afresh
             m.syscall_answers.forget()
+        counter.stop_at = counter.total + count if count else -1
+        world.running(counter)
         try:
             m.emu_start(m.reg("rip"), 0, timeout=timeout_us)
         except UcError as e:
-            if count:
-                m.budget.left = -1
+            counter.stop_at = -1
+            self._slice_ended(proc, t)
             if m.fault_fixup is not None and m.fault_fixup(proc, m.reg("rip")):
                 return                           # a string copy of the call log hit a bad pointer
             denied = proc.aspace.denied       # (error, address): a page access emutrace/machine/tlb.py refused
             self._flush_log(proc, m)
             self._guest_fault(proc, e.errno, denied)
             return
-        if count:
-            m.budget.left = -1           # (off while the slice's end steps out of guest code)
+        except BaseException:
+            self._slice_ended(proc, t)
+            raise
+        ran_out = counter.ran_out
+        counter.stop_at = -1            # (off while the slice's end steps out of guest code)
+        self._slice_ended(proc, t)
         self._flush_log(proc, m)
         if self._fault and self._fault[0] == "intr":
             self._cpu_exception(proc, self._fault[1])
@@ -350,10 +372,18 @@ class Session:
             return
         elif deadline and _time.monotonic() >= deadline:
             raise LimitReached(f"time limit of {self.opts.timeout:g} s reached", 124)
-        elif count:
+        elif ran_out and limited:
+            raise LimitReached(f"instruction limit of {self.opts.max_insns} reached", 124)
+        elif ran_out:
             sched.slice_used_up(t)          # (a `hlt` here cannot be told apart: it goes on)
         else:
             self._stopped_by_itself(proc, m, deadline)
+
+    def _slice_ended(self, proc: Process, t) -> None:
+        """The slice's instructions go to its thread and process (their CPU clocks)."""
+        n = self.world.stopped()
+        t.insns += n
+        proc.cpu_insns += n
 
     @staticmethod
     def _flush_log(proc: Process, m) -> None:
@@ -476,10 +506,3 @@ def _follows(observer) -> bool:
         return bool(f)
     return any(getattr(getattr(s, "cfg", None), "follow", False) for s in getattr(observer, "sinks", ()))
 
-
-def _count_instructions(code: bytes, addr: int) -> int:
-    import capstone             # deferred: only --max-insns counts instructions (capstone costs ~10 ms)
-    md = _count_instructions.__dict__.get("md")
-    if md is None:
-        md = _count_instructions.md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
-    return sum(1 for _ in md.disasm_lite(code, addr)) or 1

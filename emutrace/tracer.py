@@ -153,12 +153,15 @@ def build_observers(session, cfg) -> List:
     writer = Writer(stream, own=tc.output is not None)
     if tc.format == "jsonl":
         sink = JsonLines(writer, session.world, tc)
+        sink.position = session.position
     elif tc.ftrace:
         sink = FtraceText(writer, session.world, tc)
     elif tc.strace:
         sink = StraceText(writer, session.world, tc)
     else:
         sink = LtraceText(writer, session.world, tc)
+        if tc.show_ip >= 2:
+            sink.position = session.position
     sinks = [sink]
     tracer = Tracer(session, sinks)
     tracer.max_depth = tc.ftrace_depth
@@ -200,7 +203,10 @@ def build_observers(session, cfg) -> List:
             if libcalls:
                 tracer.libcalls = LibcallTracer(session, tracer.call_emit(), fmt, protos, flt, tc.string_limit,
                                                 calls=calls)
-                tracer.libcalls.guest_log = tc.guest_log and not functions
+                # calls logged by guest code carry no time of their own (their records are read
+                # in bulk): an output that shows each call's time takes the hooked path, whose
+                # hooks read the work-driven clock at the call and at the return (docs/time.md)
+                tracer.libcalls.guest_log = tc.guest_log and not functions and not shows_call_times(tc)
                 if len(sinks) == 1 and isinstance(sink, LtraceText) and sink.plain and not tracer.max_depth:
                     tracer.libcalls.leaf_out = sink
             if functions:
@@ -236,3 +242,10 @@ def _symbolize(session, addr: int):
         return None
     m = module_at(proc.modules, addr)
     return m.function_at(addr) if m else None
+
+
+def shows_call_times(tc) -> bool:
+    """Does this configuration show when library calls happen or how long they take (-c, -T, -t,
+    -r, jsonl's time_ns and duration_ns, the Chrome timeline, folded stacks)?"""
+    return bool(tc.summary or tc.show_time_spent or tc.timestamps or tc.relative or tc.format == "jsonl"
+                or tc.chrome or tc.folded or tc.show_ip >= 2)

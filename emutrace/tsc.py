@@ -3,14 +3,19 @@
 Left alone, Unicorn answers these from the host's counter, which would make any program that
 reads the TSC nondeterministic. Each engine gets one instruction hook per instruction (Unicorn
 ≥ 2.1 can hook RDTSC and RDTSCP), so code generated at run time is answered too. The answer is
-the virtual clock at 1 GHz (one tick per virtual nanosecond), and RDTSCP's IA32_TSC_AUX is 0
-(CPU 0).
+the virtual clock's monotonic time at 1 GHz (one tick per virtual nanosecond: the work-driven
+clock, docs/time.md), and RDTSCP's IA32_TSC_AUX is 0 (CPU 0). With the compiled event path and
+nobody listening, the engine's instruction counter answers in C (no Python per read: the vDSO
+reads its clock so); the behaviour report's listeners take the Python hook, and hear of the
+program's reads, not of the vDSO's.
 """
 from __future__ import annotations
 
 from weakref import WeakSet
 
 from unicorn import x86_const as X
+
+VDSO_SPAN = 3 * 4096            # [vvar] and [vdso] (emutrace/loader/vdso.py)
 
 
 class TscObserver:
@@ -26,14 +31,19 @@ class TscObserver:
         if m in self._hooked:
             return
         self._hooked.add(m)
+        if not self.listeners and m.answer_tsc_natively():
+            return
         m.hook_insn_answer(X.UC_X86_INS_RDTSC, lambda: self._answer(m, False))
         m.hook_insn_answer(X.UC_X86_INS_RDTSCP, lambda: self._answer(m, True))
 
     def _answer(self, m, rdtscp: bool) -> None:
         if self.listeners and self.kernel is not None and self.kernel.current is not None:
+            proc = self.kernel.current
             rip = m.reg("rip")
-            for fn in self.listeners:
-                fn(self.kernel.current, rip)
+            vvar = proc.vvar
+            if vvar is None or not vvar <= rip < vvar + VDSO_SPAN:    # (not the vDSO's reads)
+                for fn in self.listeners:
+                    fn(proc, rip)
         tsc = self.world.monotonic_ns()
         m.set_reg("rax", tsc & 0xFFFFFFFF)
         m.set_reg("rdx", (tsc >> 32) & 0xFFFFFFFF)

@@ -19,6 +19,7 @@ from emutrace.machine.cpu import cpuid
 from emutrace.machine.memory import OutOfMemory, PAGE, PIE_BASE, STACK_SIZE, STACK_TOP
 
 from . import linker
+from .vdso import AT_SYSINFO_EHDR, map_vdso
 from .elf import ET_DYN, PF_X, PT_PHDR, ElfError, ElfFile, read_elf
 from .image import choose_bias, map_elf
 from .modules import Module
@@ -131,6 +132,7 @@ def _commit(proc, canon, elf, interp_elf, argv, envp, builtin) -> Image:
     proc.machine, proc.aspace = machine, aspace
     kernel.engines.leave(old)                # (a vfork parent, still on it, keeps it charged)
     proc.service_page = None
+    proc.vvar = None
     kernel.hooks.fire("new_machine", proc)
     try:
         bias = choose_bias(aspace, elf, PIE_BASE)
@@ -146,7 +148,8 @@ def _commit(proc, canon, elf, interp_elf, argv, envp, builtin) -> Image:
             interp = Module(interp_elf.path, interp_elf, ibias)
             entry = interp_elf.entry + ibias
         aspace.map(STACK_TOP - STACK_SIZE, STACK_SIZE, 3, "[stack]")
-        rsp = build_stack(proc, machine, program, interp, argv, envp)
+        vdso = map_vdso(proc, machine, aspace)
+        rsp = build_stack(proc, machine, program, interp, argv, envp, vdso)
     except OutOfMemory as e:
         raise ExecError(E.ENOMEM, f"{canon}: does not fit in guest memory ({e})") from None
     proc.exe = canon
@@ -178,8 +181,10 @@ def exec_into(proc, path: str, argv: List[str], envp: List[str], base: str, load
     return image
 
 
-def build_stack(proc, machine, program: Module, interp: Optional[Module], argv, envp) -> int:
-    """Lay out strings, auxv, envp, argv and argc at the top of the stack; return rsp."""
+def build_stack(proc, machine, program: Module, interp: Optional[Module], argv, envp,
+                vdso: Optional[int] = None) -> int:
+    """Lay out strings, auxv, envp, argv and argc at the top of the stack; return rsp. `vdso`:
+    the vDSO's address, AT_SYSINFO_EHDR (loader/vdso.py), first in auxv as Linux puts it."""
     world = proc.kernel.world
     sp = STACK_TOP - 8                     # the kernel leaves a NULL word at the very top
     blobs = []
@@ -210,6 +215,8 @@ def build_stack(proc, machine, program: Module, interp: Optional[Module], argv, 
         (AT_SECURE, 0), (AT_RANDOM, rand), (AT_HWCAP2, 0), (AT_EXECFN, execfn), (AT_PLATFORM, platform),
         (AT_NULL, 0),
     ]
+    if vdso is not None:
+        auxv.insert(0, (AT_SYSINFO_EHDR, vdso))
     words = [len(argv)] + arg_ptrs + [0] + env_ptrs + [0]
     for k, v in auxv:
         words += [k, v]

@@ -181,6 +181,7 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
         proc.aspace.adopt()
         child.modules = proc.modules
         child.service_page = proc.service_page
+        child.vvar = proc.vvar
         child_thread.ctx = _derived_context(m, regs)
     else:
         _fork_machine(proc, child, regs, *copied)
@@ -237,6 +238,7 @@ def _fork_machine(proc, child, regs: dict, cm, cas) -> None:
     child.machine, child.aspace = cm, cas
     child.modules = list(proc.modules)
     child.service_page = proc.service_page
+    child.vvar = proc.vvar
     if not kernel.hooks.fire("new_machine", child):
         kernel.sched.load_new_machine(child)
 

@@ -21,6 +21,7 @@ from .table import BY_NR, Syscall, by_class
 from .task import NORETURN, Process, ProcessExit
 from .time import check_alarm
 from .vfs import Vfs, VfsError
+from .vvar import wall_clock_stepped
 
 
 # The default process limit: one per 8 MiB of --max-mem (a live small C process costs the host
@@ -97,6 +98,8 @@ class Kernel:
         self.lockbook = None                # record and file locks (locks.LockBook)
         self.unix_listeners: Optional[dict] = None   # listening AF_UNIX sockets by path (net.py)
         self.counts: Dict[str, int] = {}
+        self.vdso = True                    # execve maps emutrace's vDSO (--no-vdso: off)
+        self.vvar_step = 0                  # the wall-clock step the vDSO data pages show
 
 
     @property
@@ -126,7 +129,7 @@ class Kernel:
         hands them over), ticking this kernel's clock as on_syscall does. Nothing on the pure path."""
         answers = machine.syscall_answers
         if answers is not None:
-            answers.answer_with(self.world, "elapsed_ns", "tick_ns", PURE_NUMBERS)
+            answers.answer_with(self.world, "extra_ns", "tick_ns", PURE_NUMBERS)
 
     def on_syscall(self, nr, a0, a1, a2, a3, a4, a5):
         """The machine's `syscall` hook (the session registers it), called with rax, rdi, rsi,
@@ -148,8 +151,6 @@ class Kernel:
                 obs = self.observer
                 if obs is not None and not proc.traced:
                     obs = None
-                world = self.world
-                world.elapsed_ns += world.tick_ns                # (world.tick(), inlined)
                 try:
                     sc, handler = self.routes[nr]        # (a subscript costs less than get())
                 except KeyError:
@@ -171,6 +172,9 @@ class Kernel:
                     raise
                 finally:
                     thread.call = None
+                # the call's modelled cost passes while it runs: between its entry and its exit
+                world = self.world
+                world.extra_ns += world.tick_ns                  # (world.tick(), inlined)
                 if obs is not None:
                     obs.syscall_exit(proc, state, ret)
             else:
@@ -182,6 +186,8 @@ class Kernel:
             return None
         if ret is NORETURN or proc.machine is not m:      # (after execve: a new machine)
             ret = None
+        if self.world.realtime_step_ns != self.vvar_step:
+            wall_clock_stepped(self)             # the vDSO's data pages follow the wall clock
         timers = self.timers                     # check_alarm's and should_stop's own conditions
         if proc.alarm_at_ns or (timers is not None and timers.armed):
             check_alarm(proc)
@@ -205,8 +211,6 @@ class Kernel:
         A handler that must wait raises sched.Block; the Block leaves here carrying the call
         (`wait.call`), and the scheduler later ends the call with `finish` or runs the handler
         again with `rerun`, so the trace shows each call once, when it returns."""
-        world = self.world
-        world.elapsed_ns += world.tick_ns                    # (world.tick(), inlined)
         sc, _ = self.routes.get(nr, NO_ROUTE)
         obs = self.observer if proc.traced else None         # (observer_for, without a call)
         state = obs.syscall_enter(proc, nr, sc, args) if obs is not None else None
@@ -272,9 +276,13 @@ class Kernel:
         return -E.ENOSYS
 
     def finish(self, proc: Process, call, ret):
-        """A call's result reaches the API's intercept and the trace; returns the (final) result."""
+        """A call's result reaches the API's intercept and the trace; returns the (final) result.
+        Its modelled cost (world.tick_ns) passes here, between its entry and its exit."""
         if call is None:
             return ret
+        self.world.extra_ns += self.world.tick_ns
+        if self.world.realtime_step_ns != self.vvar_step:
+            wall_clock_stepped(self)
         nr, sc, args, state = call
         ic = self.intercept
         if ic is not None and ret is not NORETURN:

@@ -7,20 +7,16 @@ One thread runs at a time, and the same inputs always give the same interleaving
   (a signal to deliver, rt_sigreturn, execve), else the next runnable thread after it in
   that order (round robin).
 - A switch happens when the running thread blocks (futex, pipe, wait4, poll, sleep, pause,
-  vfork), yields, exits, or uses up its budget. The budget (QUANTUM basic blocks, or
-  SYSCALL_QUANTUM system calls) only exists while another thread is runnable, so a thread
-  spinning without system calls cannot starve the others. Blocks are counted by a block hook
-  (Machine.slice_budget: C, or Python on the pure path, both stopping at the same block) that
-  the engine gets the first time one of its threads needs a budget and keeps: with the budget
-  off it costs one compare per block, and turning it on or off flushes no translated code
-  (Unicorn's emu_start `count`, used before, costs a helper call per instruction and flushes
-  the translation cache each time it is switched on and off). A slice ends at the start of a
-  block, which has not run yet: the thread resumes there. Blocks, not instructions, so that the
-  budget needs no decoding and no cache of instruction counts that changed code would make
-  stale; a block is what Unicorn translated (up to a branch, a system call, a page end), the
-  same every run, so the interleaving is the same every run. When a system call of a thread
-  running alone makes another thread runnable (a futex wake, a pipe write, a new thread), the
-  switch happens right there.
+  vfork), yields, exits, or uses up its budget. The budget is counted in retired instructions
+  by the engine's one instruction counter (Machine.counter, emutrace/machine/workcount.py:
+  `stop_at`, in C or in Python on the pure path, both stopping at the same block), the count
+  that drives the virtual clock (docs/time.md): QUANTUM instructions, or SYSCALL_QUANTUM system
+  calls, while another thread is runnable, so a thread spinning without system calls cannot
+  starve the others. A slice also ends when the clock reaches the next deadline anyone waits
+  for (a sleeping thread's, an alarm, a timer), so a thread spinning against an alarm or a
+  sleeper sees it fire as natively. A slice ends at the start of a block, which has not run
+  yet: the thread resumes there. When a system call of a thread running alone makes another
+  thread runnable (a futex wake, a pipe write, a new thread), the switch happens right there.
 - A blocking handler raises Block(Wait) (through the kernel's wait_* hooks below). The
   thread sleeps until the Wait says it can go on: woken by a futex wake or a vfork child,
   its condition became true (a pipe has data, a child is a zombie), its deadline on the
@@ -54,7 +50,7 @@ from .task import GuestDeadlock, NORETURN
 from .time import check_alarm
 from .wait import Block, Wait
 
-QUANTUM = 20_000             # basic blocks per slice while another thread is runnable (~100,000-200,000 instructions)
+QUANTUM = 100_000            # instructions per slice while another thread is runnable (100 µs of the clock)
 SYSCALL_QUANTUM = 64         # ... or this many system calls
 
 
@@ -304,19 +300,32 @@ class Scheduler:
 
     # -- budgets -------------------------------------------------------------------------
     def budget(self, t) -> int:
-        """The block budget for t's next slice (0: none), set on its machine's slice budget."""
-        m = t.proc.machine
+        """The instructions t's next slice may retire (0: no limit): QUANTUM while another thread
+        is runnable, and no further than the clock's next deadline."""
         self.syscalls = 0
         self.counting = self.others_runnable(t)
-        if self.counting:
-            m.slice_budget().left = QUANTUM
-            return QUANTUM
-        if m.budget is not None:
-            m.budget.left = -1
-        return 0
+        n = QUANTUM if self.counting else 0
+        nxt = self.next_deadline()
+        if nxt is not None:
+            until = self.kernel.world.insns_until(nxt - self.now() + self.kernel.world.elapsed_ns)
+            n = min(n, until) if n else until
+        return n
+
+    def next_deadline(self) -> Optional[int]:
+        """The earliest time (monotonic ns) a thread waits for, an alarm or a timer fires."""
+        cands = [t.wait.deadline for t in self.tasks if t.wait is not None and t.wait.deadline is not None]
+        cands += [p.alarm_at_ns for p in self.procs if p.exit is None and p.alarm_at_ns]
+        timers = self.kernel.timers
+        if timers is not None and timers.armed:
+            timer = timers.next_wake()
+            if timer is not None:
+                cands.append(timer)
+        return min(cands) if cands else None
 
     def slice_used_up(self, t) -> None:
-        """The running thread used its whole budget: on to the next thread."""
+        """The running thread used its whole budget (its quantum, or the clock reached a
+        deadline): due alarms and timers fire, and the next thread runs."""
+        self.check_alarms()
         self.rotate = True
 
     # -- blocking ------------------------------------------------------------------------

@@ -66,6 +66,7 @@ class Thread:
     wait: object = field(default=None, repr=False)  # sched.Wait while blocked in a system call
     resumed: object = field(default=None, repr=False)  # the Wait it woke from, while its handler reruns
     call: object = field(default=None, repr=False)  # (nr, sc, args, state) while a handler runs (kernel.current_call)
+    insns: int = 0                     # guest instructions it retired in slices that ended (docs/time.md)
 
 
 class Process:
@@ -77,6 +78,7 @@ class Process:
         self.fds = fds
         self.cwd = cwd
         self.umask = 0o022
+        self.cpu_insns = 0                  # instructions its threads retired in ended slices
         self.posix_timers = None            # timer_create's timers by id (posix_timers.py), on first use
         self.next_timer_id = 0
         self.exe = ""                       # guest path of the running program
@@ -110,6 +112,7 @@ class Process:
         self.job_report = None                    # (CLD_STOPPED or CLD_CONTINUED, signal) for wait
         self.comm: Optional[str] = None           # prctl(PR_SET_NAME); None: the program's file name
         self.execfn = ""                          # AT_EXECFN: the name as given to execve (loader/exec.py)
+        self.vvar: Optional[int] = None            # the vDSO's data page (kernel/vvar.py), if mapped
         self.service_page: Optional[int] = None   # emutrace's page for calls into the guest (loader/callguest.py)
 
     # -- helpers handlers use -------------------------------------------------

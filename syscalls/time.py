@@ -1,4 +1,7 @@
-"""Time system calls, all answered from the World's virtual clock (sleeps cost no real time)."""
+"""Time system calls, all answered from the World's virtual clock (sleeps cost no real time).
+
+The CPU-time clocks count the calling thread's (CLOCK_THREAD_CPUTIME_ID) or process's
+(CLOCK_PROCESS_CPUTIME_ID) retired instructions at the nominal rate (docs/time.md)."""
 from __future__ import annotations
 
 
@@ -27,11 +30,30 @@ def _clock_ok(clk: int) -> bool:
     return clk in CLOCK_IDS or clk < 0        # negative ids name process/thread CPU clocks
 
 
+def cpu_ns(proc, thread: bool) -> int:
+    """The CPU time of proc's running thread (thread) or of proc: its instructions retired, the
+    running slice's included, at the nominal rate."""
+    w = proc.kernel.world
+    live = w.work - w.work_base if proc.kernel.current is proc else 0
+    done = proc.thread.insns if thread else proc.cpu_insns
+    return (done + live) * w.ns_per_insn
+
+
+def clock_ns(proc, clk: int) -> int:
+    """The clock clk (a clock id, or a negative CPU clock id) as proc's thread reads it."""
+    clk = s32(clk)
+    if clk in (2, 3) or clk < 0:
+        # a negative id (clock_getcpuclockid) names a process's CPU clock, or with
+        # CPUCLOCK_PERTHREAD_MASK (4) a thread's (pthread_getcpuclockid): the caller's here
+        return cpu_ns(proc, clk == 3 or (clk < 0 and bool(clk & 4)))
+    return proc.kernel.world.clock_ns(clk)
+
+
 @syscall("clock_gettime")
 def sys_clock_gettime(proc, clk, tp, *_):
     if not _clock_ok(clk):
         return -E.EINVAL
-    proc.aspace.write(tp, _ts(proc.kernel.world.clock_ns(s32(clk) if s32(clk) >= 0 else 2)))
+    proc.aspace.write(tp, _ts(clock_ns(proc, clk)))
     return 0
 
 
@@ -91,7 +113,7 @@ def sys_clock_nanosleep(proc, clk, flags, req, rem, *_):
 
 @syscall("times")
 def sys_times(proc, buf, *_):
-    ticks = proc.kernel.world.elapsed_ns // 10_000_000
+    ticks = cpu_ns(proc, False) // 10_000_000
     if buf:
         proc.aspace.write(buf, TMS.pack(tms_utime=ticks))
     return proc.kernel.world.monotonic_ns() // 10_000_000

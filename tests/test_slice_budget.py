@@ -1,6 +1,6 @@
-"""The scheduler's slice budget (syscalls/sched.py): a block hook counting basic blocks, in C
-(SliceBudget, emutrace/machine/_cover.c) and in Python (PySliceBudget, the pure path's,
-emutrace/machine/blockcount.py). Both must stop at the same block, before it runs, so that both
+"""The scheduler's slice budget (syscalls/sched.py): the engine's instruction counter's stop_at, in
+C (InsnCounter, emutrace/machine/_insncount.c) and in Python (PyInsnCounter, the pure path's,
+emutrace/machine/workcount.py). Both must stop at the same block, before it runs, so that both
 event paths interleave threads at the same points; a budget that is off stops nothing."""
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ LOOP = bytes([0x48, 0xC7, 0xC1, 0x64, 0x00, 0x00, 0x00,        # mov rcx, 100
 def _machine(pure: bool, monkeypatch) -> Machine:
     if pure:
         monkeypatch.setattr(cpu, "native", None)
-    elif native is None or not hasattr(native, "SliceBudget"):
+    elif native is None or not hasattr(native, "InsnCounter"):
         pytest.skip("the compiled event path is not built")
     m = Machine()
     m.uc.mem_map(CODE, 1 << 20)
@@ -34,25 +34,24 @@ def _machine(pure: bool, monkeypatch) -> Machine:
 
 
 @pytest.mark.parametrize("pure", [False, True], ids=["compiled", "pure"])
-def test_budget_stops_before_the_block_after_the_last(pure, monkeypatch):
+def test_budget_stops_before_the_block_that_would_pass_it(pure, monkeypatch):
     m = _machine(pure, monkeypatch)
-    b = m.slice_budget()
-    assert m.slice_budget() is b                # one hook per engine
-    b.left = 10                                 # the first block (mov; inc; inc; loop) + 9 loop blocks
-    m.uc.emu_start(CODE, 0)
-    assert b.ran_out and b.left < 0
+    c = m.counter
+    c.stop_at = 31                      # the first block (mov; inc; inc; loop: 4) + 9 loop blocks (3 each)
+    m.emu_start(CODE, 0)
+    assert c.ran_out and c.total == 31
     assert m.reg("rip") == CODE + 7             # stopped at the start of the 11th block, not run
     assert m.uc.reg_read(UC_X86_REG_RAX) == 10 and m.uc.reg_read(UC_X86_REG_RBX) == 10
-    b.left = 5
-    assert not b.ran_out
-    m.uc.emu_start(m.reg("rip"), 0)
-    assert b.ran_out and m.uc.reg_read(UC_X86_REG_RAX) == 15
+    c.stop_at = c.total + 16                    # 5 blocks and a third of one: the 6th is not entered
+    assert not c.ran_out
+    m.emu_start(m.reg("rip"), 0)
+    assert c.ran_out and m.uc.reg_read(UC_X86_REG_RAX) == 15 and c.total == 46
 
 
 @pytest.mark.parametrize("pure", [False, True], ids=["compiled", "pure"])
 def test_budget_off_stops_nothing(pure, monkeypatch):
     m = _machine(pure, monkeypatch)
-    b = m.slice_budget()
-    b.left = -1
-    m.uc.emu_start(CODE, CODE + len(LOOP) - 1)
-    assert not b.ran_out and m.uc.reg_read(UC_X86_REG_RAX) == 100
+    c = m.counter
+    c.stop_at = -1
+    m.emu_start(CODE, CODE + len(LOOP) - 1)
+    assert not c.ran_out and m.uc.reg_read(UC_X86_REG_RAX) == 100 and c.total == 1 + 3 * 100

@@ -1,5 +1,4 @@
 /* BlockCounter: --coverage's UC_HOOK_BLOCK callback, in C (part of emutrace.machine._native);
- * SliceBudget (below): the scheduler's slice budget, another block hook.
  *
  * BlockCounter(uc_hook_add, uc_emu_stop, engine, hook_type, first[, max_bits])
  *
@@ -252,120 +251,12 @@ static PyTypeObject BlockCounterType = {
     .tp_getset = BlockCounter_getset,
 };
 
-/* SliceBudget: the scheduler's slice budget, counted in basic blocks (syscalls/sched.py).
- *
- * SliceBudget(uc_hook_add, uc_emu_stop, engine, hook_type)
- *
- * A UC_HOOK_BLOCK callback registered once per engine (when the scheduler first needs a budget
- * on it) that costs one compare per executed block while the budget is off (left < 0). With
- * left = N, the next N block entries run and the one after stops emulation at its start: Unicorn
- * calls the block hook before the block's exit check, so the block has not run and rip is its
- * address (it runs, and is counted again, in the next slice). ran_out says the last stop was
- * this one. The Python reference (emutrace/machine/blockcount.py, PySliceBudget) stops at the
- * same blocks, so both event paths interleave threads identically. */
-typedef struct {
-    PyObject_HEAD
-    cover_emu_stop_fn emu_stop;
-    long long left;             /* blocks still allowed; < 0: no budget */
-    int ran_out;
-    size_t handle;
-    int hooked;
-} SliceBudgetObject;
-
-static void on_budget_block(void *uc, uint64_t address, uint32_t size, void *user)
-{
-    SliceBudgetObject *b = user;
-    if (b->left < 0) return;
-    if (b->left == 0) {
-        b->left = -1;
-        b->ran_out = 1;
-        b->emu_stop(uc);
-        return;
-    }
-    b->left--;
-}
-
-static int SliceBudget_init(SliceBudgetObject *self, PyObject *args, PyObject *kwds)
-{
-    unsigned long long hook_add, emu_stop, engine;
-    int hook_type;
-    if (self->hooked) {
-        PyErr_SetString(PyExc_RuntimeError, "emutrace.machine._native.SliceBudget: already registered");
-        return -1;
-    }
-    if (!PyArg_ParseTuple(args, "KKKi", &hook_add, &emu_stop, &engine, &hook_type)) return -1;
-    if (!hook_add || !emu_stop || !engine) {
-        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.SliceBudget: a null function or engine");
-        return -1;
-    }
-    self->emu_stop = (cover_emu_stop_fn)(uintptr_t)emu_stop;
-    self->left = -1;
-    self->ran_out = 0;
-    if (emutrace_register_hook(hook_add, engine, &self->handle, hook_type, (void *)on_budget_block, self) < 0)
-        return -1;
-    self->hooked = 1;
-    return 0;
-}
-
-static PyObject *SliceBudget_get_left(SliceBudgetObject *self, void *closure)
-{
-    return PyLong_FromLongLong(self->left);
-}
-
-static int SliceBudget_set_left(SliceBudgetObject *self, PyObject *value, void *closure)
-{
-    if (value == NULL) {
-        PyErr_SetString(PyExc_AttributeError, "left cannot be deleted");
-        return -1;
-    }
-    long long v = PyLong_AsLongLong(value);
-    if (v == -1 && PyErr_Occurred()) return -1;
-    self->left = v < 0 ? -1 : v;
-    self->ran_out = 0;
-    return 0;
-}
-
-static PyObject *SliceBudget_get_ran_out(SliceBudgetObject *self, void *closure)
-{
-    return PyBool_FromLong(self->ran_out);
-}
-
-static PyObject *SliceBudget_handle(SliceBudgetObject *self, void *closure)
-{
-    return PyLong_FromSize_t(self->handle);
-}
-
-static PyGetSetDef SliceBudget_getset[] = {
-    {"left", (getter)SliceBudget_get_left, (setter)SliceBudget_set_left,
-     "blocks the running slice may still enter (< 0: no budget); setting it clears ran_out", NULL},
-    {"ran_out", (getter)SliceBudget_get_ran_out, NULL, "the budget stopped emulation", NULL},
-    {"handle", (getter)SliceBudget_handle, NULL, "the hook's Unicorn handle", NULL},
-    {NULL, NULL, NULL, NULL, NULL}
-};
-
-static PyTypeObject SliceBudgetType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "emutrace.machine._native.SliceBudget",
-    .tp_basicsize = sizeof(SliceBudgetObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "SliceBudget(uc_hook_add, uc_emu_stop, engine, hook_type): stops emulation after `left` blocks",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)SliceBudget_init,
-    .tp_getset = SliceBudget_getset,
-};
-
 int emutrace_cover_init(PyObject *module)
 {
     if (PyType_Ready(&BlockCounterType) < 0) return -1;
     Py_INCREF(&BlockCounterType);
     if (PyModule_AddObject(module, "BlockCounter", (PyObject *)&BlockCounterType) < 0) {
         Py_DECREF(&BlockCounterType);
-        return -1;
-    }
-    if (PyType_Ready(&SliceBudgetType) < 0) return -1;
-    Py_INCREF(&SliceBudgetType);
-    if (PyModule_AddObject(module, "SliceBudget", (PyObject *)&SliceBudgetType) < 0) {
-        Py_DECREF(&SliceBudgetType);
         return -1;
     }
     return 0;

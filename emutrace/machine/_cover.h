@@ -5,7 +5,7 @@
 
 #include <Python.h>
 
-/* Adds the BlockCounter and SliceBudget types to the module: 0, or -1 with an exception set. */
+/* Adds the BlockCounter type to the module: 0, or -1 with an exception set. */
 int emutrace_cover_init(PyObject *module);
 
 #endif

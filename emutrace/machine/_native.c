@@ -1744,6 +1744,7 @@ int emutrace_register_tlbfill(PyObject *m);        /* _tlbfill.c: the TLB fill h
 int emutrace_register_guestmem(PyObject *m);       /* _guestmem.c: raw guest memory access */
 int emutrace_register_printfcap(PyObject *m);      /* _printfcap.c: printf-family calls' hooks */
 int emutrace_register_strace(PyObject *m);         /* _strace.c: strace rows rendered in C */
+int emutrace_register_insncount(PyObject *m);      /* _insncount.c: retired instructions (docs/time.md) */
 
 PyMODINIT_FUNC PyInit__native(void)
 {
@@ -1763,6 +1764,7 @@ PyMODINIT_FUNC PyInit__native(void)
     if (emutrace_register_guestmem(m) < 0) { Py_DECREF(m); return NULL; }
     if (emutrace_register_printfcap(m) < 0) { Py_DECREF(m); return NULL; }
     if (emutrace_register_strace(m) < 0) { Py_DECREF(m); return NULL; }
+    if (emutrace_register_insncount(m) < 0) { Py_DECREF(m); return NULL; }
     struct { const char *name; long value; } consts[] = {
         {"ABI_VERSION", ABI_VERSION}, {"OP_UNSIGNED", OP_UNSIGNED}, {"OP_SIGNED", OP_SIGNED},
         {"OP_HEX", OP_HEX}, {"OP_GUESS", OP_GUESS}, {"OP_ADDR", OP_ADDR}, {"OP_CSTR", OP_CSTR},

@@ -40,37 +40,3 @@ class PyBlockCounter:
             counts[a] = 0
         return out
 
-
-class PySliceBudget:
-    """The scheduler's slice budget in Python (a UC_HOOK_BLOCK callback, on_block): the reference
-    for the compiled SliceBudget (emutrace/machine/_cover.c), which stops at the same blocks.
-
-    left < 0: no budget (the hook does nothing). left = N: the next N block entries run and the
-    one after calls stop() at its start, before the block runs (Unicorn calls block hooks before
-    a block's exit check), so the thread resumes at that block in its next slice. Setting left
-    clears ran_out, which says the last stop was this budget's."""
-
-    def __init__(self, stop: Callable[[], None]):
-        self.stop = stop
-        self.left = -1
-        self.handle = None
-
-    @property
-    def left(self) -> int:
-        return self._left
-
-    @left.setter
-    def left(self, n: int) -> None:
-        self._left = n if n >= 0 else -1
-        self.ran_out = False
-
-    def on_block(self, address: int, size: int) -> None:
-        left = self._left
-        if left < 0:
-            return
-        if left == 0:
-            self._left = -1
-            self.ran_out = True
-            self.stop()
-            return
-        self._left = left - 1

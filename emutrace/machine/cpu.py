@@ -16,8 +16,9 @@ from unicorn.unicorn_py3.unicorn import uclib
 
 from . import gil
 from .layout import FXSAVE
-from .blockcount import PyBlockCounter, PySliceBudget
+from .blockcount import PyBlockCounter
 from .native import native
+from .workcount import PyInsnCounter, capstone_functions
 
 # General-purpose registers in the order the syscall ABI and the signal frame use them
 REG = {
@@ -135,7 +136,6 @@ class Machine:
     # the compiled syscall hook, whose answer_with/remember/forget let the kernel have calls whose
     # answer it already gave answered in C (None: the pure path, or no hook yet)
     syscall_answers = None
-    budget = None               # the scheduler's slice budget (slice_budget()), once it needed one
 
     def __init__(self, tcg_buffer: int = TCG_BUFFER):
         # (on the instance too: Kernel.on_syscall reads it at every call, and CPython 3.11 looks
@@ -175,6 +175,24 @@ class Machine:
                                     self.uc, UcError, UCC.UC_ERR_READ_UNMAPPED, UCC.UC_ERR_WRITE_UNMAPPED)
             self.read = self.read_fast = self.read_small = gm.read
             self.write = gm.write
+        self.counter = self._insn_counter()
+
+    def _insn_counter(self):
+        """The engine's count of retired instructions (emutrace/machine/workcount.py), hooked
+        before any code is translated: one block hook, the engine's only one on a default run, so
+        that Unicorn calls it directly from translated code."""
+        counter_type = getattr(native, "InsnCounter", None)     # (None: pure, or a build before it)
+        if counter_type is not None:
+            cs_open, cs_malloc, cs_iter, arch, mode = capstone_functions()
+            counter = counter_type(_address(uclib.uc_hook_add), _address(uclib.uc_emu_stop),
+                                         _address(uclib.uc_mem_read), self._hc.value, UCC.UC_HOOK_BLOCK,
+                                         cs_open, cs_malloc, cs_iter, arch, mode)
+            self._hooks.append(counter)         # the engine keeps a pointer to it
+            return counter
+        h = self._h
+        counter = PyInsnCounter(self.read, lambda: uclib.uc_emu_stop(h))
+        counter.handle = self.hook_block(counter.on_block)
+        return counter
 
     def close(self) -> None:
         """Free the engine now (uc_close: its translation buffer, its TLB, its hooks) and drop
@@ -208,15 +226,20 @@ class Machine:
         """uc.emu_start (its arguments, its errors: UcError, or the exception a hook kept for
         it), holding the GIL while the guest runs where gil.keep_while_running said so."""
         uc = self.uc
-        if not gil.kept_while_running():
-            uc.emu_start(begin, until, timeout, count)
-            return
-        uc._hook_exception = None
-        status = _RAW.uc_emu_start(self._hc, begin, until, timeout, count)     # (PyDLL: GIL kept)
-        if status != UCC.UC_ERR_OK:
-            raise UcError(status)
-        if uc._hook_exception is not None:
-            raise uc._hook_exception
+        try:
+            if not gil.kept_while_running():
+                uc.emu_start(begin, until, timeout, count)
+                return
+            uc._hook_exception = None
+            status = _RAW.uc_emu_start(self._hc, begin, until, timeout, count)     # (PyDLL: GIL kept)
+            if status != UCC.UC_ERR_OK:
+                raise UcError(status)
+            if uc._hook_exception is not None:
+                raise uc._hook_exception
+        finally:
+            # the block last entered ran up to rip: the count is made exact before anything
+            # moves rip (workcount.py)
+            self.counter.settle(self.reg("rip"))
 
     # -- registers: C calls without the binding's argument conversions (see _RAW) ---------
     def reg(self, name: str) -> int:
@@ -224,6 +247,10 @@ class Machine:
         return self._buf.value
 
     def set_reg(self, name: str, value: int) -> None:
+        if name == "rip":
+            # a hook that moves rip ends the block it ran in there (Unicorn leaves the block);
+            # after a stop this changes nothing (emu_start settled it)
+            self.counter.settle(self.reg("rip"))
         self._buf.value = value & 0xFFFFFFFFFFFFFFFF
         _RAW.uc_reg_write(self._hc, _REG_C[name], self._bufref)
 
@@ -314,28 +341,6 @@ class Machine:
         counter.handle = self.hook_block(counter.on_block)
         return counter
 
-    def slice_budget(self):
-        """The scheduler's slice budget on this engine (syscalls/sched.py), made and hooked on
-        the first call: a block hook whose `left` (< 0: off) is the number of blocks the running
-        slice may still enter (emutrace/machine/blockcount.py's PySliceBudget; with the compiled
-        event path the C SliceBudget, one compare per block while off). Blocks translated before a
-        hook exists do not call it, so hooking it flushes the translation cache, once per engine:
-        it stays hooked, and turning the budget on or off flushes nothing."""
-        if self.budget is not None:
-            return self.budget
-        budget_type = getattr(native, "SliceBudget", None)      # (None: pure, or a build before it)
-        if budget_type is not None:
-            budget = budget_type(_address(uclib.uc_hook_add), _address(uclib.uc_emu_stop), self._hc.value,
-                                 UCC.UC_HOOK_BLOCK)
-            self._hooks.append(budget)          # the engine keeps a pointer to it
-        else:
-            h = self._h
-            budget = PySliceBudget(lambda: uclib.uc_emu_stop(h))
-            budget.handle = self.hook_block(budget.on_block)
-        self.uc.ctl_flush_tb()
-        self.budget = budget
-        return budget
-
     _SYSCALL_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 
     def hook_syscall(self, fn):
@@ -373,6 +378,16 @@ class Machine:
             guarded()
             return 1                    # the answer is fn's: Unicorn computes none
         return self._add_hook(self._INSN_CB(answer), UCC.UC_HOOK_INSN, 1, 0, ctypes.c_int(insn))
+
+    def answer_tsc_natively(self) -> bool:
+        """RDTSC and RDTSCP answered in C by the instruction counter (tsc_base + total * rate,
+        kept by the World: docs/time.md); False on the pure path (hook_insn_answer then)."""
+        answer = getattr(self.counter, "answer_tsc", None)
+        if answer is None:
+            return False
+        answer(_address(uclib.uc_hook_add), _address(uclib.uc_reg_write), UCC.UC_HOOK_INSN,
+               X.UC_X86_INS_RDTSC, X.UC_X86_INS_RDTSCP, REG["rax"], REG["rdx"], REG["rcx"])
+        return True
 
     def _guarded(self, fn):
         """fn, with an exception stopping emulation and kept for emu_start to raise; returns what

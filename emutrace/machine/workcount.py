@@ -1,0 +1,156 @@
+"""Retired guest instructions, per engine: the work that drives the virtual clock (docs/time.md).
+
+Every Machine has one counter from its first instruction (Machine.counter): the compiled
+InsnCounter (emutrace/machine/_insncount.c), or PyInsnCounter below, its reference, on the pure
+path. Both have one interface:
+
+    total            instructions counted so far (the block last entered counted in full)
+    exact(rip)       the instructions retired if emulation stopped at rip (changes nothing)
+    settle(rip)      exact(rip), made the count: call once emulation has stopped at rip and
+                     before anything moves rip (Machine.emu_start does it)
+    stop_at          stop before entering the block that would take total past it (< 0: off);
+                     ran_out says the last stop was this one (setting stop_at clears it)
+    skip(lo, hi)     blocks in [lo, hi) are not counted (emutrace's own guest code)
+    set_mirror(p)    also store total at host address p after each block (compiled only)
+
+A block's instructions are counted when it starts; rip at a stop inside the block last entered
+says how much of it ran (see _insncount.c). Each iteration of a rep-prefixed string instruction
+counts as one instruction, as in QEMU's -icount and in Unicorn's count-limited emu_start.
+
+run_to(machine, target) runs the loaded thread until exactly `target` instructions retired on the
+engine: stop_at ends the run at the start of the block that would pass it, and a count-limited
+emu_start of the difference finishes it inside that block.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, Tuple
+
+_md = None
+_cs_lib = None
+
+
+def capstone_functions():
+    """(cs_open, cs_malloc, cs_disasm_iter, CS_ARCH_X86, CS_MODE_64) for the compiled counter:
+    the addresses of the capstone library's functions, loaded by ctypes from the capstone
+    package's directory without importing the package (whose import costs ~80 ms)."""
+    global _cs_lib
+    import ctypes
+    if _cs_lib is None:
+        import importlib.util
+        import os
+        spec = importlib.util.find_spec("capstone")
+        base = list(spec.submodule_search_locations)[0]
+        names = [n for n in os.listdir(os.path.join(base, "lib")) if "capstone" in n and not n.endswith(".a")]
+        _cs_lib = ctypes.CDLL(os.path.join(base, "lib", sorted(names)[0]))
+    addr = [ctypes.cast(getattr(_cs_lib, n), ctypes.c_void_p).value for n in ("cs_open", "cs_malloc", "cs_disasm_iter")]
+    return (*addr, 3, 8)            # capstone.h: CS_ARCH_X86 = 3, CS_MODE_64 = 1 << 3
+
+
+def _disassembler():
+    global _md
+    if _md is None:
+        import capstone         # deferred: ~10 ms to import
+        _md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+    return _md
+
+
+def count_insns(code: bytes, address: int) -> int:
+    """Instructions that start in code (decoded from its start); an undecodable one ends it and
+    counts (QEMU translated it, and it raised its fault)."""
+    n = end = 0
+    for ins_addr, size, _m, _o in _disassembler().disasm_lite(code, address):
+        n += 1
+        end = ins_addr + size - address
+    return n + (1 if end < len(code) else 0)
+
+
+class PyInsnCounter:
+    """A Python UC_HOOK_BLOCK callback (on_block): the reference for the compiled InsnCounter."""
+
+    def __init__(self, read: Callable[[int, int], bytes], stop: Callable[[], None]):
+        self.read = read
+        self.stop = stop
+        self.handle = None
+        self.total = 0
+        self.cur: Tuple[int, int, int] = (0, 0, 0)     # (start, size, n) of the block last entered
+        self.sizes: Dict[Tuple[int, int], int] = {}
+        self._stop_at = -1
+        self.ran_out = False
+        self.skipped = []
+
+    @property
+    def blocks(self) -> int:
+        return len(self.sizes)
+
+    @property
+    def stop_at(self) -> int:
+        return self._stop_at
+
+    @stop_at.setter
+    def stop_at(self, n: int) -> None:
+        self._stop_at = n if n >= 0 else -1
+        self.ran_out = False
+
+    def skip(self, lo: int, hi: int) -> None:
+        if hi > lo and (lo, hi) not in self.skipped:
+            self.skipped.append((lo, hi))
+
+    def set_mirror(self, _address: int) -> None:
+        pass                    # (only the compiled counter stores into guest memory)
+
+    def _insns(self, address: int, size: int) -> int:
+        n = self.sizes.get((address, size))
+        if n is None:
+            n = self.sizes[(address, size)] = count_insns(self.read(address, size), address) if size else 0
+        return n
+
+    def on_block(self, address: int, size: int) -> None:
+        for lo, hi in self.skipped:
+            if lo <= address < hi:
+                self.cur = (0, 0, 0)
+                return
+        n = self._insns(address, size)
+        if self._stop_at >= 0 and self.total + n > self._stop_at:
+            self._stop_at = -1
+            self.ran_out = True
+            self.cur = (0, 0, 0)
+            self.stop()
+            return
+        self.total += n
+        self.cur = (address, size, n)
+
+    def exact(self, rip: int) -> int:
+        start, size, n = self.cur
+        if not size or not start <= rip < start + size:
+            return self.total
+        return self.total - n + (count_insns(self.read(start, rip - start), start) if rip > start else 0)
+
+    def settle(self, rip: int) -> int:
+        self.total = self.exact(rip)
+        self.cur = (0, 0, 0)
+        return self.total
+
+
+def run_to(machine, target: int, timeout: int = 0) -> bool:
+    """Run the engine's loaded thread from its rip until exactly `target` instructions retired on
+    it (counter.total == target); True when it got there, False when it stopped before (a system
+    call's hook stopped it, a fault, a breakpoint, the timeout in µs): counter.total then says
+    where it is. Nothing is done when total is already >= target."""
+    c = machine.counter
+    while c.total < target:
+        c.stop_at = target
+        machine.emu_start(machine.reg("rip"), 0, timeout=timeout)
+        if not c.ran_out:
+            return c.total >= target
+        left = target - c.total
+        if left <= 0:
+            break
+        rip = machine.reg("rip")
+        # Unicorn counts in blocks translated with its counting hook only: the block at rip may
+        # have been translated before, so it is dropped (translated again, counting)
+        machine.uc.ctl_remove_cache(rip, rip + 1)
+        machine.emu_start(rip, 0, timeout=timeout, count=left)
+        if c.total != target:
+            return False
+    c.stop_at = -1
+    return c.total == target
