@@ -240,8 +240,15 @@ def test_report_render(dropper, tmp_path):
     assert p.returncode == 0
     text = p.stdout.decode()
     for needle in ("Findings (", "persistence", "Dropped files (", "/etc/ld.so.preload", "203.0.113.7:4444 [denied]",
-                   "c2.example.net (ANY) via getaddrinfo", "execve /bin/sh ['sh', '-c', 'id'] = 0"):
+                   "c2.example.net (ANY) via getaddrinfo", 'execve /bin/sh ["sh", "-c", "id"] = 0',
+                   "peer=203.0.113.7:4444", "[T1053.003, T1543.002", "[T1070.004]"):
         assert needle in text, needle
+    # issue 36 item 12: no Python reprs, streams are not files, strings filtered
+    assert "{'" not in text and "['" not in text
+    changed = text.split("Files changed", 1)[1].split("\n\n", 1)[0]
+    assert "pipe:[" not in changed and "/etc/rc.local" in changed
+    memory = text.split("Strings in memory at exit", 1)[1]
+    assert "UUUU" not in memory and "@@" not in memory
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     p = emutrace(["report", str(bad)])

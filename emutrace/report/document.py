@@ -27,7 +27,7 @@ def build(collector) -> dict:
         "target": c.target,
         "processes": procs,
         "files": list(c.files.values()),
-        "dropped": [{k: v for k, v in d.items() if not k.startswith("_")} for d in dropped_files(c)],
+        "dropped": [_with_preview(d) for d in dropped_files(c)],
         "network": {"sockets": [_socket(x) for x in c.sockets]},
         "dns": c.dns,
         "signals": c.signals,
@@ -38,6 +38,21 @@ def build(collector) -> dict:
         "events": c.events,
         "events_dropped": c.events_dropped,
     }
+
+
+PREVIEW_BYTES = 256             # bytes of a dropped file shown as hex
+PREVIEW_STRINGS = 20            # strings of a dropped file kept
+
+
+def _with_preview(d: dict) -> dict:
+    """A dropped file's entry, with `head` (its first PREVIEW_BYTES bytes as hex) and
+    `strings` (its first printable strings worth keeping) when its content is kept."""
+    out = {k: v for k, v in d.items() if not k.startswith("_")}
+    data = d.get("_data")
+    if data is not None:
+        out["head"] = data[:PREVIEW_BYTES].hex()
+        out["strings"] = extract.strings_of(data, PREVIEW_STRINGS)
+    return out
 
 
 def _socket(x: dict) -> dict:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Dict, List
 
+from .attack import techniques
+
 # (name, category, severity, marks, description)
 FINDINGS = (
     ("ptrace-traceme", "anti-debugging", "high", ("traceme",),
@@ -49,5 +51,6 @@ def derive(collector) -> List[dict]:
         if not evidence:
             continue
         out.append({"name": name, "category": category, "severity": severity, "description": description,
-                    "evidence": sorted(set(evidence)), "details": details[:64]})
+                    "evidence": sorted(set(evidence)), "details": details[:64],
+                    "attack": techniques(name, details)})
     return out

@@ -9,6 +9,7 @@ import json
 import sys
 from typing import List
 
+from .extract import worth_keeping
 from .schema import SCHEMA_ID, SCHEMA_VERSION
 
 USAGE = "usage: emutrace report [--all] [--limit N] REPORT.json"
@@ -81,18 +82,19 @@ def render(doc: dict, limit: int = 20) -> str:
           f"{'stripped' if elf['stripped'] else 'not stripped'}; needs {', '.join(elf['needed']) or 'nothing'}; "
           f"{len(target['imports'])} imported functions")
     findings = sorted(doc.get("findings", []), key=lambda f: (SEVERITY_ORDER.get(f["severity"], 9), f["name"]))
-    _section(w, "Findings", findings, limit, lambda f: f"[{f['severity']:<6}] {f['name']} ({f['category']}): "
-             f"{f['description']}; {_detail(f)} events {_ids(f['evidence'])}")
+    _section(w, "Findings", findings, limit, lambda f: f"[{f['severity']:<6}] {f['name']} ({f['category']})"
+             f"{_attack(f)}: {f['description']}; {_detail(f)} events {_ids(f['evidence'])}")
     _section(w, "Processes", _tree(doc.get("processes", [])), 0, str)
     _section(w, "Dropped files", doc.get("dropped", []), limit,
              lambda d: f"{d['status']:<8} {d['path']}  {d['size']} bytes, mode {d['mode']:04o}, sha256 {d['sha256']}"
              + (f" (written as {d['written_as']})" if d.get("written_as") else "")
              + (f" ON THE HOST at {d.get('host_path')}" if d.get("where") == "host" else ""))
-    written = [f for f in doc.get("files", []) if set(f["ops"]) - {"open-read", "read", "exec", "open-failed"}]
+    files = [f for f in doc.get("files", []) if not is_stream(f["path"])]
+    written = [f for f in files if set(f["ops"]) - {"open-read", "read", "exec", "open-failed"}]
     _section(w, "Files changed", written, limit,
              lambda f: f"{f['path']}: {', '.join(f['ops'])}" + (f"; {f['bytes_written']} bytes written"
                                                               if f["bytes_written"] else ""))
-    read = [f for f in doc.get("files", []) if f not in written]
+    read = [f for f in files if f not in written]
     _section(w, "Files read or tried", read, limit,
              lambda f: f"{f['path']}: {', '.join(f['ops'])}" + (f"; {f['bytes_read']} bytes read"
                                                               if f["bytes_read"] else ""))
@@ -108,7 +110,8 @@ def render(doc: dict, limit: int = 20) -> str:
     _section(w, "Strings compared", strings.get("compares", []), limit,
              lambda c: f"{c['function']}({', '.join(json.dumps(a) for a in c['args'])})"
              + (f" x{c['count']}" if c["count"] > 1 else ""))
-    _section(w, "Strings in memory at exit", strings.get("memory", []), limit, json.dumps)
+    _section(w, "Strings in memory at exit", [x for x in strings.get("memory", []) if worth_keeping(x)], limit,
+             json.dumps)
     return "\n".join(out) + "\n"
 
 
@@ -128,10 +131,43 @@ def _ids(ids: List[int]) -> str:
     return ",".join(str(i) for i in ids[:8]) + (f",... ({len(ids)})" if len(ids) > 8 else "")
 
 
+def _attack(f: dict) -> str:
+    ids = [t["id"] for t in f.get("attack", [])]
+    return f" [{', '.join(ids)}]" if ids else ""
+
+
+def value_text(key: str, v) -> str:
+    """One detail's value as a person reads it: a socket address as address:port (or its path),
+    a list comma-separated, an address in hex; never a Python repr."""
+    if isinstance(v, dict):
+        if "path" in v:
+            return str(v["path"])
+        if "address" in v:
+            host = f"[{v['address']}]" if ":" in str(v["address"]) else str(v["address"])
+            return f"{host}:{v['port']}" if "port" in v else host
+        return " ".join(f"{k}={value_text(k, x)}" for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return ",".join(value_text(key, x) for x in v)
+    if isinstance(v, bool) or v is None:
+        return json.dumps(v)
+    if isinstance(v, int) and key in HEX_KEYS:
+        return hex(v)
+    return str(v)
+
+
+HEX_KEYS = {"address", "writer", "entry"}
+# pseudo-paths of pipes, sockets and anonymous inodes (fd links): streams, not files
+STREAM_PREFIXES = ("pipe:[", "socket:[", "anon_inode:")
+
+
+def is_stream(path: str) -> bool:
+    return path.startswith(STREAM_PREFIXES)
+
+
 def _detail(f: dict) -> str:
     parts = []
     for d in f.get("details", [])[:4]:
-        parts.append(" ".join(f"{k}={v}" for k, v in d.items() if k != "event"))
+        parts.append(" ".join(f"{k}={value_text(k, v)}" for k, v in d.items() if k != "event"))
     more = len(f.get("details", [])) - 4
     return "; ".join(parts) + (f"; +{more} more" if more > 0 else "")
 
@@ -157,7 +193,8 @@ def _tree(procs: List[dict]) -> List[str]:
         end = "running" if ex is None else (f"killed by {ex['signal_name']}" if ex["signal"] else f"exit {ex['status']}")
         lines.append(f"{'  ' * depth}{p['pid']} {' '.join(p['argv'])} [{end}] cwd {p['cwd']}")
         for a in p["execve"]:
-            lines.append(f"{'  ' * depth}  execve {a['path']} {a['argv']} = {a['result']}")
+            lines.append(f"{'  ' * depth}  execve {a['path']} [{', '.join(json.dumps(x) for x in a['argv'])}]"
+                         f" = {a['result']}")
         for c in p["children"]:
             if c in by_pid:
                 show(by_pid[c], depth + 1)
