@@ -141,8 +141,16 @@ def _sparse_entry(path: str, ov, first) -> dict:
     return entry
 
 
+HTML_SUFFIXES = (".html", ".htm")
+
+
 def write(report: dict, path: str) -> None:
-    text = json.dumps(report, indent=1, ensure_ascii=False) + "\n"
+    """The report as JSON, or as one HTML page when the file's name ends in .html (.htm)."""
+    if path.lower().endswith(HTML_SUFFIXES):
+        from .htmlpage import render      # deferred: only an .html report builds a page
+        text = render(report)
+    else:
+        text = json.dumps(report, indent=1, ensure_ascii=False) + "\n"
     tmp = path + ".part"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)

@@ -12,12 +12,12 @@ from typing import List
 from .extract import worth_keeping
 from .schema import SCHEMA_ID, SCHEMA_VERSION
 
-USAGE = "usage: emutrace report [--all] [--limit N] REPORT.json"
+USAGE = "usage: emutrace report [--all] [--limit N] [--html [-o PAGE.html]] REPORT.json"
 SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
 
 
 def main(args: List[str]) -> int:
-    limit, files = 20, []
+    limit, files, html, out = 20, [], False, None
     i = 0
     while i < len(args):
         a = args[i]
@@ -31,6 +31,13 @@ def main(args: List[str]) -> int:
                 return _fail(f"report: --limit takes a number ({USAGE})")
             i += 1
             limit = int(args[i])
+        elif a == "--html":
+            html = True
+        elif a in ("-o", "--output"):
+            if i + 1 >= len(args):
+                return _fail(f"report: {a} takes a file name ({USAGE})")
+            i += 1
+            out = args[i]
         elif a.startswith("-") and a != "-":
             return _fail(f"report: unknown option {a} ({USAGE})")
         else:
@@ -38,6 +45,8 @@ def main(args: List[str]) -> int:
         i += 1
     if len(files) != 1:
         return _fail(f"report takes one report file ({USAGE})")
+    if out is not None and not html:
+        return _fail(f"report: -o goes with --html ({USAGE})")
     try:
         with (sys.stdin if files[0] == "-" else open(files[0], encoding="utf-8")) as f:
             doc = json.load(f)
@@ -49,12 +58,40 @@ def main(args: List[str]) -> int:
         return _fail(f"report: {files[0]}: not an emutrace report")
     if doc.get("version") != SCHEMA_VERSION:
         return _fail(f"report: {files[0]}: report version {doc.get('version')}, this emutrace reads {SCHEMA_VERSION}")
+    if html:
+        return _write_html(doc, files[0], out)
     try:
         sys.stdout.write(render(doc, limit))
         sys.stdout.flush()
     except BrokenPipeError:
         pass
     return 0
+
+
+def _write_html(doc: dict, source: str, out) -> int:
+    from .htmlpage import render as page      # deferred: only --html builds a page
+    try:
+        text = page(doc, source if source != "-" else "")
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        return _fail(f"report: {source}: not a well-formed report ({type(e).__name__}: {e})")
+    if out is None or out == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return 0
+    try:
+        write_text(out, text)
+    except OSError as e:
+        return _fail(f"report: {out}: {e.strerror}")
+    return 0
+
+
+def write_text(path: str, text: str) -> None:
+    """Write atomically (a reader never sees half a page)."""
+    import os
+    tmp = path + ".part"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+    os.replace(tmp, path)
 
 
 def _fail(message: str) -> int:
