@@ -152,7 +152,9 @@ def write(report: dict, path: str) -> None:
     else:
         text = json.dumps(report, indent=1, ensure_ascii=False) + "\n"
     tmp = path + ".part"
-    with open(tmp, "w", encoding="utf-8") as f:
+    # a host argument that is not UTF-8 reaches here as lone surrogates (surrogateescape):
+    # written as JSON's own \udcXX escapes, so the file stays UTF-8 and reads back the same
+    with open(tmp, "w", encoding="utf-8", errors="backslashreplace") as f:
         f.write(text)
     os.replace(tmp, path)
 
