@@ -130,6 +130,8 @@ def _commit(proc, canon, elf, interp_elf, argv, envp, builtin) -> Image:
         raise ExecError(E.ENOMEM, "out of memory for a new engine (--max-mem)") from None
     aspace.use_machine(machine)
     aspace.adopt()
+    if kernel.hooks.wants("code_unpacked"):
+        aspace.watch_code(kernel.hooks)
     old = proc.aspace
     proc.machine, proc.aspace = machine, aspace
     if old is not None:

@@ -220,6 +220,8 @@ def _copy_memory(proc):
     cas = AddressSpace(cm.uc, proc.kernel.memory, cm.host_cost)
     cas.use_machine(cm)
     cas.adopt()
+    if proc.kernel.hooks.wants("code_unpacked"):
+        cas.watch_code(proc.kernel.hooks)
     try:
         copy_address_space(proc.aspace, cas)
     except OutOfMemory:

@@ -19,6 +19,8 @@ PHASES: Dict[str, str] = {
     "mmap": "(proc, start, size, prot, file, offset): a file was mapped (module discovery)",
     "exec": "(proc, image): execve replaced a process's image (after the loader laid it out)",
     "fork": "(parent, child): a process was cloned into a new process (fork, vfork, clone)",
+    "code_unpacked": "(aspace, region): memory written and then executed (codewatch.py); registering "
+                     "on it makes new address spaces watch for it",
 }
 
 

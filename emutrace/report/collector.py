@@ -23,6 +23,7 @@ from . import extract, rules
 from .calls import CallWatch
 from .rules import AT_FDCWD
 from .target import describe
+from .unpacked import Unpacked
 
 MAX_EVENTS = 20000            # notable events kept (the rest are counted in events_dropped)
 MAX_REFS = 32                 # event ids kept per file, socket or process
@@ -60,6 +61,7 @@ class ReportCollector:
         self._next_intercept = None
         self._interp_paths: Dict[str, str] = {}
         self.clock_steps: Dict[int, tuple] = {}      # id(thread) → the clock/sleep step it is at
+        self.unpacked = Unpacked(self)                # code written, then executed (unpacked.py)
 
     # -- hooking --------------------------------------------------------------------------
     def install(self) -> None:
@@ -70,6 +72,7 @@ class ReportCollector:
         tsc = next((o for o in s.observers if hasattr(o, "listeners")), None)
         if tsc is not None:
             tsc.listeners.append(self._rdtsc)
+        self.unpacked.install(s.hooks)
 
     def watch_calls(self, libcall_tracer) -> None:
         """Read the compare and resolver calls through a library-call tracer's intercept."""

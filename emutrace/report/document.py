@@ -19,6 +19,7 @@ def build(collector) -> dict:
     c = collector
     s = c.session
     procs = _processes(c)
+    c.unpacked.finish()
     return {
         "schema": SCHEMA_ID,
         "version": SCHEMA_VERSION,
@@ -34,6 +35,7 @@ def build(collector) -> dict:
         "limits_hit": c.limits,
         "errors": c.errors,
         "findings": findings.derive(c),
+        "unpacked": c.unpacked.regions,
         "strings": {"memory": c.proc_strings, "compares": list(c.compares.values())},
         "events": c.events,
         "events_dropped": c.events_dropped,
