@@ -62,6 +62,8 @@ class ReportCollector:
         self._interp_paths: Dict[str, str] = {}
         self.clock_steps: Dict[int, tuple] = {}      # id(thread) → the clock/sleep step it is at
         self.unpacked = Unpacked(self)                # code written, then executed (unpacked.py)
+        self.yara = None                              # --yara: the compiled rules (yarascan.py)
+        self.target_data: Optional[bytes] = None      # the program file's bytes, for --yara
 
     # -- hooking --------------------------------------------------------------------------
     def install(self) -> None:
@@ -162,6 +164,8 @@ class ReportCollector:
     # -- session observer hooks ----------------------------------------------------------------
     def started(self, proc) -> None:
         self.target = describe(self.session, proc)
+        data = self.target.pop("_data", None) if self.target is not None else None
+        self.target_data = data if self.yara is not None else None     # (read before it can delete itself)
         self._note_argv0(proc)
         self.event(proc, "process", "start", path=proc.exe, argv=list(proc.argv))
 
@@ -176,6 +180,8 @@ class ReportCollector:
         self._check_argv0(proc)
         if proc is self.session.processes[0]:
             self._memory_strings(proc)
+            if self.yara is not None:
+                self.yara.scan_memory(proc)
         if result.signal:
             eid = self.event(proc, "signal", "killed", signo=result.signal, signal=signal_name(result.signal))
             self.signals.append({"pid": proc.pid, "what": "killed", "signo": result.signal,

@@ -20,7 +20,8 @@ def build(collector) -> dict:
     s = c.session
     procs = _processes(c)
     c.unpacked.finish()
-    return {
+    drops = dropped_files(c)
+    doc = {
         "schema": SCHEMA_ID,
         "version": SCHEMA_VERSION,
         "run": dict(c.run_status or {"status": None, "signal": 0, "exit_code": None},
@@ -28,7 +29,7 @@ def build(collector) -> dict:
         "target": c.target,
         "processes": procs,
         "files": list(c.files.values()),
-        "dropped": [_with_preview(d) for d in dropped_files(c)],
+        "dropped": [_with_preview(d) for d in drops],
         "network": {"sockets": [_socket(x) for x in c.sockets]},
         "dns": c.dns,
         "signals": c.signals,
@@ -40,6 +41,25 @@ def build(collector) -> dict:
         "events": c.events,
         "events_dropped": c.events_dropped,
     }
+    if c.yara is not None:
+        doc["yara"] = _yara(c, drops)
+    return doc
+
+
+def _yara(c, drops: List[dict]) -> dict:
+    """Scan the sample, the dropped files and the unpacked code (the memory was scanned at exit)."""
+    y = c.yara
+    t = c.target
+    if t is not None:
+        y.scan(c.target_data, "sample", t["path"], t.get("sha256"))
+    for d in drops:
+        y.scan(d.get("_data"), "dropped", d["path"], d.get("sha256"))
+    for u, data in zip(c.unpacked.regions, c.unpacked.data):
+        y.scan(data, "unpacked", f"pid {u['pid']} {u['address']:#x}+{u['size']}", u["sha256"])
+    order = {"sample": 0, "dropped": 1, "unpacked": 2, "memory": 3}
+    res = y.result()
+    res["matches"] = sorted(res["matches"], key=lambda m: (order[m["where"]], m["name"], m["rule"]))
+    return res
 
 
 PREVIEW_BYTES = 256             # bytes of a dropped file shown as hex
@@ -176,6 +196,24 @@ def dump_dropped(c, directory: str) -> List[str]:
         json.dump(index, f, indent=1)
         f.write("\n")
     return [d["path"] for d in index]
+
+
+def dump_code(c, directory: str) -> None:
+    """Each region of unpacked code as DIR/code/<sha256>, and DIR/code/index.json (the
+    report's `unpacked` entries)."""
+    regions = c.unpacked.regions
+    if not regions:
+        return
+    code = os.path.join(directory, "code")
+    os.makedirs(code, exist_ok=True)
+    for u, data in zip(regions, c.unpacked.data):
+        name = os.path.join(code, u["sha256"])
+        if data is not None and not os.path.exists(name):
+            with open(name, "wb") as f:
+                f.write(data)
+    with open(os.path.join(code, "index.json"), "w", encoding="utf-8") as f:
+        json.dump(regions, f, indent=1)
+        f.write("\n")
 
 
 def load(path: str) -> dict:

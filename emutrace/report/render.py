@@ -122,6 +122,15 @@ def render(doc: dict, limit: int = 20) -> str:
     _section(w, "Findings", findings, limit, lambda f: f"[{f['severity']:<6}] {f['name']} ({f['category']})"
              f"{_attack(f)}: {f['description']}; {_detail(f)} events {_ids(f['evidence'])}")
     _section(w, "Processes", _tree(doc.get("processes", [])), 0, str)
+    _section(w, "Unpacked code (written, then run)", doc.get("unpacked", []), limit,
+             lambda u: f"pid {u['pid']} {u['address']:#x} {u['size']} bytes, sha256 {u['sha256']}, "
+             f"written by {value_text('writer', u['writer'])} ({u['writer_module']}), first run at "
+             f"{u['time_ns'] / 1e6:.3f} ms" + (" [JIT pattern]" if u.get("pattern") == "jit" else ""))
+    if "yara" in doc:
+        y = doc["yara"] or {}
+        _section(w, f"YARA matches ({y.get('rules')}, {y.get('scanned', 0)} objects scanned)", y.get("matches", []),
+                 limit, lambda m: f"{m['rule']} in {m['where']} {m['name']}: "
+                 + ", ".join(f"{x['identifier']}@{x['offset']}" for x in m.get("strings", [])[:6]))
     _section(w, "Dropped files", doc.get("dropped", []), limit,
              lambda d: f"{d['status']:<8} {d['path']}  {d['size']} bytes, mode {d['mode']:04o}, sha256 {d['sha256']}"
              + (f" (written as {d['written_as']})" if d.get("written_as") else "")

@@ -45,6 +45,7 @@ def describe(session, proc) -> Optional[dict]:
             "sections": _sections(elf, data),
         },
         "imports": imports,
+        "_data": data,          # (the collector keeps it for --yara, and takes it out)
     }
 
 
