@@ -10,8 +10,6 @@ import struct
 from collections import Counter
 from typing import Dict, List, Optional
 
-from ..machine.memory import GuestFault
-
 from .rules import AF_INET, AF_INET6, AF_UNIX, FAMILY
 
 MIN_STRING = 6
@@ -139,6 +137,7 @@ def printable_strings(data: bytes, seen: set, out: List[str], cap: int, max_len:
 
 
 def guest_string(aspace, addr: int, limit: int = 256) -> Optional[bytes]:
+    from ..machine.memory import GuestFault     # deferred: reading reports needs no emulator
     if not addr:
         return None
     try:
@@ -148,6 +147,7 @@ def guest_string(aspace, addr: int, limit: int = 256) -> Optional[bytes]:
 
 
 def guest_bytes(aspace, addr: int, size: int) -> Optional[bytes]:
+    from ..machine.memory import GuestFault     # deferred (see guest_string)
     if not addr or size <= 0:
         return b"" if size == 0 else None
     try:
