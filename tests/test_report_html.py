@@ -182,3 +182,25 @@ def test_batch_index_in_a_browser(browser, tmp_path):
     assert "2 families of behaviour" in text
     sample_page = browser(str(out / "jobs" / "0001-a" / "report.html"))
     assert sample_page["errors"] == [] and "persistence" in sample_page["text"]
+
+
+def test_long_lists_are_cut_with_counts(dropper_doc, tmp_path):
+    """20,000 events, 3,000 files, 4,000 strings: the page stays under 2 MB and says what it left
+    out; every finding's evidence stays linked."""
+    doc = json.loads(json.dumps(dropper_doc))
+    base = doc["events"]
+    doc["events"] = [dict(base[i % len(base)], id=i + 1, time_ns=i) for i in range(20000)]
+    doc["events_dropped"] = 5
+    doc["files"] += [{"path": f"/tmp/f{i}", "ops": ["write"], "bytes_read": 0, "bytes_written": 1, "events": []}
+                     for i in range(3000)]
+    doc["strings"]["memory"] = [f"string number {i} here" for i in range(4000)]
+    page = _html(tmp_path, doc)
+    text = open(page, encoding="utf-8").read()
+    assert os.path.getsize(page) <= 2 << 20
+    import re
+    shown = re.search(r"(\d+) more not shown \((\d+) of 20005\)", text)
+    assert shown and 2000 <= int(shown.group(2)) < 2100 and int(shown.group(1)) + int(shown.group(2)) == 20005
+    assert re.search(r"\d+ more not shown \(500 of 30\d\d\)", text) and "3500 more not shown" in text
+    for f in doc["findings"]:
+        for e in f["evidence"]:
+            assert f'id="ev-{e}"' in text

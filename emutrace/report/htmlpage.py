@@ -135,7 +135,7 @@ def _findings(doc: dict, ctx) -> str:
                      f"<strong class=\"fname\">{esc(f['name'])}</strong><br><span class=\"muted\">{esc(f['category'])}</span>",
                      _techs(f.get("attack", [])) or "<span class=\"muted\">none</span>",
                      esc(f["description"]), det, ev))
-    body = table("Findings, by severity", ("Severity", "Finding", "ATT&CK", "What it means", "Details",
+    body = table("Findings", ("Severity", "Finding", "ATT&CK", "What it means", "Details",
                                            "Evidence events"), rows, cls="fd") if rows else "<p>No findings.</p>"
     return f"<section aria-labelledby=\"findings\"><h2 id=\"findings\">Findings</h2>{body}</section>"
 

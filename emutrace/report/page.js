@@ -15,7 +15,7 @@
     if (rows.length < 8) return;
     var box = el("div", {"class": "tools"});
     var id = "filter-" + i;
-    var label = el("label", {"for": id}, "Filter " + (t.caption ? t.caption.firstChild.textContent.trim() : "rows") + ":");
+    var label = el("label", {"for": id}, "Filter " + (t.caption ? t.caption.firstChild.textContent.trim().toLowerCase() : "rows") + ":");
     var input = el("input", {"type": "search", "id": id, "placeholder": "text in any column"});
     var shown = el("span", {"class": "muted", "aria-live": "polite"});
     input.addEventListener("input", function () {
