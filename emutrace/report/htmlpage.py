@@ -14,7 +14,7 @@ from typing import Dict, List
 
 from . import attack
 from .htmlkit import anchor, code, esc, hexdump, page, table
-from .render import SEVERITY_ORDER, is_stream, value_text
+from .readable import SEVERITY_ORDER, is_stream, value_text
 from .extract import worth_keeping
 
 MAX_TIMELINE = 2000             # events shown beyond those that findings and processes point at

@@ -10,10 +10,10 @@ import sys
 from typing import List
 
 from .extract import worth_keeping
+from .readable import SEVERITY_ORDER, is_stream, value_text
 from .schema import SCHEMA_ID, SCHEMA_VERSION
 
 USAGE = "usage: emutrace report [--all] [--limit N] [--html [-o PAGE.html]] REPORT.json"
-SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
 
 
 def main(args: List[str]) -> int:
@@ -180,34 +180,6 @@ def _ids(ids: List[int]) -> str:
 def _attack(f: dict) -> str:
     ids = [t["id"] for t in f.get("attack", [])]
     return f" [{', '.join(ids)}]" if ids else ""
-
-
-def value_text(key: str, v) -> str:
-    """One detail's value as a person reads it: a socket address as address:port (or its path),
-    a list comma-separated, an address in hex; never a Python repr."""
-    if isinstance(v, dict):
-        if "path" in v:
-            return str(v["path"])
-        if "address" in v:
-            host = f"[{v['address']}]" if ":" in str(v["address"]) else str(v["address"])
-            return f"{host}:{v['port']}" if "port" in v else host
-        return " ".join(f"{k}={value_text(k, x)}" for k, x in v.items())
-    if isinstance(v, (list, tuple)):
-        return ",".join(value_text(key, x) for x in v)
-    if isinstance(v, bool) or v is None:
-        return json.dumps(v)
-    if isinstance(v, int) and key in HEX_KEYS:
-        return hex(v)
-    return str(v)
-
-
-HEX_KEYS = {"address", "writer", "entry"}
-# pseudo-paths of pipes, sockets and anonymous inodes (fd links): streams, not files
-STREAM_PREFIXES = ("pipe:[", "socket:[", "anon_inode:")
-
-
-def is_stream(path: str) -> bool:
-    return path.startswith(STREAM_PREFIXES)
 
 
 def _detail(f: dict) -> str:
