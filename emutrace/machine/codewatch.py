@@ -28,6 +28,7 @@ without --report, nothing here runs."""
 from __future__ import annotations
 
 import hashlib
+import weakref
 from typing import Dict, Optional, Set
 
 from unicorn import unicorn_const as UCC
@@ -46,7 +47,8 @@ class CodeWatch:
     """The page states of one address space and the regions found in it."""
 
     def __init__(self, aspace, hooks):
-        self.aspace = aspace
+        self._aspace = weakref.ref(aspace)      # (no cycle: the address space owns this watch)
+        self.uc = aspace.uc
         self.hooks = hooks
         self.written: Dict[int, Optional[int]] = {}     # page -> pc of the block that wrote it (None: a system call)
         self.ran: Set[int] = set()
@@ -101,13 +103,16 @@ class CodeWatch:
 
     def _pc(self) -> Optional[int]:
         try:
-            return self.aspace.uc.reg_read(UC_X86_REG_RIP)
+            return self.uc.reg_read(UC_X86_REG_RIP)
         except Exception:                 # noqa: BLE001 (no engine state to read: a system call's write)
             return None
 
     def _executed(self, page: int, vma) -> None:
         """The first fetch from a written page: the run of written pages around it, inside its
         mapping, is one region."""
+        aspace = self._aspace()
+        if aspace is None:
+            return
         lo = page
         while lo - PAGE >= vma.start and lo - PAGE in self.written:
             lo -= PAGE
@@ -124,17 +129,17 @@ class CodeWatch:
             if n > MAX_ROUNDS:
                 self.jit.add(p)
                 self.ran.discard(p)
-        forget = getattr(self.aspace.page_perms, "forget", None)
+        forget = getattr(aspace.page_perms, "forget", None)
         if forget is not None:                    # (the other pages' cached rights are stale now)
             forget(lo, hi)
         else:
             for p in range(lo, hi, PAGE):
-                self.aspace.page_perms.pop(p, None)
-        flush(self.aspace.uc)                     # (their TLB entries too; as a fill may: tlb.py)
+                aspace.page_perms.pop(p, None)
+        flush(self.uc)                     # (their TLB entries too; as a fill may: tlb.py)
         if rounds > MAX_ROUNDS:
-            self.hooks.fire("code_unpacked", self.aspace, {"jit_page": page, "rounds": rounds})
+            self.hooks.fire("code_unpacked", aspace, {"jit_page": page, "rounds": rounds})
             return
-        data = self.aspace.peek(lo, hi - lo) or b""
+        data = aspace.peek(lo, hi - lo) or b""
         start = len(data) - len(data.lstrip(b"\0"))
         body = data.strip(b"\0")                  # (memory never written reads as zeros)
         if not body:
@@ -143,7 +148,7 @@ class CodeWatch:
         keep = self.kept + len(body) <= MAX_KEPT
         if keep:
             self.kept += len(body)
-        self.hooks.fire("code_unpacked", self.aspace, {
+        self.hooks.fire("code_unpacked", aspace, {
             "address": lo + start, "size": len(body), "sha256": hashlib.sha256(body).hexdigest(),
             "writer": writer, "entry": self._pc(), "rounds": rounds, "mapping": vma.name or "[anonymous]",
             "data": body if keep else None})

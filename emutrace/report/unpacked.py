@@ -18,6 +18,7 @@ from typing import Dict, List, Optional
 from emutrace.loader.modules import module_at
 
 MAX_REGIONS = 256               # regions listed (the rest are counted)
+MAX_KEPT = 64 << 20             # bytes of regions kept for dumps and YARA, over the whole run
 JIT_REGIONS = 16                # regions of one process past which it is a JIT
 REWRITES_JIT = 2                # regions rewritten after they ran that make a process a JIT
 
@@ -29,6 +30,7 @@ class Unpacked:
         self.data: List[Optional[bytes]] = []        # bytes of each region (None: not kept)
         self.jit_pages: Dict[int, int] = {}          # pid -> code pages rewritten past the watch's rounds
         self.dropped = 0
+        self.kept = 0
 
     def install(self, hooks) -> None:
         hooks.on("code_unpacked", self.on_region)
@@ -56,7 +58,11 @@ class Unpacked:
                              "writer": writer, "writer_module": module, "entry": r.get("entry"),
                              "mapping": r.get("mapping"), "rounds": r.get("rounds", 1),
                              "time_ns": self.c.session.world.elapsed_ns, "pattern": "unpack", "event": eid})
-        self.data.append(r.get("data"))
+        data = r.get("data")
+        if data is not None and self.kept + len(data) > MAX_KEPT:
+            data = None                 # (listed and hashed, but not dumped or scanned)
+        self.kept += len(data) if data is not None else 0
+        self.data.append(data)
 
     def finish(self) -> None:
         """Name each region's pattern and mark the findings (before findings.derive)."""
