@@ -42,7 +42,8 @@ STD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 BENCH_ENV = {"PATH": STD_PATH, "HOME": "/root", "LANG": "C", "LC_ALL": "C", "TERM": "dumb"}
 
 ALL_TOOLS = ("native", "emutrace", "emutrace-pure", "emutrace-notrace", "ltrace", "strace", "uftrace", "qemu",
-             "qiling", "py-unicorn", "emutrace-coverage", "emutrace-coverage-pure")
+             "qiling", "py-unicorn", "emutrace-coverage", "emutrace-coverage-pure", "emutrace-report",
+             "emutrace-report-nowatch")
 TOOL_LABEL = {
     "native": "native",
     "emutrace": "emutrace",
@@ -56,6 +57,8 @@ TOOL_LABEL = {
     "py-unicorn": "python3 -c 'import unicorn'",
     "emutrace-coverage": "emutrace --no-trace --coverage",
     "emutrace-coverage-pure": "emutrace --no-trace --coverage, EMUTRACE_PURE=1",
+    "emutrace-report": "emutrace --no-trace --report (with the unpacked-code watch)",
+    "emutrace-report-nowatch": "the same without the unpacked-code watch",
 }
 SLOW_RUN = 60.0            # seconds: a run this slow is measured once, not --reps times
 WORKLOADS = ("callloop", "sort", "ls", "sha256sum", "python", "readloop", "startup", "freshcalls", "bashread")
@@ -67,6 +70,8 @@ from bench import coverage_workload  # noqa: E402  (--coverage's cost per block)
 WORKLOADS += coverage_workload.NAMES
 from bench import churn_workloads  # noqa: E402  (process churn: fork, exec, a GNU build)
 WORKLOADS += churn_workloads.NAMES
+from bench import report_pages  # noqa: E402  (the analyst's pages; unpacked-code tracking's cost)
+WORKLOADS += report_pages.NAMES
 # the marginal-cost workloads and the events each iteration makes
 MARGINAL_EVENTS = {"callloop": 4, "readloop": 1, "freshcalls": 8}
 BASH_LINES = 5000
@@ -233,6 +238,13 @@ def tool_command(tool: str, argv: List[str], kind: str, env: Env) -> Tuple[List[
         pure = ["/usr/bin/env", "EMUTRACE_PURE=1"] if tool == "emutrace-coverage-pure" else []
         return (pure + [sys.executable, "-m", "emutrace", "--inherit-env", "--clock", str(env.clock),
                         "--no-trace", "--coverage", str(trace)] + argv, trace)
+    if tool in ("emutrace-report", "emutrace-report-nowatch"):
+        # the watch is registered by the report's Unpacked.install: "nowatch" replaces it by nothing
+        off = "import emutrace.report.unpacked as u; u.Unpacked.install = lambda self, hooks: None; " \
+            if tool == "emutrace-report-nowatch" else ""
+        code = f"import sys; {off}from emutrace.cli import entry; sys.argv[0] = 'emutrace'; entry()"
+        return ([sys.executable, "-c", code, "--inherit-env", "--clock", str(env.clock), "--no-trace",
+                 "--report", str(trace)] + argv, trace)
     if tool == "ltrace":
         mode = ["-L", "-S"] if kind == "sys" else []
         return [env.tools["ltrace"]] + mode + ["-o", str(trace)] + argv, trace
@@ -266,6 +278,7 @@ def detect_tools(env: Env, wanted: Sequence[str]) -> None:
     if importlib.util.find_spec("emutrace") is not None:
         env.tools["emutrace"] = env.tools["emutrace-notrace"] = env.tools["emutrace-pure"] = sys.executable
         env.tools["emutrace-coverage"] = env.tools["emutrace-coverage-pure"] = sys.executable
+        env.tools["emutrace-report"] = env.tools["emutrace-report-nowatch"] = sys.executable
     else:
         env.skipped["emutrace"] = f"`import emutrace` fails in {sys.executable}"
     env.tools["native"] = ""
@@ -440,6 +453,11 @@ def setup_workloads(cfg: Config, env: Env, only: Sequence[str]) -> List[Case]:
     cases += churn_workloads.cases(
         only, cfg.quick, tmp, env.notes,
         lambda wl, label, argv, tools, size: Case(wl, label, argv, "sysf", tools, size=size),
+        lambda name: shutil.which(name, path=STD_PATH))
+    cases += report_pages.cases(
+        only, cfg.quick, tmp, env.notes,
+        lambda wl, label, argv: Case(wl, label, argv, "lib", report_pages.TOOLS),
+        lambda wl, label, argv: Case(wl, label, argv, "lib", report_pages.UNPACK_TOOLS),
         lambda name: shutil.which(name, path=STD_PATH))
     return cases
 

@@ -107,15 +107,20 @@ def _report(session, cfg):
     from .report import attach     # deferred (and below): only --report loads the report's collector
     from .tracer import Tracer
     tracer = next((o for o in session.observers if isinstance(o, Tracer)), None)
-    return attach(session, tracer)
+    collector = attach(session, tracer)
+    if cfg.yara:
+        from .report.yarascan import Yara     # deferred: only --yara loads the rules (and yara-x)
+        collector.yara = Yara(cfg.yara)
+    return collector
 
 
 def _write_report(collector, cfg) -> None:
-    from .report.document import build, dump_dropped, write     # deferred: only --report writes a report
+    from .report.document import build, dump_code, dump_dropped, write     # deferred: only --report writes a report
     if cfg.report:
         write(build(collector), cfg.report)
     if cfg.dump_dropped:
         dump_dropped(collector, cfg.dump_dropped)
+        dump_code(collector, cfg.dump_dropped)
 
 
 def die_by_signal(sig: int) -> None:

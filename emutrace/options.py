@@ -63,7 +63,11 @@ Tracing:
 Behaviour report:
   --report FILE      write a JSON behaviour report (processes, files, dropped files, network,
                      findings, strings) at the end of the run, also when a limit ends it
-  --dump-dropped DIR write every file the program created or changed to DIR/<sha256>
+  --dump-dropped DIR write every file the program created or changed to DIR/<sha256>, and
+                     every region of code it wrote and then ran to DIR/code/<sha256>
+  --yara RULES       run YARA rules (a file, or a folder of .yar/.yara files) over the sample, its
+                     dropped files, its unpacked code and its memory at exit; matches go into
+                     the report (needs --report and pip install 'emutrace[yara]')
 
 Sandbox and determinism:
   --root DIR|TAR     the guest's file system (default /), read-only; writes go to a throw-away overlay;
@@ -150,6 +154,7 @@ class Config:
     trace: TraceConfig
     report: Optional[str] = None        # --report FILE
     dump_dropped: Optional[str] = None  # --dump-dropped DIR
+    yara: Optional[str] = None          # --yara RULES
 
 
 def parse_size(text: str) -> int:
@@ -235,7 +240,7 @@ def parse(argv: List[str]) -> Config:
     world = World()
     opts = Options()
     tc = TraceConfig()
-    report = {"report": None, "dump_dropped": None}
+    report = {"report": None, "dump_dropped": None, "yara": None}
     env_add: List[str] = []
     inherit = False
     i = 0
@@ -345,6 +350,8 @@ def parse(argv: List[str]) -> Config:
                 report["report"] = val()
             elif name == "--dump-dropped":
                 report["dump_dropped"] = val()
+            elif name == "--yara":
+                report["yara"] = val()
             else:
                 raise UsageError(f"unknown option {name} (see emutrace --help)")
             i += 1
@@ -438,4 +445,6 @@ def parse(argv: List[str]) -> Config:
             opts.cwd = "/" + os.path.relpath(host_cwd, root).replace(os.sep, "/").lstrip("./")
         else:
             opts.cwd = "/"
+    if report["yara"] and not report["report"]:
+        raise UsageError("--yara puts its matches in the report: give --report FILE too")
     return Config(argv=rest, program=rest[0], world=world, options=opts, trace=tc, **report)

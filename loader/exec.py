@@ -128,6 +128,8 @@ def _commit(proc, canon, elf, interp_elf, argv, envp, builtin) -> Image:
         machine, aspace = kernel.engines.new()
     except OutOfMemory:
         raise ExecError(E.ENOMEM, "out of memory for a new engine (--max-mem)") from None
+    if kernel.hooks.wants("code_unpacked"):
+        aspace.watch_code(kernel.hooks)
     old = proc.aspace
     proc.machine, proc.aspace = machine, aspace
     kernel.engines.leave(old)                # (a vfork parent, still on it, keeps it charged)

@@ -219,6 +219,8 @@ def _copy_memory(proc):
     (ENOMEM, before the child exists) when --max-mem cannot hold the copy and its engine."""
     engines = proc.kernel.engines
     cm, cas = engines.new(FORK_TCG_BUFFER)
+    if proc.kernel.hooks.wants("code_unpacked"):
+        cas.watch_code(proc.kernel.hooks)
     try:
         copy_address_space(proc.aspace, cas)
     except OutOfMemory:

@@ -52,6 +52,8 @@ def write(out: str, results: List[dict]) -> None:
     lines = "".join(json.dumps({k: v for k, v in r.items() if k != "key"}) + "\n" for r in results)
     _write_atomic(os.path.join(out, "summary.jsonl"), lines.encode())
     _write_atomic(os.path.join(out, "summary.txt"), table(results).encode())
+    from emutrace.report.htmlindex import render     # deferred: a batch loads the page maker at its end
+    _write_atomic(os.path.join(out, "index.html"), render(results).encode())
 
 
 def table(results: List[dict]) -> str:

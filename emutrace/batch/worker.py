@@ -16,7 +16,7 @@ from typing import Dict, List, Optional
 
 # emutrace's exit statuses (emutrace.cli), as batch statuses
 STATUS_OF_EXIT = {124: "limit", 125: "error", 126: "not-executable", 127: "not-found"}
-OUTPUTS = ("trace.txt", "report.json", "stdout.txt", "stderr.txt")
+OUTPUTS = ("trace.txt", "report.json", "report.html", "stdout.txt", "stderr.txt")
 GRACE_S = 60                    # beyond --timeout, before a job's process is killed from outside
 
 
@@ -71,7 +71,20 @@ def _run_in(spec: dict, workdir: str) -> dict:
             raise
     elapsed = time.monotonic() - t0
     report = _load(os.path.join(workdir, "report.json"))
+    if report is not None:
+        _page(report, os.path.join(workdir, "report.html"))
     return _classify(spec, rc, elapsed, report, os.path.join(workdir, "stderr.txt"))
+
+
+def _page(report: dict, path: str) -> None:
+    """The job's report as a page beside its JSON (the batch index links to it)."""
+    from emutrace.report.htmlpage import render     # deferred: only a job with a report builds a page
+    try:
+        text = render(report, "report.json")
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return                  # a report this emutrace cannot read: the index says so by the missing page
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
 
 
 def _cwd(spec: dict):
@@ -117,7 +130,21 @@ def _classify(spec: dict, rc: int, elapsed: float, report: Optional[dict], stder
         res["limits_hit"] = sorted({x["limit"] for x in report.get("limits_hit", [])})
         res["findings"] = len(report.get("findings", []))
         res["finding_names"] = [f["name"] for f in report.get("findings", [])]
+        res.update(digest(report))
     return res
+
+
+SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2}
+
+
+def digest(report: dict) -> Dict:
+    """What the batch index shows of a report and groups samples by: the top severity, the
+    findings by severity (with their ATT&CK ids) and the hashes of the dropped files."""
+    fs = sorted(report.get("findings", []), key=lambda f: (SEVERITY_RANK.get(f.get("severity"), 9), f["name"]))
+    return {"severity": fs[0]["severity"] if fs else None,
+            "top_findings": [{"name": f["name"], "severity": f["severity"],
+                              "attack": [t["id"] for t in f.get("attack", [])]} for f in fs[:5]],
+            "dropped_sha256": sorted({d["sha256"] for d in report.get("dropped", []) if d.get("sha256")})}
 
 
 def _emutrace_error(path: str) -> Optional[str]:

@@ -30,6 +30,7 @@ from . import hostmem, tlb
 from .hostmem import HostBuffer
 from .record import record
 from .tlb import uc_prot
+from .codewatch import CodeWatch
 
 PAGE = 0x1000
 PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4
@@ -301,7 +302,13 @@ class AddressSpace:
         self.windows: dict = {}       # write windows by guest address (write_window); any change of
                                       # the mappings or of the host memory under them empties it
         self._alias_hooks: List[int] = []    # write hooks on shared views of code (_watch_code_aliases)
+        self.code_watch: Optional[CodeWatch] = None     # written-then-executed pages (codewatch.py)
         tlb.attach(uc, self)
+
+    def watch_code(self, hooks) -> None:
+        """Report memory written and then executed on hooks' `code_unpacked` phase (codewatch.py),
+        from now on. Before any guest code runs."""
+        self.code_watch = CodeWatch(self, hooks)
 
     @property
     def max_mem(self) -> int:
@@ -653,6 +660,8 @@ class AddressSpace:
         i, j = self._span(start, end)
         if i >= j:
             return
+        if self.code_watch is not None:
+            self.code_watch.forget(start, end)
         hit = self.vmas[i:j]
         if len(hit) == 1 and hit[0].start < start and hit[0].end > end:
             self._check_count(1)                    # a hole in one mapping makes two of it
@@ -869,6 +878,7 @@ class AddressSpace:
         when part of it may hold code (a mapping with exec, or a shared one, which another view
         may show with exec): a write there must drop_written_code."""
         end = addr + size
+        start = addr
         starts, vmas = self._starts, self.vmas
         code = False
         while addr < end:
@@ -884,6 +894,11 @@ class AddressSpace:
                     if not self.touch(page):
                         raise self.budget.refuse()
             addr = v.end
+        if want & PROT_WRITE and self.code_watch is not None:
+            # written on the guest's behalf: a page that may hold code must come back to the fill
+            if self.code_watch.system_write(start, end) or code:
+                tlb.forget(self.page_perms, start, end)
+                tlb.flush(self.uc)
         return code
 
     def drop_written_code(self, start: int, end: int) -> None:

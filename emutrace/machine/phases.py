@@ -20,6 +20,8 @@ PHASES: Dict[str, str] = {
     "exec": "(proc, image): execve replaced a process's image (after the loader laid it out)",
     "fork": "(parent, child): a process was cloned into a new process (fork, vfork, clone)",
     "oom_kill": "(proc, addr): a first write to MAP_NORESERVE memory found --max-mem full; proc gets SIGKILL",
+    "code_unpacked": "(aspace, region): memory written and then executed (codewatch.py); registering "
+                     "on it makes new address spaces watch for it",
 }
 
 

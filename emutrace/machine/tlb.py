@@ -92,7 +92,8 @@ def attach(uc, aspace) -> None:
         vaddr &= ~0xFFF
         need, unmapped, forbidden = _ACCESS.get(access, read)
         perms = perms_of.get(vaddr)
-        if perms is None or aspace.host_lookup:
+        watch = aspace.code_watch
+        if perms is None or aspace.host_lookup or (watch is not None and not perms & need):
             v = find(vaddr)
             if v is None:
                 aspace.denied = (unmapped, vaddr)
@@ -100,18 +101,24 @@ def attach(uc, aspace) -> None:
             perms = _UC_PROT[v.prot & 7]
             if aspace.host_lookup:
                 perms |= UCC.UC_PROT_EXEC
-            elif v.noreserve and perms & UCC.UC_PROT_WRITE and vaddr not in aspace.nr_touched:
-                # a MAP_NORESERVE page is charged when first written: until then its entry has
-                # no write permission, so the first store comes back here
-                if access != UCC.UC_MEM_WRITE:
-                    perms &= ~UCC.UC_PROT_WRITE
-                elif not aspace.touch(vaddr):
-                    aspace.denied = (forbidden, vaddr)      # over --max-mem
-                    return False
-                else:
-                    remember(vaddr, perms)
             else:
-                remember(vaddr, perms)
+                cache = True
+                if v.noreserve and perms & UCC.UC_PROT_WRITE and vaddr not in aspace.nr_touched:
+                    # a MAP_NORESERVE page is charged when first written: until then its entry
+                    # has no write permission, so the first store comes back here
+                    if access != UCC.UC_MEM_WRITE:
+                        perms &= ~UCC.UC_PROT_WRITE
+                        cache = False
+                    elif not aspace.touch(vaddr):
+                        aspace.denied = (forbidden, vaddr)      # over --max-mem
+                        return False
+                if watch is not None:
+                    # rights withheld until the access that needs them (codewatch.py); a store
+                    # the cached rights lack comes back here, where the test above sees it
+                    perms = watch.rights(vaddr, access, perms, v)
+                    cache = True
+                if cache:
+                    remember(vaddr, perms)
         if not perms & need:
             aspace.denied = (forbidden, vaddr)
             return False

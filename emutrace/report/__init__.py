@@ -12,7 +12,6 @@ the limits it hit, findings with their evidence, and strings.
 """
 from __future__ import annotations
 
-from .collector import ReportCollector
 from .rules import WATCHED_CALLS
 from .schema import SCHEMA_ID, SCHEMA_VERSION
 
@@ -23,6 +22,7 @@ def attach(session, tracer=None) -> ReportCollector:
     """A ReportCollector on `session`, before it starts. Library calls are read through the
     trace's library-call tracer when there is one; otherwise a tracer of its own catches just the
     watched calls and formats nothing."""
+    from .collector import ReportCollector     # deferred: `emutrace report` reads reports without the emulator
     c = ReportCollector(session)
     c.install()
     lt = getattr(tracer, "libcalls", None) if tracer is not None else None
@@ -68,6 +68,13 @@ class _LibcallHooks:
 
     def exited(self, proc, result):
         self.lt.finish(proc)
+
+
+def __getattr__(name):
+    if name == "ReportCollector":
+        from .collector import ReportCollector      # deferred (see attach)
+        return ReportCollector
+    raise AttributeError(name)
 
 
 __all__ = ["ReportCollector", "attach", "SCHEMA_ID", "SCHEMA_VERSION"]

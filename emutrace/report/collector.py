@@ -23,6 +23,7 @@ from . import extract, rules
 from .calls import CallWatch
 from .rules import AT_FDCWD
 from .target import describe
+from .unpacked import Unpacked
 
 MAX_EVENTS = 20000            # notable events kept (the rest are counted in events_dropped)
 MAX_REFS = 32                 # event ids kept per file, socket or process
@@ -61,6 +62,9 @@ class ReportCollector:
         session.hooks.on("oom_kill", self._oom_killed)
         self._interp_paths: Dict[str, str] = {}
         self.clock_steps: Dict[int, tuple] = {}      # id(thread) → the clock/sleep step it is at
+        self.unpacked = Unpacked(self)                # code written, then executed (unpacked.py)
+        self.yara = None                              # --yara: the compiled rules (yarascan.py)
+        self.target_data: Optional[bytes] = None      # the program file's bytes, for --yara
 
     # -- hooking --------------------------------------------------------------------------
     def install(self) -> None:
@@ -71,6 +75,7 @@ class ReportCollector:
         tsc = next((o for o in s.observers if hasattr(o, "listeners")), None)
         if tsc is not None:
             tsc.listeners.append(self._rdtsc)
+        self.unpacked.install(s.hooks)
 
     def watch_calls(self, libcall_tracer) -> None:
         """Read the compare and resolver calls through a library-call tracer's intercept."""
@@ -166,6 +171,8 @@ class ReportCollector:
     # -- session observer hooks ----------------------------------------------------------------
     def started(self, proc) -> None:
         self.target = describe(self.session, proc)
+        data = self.target.pop("_data", None) if self.target is not None else None
+        self.target_data = data if self.yara is not None else None     # (read before it can delete itself)
         self._note_argv0(proc)
         self.event(proc, "process", "start", path=proc.exe, argv=list(proc.argv))
 
@@ -180,6 +187,8 @@ class ReportCollector:
         self._check_argv0(proc)
         if proc is self.session.processes[0]:
             self._memory_strings(proc)
+            if self.yara is not None:
+                self.yara.scan_memory(proc)
         if result.signal:
             eid = self.event(proc, "signal", "killed", signo=result.signal, signal=signal_name(result.signal))
             self.signals.append({"pid": proc.pid, "what": "killed", "signo": result.signal,

@@ -19,7 +19,9 @@ def build(collector) -> dict:
     c = collector
     s = c.session
     procs = _processes(c)
-    return {
+    c.unpacked.finish()
+    drops = dropped_files(c)
+    doc = {
         "schema": SCHEMA_ID,
         "version": SCHEMA_VERSION,
         "run": dict(c.run_status or {"status": None, "signal": 0, "exit_code": None},
@@ -27,17 +29,52 @@ def build(collector) -> dict:
         "target": c.target,
         "processes": procs,
         "files": list(c.files.values()),
-        "dropped": [{k: v for k, v in d.items() if not k.startswith("_")} for d in dropped_files(c)],
+        "dropped": [_with_preview(d) for d in drops],
         "network": {"sockets": [_socket(x) for x in c.sockets]},
         "dns": c.dns,
         "signals": c.signals,
         "limits_hit": c.limits,
         "errors": c.errors,
         "findings": findings.derive(c),
+        "unpacked": c.unpacked.regions,
         "strings": {"memory": c.proc_strings, "compares": list(c.compares.values())},
         "events": c.events,
         "events_dropped": c.events_dropped,
     }
+    if c.yara is not None:
+        doc["yara"] = _yara(c, drops)
+    return doc
+
+
+def _yara(c, drops: List[dict]) -> dict:
+    """Scan the sample, the dropped files and the unpacked code (the memory was scanned at exit)."""
+    y = c.yara
+    t = c.target
+    if t is not None:
+        y.scan(c.target_data, "sample", t["path"], t.get("sha256"))
+    for d in drops:
+        y.scan(d.get("_data"), "dropped", d["path"], d.get("sha256"))
+    for u, data in zip(c.unpacked.regions, c.unpacked.data):
+        y.scan(data, "unpacked", f"pid {u['pid']} {u['address']:#x}+{u['size']}", u["sha256"])
+    order = {"sample": 0, "dropped": 1, "unpacked": 2, "memory": 3}
+    res = y.result()
+    res["matches"] = sorted(res["matches"], key=lambda m: (order[m["where"]], m["name"], m["rule"]))
+    return res
+
+
+PREVIEW_BYTES = 256             # bytes of a dropped file shown as hex
+PREVIEW_STRINGS = 20            # strings of a dropped file kept
+
+
+def _with_preview(d: dict) -> dict:
+    """A dropped file's entry, with `head` (its first PREVIEW_BYTES bytes as hex) and
+    `strings` (its first printable strings worth keeping) when its content is kept."""
+    out = {k: v for k, v in d.items() if not k.startswith("_")}
+    data = d.get("_data")
+    if data is not None:
+        out["head"] = data[:PREVIEW_BYTES].hex()
+        out["strings"] = extract.strings_of(data, PREVIEW_STRINGS)
+    return out
 
 
 def _socket(x: dict) -> dict:
@@ -126,10 +163,20 @@ def _sparse_entry(path: str, ov, first) -> dict:
     return entry
 
 
+HTML_SUFFIXES = (".html", ".htm")
+
+
 def write(report: dict, path: str) -> None:
-    text = json.dumps(report, indent=1, ensure_ascii=False) + "\n"
+    """The report as JSON, or as one HTML page when the file's name ends in .html (.htm)."""
+    if path.lower().endswith(HTML_SUFFIXES):
+        from .htmlpage import render      # deferred: only an .html report builds a page
+        text = render(report)
+    else:
+        text = json.dumps(report, indent=1, ensure_ascii=False) + "\n"
     tmp = path + ".part"
-    with open(tmp, "w", encoding="utf-8") as f:
+    # a host argument that is not UTF-8 reaches here as lone surrogates (surrogateescape):
+    # written as JSON's own \udcXX escapes, so the file stays UTF-8 and reads back the same
+    with open(tmp, "w", encoding="utf-8", errors="backslashreplace") as f:
         f.write(text)
     os.replace(tmp, path)
 
@@ -149,6 +196,24 @@ def dump_dropped(c, directory: str) -> List[str]:
         json.dump(index, f, indent=1)
         f.write("\n")
     return [d["path"] for d in index]
+
+
+def dump_code(c, directory: str) -> None:
+    """Each region of unpacked code as DIR/code/<sha256>, and DIR/code/index.json (the
+    report's `unpacked` entries)."""
+    regions = c.unpacked.regions
+    if not regions:
+        return
+    code = os.path.join(directory, "code")
+    os.makedirs(code, exist_ok=True)
+    for u, data in zip(regions, c.unpacked.data):
+        name = os.path.join(code, u["sha256"])
+        if data is not None and not os.path.exists(name):
+            with open(name, "wb") as f:
+                f.write(data)
+    with open(os.path.join(code, "index.json"), "w", encoding="utf-8") as f:
+        json.dump(regions, f, indent=1)
+        f.write("\n")
 
 
 def load(path: str) -> dict:

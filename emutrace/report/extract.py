@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+import math
 import re
 import struct
+from collections import Counter
 from typing import Dict, List, Optional
-
-from ..machine.memory import GuestFault
 
 from .rules import AF_INET, AF_INET6, AF_UNIX, FAMILY
 
@@ -89,18 +89,55 @@ def dns_questions(packet: bytes) -> List[Dict[str, str]]:
     return out
 
 
+def entropy(data: bytes) -> float:
+    """Shannon entropy in bits per byte (0: one value repeated; 8: uniformly random bytes)."""
+    if not data:
+        return 0.0
+    n = len(data)
+    return -sum(c / n * math.log2(c / n) for c in Counter(data).values())
+
+
+def _entropy_str(s: str) -> float:
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in (s.count(ch) for ch in set(s)))
+
+
+MIN_STRING_ENTROPY = 2.0        # bits per character: "-bUUUU" (a pointer's bytes) has 1.25
+MAX_SHARE = 0.5                 # no one character makes up more than half of a string
+
+
+def worth_keeping(s: str) -> bool:
+    """A printable run that reads as text, as `strings`-style tools filter: at least two
+    letters, no character more than half of it, and enough entropy per character. Drops the
+    bytes of pointers (`-bUUUU`, from 0x5555...), padding and fill runs (`@@@@@@`)."""
+    if len(s) < MIN_STRING or sum(ch.isalpha() for ch in s) < 2:
+        return False
+    if max(s.count(ch) for ch in set(s)) > MAX_SHARE * len(s):
+        return False
+    return _entropy_str(s) >= MIN_STRING_ENTROPY
+
+
+def strings_of(data: bytes, cap: int = 20, max_len: int = 200) -> List[str]:
+    """The first `cap` distinct printable strings of data worth keeping."""
+    out: List[str] = []
+    printable_strings(data, set(), out, cap, max_len)
+    return out
+
+
 def printable_strings(data: bytes, seen: set, out: List[str], cap: int, max_len: int = 200) -> None:
-    """Append the printable runs of `data` not seen yet to `out`, until it holds `cap`."""
+    """Append the printable runs of `data` worth keeping and not seen yet to `out`, until it
+    holds `cap`."""
     for m in PRINTABLE.finditer(data):
         if len(out) >= cap:
             return
         s = m.group().decode("ascii")[:max_len]
-        if s not in seen:
+        if s not in seen and worth_keeping(s):
             seen.add(s)
             out.append(s)
 
 
 def guest_string(aspace, addr: int, limit: int = 256) -> Optional[bytes]:
+    from ..machine.memory import GuestFault     # deferred: reading reports needs no emulator
     if not addr:
         return None
     try:
@@ -110,6 +147,7 @@ def guest_string(aspace, addr: int, limit: int = 256) -> Optional[bytes]:
 
 
 def guest_bytes(aspace, addr: int, size: int) -> Optional[bytes]:
+    from ..machine.memory import GuestFault     # deferred (see guest_string)
     if not addr or size <= 0:
         return b"" if size == 0 else None
     try:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Dict, List
 
+from .attack import techniques
+
 # (name, category, severity, marks, description)
 FINDINGS = (
     ("ptrace-traceme", "anti-debugging", "high", ("traceme",),
@@ -23,6 +25,10 @@ FINDINGS = (
      "authorized_keys, ld.so.preload)"),
     ("dynamic-code", "dynamic-code", "medium", ("made-executable", "rwx"),
      "makes writable memory executable, or maps memory writable and executable at once"),
+    ("unpacked-code", "dynamic-code", "high", ("unpacked",),
+     "runs code it wrote into memory itself, as packers and loaders run their payload"),
+    ("jit-code", "dynamic-code", "low", ("jit",),
+     "writes and rewrites code as it runs, as JIT compilers (node's V8) do: expected of such programs"),
     ("self-deletion", "evasion", "high", ("self-delete",), "deletes or moves its own executable"),
     ("setid-call", "privilege", "medium", ("setid",), "changes or tries to change its user or group ids"),
     ("privileged-file-read", "privilege", "high", ("privileged-read",),
@@ -39,6 +45,8 @@ CATEGORIES = sorted({row[1] for row in FINDINGS})
 
 
 def derive(collector) -> List[dict]:
+    unpacked = getattr(collector, "unpacked", None)
+    covers = unpacked.covers if unpacked is not None and unpacked.regions else None
     out = []
     for name, category, severity, marks, description in FINDINGS:
         evidence: List[int] = []
@@ -46,8 +54,14 @@ def derive(collector) -> List[dict]:
         for m in marks:
             evidence += collector.marks.get(m, [])
             details += collector.mark_detail.get(m, [])
+        if name == "dynamic-code" and covers is not None:
+            # where written-then-executed code was seen, the permission guess gives way to it
+            kept = [d for d in details if not covers(d.get("address", 0), d.get("size", 0))]
+            gone = {d["event"] for d in details} - {d["event"] for d in kept}
+            details, evidence = kept, [e for e in evidence if e not in gone]
         if not evidence:
             continue
         out.append({"name": name, "category": category, "severity": severity, "description": description,
-                    "evidence": sorted(set(evidence)), "details": details[:64]})
+                    "evidence": sorted(set(evidence)), "details": details[:64],
+                    "attack": techniques(name, details)})
     return out

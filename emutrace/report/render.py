@@ -9,14 +9,15 @@ import json
 import sys
 from typing import List
 
+from .extract import worth_keeping
+from .readable import SEVERITY_ORDER, is_stream, value_text
 from .schema import SCHEMA_ID, SCHEMA_VERSION
 
-USAGE = "usage: emutrace report [--all] [--limit N] REPORT.json"
-SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
+USAGE = "usage: emutrace report [--all] [--limit N] [--html [-o PAGE.html]] REPORT.json"
 
 
 def main(args: List[str]) -> int:
-    limit, files = 20, []
+    limit, files, html, out = 20, [], False, None
     i = 0
     while i < len(args):
         a = args[i]
@@ -30,6 +31,13 @@ def main(args: List[str]) -> int:
                 return _fail(f"report: --limit takes a number ({USAGE})")
             i += 1
             limit = int(args[i])
+        elif a == "--html":
+            html = True
+        elif a in ("-o", "--output"):
+            if i + 1 >= len(args):
+                return _fail(f"report: {a} takes a file name ({USAGE})")
+            i += 1
+            out = args[i]
         elif a.startswith("-") and a != "-":
             return _fail(f"report: unknown option {a} ({USAGE})")
         else:
@@ -37,6 +45,8 @@ def main(args: List[str]) -> int:
         i += 1
     if len(files) != 1:
         return _fail(f"report takes one report file ({USAGE})")
+    if out is not None and not html:
+        return _fail(f"report: -o goes with --html ({USAGE})")
     try:
         with (sys.stdin if files[0] == "-" else open(files[0], encoding="utf-8")) as f:
             doc = json.load(f)
@@ -48,12 +58,40 @@ def main(args: List[str]) -> int:
         return _fail(f"report: {files[0]}: not an emutrace report")
     if doc.get("version") != SCHEMA_VERSION:
         return _fail(f"report: {files[0]}: report version {doc.get('version')}, this emutrace reads {SCHEMA_VERSION}")
+    if html:
+        return _write_html(doc, files[0], out)
     try:
         sys.stdout.write(render(doc, limit))
         sys.stdout.flush()
     except BrokenPipeError:
         pass
     return 0
+
+
+def _write_html(doc: dict, source: str, out) -> int:
+    from .htmlpage import render as page      # deferred: only --html builds a page
+    try:
+        text = page(doc, source if source != "-" else "")
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        return _fail(f"report: {source}: not a well-formed report ({type(e).__name__}: {e})")
+    if out is None or out == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return 0
+    try:
+        write_text(out, text)
+    except OSError as e:
+        return _fail(f"report: {out}: {e.strerror}")
+    return 0
+
+
+def write_text(path: str, text: str) -> None:
+    """Write atomically (a reader never sees half a page)."""
+    import os
+    tmp = path + ".part"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+    os.replace(tmp, path)
 
 
 def _fail(message: str) -> int:
@@ -81,18 +119,28 @@ def render(doc: dict, limit: int = 20) -> str:
           f"{'stripped' if elf['stripped'] else 'not stripped'}; needs {', '.join(elf['needed']) or 'nothing'}; "
           f"{len(target['imports'])} imported functions")
     findings = sorted(doc.get("findings", []), key=lambda f: (SEVERITY_ORDER.get(f["severity"], 9), f["name"]))
-    _section(w, "Findings", findings, limit, lambda f: f"[{f['severity']:<6}] {f['name']} ({f['category']}): "
-             f"{f['description']}; {_detail(f)} events {_ids(f['evidence'])}")
+    _section(w, "Findings", findings, limit, lambda f: f"[{f['severity']:<6}] {f['name']} ({f['category']})"
+             f"{_attack(f)}: {f['description']}; {_detail(f)} events {_ids(f['evidence'])}")
     _section(w, "Processes", _tree(doc.get("processes", [])), 0, str)
+    _section(w, "Unpacked code (written, then run)", doc.get("unpacked", []), limit,
+             lambda u: f"pid {u['pid']} {u['address']:#x} {u['size']} bytes, sha256 {u['sha256']}, "
+             f"written by {value_text('writer', u['writer'])} ({u['writer_module']}), first run at "
+             f"{u['time_ns'] / 1e6:.3f} ms" + (" [JIT pattern]" if u.get("pattern") == "jit" else ""))
+    if "yara" in doc:
+        y = doc["yara"] or {}
+        _section(w, f"YARA matches ({y.get('rules')}, {y.get('scanned', 0)} objects scanned)", y.get("matches", []),
+                 limit, lambda m: f"{m['rule']} in {m['where']} {m['name']}: "
+                 + ", ".join(f"{x['identifier']}@{x['offset']}" for x in m.get("strings", [])[:6]))
     _section(w, "Dropped files", doc.get("dropped", []), limit,
              lambda d: f"{d['status']:<8} {d['path']}  {d['size']} bytes, mode {d['mode']:04o}, sha256 {d['sha256']}"
              + (f" (written as {d['written_as']})" if d.get("written_as") else "")
              + (f" ON THE HOST at {d.get('host_path')}" if d.get("where") == "host" else ""))
-    written = [f for f in doc.get("files", []) if set(f["ops"]) - {"open-read", "read", "exec", "open-failed"}]
+    files = [f for f in doc.get("files", []) if not is_stream(f["path"])]
+    written = [f for f in files if set(f["ops"]) - {"open-read", "read", "exec", "open-failed"}]
     _section(w, "Files changed", written, limit,
              lambda f: f"{f['path']}: {', '.join(f['ops'])}" + (f"; {f['bytes_written']} bytes written"
                                                               if f["bytes_written"] else ""))
-    read = [f for f in doc.get("files", []) if f not in written]
+    read = [f for f in files if f not in written]
     _section(w, "Files read or tried", read, limit,
              lambda f: f"{f['path']}: {', '.join(f['ops'])}" + (f"; {f['bytes_read']} bytes read"
                                                               if f["bytes_read"] else ""))
@@ -108,7 +156,8 @@ def render(doc: dict, limit: int = 20) -> str:
     _section(w, "Strings compared", strings.get("compares", []), limit,
              lambda c: f"{c['function']}({', '.join(json.dumps(a) for a in c['args'])})"
              + (f" x{c['count']}" if c["count"] > 1 else ""))
-    _section(w, "Strings in memory at exit", strings.get("memory", []), limit, json.dumps)
+    _section(w, "Strings in memory at exit", [x for x in strings.get("memory", []) if worth_keeping(x)], limit,
+             json.dumps)
     return "\n".join(out) + "\n"
 
 
@@ -128,10 +177,15 @@ def _ids(ids: List[int]) -> str:
     return ",".join(str(i) for i in ids[:8]) + (f",... ({len(ids)})" if len(ids) > 8 else "")
 
 
+def _attack(f: dict) -> str:
+    ids = [t["id"] for t in f.get("attack", [])]
+    return f" [{', '.join(ids)}]" if ids else ""
+
+
 def _detail(f: dict) -> str:
     parts = []
     for d in f.get("details", [])[:4]:
-        parts.append(" ".join(f"{k}={v}" for k, v in d.items() if k != "event"))
+        parts.append(" ".join(f"{k}={value_text(k, v)}" for k, v in d.items() if k != "event"))
     more = len(f.get("details", [])) - 4
     return "; ".join(parts) + (f"; +{more} more" if more > 0 else "")
 
@@ -157,7 +211,8 @@ def _tree(procs: List[dict]) -> List[str]:
         end = "running" if ex is None else (f"killed by {ex['signal_name']}" if ex["signal"] else f"exit {ex['status']}")
         lines.append(f"{'  ' * depth}{p['pid']} {' '.join(p['argv'])} [{end}] cwd {p['cwd']}")
         for a in p["execve"]:
-            lines.append(f"{'  ' * depth}  execve {a['path']} {a['argv']} = {a['result']}")
+            lines.append(f"{'  ' * depth}  execve {a['path']} [{', '.join(json.dumps(x) for x in a['argv'])}]"
+                         f" = {a['result']}")
         for c in p["children"]:
             if c in by_pid:
                 show(by_pid[c], depth + 1)

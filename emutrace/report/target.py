@@ -9,6 +9,14 @@ from emutrace.kernel.vfs import VfsError
 from . import extract
 
 ET_NAMES = {1: "REL", 2: "EXEC", 3: "DYN", 4: "CORE"}
+# section types by name (the ELF gABI, and GNU's)
+SHT_NAMES = {0: "NULL", 1: "PROGBITS", 2: "SYMTAB", 3: "STRTAB", 4: "RELA", 5: "HASH", 6: "DYNAMIC", 7: "NOTE",
+             8: "NOBITS", 9: "REL", 11: "DYNSYM", 14: "INIT_ARRAY", 15: "FINI_ARRAY", 16: "PREINIT_ARRAY",
+             17: "GROUP", 18: "SYMTAB_SHNDX", 19: "RELR", 0x6FFFFFF5: "GNU_ATTRIBUTES", 0x6FFFFFF6: "GNU_HASH",
+             0x6FFFFFFD: "VERDEF", 0x6FFFFFFE: "VERNEED", 0x6FFFFFFF: "VERSYM"}
+SHT_NOBITS = 8
+MAX_SECTIONS = 64               # sections listed (a file may claim 65,535)
+ENTROPY_SPAN = 4 << 20          # bytes of a section its entropy is measured over
 STT_FUNC, STT_GNU_IFUNC = 2, 10
 
 
@@ -34,9 +42,27 @@ def describe(session, proc) -> Optional[dict]:
             "static": elf.interp is None,
             "stripped": not elf.symtab,
             "entry": elf.entry,
+            "sections": _sections(elf, data),
         },
         "imports": imports,
+        "_data": data,          # (the collector keeps it for --yara, and takes it out)
     }
+
+
+def _sections(elf, data: Optional[bytes]) -> list:
+    """Each named section: name, type, address, size, and the entropy of its bytes in the file
+    (bits per byte; packed or encrypted content is near 8, code about 6, text 4-5), measured over
+    its first ENTROPY_SPAN bytes. NOBITS sections (.bss) have no bytes in the file: null."""
+    out = []
+    for sec in elf.sections[:MAX_SECTIONS]:
+        if not sec.name:
+            continue
+        ent = None
+        if data is not None and sec.type != SHT_NOBITS and sec.size:
+            ent = max(0.0, round(extract.entropy(data[sec.offset:sec.offset + min(sec.size, ENTROPY_SPAN)]), 3))
+        out.append({"name": sec.name, "type": SHT_NAMES.get(sec.type, hex(sec.type)), "address": sec.addr,
+                    "size": sec.size, "entropy": ent})
+    return out
 
 
 def _content(session, path: str) -> Optional[bytes]:
