@@ -1,0 +1,123 @@
+"""Arguments and return values of traced functions from DWARF: what --ftrace -a, the library
+call tracer (for functions the prototype database lacks) and the Python API ask.
+
+One DebugTypes per session: each module's DWARF found once (its own sections, else its
+separate debug file under the root), each function's signature read at its first call."""
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Tuple
+
+from . import abi
+from .index import DebugInfo, for_file
+from .render import Renderer, typed
+from .types import Enum, Float, Int, Pointer, Qual, Signature, Struct, Unknown
+
+UNSET = object()
+
+
+class ArgSpec:
+    """uftrace's -A spec after the function pattern: `arg1,arg2,name,retval`; empty: all."""
+    __slots__ = ("args", "ret")
+
+    def __init__(self, text: str = ""):
+        items = [x for x in text.split(",") if x]
+        self.args = [x for x in items if x not in ("retval", "ret")] or None
+        self.ret = not items or any(x in ("retval", "ret") for x in items)
+
+    def shows(self, i: int, name: str) -> bool:
+        return self.args is None or name in self.args or f"arg{i + 1}" in self.args
+
+
+class CallValues:
+    """A call's decoded arguments: text (uftrace's notation), typed (name, type, value, text)
+    and the output parameters to show again at the return."""
+    __slots__ = ("sig", "texts", "typed", "outs", "spec")
+
+    def __init__(self, sig, texts, typed_, outs, spec):
+        self.sig, self.texts, self.typed, self.outs, self.spec = sig, texts, typed_, outs, spec
+
+    def by_name(self) -> Dict[str, object]:
+        return {t["name"]: t["value"] for t in self.typed}
+
+
+class DebugTypes:
+    def __init__(self, root: str, warn: Callable[[str], None], string_limit: int = 32,
+                 symbolize: Callable[[int], Optional[str]] = lambda a: None):
+        self.root = root
+        self.warn = warn
+        self.limit = string_limit
+        self.symbolize = symbolize
+        self._files: Dict[str, Optional[DebugInfo]] = {}
+        self._sigs: Dict[Tuple[str, int], Optional[Signature]] = {}
+
+    def signature(self, module, addr: int, symbol: str = "") -> Optional[Signature]:
+        """The signature of the function at absolute addr in module, or None. A symbol with a
+        suffix (foo.constprop.0, foo.isra.0, foo.part.1) is a specialised clone."""
+        key = (module.path, addr - module.base)
+        sig = self._sigs.get(key, UNSET)
+        if sig is UNSET:
+            di = self._files.get(module.path, UNSET)
+            if di is UNSET:
+                di = self._files[module.path] = for_file(self.root, module.path, module.elf.data, self.warn) \
+                    if module.elf.data else None
+            sig = self._sigs[key] = di.signature(key[1]) if di is not None else None
+            if sig is not None and "." in symbol:
+                sig.clone = True
+        return sig
+
+    def enter(self, sig: Signature, machine, mem, spec: Optional[ArgSpec] = None) -> CallValues:
+        r = Renderer(mem, self.limit, self.symbolize)
+        raw = abi.read_args(sig, abi.Entry(machine, mem))
+        texts: List[str] = []
+        typed_: List[dict] = []
+        outs = []
+        for i, (p, data) in enumerate(zip(sig.params, raw)):
+            if spec is not None and not spec.shows(i, p.name):
+                continue
+            if p.artificial and p.name == "this" and data is not None:
+                text = "(%s *)0x%x" % (sig.klass or "?", int.from_bytes(data[:8], "little"))
+                value = text
+            else:
+                text = r.render(p.type, data)
+                value = r.value(p.type, data)
+            texts.append(text)
+            typed_.append(typed(p.name, p.type, text, value))
+            if data is not None and not p.artificial and _is_output(p.type):
+                outs.append((p.name, p.type.strip().target, int.from_bytes(data[:8], "little")))
+        return CallValues(sig, texts, typed_, outs, spec)
+
+    def leave(self, cv: CallValues, machine, mem):
+        """(return text or "", typed return or None, [(name, text)] of output parameters)."""
+        r = Renderer(mem, self.limit, self.symbolize)
+        ret_t = cv.sig.ret
+        ret_text, ret_typed = "", None
+        if (cv.spec is None or cv.spec.ret) and ret_t.strip().size:
+            data = abi.read_return(ret_t, machine, mem)
+            ret_text = r.render(ret_t, data)
+            ret_typed = typed("return", ret_t, ret_text, r.value(ret_t, data))
+        outs = []
+        for name, t, addr in cv.outs:
+            size = t.strip().size
+            data = mem.read(addr, size) if size else None
+            if data is not None:
+                outs.append((name, "&" + r.render(t, data, 1)))
+        return ret_text, ret_typed, outs
+
+
+def _is_output(t) -> bool:
+    """A pointer to something the callee may fill (not const, not char: ltrace's `+` params)."""
+    s = t.strip()
+    if not isinstance(s, Pointer) or s.ref or s.target is None:
+        return False
+    t = s.target
+    for _ in range(8):                       # typedefs over qualifiers: any const makes it input
+        if isinstance(t, Qual) and t.name == "const":
+            return False
+        if not hasattr(t, "target") or isinstance(t, Pointer):
+            break
+        t = t.target
+    tgt = s.target.strip()
+    if isinstance(tgt, Int) and tgt.char:
+        return False
+    return isinstance(tgt, (Int, Enum, Float, Struct)) and not isinstance(tgt, Unknown) and bool(tgt.size) \
+        and not (isinstance(tgt, Struct) and tgt.declaration)
