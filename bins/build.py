@@ -81,6 +81,10 @@ _VARIANT_FLAGS: Dict[str, Tuple[str, Tuple[str, ...], Optional[str]]] = {
     "pg":          ("gnu", ("-O0", "-pg"), None),
     "plain":       ("gnu", ("-O0",), None),
     "stripped":    ("gnu", ("-O1", "-fPIE", "-pie"), "strip"),
+    # with debug information (issue 38: --ftrace -a against uftrace -pg -g and gdb at -O2)
+    "g":           ("gnu", ("-O0", "-g"), None),
+    "pg-g":        ("gnu", ("-O0", "-pg", "-g"), None),
+    "o2g":         ("gnu", ("-O2", "-g"), None),
     "v0":          ("gnu", ("-O1", "-fPIE", "-pie", "-DVARIANT=0"), None),
     "v1":          ("gnu", ("-O1", "-fPIE", "-pie", "-DVARIANT=1"), None),
 }
@@ -193,6 +197,11 @@ PROGRAMS: Dict[str, dict] = {
     "diffprog": _p("c", "two builds differing in one library call (v0/v1)",
                    ("v0", "v1") + C_VARIANTS, _C_FLAGS),
     "fib": _p("c", "recursive fib for function tracing", flags=_C_FLAGS),
+    "dwargs": _p("c", "every kind of C argument and return value, for --ftrace -a (DWARF)",
+                 ("g", "pg-g", "o2g"), _C_FLAGS),
+    "dwargs_cxx": _p("c++", "std::string, std::vector and `this` arguments, for --ftrace -a (DWARF)",
+                     ("g", "pg-g", "o2g")),
+    "dwlibc": _p("c", "libc calls the prototype database lacks (strfromd, ecvt, argz_count)", ("g",), _C_FLAGS),
     "calllog": _p("c", "edge cases of calls logged in guest code (page edges, cancel, backtrace)",
                   flags=_C_FLAGS + ("-pthread",)),
     "retcap": _p("c", "values the call log copies at the return: strings as long as the returned value, "

@@ -206,8 +206,11 @@ def build_observers(session, cfg) -> List:
             if functions:
                 from .ftrace import FunctionTracer     # deferred: only --ftrace and -x need it
                 # --ftrace's formats show names; -x alone is ltrace's: arguments decoded
+                arg_types = _arg_types(session, tc)
                 tracer.functions = FunctionTracer(session, tracer.emit, calls, select, fmt, protos,
-                                                  decode=not tc.ftrace, args=_arg_types(session, tc))
+                                                  decode=not tc.ftrace, args=arg_types)
+                if arg_types is not None and tracer.libcalls is not None:
+                    tracer.libcalls.dwarf = arg_types[0]     # library calls no prototype names
                 if isinstance(sink, FtraceText):
                     sink.stack_use = tracer.functions.stack_use
         powertools.wire(session, tc, tracer)

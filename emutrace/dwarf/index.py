@@ -74,11 +74,13 @@ class DebugInfo:
         for d in dies.values():
             if d.tag != T_subprogram or I.AT_declaration in d.attrs:
                 continue
-            ranges = r.die_ranges(u, d)
+            ranges = r.die_ranges(u, d, cu_base)
             if not ranges:
                 continue
+            # the entry: DW_AT_entry_pc, else the first range (a function split into hot and
+            # cold parts lists its entry part first); found by the entry address only
             entry = d.attrs.get(I.AT_entry_pc)
-            pc = entry if isinstance(entry, int) and entry > 0xFFFF else min(lo for lo, _ in ranges)
+            pc = entry if isinstance(entry, int) and entry > 0xFFFF else ranges[0][0]
             out[pc] = b.signature(d, pc, cu_base, loc_of)
         return out
 

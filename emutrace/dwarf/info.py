@@ -340,7 +340,9 @@ class Reader:
         return sec[v:end if end >= 0 else len(sec)].decode("utf-8", "replace")
 
     # -- ranges ------------------------------------------------------------------------
-    def die_ranges(self, u: Unit, die: Die) -> List[Tuple[int, int]]:
+    def die_ranges(self, u: Unit, die: Die, cu_base: int = 0) -> List[Tuple[int, int]]:
+        """The [lo, hi) ranges of a DIE; cu_base: its unit's base address (range lists'
+        offsets are from it)."""
         a = die.attrs
         lo = a.get(AT_low_pc)
         hi = a.get(AT_high_pc)
@@ -348,7 +350,7 @@ class Reader:
             return [(lo, hi if hi > lo else lo + hi)]
         r = a.get(AT_ranges)
         if isinstance(r, int):
-            return self._range_list(u, r, lo if isinstance(lo, int) else 0)
+            return self._range_list(u, r, lo if isinstance(lo, int) else cu_base)
         return []
 
     def _range_list(self, u: Unit, off: int, base: int) -> List[Tuple[int, int]]:
