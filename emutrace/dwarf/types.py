@@ -148,6 +148,8 @@ def type_name(t: Type, depth: int = 0) -> str:
     if depth > 8:
         return "?"
     if isinstance(t, Qual):
+        if isinstance(t.target, Pointer):            # int * const: the pointer is qualified
+            return f"{type_name(t.target, depth + 1)} {t.name}"
         return f"{t.name} {type_name(t.target, depth + 1)}"
     if isinstance(t, Pointer):
         tgt = t.target.strip() if t.target is not None else None
