@@ -191,7 +191,10 @@ class FunctionTracer:
                     break
         if site.sig is not None:
             st.values = self.args.enter(site.sig, proc.machine, mem_view(proc), site.spec)
-            st.left_args = st.values.texts
+            if st.values is None:
+                site.sig = None                  # its types cannot be rendered: names only
+            else:
+                st.left_args = st.values.texts
 
     def _caller(self, proc, ret_addr: int) -> Optional[str]:
         """The module a return address is in; None when it cannot be one (not executable code:

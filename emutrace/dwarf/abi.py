@@ -68,6 +68,9 @@ def _flatten(t: Type, base: int, cls: List[str], depth: int) -> bool:
     return True
 
 
+MAX_VALUE = 1 << 16             # bytes of one value read (a lying DWARF size stays bounded)
+
+
 class Entry:
     """The machine at a function's entry (or return): registers, memory, the stack pointer."""
     __slots__ = ("m", "mem", "rsp", "_gp")
@@ -89,7 +92,7 @@ class Entry:
         return None
 
     def read(self, addr: int, size: int) -> Optional[bytes]:
-        return self.mem.read(addr, size)
+        return self.mem.read(addr, size) if 0 < size <= MAX_VALUE else None
 
 
 def _u64(v: int) -> bytes:
@@ -196,7 +199,7 @@ def read_return(t: Type, m, mem) -> Optional[bytes]:
     """The bytes of a return value of type t, at the return."""
     s = t.strip()
     size = s.size
-    if not size:
+    if not size or size > MAX_VALUE:
         return None
     if ret_in_memory(t):
         return mem.read(m.reg("rax"), size)

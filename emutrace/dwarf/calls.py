@@ -5,6 +5,7 @@ One DebugTypes per session: each module's DWARF found once (its own sections, el
 separate debug file under the root), each function's signature read at its first call."""
 from __future__ import annotations
 
+import struct
 from typing import Callable, Dict, List, Optional, Tuple
 
 from . import abi
@@ -13,6 +14,8 @@ from .render import Renderer, typed
 from .types import Enum, Float, Int, Pointer, Qual, Signature, Struct, Unknown
 
 UNSET = object()
+# what types that lie (sizes, encodings, cycles) can make rendering raise
+_LYING = (ValueError, OverflowError, TypeError, IndexError, KeyError, AttributeError, RecursionError, struct.error)
 
 
 class ArgSpec:
@@ -65,7 +68,29 @@ class DebugTypes:
                 sig.clone = True
         return sig
 
-    def enter(self, sig: Signature, machine, mem, spec: Optional[ArgSpec] = None) -> CallValues:
+    def enter(self, sig: Signature, machine, mem, spec: Optional[ArgSpec] = None) -> Optional[CallValues]:
+        """The call's arguments; None (shown without them) when the types lie beyond rendering."""
+        try:
+            return self._enter(sig, machine, mem, spec)
+        except _LYING as e:
+            self._lying(sig, e)
+            return None
+
+    def leave(self, cv: CallValues, machine, mem):
+        """(return text or "", typed return or None, [(name, text)] of output parameters)."""
+        try:
+            return self._leave(cv, machine, mem)
+        except _LYING as e:
+            self._lying(cv.sig, e)
+            return "", None, []
+
+    def _lying(self, sig: Signature, e: Exception) -> None:
+        if not getattr(self, "_said_lying", False):
+            self._said_lying = True
+            self.warn(f"debug information of {sig.name} cannot be rendered ({type(e).__name__}: {e}); "
+                      "shown without arguments")
+
+    def _enter(self, sig: Signature, machine, mem, spec: Optional[ArgSpec] = None) -> CallValues:
         r = Renderer(mem, self.limit, self.symbolize)
         raw = abi.read_args(sig, abi.Entry(machine, mem))
         texts: List[str] = []
@@ -86,8 +111,7 @@ class DebugTypes:
                 outs.append((p.name, p.type.strip().target, int.from_bytes(data[:8], "little")))
         return CallValues(sig, texts, typed_, outs, spec)
 
-    def leave(self, cv: CallValues, machine, mem):
-        """(return text or "", typed return or None, [(name, text)] of output parameters)."""
+    def _leave(self, cv: CallValues, machine, mem):
         r = Renderer(mem, self.limit, self.symbolize)
         ret_t = cv.sig.ret
         ret_text, ret_typed = "", None
@@ -98,7 +122,7 @@ class DebugTypes:
         outs = []
         for name, t, addr in cv.outs:
             size = t.strip().size
-            data = mem.read(addr, size) if size else None
+            data = mem.read(addr, size) if 0 < size <= abi.MAX_VALUE else None
             if data is not None:
                 outs.append((name, "&" + r.render(t, data, 1)))
         return ret_text, ret_typed, outs

@@ -9,6 +9,7 @@ ends as DwarfError: the file is then shown without arguments and named in one wa
 from __future__ import annotations
 
 import hashlib
+import struct
 from typing import Callable, Dict, Optional
 
 from ..machine.cache import cached
@@ -52,7 +53,8 @@ class DebugInfo:
                 sigs = self._sigs[unit] = cached("dwarf-unit", f"{self.key}-{unit:x}",
                                                  lambda: self._unit_signatures(unit))
             return sigs.get(pc)
-        except (DwarfError, RecursionError, ValueError, OverflowError, MemoryError) as e:
+        except (DwarfError, RecursionError, ValueError, OverflowError, MemoryError, TypeError, KeyError,
+                IndexError, AttributeError, struct.error) as e:    # lying input, whatever it breaks
             self.broken = True
             self.warn(f"{self.path}: bad debug information ({e}); its functions are shown without arguments")
             return None

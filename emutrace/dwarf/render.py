@@ -72,7 +72,7 @@ class Renderer:
     `symbolize` names a code address."""
 
     def __init__(self, mem, string_limit: int = 32, symbolize: Callable[[int], Optional[str]] = lambda a: None):
-        self.mem = mem
+        self.mem = _Bounded(mem)
         self.limit = string_limit
         self.symbolize = symbolize
 
@@ -220,6 +220,21 @@ class Renderer:
             v = _float(data, s.size)
             return v if v is None or v == v and abs(v) != float("inf") else str(v)
         return self.render(t, data)
+
+
+class _Bounded:
+    """Guest memory as the renderer reads it: no read larger than MAX_READ (a size from lying
+    DWARF), none of a negative size."""
+    MAX_READ = 1 << 16
+
+    def __init__(self, mem):
+        self.m = mem
+
+    def read(self, addr: int, size: int):
+        return self.m.read(addr, size) if 0 < size <= self.MAX_READ and 0 <= addr < 1 << 64 else None
+
+    def cstring(self, addr: int, limit: int):
+        return self.m.cstring(addr, limit)
 
 
 def typed(name: str, t: Type, text: str, value) -> dict:
