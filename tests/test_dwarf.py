@@ -269,3 +269,20 @@ def test_jsonl_and_chrome_carry_typed_values(tmp_path):
 def test_args_need_ftrace():
     r = _run(["--args", "/bin/true"], check=False)
     assert r.returncode != 0 and "needs --ftrace" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_api_hook_gets_arguments_by_name():
+    if not os.path.isdir("/usr/lib/debug/.build-id"):
+        pytest.skip("no libc6-dbg")
+    import emutrace
+    s = emutrace.Session([_bin("dwlibc", "g")], capture_output=True)
+    got = {}
+
+    def keep(call):
+        got.setdefault(call.name, call.named_args)      # (returns None: the call runs)
+    for name in ("strfromd", "argz_count", "printf"):
+        s.on_call(name, keep)
+    assert s.run().exit_code == 0
+    assert got["strfromd"] == {"dest": "", "size": 32, "format": "%.3f", "f": 2.5}
+    assert got["argz_count"] == {"argz": "one", "len": 14}
+    assert set(got["printf"]) == {"format"}          # its DWARF: the named parameter only

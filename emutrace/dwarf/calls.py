@@ -128,6 +128,15 @@ class DebugTypes:
         return ret_text, ret_typed, outs
 
 
+def definition(modules, name: str):
+    """(module, absolute address) where the dynamic linker binds `name`, or None."""
+    from ..loader.resolve import GotResolver     # deferred: only the API asks by name
+    dm, sym = GotResolver(modules).lookup(name, None, for_plt=True)
+    if dm is None or sym is None or not getattr(sym, "value", 0):
+        return None
+    return dm, sym.value + dm.base
+
+
 def _is_output(t) -> bool:
     """A pointer to something the callee may fill (not const, not char: ltrace's `+` params)."""
     s = t.strip()

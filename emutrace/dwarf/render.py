@@ -219,6 +219,15 @@ class Renderer:
         if isinstance(s, Float):
             v = _float(data, s.size)
             return v if v is None or v == v and abs(v) != float("inf") else str(v)
+        if isinstance(s, Pointer) and not s.ref and len(data) >= 8:
+            addr = int.from_bytes(data[:8], "little")
+            tgt = s.target.strip() if s.target is not None else None
+            if isinstance(tgt, Int) and tgt.char and tgt.size == 1 and addr:
+                got = self.mem.cstring(addr, self.limit)
+                if got is not None:                    # the string itself (cut at -s)
+                    return got[0].decode("utf-8", "backslashreplace")
+            if not isinstance(tgt, (Struct, FuncType)):
+                return addr
         return self.render(t, data)
 
 
