@@ -196,7 +196,7 @@ PROGRAMS: Dict[str, dict] = {
     "getenv_time": _p("c", "prints HOME and time()", flags=_C_FLAGS),
     "diffprog": _p("c", "two builds differing in one library call (v0/v1)",
                    ("v0", "v1") + C_VARIANTS, _C_FLAGS),
-    "fib": _p("c", "recursive fib for function tracing", flags=_C_FLAGS),
+    "fib": _p("c", "recursive fib for function tracing", C_VARIANTS + ("g",), _C_FLAGS),
     "dwargs": _p("c", "every kind of C argument and return value, for --ftrace -a (DWARF)",
                  ("g", "pg-g", "o2g"), _C_FLAGS),
     "dwargs_cxx": _p("c++", "std::string, std::vector and `this` arguments, for --ftrace -a (DWARF)",
