@@ -99,6 +99,73 @@ def _u64(v: int) -> bytes:
     return (v & (1 << 64) - 1).to_bytes(8, "little")
 
 
+def plan(sig: Signature) -> list:
+    """How to read each parameter, decided once per function: ("const", bytes), ("opt",),
+    ("gp", register, size), ("xmm", i, size) where one register holds it (by the ABI or by a
+    DW_OP_regN location), ("abi",) for the ABI's other places, ("expr",) for any other location."""
+    out = []
+    gi = 1 if ret_in_memory(sig.ret) else 0
+    si = 0
+    for p in sig.params:
+        size = p.type.strip().size or 8
+        cls = _classes(p.type)
+        here = ("abi",)
+        if cls == ["I"] and gi < 6 and size <= 8:
+            here = ("gp", GP[gi], size)
+        elif cls == ["S"] and si < 8:
+            here = ("xmm", si, size)
+        if cls and "X" not in cls and cls != ["R"]:
+            gi += cls.count("I")
+            si += cls.count("S")
+        elif cls == ["R"]:
+            gi += 1
+        w = p.where
+        if p.const is not None:
+            out.append(("const", p.const if isinstance(p.const, bytes) else _u64(p.const)[:size]))
+        elif w is None:
+            out.append(("opt",))
+        elif len(w) == 1 and 0x50 <= w[0] <= 0x5F and size <= 8:
+            out.append(("gp", DWARF_GP[w[0] - 0x50], size))
+        elif not sig.clone and not p.from_list and _spill(w, sig.frame_base):
+            out.append(here)                   # -O0: a slot the prologue fills; the ABI's place
+        else:
+            out.append(("expr",))
+    return out
+
+
+def _spill(w: bytes, frame_base) -> bool:
+    """DW_OP_fbreg with a negative offset from the CFA: a slot below the return address."""
+    if w[:1] != b"\x91" or frame_base != b"\x9c":
+        return False
+    try:
+        off, end = L.sleb(w, 1)
+    except (IndexError, ValueError):
+        return False
+    return end == len(w) and off < 0
+
+
+def read_planned(sig: Signature, steps: list, e: Entry) -> List[Optional[bytes]]:
+    """read_args, by a plan (the common cases without evaluating anything)."""
+    out: List[Optional[bytes]] = []
+    generic = None
+    m = e.m
+    for i, st in enumerate(steps):
+        k = st[0]
+        if k == "gp":
+            out.append((m.reg(st[1]) & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little")[:st[2]])
+        elif k == "xmm":
+            out.append(m.xmm(st[1])[:st[2]])
+        elif k == "const":
+            out.append(st[1])
+        elif k == "opt":
+            out.append(OPT_OUT)
+        else:
+            if generic is None:
+                generic = read_args(sig, e)
+            out.append(generic[i])
+    return out
+
+
 def read_args(sig: Signature, e: Entry) -> List[Optional[bytes]]:
     """The bytes of each parameter at entry, or None (optimized out)."""
     abi = [] if sig.clone else _abi_args(sig, e)

@@ -11,7 +11,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from . import abi
 from .index import DebugInfo, for_file
 from .render import Renderer, typed
-from .types import Enum, Float, Int, Pointer, Qual, Signature, Struct, Unknown
+from .types import Enum, Float, Int, Pointer, Qual, Signature, Struct, Unknown, type_name
 
 UNSET = object()
 # what types that lie (sizes, encodings, cycles) can make rendering raise
@@ -52,6 +52,7 @@ class DebugTypes:
         self.symbolize = symbolize
         self._files: Dict[str, Optional[DebugInfo]] = {}
         self._sigs: Dict[Tuple[str, int], Optional[Signature]] = {}
+        self._plans: Dict[int, tuple] = {}     # id(signature) → (it, abi.plan, per-parameter facts)
 
     def signature(self, module, addr: int, symbol: str = "") -> Optional[Signature]:
         """The signature of the function at absolute addr in module, or None. A symbol with a
@@ -91,34 +92,52 @@ class DebugTypes:
                       "shown without arguments")
 
     def _enter(self, sig: Signature, machine, mem, spec: Optional[ArgSpec] = None) -> CallValues:
-        r = Renderer(mem, self.limit, self.symbolize)
-        raw = abi.read_args(sig, abi.Entry(machine, mem))
+        r = _LazyRenderer(mem, self.limit, self.symbolize)
+        pl = self._plans.get(id(sig))
+        if pl is None or pl[0] is not sig:
+            pl = self._plans[id(sig)] = (sig, abi.plan(sig), [
+                (p, type_name(p.type), _fast_int(p.type), not p.artificial and _is_output(p.type))
+                for p in sig.params], (type_name(sig.ret), _fast_int(sig.ret), sig.ret.strip().size))
+        raw = abi.read_planned(sig, pl[1], abi.Entry(machine, mem))
         texts: List[str] = []
         typed_: List[dict] = []
         outs = []
-        for i, (p, data) in enumerate(zip(sig.params, raw)):
+        for i, ((p, tname, fast, is_out), data) in enumerate(zip(pl[2], raw)):
             if spec is not None and not spec.shows(i, p.name):
                 continue
-            if p.artificial and p.name == "this" and data is not None:
+            if fast is not None and data is not None:
+                value = int.from_bytes(data, "little", signed=fast)
+                text = str(value)
+            elif p.artificial and p.name == "this" and data is not None:
                 text = "(%s *)0x%x" % (sig.klass or "?", int.from_bytes(data[:8], "little"))
                 value = text
             else:
                 text = r.render(p.type, data)
                 value = r.value(p.type, data)
             texts.append(text)
-            typed_.append(typed(p.name, p.type, text, value))
-            if data is not None and not p.artificial and _is_output(p.type):
+            typed_.append({"name": p.name, "type": tname, "value": value, "text": text})
+            if data is not None and is_out:
                 outs.append((p.name, p.type.strip().target, int.from_bytes(data[:8], "little")))
         return CallValues(sig, texts, typed_, outs, spec)
 
     def _leave(self, cv: CallValues, machine, mem):
-        r = Renderer(mem, self.limit, self.symbolize)
         ret_t = cv.sig.ret
+        tname, fast, size = self._plans[id(cv.sig)][3]
         ret_text, ret_typed = "", None
-        if (cv.spec is None or cv.spec.ret) and ret_t.strip().size:
-            data = abi.read_return(ret_t, machine, mem)
-            ret_text = r.render(ret_t, data)
-            ret_typed = typed("return", ret_t, ret_text, r.value(ret_t, data))
+        if (cv.spec is None or cv.spec.ret) and size:
+            if fast is not None:                       # a plain integer in rax
+                value = int.from_bytes((machine.reg("rax") & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little")[:size],
+                                       "little", signed=fast)
+                ret_text = str(value)
+            else:
+                r = Renderer(mem, self.limit, self.symbolize)
+                data = abi.read_return(ret_t, machine, mem)
+                ret_text = r.render(ret_t, data)
+                value = r.value(ret_t, data)
+            ret_typed = {"name": "return", "type": tname, "value": value, "text": ret_text}
+        if not cv.outs:
+            return ret_text, ret_typed, []
+        r = Renderer(mem, self.limit, self.symbolize)
         outs = []
         for name, t, addr in cv.outs:
             size = t.strip().size
@@ -126,6 +145,32 @@ class DebugTypes:
             if data is not None:
                 outs.append((name, "&" + r.render(t, data, 1)))
         return ret_text, ret_typed, outs
+
+
+class _LazyRenderer:
+    """A Renderer made when a value needs one (plain integers do not)."""
+    __slots__ = ("args", "r")
+
+    def __init__(self, *args):
+        self.args, self.r = args, None
+
+    def render(self, t, data, depth=0):
+        if self.r is None:
+            self.r = Renderer(*self.args)
+        return self.r.render(t, data, depth)
+
+    def value(self, t, data):
+        if self.r is None:
+            self.r = Renderer(*self.args)
+        return self.r.value(t, data)
+
+
+def _fast_int(t) -> Optional[bool]:
+    """Signedness of a plain integer (its text is its number), or None."""
+    s = t.strip()
+    if isinstance(s, Int) and not s.boolean and not (s.char and s.name == "char") and s.size in (1, 2, 4, 8):
+        return s.signed
+    return None
 
 
 def definition(modules, name: str):
