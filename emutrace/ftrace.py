@@ -176,7 +176,7 @@ class FunctionTracer:
         caller = self._caller(proc, ret_addr)
         self.emit(Call(fid, proc.pid, tid, now, frame.depth, st.display_name, site.module.name,
                        caller or "", ret_addr, st.text, list(st.left_args), kind="function",
-                       typed=st.values.typed if st.values is not None else None))
+                       typed=st.values.typed if not self.decode and st.values is not None else None))
         if caller is not None:
             self.calls.hook_return(proc, uc, ret_addr)
 
