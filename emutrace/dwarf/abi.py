@@ -73,12 +73,17 @@ MAX_VALUE = 1 << 16             # bytes of one value read (a lying DWARF size st
 
 class Entry:
     """The machine at a function's entry (or return): registers, memory, the stack pointer."""
-    __slots__ = ("m", "mem", "rsp", "_gp")
+    __slots__ = ("m", "mem", "_rsp")
 
     def __init__(self, machine, mem):
         self.m, self.mem = machine, mem
-        self.rsp = machine.reg("rsp")
-        self._gp = None
+        self._rsp = None
+
+    @property
+    def rsp(self) -> int:
+        if self._rsp is None:               # (read when a location needs it: not per plain call)
+            self._rsp = self.m.reg("rsp")
+        return self._rsp
 
     def gp(self, name: str) -> int:
         return self.m.reg(name)
