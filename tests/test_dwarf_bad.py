@@ -137,3 +137,30 @@ def test_separate_debug_file_by_debuglink_and_a_mismatch(tmp_path):
     warns = [l for l in r.stderr.splitlines() if l.startswith("emutrace:")]
     assert len(warns) == 1 and "does not match the build-id" in warns[0], warns
     assert "&add\n" in r.stderr and r.returncode == 0
+
+
+def test_the_reader_is_freed_with_its_session(good, monkeypatch):
+    """Inflated sections and parsed units belong to one DebugTypes (one session): they go when it
+    goes (weak references to the reader and the file's index end)."""
+    import gc
+    import weakref
+    from emutrace.dwarf.calls import DebugTypes
+
+    monkeypatch.setenv("EMUTRACE_CACHE", "")
+    path, data, _, addrs = good
+
+    class Mod:
+        base = 0
+
+        class elf:
+            pass
+    Mod.path = path
+    Mod.elf.data = data
+    dt = DebugTypes("/", print)
+    sig = next(s for s in (dt.signature(Mod, a) for a in addrs) if s is not None)
+    assert sig.params is not None
+    reader = weakref.ref(dt._files[path]._reader)
+    info = weakref.ref(dt._files[path])
+    del dt, sig
+    gc.collect()
+    assert reader() is None and info() is None
