@@ -43,7 +43,8 @@ BENCH_ENV = {"PATH": STD_PATH, "HOME": "/root", "LANG": "C", "LC_ALL": "C", "TER
 
 ALL_TOOLS = ("native", "emutrace", "emutrace-pure", "emutrace-notrace", "ltrace", "strace", "uftrace", "qemu",
              "qiling", "py-unicorn", "emutrace-coverage", "emutrace-coverage-pure", "emutrace-report",
-             "emutrace-report-nowatch")
+             "emutrace-report-nowatch", "emutrace-ftrace",
+             "emutrace-ftrace-args", "emutrace-ftrace-cold", "emutrace-ftrace-args-cold")
 TOOL_LABEL = {
     "native": "native",
     "emutrace": "emutrace",
@@ -72,6 +73,9 @@ from bench import churn_workloads  # noqa: E402  (process churn: fork, exec, a G
 WORKLOADS += churn_workloads.NAMES
 from bench import report_pages  # noqa: E402  (the analyst's pages; unpacked-code tracking's cost)
 WORKLOADS += report_pages.NAMES
+from bench import dwarf_workload  # noqa: E402  (--ftrace -a: arguments from DWARF)
+WORKLOADS += dwarf_workload.NAMES
+TOOL_LABEL.update(dwarf_workload.LABELS)
 # the marginal-cost workloads and the events each iteration makes
 MARGINAL_EVENTS = {"callloop": 4, "readloop": 1, "freshcalls": 8}
 BASH_LINES = 5000
@@ -234,6 +238,8 @@ def tool_command(tool: str, argv: List[str], kind: str, env: Env) -> Tuple[List[
     if tool == "emutrace-notrace":
         return ([sys.executable, "-m", "emutrace", "--inherit-env", "--clock", str(env.clock),
                  "--no-trace"] + argv, None)
+    if tool in dwarf_workload.LABELS:
+        return dwarf_workload.command(tool, argv, trace, env.clock), trace
     if tool in ("emutrace-coverage", "emutrace-coverage-pure"):      # (drcov, the default format)
         pure = ["/usr/bin/env", "EMUTRACE_PURE=1"] if tool == "emutrace-coverage-pure" else []
         return (pure + [sys.executable, "-m", "emutrace", "--inherit-env", "--clock", str(env.clock),
@@ -279,6 +285,8 @@ def detect_tools(env: Env, wanted: Sequence[str]) -> None:
         env.tools["emutrace"] = env.tools["emutrace-notrace"] = env.tools["emutrace-pure"] = sys.executable
         env.tools["emutrace-coverage"] = env.tools["emutrace-coverage-pure"] = sys.executable
         env.tools["emutrace-report"] = env.tools["emutrace-report-nowatch"] = sys.executable
+        for tool in dwarf_workload.LABELS:
+            env.tools[tool] = sys.executable
     else:
         env.skipped["emutrace"] = f"`import emutrace` fails in {sys.executable}"
     env.tools["native"] = ""
@@ -445,6 +453,9 @@ def setup_workloads(cfg: Config, env: Env, only: Sequence[str]) -> List[Case]:
         only, cfg.quick, tmp, env.notes,
         lambda wl, label, argv: Case(wl, label, argv, "lib", program_workloads.TOOLS),
         lambda name: shutil.which(name, path=STD_PATH))
+    cases += dwarf_workload.cases(
+        only, cfg.quick, lambda wl, label, argv, size=None: Case(wl, label, argv, "lib", dwarf_workload.TOOLS,
+                                                                 size=size, warmup=True), build)
     cases += coverage_workload.cases(
         only, cfg.quick, tmp, env.notes,
         lambda wl, label, argv, size=None, blocks=None: Case(wl, label, argv, "lib", coverage_workload.TOOLS,
@@ -826,6 +837,7 @@ def render(cases: List[Case], results, marginals, tools: Sequence[str], cfg: Con
     L += program_workloads.render(cases, results)
     L += coverage_workload.render(cases, results, fmt_cost, TOOL_LABEL.get)
     L += churn_workloads.render(cases, results, fmt_bytes)
+    L += dwarf_workload.render(cases, results, fmt_time, fmt_cost)
 
     # 5. notes
     notes: List[str] = []

@@ -228,6 +228,8 @@ class LibraryCall:
         self.returned = False             # True in on_return hooks
         self._ret: Value = None
         self._ret_set = False
+        self._types = None                # the session's dwarf.calls.DebugTypes (named_args)
+        self._named = None
 
     def __repr__(self) -> str:
         return f"<LibraryCall {self.name}({', '.join(self.args)}) from {self.caller} in {self.library or '?'}>"
@@ -247,6 +249,28 @@ class LibraryCall:
     def string_arg(self, i: int, limit: int = 1 << 20) -> Optional[str]:
         """Argument i read as a C string (None for NULL)."""
         return self.memory.read_string(self.arg(i), limit)
+
+    @property
+    def named_args(self) -> Dict[str, object]:
+        """The arguments by name, with the types of the defining module's debug information
+        (DWARF in the file, or its debug file under the root by build-id or .gnu_debuglink:
+        Debian's libc6-dbg): int, float and bool values as Python numbers, everything else
+        (strings, enum names, structures `{x=1, y=2}`) as the trace's text; None for an argument
+        the compiler optimized out. {} when the function has no debug information. Read at the
+        call's entry (in on_call hooks)."""
+        if self._named is None:
+            self._named = {}
+            types = self._types
+            if types is not None:
+                from .dwarf.calls import definition     # deferred: only named_args reads DWARF
+                from .traceview import mem_view
+                found = definition(self._proc.modules, self.name)
+                sig = types.signature(found[0], found[1], self.name) if found else None
+                if sig is not None:
+                    cv = types.enter(sig, self._proc.machine, mem_view(self._proc), None)
+                    if cv is not None:
+                        self._named = cv.by_name()
+        return self._named
 
     def set_arg(self, i: int, value: Value) -> None:
         """Change integer/pointer argument i (0..5) before the function runs."""
@@ -363,6 +387,7 @@ class _CallHooks:
         if not on_entry and not on_return:
             return False
         call = LibraryCall(proc, frame, regs, library)
+        call._types = self.api._debug_types()
         for fn in on_entry:
             r = fn(call)
             if r is not None and not call._ret_set:
@@ -731,6 +756,14 @@ class Session:
         self._n_events = 0
         self._ran = False
         self.result: Optional[Result] = None
+
+    def _debug_types(self):
+        """One reader of debug information per session (LibraryCall.named_args), made at the
+        first hooked call."""
+        if getattr(self, "_dwarf", None) is None:
+            from .dwarf.calls import DebugTypes     # deferred: only hooks asking named_args read DWARF
+            self._dwarf = DebugTypes(self.core.opts.root, self.core.kernel.notify, self.string_limit)
+        return self._dwarf
 
     # -- what the session is made of -------------------------------------------------
     @property

@@ -24,6 +24,7 @@ class Call:
     via: str = ""             # plt | plt.got | got | static: where the call was caught (library calls)
     type: str = "call"
     stack: Optional[list] = None    # ltrace -w N: backtrace.StackFrame list, innermost first
+    typed: Optional[list] = None    # --ftrace -a: [{name, type, value, text}] from DWARF
 
 
 @record
@@ -41,6 +42,7 @@ class Return:
     unwound: bool = False     # left by longjmp or an exception, not by a return
     kind: str = "call"
     type: str = "return"
+    typed: Optional[dict] = None    # --ftrace -a: {"return": {name, type, value, text}, "outputs": [...]}
 
 
 @record

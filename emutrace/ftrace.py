@@ -44,20 +44,25 @@ from .traceview import mem_view
 PROT_EXEC = 4
 
 
+_UNSET = object()
+
+
 class FuncSite:
     """One hooked function entry."""
-    __slots__ = ("name", "module", "display", "proto")
+    __slots__ = ("name", "module", "display", "proto", "sig", "spec")
 
     def __init__(self, name: str, module: Module, proto=None):
         self.name = name
         self.module = module
         self.display = None          # demangled (-C) at the first call: most functions never run
         self.proto = proto
+        self.sig = _UNSET            # -a: its DWARF signature, read at the first call
+        self.spec = None             # -a: which arguments (uftrace's -A FUNC@arg1,retval)
 
 
 class _Plain:
     """The call state of a function traced without argument decoding (--ftrace)."""
-    __slots__ = ("display_name", "text", "left_args", "args", "right", "ret")
+    __slots__ = ("display_name", "text", "left_args", "args", "right", "ret", "values")
 
     def __init__(self, display_name: str):
         self.display_name = display_name
@@ -66,6 +71,7 @@ class _Plain:
         self.args = []
         self.right = ""
         self.ret = ""
+        self.values = None           # -a: the call's decoded arguments (dwarf.calls.CallValues)
 
 
 class _ProcFunctions:
@@ -85,7 +91,7 @@ class FunctionTracer:
     show names only."""
 
     def __init__(self, session, emit, calls: CallStacks, select, formatter=None, protos=None,
-                 decode: bool = False):
+                 decode: bool = False, args=None):
         self.session = session
         self.emit = emit
         self.calls = calls
@@ -93,6 +99,8 @@ class FunctionTracer:
         self.fmt = formatter
         self.protos = protos
         self.decode = decode and formatter is not None
+        # -a: (dwarf.calls.DebugTypes, [(CallFilter, ArgSpec)] or None for every function)
+        self.args, self.arg_specs = args if args is not None else (None, None)
         self._discovered: Dict[str, Dict[int, str]] = {}
         self.tops: Dict[tuple, int] = {}         # (pid, tid) → stack top (for stack use)
         # per attached process, kept here rather than on the kernel's Process; weak, so an ended
@@ -160,14 +168,33 @@ class FunctionTracer:
             if site.display is None:
                 site.display = self.fmt.display_name(site.name) if self.fmt is not None else site.name
             st = _Plain(site.display)
+            if self.args is not None:
+                self._values(proc, site, addr, st)
         fid = self.calls.new_id()
         frame = Frame(fid, site, rsp, ret_addr, st, len(stack), now, kind="function", owner=self, entry=addr)
         stack.append(frame)
         caller = self._caller(proc, ret_addr)
         self.emit(Call(fid, proc.pid, tid, now, frame.depth, st.display_name, site.module.name,
-                       caller or "", ret_addr, st.text, list(st.left_args), kind="function"))
+                       caller or "", ret_addr, st.text, list(st.left_args), kind="function",
+                       typed=st.values.typed if not self.decode and st.values is not None else None))
         if caller is not None:
             self.calls.hook_return(proc, uc, ret_addr)
+
+    def _values(self, proc, site: FuncSite, addr: int, st: _Plain) -> None:
+        """-a: the arguments of a function with DWARF, decoded at its entry."""
+        if site.sig is _UNSET:
+            site.sig = None
+            for flt, spec in self.arg_specs or [(None, None)]:
+                if flt is None or flt.matches(site.name, site.module.name, True, None):
+                    site.spec = spec
+                    site.sig = self.args.signature(site.module, addr, site.name)
+                    break
+        if site.sig is not None:
+            st.values = self.args.enter(site.sig, proc.machine, mem_view(proc), site.spec)
+            if st.values is None:
+                site.sig = None                  # its types cannot be rendered: names only
+            else:
+                st.left_args = st.values.texts
 
     def _caller(self, proc, ret_addr: int) -> Optional[str]:
         """The module a return address is in; None when it cannot be one (not executable code:
@@ -187,11 +214,16 @@ class FunctionTracer:
     # -- CallStacks' owner interface ------------------------------------------------------
     def returned(self, proc, frame: Frame) -> None:
         st = frame.state
+        typed = None
         if self.decode:
             self.fmt.exit(st, Regs(proc.machine, proc.aspace), mem_view(proc))
+        elif st.values is not None:
+            st.ret, ret_typed, outs = self.args.leave(st.values, proc.machine, mem_view(proc))
+            st.args = [f"{name}={text}" for name, text in outs]
+            typed = {"return": ret_typed, "outputs": [{"name": n, "text": t} for n, t in outs]}
         now = self.session.world.elapsed_ns
         self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
-                         list(st.args), st.ret, now - frame.time_ns, kind="function"))
+                         list(st.args), st.ret, now - frame.time_ns, kind="function", typed=typed))
 
     def unwound(self, proc, frame: Frame) -> None:
         st = frame.state

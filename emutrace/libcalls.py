@@ -94,6 +94,7 @@ class LibcallTracer:
         self.fast_by_site: Dict[int, object] = {}  # id(Site) → its FastSite
         self.leaf_out = None                      # the sink taking leaf_lines, when its output is plain
         self.quiet = False                        # no notes to the user (the behaviour report's own tracer)
+        self.dwarf = None                         # --ftrace -a: dwarf.calls.DebugTypes, for functions no prototype names
         # per process and per engine, kept here rather than on the kernel's and machine's objects;
         # weak, so an ended process and its engine are freed with it
         self._procs: "WeakKeyDictionary[object, _ProcSites]" = WeakKeyDictionary()
@@ -541,6 +542,8 @@ class LibcallTracer:
         mem = self.mem_view(proc)
         plan = site.plan
         if plan is UNSET:
+            if site.proto is None and self.dwarf is not None:
+                site.proto = self._dwarf_proto(proc, site.name)
             plan = site.plan = self._plan(site)
         if plan is not None and plan.nwords <= 6:
             st = self.fmt.enter_words(site.name, site.display, plan, rv, mem)
@@ -565,6 +568,17 @@ class LibcallTracer:
         if logged_frame:
             return                  # closed by the return record of the call it replaced
         calls.hook_return(proc, uc, ret_addr)           # (once per return address and engine)
+
+    def _dwarf_proto(self, proc, name: str):
+        """The prototype the defining library's DWARF gives `name` (its own sections, else its
+        debug file under the root: libc6-dbg), or None."""
+        dm, sym = self._proc(proc).resolver[1].lookup(name, None, for_plt=True) \
+            if self._proc(proc).resolver is not None else (None, None)
+        if dm is None or sym is None or not getattr(sym, "value", 0):
+            return None
+        from .dwarf.protos import prototype     # deferred: only -a reads debug information
+        sig = self.dwarf.signature(dm, sym.value + dm.base, name)
+        return prototype(sig) if sig is not None else None
 
     def _plan(self, site: Site):
         """The site's compiled prototype, or None for the formatter's generic path."""

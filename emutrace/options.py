@@ -54,6 +54,8 @@ Tracing:
   --format FMT       text (default) or jsonl
   --ftrace           trace every function of the program; --ftrace-libs adds the libraries'
   --ftrace-depth N   report calls nested at most N deep (functions and library calls)
+  -a, --args         (after --ftrace) arguments and return values from DWARF, as uftrace -a
+  -A FUNC[@SPEC]     (after --ftrace) arguments of matching functions only; SPEC: arg1,name,retval
   --chrome FILE      write a Chrome trace-event JSON timeline
   --folded FILE      write folded stacks for flame graphs
   --no-trace         run without tracing
@@ -130,6 +132,7 @@ class TraceConfig:
     ftrace: bool = False
     ftrace_libs: bool = False
     ftrace_depth: int = 0               # 0: no limit
+    ftrace_args: Optional[List[str]] = None   # --ftrace -a: [] every function; -A FUNC[@SPEC] patterns
     chrome: Optional[str] = None
     folded: Optional[str] = None
     enabled: bool = True
@@ -273,6 +276,8 @@ def parse(argv: List[str]) -> Config:
                 tc.ftrace = True
             elif name == "--ftrace-libs":
                 tc.ftrace = tc.ftrace_libs = True
+            elif name == "--args":
+                tc.ftrace_args = tc.ftrace_args or []
             elif name == "--ftrace-depth":
                 tc.ftrace_depth = _int(val(), "--ftrace-depth", 1)
             elif name == "--format":
@@ -373,6 +378,13 @@ def parse(argv: List[str]) -> Config:
 
             if c == "h":
                 raise InfoRequested(HELP.rstrip())
+            if c in "aA" and tc.ftrace:       # uftrace's -a / -A FUNC[@arg1,retval] under --ftrace only
+                if c == "a":
+                    tc.ftrace_args = tc.ftrace_args or []
+                    j += 1
+                    continue
+                tc.ftrace_args = (tc.ftrace_args or []) + [sval()]
+                break
             if c in "oesnFlxuEIAaPDpw":
                 v = sval()
                 if c == "o":
@@ -436,6 +448,8 @@ def parse(argv: List[str]) -> Config:
         k, _, v = kv.partition("=")
         world.env[k] = v
     tc.timestamps = min(tc.timestamps, 3)
+    if tc.ftrace_args is not None and not tc.ftrace:
+        raise UsageError("--args (-a, -A) shows functions' arguments: it needs --ftrace before it")
     if opts.cwd is None:
         host_cwd = os.getcwd()
         root = os.path.abspath(opts.root)

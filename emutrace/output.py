@@ -357,6 +357,7 @@ class FtraceText:
         self.frames: Dict[tuple, List[list]] = {}     # (pid, tid) → [[id, name, start, children]]
         self.rows: Dict[str, List[int]] = {}           # name → [calls, total ns, self ns]
         self.active: Dict[tuple, Dict[str, int]] = {}  # (pid, tid) → name → open instances
+        self.uses: Dict[int, int] = {}                 # -a: call id → stack use, for its RET line
         self.last_ns = 0
 
     def _prefix(self, tag: str, ev) -> str:
@@ -370,8 +371,18 @@ class FtraceText:
         if isinstance(ev, Call):
             use = self.stack_use(ev)
             name = ev.name if ev.kind == "function" or not ev.lib else f"{ev.name}@{ev.lib}"
+            if self.cfg.ftrace_args is not None and (ev.typed is not None or ev.kind != "function"):
+                name += "(" + ", ".join(ev.args) + ")"     # -a: uftrace's notation
+                self.uses[ev.id] = use or 0
             self.w.write(self._prefix("FUN", ev) + f"{_grouped(use or 0):>{self.STACK_DIGITS}} "
                          + "  " * ev.depth + "&" + name + "\n")
+        elif isinstance(ev, Return):
+            use = self.uses.pop(ev.id, None)
+            lib = ev.kind != "function"
+            if use is not None and ((ev.ret and ev.ret != "<void>") or (ev.args and not lib)) and not ev.unwound:
+                outs = "(" + ", ".join(ev.args) + ")" if ev.args and not lib else ""
+                self.w.write(self._prefix("RET", ev) + f"{_grouped(use):>{self.STACK_DIGITS}} " + "  " * ev.depth
+                             + "&" + ev.name + outs + (" = " + ev.ret if ev.ret else "") + "\n")
         elif isinstance(ev, Syscall):
             self.w.write(self._prefix("SYS", ev) + ev.line + "\n", urgent=self.w.sync_syscalls)
         elif isinstance(ev, Signal):
@@ -454,6 +465,8 @@ class JsonLines:
             del d["stack"]
         if self.position is not None:
             d["pos"] = list(self.position())   # [instructions retired in the run, rip]: docs/time.md
+        if d.get("typed", 0) is None:          # only --ftrace -a events carry typed values
+            del d["typed"]
         d.pop("text", None)
         d.pop("right", None)
         self.w.write(json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n",

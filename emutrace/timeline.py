@@ -80,6 +80,8 @@ class ChromeTrace:
                 args.update(caller=ev.caller, return_address=f"{ev.caller_addr:#x}")
             if ev.kind == "call":
                 args = {"args": list(ev.args), **args}
+            elif ev.typed:                # --ftrace -a: the arguments by name, from DWARF
+                args["args"] = {t["name"]: t["text"] for t in ev.typed}
             elif ev.args:
                 args["args"] = list(ev.args)
             self._write({"name": ev.name, "cat": ev.kind, "ph": "B", "ts": _ts(ev.time_ns),

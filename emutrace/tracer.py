@@ -212,8 +212,11 @@ def build_observers(session, cfg) -> List:
             if functions:
                 from .ftrace import FunctionTracer     # deferred: only --ftrace and -x need it
                 # --ftrace's formats show names; -x alone is ltrace's: arguments decoded
+                arg_types = _arg_types(session, tc)
                 tracer.functions = FunctionTracer(session, tracer.emit, calls, select, fmt, protos,
-                                                  decode=not tc.ftrace)
+                                                  decode=not tc.ftrace, args=arg_types)
+                if arg_types is not None and tracer.libcalls is not None:
+                    tracer.libcalls.dwarf = arg_types[0]     # library calls no prototype names
                 if isinstance(sink, FtraceText):
                     sink.stack_use = tracer.functions.stack_use
         powertools.wire(session, tc, tracer)
@@ -224,6 +227,24 @@ def build_observers(session, cfg) -> List:
         raise
     session.add_observer(tracer)
     return sinks + extra_outputs
+
+
+def _arg_types(session, tc):
+    """--ftrace -a / -A: (DebugTypes, [(CallFilter, ArgSpec)] or None) for the function tracer."""
+    if tc.ftrace_args is None:
+        return None
+    from .dwarf.calls import ArgSpec, DebugTypes     # deferred: only -a reads debug information
+    from .filters import CallFilter, FilterError
+    types = DebugTypes(session.opts.root, session.kernel.notify, tc.string_limit,
+                       lambda addr: _symbolize(session, addr))
+    specs = None
+    if tc.ftrace_args:
+        try:
+            specs = [(CallFilter([pat]), ArgSpec(rest))
+                     for pat, _, rest in (a.partition("@") for a in tc.ftrace_args)]
+        except FilterError as e:
+            raise EmutraceError(f"-A: {e}", 125) from None
+    return types, specs
 
 
 def _timeline_sinks(session, tc, sinks) -> None:

@@ -1,0 +1,11 @@
+"""Debug information (DWARF 2-5): the types and signatures of functions, read lazily, and the
+values of their arguments and return values at a traced call (SysV x86-64 ABI).
+
+    elfsec   the debug sections of an ELF file; its separate debug file (build-id, debuglink)
+    info     unit headers, abbreviations, DIEs (bounded)
+    types    the type model and signatures built from DIEs
+    loc      location lists and expressions, evaluated at a function's entry
+    index    a module's DWARF by function address, with the metadata cache
+    abi      where arguments and return values live (SysV x86-64), read as bytes
+    render   values as text (gdb's and uftrace's notation) and as typed JSON
+"""

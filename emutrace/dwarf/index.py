@@ -1,0 +1,153 @@
+"""The DWARF of one module, asked by function address: the signature of the function that
+starts there, or None.
+
+Only the units of functions asked for are read: the unit is found by address
+(`.debug_aranges`, else each unit's own ranges), parsed once, and the signatures of all its
+functions are kept in the metadata cache (emutrace.machine.cache) under a key made of the debug
+file's contents, with the unit table; a warm run reads neither. Malformed input of any kind
+ends as DwarfError: the file is then shown without arguments and named in one warning."""
+from __future__ import annotations
+
+import hashlib
+import struct
+from typing import Callable, Dict, Optional
+
+from ..machine.cache import cached
+from . import elfsec
+from . import info as I
+from . import loc as L
+from .errors import DwarfError
+from .types import Builder, Signature, T_cu, T_subprogram
+
+FORMAT = b"dwarf-1:"
+
+
+class DebugInfo:
+    def __init__(self, path: str, data: bytes, secs_of: Callable[[], Dict[str, bytes]], warn):
+        self.path = path                        # the file named in warnings
+        self.key = _key(data)
+        self._secs_of = secs_of
+        self._reader: Optional[I.Reader] = None
+        self._units = None
+        self._sigs: Dict[int, Dict[int, Signature]] = {}   # unit offset → entry pc → signature
+        self.warn = warn
+        self.broken = False
+
+    def _read(self) -> I.Reader:
+        if self._reader is None:
+            self._reader = I.Reader(self._secs_of())
+        return self._reader
+
+    def signature(self, pc: int) -> Optional[Signature]:
+        """The function starting at pc (an address of the file, unbiased)."""
+        if self.broken:
+            return None
+        try:
+            if self._units is None:
+                self._units = cached("dwarf-units", self.key, lambda: self._read().unit_ranges())
+            unit = _unit_at(self._units, pc)
+            if unit is None:
+                return None
+            sigs = self._sigs.get(unit)
+            if sigs is None:
+                sigs = self._sigs[unit] = cached("dwarf-unit", f"{self.key}-{unit:x}",
+                                                 lambda: self._unit_signatures(unit))
+            return sigs.get(pc)
+        except (DwarfError, RecursionError, ValueError, OverflowError, MemoryError, TypeError, KeyError,
+                IndexError, AttributeError, struct.error) as e:    # lying input, whatever it breaks
+            self.broken = True
+            self.warn(f"{self.path}: bad debug information ({e}); its functions are shown without arguments")
+            return None
+
+    def _unit_signatures(self, unit_off: int) -> Dict[int, Signature]:
+        r = self._read()
+        u = I.unit_header(r.info, unit_off)
+        dies = r.parse_unit(u)
+        cu = dies.get(u.die_off)
+        if cu is None:
+            return {}
+        lo = cu.attrs.get(I.AT_low_pc)
+        cu_base = lo if isinstance(lo, int) else 0
+        b = Builder(r, u, dies)
+
+        def loc_of(value, pc, base):
+            return L.entry_expr(r.secs, u.version, value, pc, base)
+        out: Dict[int, Signature] = {}
+        for d in dies.values():
+            if d.tag != T_subprogram or I.AT_declaration in d.attrs:
+                continue
+            ranges = r.die_ranges(u, d, cu_base)
+            if not ranges:
+                continue
+            # the entry: DW_AT_entry_pc, else the first range (a function split into hot and
+            # cold parts lists its entry part first); found by the entry address only
+            entry = d.attrs.get(I.AT_entry_pc)
+            pc = entry if isinstance(entry, int) and entry > 0xFFFF else ranges[0][0]
+            out[pc] = b.signature(d, pc, cu_base, loc_of)
+        return out
+
+
+SAMPLE = 1 << 16
+
+
+def _key(data: bytes) -> str:
+    """The cache key of a file's DWARF: with a build-id (what gdb trusts to name a build), the
+    build-id, the size and 64 KiB from its start, middle and end, so a warm run does not hash
+    libc's 4 MB debug file (over 10 ms); without one, the whole contents."""
+    try:
+        bid = elfsec.build_id({".note.gnu.build-id": _note(data)})
+    except DwarfError:
+        bid = None
+    h = hashlib.blake2b(FORMAT, digest_size=16)
+    if bid and len(data) > 3 * SAMPLE:
+        mid = len(data) // 2
+        for part in (bid, len(data).to_bytes(8, "little"), data[:SAMPLE], data[mid:mid + SAMPLE], data[-SAMPLE:]):
+            h.update(part)
+    else:
+        h.update(data)
+    return h.hexdigest()
+
+
+def _note(data: bytes) -> bytes:
+    t = elfsec.section_table(data).get(".note.gnu.build-id")
+    return data[t[2]:t[2] + t[3]] if t else b""
+
+
+def _unit_at(units, addr: int) -> Optional[int]:
+    import bisect
+    lo, hi, offs = units
+    i = bisect.bisect_right(lo, addr) - 1
+    k = 0
+    while i >= 0 and k < 64:
+        if lo[i] <= addr < hi[i]:
+            return offs[i]
+        i -= 1
+        k += 1
+    return None
+
+
+def for_file(root: str, guest_path: str, data: bytes, warn) -> Optional[DebugInfo]:
+    """The DebugInfo of an ELF file (its bytes `data`), from its own sections or its separate
+    debug file under root; None when it has none."""
+    said = []
+
+    def warn_once(msg):
+        if not said:
+            said.append(msg)
+            warn(msg)
+    try:
+        table = elfsec.section_table(data)
+        if ".debug_info" in table and table[".debug_info"][3]:
+            return DebugInfo(guest_path, data, lambda: elfsec.read_sections(data), warn_once)
+        secs = elfsec.read_sections(data) if (".note.gnu.build-id" in table or ".gnu_debuglink" in table) else {}
+        if not secs:
+            return None
+        found = elfsec.find_debug_file(root, guest_path, secs,
+                                       lambda p, why: warn_once(f"{p}: {why}; not used"))
+        if found is None:
+            return None
+        path, ddata = found
+        return DebugInfo(path, ddata, lambda: elfsec.read_sections(ddata), warn_once)
+    except DwarfError as e:
+        warn_once(f"{guest_path}: bad ELF sections for debug information ({e})")
+        return None
