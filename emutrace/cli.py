@@ -66,26 +66,37 @@ def entry() -> None:
 
 
 def run(cfg) -> int:
-    from .session import EmutraceError, LimitReached, Session     # deferred (and below): `emutrace diff`, `report` and --help load no emulator
+    from .session import EmutraceError, LimitReached, Result, Session     # deferred (and below): `emutrace diff`, `report` and --help load no emulator
     from .tracer import build_observers
+    from .machine.interrupt import Interrupted, arm, disarm
+    stop = None                 # the host signal that interrupted the run
     try:
         session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
         outputs = build_observers(session, cfg)
         report = _report(session, cfg)
         ended = result = None
         try:
+            arm()                       # (SIGINT, SIGTERM, SIGHUP stop the guest at once)
             session.start()
             gcpause.resume()            # (start-up is over: see emutrace/gcpause.py)
             result = session.run()
+        except Interrupted as e:
+            stop = e.signum
+            disarm()                    # (a second Ctrl-C must not cut the trace's last lines)
+            result = Result(signal=stop)
+            session.interrupted(stop)   # strace's and ltrace's `+++ killed by SIGINT +++`
         except EmutraceError as e:
             ended = e
             raise
         finally:
+            disarm()
             for out in outputs:
                 out.close()
             if report is not None:
                 report.finish(result, ended, limit=isinstance(ended, LimitReached))
                 _write_report(report, cfg)
+    except Interrupted as e:            # (before the guest ran)
+        stop = e.signum
     except EmutraceError as e:
         return fail(str(e), e.status)
     except OSError as e:
@@ -95,6 +106,9 @@ def run(cfg) -> int:
     except RecursionError:
         return fail("internal error: recursion too deep", USAGE_STATUS)
     sys.stdout.flush()
+    if stop is not None:
+        fail("interrupted", 128 + stop)
+        die_by_signal(stop)             # (host and Linux numbers agree for SIGINT, SIGTERM, SIGHUP)
     if result.signal:
         die_by_signal(result.signal)
     return result.status

@@ -386,6 +386,18 @@ class Session:
         if proc is not self._main:              # (the first one stays inspectable after the run)
             self.kernel.release_process(proc)
 
+    def interrupted(self, sig: int) -> None:
+        """The host interrupted the run (Ctrl-C): every process still alive is reported killed by
+        `sig`, as strace and ltrace end a trace whose tracee the terminal's signal killed. The
+        processes are left as they are: the run ends here."""
+        for p in list(self.kernel.sched.procs):
+            if p.exit is not None:
+                continue
+            for obs in self._observers_of(p):
+                hook = getattr(obs, "exited", None)
+                if hook is not None:
+                    hook(p, Result(signal=sig))
+
     def _end_orphans(self) -> None:
         """The first process has ended and the rest wait forever: they are killed."""
         for p in list(self.kernel.sched.procs):

@@ -14,7 +14,7 @@ from unicorn import unicorn_const as UCC
 from unicorn import x86_const as X
 from unicorn.unicorn_py3.unicorn import uclib
 
-from . import gil
+from . import gil, interrupt
 from .layout import FXSAVE
 from .blockcount import PyBlockCounter, PySliceBudget
 from .native import native
@@ -180,11 +180,15 @@ class Machine:
         """uc.emu_start (its arguments, its errors: UcError, or the exception a hook kept for
         it), holding the GIL while the guest runs where gil.keep_while_running said so."""
         uc = self.uc
-        if not gil.kept_while_running():
-            uc.emu_start(begin, until, timeout, count)
-            return
-        uc._hook_exception = None
-        status = _RAW.uc_emu_start(self._hc, begin, until, timeout, count)     # (PyDLL: GIL kept)
+        before = interrupt.enter(self._hc.value if interrupt.COMPILED else uc)   # (a signal stops this engine)
+        try:
+            if not gil.kept_while_running():
+                uc.emu_start(begin, until, timeout, count)
+                return
+            uc._hook_exception = None
+            status = _RAW.uc_emu_start(self._hc, begin, until, timeout, count)     # (PyDLL: GIL kept)
+        finally:
+            interrupt.leave(before)
         if status != UCC.UC_ERR_OK:
             raise UcError(status)
         if uc._hook_exception is not None:
