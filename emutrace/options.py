@@ -120,6 +120,7 @@ class TraceConfig:
     summary: bool = False
     fd_paths: bool = False
     follow: bool = False
+    separate: bool = False              # -ff with -o FILE: FILE.PID per thread, as strace
     format: str = "text"
     ftrace: bool = False
     ftrace_libs: bool = False
@@ -316,6 +317,8 @@ def parse(argv: List[str]) -> Config:
                     opts.timeout = float(val())
                 except ValueError:
                     raise UsageError("--timeout takes seconds") from None
+                if not opts.timeout > 0 or opts.timeout == float("inf"):
+                    raise UsageError("--timeout takes a number of seconds above 0")
             elif name == "--max-insns":
                 opts.max_insns = _int(val(), "--max-insns", 1)
             elif name == "--max-mem":
@@ -406,6 +409,7 @@ def parse(argv: List[str]) -> Config:
             elif c == "y":
                 tc.fd_paths = True
             elif c == "f":
+                tc.separate = tc.follow          # (-ff: the second one)
                 tc.follow = True
             elif c == "k":
                 tc.stack_trace = min(tc.stack_trace + 1, 2)

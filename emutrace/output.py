@@ -21,6 +21,45 @@ def open_stream(path: Optional[str]) -> TextIO:
     return open(path, "w", encoding="utf-8", errors="backslashreplace")
 
 
+class PerProcessFiles:
+    """strace -ff -o BASE: each thread's lines go to BASE.TID, without their `[pid TID] ` prefix
+    (the sinks print it for every line under -f). A line without the prefix (a -k backtrace's
+    frames, a continuation) belongs to the thread of the line before it."""
+
+    def __init__(self, base: str):
+        self.base = base
+        self.files: dict = {}
+        self.tid = None
+        self.rest = ""
+
+    def _file(self, tid: str):
+        f = self.files.get(tid)
+        if f is None:
+            f = self.files[tid] = open_stream(f"{self.base}.{tid}")
+        return f
+
+    def write(self, text: str) -> None:
+        lines = (self.rest + text).split("\n")
+        self.rest = lines.pop()
+        for line in lines:
+            if line.startswith("[pid "):
+                tid, _, body = line[5:].partition("] ")
+                if tid.isdigit():
+                    self.tid, line = tid, body
+            if self.tid is not None:
+                self._file(self.tid).write(line + "\n")
+
+    def flush(self) -> None:
+        for f in self.files.values():
+            f.flush()
+
+    def close(self) -> None:
+        if self.rest:
+            self.write("\n")
+        for f in self.files.values():
+            f.close()
+
+
 class Timestamps:
     """-t / -tt / -ttt / -r prefixes, on the virtual clock."""
 
@@ -300,7 +339,9 @@ class StraceText:
             spent = f" <{ev.duration_ns // 10**9}.{ev.duration_ns % 10**9 // 1000:06d}>" if cfg.show_time_spent and ev.ret is not None else ""
             line = ev.line
             head, sep, ret = line.rpartition(") = ")             # (strace_align, written out)
-            line = (prefix + head + ")").ljust(39) + " = " + ret if sep else prefix + line
+            # (-ff: the `[pid N] ` that PerProcessFiles takes off is not part of the alignment)
+            width = 39 + (len(str(ev.tid)) + 7 if self.multi and getattr(cfg, "separate", False) else 0)
+            line = (prefix + head + ")").ljust(width) + " = " + ret if sep else prefix + line
             self.w.write_syscall(line + spent + "\n" + (_stack_lines(ev.stack) if ev.stack else ""))
         elif isinstance(ev, Signal):
             self.w.write(self._prefix(ev) + ev.line + "\n" + _stack_lines(ev.stack), urgent=True)

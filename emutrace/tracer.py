@@ -143,13 +143,18 @@ def build_observers(session, cfg) -> List:
     from . import powertools     # deferred: the power tools load only when an option asks for one
     extra_outputs = powertools.coverage(session, tc)       # --coverage (with --no-trace too)
     if not tc.enabled:
-        powertools.syscall_injection(session, tc)
-        return extra_outputs
+        if not tc.inject_calls:
+            powertools.syscall_injection(session, tc)
+            return extra_outputs
+        # --inject-call under --no-trace: the calls must still be caught to be answered; their
+        # lines go nowhere (an ltrace filter that shows none, written to the null device)
+        tc.output, tc.filters, tc.syscalls, tc.strace = os.devnull, ["-*"], False, False
+        tc.format, tc.summary = "text", False
     # deferred: a --no-trace run writes no trace (output loads values, protos and json, ~3 ms)
-    from .output import FtraceText, JsonLines, LtraceText, StraceText, Writer, open_stream
+    from .output import FtraceText, JsonLines, LtraceText, PerProcessFiles, StraceText, Writer, open_stream
     sys_specs, call_exprs = split_filters(tc)
     functions = tc.ftrace or bool(tc.internal)
-    stream = open_stream(tc.output)
+    stream = PerProcessFiles(tc.output) if tc.separate and tc.output else open_stream(tc.output)
     writer = Writer(stream, own=tc.output is not None)
     if tc.format == "jsonl":
         sink = JsonLines(writer, session.world, tc)

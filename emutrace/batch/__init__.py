@@ -117,6 +117,9 @@ def _main(args: List[str]) -> int:
         i += 1
     if out is None or not inputs:
         return _fail(f"needs --out DIR and at least one manifest or folder ({USAGE})")
+    for inp in inputs:           # (a typo in a path is a usage error, not one failed job)
+        if not os.path.exists(inp):
+            return _fail(f"{inp}: no such manifest or folder")
     options = passed + extra
     err = _check_options(options)
     if err:
