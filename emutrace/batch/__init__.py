@@ -117,13 +117,13 @@ def _main(args: List[str]) -> int:
         i += 1
     if out is None or not inputs:
         return _fail(f"needs --out DIR and at least one manifest or folder ({USAGE})")
-    for inp in inputs:           # (a typo in a path is a usage error, not one failed job)
-        if not os.path.exists(inp):
-            return _fail(f"{inp}: no such manifest or folder")
     options = passed + extra
     err = _check_options(options)
     if err:
         return _fail(err)
+    for inp in inputs:           # (a typo in a path is a usage error, not one failed job)
+        if not os.path.exists(inp):
+            return _fail(f"{inp}: no such manifest or folder")
     timeout = float(passed[passed.index("--timeout") + 1]) if "--timeout" in passed else 0.0
     try:
         os.makedirs(os.path.join(out, "jobs"), exist_ok=True)
