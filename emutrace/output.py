@@ -470,7 +470,7 @@ class FtraceText:
 
 
 class JsonLines:
-    """One JSON object per event (schema in README)."""
+    """One JSON object per event (schema in docs/trace-formats.md)."""
 
     def __init__(self, writer: Writer, world, cfg, multi_pid: bool = False):
         self.w = writer
