@@ -105,10 +105,12 @@ class Writer:
         self.size = 0
         self.last = time.monotonic()
 
+    interactive = False     # on a terminal it shares with the program: every write at once
+
     def write(self, text: str, urgent: bool = False) -> None:
         self.buf.append(text)
         self.size += len(text)
-        if urgent or self.size > self.MAX_BUFFER:
+        if urgent or self.interactive or self.size > self.MAX_BUFFER:
             self.flush()
         else:
             now = time.monotonic()

@@ -156,6 +156,13 @@ def build_observers(session, cfg) -> List:
     functions = tc.ftrace or bool(tc.internal)
     stream = PerProcessFiles(tc.output) if tc.separate and tc.output else open_stream(tc.output)
     writer = Writer(stream, own=tc.output is not None)
+    if tc.output is None and _on_terminal(stream):
+        # as ltrace on a terminal: each call's line starts at its entry and is on the screen
+        # before the program writes, so the two interleave in order. Calls then take the hooked
+        # path (the guest log reports them at the end of a slice); a trace into a file or a pipe
+        # keeps the guest log and the buffered writer
+        writer.interactive = True
+        tc.guest_log = False
     if tc.format == "jsonl":
         sink = JsonLines(writer, session.world, tc)
     elif tc.ftrace:
@@ -223,6 +230,13 @@ def build_observers(session, cfg) -> List:
         raise
     session.add_observer(tracer)
     return sinks + extra_outputs
+
+
+def _on_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _timeline_sinks(session, tc, sinks) -> None:
