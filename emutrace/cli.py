@@ -31,8 +31,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         cfg = parse(argv)
     except InfoRequested as e:
-        print(e)
-        return 0
+        (sys.stdout if e.status == 0 else sys.stderr).write(f"{e}\n")
+        return e.status
     except UsageError as e:
         return fail(str(e), USAGE_STATUS)
     try:

@@ -153,6 +153,8 @@ def build_observers(session, cfg) -> List:
     # deferred: a --no-trace run writes no trace (output loads values, protos and json, ~3 ms)
     from .output import FtraceText, JsonLines, LtraceText, PerProcessFiles, StraceText, Writer, open_stream
     sys_specs, call_exprs = split_filters(tc)
+    if tc.inject_calls and not tc.libcalls:
+        call_exprs = ["-*"]         # (-L or --strace: the calls are answered, not shown)
     functions = tc.ftrace or bool(tc.internal)
     stream = PerProcessFiles(tc.output) if tc.separate and tc.output else open_stream(tc.output)
     writer = Writer(stream, own=tc.output is not None)
