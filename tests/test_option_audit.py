@@ -204,3 +204,24 @@ def test_man_page_and_completions_list_every_option(tmp_path):
                 if name == "emutrace.1" and "--help" in o.flags:
                     continue            # (argparse-manpage leaves --help out of every man page)
                 assert re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", text), (flag, name)
+
+
+@pytest.mark.parametrize("command", ["report", "diff", "sysroot", "batch"])
+def test_subcommand_help_describes_and_shows_examples(command):
+    r = emutrace([command, "--help"])
+    text = r.stdout.decode()
+    assert r.returncode == 0 and r.stderr == b""
+    usage = text.splitlines()[0] if text.startswith("usage:") else next(
+        line for line in text.splitlines() if line.strip().startswith("emutrace " + command))
+    # a description, examples that run the subcommand, and every option of the usage explained
+    assert len(text.splitlines()) > 10 and "Examples:" in text and "Exit status" in text
+    assert text.count(f"emutrace {command} ") >= 2
+    for option in set(re.findall(r"\[(--?[a-z][\w-]*)", usage)):
+        assert text.count(option) >= 2, option
+
+
+def test_no_arguments_prints_a_short_usage():
+    r = emutrace([])
+    err = r.stderr.decode()
+    assert r.returncode == 125 and err.startswith("emutrace: no program given\nusage: emutrace")
+    assert "emutrace ls -l" in err and "emutrace --strace" in err and len(err.splitlines()) <= 6
