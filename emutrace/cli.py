@@ -106,12 +106,37 @@ def run(cfg) -> int:
     except RecursionError:
         return fail("internal error: recursion too deep", USAGE_STATUS)
     sys.stdout.flush()
+    if not cfg.quiet and not cfg.dump_dropped:
+        _note_dropped(session)
     if stop is not None:
         fail("interrupted", 128 + stop)
         die_by_signal(stop)             # (host and Linux numbers agree for SIGINT, SIGTERM, SIGHUP)
     if result.signal:
         die_by_signal(result.signal)
     return result.status
+
+
+def _note_dropped(session) -> None:
+    """Files the program wrote into the sandbox's overlay vanish with it: say so in one line, with
+    how to keep them (-q: not a word)."""
+    from emutrace.kernel.vfs import S_IFMT, S_IFREG     # deferred: only a run that ended needs it
+    files = sorted((path, len(ov.data)) for path, ov in list(session.vfs.overlay.items())
+                   if ov.stat.mode & S_IFMT == S_IFREG and ov.data is not None)
+    if not files:
+        return
+    size = sum(n for _, n in files)
+    first = ", ".join(path for path, _ in files[:3]) + (", ..." if len(files) > 3 else "")
+    sys.stderr.write(f"emutrace: the sandbox dropped {len(files)} file{'s' if len(files) > 1 else ''} "
+                     f"({_bytes(size)}) the program wrote: {first}; keep them with --rw DIR or "
+                     f"--dump-dropped DIR (-q: no note)\n")
+
+
+def _bytes(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} bytes"
 
 
 def _report(session, cfg):
