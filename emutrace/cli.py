@@ -98,6 +98,10 @@ def run(cfg) -> int:
     except Interrupted as e:            # (before the guest ran)
         stop = e.signum
     except EmutraceError as e:
+        from .session import StartLimit     # deferred: the same module, loaded by now
+        if isinstance(e, StartLimit):
+            return fail(f"{e}; it starts with --max-mem {_smallest_max_mem(cfg)}M "
+                        f"(it may need more to run)", e.status)
         return fail(str(e), e.status)
     except OSError as e:
         return fail(f"{e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}", USAGE_STATUS)
@@ -114,6 +118,31 @@ def run(cfg) -> int:
     if result.signal:
         die_by_signal(result.signal)
     return result.status
+
+
+def _smallest_max_mem(cfg) -> int:
+    """The smallest --max-mem, in MiB, with which the program starts (its exec succeeds): found
+    by bisection, each try a fresh session that only starts the program."""
+    from .session import Session, StartLimit     # deferred: only a --max-mem too small asks
+    import copy     # deferred: the same
+
+    def starts(mib: int) -> bool:
+        opts = copy.copy(cfg.options)
+        opts.max_mem = mib << 20
+        try:
+            Session(cfg.argv, world=copy.deepcopy(cfg.world), options=opts, program=cfg.program).start()
+        except StartLimit:
+            return False
+        except Exception:           # (anything else: it got past the memory it needs)
+            return True
+        return True
+    lo, hi = max(1, cfg.options.max_mem >> 20), 64
+    while not starts(hi) and hi < 1 << 16:
+        lo, hi = hi, hi * 2
+    while lo + 1 < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if starts(mid) else (mid, hi)
+    return hi
 
 
 def _note_dropped(session) -> None:

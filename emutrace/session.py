@@ -45,6 +45,10 @@ class LimitReached(EmutraceError):
     """--timeout, --max-insns or a deadlock ended the run."""
 
 
+class StartLimit(LimitReached):
+    """--max-mem is too small for the program to start."""
+
+
 @record
 class Options:
     root: str = "/"
@@ -201,6 +205,12 @@ class Session:
         try:
             exec_into(proc, self.find_program(self.program), self.argv, env, proc.cwd, self.opts.loader)
         except ExecError as e:
+            if e.errno == E.ENOMEM:
+                # the run's memory limit is too small to start it: a limit reached (124)
+                mem = self.opts.max_mem
+                size = f"{mem >> 20} MiB" if mem >= 1 << 20 else f"{mem} bytes"
+                raise StartLimit(f"--max-mem {size} is too small to start "
+                                 f"{self.program} ({e})", 124) from None
             status = 127 if e.errno == E.ENOENT else 126
             raise EmutraceError(str(e), status) from None
         self.started = True
