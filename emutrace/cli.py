@@ -110,6 +110,10 @@ def run(cfg) -> int:
     except RecursionError:
         return fail("internal error: recursion too deep", USAGE_STATUS)
     sys.stdout.flush()
+    for ill in session.illegal[:1]:     # (the first: the one that killed it, if nothing caught it)
+        sys.stderr.write(f"emutrace: illegal instruction `{ill['instruction']}` at {ill['address']:#x} "
+                         f"({ill['module']}): the CPU emutrace models is {ill['cpu']} (Unicorn 2.1 has "
+                         f"no AVX); the program got SIGILL\n")
     if not cfg.quiet and not cfg.dump_dropped:
         _note_dropped(session)
     if stop is not None:

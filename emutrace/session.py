@@ -25,7 +25,7 @@ from emutrace.kernel.task import GuestDeadlock, Process, ProcessExit
 from emutrace.kernel.vfs import S_IFREG, Vfs, VfsError
 from emutrace.loader.elf import ElfError, memoized, read_elf
 from emutrace.loader.exec import exec_into
-from emutrace.loader.modules import Module
+from emutrace.loader.modules import Module, module_at
 
 from .kernel.world import World
 from .machine.errors import EmutraceError
@@ -36,6 +36,8 @@ from .tsc import TscObserver
 
 SEGV_MAPERR, SEGV_ACCERR, FPE_INTDIV, ILL_ILLOPN, TRAP_BRKPT, SI_KERNEL = 1, 2, 1, 2, 1, 0x80
 DEFAULT_MAX_MEM = 4 << 30
+# the x86-64 level the CPU model offers (machine/cpu.py's CPUID): Unicorn 2.1 has no AVX
+CPU_LEVEL = "x86-64-v2"
 
 _UNMAPPED = {UCC.UC_ERR_READ_UNMAPPED, UCC.UC_ERR_WRITE_UNMAPPED, UCC.UC_ERR_FETCH_UNMAPPED}
 _PROT = {UCC.UC_ERR_READ_PROT, UCC.UC_ERR_WRITE_PROT, UCC.UC_ERR_FETCH_PROT}
@@ -116,6 +118,7 @@ class Session:
         self._fault = None
         self.started = False
         self.insns = 0                    # guest instructions run (counted only with --max-insns)
+        self.illegal: List[dict] = []     # instructions the CPU model lacks that the guest ran
         self._block_insns = {}
 
     # -- set-up ---------------------------------------------------------------
@@ -453,6 +456,7 @@ class Session:
             force_signal(proc, {"si_signo": SIGSEGV, "si_code": code, "si_addr": addr, "_trapno": 14,
                                 "_err": 4 | (2 if err in (UCC.UC_ERR_WRITE_UNMAPPED, UCC.UC_ERR_WRITE_PROT) else 0)})
         elif err == UCC.UC_ERR_INSN_INVALID:
+            self._note_illegal(proc, rip)
             force_signal(proc, {"si_signo": SIGILL, "si_code": ILL_ILLOPN, "si_addr": rip, "_trapno": 6})
         elif err == UCC.UC_ERR_EXCEPTION and fault and fault[0] == "intr":
             self._cpu_exception(proc, fault[1])
@@ -461,6 +465,22 @@ class Session:
         else:
             force_signal(proc, {"si_signo": SIGSEGV, "si_code": SI_KERNEL, "si_addr": 0, "_trapno": 13})
         proc.resume_at = rip
+
+    def _note_illegal(self, proc, rip: int) -> None:
+        """An instruction the CPU model does not execute: kept (`illegal`) for the CLI's line and
+        the report. Most are instructions past the modelled level (AVX, AVX2: a program built
+        with -march=x86-64-v3), which Unicorn 2.1 cannot run."""
+        code = proc.machine.read(rip, 15) or b""
+        text = "(unreadable)"
+        if code:
+            import capstone     # deferred: only an illegal instruction is disassembled
+            md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+            got = next(md.disasm_lite(code, rip, 1), None)
+            text = f"{got[2]} {got[3]}".strip() if got else "(undecodable) " + code[:8].hex(" ")
+        m = module_at(proc.modules, rip)
+        where = f"{m.path}+{rip - m.base:#x}" if m else "no module"
+        self.illegal.append({"pid": proc.pid, "address": rip, "instruction": text, "module": where,
+                             "cpu": CPU_LEVEL})
 
     def _cpu_exception(self, proc, intno: int):
         rip = proc.machine.reg("rip")
