@@ -44,6 +44,9 @@ from .traceview import mem_view
 PROT_EXEC = 4
 
 
+OTHER_STACK = 8 << 20          # past Linux's default RLIMIT_STACK: not the thread's own stack
+
+
 class FuncSite:
     """One hooked function entry."""
     __slots__ = ("name", "module", "display", "proto")
@@ -212,5 +215,8 @@ class FunctionTracer:
             return None
         for frame in reversed(stack):
             if frame.id == ev.id:
-                return top - frame.rsp
+                use = top - frame.rsp
+                # a call on another stack than the thread's (a Go goroutine's, a sigaltstack, a
+                # coroutine's): its distance to the thread's top means nothing
+                return use if 0 <= use <= OTHER_STACK else -1
         return None

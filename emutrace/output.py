@@ -404,7 +404,8 @@ class FtraceText:
         if isinstance(ev, Call):
             use = self.stack_use(ev)
             name = ev.name if ev.kind == "function" or not ev.lib else f"{ev.name}@{ev.lib}"
-            self.w.write(self._prefix("FUN", ev) + f"{_grouped(use or 0):>{self.STACK_DIGITS}} "
+            used = "-" if use == -1 else _grouped(use or 0)      # (-1: on another stack, see ftrace.py)
+            self.w.write(self._prefix("FUN", ev) + f"{used:>{self.STACK_DIGITS}} "
                          + "  " * ev.depth + "&" + name + "\n")
         elif isinstance(ev, Syscall):
             self.w.write(self._prefix("SYS", ev) + ev.line + "\n", urgent=self.w.sync_syscalls)
