@@ -75,6 +75,7 @@ def run(cfg) -> int:
         outputs = build_observers(session, cfg)
         report = _report(session, cfg)
         ended = result = None
+        status = _status_line(session, cfg, outputs)
         try:
             arm()                       # (SIGINT, SIGTERM, SIGHUP stop the guest at once)
             session.start()
@@ -90,6 +91,8 @@ def run(cfg) -> int:
             raise
         finally:
             disarm()
+            if status is not None:
+                status.stop()
             for out in outputs:
                 out.close()
             if report is not None:
@@ -122,6 +125,17 @@ def run(cfg) -> int:
     if result.signal:
         die_by_signal(result.signal)
     return result.status
+
+
+def _status_line(session, cfg, outputs):
+    """On a terminal, with the trace in a file or none: a status line (emutrace/statusline.py)."""
+    from . import statusline     # deferred: the same
+    if not statusline.wanted(cfg, sys.stderr):
+        return None
+    gil.keep_while_running(False)       # (its thread must run while the guest computes)
+    line = statusline.StatusLine(session, [getattr(o, "w", None) for o in outputs], sys.stderr)
+    line.start()
+    return line
 
 
 def _smallest_max_mem(cfg) -> int:

@@ -103,6 +103,7 @@ class Writer:
         self.sync_syscalls = not own
         self.buf: List[str] = []
         self.size = 0
+        self.lines = 0          # lines written (counted at each flush: the status line reads it)
         self.last = time.monotonic()
 
     interactive = False     # on a terminal it shares with the program: every write at once
@@ -130,7 +131,9 @@ class Writer:
 
     def flush(self, now: float = 0.0) -> None:
         if self.buf:
-            self.stream.write("".join(self.buf))
+            text = "".join(self.buf)
+            self.lines += text.count("\n")
+            self.stream.write(text)
             self.buf.clear()
             self.size = 0
         self.stream.flush()
