@@ -391,8 +391,9 @@ USAGE = """usage: emutrace [options] PROGRAM [ARGS...]
        emutrace batch [--jobs N] --out DIR MANIFEST|FOLDER [-- OPTIONS...]"""
 DESCRIPTION = """Runs an x86-64 Linux program inside the Unicorn emulator (no ptrace, nothing runs on the host CPU)
 and traces its library calls (default), system calls (-S, --strace) or functions (--ftrace)."""
-EPILOG = """The guest's environment is fixed (PATH, HOME=/root, LANG=C.UTF-8 where the root has that locale,
-TERM): --env K=V adds to it and --inherit-env passes the host's. Each subcommand has --help.
+EPILOG = """The guest's environment is fixed (PATH, HOME=/root, LANG=C, TERM=dumb), so runs are the same
+anywhere: --env K=V adds to it (--env LANG=C.UTF-8 for a UTF-8 locale) and --inherit-env passes
+your own environment instead. Each subcommand has --help.
 
 Exit status: the program's; 124 a limit was reached, 125 usage or internal error,
 126 the program cannot be run, 127 it was not found, 128+N interrupted by signal N (130: SIGINT)."""
