@@ -26,6 +26,8 @@ setup(
                            "emutrace/machine/_printfcap.c",
                            "emutrace/machine/_strace.c", "emutrace/machine/_insncount.c"],
                           depends=["emutrace/machine/_cover.h", "emutrace/machine/_uchook.h"],
-                          optional=True)],
+                          optional=True),
+                 # the interrupt: its own module, loaded on both event paths (machine/interrupt.py)
+                 Extension("emutrace.machine._interrupt", ["emutrace/machine/_interrupt.c"], optional=True)],
     cmdclass={"build_ext": optional_build_ext},
 )

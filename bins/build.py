@@ -177,6 +177,8 @@ PROGRAMS: Dict[str, dict] = {
                    flags=_C_FLAGS + ("-pthread",)),
     "fprem": _p("c", "x87 FPREM/FPREM1 on a 64-bit significand; strtod of a subnormal", flags=_C_FLAGS),
     "spin": _p("c", "hostile: endless loop without syscalls", flags=_C_FLAGS, hostile=True),
+    "ttyio": _p("c", "writes and calls in turn: printf, fflush, usleep three times", flags=_C_FLAGS),
+    "avx2": _p("c", "AVX2 (ymm) code from -O3 -march=x86-64-v3: past the CPU model", flags=("-O3", "-march=x86-64-v3")),
     "membomb": _p("c", "hostile: allocates until malloc fails or cap MiB",
                   flags=_C_FLAGS, hostile=True),
     "exhaust": _p("c", "hostile: fills the overlay, pipes, fds, epoll, backlogs, threads, processes",

@@ -31,8 +31,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         cfg = parse(argv)
     except InfoRequested as e:
-        print(e)
-        return 0
+        (sys.stdout if e.status == 0 else sys.stderr).write(f"{e}\n")
+        return e.status
     except UsageError as e:
         return fail(str(e), USAGE_STATUS)
     try:
@@ -66,27 +66,45 @@ def entry() -> None:
 
 
 def run(cfg) -> int:
-    from .session import EmutraceError, LimitReached, Session     # deferred (and below): `emutrace diff`, `report` and --help load no emulator
+    from .session import EmutraceError, LimitReached, Result, Session     # deferred (and below): `emutrace diff`, `report` and --help load no emulator
     from .tracer import build_observers
+    from .machine.interrupt import Interrupted, arm, disarm
+    stop = None                 # the host signal that interrupted the run
     try:
         session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
         outputs = build_observers(session, cfg)
         report = _report(session, cfg)
         ended = result = None
+        status = _status_line(session, cfg, outputs)
         try:
+            arm()                       # (SIGINT, SIGTERM, SIGHUP stop the guest at once)
             session.start()
             gcpause.resume()            # (start-up is over: see emutrace/gcpause.py)
             result = session.run()
+        except Interrupted as e:
+            stop = e.signum
+            disarm()                    # (a second Ctrl-C must not cut the trace's last lines)
+            result = Result(signal=stop)
+            session.interrupted(stop)   # strace's and ltrace's `+++ killed by SIGINT +++`
         except EmutraceError as e:
             ended = e
             raise
         finally:
+            disarm()
+            if status is not None:
+                status.stop()
             for out in outputs:
                 out.close()
             if report is not None:
                 report.finish(result, ended, limit=isinstance(ended, LimitReached))
                 _write_report(report, cfg)
+    except Interrupted as e:            # (before the guest ran)
+        stop = e.signum
     except EmutraceError as e:
+        from .session import StartLimit     # deferred: the same module, loaded by now
+        if isinstance(e, StartLimit):
+            return fail(f"{e}; it starts with --max-mem {_smallest_max_mem(cfg)}M "
+                        f"(it may need more to run)", e.status)
         return fail(str(e), e.status)
     except OSError as e:
         return fail(f"{e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}", USAGE_STATUS)
@@ -95,9 +113,77 @@ def run(cfg) -> int:
     except RecursionError:
         return fail("internal error: recursion too deep", USAGE_STATUS)
     sys.stdout.flush()
+    for ill in session.illegal[:1]:     # (the first: the one that killed it, if nothing caught it)
+        sys.stderr.write(f"emutrace: illegal instruction `{ill['instruction']}` at {ill['address']:#x} "
+                         f"({ill['module']}): the CPU emutrace models is {ill['cpu']} (Unicorn 2.1 has "
+                         f"no AVX); the program got SIGILL\n")
+    if not cfg.quiet and not cfg.dump_dropped:
+        _note_dropped(session)
+    if stop is not None:
+        fail("interrupted", 128 + stop)
+        die_by_signal(stop)             # (host and Linux numbers agree for SIGINT, SIGTERM, SIGHUP)
     if result.signal:
         die_by_signal(result.signal)
     return result.status
+
+
+def _status_line(session, cfg, outputs):
+    """On a terminal, with the trace in a file or none: a status line (emutrace/statusline.py)."""
+    from . import statusline     # deferred: the same
+    if not statusline.wanted(cfg, sys.stderr):
+        return None
+    gil.keep_while_running(False)       # (its thread must run while the guest computes)
+    line = statusline.StatusLine(session, [getattr(o, "w", None) for o in outputs], sys.stderr)
+    line.start()
+    return line
+
+
+def _smallest_max_mem(cfg) -> int:
+    """The smallest --max-mem, in MiB, with which the program starts (its exec succeeds): found
+    by bisection, each try a fresh session that only starts the program."""
+    from .session import Session, StartLimit     # deferred: only a --max-mem too small asks
+    import copy     # deferred: the same
+
+    def starts(mib: int) -> bool:
+        opts = copy.copy(cfg.options)
+        opts.max_mem = mib << 20
+        try:
+            Session(cfg.argv, world=copy.deepcopy(cfg.world), options=opts, program=cfg.program).start()
+        except StartLimit:
+            return False
+        except Exception:           # (anything else: it got past the memory it needs)
+            return True
+        return True
+    lo, hi = max(1, cfg.options.max_mem >> 20), 64
+    while not starts(hi) and hi < 1 << 16:
+        lo, hi = hi, hi * 2
+    while lo + 1 < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if starts(mid) else (mid, hi)
+    return hi
+
+
+def _note_dropped(session) -> None:
+    """Files the program wrote into the sandbox's overlay vanish with it: say so in one line, with
+    how to keep them (-q: not a word)."""
+    from emutrace.kernel.vfs import S_IFMT, S_IFREG     # deferred: only a run that ended needs it
+    files = sorted((path, len(ov.data)) for path, ov in list(session.vfs.overlay.items())
+                   if ov.stat.mode & S_IFMT == S_IFREG and ov.data is not None)
+    if not files:
+        return
+    size = sum(n for _, n in files)
+    first = ", ".join(path for path, _ in files[:3]) + (", ..." if len(files) > 3 else "")
+    sys.stderr.write(f"emutrace: the sandbox dropped {len(files)} file{'s' if len(files) > 1 else ''} "
+                     f"({_bytes(size)}) the program wrote: {first}; keep them with --rw DIR or "
+                     f"--dump-dropped DIR (-q: no note)\n")
+
+
+def _bytes(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} bytes"
 
 
 def _report(session, cfg):

@@ -45,6 +45,7 @@ PROT_EXEC = 4
 
 
 _UNSET = object()
+OTHER_STACK = 8 << 20          # past Linux's default RLIMIT_STACK: not the thread's own stack
 
 
 class FuncSite:
@@ -244,5 +245,8 @@ class FunctionTracer:
             return None
         for frame in reversed(stack):
             if frame.id == ev.id:
-                return top - frame.rsp
+                use = top - frame.rsp
+                # a call on another stack than the thread's (a Go goroutine's, a sigaltstack, a
+                # coroutine's): its distance to the thread's top means nothing
+                return use if 0 <= use <= OTHER_STACK else -1
         return None

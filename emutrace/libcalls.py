@@ -483,8 +483,16 @@ class LibcallTracer:
                 names.setdefault(s.value + module.base, s.name)
         if not names and not self.quiet:
             # nothing to hook: say why rather than print an empty trace
-            proc.kernel.notify(f"{module.path} is statically linked and has no symbols: its C-library "
-                               "calls cannot be named (system calls still can: -S or --strace)")
+            functions = sum(1 for s in elf.symtab if s.defined and s.type == STT_FUNC)
+            if elf.section(".go.buildinfo") is not None or elf.section(".note.go.buildid") is not None:
+                why = ("is a statically linked Go program: it calls no C library, so there are no "
+                       "library calls to show")
+            elif functions:
+                why = f"is statically linked and none of its {functions:,} functions is a C-library one emutrace knows"
+            else:
+                why = "is statically linked and has no symbols: its C-library calls cannot be named"
+            proc.kernel.notify(f"{module.path} {why} (--ftrace: its functions; -S or --strace: its "
+                               "system calls)")
         self.internal = _InternalCode(module, self.protos)
         for addr, name in names.items():
             site = Site(name, module, "libc", static=True, via="static")

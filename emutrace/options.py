@@ -1,12 +1,27 @@
 """Command-line options: ltrace's and strace's flags where they have them, plus emutrace's own.
 
-Options end at the first word that is not an option (the program) or at `--`. Subcommands
-(`diff`, `sysroot`) are recognized only as a bare first word.
+Options end at the first word that is not an option (the program) or at `--`; short flags
+cluster (-fS, -tt) and take attached values (-s64, -oFILE); long ones take `--name=value` or
+`--name value`. Subcommands (`diff`, `sysroot`, `report`, `batch`) are recognized only as a bare
+first word (emutrace/cmds/).
+
+OPTIONS, the table at the end, is the one source of the options: parse() dispatches through it,
+help_text() is `--help`, argparse_parser() is what tools/manpage.py gives argparse-manpage and
+shtab for the man page and the bash/zsh completions, and tests/test_option_audit.py fails for an
+option of the table it has no case for. To add an option:
+
+1. a field for it in TraceConfig, Options or World (or Config) if it needs one;
+2. one Opt row in OPTIONS, in its group: its spellings, its value's name (None for a flag), the
+   help line, and `apply(state, value)`, which sets the field or raises UsageError with the
+   one-line message (helpers: _set, _store, _append, _choice; `choices=` for a fixed list,
+   `repeat=True` when it may be given again);
+3. a row in tests/test_option_audit.py's CASES: a valid use (compared with native, ltrace or
+   strace where they have the option) and invalid values, each refused with status 125.
 """
 from __future__ import annotations
 
 import os
-from typing import List, Optional
+from typing import Callable, Dict, List, Optional
 
 from .kernel.world import World
 from .machine.record import field, record
@@ -14,98 +29,17 @@ from .machine.version import __version__
 from emutrace.kernel.limits import LimitError, parse_limit
 from .session import Options
 
-HELP = """usage: emutrace [options] PROGRAM [ARGS...]
-       emutrace diff A.jsonl B.jsonl
-       emutrace sysroot PROGRAM OUT.tar
-       emutrace report REPORT.json
-       emutrace batch [--jobs N] --out DIR MANIFEST|FOLDER [-- OPTIONS...]
-
-Runs an x86-64 Linux program inside the Unicorn emulator (no ptrace, nothing runs on the host CPU)
-and traces its library calls (default), system calls (-S, --strace) or functions (--ftrace).
-
-Tracing:
-  -o FILE            write the trace to FILE (default: stderr)
-  -S                 also show system calls, interleaved with library calls (ltrace -S)
-  --strace           system calls only, in strace's format
-  -L                 no library calls
-  -e EXPR            ltrace filter (malloc+free, -strlen, *@libc.so*, /regex/) or, with --strace,
-                     strace's -e trace=SET (names, numbers, %class, /regex, ?NAME, all; !SET)
-  -x FILTER          also trace program-internal functions matching FILTER
-  -l LIB             only calls into libraries matching LIB
-  -F FILE            extra prototypes in ltrace.conf syntax
-  -s N               string length limit (default 32)
-  -n N               indent nested calls by N spaces
-  -C                 demangle C++ names
-  -i                 show the instruction pointer of each call
-  -T                 show the (virtual) time spent in each call
-  -t, -tt, -ttt, -r  timestamps on the virtual clock
-  -c                 summary table instead of a trace
-  -y                 show paths beside file descriptors (--strace)
-  -f                 follow forks and threads
-  -k, -kk            a backtrace after each system call (-kk: with source file:line)
-  -w N               a backtrace of N frames after each library call (ltrace -w)
-  -P PATH            only system calls naming PATH or an fd open on it (repeatable)
-  -z, -Z             only successful / only failed system calls (-e status=SET for more)
-  -e inject=SET:error=E|retval=N|signal=S|delay_enter=T|delay_exit=T[:when=EXPR]
-                     strace's fault injection (also -e fault=SET[:error=E][:when=EXPR])
-  --inject-call NAME:retval=V[:when=EXPR]
-                     make library function NAME return V without running (when= as inject)
-  --coverage FILE    write the basic blocks executed; --coverage-format drcov (default), lcov, text
-  --format FMT       text (default) or jsonl
-  --ftrace           trace every function of the program; --ftrace-libs adds the libraries'
-  --ftrace-depth N   report calls nested at most N deep (functions and library calls)
-  -a, --args         (after --ftrace) arguments and return values from DWARF, as uftrace -a
-  -A FUNC[@SPEC]     (after --ftrace) arguments of matching functions only; SPEC: arg1,name,retval
-  --chrome FILE      write a Chrome trace-event JSON timeline
-  --folded FILE      write folded stacks for flame graphs
-  --no-trace         run without tracing
-  --hook-returns     catch every return with a Python hook instead of logging library calls in
-                     guest code (slower; leaves every return address on the stack untouched)
-
-Behaviour report:
-  --report FILE      write a JSON behaviour report (processes, files, dropped files, network,
-                     findings, strings) at the end of the run, also when a limit ends it
-  --dump-dropped DIR write every file the program created or changed to DIR/<sha256>, and
-                     every region of code it wrote and then ran to DIR/code/<sha256>
-  --yara RULES       run YARA rules (a file, or a folder of .yar/.yara files) over the sample, its
-                     dropped files, its unpacked code and its memory at exit; matches go into
-                     the report (needs --report and pip install 'emutrace[yara]')
-
-Sandbox and determinism:
-  --root DIR|TAR     the guest's file system (default /), read-only; writes go to a throw-away overlay;
-                     a .tar/.tar.gz archive (docker export, rootfs tarball, `emutrace sysroot`) is read in place
-  --rw HOST[:GUEST]  grant real writes to a host directory
-  --cwd DIR          the guest's working directory (default: the host's, when inside the root)
-  --env K=V          add to the fixed default environment; --inherit-env passes the host's
-  --seed N           seed for AT_RANDOM, getrandom, /dev/urandom (default 0)
-  --clock T          start of the virtual clock, in seconds since the epoch
-  --uid N, --gid N   the guest's user and group ids (default 0: root of the sandbox)
-  --net              let Internet sockets reach non-loopback hosts (default: ENETUNREACH; the
-                     guest's 127.0.0.0/8 and ::1 are its own either way)
-  --no-vdso          map no vDSO: clock_gettime, gettimeofday, time and getcpu become system
-                     calls (default: emutrace's own vDSO answers them, docs/time.md)
-  --timeout S        stop after S seconds of wall time (exit status 124)
-  --max-insns N      stop after about N guest instructions (exit status 124)
-  --max-mem BYTES    guest memory limit of the whole run, all processes together (default 4G;
-                     suffixes K M G)
-  --max-procs N      process limit (default: --max-mem / 8 MiB of host memory per process,
-                     at least 64; 512 with the default --max-mem)
-  --max-disk BYTES   what the overlay may hold, data and metadata (default 1G); past it ENOSPC
-  --limit NAME=N     another bound on what the guest makes the host hold (repeatable): inodes,
-                     files, buffers, pipe_size, epoll_watches, unix_backlog, threads, timers, kobjects
-  --loader MODE      auto (default), interp (run the program's ld.so) or builtin (emutrace links)
-
-Exit status: the program's; 124 a limit was reached, 125 usage or internal error,
-126 the program cannot be run, 127 it was not found.
-"""
-
-
 class UsageError(Exception):
     pass
 
 
 class InfoRequested(Exception):
-    """--help or --version: print the text on stdout and exit 0."""
+    """--help or --version: print the text on stdout and exit 0 (no arguments at all: the short
+    usage on stderr, status 125)."""
+
+    def __init__(self, text: str, status: int = 0):
+        super().__init__(text)
+        self.status = status
 
 
 @record
@@ -121,13 +55,14 @@ class TraceConfig:
     string_limit: int = 32
     indent: int = 0
     demangle: bool = False
-    show_ip: int = 0                    # -i: the caller's address; -ii: and the position
+    show_ip: int = 0                    # -i: the caller's address; -ii: and the position (docs/time.md)
     show_time_spent: bool = False
     timestamps: int = 0                 # 1 -t, 2 -tt, 3 -ttt
     relative: bool = False
     summary: bool = False
     fd_paths: bool = False
     follow: bool = False
+    separate: bool = False              # -ff with -o FILE: FILE.PID per thread, as strace
     format: str = "text"
     ftrace: bool = False
     ftrace_libs: bool = False
@@ -158,6 +93,7 @@ class Config:
     report: Optional[str] = None        # --report FILE
     dump_dropped: Optional[str] = None  # --dump-dropped DIR
     yara: Optional[str] = None          # --yara RULES
+    quiet: bool = False                 # -q
 
 
 def parse_size(text: str) -> int:
@@ -224,31 +160,358 @@ def _coverage_format(tc, text: str) -> None:
 
 
 STRACE_QUALIFIERS = {"inject": _inject(False), "fault": _inject(True), "status": _status}
-POWER_LONG = {
-    "--inject": lambda tc, val: _inject(False)(tc, val()),
-    "--fault": lambda tc, val: _inject(True)(tc, val()),
-    "--status": lambda tc, val: _status(tc, val()),
-    "--inject-call": lambda tc, val: _inject_call(tc, val()),
-    "--trace-path": lambda tc, val: tc.trace_paths.append(val()),
-    "--successful-only": lambda tc, val: setattr(tc, "status", {"successful"}),
-    "--failed-only": lambda tc, val: setattr(tc, "status", {"failed"}),
-    "--stack-traces": lambda tc, val: setattr(tc, "stack_trace", max(tc.stack_trace, 1)),
-    "--coverage": lambda tc, val: setattr(tc, "coverage", val()),
-    "--coverage-format": lambda tc, val: _coverage_format(tc, val()),
-}
 
 
-# options that take a value: name → (setter)
+# ============================================================================ the option table
+# One row per option: the parser, --help, the argparse parser that the man page and the shell
+# completions are made from (tools/manpage.py), and tests/test_option_audit.py's coverage all
+# read OPTIONS. See the module's docstring for how to add a row.
+
+@record
+class Opt:
+    flags: tuple                    # ("-o", "--output"): short and long spellings
+    metavar: Optional[str]          # the value's name (None: a flag without a value)
+    help: str
+    group: str
+    apply: Callable                 # apply(state, value) (value None for a flag)
+    choices: Optional[tuple] = None # the values it takes, where they are a fixed list
+    repeat: bool = False            # may be given more than once (-t, -e, --env...)
+    mode: str = ""                  # "ftrace"/"strace": this meaning only after --ftrace/--strace
+                                    # (uftrace's -a, strace's -x); a row without one serves otherwise
+
+    @property
+    def key(self) -> str:
+        """The row's name in the option audit: its first spelling, and its mode if it has one."""
+        return self.flags[0] + (f"@{self.mode}" if self.mode else "")
+
+
+class _State:
+    """What the options build while they are parsed."""
+
+    def __init__(self):
+        self.world = World()
+        self.opts = Options()
+        self.tc = TraceConfig()
+        self.report = {"report": None, "dump_dropped": None, "yara": None}
+        self.env_add: List[str] = []
+        self.inherit = False
+        self.quiet = False
+
+
+def _set(target: str, attr: str, value):
+    return lambda st, v: setattr(getattr(st, target), attr, value)
+
+
+def _store(target: str, attr: str, conv=lambda v: v):
+    return lambda st, v: setattr(getattr(st, target), attr, conv(v))
+
+
+def _append(target: str, attr: str):
+    return lambda st, v: getattr(getattr(st, target), attr).append(v)
+
+
+def _choice(target: str, attr: str, name: str, choices: tuple):
+    def apply(st, v):
+        if v not in choices:
+            raise UsageError(f"{name} is {', '.join(choices[:-1])} or {choices[-1]}")
+        setattr(getattr(st, target), attr, v)
+    return apply
+
+
+def _e(st, v: str) -> None:
+    """-e: an ltrace filter, strace's trace= (sorted out later) or one of strace's qualifiers."""
+    qual, eq, rest = v.partition("=")
+    if eq and qual in STRACE_QUALIFIERS:
+        STRACE_QUALIFIERS[qual](st.tc, rest)
+    else:
+        st.tc.filters.append(v)
+
+
+def _follow(st, v) -> None:
+    st.tc.separate = st.tc.follow          # (-ff: the second one)
+    st.tc.follow = True
+
+
+def _root(st, v: str) -> None:
+    if not os.path.isdir(v):
+        from emutrace.kernel.tarfs import is_tar_archive     # deferred: tarfile, gzip, lzma and bz2 load only for a tar root
+        if not is_tar_archive(v):
+            raise UsageError(f"--root {v}: not a directory or a tar archive")
+    st.opts.root = v
+
+
+def _rw(st, spec: str) -> None:
+    host, _, guest = spec.partition(":")
+    if not os.path.isdir(host):
+        raise UsageError(f"--rw {host}: not a directory")
+    st.opts.rw += ((host, guest or os.path.abspath(host)),)
+
+
+def _env(st, kv: str) -> None:
+    if "=" not in kv or kv.startswith("="):
+        raise UsageError("--env takes NAME=VALUE")
+    st.env_add.append(kv)
+
+
+def _timeout(st, v: str) -> None:
+    try:
+        t = float(v)
+    except ValueError:
+        raise UsageError("--timeout takes seconds") from None
+    if not t > 0 or t == float("inf"):
+        raise UsageError("--timeout takes a number of seconds above 0")
+    st.opts.timeout = t
+
+
+def _limit(st, v: str) -> None:
+    try:
+        st.opts.limits = st.opts.limits + (parse_limit(v),)
+    except LimitError as e:
+        raise UsageError(str(e)) from None
+
+
+def _ftrace_libs(st, v) -> None:
+    st.tc.ftrace = st.tc.ftrace_libs = True
+
+
+def _args(st, v) -> None:
+    st.tc.ftrace_args = st.tc.ftrace_args or []
+
+
+def _arg_spec(st, v: str) -> None:
+    st.tc.ftrace_args = (st.tc.ftrace_args or []) + [v]
+
+
+def _strace(st, v) -> None:
+    st.tc.strace, st.tc.libcalls = True, False
+
+
+def _help(st, v):
+    raise InfoRequested(help_text())
+
+
+def _version(st, v):
+    from .machine.native import PATH as event_path     # deferred: only --version asks which event path runs (it loads the compiled module)
+    raise InfoRequested(f"emutrace {__version__}\nevent path: {event_path}")
+
+
+T, R, S, I = "Tracing", "Behaviour report", "Sandbox and determinism", "Information"
+OPTIONS: List[Opt] = [
+    # -- tracing
+    Opt(("-o", "--output"), "FILE", "write the trace to FILE (default: stderr)", T, _store("tc", "output")),
+    Opt(("-S",), None, "also show system calls, interleaved with library calls (ltrace -S)", T,
+        _set("tc", "syscalls", True)),
+    Opt(("--strace",), None, "system calls only, in strace's format", T, _strace),
+    Opt(("-L",), None, "no library calls", T, _set("tc", "libcalls", False)),
+    Opt(("-e",), "EXPR", "ltrace filter (malloc+free, -strlen, *@libc.so*, /regex/) or, with --strace, "
+        "strace's -e trace=SET (names, numbers, %class, /regex, ?NAME, all; !SET); also strace's "
+        "-e inject=SET:error=E|retval=N|signal=S|delay_enter=T|delay_exit=T[:when=EXPR], "
+        "-e fault=SET[:error=E][:when=EXPR] and -e status=SET", T, _e, repeat=True),
+    Opt(("-x",), "FILTER", "also trace program-internal functions matching FILTER", T,
+        _append("tc", "internal"), repeat=True),
+    Opt(("-l",), "LIB", "only calls into libraries matching LIB", T, _append("tc", "libs"), repeat=True),
+    Opt(("-F",), "FILE", "extra prototypes in ltrace.conf syntax", T, _append("tc", "proto_files"), repeat=True),
+    Opt(("-s",), "N", "string length limit (default 32)", T, _store("tc", "string_limit", lambda v: _int(v, "-s"))),
+    Opt(("-n",), "N", "indent nested calls by N spaces", T, _store("tc", "indent", lambda v: _int(v, "-n"))),
+    Opt(("-C",), None, "demangle C++ names", T, _set("tc", "demangle", True)),
+    Opt(("-i",), None, "show the instruction pointer of each call (-ii: and its position, the count of "
+        "retired instructions: docs/time.md)", T,
+        lambda st, v: setattr(st.tc, "show_ip", min(st.tc.show_ip + 1, 2)), repeat=True),
+    Opt(("-T",), None, "show the (virtual) time spent in each call", T, _set("tc", "show_time_spent", True)),
+    Opt(("-t",), None, "timestamps on the virtual clock (-tt: with microseconds, -ttt: since the epoch)", T,
+        lambda st, v: setattr(st.tc, "timestamps", min(st.tc.timestamps + 1, 3)), repeat=True),
+    Opt(("-r",), None, "relative timestamps on the virtual clock", T, _set("tc", "relative", True)),
+    Opt(("-c",), None, "summary table instead of a trace", T, _set("tc", "summary", True)),
+    Opt(("-y",), None, "show paths beside file descriptors (--strace)", T, _set("tc", "fd_paths", True)),
+    Opt(("-f",), None, "follow forks and threads (-ff with -o FILE: FILE.PID per process, as strace)", T,
+        _follow, repeat=True),
+    Opt(("-k", "--stack-traces"), None, "a backtrace after each system call (-kk: with source file:line)", T,
+        lambda st, v: setattr(st.tc, "stack_trace", min(st.tc.stack_trace + 1, 2)), repeat=True),
+    Opt(("-w",), "N", "a backtrace of N frames after each library call (ltrace -w)", T,
+        _store("tc", "call_stack", lambda v: _int(v, "-w", 1))),
+    Opt(("-P", "--trace-path"), "PATH", "only system calls naming PATH or an fd open on it", T,
+        _append("tc", "trace_paths"), repeat=True),
+    Opt(("-z", "--successful-only"), None, "only successful system calls", T, _set("tc", "status", {"successful"})),
+    Opt(("-Z", "--failed-only"), None, "only failed system calls", T, _set("tc", "status", {"failed"})),
+    Opt(("--status",), "SET", "only system calls with these statuses (strace's -e status=)", T,
+        lambda st, v: _status(st.tc, v)),
+    Opt(("--inject",), "SPEC", "strace's fault injection (-e inject=)", T, lambda st, v: _inject(False)(st.tc, v),
+        repeat=True),
+    Opt(("--fault",), "SPEC", "strace's -e fault=", T, lambda st, v: _inject(True)(st.tc, v), repeat=True),
+    Opt(("--inject-call",), "NAME:retval=V[:when=EXPR]", "make library function NAME return V without "
+        "running it (when= as strace's inject)", T, lambda st, v: _inject_call(st.tc, v), repeat=True),
+    Opt(("--coverage",), "FILE", "write the basic blocks executed", T, _store("tc", "coverage")),
+    Opt(("--coverage-format",), "FMT", "the --coverage file's format", T,
+        lambda st, v: _coverage_format(st.tc, v), choices=("drcov", "lcov", "text")),
+    Opt(("--format",), "FMT", "the trace's format (default text)", T,
+        _choice("tc", "format", "--format", ("text", "jsonl")), choices=("text", "jsonl")),
+    Opt(("--ftrace",), None, "trace every function of the program", T, _set("tc", "ftrace", True)),
+    Opt(("--ftrace-libs",), None, "--ftrace, and the libraries' functions too", T, _ftrace_libs),
+    Opt(("--ftrace-depth",), "N", "report calls nested at most N deep (functions and library calls)", T,
+        _store("tc", "ftrace_depth", lambda v: _int(v, "--ftrace-depth", 1))),
+    Opt(("--args",), None, "with --ftrace: arguments and return values from DWARF, as uftrace -a "
+        "(docs/dwarf.md)", T, _args),
+    Opt(("-a",), None, "the same as --args (uftrace's -a)", T, _args, mode="ftrace"),
+    Opt(("-A",), "FUNC[@SPEC]", "arguments of matching functions only; SPEC: arg1,name,retval (uftrace's -A)",
+        T, _arg_spec, repeat=True, mode="ftrace"),
+    Opt(("--chrome",), "FILE", "write a Chrome trace-event JSON timeline", T, _store("tc", "chrome")),
+    Opt(("--folded",), "FILE", "write folded stacks for flame graphs", T, _store("tc", "folded")),
+    Opt(("--no-trace",), None, "run without tracing", T, _set("tc", "enabled", False)),
+    Opt(("--hook-returns",), None, "catch every return with a Python hook instead of logging library "
+        "calls in guest code (slower; leaves every return address on the stack untouched)", T,
+        _set("tc", "guest_log", False)),
+    # -- the behaviour report
+    Opt(("--report",), "FILE", "write a JSON behaviour report (processes, files, dropped files, network, "
+        "findings, strings) at the end of the run, also when a limit ends it", R,
+        lambda st, v: st.report.__setitem__("report", v)),
+    Opt(("--dump-dropped",), "DIR", "write every file the program created or changed to DIR/<sha256>, and "
+        "every region of code it wrote and then ran to DIR/code/<sha256>", R,
+        lambda st, v: st.report.__setitem__("dump_dropped", v)),
+    Opt(("--yara",), "RULES", "run YARA rules (a file, or a folder of .yar/.yara files) over the sample, its "
+        "dropped files, its unpacked code and its memory at exit; matches go into the report (needs "
+        "--report and pip install 'emutrace[yara]')", R, lambda st, v: st.report.__setitem__("yara", v)),
+    # -- sandbox and determinism
+    Opt(("--root",), "DIR|TAR", "the guest's file system (default /), read-only; writes go to a throw-away "
+        "overlay; a .tar/.tar.gz archive (docker export, rootfs tarball, `emutrace sysroot`) is read in place", S,
+        _root),
+    Opt(("--rw",), "HOST[:GUEST]", "grant real writes to a host directory", S, _rw, repeat=True),
+    Opt(("--cwd",), "DIR", "the guest's working directory (default: the host's, when inside the root)", S,
+        _store("opts", "cwd")),
+    Opt(("--env",), "K=V", "add to the fixed default environment", S, _env, repeat=True),
+    Opt(("--inherit-env",), None, "start from the host's environment instead of the fixed one "
+        "(the trace then depends on it)", S, lambda st, v: setattr(st, "inherit", True)),
+    Opt(("--seed",), "N", "seed for AT_RANDOM, getrandom, /dev/urandom (default 0)", S,
+        _store("world", "seed", lambda v: _int(v, "--seed", -(1 << 63)))),
+    Opt(("--clock",), "T", "start of the virtual clock, in seconds since the epoch", S,
+        _store("world", "clock_start", lambda v: _int(v, "--clock"))),
+    Opt(("--uid",), "N", "the guest's user id (default 0: root of the sandbox)", S,
+        _store("world", "uid", lambda v: _int(v, "--uid"))),
+    Opt(("--gid",), "N", "the guest's group id (default 0)", S, _store("world", "gid", lambda v: _int(v, "--gid"))),
+    Opt(("--net",), None, "let Internet sockets reach non-loopback hosts (default: ENETUNREACH; the "
+        "guest's 127.0.0.0/8 and ::1 are its own either way)", S, _set("opts", "net", True)),
+    Opt(("--no-vdso",), None, "map no vDSO: clock_gettime, gettimeofday, time and getcpu become system "
+        "calls (default: emutrace's own vDSO answers them, docs/time.md)", S, _set("opts", "vdso", False)),
+    Opt(("--timeout",), "S", "stop after S seconds of wall time (exit status 124)", S, _timeout),
+    Opt(("--max-insns",), "N", "stop after about N guest instructions (exit status 124)", S,
+        _store("opts", "max_insns", lambda v: _int(v, "--max-insns", 1))),
+    Opt(("--max-mem",), "BYTES", "guest memory limit of the whole run, all processes together "
+        "(default 4G; suffixes K M G)", S, _store("opts", "max_mem", lambda v: parse_size(v))),
+    Opt(("--max-procs",), "N", "process limit (default: --max-mem / 8 MiB of host memory per process, "
+        "at least 64; 512 with the default --max-mem)", S,
+        _store("opts", "max_procs", lambda v: _int(v, "--max-procs", 1))),
+    Opt(("--max-disk",), "BYTES", "what the overlay may hold, data and metadata (default 1G); past it ENOSPC", S,
+        _store("opts", "max_disk", lambda v: parse_size(v))),
+    Opt(("--limit",), "NAME=N", "another bound on what the guest makes the host hold: inodes, files, buffers, "
+        "pipe_size, epoll_watches, unix_backlog, threads, timers, kobjects", S, _limit, repeat=True),
+    Opt(("--loader",), "MODE", "auto (default), interp (run the program's ld.so) or builtin (emutrace links)", S,
+        _choice("opts", "loader", "--loader", ("auto", "interp", "builtin")), choices=("auto", "interp", "builtin")),
+    # -- information
+    Opt(("-q", "--quiet"), None, "no notes from emutrace at the end of a run (files the sandbox dropped) "
+        "and no status line on a terminal", I, lambda st, v: setattr(st, "quiet", True)),
+    Opt(("-h", "--help"), None, "this help", I, _help),
+    Opt(("--version",), None, "emutrace's version and its event path", I, _version),
+]
+# the rows by spelling: BY_FLAG the plain meaning, BY_MODE the meaning after --ftrace/--strace
+BY_FLAG: Dict[str, Opt] = {f: o for o in OPTIONS if not o.mode for f in o.flags}
+BY_MODE: Dict[tuple, Opt] = {(o.mode, f): o for o in OPTIONS if o.mode for f in o.flags}
+MODES = (("ftrace", lambda tc: tc.ftrace), ("strace", lambda tc: tc.strace))
+UNSUPPORTED_SHORT = "uEIDp"             # ltrace/strace letters emutrace does not have
+
+
+def find(st, flag: str) -> Optional[Opt]:
+    """The row a spelling names given the options so far: a mode's own meaning where that mode
+    is on (-a after --ftrace), else the plain one."""
+    for mode, on in MODES:
+        if on(st.tc) and (mode, flag) in BY_MODE:
+            return BY_MODE[(mode, flag)]
+    o = BY_FLAG.get(flag)
+    if o is None:
+        needs = [m for m, _ in MODES if (m, flag) in BY_MODE]
+        if needs:
+            raise UsageError(f"option {flag} needs --{needs[0]} before it (see emutrace --help)")
+    return o
+
+USAGE = """usage: emutrace [options] PROGRAM [ARGS...]
+       emutrace diff A.jsonl B.jsonl
+       emutrace sysroot PROGRAM OUT.tar
+       emutrace report REPORT.json
+       emutrace batch [--jobs N] --out DIR MANIFEST|FOLDER [-- OPTIONS...]"""
+DESCRIPTION = """Runs an x86-64 Linux program inside the Unicorn emulator (no ptrace, nothing runs on the host CPU)
+and traces its library calls (default), system calls (-S, --strace) or functions (--ftrace)."""
+EPILOG = """The guest's environment is fixed (PATH, HOME=/root, LANG=C, TERM=dumb), so runs are the same
+anywhere: --env K=V adds to it (--env LANG=C.UTF-8 for a UTF-8 locale) and --inherit-env passes
+your own environment instead. Each subcommand has --help.
+
+Exit status: the program's; 124 a limit was reached, 125 usage or internal error,
+126 the program cannot be run, 127 it was not found, 128+N interrupted by signal N (130: SIGINT)."""
+SHORT_USAGE = """emutrace: no program given
+usage: emutrace [options] PROGRAM [ARGS...]   (emutrace --help: every option)
+
+  emutrace ls -l                  trace a program's library calls, as ltrace
+  emutrace --strace -f sh -c 'ls | wc -l'   its system calls, as strace"""
+
+
+def _label(o: Opt) -> str:
+    return ", ".join(o.flags) + (f" {o.metavar}" if o.metavar else "")
+
+
+def help_text(width: int = 100) -> str:
+    """--help, from OPTIONS: the usage, then each group's options with their help wrapped."""
+    import textwrap     # deferred: only --help wraps text
+    out = [USAGE, "", DESCRIPTION]
+    for group in (T, R, S, I):
+        out += ["", f"{group}:"]
+        for o in (o for o in OPTIONS if o.group == group):
+            label = "  " + _label(o)
+            text = (f"(after --{o.mode}) " if o.mode else "") + o.help + (f" ({', '.join(o.choices)})" if o.choices else "")
+            lines = textwrap.wrap(text, width - 21)
+            if len(label) > 19:
+                out.append(label)
+                out += [" " * 21 + line for line in lines]
+            else:
+                out.append(label.ljust(21) + lines[0])
+                out += [" " * 21 + line for line in lines[1:]]
+    out += ["", EPILOG]
+    return "\n".join(out)
+
+
+def argparse_parser():
+    """An argparse parser with the same options (for the man page and the shell completions,
+    made by argparse-manpage and shtab: tools/manpage.py). emutrace parses its own command line
+    (parse()), as ltrace and strace do: options end at the program, short flags cluster."""
+    import argparse     # deferred: only the man page and the completions need argparse
+    p = argparse.ArgumentParser(prog="emutrace", usage="emutrace [options] PROGRAM [ARGS...]",
+                                description=DESCRIPTION + "\n\n" + USAGE,
+                                epilog=EPILOG, add_help=False, formatter_class=argparse.RawDescriptionHelpFormatter)
+    groups = {g: p.add_argument_group(g) for g in (T, R, S, I)}
+    seen = set()
+    for o in OPTIONS:
+        flags = [f for f in o.flags if f not in seen]      # (a spelling with two meanings: listed once,
+        if not flags:                                       # its help names both)
+            continue
+        seen.update(flags)
+        others = [m for m in OPTIONS if m is not o and set(m.flags) & set(flags)]
+        text = "; ".join((f"after --{m.mode}: " if m.mode else "") + m.help for m in [o] + others)
+        kw = {"help": text.replace("%", "%%"), "dest": "opt_" + flags[-1].lstrip("-").replace("-", "_") + o.mode}
+        if o.metavar:
+            kw.update(metavar=o.metavar, action="append" if o.repeat else "store")
+            if o.choices:
+                kw["choices"] = o.choices
+        else:
+            kw["action"] = "count" if o.repeat else "store_true"
+        groups[o.group].add_argument(*flags, **kw)
+    p.add_argument("program", metavar="PROGRAM", help="the program to run, looked up on the guest's PATH")
+    p.add_argument("args", metavar="ARGS", nargs="*", help="its arguments")
+    return p
+
+
 def parse(argv: List[str]) -> Config:
-    world = World()
-    opts = Options()
-    tc = TraceConfig()
-    report = {"report": None, "dump_dropped": None, "yara": None}
-    env_add: List[str] = []
-    inherit = False
+    if not argv:
+        raise InfoRequested(SHORT_USAGE, status=125)     # (a usage error, with help)
+    st = _State()
     i = 0
 
-    def value(name: str) -> str:
+    def next_value(name: str) -> str:
         nonlocal i
         if i + 1 >= len(argv):
             raise UsageError(f"option {name} needs a value")
@@ -262,194 +525,43 @@ def parse(argv: List[str]) -> Config:
             break
         if not a.startswith("-") or a == "-":
             break
-        name, eq, attached = a.partition("=") if a.startswith("--") else (a, "", "")
         if a.startswith("--"):
-            val = (lambda n=name: attached) if eq else (lambda n=name: value(n))
-            if name in ("--help",):
-                raise InfoRequested(HELP.rstrip())
-            elif name == "--version":
-                from .machine.native import PATH as event_path     # deferred: only --version asks which event path runs (it loads the compiled module)
-                raise InfoRequested(f"emutrace {__version__}\nevent path: {event_path}")
-            elif name == "--strace":
-                tc.strace, tc.libcalls = True, False
-            elif name == "--ftrace":
-                tc.ftrace = True
-            elif name == "--ftrace-libs":
-                tc.ftrace = tc.ftrace_libs = True
-            elif name == "--args":
-                tc.ftrace_args = tc.ftrace_args or []
-            elif name == "--ftrace-depth":
-                tc.ftrace_depth = _int(val(), "--ftrace-depth", 1)
-            elif name == "--format":
-                tc.format = val()
-                if tc.format not in ("text", "jsonl"):
-                    raise UsageError("--format is text or jsonl")
-            elif name == "--chrome":
-                tc.chrome = val()
-            elif name == "--folded":
-                tc.folded = val()
-            elif name == "--no-trace":
-                tc.enabled = False
-            elif name == "--hook-returns":
-                tc.guest_log = False
-            elif name == "--root":
-                opts.root = val()
-                if not os.path.isdir(opts.root):
-                    from emutrace.kernel.tarfs import is_tar_archive     # deferred: tarfile, gzip, lzma and bz2 load only for a tar root
-                    if not is_tar_archive(opts.root):
-                        raise UsageError(f"--root {opts.root}: not a directory or a tar archive")
-            elif name == "--rw":
-                spec = val()
-                host, _, guest = spec.partition(":")
-                if not os.path.isdir(host):
-                    raise UsageError(f"--rw {host}: not a directory")
-                opts.rw += ((host, guest or os.path.abspath(host)),)
-            elif name == "--cwd":
-                opts.cwd = val()
-            elif name == "--env":
-                kv = val()
-                if "=" not in kv:
-                    raise UsageError("--env takes NAME=VALUE")
-                env_add.append(kv)
-            elif name == "--inherit-env":
-                inherit = True
-            elif name == "--seed":
-                world.seed = _int(val(), "--seed", -(1 << 63))
-            elif name == "--clock":
-                world.clock_start = _int(val(), "--clock")
-            elif name == "--uid":
-                world.uid = _int(val(), "--uid")
-            elif name == "--gid":
-                world.gid = _int(val(), "--gid")
-            elif name == "--net":
-                opts.net = True
-            elif name == "--no-vdso":
-                opts.vdso = False
-            elif name == "--timeout":
-                try:
-                    opts.timeout = float(val())
-                except ValueError:
-                    raise UsageError("--timeout takes seconds") from None
-            elif name == "--max-insns":
-                opts.max_insns = _int(val(), "--max-insns", 1)
-            elif name == "--max-mem":
-                opts.max_mem = parse_size(val())
-            elif name == "--max-procs":
-                opts.max_procs = _int(val(), "--max-procs", 1)
-            elif name == "--max-disk":
-                opts.max_disk = parse_size(val())
-            elif name == "--limit":
-                try:
-                    opts.limits = opts.limits + (parse_limit(val()),)
-                except LimitError as e:
-                    raise UsageError(str(e)) from None
-            elif name == "--loader":
-                opts.loader = val()
-                if opts.loader not in ("auto", "interp", "builtin"):
-                    raise UsageError("--loader is auto, interp or builtin")
-            elif name == "--output":
-                tc.output = val()
-            elif name in POWER_LONG:
-                POWER_LONG[name](tc, val)
-            elif name == "--report":
-                report["report"] = val()
-            elif name == "--dump-dropped":
-                report["dump_dropped"] = val()
-            elif name == "--yara":
-                report["yara"] = val()
-            else:
+            name, eq, attached = a.partition("=")
+            o = find(st, name)
+            if o is None:
                 raise UsageError(f"unknown option {name} (see emutrace --help)")
+            if o.metavar is None and eq:
+                raise UsageError(f"option {name} takes no value")
+            o.apply(st, (attached if eq else next_value(name)) if o.metavar else None)
             i += 1
             continue
         # short options, possibly clustered (-tt, -fS) or with an attached value (-s64, -oFILE)
         j = 1
         while j < len(a):
             c = a[j]
-            rest = a[j + 1:]
-
-            def sval(flag=c):
-                nonlocal i
-                if rest:
-                    return rest
-                if i + 1 >= len(argv):
-                    raise UsageError(f"option -{flag} needs a value")
-                i += 1
-                return argv[i]
-
-            if c == "h":
-                raise InfoRequested(HELP.rstrip())
-            if c in "aA" and tc.ftrace:       # uftrace's -a / -A FUNC[@arg1,retval] under --ftrace only
-                if c == "a":
-                    tc.ftrace_args = tc.ftrace_args or []
-                    j += 1
-                    continue
-                tc.ftrace_args = (tc.ftrace_args or []) + [sval()]
-                break
-            if c in "oesnFlxuEIAaPDpw":
-                v = sval()
-                if c == "o":
-                    tc.output = v
-                elif c == "e" and v.split("=", 1)[0] in STRACE_QUALIFIERS:
-                    STRACE_QUALIFIERS[v.split("=", 1)[0]](tc, v.split("=", 1)[1])
-                elif c == "e":
-                    tc.filters.append(v)
-                elif c == "P":
-                    tc.trace_paths.append(v)
-                elif c == "w":
-                    tc.call_stack = _int(v, "-w", 1)
-                elif c == "s":
-                    tc.string_limit = _int(v, "-s")
-                elif c == "n":
-                    tc.indent = _int(v, "-n")
-                elif c == "F":
-                    tc.proto_files.append(v)
-                elif c == "l":
-                    tc.libs.append(v)
-                elif c == "x":
-                    tc.internal.append(v)
-                else:
+            o = find(st, "-" + c)
+            if o is None:
+                if c in UNSUPPORTED_SHORT:
                     raise UsageError(f"option -{c} is not supported")
-                break
-            elif c == "S":
-                tc.syscalls = True
-            elif c == "L":
-                tc.libcalls = False
-            elif c == "C":
-                tc.demangle = True
-            elif c == "i":
-                tc.show_ip = 2 if tc.show_ip else 1     # -ii: the position too (docs/time.md)
-            elif c == "T":
-                tc.show_time_spent = True
-            elif c == "t":
-                tc.timestamps += 1
-            elif c == "r":
-                tc.relative = True
-            elif c == "c":
-                tc.summary = True
-            elif c == "y":
-                tc.fd_paths = True
-            elif c == "f":
-                tc.follow = True
-            elif c == "k":
-                tc.stack_trace = min(tc.stack_trace + 1, 2)
-            elif c in "zZ":
-                tc.status = {"successful"} if c == "z" else {"failed"}
-            else:
                 raise UsageError(f"unknown option -{c} (see emutrace --help)")
+            if o.metavar:
+                o.apply(st, a[j + 1:] if j + 1 < len(a) else next_value("-" + c))
+                break
+            o.apply(st, None)
             j += 1
         i += 1
+    return _finish(st, argv[i:])
 
-    rest = argv[i:]
+
+def _finish(st: _State, rest: List[str]) -> Config:
+    world, opts, tc = st.world, st.opts, st.tc
     if not rest:
         raise UsageError("no program given (usage: emutrace [options] PROGRAM [ARGS...]; see --help)")
-    if inherit:
+    if st.inherit:
         world.env = dict(os.environ)
-    for kv in env_add:
+    for kv in st.env_add:
         k, _, v = kv.partition("=")
         world.env[k] = v
-    tc.timestamps = min(tc.timestamps, 3)
-    if tc.ftrace_args is not None and not tc.ftrace:
-        raise UsageError("--args (-a, -A) shows functions' arguments: it needs --ftrace before it")
     if opts.cwd is None:
         host_cwd = os.getcwd()
         root = os.path.abspath(opts.root)
@@ -459,6 +571,8 @@ def parse(argv: List[str]) -> Config:
             opts.cwd = "/" + os.path.relpath(host_cwd, root).replace(os.sep, "/").lstrip("./")
         else:
             opts.cwd = "/"
-    if report["yara"] and not report["report"]:
+    if tc.ftrace_args is not None and not tc.ftrace:
+        raise UsageError("--args (-a, -A) shows functions' arguments: it needs --ftrace before it")
+    if st.report["yara"] and not st.report["report"]:
         raise UsageError("--yara puts its matches in the report: give --report FILE too")
-    return Config(argv=rest, program=rest[0], world=world, options=opts, trace=tc, **report)
+    return Config(argv=rest, program=rest[0], world=world, options=opts, trace=tc, quiet=st.quiet, **st.report)

@@ -21,6 +21,45 @@ def open_stream(path: Optional[str]) -> TextIO:
     return open(path, "w", encoding="utf-8", errors="backslashreplace")
 
 
+class PerProcessFiles:
+    """strace -ff -o BASE: each thread's lines go to BASE.TID, without their `[pid TID] ` prefix
+    (the sinks print it for every line under -f). A line without the prefix (a -k backtrace's
+    frames, a continuation) belongs to the thread of the line before it."""
+
+    def __init__(self, base: str):
+        self.base = base
+        self.files: dict = {}
+        self.tid = None
+        self.rest = ""
+
+    def _file(self, tid: str):
+        f = self.files.get(tid)
+        if f is None:
+            f = self.files[tid] = open_stream(f"{self.base}.{tid}")
+        return f
+
+    def write(self, text: str) -> None:
+        lines = (self.rest + text).split("\n")
+        self.rest = lines.pop()
+        for line in lines:
+            if line.startswith("[pid "):
+                tid, _, body = line[5:].partition("] ")
+                if tid.isdigit():
+                    self.tid, line = tid, body
+            if self.tid is not None:
+                self._file(self.tid).write(line + "\n")
+
+    def flush(self) -> None:
+        for f in self.files.values():
+            f.flush()
+
+    def close(self) -> None:
+        if self.rest:
+            self.write("\n")
+        for f in self.files.values():
+            f.close()
+
+
 class Timestamps:
     """-t / -tt / -ttt / -r prefixes, on the virtual clock."""
 
@@ -64,12 +103,15 @@ class Writer:
         self.sync_syscalls = not own
         self.buf: List[str] = []
         self.size = 0
+        self.lines = 0          # lines written (counted at each flush: the status line reads it)
         self.last = time.monotonic()
+
+    interactive = False     # on a terminal it shares with the program: every write at once
 
     def write(self, text: str, urgent: bool = False) -> None:
         self.buf.append(text)
         self.size += len(text)
-        if urgent or self.size > self.MAX_BUFFER:
+        if urgent or self.interactive or self.size > self.MAX_BUFFER:
             self.flush()
         else:
             now = time.monotonic()
@@ -89,7 +131,9 @@ class Writer:
 
     def flush(self, now: float = 0.0) -> None:
         if self.buf:
-            self.stream.write("".join(self.buf))
+            text = "".join(self.buf)
+            self.lines += text.count("\n")
+            self.stream.write(text)
             self.buf.clear()
             self.size = 0
         self.stream.flush()
@@ -309,7 +353,9 @@ class StraceText:
             spent = f" <{ev.duration_ns // 10**9}.{ev.duration_ns % 10**9 // 1000:06d}>" if cfg.show_time_spent and ev.ret is not None else ""
             line = ev.line
             head, sep, ret = line.rpartition(") = ")             # (strace_align, written out)
-            line = (prefix + head + ")").ljust(39) + " = " + ret if sep else prefix + line
+            # (-ff: the `[pid N] ` that PerProcessFiles takes off is not part of the alignment)
+            width = 39 + (len(str(ev.tid)) + 7 if self.multi and getattr(cfg, "separate", False) else 0)
+            line = (prefix + head + ")").ljust(width) + " = " + ret if sep else prefix + line
             self.w.write_syscall(line + spent + "\n" + (_stack_lines(ev.stack) if ev.stack else ""))
         elif isinstance(ev, Signal):
             self.w.write(self._prefix(ev) + ev.line + "\n" + _stack_lines(ev.stack), urgent=True)
@@ -374,7 +420,8 @@ class FtraceText:
             if self.cfg.ftrace_args is not None and (ev.typed is not None or ev.kind != "function"):
                 name += "(" + ", ".join(ev.args) + ")"     # -a: uftrace's notation
                 self.uses[ev.id] = use or 0
-            self.w.write(self._prefix("FUN", ev) + f"{_grouped(use or 0):>{self.STACK_DIGITS}} "
+            used = "-" if use == -1 else _grouped(use or 0)      # (-1: on another stack, see ftrace.py)
+            self.w.write(self._prefix("FUN", ev) + f"{used:>{self.STACK_DIGITS}} "
                          + "  " * ev.depth + "&" + name + "\n")
         elif isinstance(ev, Return):
             use = self.uses.pop(ev.id, None)
@@ -449,7 +496,7 @@ class FtraceText:
 
 
 class JsonLines:
-    """One JSON object per event (schema in README)."""
+    """One JSON object per event (schema in docs/trace-formats.md)."""
 
     position = None             # () -> (instructions retired in the run, rip): the tracer sets it
 

@@ -25,7 +25,7 @@ from emutrace.kernel.task import GuestDeadlock, Process, ProcessExit
 from emutrace.kernel.vfs import S_IFREG, Vfs, VfsError
 from emutrace.loader.elf import ElfError, memoized, read_elf
 from emutrace.loader.exec import exec_into
-from emutrace.loader.modules import Module
+from emutrace.loader.modules import Module, module_at
 
 from .kernel.world import World
 from .machine.errors import EmutraceError
@@ -36,6 +36,8 @@ from .tsc import TscObserver
 
 SEGV_MAPERR, SEGV_ACCERR, FPE_INTDIV, ILL_ILLOPN, TRAP_BRKPT, SI_KERNEL = 1, 2, 1, 2, 1, 0x80
 DEFAULT_MAX_MEM = 4 << 30
+# the x86-64 level the CPU model offers (machine/cpu.py's CPUID): Unicorn 2.1 has no AVX
+CPU_LEVEL = "x86-64-v2"
 
 _UNMAPPED = {UCC.UC_ERR_READ_UNMAPPED, UCC.UC_ERR_WRITE_UNMAPPED, UCC.UC_ERR_FETCH_UNMAPPED}
 _PROT = {UCC.UC_ERR_READ_PROT, UCC.UC_ERR_WRITE_PROT, UCC.UC_ERR_FETCH_PROT}
@@ -43,6 +45,10 @@ _PROT = {UCC.UC_ERR_READ_PROT, UCC.UC_ERR_WRITE_PROT, UCC.UC_ERR_FETCH_PROT}
 
 class LimitReached(EmutraceError):
     """--timeout, --max-insns or a deadlock ended the run."""
+
+
+class StartLimit(LimitReached):
+    """--max-mem is too small for the program to start."""
 
 
 @record
@@ -113,6 +119,7 @@ class Session:
         self._main_result: Optional[Result] = None
         self._fault = None
         self.started = False
+        self.illegal: List[dict] = []     # instructions the CPU model lacks that the guest ran
 
     # -- set-up ---------------------------------------------------------------
     def add_observer(self, obs) -> None:
@@ -198,6 +205,12 @@ class Session:
         try:
             exec_into(proc, self.find_program(self.program), self.argv, env, proc.cwd, self.opts.loader)
         except ExecError as e:
+            if e.errno == E.ENOMEM:
+                # the run's memory limit is too small to start it: a limit reached (124)
+                mem = self.opts.max_mem
+                size = f"{mem >> 20} MiB" if mem >= 1 << 20 else f"{mem} bytes"
+                raise StartLimit(f"--max-mem {size} is too small to start "
+                                 f"{self.program} ({e})", 124) from None
             status = 127 if e.errno == E.ENOENT else 126
             raise EmutraceError(str(e), status) from None
         self.started = True
@@ -419,6 +432,18 @@ class Session:
         if proc is not self._main:              # (the first one stays inspectable after the run)
             self.kernel.life.release_process(proc)
 
+    def interrupted(self, sig: int) -> None:
+        """The host interrupted the run (Ctrl-C): every process still alive is reported killed by
+        `sig`, as strace and ltrace end a trace whose tracee the terminal's signal killed. The
+        processes are left as they are: the run ends here."""
+        for p in list(self.kernel.sched.procs):
+            if p.exit is not None:
+                continue
+            for obs in self._observers_of(p):
+                hook = getattr(obs, "exited", None)
+                if hook is not None:
+                    hook(p, Result(signal=sig))
+
     def _end_orphans(self) -> None:
         """The first process has ended and the rest wait forever: they are killed."""
         for p in list(self.kernel.sched.procs):
@@ -467,6 +492,7 @@ class Session:
             force_signal(proc, {"si_signo": SIGSEGV, "si_code": code, "si_addr": addr, "_trapno": 14,
                                 "_err": 4 | (2 if err in (UCC.UC_ERR_WRITE_UNMAPPED, UCC.UC_ERR_WRITE_PROT) else 0)})
         elif err == UCC.UC_ERR_INSN_INVALID:
+            self._note_illegal(proc, rip)
             force_signal(proc, {"si_signo": SIGILL, "si_code": ILL_ILLOPN, "si_addr": rip, "_trapno": 6})
         elif err == UCC.UC_ERR_EXCEPTION and fault and fault[0] == "intr":
             self._cpu_exception(proc, fault[1])
@@ -484,6 +510,21 @@ class Session:
         self.hooks.fire("oom_kill", proc, addr)
         force_signal(proc, {"si_signo": SIGKILL, "si_code": SI_KERNEL, "si_addr": 0})
         proc.resume_at = proc.machine.reg("rip")
+    def _note_illegal(self, proc, rip: int) -> None:
+        """An instruction the CPU model does not execute: kept (`illegal`) for the CLI's line and
+        the report. Most are instructions past the modelled level (AVX, AVX2: a program built
+        with -march=x86-64-v3), which Unicorn 2.1 cannot run."""
+        code = proc.machine.read(rip, 15) or b""
+        text = "(unreadable)"
+        if code:
+            import capstone     # deferred: only an illegal instruction is disassembled
+            md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+            got = next(md.disasm_lite(code, rip, 1), None)
+            text = f"{got[2]} {got[3]}".strip() if got else "(undecodable) " + code[:8].hex(" ")
+        m = module_at(proc.modules, rip)
+        where = f"{m.path}+{rip - m.base:#x}" if m else "no module"
+        self.illegal.append({"pid": proc.pid, "address": rip, "instruction": text, "module": where,
+                             "cpu": CPU_LEVEL})
 
     def _cpu_exception(self, proc, intno: int):
         rip = proc.machine.reg("rip")

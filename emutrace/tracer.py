@@ -143,14 +143,28 @@ def build_observers(session, cfg) -> List:
     from . import powertools     # deferred: the power tools load only when an option asks for one
     extra_outputs = powertools.coverage(session, tc)       # --coverage (with --no-trace too)
     if not tc.enabled:
-        powertools.syscall_injection(session, tc)
-        return extra_outputs
+        if not tc.inject_calls:
+            powertools.syscall_injection(session, tc)
+            return extra_outputs
+        # --inject-call under --no-trace: the calls must still be caught to be answered; their
+        # lines go nowhere (an ltrace filter that shows none, written to the null device)
+        tc.output, tc.filters, tc.syscalls, tc.strace = os.devnull, ["-*"], False, False
+        tc.format, tc.summary = "text", False
     # deferred: a --no-trace run writes no trace (output loads values, protos and json, ~3 ms)
-    from .output import FtraceText, JsonLines, LtraceText, StraceText, Writer, open_stream
+    from .output import FtraceText, JsonLines, LtraceText, PerProcessFiles, StraceText, Writer, open_stream
     sys_specs, call_exprs = split_filters(tc)
+    if tc.inject_calls and not tc.libcalls:
+        call_exprs = ["-*"]         # (-L or --strace: the calls are answered, not shown)
     functions = tc.ftrace or bool(tc.internal)
-    stream = open_stream(tc.output)
+    stream = PerProcessFiles(tc.output) if tc.separate and tc.output else open_stream(tc.output)
     writer = Writer(stream, own=tc.output is not None)
+    if tc.output is None and _on_terminal(stream):
+        # as ltrace on a terminal: each call's line starts at its entry and is on the screen
+        # before the program writes, so the two interleave in order. Calls then take the hooked
+        # path (the guest log reports them at the end of a slice); a trace into a file or a pipe
+        # keeps the guest log and the buffered writer
+        writer.interactive = True
+        tc.guest_log = False
     if tc.format == "jsonl":
         sink = JsonLines(writer, session.world, tc)
         sink.position = session.position
@@ -245,6 +259,11 @@ def _arg_types(session, tc):
         except FilterError as e:
             raise EmutraceError(f"-A: {e}", 125) from None
     return types, specs
+def _on_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _timeline_sinks(session, tc, sinks) -> None:

@@ -127,7 +127,7 @@ def _commit(proc, canon, elf, interp_elf, argv, envp, builtin) -> Image:
     try:
         machine, aspace = kernel.engines.new()
     except OutOfMemory:
-        raise ExecError(E.ENOMEM, "out of memory for a new engine (--max-mem)") from None
+        raise ExecError(E.ENOMEM, "the emulated CPU and its translation cache do not fit in guest memory") from None
     if kernel.hooks.wants("code_unpacked"):
         aspace.watch_code(kernel.hooks)
     old = proc.aspace

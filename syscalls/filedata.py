@@ -42,7 +42,7 @@ class FileData:
     def page_digest(self) -> str:
         """A fingerprint of a sparse file too large for image(): SHA-256 over its written pages
         in order, each after its byte offset (8 bytes, little-endian); holes are zeros."""
-        import hashlib                  # deferred: OpenSSL's start costs every run (README Decisions)
+        import hashlib                  # deferred: OpenSSL's start costs every run (docs/decisions.md)
         h = hashlib.sha256()
         for i in sorted(self.pages):
             h.update((i * PAGE).to_bytes(8, "little"))

@@ -515,7 +515,7 @@ class Vfs:
     #  - the host changes the file: never the guest, for the root is read-only to it. What a
     #    host process does to the root under a running guest is seen at the final name of every
     #    path (its lstat is always fresh), but a directory or symlink on the way is taken as it
-    #    was first seen: a snapshot at first look (README, "What the guest sees of the host").
+    #    was first seen: a snapshot at first look (docs/sandbox.md).
     # So only the root's and the overlay's names are kept: not synthesized ones (/proc/self leads
     # somewhere else in every process), not --rw grants' (host files the host may change too), not
     # magic links. Final names are never answered from the cache: their node is always fresh.

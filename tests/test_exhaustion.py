@@ -1,7 +1,7 @@
 """The sandbox holds under exhaustion: a hostile guest (bins/exhaust.c, run only under emutrace)
 tries to make the host hold without bound each thing the kernel keeps for it, and every attempt
 ends with Linux's errno for that bound while the host process's peak RSS stays under
---max-mem + --max-disk + the fixed overhead README states."""
+--max-mem + --max-disk + the fixed overhead docs/bounds.md states."""
 import os
 import subprocess
 import sys
@@ -12,7 +12,7 @@ from conftest import built
 
 MiB = 1 << 20
 MAX_MEM = 256 * MiB
-OVERHEAD = 320 * MiB          # README, "Bounds": the host's own cost at the default bounds
+OVERHEAD = 320 * MiB          # docs/bounds.md: the host's own cost at the default bounds
 
 
 def run_rss(args, timeout=600, env=None):

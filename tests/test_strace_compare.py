@@ -4,7 +4,7 @@ identical, over all the compared programs together; each one alone stays above a
 
 Calls a vDSO answers (clock_gettime, gettimeofday, time, getcpu) never reach strace, and with
 emutrace's own vDSO (docs/time.md) they never reach emutrace's --strace either: they are compared
-like every other line. README lists the differences that remain, with the reason for each
+like every other line. docs/strace-differences.md lists the differences that remain, with the reason for each
 (mostly ld.so's start-up allocations, which follow the CPU model)."""
 import difflib
 import re
@@ -92,7 +92,7 @@ def test_all_together(tmp_path):
     lines = TOTALS["lines"][0] / TOTALS["lines"][1]
     names = TOTALS["names"][0] / TOTALS["names"][1]
     # The issue asks 98% of names; 97% is what is reached: every remaining name difference is one
-    # of ld.so's minimal-malloc mmaps, which move with the CPU model (README, "strace differences").
+    # of ld.so's minimal-malloc mmaps, which move with the CPU model (docs/strace-differences.md).
     print(f"strace agreement: lines {lines:.3f} names {names:.3f}")
     assert lines >= 0.95 and names >= 0.965, f"lines {lines:.3f} names {names:.3f}"
 

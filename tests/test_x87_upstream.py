@@ -7,7 +7,7 @@ import pytest
 
 from conftest import built, emutrace, native
 
-UNICORN_FPREM = "Unicorn 2.1 computes x87 FPREM/FPREM1 through host doubles (README: Known limits)"
+UNICORN_FPREM = "Unicorn 2.1 computes x87 FPREM/FPREM1 through host doubles (docs/limits.md)"
 
 
 def _lines(run):

@@ -12,6 +12,22 @@ OUT/summary.jsonl has one line per job (manifest order) and OUT/summary.txt the 
 the end. A job whose status.json names the same command and options is done: running the same
 batch again (after an interruption) runs only what is left (--no-resume runs everything).
 
+Options:
+  -j N, --jobs N            runs at once (default: the CPUs this process may use)
+  --out DIR                 where the jobs' files and the summary go
+  --timeout S, --max-mem B, --max-insns N, --max-disk B
+                            passed to every run (emutrace --help)
+  --executor local|ray      a local pool of processes (default) or a Ray cluster
+  --ray-address ADDR        the Ray cluster to join (with --executor ray)
+  --no-resume               run every job, also those a previous run finished
+  -q, --quiet               no progress lines, only the summary
+  -h, --help                this help
+
+Examples:
+  emutrace batch --jobs 4 --out results/ samples/               # every file of samples/ is a job
+  emutrace batch --out results/ --timeout 30 jobs.txt -- --strace -f   # a manifest, strace-style
+  emutrace batch --executor ray --ray-address auto --out results/ jobs.txt   # on a Ray cluster
+
 Exit status: 0 every job ran and exited 0; 1 some job did not (its status says why); 2 usage;
 130 interrupted (what finished is kept).
 """
@@ -121,6 +137,9 @@ def _main(args: List[str]) -> int:
     err = _check_options(options)
     if err:
         return _fail(err)
+    for inp in inputs:           # (a typo in a path is a usage error, not one failed job)
+        if not os.path.exists(inp):
+            return _fail(f"{inp}: no such manifest or folder")
     timeout = float(passed[passed.index("--timeout") + 1]) if "--timeout" in passed else 0.0
     try:
         os.makedirs(os.path.join(out, "jobs"), exist_ok=True)

@@ -13,6 +13,24 @@ from typing import List
 from ..tracediff import TraceError, compare, format_report, load
 
 DIFF_USAGE = "usage: emutrace diff [-C N] [--all] [--args] A.jsonl B.jsonl"
+DIFF_HELP = DIFF_USAGE + """
+
+Compares two jsonl traces (emutrace --format jsonl -o FILE): aligns their events, prints the first
+place where they diverge with context, and the calls whose counts differ. emutrace's traces are
+deterministic, so two runs of the same program on the same inputs give no difference.
+
+Options:
+  -C N, --context N   N events of context around the divergence (default 3)
+  --all               every divergence, not only the first
+  --args              compare the calls' arguments and return values too (default: names only)
+  -h, --help          this help
+
+Examples:
+  emutrace --format jsonl -o old.jsonl ./prog-v1 && emutrace --format jsonl -o new.jsonl ./prog-v2
+  emutrace diff old.jsonl new.jsonl
+  emutrace diff --args -C 10 golden.jsonl today.jsonl || echo "the behaviour changed"
+
+Exit status as diff(1): 0 the traces are the same, 1 they differ, 2 bad input or usage."""
 
 
 def _fail(message: str, status: int) -> int:
@@ -28,7 +46,7 @@ def main(args: List[str]) -> int:
     while i < len(args):
         a = args[i]
         if a in ("-h", "--help"):
-            print(DIFF_USAGE)
+            print(DIFF_HELP)
             return 0
         if a in ("-C", "--context") or a.startswith("--context="):
             if "=" in a:

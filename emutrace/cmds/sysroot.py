@@ -26,6 +26,28 @@ from ..machine.errors import EmutraceError
 
 SYSROOT_USAGE = ("usage: emutrace sysroot [--add PATH]... [--from DIR] [--no-run] [--timeout S] "
                  "PROGRAM OUT.tar [-- ARGS...]")
+SYSROOT_HELP = SYSROOT_USAGE + """
+
+Packs PROGRAM, its interpreter, the closure of its libraries, the start-up files that exist
+(/etc/ld.so.cache, /etc/localtime, /etc/passwd, ...) and every file the program opens when it
+runs once under emutrace (with ARGS, sandboxed) into a tar archive for `emutrace --root OUT.tar`.
+Paths and symlinks stay as they are, so the archive runs the same command line on any host.
+OUT ending in .gz/.tgz, .xz or .bz2 is compressed.
+
+Options:
+  --add PATH    also pack PATH (a file or a directory; repeatable)
+  --from DIR    pack from another root than /
+  --no-run      do not run the program: only its libraries and the start-up files
+  --timeout S   the wall-time limit of that run (default 60)
+  -h, --help    this help
+
+Examples:
+  emutrace sysroot /usr/bin/sort sort-root.tar.gz -- /etc/passwd
+  emutrace --root sort-root.tar.gz sort /etc/passwd     # the same run, on any host
+  emutrace sysroot --add /usr/share/zoneinfo --no-run ./prog prog-root.tar
+
+Exit status: 0 written; 125 usage, or a file that cannot be read or written; 126 and 127 the
+program cannot be run or was not found (as `emutrace PROGRAM`)."""
 STARTUP_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf")
 SYNTHESIZED = ("/proc", "/dev", "/sys")       # the guest's are emutrace's own, never the host's
 MAX_LINKS = 40
@@ -307,7 +329,7 @@ def main(args: List[str]) -> int:
             return args[i]
         try:
             if a in ("-h", "--help"):
-                print(SYSROOT_USAGE)
+                print(SYSROOT_HELP)
                 return 0
             elif a == "--add" or a.startswith("--add="):
                 adds.append(value())

@@ -14,7 +14,7 @@ from unicorn import unicorn_const as UCC
 from unicorn import x86_const as X
 from unicorn.unicorn_py3.unicorn import uclib
 
-from . import gil
+from . import gil, interrupt
 from .layout import FXSAVE
 from .blockcount import PyBlockCounter
 from .native import native
@@ -226,6 +226,7 @@ class Machine:
         """uc.emu_start (its arguments, its errors: UcError, or the exception a hook kept for
         it), holding the GIL while the guest runs where gil.keep_while_running said so."""
         uc = self.uc
+        before = interrupt.enter(self._hc.value if interrupt.COMPILED else uc)   # (a signal stops this engine)
         try:
             if not gil.kept_while_running():
                 uc.emu_start(begin, until, timeout, count)
@@ -237,6 +238,7 @@ class Machine:
             if uc._hook_exception is not None:
                 raise uc._hook_exception
         finally:
+            interrupt.leave(before)
             # the block last entered ran up to rip: the count is made exact before anything
             # moves rip (workcount.py)
             self.counter.settle(self.reg("rip"))

@@ -296,6 +296,10 @@ class ReportCollector:
                 self.errors.append({"kind": "run", "message": msg, "status": getattr(error, "status", 125)})
             self.run_status = {"status": getattr(error, "status", 125), "signal": 0,
                                "exit_code": getattr(error, "status", 125), "message": msg}
+        for ill in self.session.illegal:
+            self.errors.append({"kind": "illegal-instruction", "pid": ill["pid"],
+                                "message": f"illegal instruction `{ill['instruction']}` at {ill['address']:#x} "
+                                           f"({ill['module']}): the CPU model is {ill['cpu']}"})
         for name in sorted(self.session.kernel.unimplemented_seen):
             self.errors.append({"kind": "unimplemented-syscall", "message": f"{name} is not implemented (ENOSYS)"})
 

@@ -14,6 +14,25 @@ from .readable import SEVERITY_ORDER, is_stream, value_text
 from .schema import SCHEMA_ID, SCHEMA_VERSION
 
 USAGE = "usage: emutrace report [--all] [--limit N] [--html [-o PAGE.html]] REPORT.json"
+HELP = USAGE + """
+
+Prints a behaviour report that `emutrace --report FILE` wrote as a readable summary: findings
+first (with their evidence), then the process tree and every execve, files written and dropped,
+network activity and DNS names, signals, limits hit and strings.
+
+Options:
+  --all        show every entry of every list (default: the first 20 of each, and a count)
+  --limit N    show the first N entries of each list
+  --html       write the report as one self-contained HTML page (-o PAGE.html; default stdout)
+  -h, --help   this help
+
+Examples:
+  emutrace --no-trace --report r.json ./sample && emutrace report r.json
+  emutrace report --all r.json | less
+  emutrace report --html r.json -o r.html
+
+Exit status: 0 printed, 2 bad input or usage. The format: docs/report.md."""
+SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
 
 
 def main(args: List[str]) -> int:
@@ -22,7 +41,7 @@ def main(args: List[str]) -> int:
     while i < len(args):
         a = args[i]
         if a in ("-h", "--help"):
-            print(USAGE)
+            print(HELP)
             return 0
         if a == "--all":
             limit = 0
