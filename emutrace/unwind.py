@@ -18,6 +18,7 @@ from functools import partial
 from typing import Callable, Dict, List, Optional, Tuple
 
 from .funcs import PE_INDIRECT, PE_OMIT, PT_GNU_EH_FRAME, EhFrameError, read_encoded as _read_encoded, sleb, uleb
+from .dwarf.loc import value as dwarf_value
 from .machine.reader import GuestReader, read_u64 as reader_u64
 from .machine.record import record
 
@@ -338,114 +339,16 @@ def _restore(regs, initial, reg) -> None:
         regs.pop(reg, None)
 
 
-# -- DWARF expressions (the subset CFI uses) ---------------------------------------------------
+# -- DWARF expressions (emutrace.dwarf.loc evaluates them) --------------------------------------
 
-_BIN = {0x1A: lambda a, b: a & b, 0x1B: lambda a, b: _sdiv(a, b), 0x1C: lambda a, b: a - b,
-        0x1D: lambda a, b: a % b if b else 0, 0x1E: lambda a, b: a * b, 0x21: lambda a, b: a | b,
-        0x22: lambda a, b: a + b, 0x24: lambda a, b: a << b, 0x25: lambda a, b: a >> b,
-        0x26: lambda a, b: _signed(a) >> b, 0x27: lambda a, b: a ^ b,
-        0x29: lambda a, b: int(a == b), 0x2A: lambda a, b: int(_signed(a) >= _signed(b)),
-        0x2B: lambda a, b: int(_signed(a) > _signed(b)), 0x2C: lambda a, b: int(_signed(a) <= _signed(b)),
-        0x2D: lambda a, b: int(_signed(a) < _signed(b)), 0x2E: lambda a, b: int(a != b)}
-_CONSTS = {0x08: ("<B", 1), 0x09: ("<b", 1), 0x0A: ("<H", 2), 0x0B: ("<h", 2),
-           0x0C: ("<I", 4), 0x0D: ("<i", 4), 0x0E: ("<Q", 8), 0x0F: ("<q", 8)}
 MASK = (1 << 64) - 1
-
-
-def _signed(v: int) -> int:
-    v &= MASK
-    return v - (1 << 64) if v >> 63 else v
-
-
-def _sdiv(a: int, b: int) -> int:
-    a, b = _signed(a), _signed(b)
-    return int(a / b) if b else 0
 
 
 def eval_expr(expr: bytes, reg: Callable[[int], Optional[int]], read_u64: Callable[[int], Optional[int]],
               push: Optional[int] = None) -> Optional[int]:
-    stack: List[int] = [] if push is None else [push]
-    pos, n = 0, len(expr)
-    while pos < n:
-        op = expr[pos]
-        pos += 1
-        if 0x30 <= op <= 0x4F:
-            stack.append(op - 0x30)
-        elif 0x70 <= op <= 0x8F or op == 0x92:
-            if op == 0x92:
-                r, pos = uleb(expr, pos)
-            else:
-                r = op - 0x70
-            off, pos = sleb(expr, pos)
-            v = reg(r)
-            if v is None:
-                return None
-            stack.append((v + off) & MASK)
-        elif 0x50 <= op <= 0x6F:
-            v = reg(op - 0x50)
-            if v is None:
-                return None
-            stack.append(v)
-        elif op in _CONSTS:
-            f, size = _CONSTS[op]
-            stack.append(struct.unpack_from(f, expr, pos)[0] & MASK)
-            pos += size
-        elif op == 0x10:
-            v, pos = uleb(expr, pos)
-            stack.append(v)
-        elif op == 0x11:
-            v, pos = sleb(expr, pos)
-            stack.append(v & MASK)
-        elif op == 0x23:
-            v, pos = uleb(expr, pos)
-            stack.append((stack.pop() + v) & MASK)
-        elif op in _BIN:
-            b, a = stack.pop(), stack.pop()
-            stack.append(_BIN[op](a, b) & MASK)
-        elif op == 0x06:
-            v = read_u64(stack.pop())
-            if v is None:
-                return None
-            stack.append(v)
-        elif op == 0x94:
-            size = expr[pos]
-            pos += 1
-            v = read_u64(stack.pop())
-            if v is None:
-                return None
-            stack.append(v & ((1 << (8 * size)) - 1))
-        elif op == 0x12:
-            stack.append(stack[-1])
-        elif op == 0x13:
-            stack.pop()
-        elif op == 0x14:
-            stack.append(stack[-2])
-        elif op == 0x15:
-            stack.append(stack[-1 - expr[pos]])
-            pos += 1
-        elif op == 0x16:
-            stack[-1], stack[-2] = stack[-2], stack[-1]
-        elif op == 0x17:
-            stack[-1], stack[-2], stack[-3] = stack[-2], stack[-3], stack[-1]
-        elif op == 0x19:
-            stack.append(abs(_signed(stack.pop())) & MASK)
-        elif op == 0x1F:
-            stack.append(-stack.pop() & MASK)
-        elif op == 0x20:
-            stack.append(~stack.pop() & MASK)
-        elif op == 0x2F:
-            off = struct.unpack_from("<h", expr, pos)[0]
-            pos += 2 + off
-        elif op == 0x28:
-            off = struct.unpack_from("<h", expr, pos)[0]
-            pos += 2
-            if stack.pop():
-                pos += off
-        elif op == 0x96:
-            pass
-        else:
-            return None                              # an operation CFI does not use
-    return stack[-1] if stack else None
+    """A CFI expression's value: DWARF's one bounded evaluator (emutrace.dwarf.loc), so an
+    expression that loops in a guest's .eh_frame ends instead of hanging the unwinder."""
+    return dwarf_value(expr, reg, read_u64, push)
 
 
 # -- unwinding ---------------------------------------------------------------------------------

@@ -164,3 +164,14 @@ def test_the_reader_is_freed_with_its_session(good, monkeypatch):
     del dt, sig
     gc.collect()
     assert reader() is None and info() is None
+
+
+def test_cfi_expressions_share_the_bounded_evaluator():
+    """The unwinder's CFI expressions (DW_CFA_expression) go through the same evaluator: one
+    that loops in a guest's .eh_frame ends (it hung before), the others compute as they did."""
+    from emutrace.unwind import eval_expr
+    reg = lambda r: 0x1000 if r == 7 else None
+    assert eval_expr(bytes([0x77, 0x08]), reg, lambda a: None) == 0x1008             # breg7 +8
+    assert eval_expr(bytes([0x77, 0x08, 0x06]), reg, lambda a: 0x42) == 0x42        # ... deref
+    assert eval_expr(bytes([0x23, 0x10]), reg, lambda a: None, push=0x100) == 0x110  # CFA + 16
+    assert eval_expr(bytes([0x2F, 0xFD, 0xFF]), reg, lambda a: None) is None         # skip onto itself

@@ -102,10 +102,27 @@ class Frame:
         self.reg, self.xmm, self.read, self.cfa = reg, xmm, read, cfa
 
 
-def evaluate(expr: bytes, fr: Frame, frame_base: Optional[bytes] = None, depth: int = 0):
+def value(expr: bytes, reg, read_u64, push: Optional[int] = None) -> Optional[int]:
+    """The value a DWARF expression computes (CFI's DW_CFA_expression and val_expression rules,
+    emutrace.unwind): the top of the stack; a register named by DW_OP_regN gives its value.
+    push: a value on the stack before the expression starts (the CFA)."""
+    def read(addr, n):
+        v = read_u64(addr)
+        return None if v is None else v.to_bytes(8, "little")[:n]
+    pieces, _ = evaluate(expr, Frame(reg, lambda i: None, read, 0), None, 0, [] if push is None else [push])
+    if len(pieces) != 1:
+        return None
+    kind, what, _ = pieces[0]
+    if kind == "reg":
+        return reg(what)
+    return what if kind in ("mem", "value") else None
+
+
+def evaluate(expr: bytes, fr: Frame, frame_base: Optional[bytes] = None, depth: int = 0,
+             stack: Optional[List[int]] = None):
     """(pieces, doubtful): doubtful when the result is a stack slot the function's own prologue
     fills (below the CFA, or through rbp), which does not hold the value at entry yet."""
-    stack: List[int] = []
+    stack = [] if stack is None else stack
     pieces: List[Piece] = []
     loc: Optional[Piece] = None
     doubtful = False
@@ -201,8 +218,8 @@ def evaluate(expr: bytes, fr: Frame, frame_base: Optional[bytes] = None, depth: 
                 i += 2
                 if op == 0x2F or stack.pop() != 0:
                     i += off
-                    if not 0 <= i <= n:
-                        raise DwarfError("a location expression branches outside itself")
+                    if not 0 <= i <= n:              # branches outside itself: lying input
+                        return [("unavail", None, None)], False
             elif op in (0x06, 0x94):               # deref, deref_size
                 w = 8
                 if op == 0x94:
