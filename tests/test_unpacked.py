@@ -90,6 +90,9 @@ def test_yara_matches_the_region_not_the_packed_file(tmp_path):
     assert {"identifier": "$code", "offset": 0, "length": 6} in region["strings"]
     text = emutrace(["report", str(tmp_path / "r.json")]).stdout.decode()
     assert "packer_payload in unpacked" in text
+    p = emutrace(["report", "--html", str(tmp_path / "r.json"), "-o", str(tmp_path / "r.html")])
+    page = (tmp_path / "r.html").read_text()
+    assert p.returncode == 0 and "<code>packer_payload</code>" in page and doc["unpacked"][0]["sha256"] in page
 
 
 def test_yara_bad_rules_and_missing_binding(tmp_path, monkeypatch):

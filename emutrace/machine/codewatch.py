@@ -41,6 +41,7 @@ MAX_ROUNDS = 4                  # write -> execute rounds before a page counts a
 MAX_REGION = 16 << 20           # bytes of one region hashed and kept (a larger one is cut)
 MAX_KEPT = 64 << 20             # bytes of regions kept per address space (for dumps and YARA)
 W, X = UCC.UC_PROT_WRITE, UCC.UC_PROT_EXEC
+UNSEEN = -1                     # writer of a page granted write before its first store
 
 
 class CodeWatch:
@@ -71,6 +72,13 @@ class CodeWatch:
             return perms & ~W
         if page in self.written:
             return perms & ~X
+        if perms & W and not perms & X and page not in self.ran and not (vma.name and vma.name[0] != "["):
+            # a clean page of anonymous memory that cannot run now, read before it is written
+            # (a heap or a buffer): counted as written from here on, by an unseen writer, so
+            # its first store costs no second fill. Such a page read as zeros until now, and
+            # zeros are cut from a region, so it can make no region unless it is written.
+            self.written[page] = UNSEEN
+            return perms
         if perms & W:
             return perms & ~W             # clean or ran: the next store comes back here
         return perms

@@ -269,7 +269,7 @@ def _code(doc: dict, ctx) -> str:
             "<p>Memory the program wrote and then ran (written pages seen executing, not guessed from "
             "permissions).</p>"
             + table("Regions written, then executed", ("Address", "Bytes", "PID", "Written by", "First run (ms)",
-                                                       "Pattern", "SHA-256", "Event"), rows, len(regions))
+                                                       "Pattern", "SHA-256", "Event"), rows, len(regions), cls="uc")
             + "</section>")
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from emutrace.loader.modules import module_at
+from emutrace.machine.codewatch import UNSEEN
 
 MAX_REGIONS = 256               # regions listed (the rest are counted)
 MAX_KEPT = 64 << 20             # bytes of regions kept for dumps and YARA, over the whole run
@@ -50,8 +51,11 @@ class Unpacked:
             self.dropped += 1
             return
         writer = r.get("writer")
-        m = module_at(proc.modules, writer) if writer is not None else None
-        module = m.path if m is not None else ("[system call]" if writer is None else "[anonymous]")
+        if writer == UNSEEN:            # (read before written: the store was not seen, codewatch.py)
+            writer, module = None, "[not seen]"
+        else:
+            m = module_at(proc.modules, writer) if writer is not None else None
+            module = m.path if m is not None else ("[system call]" if writer is None else "[anonymous]")
         eid = self.c.event(proc, "memory", "code-unpacked", address=r["address"], size=r["size"],
                            sha256=r["sha256"], writer=writer, writer_module=module)
         self.regions.append({"pid": proc.pid, "address": r["address"], "size": r["size"], "sha256": r["sha256"],
