@@ -835,7 +835,10 @@ class Session:
         except OSError as e:
             raise ApiError(f"write_trace: {e.filename}: {e.strerror}") from None
         cls = {"jsonl": JsonLines, "text": LtraceText, "strace": StraceText}[format]
-        self._sinks.append(cls(writer, self.core.world, tc))
+        sink = cls(writer, self.core.world, tc)
+        if format == "jsonl":
+            sink.position = self.core.position      # (as the command line's: docs/time.md)
+        self._sinks.append(sink)
 
     # -- running -----------------------------------------------------------------------
     def _wire(self) -> None:
