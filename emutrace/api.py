@@ -868,7 +868,10 @@ class Session:
         except OSError as e:
             raise ApiError(f"write_trace: {e.filename}: {e.strerror}") from None
         cls = {"jsonl": JsonLines, "text": LtraceText, "strace": StraceText}[format]
-        self._sinks.append(cls(writer, self.core.world, tc))
+        sink = cls(writer, self.core.world, tc)
+        if format == "jsonl":
+            sink.position = self.core.position      # (as the command line's: docs/time.md)
+        self._sinks.append(sink)
 
     # -- running -----------------------------------------------------------------------
     def _wire(self) -> None:
@@ -895,7 +898,9 @@ class Session:
             lt = LibcallTracer(core, tracer.emit, fmt, load_prototypes(), _CallFilter(base, self._call_hooks),
                                self.string_limit)
             lt.intercept = self._call_hooks
-            lt.guest_log = not self.hook_returns       # sites the hooks name keep Python hooks
+            # (sites the hooks name keep Python hooks; a jsonl trace shows each call's time and
+            # position, which calls logged by guest code do not carry: docs/time.md)
+            lt.guest_log = not self.hook_returns and not any(isinstance(k, JsonLines) for k in self._sinks)
             self._call_hooks.tracer = lt
             tracer.libcalls = lt
         core.add_observer(tracer)

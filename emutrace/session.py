@@ -358,6 +358,7 @@ class Session:
             # answers remembered in another slice may be another thread's (gettid) or changed
             # since by another process (getpgrp after its setpgid): each slice starts afresh
             m.syscall_answers.forget()
+        counter.overshoot = True             # (a slice always makes progress: ends at a block's start)
         counter.stop_at = counter.total + count if count else -1
         world.running(counter)
         try:

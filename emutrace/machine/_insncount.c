@@ -25,7 +25,9 @@
  * stop_at (< 0: off): the block that would take the count past stop_at is not entered; emulation
  * stops at its start (ran_out set), so a run ends exactly at stop_at when a block ends there, and
  * otherwise a count-limited emu_start of the difference finishes it (emutrace/machine/workcount.py).
- * The scheduler's time slice is such a stop.
+ * With overshoot set, the stop comes instead at the first block entered once the count has
+ * reached stop_at: a run always makes progress (the scheduler's time slice, whose end need not
+ * be exact, uses it).
  *
  * skip: up to SKIP_MAX address ranges whose blocks are not counted (emutrace's own guest code,
  * the call-log trampolines: tracing must not change the guest's clock), kept sorted and
@@ -79,6 +81,7 @@ typedef struct {
     uint64_t total;             /* instructions counted, the last entered block in full */
     uint64_t cur_start, cur_size, cur_n;   /* the last entered block (cur_size 0: none) */
     int64_t stop_at;            /* < 0: off */
+    int overshoot;              /* stop_at stops at the first block entered once total >= stop_at */
     int ran_out;
     int64_t tsc_base;           /* RDTSC = tsc_base + total * rate */
     int64_t rate;
@@ -168,7 +171,8 @@ static void ic_on_block(void *uc, uint64_t address, uint32_t size, void *user)
         }
     }
     uint64_t n = ic_block_insns(c, uc, address, size);
-    if (c->stop_at >= 0 && c->total + n > (uint64_t)c->stop_at) {
+    if (c->stop_at >= 0 && (c->overshoot ? c->total >= (uint64_t)c->stop_at
+                                         : c->total + n > (uint64_t)c->stop_at)) {
         c->stop_at = -1;
         c->ran_out = 1;
         c->cur_size = 0;        /* not entered: rip stays at address */
@@ -394,6 +398,19 @@ static int InsnCounter_set_stop_at(InsnCounterObject *self, PyObject *value, voi
     return 0;
 }
 
+static PyObject *InsnCounter_get_overshoot(InsnCounterObject *self, void *closure)
+{
+    return PyBool_FromLong(self->overshoot);
+}
+
+static int InsnCounter_set_overshoot(InsnCounterObject *self, PyObject *value, void *closure)
+{
+    int v = value == NULL ? 0 : PyObject_IsTrue(value);
+    if (v < 0) return -1;
+    self->overshoot = v;
+    return 0;
+}
+
 static PyObject *InsnCounter_get_ran_out(InsnCounterObject *self, void *closure)
 {
     return PyBool_FromLong(self->ran_out);
@@ -427,6 +444,8 @@ static PyGetSetDef InsnCounter_getset[] = {
     {"stop_at", (getter)InsnCounter_get_stop_at, (setter)InsnCounter_set_stop_at,
      "stop before the block that would take total past this (< 0: off); setting it clears ran_out", NULL},
     {"ran_out", (getter)InsnCounter_get_ran_out, NULL, "the last stop was stop_at's", NULL},
+    {"overshoot", (getter)InsnCounter_get_overshoot, (setter)InsnCounter_set_overshoot,
+     "stop_at stops at the first block entered once total >= stop_at (never before any progress)", NULL},
     {"blocks", (getter)InsnCounter_get_blocks, NULL, "distinct blocks decoded", NULL},
     {"tsc_base", (getter)InsnCounter_get_tsc_base, (setter)InsnCounter_set_tsc_base,
      "RDTSC answers tsc_base + total * rate", NULL},

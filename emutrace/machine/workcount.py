@@ -10,6 +10,8 @@ path. Both have one interface:
                      before anything moves rip (Machine.emu_start does it)
     stop_at          stop before entering the block that would take total past it (< 0: off);
                      ran_out says the last stop was this one (setting stop_at clears it)
+    overshoot        with it set, stop_at stops at the first block entered once total >= stop_at
+                     (a run always makes progress: the scheduler's slices)
     skip(lo, hi)     blocks in [lo, hi) are not counted (emutrace's own guest code)
     set_mirror(p)    also store total at host address p after each block (compiled only)
 
@@ -76,6 +78,7 @@ class PyInsnCounter:
         self.sizes: Dict[Tuple[int, int], int] = {}
         self._stop_at = -1
         self.ran_out = False
+        self.overshoot = False
         self.skipped = []
 
     @property
@@ -110,7 +113,7 @@ class PyInsnCounter:
                 self.cur = (0, 0, 0)
                 return
         n = self._insns(address, size)
-        if self._stop_at >= 0 and self.total + n > self._stop_at:
+        if self._stop_at >= 0 and (self.total >= self._stop_at if self.overshoot else self.total + n > self._stop_at):
             self._stop_at = -1
             self.ran_out = True
             self.cur = (0, 0, 0)
@@ -137,6 +140,7 @@ def run_to(machine, target: int, timeout: int = 0) -> bool:
     call's hook stopped it, a fault, a breakpoint, the timeout in µs): counter.total then says
     where it is. Nothing is done when total is already >= target."""
     c = machine.counter
+    c.overshoot = False
     while c.total < target:
         c.stop_at = target
         machine.emu_start(machine.reg("rip"), 0, timeout=timeout)
