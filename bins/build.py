@@ -192,6 +192,8 @@ PROGRAMS: Dict[str, dict] = {
     "getenv_time": _p("c", "prints HOME and time()", flags=_C_FLAGS),
     "diffprog": _p("c", "two builds differing in one library call (v0/v1)",
                    ("v0", "v1") + C_VARIANTS, _C_FLAGS),
+    "gdbprog": _p("c", "gdb server scenarios: a corrupted global, read(2) into a watched buffer, a library call",
+                  ("pie", "ibt", "musl-static", "static"), _C_FLAGS + ("-O0", "-g")),
     "fib": _p("c", "recursive fib for function tracing", flags=_C_FLAGS),
     "calllog": _p("c", "edge cases of calls logged in guest code (page edges, cancel, backtrace)",
                   flags=_C_FLAGS + ("-pthread",)),

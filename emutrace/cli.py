@@ -67,6 +67,8 @@ def entry() -> None:
 
 def run(cfg) -> int:
     from .session import EmutraceError, LimitReached, Session     # deferred (and below): `emutrace diff`, `report` and --help load no emulator
+    if cfg.gdb is not None:
+        return _debug(cfg)
     from .tracer import build_observers
     try:
         session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
@@ -98,6 +100,22 @@ def run(cfg) -> int:
     if result.signal:
         die_by_signal(result.signal)
     return result.status
+
+
+def _debug(cfg) -> int:
+    """--gdb: the run is gdb's (emutrace/gdb/)."""
+    from .gdb.listen import serve     # deferred: only --gdb loads the debugger
+    from .session import EmutraceError, LimitReached
+    try:
+        status = serve(cfg)
+    except LimitReached as e:
+        return fail(str(e), e.status)
+    except EmutraceError as e:
+        return fail(str(e), e.status)
+    except OSError as e:
+        return fail(f"{e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}", USAGE_STATUS)
+    sys.stdout.flush()
+    return status
 
 
 def _report(session, cfg):

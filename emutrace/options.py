@@ -60,6 +60,11 @@ Tracing:
   --hook-returns     catch every return with a Python hook instead of logging library calls in
                      guest code (slower; leaves every return address on the stack untouched)
 
+Debugging:
+  --gdb[=ADDR:PORT]  serve the GDB remote protocol (reverse execution too): 127.0.0.1 on a free
+                     port by default; `--gdb -` on stdin/stdout (gdb: target remote | emutrace
+                     --gdb - PROG); the program starts stopped at its first instruction
+
 Behaviour report:
   --report FILE      write a JSON behaviour report (processes, files, dropped files, network,
                      findings, strings) at the end of the run, also when a limit ends it
@@ -148,6 +153,7 @@ class Config:
     trace: TraceConfig
     report: Optional[str] = None        # --report FILE
     dump_dropped: Optional[str] = None  # --dump-dropped DIR
+    gdb: Optional[str] = None           # --gdb[=ADDR:PORT|-]: serve gdb ("" a free loopback port)
 
 
 def parse_size(text: str) -> int:
@@ -233,7 +239,7 @@ def parse(argv: List[str]) -> Config:
     world = World()
     opts = Options()
     tc = TraceConfig()
-    report = {"report": None, "dump_dropped": None}
+    report = {"report": None, "dump_dropped": None, "gdb": None}
     env_add: List[str] = []
     inherit = False
     i = 0
@@ -337,6 +343,14 @@ def parse(argv: List[str]) -> Config:
                 tc.output = val()
             elif name in POWER_LONG:
                 POWER_LONG[name](tc, val)
+            elif name == "--gdb":
+                if eq:
+                    report["gdb"] = attached
+                elif i + 1 < len(argv) and argv[i + 1] == "-":
+                    report["gdb"] = "-"
+                    i += 1
+                else:
+                    report["gdb"] = ""
             elif name == "--report":
                 report["report"] = val()
             elif name == "--dump-dropped":
@@ -417,6 +431,9 @@ def parse(argv: List[str]) -> Config:
         i += 1
 
     rest = argv[i:]
+    if report["gdb"] is not None and (report["report"] or report["dump_dropped"]):
+        raise UsageError("--gdb runs the program again to go backwards: --report and --dump-dropped "
+                         "are not available with it")
     if not rest:
         raise UsageError("no program given (usage: emutrace [options] PROGRAM [ARGS...]; see --help)")
     if inherit:

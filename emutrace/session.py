@@ -276,6 +276,7 @@ class Session:
         self.kernel.wall_deadline = deadline            # host-socket waits stop there too
         fanout = self._signal_observer()
         idle = 0                              # wake-ups in a row that ended blocked again
+        resuming = self.hooks.listeners("resume")    # (a debugger's: see machine/phases.py)
         try:
             while True:
                 try:
@@ -297,6 +298,8 @@ class Session:
                         continue
                     idle = 0
                     self._apply_resume(proc)
+                    if resuming:
+                        self.hooks.fire("resume", proc, t)
                     deliver_pending(proc, fanout)
                     self._apply_resume(proc)
                     if t.alive and t.wait is None and not proc.stopped:

@@ -19,6 +19,12 @@ PHASES: Dict[str, str] = {
     "mmap": "(proc, start, size, prot, file, offset): a file was mapped (module discovery)",
     "exec": "(proc, image): execve replaced a process's image (after the loader laid it out)",
     "fork": "(parent, child): a process was cloned into a new process (fork, vfork, clone)",
+    # the debugger's (emutrace/gdb): where a stop may happen outside an instruction hook
+    "syscall_enter": "(proc, nr, args): a system call is about to run its handler (catch syscall)",
+    "syscall_exit": "(proc, nr, args, ret): a system call returns to the guest; the kernel may have "
+                    "stored into guest memory (watchpoints compare what they watch)",
+    "resume": "(proc, thread): the run loop is about to run thread, its pending signals not yet "
+              "delivered (a debugger reports and may discard them)",
 }
 
 
@@ -45,6 +51,11 @@ class Hooks:
         fns = self._list(phase)
         if fn in fns:
             fns.remove(fn)
+
+    def listeners(self, phase: str) -> List[Callable]:
+        """The live list of phase's callbacks: a hot path keeps it and tests its truth, which
+        costs less than a call of wants() per event."""
+        return self._list(phase)
 
     def wants(self, phase: str) -> bool:
         """True when some callback is registered: callers skip building arguments otherwise."""
