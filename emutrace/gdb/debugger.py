@@ -83,6 +83,9 @@ class Debugger:
         self.skip_at = -1                     # the position resumed from: its breakpoint is passed
         self.last_stop: Optional[Stop] = None
         self.exited_main = None
+        # what gdb has inserted, by pid: a replay's new session gets them again (gdb does not
+        # know its program was started again)
+        self.wanted: Dict[int, Set[tuple]] = {}
 
     # -- the session ----------------------------------------------------------------------------
     def attach_session(self, session, outputs) -> None:
@@ -106,8 +109,35 @@ class Debugger:
 
     # observers' interface (emutrace/session.py) -------------------------------------------------
     def attach(self, proc) -> None:
-        """A process got a fresh engine: it counts instructions from its first one."""
+        """A process got a fresh engine: it counts instructions from its first one. The old
+        engine's breakpoints went with it; in a replay, gdb's are put on the new one."""
         self.counter.attach(proc.machine)
+        self.points.forget(proc)
+        if self.timeline.busy():
+            for kind, addr, length in self.wanted.get(proc.pid, ()):
+                self._place(proc, kind, addr, length)
+
+    def _place(self, proc, kind: int, addr: int, length: int) -> bool:
+        if kind in (0, 1):
+            return self.points.add_break(proc, addr)
+        return self.points.add_watch(proc, kind, addr, length)
+
+    def insert(self, proc, kind: int, addr: int, length: int) -> bool:
+        """Z: a breakpoint (0, 1) or watchpoint (2, 3, 4) of gdb's in proc."""
+        if kind in (0, 1):
+            length = 1
+        if not self._place(proc, kind, addr, length):
+            return False
+        self.wanted.setdefault(proc.pid, set()).add((kind, addr, length))
+        return True
+
+    def remove(self, proc, kind: int, addr: int, length: int) -> None:
+        if kind in (0, 1):
+            self.points.remove_break(proc, addr)
+            length = 1
+        else:
+            self.points.remove_watch(proc, kind, addr, length)
+        self.wanted.get(proc.pid, set()).discard((kind, addr, length))
 
     def exited(self, proc, result) -> None:
         if proc is self.session.processes[0]:
@@ -309,14 +339,18 @@ class Debugger:
 
     def _exec(self, proc, image) -> None:
         self.stack_tops[proc] = proc.machine.reg("rsp")
-        self.points.forget(proc)                 # (the old engine took its hooks with it)
         if self.session.started:
             self.execed.add(proc)
 
     # -- signals ----------------------------------------------------------------------------------------
     def _resume_phase(self, proc, t) -> None:
         self.timeline.switched(self, self.counter.count, t)
-        if proc in self.detached or self.timeline.busy():
+        if self.timeline.busy():
+            # a replay's mark may be here, between two instructions (a fault's signal, a
+            # system call's end): no instruction follows that would see it
+            self.timeline.arrive(self, self.counter.count, t)
+            return
+        if proc in self.detached:
             return
         sched = self.session.kernel.sched
         info = sched.signal_for(t, interruptible=True)
@@ -330,6 +364,7 @@ class Debugger:
     # -- gdb's requests on processes ----------------------------------------------------------------
     def detach(self, proc) -> None:
         self.points.clear(proc)
+        self.wanted.pop(proc.pid, None)
         self.detached.add(proc)
 
     def kill(self) -> None:

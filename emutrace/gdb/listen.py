@@ -104,8 +104,8 @@ def serve(cfg) -> int:
             session, outputs = _build(cfg, pristine, replay=plan is not None)
             dbg.attach_session(session, outputs)
             try:
-                session.start()
                 timeline.begin(plan)
+                session.start()
                 main = session.processes[0]
                 session.kernel.sched.admit_process(main)     # (run() does it too: its threads get ids)
                 if plan is None:

@@ -287,23 +287,16 @@ class Server:
 
     def h_Z(self, arg):
         kind, addr, length = self._z(arg)
-        proc = self.reg_thread().proc
-        pts = self.dbg.points
-        if kind in (0, 1):
-            return "OK" if pts.add_break(proc, addr) else "E01"
-        if kind in (2, 3, 4):
-            return "OK" if pts.add_watch(proc, kind, addr, length) else "E01"
-        return ""
+        if kind > 4:
+            return ""
+        return "OK" if self.dbg.insert(self.reg_thread().proc, kind, addr, length) else "E01"
 
     def h_z(self, arg):
         kind, addr, length = self._z(arg)
-        proc = self.reg_thread().proc
-        pts = self.dbg.points
-        if kind in (0, 1):
-            return "OK" if pts.remove_break(proc, addr) else "E01"
-        if kind in (2, 3, 4):
-            return "OK" if pts.remove_watch(proc, kind, addr, length) else "E01"
-        return ""
+        if kind > 4:
+            return ""
+        self.dbg.remove(self.reg_thread().proc, kind, addr, length)
+        return "OK"
 
     # -- resuming -----------------------------------------------------------------------------------------
     def _stopped(self):
