@@ -102,6 +102,17 @@ class Channel:
             return True
         return False
 
+    def _drop_retransmissions(self, packet: bytes) -> None:
+        """gdb sends a packet again when its ack is late (2 s: a loaded machine, a slow start-up);
+        the copies waiting behind it are the same request, answered once."""
+        try:
+            while self._fill(0):
+                pass
+        except Disconnected:
+            return
+        while self._buf.startswith(packet):
+            del self._buf[:len(packet)]
+
     def receive(self) -> bytes:
         """The next packet's payload (or INTERRUPT); acks it. Raises Disconnected at the end."""
         while True:
@@ -124,6 +135,7 @@ class Channel:
                 if not self.ack:
                     return payload          # (no-ack mode: checksums are not checked, as gdbserver)
                 if good and len(payload) <= MAX_PACKET:
+                    self._drop_retransmissions(bytes(b"$" + payload + b"#" + cs))
                     self.send_raw(b"+")
                     return payload
                 self.bad += 1
