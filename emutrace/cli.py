@@ -67,9 +67,9 @@ def entry() -> None:
 
 def run(cfg) -> int:
     from .session import EmutraceError, LimitReached, Session     # deferred (and below): `emutrace diff`, `report` and --help load no emulator
+    from .tracer import build_observers
     if cfg.gdb is not None:
         return _debug(cfg)
-    from .tracer import build_observers
     try:
         session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
         outputs = build_observers(session, cfg)

@@ -17,6 +17,8 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from unicorn import UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE
 
+from .memory import read_memory
+
 WATCH_KINDS = {2: "watch", 3: "rwatch", 4: "awatch"}
 MAX_WATCH = 1 << 30          # one watchpoint's length (a snapshot of it is copied per system call)
 
@@ -126,5 +128,4 @@ class Points:
 
 def _peek(proc, addr: int, length: int) -> bytes:
     """What the guest's memory holds (unmapped bytes: nothing), whatever its protection."""
-    from .memory import read_memory
     return read_memory(proc, addr, length) or b""

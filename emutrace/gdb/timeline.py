@@ -25,6 +25,8 @@ import bisect
 import os
 from typing import List, Optional, Tuple
 
+from .debugger import Stop
+from .memory import write_memory
 from .positions import NEVER
 
 
@@ -103,7 +105,6 @@ class Timeline:
             t = next((x for x in dbg.live_threads() if x.proc.pid == pid and x.tid == tid), None)
             if t is not None:
                 if kind == "mem":
-                    from .memory import write_memory
                     write_memory(t.proc, where, data)
                 else:
                     regs = dbg.server.registers(t)
@@ -134,7 +135,6 @@ class Timeline:
         if pos < plan.to:
             return
         self.plan = None
-        from .debugger import Stop
         dbg.report(Stop(t, reason=plan.reason, value=plan.value))
 
     # -- planning -------------------------------------------------------------------------------------------
