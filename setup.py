@@ -24,8 +24,8 @@ setup(
                           ["emutrace/machine/_native.c", "emutrace/machine/_cover.c",
                            "emutrace/machine/_tlbfill.c", "emutrace/machine/_guestmem.c",
                            "emutrace/machine/_printfcap.c",
-                           "emutrace/machine/_strace.c", "emutrace/machine/_insncount.c"],
-                          depends=["emutrace/machine/_cover.h", "emutrace/machine/_insncount.h", "emutrace/machine/_uchook.h"],
+                           "emutrace/machine/_strace.c", "emutrace/machine/_poscount.c"],
+                          depends=["emutrace/machine/_cover.h", "emutrace/machine/_poscount.h", "emutrace/machine/_uchook.h"],
                           optional=True)],
     cmdclass={"build_ext": optional_build_ext},
 )

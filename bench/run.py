@@ -42,7 +42,8 @@ STD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 BENCH_ENV = {"PATH": STD_PATH, "HOME": "/root", "LANG": "C", "LC_ALL": "C", "TERM": "dumb"}
 
 ALL_TOOLS = ("native", "emutrace", "emutrace-pure", "emutrace-notrace", "ltrace", "strace", "uftrace", "qemu",
-             "qiling", "py-unicorn", "emutrace-coverage", "emutrace-coverage-pure")
+             "qiling", "py-unicorn", "emutrace-coverage", "emutrace-coverage-pure", "gdb-continue", "gdb-break",
+             "gdb-watch", "gdb-rstepi", "gdb-rcont", "gdbserver")
 TOOL_LABEL = {
     "native": "native",
     "emutrace": "emutrace",
@@ -65,6 +66,9 @@ from bench import program_workloads  # noqa: E402  (real programs traced: git, x
 WORKLOADS += program_workloads.NAMES
 from bench import coverage_workload  # noqa: E402  (--coverage's cost per block)
 WORKLOADS += coverage_workload.NAMES
+from bench import gdb_workload  # noqa: E402  (the gdb server: continue, watchpoints, reverse)
+WORKLOADS += gdb_workload.NAMES
+TOOL_LABEL.update(gdb_workload.LABELS)
 # the marginal-cost workloads and the events each iteration makes
 MARGINAL_EVENTS = {"callloop": 4, "readloop": 1, "freshcalls": 8}
 BASH_LINES = 5000
@@ -246,6 +250,8 @@ def tool_command(tool: str, argv: List[str], kind: str, env: Env) -> Tuple[List[
         return [sys.executable, "-c", code] + argv, None
     if tool == "py-unicorn":
         return [sys.executable, "-c", "import unicorn"], None
+    if tool in gdb_workload.LABELS:
+        return gdb_workload.command(tool, argv, env.clock), None
     raise ValueError(tool)
 
 
@@ -294,6 +300,12 @@ def detect_tools(env: Env, wanted: Sequence[str]) -> None:
                 env.skipped[tool] = "ptrace does not work here"
                 continue
         env.tools[tool] = path
+    gdb = shutil.which("gdb", path=STD_PATH)
+    for tool in gdb_workload.LABELS:
+        if not gdb or (tool == "gdbserver" and (not shutil.which("gdbserver", path=STD_PATH) or ptrace_ok is False)):
+            env.skipped[tool] = "gdb or gdbserver (with ptrace) is not available"
+        elif tool == "gdbserver" or "emutrace" in env.tools:
+            env.tools[tool] = gdb
     if importlib.util.find_spec("qiling") is not None:
         env.tools["qiling"] = sys.executable
         env.notes.append("Qiling is importable: its rows run `Qiling(argv, rootfs='/').run()` "
@@ -430,6 +442,9 @@ def setup_workloads(cfg: Config, env: Env, only: Sequence[str]) -> List[Case]:
         only, cfg.quick, tmp, env.notes,
         lambda wl, label, argv: Case(wl, label, argv, "lib", program_workloads.TOOLS),
         lambda name: shutil.which(name, path=STD_PATH))
+    cases += gdb_workload.cases(
+        only, cfg.quick,
+        lambda wl, label, argv: Case(wl, label, argv, "lib", gdb_workload.TOOLS), build)
     cases += coverage_workload.cases(
         only, cfg.quick, tmp, env.notes,
         lambda wl, label, argv, size=None, blocks=None: Case(wl, label, argv, "lib", coverage_workload.TOOLS,

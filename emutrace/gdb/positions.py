@@ -8,7 +8,7 @@ again in a replay of the run gives the same thread, registers and memory.
 
 This module is the one interface the rest of the debugger uses (now, stop_at, interrupt), so
 that the mechanism can change: today a UC_HOOK_CODE hook on every instruction (the compiled
-InsnCounter of emutrace/machine/_insncount.c; on the pure path, PyInsnCounter below, a Python
+PosCounter of emutrace/machine/_poscount.c; on the pure path, PyPosCounter below, a Python
 hook, far slower). An exact retired-instruction counter of the clock (issue 34) can take its
 place.
 """
@@ -24,8 +24,8 @@ from emutrace.machine.native import native
 NEVER = (1 << 64) - 1
 
 
-class PyInsnCounter:
-    """The pure path's counter: a Python code hook per engine, with InsnCounter's semantics."""
+class PyPosCounter:
+    """The pure path's counter: a Python code hook per engine, with PosCounter's semantics."""
 
     def __init__(self, callback: Callable[[int], None]):
         self.callback = callback
@@ -46,9 +46,9 @@ class Counter:
     """The run's instruction counter; `due(address)` runs when a stop it was asked for is due."""
 
     def __init__(self, due: Callable[[int], None]):
-        kind = getattr(native, "InsnCounter", None)
+        kind = getattr(native, "PosCounter", None)
         self.native = kind is not None
-        self.impl = kind(due) if kind is not None else PyInsnCounter(due)
+        self.impl = kind(due) if kind is not None else PyPosCounter(due)
 
     def attach(self, machine) -> None:
         """Count the instructions of one more engine (before it runs any: a fresh engine)."""

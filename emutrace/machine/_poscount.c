@@ -1,7 +1,7 @@
-/* InsnCounter: an exact count of the guest instructions a run executes, for the gdb server's
+/* PosCounter: an exact count of the guest instructions a run executes, for the gdb server's
  * positions (emutrace/gdb/), in C (part of emutrace.machine._native).
  *
- * InsnCounter(callback)
+ * PosCounter(callback)
  *   .attach(uc_hook_add, engine) -> handle   hook one more engine (every engine of the run shares
  *                                             one count: only one engine runs at a time)
  *   .count                                    instructions started so far (read/write)
@@ -15,12 +15,12 @@
  * a debugger stop then leaves the scheduler's slices as they were, so a replay of the run
  * interleaves threads exactly as the run did). It must not raise (emutrace/gdb wraps it); if it
  * does, the exception is reported as unraisable. The pure path's reference is
- * emutrace/gdb/positions.py's PyInsnCounter. */
+ * emutrace/gdb/positions.py's PyPosCounter. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 
-#include "_insncount.h"
+#include "_poscount.h"
 #include "_uchook.h"
 
 typedef struct {
@@ -29,11 +29,11 @@ typedef struct {
     unsigned long long count;
     unsigned long long stop_at;
     volatile int interrupt;
-} InsnCounterObject;
+} PosCounterObject;
 
 static void on_insn(void *uc, uint64_t address, uint32_t size, void *user)
 {
-    InsnCounterObject *c = user;
+    PosCounterObject *c = user;
     if (c->count >= c->stop_at || c->interrupt) {
         PyGILState_STATE g = PyGILState_Ensure();
         c->interrupt = 0;
@@ -46,12 +46,12 @@ static void on_insn(void *uc, uint64_t address, uint32_t size, void *user)
     c->count++;
 }
 
-static int InsnCounter_init(InsnCounterObject *self, PyObject *args, PyObject *kwds)
+static int PosCounter_init(PosCounterObject *self, PyObject *args, PyObject *kwds)
 {
     PyObject *cb;
     if (!PyArg_ParseTuple(args, "O", &cb)) return -1;
     if (!PyCallable_Check(cb)) {
-        PyErr_SetString(PyExc_TypeError, "InsnCounter: the callback must be callable");
+        PyErr_SetString(PyExc_TypeError, "PosCounter: the callback must be callable");
         return -1;
     }
     Py_INCREF(cb);
@@ -62,13 +62,13 @@ static int InsnCounter_init(InsnCounterObject *self, PyObject *args, PyObject *k
     return 0;
 }
 
-static PyObject *InsnCounter_attach(InsnCounterObject *self, PyObject *args)
+static PyObject *PosCounter_attach(PosCounterObject *self, PyObject *args)
 {
     unsigned long long hook_add, engine;
     size_t handle = 0;
     if (!PyArg_ParseTuple(args, "KK", &hook_add, &engine)) return NULL;
     if (!hook_add || !engine) {
-        PyErr_SetString(PyExc_ValueError, "InsnCounter.attach: a null function or engine");
+        PyErr_SetString(PyExc_ValueError, "PosCounter.attach: a null function or engine");
         return NULL;
     }
     /* UC_HOOK_CODE is 4 in every Unicorn 2 release */
@@ -76,15 +76,15 @@ static PyObject *InsnCounter_attach(InsnCounterObject *self, PyObject *args)
     return PyLong_FromSize_t(handle);
 }
 
-static void InsnCounter_dealloc(InsnCounterObject *self)
+static void PosCounter_dealloc(PosCounterObject *self)
 {
     Py_CLEAR(self->callback);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static PyObject *get_count(InsnCounterObject *self, void *c) { return PyLong_FromUnsignedLongLong(self->count); }
-static PyObject *get_stop_at(InsnCounterObject *self, void *c) { return PyLong_FromUnsignedLongLong(self->stop_at); }
-static PyObject *get_interrupt(InsnCounterObject *self, void *c) { return PyBool_FromLong(self->interrupt); }
+static PyObject *get_count(PosCounterObject *self, void *c) { return PyLong_FromUnsignedLongLong(self->count); }
+static PyObject *get_stop_at(PosCounterObject *self, void *c) { return PyLong_FromUnsignedLongLong(self->stop_at); }
+static PyObject *get_interrupt(PosCounterObject *self, void *c) { return PyBool_FromLong(self->interrupt); }
 
 static int set_u64(PyObject *value, unsigned long long *out)
 {
@@ -98,9 +98,9 @@ static int set_u64(PyObject *value, unsigned long long *out)
     return 0;
 }
 
-static int set_count(InsnCounterObject *self, PyObject *v, void *c) { return set_u64(v, &self->count); }
-static int set_stop_at(InsnCounterObject *self, PyObject *v, void *c) { return set_u64(v, &self->stop_at); }
-static int set_interrupt(InsnCounterObject *self, PyObject *v, void *c)
+static int set_count(PosCounterObject *self, PyObject *v, void *c) { return set_u64(v, &self->count); }
+static int set_stop_at(PosCounterObject *self, PyObject *v, void *c) { return set_u64(v, &self->stop_at); }
+static int set_interrupt(PosCounterObject *self, PyObject *v, void *c)
 {
     int t = v == NULL ? 0 : PyObject_IsTrue(v);
     if (t < 0) return -1;
@@ -108,37 +108,37 @@ static int set_interrupt(InsnCounterObject *self, PyObject *v, void *c)
     return 0;
 }
 
-static PyGetSetDef InsnCounter_getset[] = {
+static PyGetSetDef PosCounter_getset[] = {
     {"count", (getter)get_count, (setter)set_count, "instructions started so far", NULL},
     {"stop_at", (getter)get_stop_at, (setter)set_stop_at, "the count at which callback runs", NULL},
     {"interrupt", (getter)get_interrupt, (setter)set_interrupt, "callback before the next instruction", NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 
-static PyMethodDef InsnCounter_methods[] = {
-    {"attach", (PyCFunction)InsnCounter_attach, METH_VARARGS, "attach(uc_hook_add, engine) -> hook handle"},
+static PyMethodDef PosCounter_methods[] = {
+    {"attach", (PyCFunction)PosCounter_attach, METH_VARARGS, "attach(uc_hook_add, engine) -> hook handle"},
     {NULL, NULL, 0, NULL}
 };
 
-static PyTypeObject InsnCounterType = {
+static PyTypeObject PosCounterType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "emutrace.machine._native.InsnCounter",
-    .tp_basicsize = sizeof(InsnCounterObject),
+    .tp_name = "emutrace.machine._native.PosCounter",
+    .tp_basicsize = sizeof(PosCounterObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "InsnCounter(callback): counts the instructions of every attached engine",
+    .tp_doc = "PosCounter(callback): counts the instructions of every attached engine",
     .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)InsnCounter_init,
-    .tp_dealloc = (destructor)InsnCounter_dealloc,
-    .tp_methods = InsnCounter_methods,
-    .tp_getset = InsnCounter_getset,
+    .tp_init = (initproc)PosCounter_init,
+    .tp_dealloc = (destructor)PosCounter_dealloc,
+    .tp_methods = PosCounter_methods,
+    .tp_getset = PosCounter_getset,
 };
 
-int emutrace_insncount_init(PyObject *module)
+int emutrace_poscount_init(PyObject *module)
 {
-    if (PyType_Ready(&InsnCounterType) < 0) return -1;
-    Py_INCREF(&InsnCounterType);
-    if (PyModule_AddObject(module, "InsnCounter", (PyObject *)&InsnCounterType) < 0) {
-        Py_DECREF(&InsnCounterType);
+    if (PyType_Ready(&PosCounterType) < 0) return -1;
+    Py_INCREF(&PosCounterType);
+    if (PyModule_AddObject(module, "PosCounter", (PyObject *)&PosCounterType) < 0) {
+        Py_DECREF(&PosCounterType);
         return -1;
     }
     return 0;
