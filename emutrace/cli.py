@@ -106,6 +106,7 @@ def _debug(cfg) -> int:
     """--gdb: the run is gdb's (emutrace/gdb/)."""
     from .gdb.listen import serve     # deferred: only --gdb loads the debugger
     from .session import EmutraceError, LimitReached
+    gcpause.resume()                    # (a replay leaves a whole session behind for the collector)
     try:
         status = serve(cfg)
     except LimitReached as e:

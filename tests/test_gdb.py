@@ -326,3 +326,36 @@ def test_tcp_one_client_and_port_in_use(prog):
 def test_bad_address_is_a_usage_error(prog):
     r = subprocess.run(EMUTRACE + ["--gdb=localhost:http", prog], capture_output=True, cwd=ROOT, timeout=60)
     assert r.returncode == 125 and r.stderr.decode().startswith("emutrace: --gdb localhost:http: not a port")
+
+
+def test_replays_return_their_memory(prog, tmp_path):
+    """Each reverse step is a new session: the old one's engines and memory go back to the host."""
+    steps = ["break work", "continue"] + ["reverse-stepi", "stepi"] * 15 + ["info proc", "kill"]
+    server = " ".join(EMUTRACE + ["--gdb", "-", "--no-trace", prog, "libcall"])
+    rss = []
+    for i, tail in enumerate((["break work", "continue", "reverse-stepi", "stepi", "kill"], steps)):
+        out = tmp_path / f"rss{i}"
+        s = HEAD + [f"target remote | /usr/bin/time -o {out} -f 'maxrss %M' {server}"] + tail
+        p = subprocess.run(["gdb", "-nx", "-batch"] + [x for c in s for x in ("-ex", c)] + [prog], cwd=ROOT,
+                           capture_output=True, timeout=600)
+        for _ in range(100):
+            if out.exists() and out.read_text().strip():
+                break
+            time.sleep(0.1)
+        m = re.search(r"maxrss (\d+)", out.read_text())
+        assert m, (p.stdout + p.stderr)[-2000:]
+        rss.append(int(m.group(1)))
+    # 15 more replays than the short session: far less than 15 sessions' worth more (one ~40 MB)
+    assert rss[1] < rss[0] + 60_000, rss
+
+
+def test_pure_path_gives_the_same_session(prog):
+    """The position counter in Python (EMUTRACE_PURE=1) counts as the compiled one does."""
+    script = ["break strlen", "continue", "monitor when", "reverse-stepi", "monitor when", "kill"]
+    compiled = gdb_session(prog, ["libcall"], script)
+    os.environ["EMUTRACE_PURE"] = "1"
+    try:
+        pure = gdb_session(prog, ["libcall"], script)
+    finally:
+        del os.environ["EMUTRACE_PURE"]
+    assert "position " in compiled and compiled == pure

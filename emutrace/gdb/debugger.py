@@ -90,6 +90,7 @@ class Debugger:
     # -- the session ----------------------------------------------------------------------------
     def attach_session(self, session, outputs) -> None:
         self.session, self.outputs = session, outputs
+        self.engines: List[tuple] = []        # (machine, address space) of every engine of the run
         self.counter = Counter(self._due)
         self.points = Points(self._hit)
         self.detached = set()
@@ -112,6 +113,7 @@ class Debugger:
         """A process got a fresh engine: it counts instructions from its first one. The old
         engine's breakpoints went with it; in a replay, gdb's are put on the new one."""
         self.counter.attach(proc.machine)
+        self.engines.append((proc.machine, proc.aspace))
         self.points.forget(proc)
         if self.timeline.busy():
             for kind, addr, length in self.wanted.get(proc.pid, ()):
@@ -371,6 +373,12 @@ class Debugger:
         raise Killed()
 
     def close(self) -> None:
+        """The run is over (or thrown away for a replay): its engines and memory go back."""
+        for m, aspace in self.engines:
+            m.dispose()
+            if aspace is not None:
+                aspace.dispose()
+        self.engines = []
         self.hostio.close_all()
         for out in self.outputs:
             try:

@@ -12,6 +12,7 @@ gdb goes away mid-run, the run is killed (gdbserver's choice too); emutrace exit
 from __future__ import annotations
 
 import copy
+import gc
 import os
 import socket
 import sys
@@ -122,6 +123,8 @@ def serve(cfg) -> int:
                 plan = again.plan
             finally:
                 dbg.close()
+                session = outputs = None
+                gc.collect()                    # (the engines of a run left behind: see test_gdb)
     except Killed:
         status = 0
     finally:

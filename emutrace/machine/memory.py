@@ -299,6 +299,10 @@ class AddressSpace:
         self._alias_hooks: List[int] = []    # write hooks on shared views of code (_watch_code_aliases)
         tlb.attach(uc, self)
 
+    def dispose(self) -> None:
+        """Forget the engine and the host memory this address space holds (Machine.dispose)."""
+        self.__dict__.clear()
+
     @property
     def max_mem(self) -> int:
         return self.budget.limit
