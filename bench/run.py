@@ -44,7 +44,8 @@ BENCH_ENV = {"PATH": STD_PATH, "HOME": "/root", "LANG": "C", "LC_ALL": "C", "TER
 ALL_TOOLS = ("native", "emutrace", "emutrace-pure", "emutrace-notrace", "ltrace", "strace", "uftrace", "qemu",
              "qiling", "py-unicorn", "emutrace-coverage", "emutrace-coverage-pure", "emutrace-report",
              "emutrace-report-nowatch", "emutrace-ftrace",
-             "emutrace-ftrace-args", "emutrace-ftrace-cold", "emutrace-ftrace-args-cold")
+             "emutrace-ftrace-args", "emutrace-ftrace-cold", "emutrace-ftrace-args-cold", "gdb-continue", "gdb-break",
+             "gdb-watch", "gdb-rstepi", "gdb-rcont", "gdbserver")
 TOOL_LABEL = {
     "native": "native",
     "emutrace": "emutrace",
@@ -76,6 +77,9 @@ WORKLOADS += report_pages.NAMES
 from bench import dwarf_workload  # noqa: E402  (--ftrace -a: arguments from DWARF)
 WORKLOADS += dwarf_workload.NAMES
 TOOL_LABEL.update(dwarf_workload.LABELS)
+from bench import gdb_workload  # noqa: E402  (the gdb server: continue, watchpoints, reverse)
+WORKLOADS += gdb_workload.NAMES
+TOOL_LABEL.update(gdb_workload.LABELS)
 # the marginal-cost workloads and the events each iteration makes
 MARGINAL_EVENTS = {"callloop": 4, "readloop": 1, "freshcalls": 8}
 BASH_LINES = 5000
@@ -266,6 +270,8 @@ def tool_command(tool: str, argv: List[str], kind: str, env: Env) -> Tuple[List[
         return [sys.executable, "-c", code] + argv, None
     if tool == "py-unicorn":
         return [sys.executable, "-c", "import unicorn"], None
+    if tool in gdb_workload.LABELS:
+        return gdb_workload.command(tool, argv, env.clock), None
     raise ValueError(tool)
 
 
@@ -317,6 +323,12 @@ def detect_tools(env: Env, wanted: Sequence[str]) -> None:
                 env.skipped[tool] = "ptrace does not work here"
                 continue
         env.tools[tool] = path
+    gdb = shutil.which("gdb", path=STD_PATH)
+    for tool in gdb_workload.LABELS:
+        if not gdb or (tool == "gdbserver" and (not shutil.which("gdbserver", path=STD_PATH) or ptrace_ok is False)):
+            env.skipped[tool] = "gdb or gdbserver (with ptrace) is not available"
+        elif tool == "gdbserver" or "emutrace" in env.tools:
+            env.tools[tool] = gdb
     if importlib.util.find_spec("qiling") is not None:
         env.tools["qiling"] = sys.executable
         env.notes.append("Qiling is importable: its rows run `Qiling(argv, rootfs='/').run()` "
@@ -456,6 +468,9 @@ def setup_workloads(cfg: Config, env: Env, only: Sequence[str]) -> List[Case]:
     cases += dwarf_workload.cases(
         only, cfg.quick, lambda wl, label, argv, size=None: Case(wl, label, argv, "lib", dwarf_workload.TOOLS,
                                                                  size=size, warmup=True), build)
+    cases += gdb_workload.cases(
+        only, cfg.quick,
+        lambda wl, label, argv: Case(wl, label, argv, "lib", gdb_workload.TOOLS), build)
     cases += coverage_workload.cases(
         only, cfg.quick, tmp, env.notes,
         lambda wl, label, argv, size=None, blocks=None: Case(wl, label, argv, "lib", coverage_workload.TOOLS,

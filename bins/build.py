@@ -216,6 +216,8 @@ PROGRAMS: Dict[str, dict] = {
                flags=_C_FLAGS),
     "costs": _p("c", "four functions of known, different costs: profiles must rank them like uftrace",
                 flags=_C_FLAGS),
+    "gdbprog": _p("c", "gdb server scenarios: a corrupted global, read(2) into a watched buffer, a library call",
+                  ("pie", "ibt", "musl-static", "static"), _C_FLAGS + ("-O0", "-g")),
     "calllog": _p("c", "edge cases of calls logged in guest code (page edges, cancel, backtrace)",
                   flags=_C_FLAGS + ("-pthread",)),
     "retcap": _p("c", "values the call log copies at the return: strings as long as the returned value, "

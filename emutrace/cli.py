@@ -68,6 +68,8 @@ def entry() -> None:
 def run(cfg) -> int:
     from .session import EmutraceError, LimitReached, Result, Session     # deferred (and below): `emutrace diff`, `report` and --help load no emulator
     from .tracer import build_observers
+    if cfg.gdb is not None:
+        return _debug(cfg)
     from .machine.interrupt import Interrupted, arm, disarm
     stop = None                 # the host signal that interrupted the run
     try:
@@ -184,6 +186,21 @@ def _bytes(n: int) -> str:
             return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n} bytes"
+def _debug(cfg) -> int:
+    """--gdb: the run is gdb's (emutrace/gdb/)."""
+    from .gdb.listen import serve     # deferred: only --gdb loads the debugger
+    from .session import EmutraceError, LimitReached
+    gcpause.resume()                    # (a replay leaves a whole session behind for the collector)
+    try:
+        status = serve(cfg)
+    except LimitReached as e:
+        return fail(str(e), e.status)
+    except EmutraceError as e:
+        return fail(str(e), e.status)
+    except OSError as e:
+        return fail(f"{e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}", USAGE_STATUS)
+    sys.stdout.flush()
+    return status
 
 
 def _report(session, cfg):

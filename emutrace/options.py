@@ -93,6 +93,7 @@ class Config:
     report: Optional[str] = None        # --report FILE
     dump_dropped: Optional[str] = None  # --dump-dropped DIR
     yara: Optional[str] = None          # --yara RULES
+    gdb: Optional[str] = None           # --gdb[=ADDR:PORT|-]: serve gdb ("" a free loopback port)
     quiet: bool = False                 # -q
 
 
@@ -176,6 +177,7 @@ class Opt:
     apply: Callable                 # apply(state, value) (value None for a flag)
     choices: Optional[tuple] = None # the values it takes, where they are a fixed list
     repeat: bool = False            # may be given more than once (-t, -e, --env...)
+    optional: bool = False          # the value may be left out (--gdb, --gdb=ADDR:PORT, --gdb -)
     mode: str = ""                  # "ftrace"/"strace": this meaning only after --ftrace/--strace
                                     # (uftrace's -a, strace's -x); a row without one serves otherwise
 
@@ -192,7 +194,7 @@ class _State:
         self.world = World()
         self.opts = Options()
         self.tc = TraceConfig()
-        self.report = {"report": None, "dump_dropped": None, "yara": None}
+        self.report = {"report": None, "dump_dropped": None, "yara": None, "gdb": None}
         self.env_add: List[str] = []
         self.inherit = False
         self.quiet = False
@@ -295,7 +297,7 @@ def _version(st, v):
     raise InfoRequested(f"emutrace {__version__}\nevent path: {event_path}")
 
 
-T, R, S, I = "Tracing", "Behaviour report", "Sandbox and determinism", "Information"
+T, D, R, S, I = "Tracing", "Debugging", "Behaviour report", "Sandbox and determinism", "Information"
 OPTIONS: List[Opt] = [
     # -- tracing
     Opt(("-o", "--output"), "FILE", "write the trace to FILE (default: stderr)", T, _store("tc", "output")),
@@ -360,6 +362,11 @@ OPTIONS: List[Opt] = [
     Opt(("--hook-returns",), None, "catch every return with a Python hook instead of logging library "
         "calls in guest code (slower; leaves every return address on the stack untouched)", T,
         _set("tc", "guest_log", False)),
+    # -- debugging
+    Opt(("--gdb",), "[=ADDR:PORT|-]", "serve the GDB remote protocol, reverse execution too (docs/gdb.md): "
+        "127.0.0.1 on a free port by default; `--gdb -` on stdin/stdout (gdb: target remote | emutrace "
+        "--gdb - PROG); the program starts stopped at its first instruction", D,
+        lambda st, v: st.report.__setitem__("gdb", v or ""), optional=True),
     # -- the behaviour report
     Opt(("--report",), "FILE", "write a JSON behaviour report (processes, files, dropped files, network, "
         "findings, strings) at the end of the run, also when a limit ends it", R,
@@ -452,14 +459,14 @@ usage: emutrace [options] PROGRAM [ARGS...]   (emutrace --help: every option)
 
 
 def _label(o: Opt) -> str:
-    return ", ".join(o.flags) + (f" {o.metavar}" if o.metavar else "")
+    return ", ".join(o.flags) + ((o.metavar if o.optional else f" {o.metavar}") if o.metavar else "")
 
 
 def help_text(width: int = 100) -> str:
     """--help, from OPTIONS: the usage, then each group's options with their help wrapped."""
     import textwrap     # deferred: only --help wraps text
     out = [USAGE, "", DESCRIPTION]
-    for group in (T, R, S, I):
+    for group in (T, D, R, S, I):
         out += ["", f"{group}:"]
         for o in (o for o in OPTIONS if o.group == group):
             label = "  " + _label(o)
@@ -483,7 +490,7 @@ def argparse_parser():
     p = argparse.ArgumentParser(prog="emutrace", usage="emutrace [options] PROGRAM [ARGS...]",
                                 description=DESCRIPTION + "\n\n" + USAGE,
                                 epilog=EPILOG, add_help=False, formatter_class=argparse.RawDescriptionHelpFormatter)
-    groups = {g: p.add_argument_group(g) for g in (T, R, S, I)}
+    groups = {g: p.add_argument_group(g) for g in (T, D, R, S, I)}
     seen = set()
     for o in OPTIONS:
         flags = [f for f in o.flags if f not in seen]      # (a spelling with two meanings: listed once,
@@ -493,7 +500,9 @@ def argparse_parser():
         others = [m for m in OPTIONS if m is not o and set(m.flags) & set(flags)]
         text = "; ".join((f"after --{m.mode}: " if m.mode else "") + m.help for m in [o] + others)
         kw = {"help": text.replace("%", "%%"), "dest": "opt_" + flags[-1].lstrip("-").replace("-", "_") + o.mode}
-        if o.metavar:
+        if o.optional:
+            kw.update(metavar=o.metavar.strip("[]=").split("|")[0], nargs="?", const="")
+        elif o.metavar:
             kw.update(metavar=o.metavar, action="append" if o.repeat else "store")
             if o.choices:
                 kw["choices"] = o.choices
@@ -532,7 +541,12 @@ def parse(argv: List[str]) -> Config:
                 raise UsageError(f"unknown option {name} (see emutrace --help)")
             if o.metavar is None and eq:
                 raise UsageError(f"option {name} takes no value")
-            o.apply(st, (attached if eq else next_value(name)) if o.metavar else None)
+            if o.optional:                      # a value only with `=`, or `-` standing alone
+                if not eq and i + 1 < len(argv) and argv[i + 1] == "-":
+                    eq, attached = "=", next_value(name)
+                o.apply(st, attached if eq else None)
+            else:
+                o.apply(st, (attached if eq else next_value(name)) if o.metavar else None)
             i += 1
             continue
         # short options, possibly clustered (-tt, -fS) or with an attached value (-s64, -oFILE)
@@ -573,6 +587,9 @@ def _finish(st: _State, rest: List[str]) -> Config:
             opts.cwd = "/"
     if tc.ftrace_args is not None and not tc.ftrace:
         raise UsageError("--args (-a, -A) shows functions' arguments: it needs --ftrace before it")
+    if st.report["gdb"] is not None and (st.report["report"] or st.report["dump_dropped"]):
+        raise UsageError("--gdb runs the program again to go backwards: --report and --dump-dropped "
+                         "are not available with it")
     if st.report["yara"] and not st.report["report"]:
         raise UsageError("--yara puts its matches in the report: give --report FILE too")
     return Config(argv=rest, program=rest[0], world=world, options=opts, trace=tc, quiet=st.quiet, **st.report)

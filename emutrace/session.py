@@ -294,6 +294,7 @@ class Session:
         fanout = self._signal_observer()
         idle = 0                              # wake-ups in a row that ended blocked again
         engines = self.kernel.engines
+        resuming = self.hooks.listeners("resume")    # (a debugger's: see machine/phases.py)
         try:
             while True:
                 if engines.retired:           # (between slices: no engine is running)
@@ -317,6 +318,8 @@ class Session:
                         continue
                     idle = 0
                     self._apply_resume(proc)
+                    if resuming:
+                        self.hooks.fire("resume", proc, t)
                     deliver_pending(proc, fanout)
                     self._apply_resume(proc)
                     if t.alive and t.wait is None and not proc.stopped:

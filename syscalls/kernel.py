@@ -68,6 +68,8 @@ class Kernel:
                  hooks: Optional[Hooks] = None):
         self.world = world
         self.hooks = hooks if hooks is not None else Hooks()   # the session's registry (phases.py)
+        self._on_enter = self.hooks.listeners("syscall_enter")   # (live lists: on_syscall tests them)
+        self._on_exit = self.hooks.listeners("syscall_exit")
         self.vfs = vfs
         self.chosen_max_procs = max_procs   # --max-procs, or None: default_max_procs(max_mem)
         self.limits = vfs.limits            # every bound on what the guest makes the host hold (limits.py)
@@ -156,6 +158,8 @@ class Kernel:
                 except KeyError:
                     sc = handler = None
                 args = (a0, a1, a2, a3, a4, a5)
+                if self._on_enter:
+                    self.hooks.fire("syscall_enter", proc, nr, args)
                 state = obs.syscall_enter(proc, nr, sc, args) if obs is not None else None
                 thread = proc.thread
                 call = thread.call = (nr, sc, args, state)
@@ -177,6 +181,8 @@ class Kernel:
                 world.extra_ns += world.tick_ns                  # (world.tick(), inlined)
                 if obs is not None:
                     obs.syscall_exit(proc, state, ret)
+                if self._on_exit and ret is not NORETURN:
+                    self.hooks.fire("syscall_exit", proc, nr, args, ret)
             else:
                 ret = self.syscall(proc, nr, (a0, a1, a2, a3, a4, a5))
         except Block as b:                       # the thread sleeps; another one runs
@@ -213,6 +219,8 @@ class Kernel:
         again with `rerun`, so the trace shows each call once, when it returns."""
         sc, _ = self.routes.get(nr, NO_ROUTE)
         obs = self.observer if proc.traced else None         # (observer_for, without a call)
+        if self._on_enter:
+            self.hooks.fire("syscall_enter", proc, nr, args)
         state = obs.syscall_enter(proc, nr, sc, args) if obs is not None else None
         call = (nr, sc, args, state)
         faked = self.intercept.enter(proc, nr, sc, args)
@@ -290,5 +298,7 @@ class Kernel:
         obs = self.observer_for(proc)
         if obs is not None:
             obs.syscall_exit(proc, state, ret)
+        if self._on_exit and ret is not NORETURN:
+            self.hooks.fire("syscall_exit", proc, nr, args, ret)
         return ret
 

@@ -90,6 +90,7 @@ CASES = {
     "--hook-returns": ([(["--hook-returns"], has("puts(\"hello, world\")"))], [["--hook-returns=yes"]]),
     "--report": ([(["--report", "{t}/r.json"], lambda t: os.path.getsize(t.dir + "/r.json") > 0)], [["--report"]]),
     "--dump-dropped": ([(["--dump-dropped", "{t}/dd"], has("puts("))], [["--dump-dropped"]]),
+    "--gdb": ([], [["--gdb", "--report", "{t}/r.json"], ["--gdb=", "--dump-dropped", "{t}/d"]]),
     "--yara": ([], [["--yara", "{t}"], ["--yara"]]),
     "--no-vdso": ([(["--no-vdso", "-S"], has("puts("))], [["--no-vdso=1"]]),
     "--root": ([(["--root", "/"], has("puts("))], [["--root", "/nonexistent"], ["--root", "/etc/hostname"]]),

@@ -222,6 +222,13 @@ class Machine:
 
     closed = False              # True once close() freed the engine
 
+    def dispose(self) -> None:
+        """Forget everything this engine holds, for a run thrown away inside the process (the
+        debugger's replays, emutrace/gdb/listen.py): the compiled hook objects hold references
+        Python's collector cannot see, so an engine in a cycle with them would live as long as
+        the process. The Machine is unusable afterwards; the engine is freed with its last user."""
+        self.__dict__.clear()
+
     def emu_start(self, begin: int, until: int, timeout: int = 0, count: int = 0) -> None:
         """uc.emu_start (its arguments, its errors: UcError, or the exception a hook kept for
         it), holding the GIL while the guest runs where gil.keep_while_running said so."""

@@ -309,6 +309,9 @@ class AddressSpace:
         """Report memory written and then executed on hooks' `code_unpacked` phase (codewatch.py),
         from now on. Before any guest code runs."""
         self.code_watch = CodeWatch(self, hooks)
+    def dispose(self) -> None:
+        """Forget the engine and the host memory this address space holds (Machine.dispose)."""
+        self.__dict__.clear()
 
     @property
     def max_mem(self) -> int:

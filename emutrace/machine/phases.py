@@ -22,6 +22,12 @@ PHASES: Dict[str, str] = {
     "oom_kill": "(proc, addr): a first write to MAP_NORESERVE memory found --max-mem full; proc gets SIGKILL",
     "code_unpacked": "(aspace, region): memory written and then executed (codewatch.py); registering "
                      "on it makes new address spaces watch for it",
+    # the debugger's (emutrace/gdb): where a stop may happen outside an instruction hook
+    "syscall_enter": "(proc, nr, args): a system call is about to run its handler (catch syscall)",
+    "syscall_exit": "(proc, nr, args, ret): a system call returns to the guest; the kernel may have "
+                    "stored into guest memory (watchpoints compare what they watch)",
+    "resume": "(proc, thread): the run loop is about to run thread, its pending signals not yet "
+              "delivered (a debugger reports and may discard them)",
 }
 
 
@@ -48,6 +54,11 @@ class Hooks:
         fns = self._list(phase)
         if fn in fns:
             fns.remove(fn)
+
+    def listeners(self, phase: str) -> List[Callable]:
+        """The live list of phase's callbacks: a hot path keeps it and tests its truth, which
+        costs less than a call of wants() per event."""
+        return self._list(phase)
 
     def wants(self, phase: str) -> bool:
         """True when some callback is registered: callers skip building arguments otherwise."""
