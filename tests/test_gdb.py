@@ -205,7 +205,10 @@ class Raw:
         while (c := out.read(1)) not in (b"#", b""):
             data += c
         out.read(2)
-        self.raw(b"+")
+        try:
+            self.raw(b"+")
+        except BrokenPipeError:     # (a reply to vKill: the server may end before reading the ack)
+            pass
         return data
 
     def ask(self, payload: bytes) -> bytes:
@@ -214,7 +217,10 @@ class Raw:
         return self.reply()
 
     def close(self, timeout=60) -> int:
-        self.p.stdin.close()
+        try:
+            self.p.stdin.close()
+        except BrokenPipeError:     # (the server ended after vKill before reading the last '+')
+            pass
         try:
             return self.p.wait(timeout=timeout)
         finally:
