@@ -21,7 +21,7 @@ from conftest import built
 
 # the fallback for an install without a compiler: no _interrupt module, a watchdog thread
 WITHOUT_MODULE = ("import emutrace.machine.interrupt as i; i._ext = None; i.COMPILED = False; "
-                  "i.enter, i.leave = i._py_enter, i._py_leave; from emutrace.cli import entry; "
+                  "i.enter, i.leave = i._py_enter, i._leave_then_raise(i._py_leave); from emutrace.cli import entry; "
                   "import sys; sys.argv[0] = 'emutrace'; entry()")
 
 
@@ -30,13 +30,12 @@ def _spin_then(sig, tmp_path, args, env=None, python=None):
     report = tmp_path / "r.json"
     cmd = [sys.executable, "-m", "emutrace"] if python is None else [sys.executable, "-c", python]
     p = subprocess.Popen([*cmd, *args, "-o", str(trace), "--report", str(report),
-                          "--dump-dropped", str(tmp_path / "dropped"), built("spin")],
+                          "--dump-dropped", str(tmp_path / "dropped"), built("spin"), "announce"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **(env or {})})
-    # wait until the guest computes: the trace file exists (the run started) and then a moment
-    deadline = time.monotonic() + 60
-    while not trace.exists() and time.monotonic() < deadline and p.poll() is None:
-        time.sleep(0.05)
-    time.sleep(1.0)
+    # wait until the guest computes: it says so once it reaches its loop (however slow the
+    # machine), then a moment inside the loop
+    assert p.stdout.readline() == b"spinning\n", p.stderr.read()
+    time.sleep(0.5)
     assert p.poll() is None, p.stderr.read()
     sent = time.monotonic()
     p.send_signal(sig)

@@ -53,15 +53,33 @@ def _py_leave(_previous) -> None:
         _running.pop()
 
 
-if _ext is not None:
-    enter, leave = _ext.enter, _ext.leave     # enter(uc handle as int) -> previous; leave(previous)
-else:
-    enter, leave = _py_enter, _py_leave       # enter(Uc) -> 0; leave(0)
-COMPILED = _ext is not None
+# The signal raised but not yet seen by the run. Python runs the handler at the next bytecode,
+# which may be inside a hook that Unicorn's C code called through ctypes (a pure-path block hook):
+# an exception leaving such a callback is printed and dropped, and the run would go on. So the
+# handler also notes the signal here, and leaving emu_start raises it if it was dropped.
+_pending: List[int] = []
 
 
 def _raise(signum, _frame):
+    _pending.append(signum)
     raise Interrupted(signum)
+
+
+def _leave_then_raise(low_leave):
+    def leave(previous) -> None:
+        low_leave(previous)
+        if _pending:
+            signum = _pending[-1]
+            _pending.clear()
+            raise Interrupted(signum)
+    return leave
+
+
+if _ext is not None:
+    enter, leave = _ext.enter, _leave_then_raise(_ext.leave)   # enter(uc handle as int) -> previous
+else:
+    enter, leave = _py_enter, _leave_then_raise(_py_leave)     # enter(Uc) -> 0; leave(0)
+COMPILED = _ext is not None
 
 
 def disarm() -> None:
@@ -71,8 +89,20 @@ def disarm() -> None:
             signal.signal(getattr(signal, name), signal.SIG_IGN)
 
 
+def _unraisable(default):
+    """sys.unraisablehook that keeps quiet about an Interrupted dropped by a ctypes callback (it
+    is raised again when emu_start returns: _pending) and passes anything else on."""
+    def hook(info) -> None:
+        if info.exc_type is not None and issubclass(info.exc_type, Interrupted):
+            return
+        default(info)
+    return hook
+
+
 def arm() -> None:
     """From now on SIGINT, SIGTERM and SIGHUP stop the guest and raise Interrupted."""
+    import sys     # deferred: the same
+    sys.unraisablehook = _unraisable(sys.unraisablehook)
     numbers = [getattr(signal, name) for name in SIGNALS if hasattr(signal, name)]
     for n in numbers:
         signal.signal(n, _raise)
