@@ -137,6 +137,22 @@ class TraceConfig:
     call_stack: int = 0                 # ltrace -w N: frames after each library call
     coverage: Optional[str] = None      # --coverage FILE
     coverage_format: str = "drcov"      # drcov | lcov | text
+    # -- strace's options (issue 39; parsed in the block "strace's options" below) --
+    align: int = 0                      # -a N, --columns=N: the column of ' = ' (0: the mode's default)
+    xlat_style: str = "abbrev"          # -X, --const-print-style: abbrev | raw | verbose
+    verbose: bool = False               # -v, --no-abbrev, -e verbose=all, -e abbrev=none
+    raw: Optional[set] = None           # -e raw=SET: calls whose arguments print as hex numbers
+    signals: Optional[set] = None       # -e signal=SET, --signal=SET: the signals shown (None: all)
+    quiet: set = field(default_factory=set)    # -q/-qq/-qqq, --quiet=: attach, exit, personality...
+    hex_strings: int = 0                # -x 1 (non-ASCII), -xx 2 (all), --strings-in-hex=
+    decode_fds: set = field(default_factory=set)    # -y path, -yy all, --decode-fds=SET
+    read_fds: Optional[set] = None      # -e read=FDS: hex dumps of what is read from them
+    write_fds: Optional[set] = None     # -e write=FDS: hex dumps of what is written to them
+    trace_fds: Optional[set] = None     # -e trace-fds=FDS: only calls on these fds
+    syscall_numbers: bool = False       # -n, --syscall-number: '[ nr] ' before each call
+    arg_names: bool = False             # -N, --arg-names
+    always_show_pid: bool = False       # --always-show-pid
+    decode_pids: set = field(default_factory=set)   # -Y comm, --decode-pids=comm|pidns
 
 
 @record
@@ -226,6 +242,240 @@ POWER_LONG = {
     "--coverage": lambda tc, val: setattr(tc, "coverage", val()),
     "--coverage-format": lambda tc, val: _coverage_format(tc, val()),
 }
+
+
+# == strace's options (issue 39) ===============================================================
+# Every option strace 7.2 has that emutrace --strace takes, in one place: the short flags, the
+# -e qualifiers and the long forms. -x, -n and -V are strace's only under --strace (given before
+# them); elsewhere -x is ltrace's -x FILTER and -n ltrace's indent. -a N is the column of ' = '
+# in every mode (ltrace's -a too).
+
+_DECODE_FD_KINDS = ("path", "socket", "dev", "pidfd", "signalfd", "eventfd")
+_QUIET_KINDS = ("attach", "exit", "personality", "thread-execve", "path-resolution")
+_QUIET_ALIASES = {"exits": "exit", "superseded": "thread-execve"}
+
+
+def _qual_set(text: str, what: str, item, everything) -> Optional[set]:
+    """strace's qualifier set grammar: 'all', 'none', a comma list, a leading '!' negating it.
+    item(word) -> value (raises UsageError); everything: the set 'all' means (None: unbounded,
+    then the result is None for 'all' and a ('not', set) is not representable)."""
+    negate = text.startswith("!")
+    body = text[1:] if negate else text
+    chosen: set = set()
+    for word in body.split(","):
+        if not word:
+            continue
+        if word == "all":
+            chosen = set(everything) if everything is not None else None
+            if chosen is None:
+                break
+        elif word == "none":
+            continue
+        else:
+            chosen.add(item(word))
+    if chosen is None:
+        return set() if negate else None
+    if negate:
+        if everything is None:
+            return ("not", chosen)
+        return set(everything) - chosen
+    return chosen
+
+
+def _signal_item(word: str) -> int:
+    from emutrace.decode.xlat import SIGNAL_NUMBERS     # deferred: the tables load only for -e signal=
+    if word.isdigit():
+        n = int(word)
+        if not 0 < n <= 64:
+            raise UsageError(f"invalid signal '{word}'")
+        return n
+    name = word.upper()
+    name = name if name.startswith("SIG") else "SIG" + name
+    if name not in SIGNAL_NUMBERS:
+        raise UsageError(f"invalid signal '{word}'")
+    return SIGNAL_NUMBERS[name]
+
+
+def _fd_item(word: str) -> int:
+    if not word.isdigit():
+        raise UsageError(f"invalid descriptor '{word}'")
+    return int(word)
+
+
+def _word_item(choices, aliases=None, what="value"):
+    def item(word: str) -> str:
+        word = (aliases or {}).get(word, word)
+        if word not in choices:
+            raise UsageError(f"invalid {what} '{word}'")
+        return word
+    return item
+
+
+def _syscall_item(word: str) -> str:
+    return word
+
+
+def _signals(tc, text: str) -> None:
+    tc.signals = _qual_set(text, "signal", _signal_item, range(1, 65))
+
+
+def _fds(attr):
+    def set_fds(tc, text: str) -> None:
+        got = _qual_set(text, "descriptor", _fd_item, None)
+        setattr(tc, attr, got)
+    return set_fds
+
+
+def _decode_fds(tc, text: Optional[str]) -> None:
+    tc.decode_fds = _qual_set(text or "path", "decode-fds", _word_item(_DECODE_FD_KINDS, None, "decode-fds"),
+                              _DECODE_FD_KINDS)
+    tc.fd_paths = bool(tc.decode_fds)
+
+
+def _quiet(tc, text: Optional[str]) -> None:
+    tc.quiet = _qual_set(text or "attach,personality", "quiet",
+                         _word_item(_QUIET_KINDS, _QUIET_ALIASES, "quiet"), _QUIET_KINDS)
+
+
+def _xlat_style(tc, text: str) -> None:
+    if text not in ("raw", "abbrev", "verbose"):
+        raise UsageError(f"invalid -X/--const-print-style '{text}' (raw, abbrev or verbose)")
+    tc.xlat_style = text
+
+
+def _hex_strings(tc, text: Optional[str]) -> None:
+    levels = {None: 2, "all": 2, "non-ascii": 1, "non-ascii-chars": 1, "none": 0}
+    if text not in levels:
+        raise UsageError(f"invalid --strings-in-hex '{text}' (none, non-ascii or all)")
+    tc.hex_strings = levels[text]
+
+
+def _verbose(tc, text: str) -> None:
+    got = _qual_set(text, "verbose", _syscall_item, None)
+    tc.verbose = got is None or (isinstance(got, tuple) and not got[1]) or bool(got)
+
+
+def _abbrev(tc, text: str) -> None:
+    got = _qual_set(text, "abbrev", _syscall_item, None)
+    tc.verbose = got is not None and not got
+
+
+def _raw(tc, text: str) -> None:
+    got = _qual_set(text, "raw", _syscall_item, None)
+    tc.raw = {"all"} if got is None else got
+
+
+def _decode_pids(tc, text: str) -> None:
+    tc.decode_pids = _qual_set(text, "decode-pids", _word_item(("comm", "pidns"), None, "decode-pids"),
+                               ("comm", "pidns"))
+
+
+def _namespace(tc, text: Optional[str]) -> None:
+    _word_item(("new", "all", "none"), None, "namespace")((text or "new").lstrip("!"))
+
+
+def _columns(tc, text: str) -> None:
+    tc.align = _int(text, "-a", 0)
+
+
+def _trace(tc, text: str) -> None:
+    tc.filters.append("trace=" + text)
+
+
+# -e NAME=VALUE (and --NAME=VALUE below): strace's qualifiers
+STRACE_QUALIFIERS.update({
+    "trace": _trace, "t": _trace,
+    "signal": _signals, "signals": _signals, "s": _signals,
+    "read": _fds("read_fds"), "reads": _fds("read_fds"), "r": _fds("read_fds"),
+    "write": _fds("write_fds"), "writes": _fds("write_fds"), "w": _fds("write_fds"),
+    "trace-fds": _fds("trace_fds"), "trace-fd": _fds("trace_fds"), "fd": _fds("trace_fds"),
+    "fds": _fds("trace_fds"),
+    "decode-fds": _decode_fds, "decode-fd": _decode_fds,
+    "quiet": _quiet, "silent": _quiet, "silence": _quiet, "q": _quiet,
+    "verbose": _verbose, "v": _verbose, "abbrev": _abbrev, "a": _abbrev, "raw": _raw, "x": _raw,
+    "decode-pids": _decode_pids, "decode-pid": _decode_pids,
+    "namespace": _namespace,
+    "kvm": lambda tc, text: None,       # (strace's -e kvm=vcpu: no KVM in the sandbox, nothing to show)
+    "secontext": lambda tc, text: None,     # (no SELinux contexts in the sandbox: nothing to show)
+})
+
+# --NAME[=VALUE]: (takes a value, optional value, setter(tc, text))
+STRACE_LONG = {
+    "--columns": ("value", _columns),
+    "--trace": ("value", _trace),
+    "--signal": ("value", _signals), "--signals": ("value", _signals),
+    "--read": ("value", _fds("read_fds")), "--write": ("value", _fds("write_fds")),
+    "--trace-fds": ("value", _fds("trace_fds")),
+    "--decode-fds": ("optional", _decode_fds),
+    "--quiet": ("optional", _quiet), "--silent": ("optional", _quiet), "--silence": ("optional", _quiet),
+    "--const-print-style": ("value", _xlat_style),
+    "--strings-in-hex": ("optional", _hex_strings),
+    "--no-abbrev": ("flag", lambda tc, _: setattr(tc, "verbose", True)),
+    "--verbose": ("value", _verbose), "--abbrev": ("value", _abbrev), "--raw": ("value", _raw),
+    "--decode-pids": ("value", _decode_pids),
+    "--namespace": ("optional", _namespace),
+    "--arg-names": ("flag", lambda tc, _: setattr(tc, "arg_names", True)),
+    "--always-show-pid": ("flag", lambda tc, _: setattr(tc, "always_show_pid", True)),
+    "--syscall-number": ("flag", lambda tc, _: setattr(tc, "syscall_numbers", True)),
+    "--follow-forks": ("flag", lambda tc, _: setattr(tc, "follow", True)),
+    "--no-abbrev-signals": ("flag", lambda tc, _: None),
+    "--secontext": ("optional", lambda tc, _: None),
+    "--kvm": ("value", lambda tc, _: None),
+    "--string-limit": ("value", lambda tc, text: setattr(tc, "string_limit", _int(text, "-s"))),
+    "--syscall-times": ("optional", lambda tc, _: setattr(tc, "show_time_spent", True)),
+    "--summary-only": ("flag", lambda tc, _: setattr(tc, "summary", True)),
+    "--instruction-pointer": ("flag", lambda tc, _: setattr(tc, "show_ip", True)),
+}
+
+
+def strace_long(tc, name: str, attached: Optional[str], val) -> bool:
+    """A strace long option; False when name is not one."""
+    got = STRACE_LONG.get(name)
+    if got is None:
+        return False
+    kind, setter = got
+    if kind == "flag":
+        if attached is not None:
+            raise UsageError(f"option {name} takes no value")
+        setter(tc, None)
+    elif kind == "optional":
+        setter(tc, attached)
+    else:
+        setter(tc, attached if attached is not None else val())
+    return True
+
+
+# short flags: strace's everywhere (a: a value), and those strace has only under --strace
+STRACE_SHORT_ANY = "aX"
+STRACE_SHORT_ONLY = "xnNqvVY"
+
+
+def strace_short(tc, c: str, sval) -> bool:
+    """One strace short option; True when it took a value (the rest of the cluster)."""
+    if c == "a":
+        _columns(tc, sval())
+        return True
+    if c == "X":
+        _xlat_style(tc, sval())
+        return True
+    if c == "x":
+        tc.hex_strings = min(tc.hex_strings + 1, 2)
+    elif c == "n":
+        tc.syscall_numbers = True
+    elif c == "N":
+        tc.arg_names = True
+    elif c == "q":
+        tc.quiet = set(_QUIET_KINDS) if len(tc.quiet) >= 3 else \
+            ({"attach", "personality", "exit"} if tc.quiet else {"attach", "personality"})
+    elif c == "v":
+        tc.verbose = True
+    elif c == "Y":
+        tc.decode_pids = set(tc.decode_pids) | {"comm"}
+    elif c == "V":
+        from .machine.version import __version__ as v     # (strace -V's first line, then emutrace's)
+        raise InfoRequested(f"strace -- version 7.2 (emutrace {v})")
+    return False
+# == end of strace's options ===================================================================
 
 
 # options that take a value: name → (setter)
@@ -337,6 +587,8 @@ def parse(argv: List[str]) -> Config:
                 tc.output = val()
             elif name in POWER_LONG:
                 POWER_LONG[name](tc, val)
+            elif strace_long(tc, name, attached if eq else None, val):      # strace's options
+                pass
             elif name == "--report":
                 report["report"] = val()
             elif name == "--dump-dropped":
@@ -362,6 +614,13 @@ def parse(argv: List[str]) -> Config:
 
             if c == "h":
                 raise InfoRequested(HELP.rstrip())
+            if c in STRACE_SHORT_ANY or (tc.strace and c in STRACE_SHORT_ONLY):     # strace's options
+                if strace_short(tc, c, sval):
+                    break
+                j += 1
+                continue
+            if c == "y" and tc.strace and tc.fd_paths:          # -yy: every kind of fd decoded
+                tc.decode_fds = set(_DECODE_FD_KINDS)
             if c in "oesnFlxuEIAaPDpw":
                 v = sval()
                 if c == "o":
@@ -405,6 +664,7 @@ def parse(argv: List[str]) -> Config:
                 tc.summary = True
             elif c == "y":
                 tc.fd_paths = True
+                tc.decode_fds = set(tc.decode_fds) | {"path"}
             elif c == "f":
                 tc.follow = True
             elif c == "k":

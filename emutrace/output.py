@@ -262,6 +262,16 @@ def strace_align(prefix: str, line: str) -> str:
     return (prefix + head + ")").ljust(39) + " = " + ret
 
 
+def cfg_signals_hide(cfg, signo: int) -> bool:
+    """-e signal=SET: whether a signal's '--- SIG... ---' line is left out."""
+    sel = cfg.signals
+    if sel is None:
+        return False
+    if isinstance(sel, tuple):                  # ('not', set): every signal but those
+        return signo in sel[1]
+    return signo not in sel
+
+
 class StraceText:
     """strace's output: one line per system call, signals and exits between them."""
 
@@ -269,8 +279,10 @@ class StraceText:
         self.w = writer
         self.cfg = cfg
         self.ts = Timestamps(world, cfg.timestamps, cfg.relative)
-        self.multi = multi_pid or cfg.follow
+        self.multi = multi_pid or cfg.follow or cfg.always_show_pid
         self.summary: Dict[str, List] = {}
+        self.col = (cfg.align or 40) - 1            # -a N: ' = ' starts at column N
+        self.numbers = cfg.syscall_numbers          # -n: '[ nr] ' before each call
 
     def _prefix(self, ev) -> str:
         return (f"[pid {ev.tid}] " if self.multi else "") + self.ts.prefix(ev.time_ns)
@@ -281,7 +293,8 @@ class StraceText:
         no time spent and no stack. None when this sink prints more (-f's pid, -t, -r, -T) or
         something else (-c's table)."""
         cfg = self.cfg
-        if cfg.summary or self.multi or cfg.timestamps or cfg.relative or cfg.show_time_spent:
+        if cfg.summary or self.multi or cfg.timestamps or cfg.relative or cfg.show_time_spent \
+                or self.col != 39 or self.numbers:
             return None
         return self.w.write_syscall
 
@@ -297,15 +310,21 @@ class StraceText:
             cfg = self.cfg
             # (the common line, without a prefix's, a time's or a stack's calls when it has none)
             prefix = self._prefix(ev) if self.multi or cfg.timestamps or cfg.relative else ""
+            if self.numbers:
+                prefix += f"[{ev.nr:4d}] "
             spent = f" <{ev.duration_ns // 10**9}.{ev.duration_ns % 10**9 // 1000:06d}>" if cfg.show_time_spent and ev.ret is not None else ""
             line = ev.line
             head, sep, ret = line.rpartition(") = ")             # (strace_align, written out)
-            line = (prefix + head + ")").ljust(39) + " = " + ret if sep else prefix + line
+            line = (prefix + head + ")").ljust(self.col) + " = " + ret if sep else prefix + line
             self.w.write_syscall(line + spent + "\n" + (_stack_lines(ev.stack) if ev.stack else ""))
         elif isinstance(ev, Signal):
+            if cfg_signals_hide(self.cfg, ev.signo):
+                return
             self.w.write(self._prefix(ev) + ev.line + "\n" + _stack_lines(ev.stack), urgent=True)
         elif isinstance(ev, Exit):
             from emutrace.decode.strace import format_exited, format_killed     # deferred: the strace decoders load only for the strace format
+            if not ev.signal and "exit" in self.cfg.quiet:            # -qq: no '+++ exited with N +++'
+                return
             line = format_killed(ev.signal, ev.core) if ev.signal else format_exited(ev.status)
             self.w.write(self._prefix(ev) + line + "\n", urgent=True)
 
