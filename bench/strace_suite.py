@@ -148,7 +148,10 @@ def _why(output: str) -> str:
 
 
 def run_one(tests: Path, name: str, strace: str, timeout: int) -> Tuple[str, str, str, float]:
-    env = dict(os.environ, STRACE=strace, TIMEOUT_DURATION=str(timeout), srcdir=".")
+    # (what the suite's Makefile passes each test: AM_TEST_LOG_FLAGS, for x86-64)
+    env = dict(os.environ, STRACE=strace, TIMEOUT_DURATION=str(timeout), srcdir=".",
+               STRACE_ARCH="x86_64", STRACE_NATIVE_ARCH="x86_64", SIZEOF_KERNEL_LONG_T="8",
+               SIZEOF_LONG="8", MIPS_ABI="")
     t0 = time.monotonic()
     try:
         r = subprocess.run(["sh", "./run.sh", f"./{name}.gen.test"], cwd=tests, env=env,

@@ -71,6 +71,16 @@ class SyscallObserver:
         self._mem = None            # the memory view of the last traced call's process (_view)
         self._mem_of = None         # (that process, weakly: the observer keeps no process alive)
 
+    def strace_options(self, tc) -> None:
+        """strace's decoding options of the run (-x/-xx, -X, -e trace-fds=)."""
+        self.fmt.hex_strings = tc.hex_strings
+        self.fmt.xlat_style = tc.xlat_style
+        if tc.trace_fds is not None:
+            from .sysgate import SyscallGate     # deferred: only -P, -z and trace-fds= gate calls
+            gate = self.gate or SyscallGate(None, None)
+            gate.fds = tc.trace_fds
+            self.gate = gate
+
     def _fd_path(self, fd: int):
         proc = self.session.kernel.current
         if proc is None:
