@@ -426,6 +426,8 @@ STRACE_LONG = {
     "--summary-only": ("flag", lambda tc, _: setattr(tc, "summary", True)),
     "--instruction-pointer": ("flag", lambda tc, _: setattr(tc, "show_ip", True)),
 }
+# (emutrace's own, beside them: the shell's extra descriptors are passed unless this is given)
+NO_HOST_FDS = "--no-host-fds"
 
 
 def strace_long(tc, name: str, attached: Optional[str], val) -> bool:
@@ -482,6 +484,7 @@ def strace_short(tc, c: str, sval) -> bool:
 def parse(argv: List[str]) -> Config:
     world = World()
     opts = Options()
+    opts.host_fds = None                # (the CLI passes what it inherited, unless --no-host-fds)
     tc = TraceConfig()
     report = {"report": None, "dump_dropped": None}
     env_add: List[str] = []
@@ -589,6 +592,8 @@ def parse(argv: List[str]) -> Config:
                 POWER_LONG[name](tc, val)
             elif strace_long(tc, name, attached if eq else None, val):      # strace's options
                 pass
+            elif name == NO_HOST_FDS:
+                opts.host_fds = ()
             elif name == "--report":
                 report["report"] = val()
             elif name == "--dump-dropped":

@@ -113,8 +113,9 @@ class LtraceText:
         self.summary: Dict[str, List[int]] = {}
         self.calls_by_id: Dict[int, Call] = {}
         # no prefix, address or indentation before a call: its line is its text (event's fast path)
+        self.align = cfg.align or DEFAULT_ALIGN     # ltrace -a N
         self.plain = not (cfg.summary or self.multi or cfg.timestamps or cfg.relative or cfg.indent
-                          or cfg.show_ip or getattr(cfg, "call_stack", 0))
+                          or cfg.show_ip or getattr(cfg, "call_stack", 0) or self.align != DEFAULT_ALIGN)
 
     def _prefix(self, ev) -> str:
         p = f"[pid {ev.tid}] " if self.multi else ""
@@ -169,13 +170,13 @@ class LtraceText:
             if self.open is not None and self.open.id == ev.id:
                 ip = f"[{call.caller_addr:#x}] " if self.cfg.show_ip and call else ""
                 head = self._prefix(call) + ip + self._indent(ev.depth) + call.text if call else ""
-                line = close_call(head + ev.right, ev.ret, DEFAULT_ALIGN)
+                line = close_call(head + ev.right, ev.ret, self.align)
                 self.w.write(line[len(head):] + spent + "\n" + _ltrace_stack_lines(call.stack if call else None))
                 self.open = None
             else:
                 self._close_open()
                 head = self._prefix(ev) + self._indent(ev.depth) + f"<... {ev.name} resumed> "
-                self.w.write(close_call(head + ev.right, ev.ret, DEFAULT_ALIGN) + spent + "\n"
+                self.w.write(close_call(head + ev.right, ev.ret, self.align) + spent + "\n"
                              + _ltrace_stack_lines(call.stack if call else None))
         elif isinstance(ev, Syscall):
             if not self.cfg.syscalls:
@@ -184,7 +185,7 @@ class LtraceText:
             name, _, rest = ev.line.partition("(")
             args, _, ret = rest.rpartition(") = ")
             text = self._prefix(ev) + f"SYS_{name}({args}"
-            self.w.write((close_call(text, ret, DEFAULT_ALIGN) if ev.ret is not None else text + ") = ?") + "\n"
+            self.w.write((close_call(text, ret, self.align) if ev.ret is not None else text + ") = ?") + "\n"
                          + _stack_lines(ev.stack), urgent=self.w.sync_syscalls)
         elif isinstance(ev, Signal):
             if ev.type == "stop":

@@ -75,11 +75,33 @@ class SyscallObserver:
         """strace's decoding options of the run (-x/-xx, -X, -e trace-fds=)."""
         self.fmt.hex_strings = tc.hex_strings
         self.fmt.xlat_style = tc.xlat_style
+        if tc.decode_fds:
+            self.fmt.fd_paths = True
+            self.fmt.decode_fds = frozenset(tc.decode_fds)
+            self.fmt.fd_dev = self._fd_dev
         if tc.trace_fds is not None:
             from .sysgate import SyscallGate     # deferred: only -P, -z and trace-fds= gate calls
             gate = self.gate or SyscallGate(None, None)
             gate.fds = tc.trace_fds
             self.gate = gate
+
+    def _fd_dev(self, fd: int):
+        """('char' or 'block', major, minor) of a device open on fd (strace -yy's <char 1:5>)."""
+        proc = self.session.kernel.current
+        f = proc.fds.fds.get(fd) if proc is not None else None
+        if f is None:
+            return None
+        try:
+            st = f.stat()
+        except Exception:                       # (a file that cannot say: no decoration)
+            return None
+        kind = {0o020000: "char", 0o060000: "block"}.get(st.mode & 0o170000)
+        if kind is None:
+            return None
+        rdev = st.rdev
+        major = ((rdev >> 8) & 0xfff) | ((rdev >> 32) & ~0xfff & 0xffffffff)
+        minor = (rdev & 0xff) | ((rdev >> 12) & ~0xff & 0xffffffff)
+        return kind, major, minor
 
     def _fd_path(self, fd: int):
         proc = self.session.kernel.current

@@ -35,8 +35,8 @@ SETTABLE_FL = O_APPEND | O_NONBLOCK | 0o40000 | 0o1000000 | 0o4010000   # APPEND
 def guest_path(proc, addr: int) -> str:
     if not addr:
         raise VfsError(E.EFAULT)
-    raw = proc.aspace.read_cstr(addr, 4097)
-    if len(raw) > 4096:
+    raw = proc.aspace.read_cstr(addr, 4096)
+    if len(raw) >= 4096:            # (no NUL in PATH_MAX bytes: Linux reads no further, getname())
         raise VfsError(E.ENAMETOOLONG)
     return raw.decode("utf-8", "surrogateescape")
 

@@ -130,7 +130,8 @@ def _path_bytes(path) -> bytes:
 
 class SyscallFormatter:
     # settings a compiled row depends on: setting one forgets the compiled rows
-    _COMPILED_ON = frozenset({"string_limit", "fd_paths", "fd_path", "hex_strings", "xlat_style"})
+    _COMPILED_ON = frozenset({"string_limit", "fd_paths", "fd_path", "hex_strings", "xlat_style", "decode_fds",
+                              "fd_dev"})
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
@@ -146,6 +147,8 @@ class SyscallFormatter:
         self.align = align
         self.localtime = localtime
         self.hex_strings = 0                     # strace -x 1, -xx 2 (common.HEX while decoding)
+        self.decode_fds = frozenset({"path"})    # strace --decode-fds=: what -y shows (with fd_paths)
+        self.fd_dev = None                       # fd -> ('char', major, minor) | None (decode-fds=dev)
         self.xlat_style = "abbrev"               # strace -X (xlat.STYLE while decoding)
         self.last_name: Dict[object, str] = {}     # each thread's last call (restart_syscall names it)
         # id(row) -> (row, its CompiledRow or None: _compile_row); SyscallObserver runs a
@@ -287,13 +290,18 @@ class SyscallFormatter:
         if self.fd_paths and self.fd_path is not None and fd >= 0:
             path = self.fd_path(fd)
             if path:
-                return f"{fd}<{quote_string(_path_bytes(path), quotes=False, extra_escape='<>')}>"
+                dev = ""
+                if self.fd_dev is not None and "dev" in self.decode_fds:
+                    got = self.fd_dev(fd)
+                    if got is not None:
+                        dev = f"<{got[0]} {got[1]}:{got[2]}>"
+                return f"{fd}<{quote_string(_path_bytes(path), quotes=False, extra_escape='<>')}{dev}>"
         return str(fd)
 
     def dirfd(self, v: int) -> str:
         fd = s32(v)
         if fd == -100:
-            if self.fd_paths and self.fd_path is not None:
+            if self.fd_paths and self.fd_path is not None and "path" in self.decode_fds:
                 path = self.fd_path(-100)
                 if path:
                     return f"AT_FDCWD<{quote_string(_path_bytes(path), quotes=False, extra_escape='<>')}>"
@@ -327,7 +335,7 @@ class SyscallFormatter:
         if addr == 0:
             return "NULL"
         limit = self.string_limit if limit is None else limit
-        got = read_cstring(mem, addr, limit + 1)
+        got = read_cstring(mem, addr, limit)        # (reads limit + 1 bytes at most, as strace)
         if got is None:
             return hexval(addr)
         data, found = got
@@ -336,7 +344,9 @@ class SyscallFormatter:
         return quote_string(data) + ("" if found else "...")
 
     def path(self, mem, addr: int) -> str:
-        return self.cstr(mem, addr, PATH_MAX)
+        """strace's printpath: at most PATH_MAX - 1 bytes shown, PATH_MAX read (no further: a
+        path ending where the memory does is still a path)."""
+        return self.cstr(mem, addr, PATH_MAX - 1)
 
     def array(self, items, total: int) -> str:
         """[a, b, ...] with at most string_limit elements, as strace limits arrays."""
