@@ -136,7 +136,7 @@ def _why(output: str) -> str:
     line or an emutrace: line)."""
     lines = output.splitlines()
     for ln in lines:
-        if ln.startswith("emutrace:") or "Traceback" in ln:
+        if "Traceback" in ln or ln.startswith("emutrace: unknown") or ln.startswith("emutrace: invalid"):
             return ln.strip()[:200]
     for ln in lines:
         if (ln.startswith("-") or ln.startswith("+")) and not ln.startswith(("---", "+++")):

@@ -317,7 +317,8 @@ class StraceText:
             line = ev.line
             head, sep, ret = line.rpartition(") = ")             # (strace_align, written out)
             line = (prefix + head + ")").ljust(self.col) + " = " + ret if sep else prefix + line
-            self.w.write_syscall(line + spent + "\n" + (_stack_lines(ev.stack) if ev.stack else ""))
+            self.w.write_syscall(line + spent + "\n" + (_stack_lines(ev.stack) if ev.stack else "")
+                                 + (ev.dump or ""))
         elif isinstance(ev, Signal):
             if cfg_signals_hide(self.cfg, ev.signo):
                 return
@@ -461,6 +462,8 @@ class JsonLines:
         d = asdict(ev)
         if d.get("stack", 0) is None:          # only -k / -w events carry a stack
             del d["stack"]
+        if d.get("dump", 0) is None:           # only -e read=/write= calls carry a dump
+            del d["dump"]
         d.pop("text", None)
         d.pop("right", None)
         self.w.write(json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n",

@@ -68,6 +68,7 @@ class SyscallObserver:
         self.marker = None          # inject.SyscallInjector.mark: " (INJECTED)" / " (DELAYED)"
         self.backtracer = None      # backtrace.Backtracer: -k, -kk
         self.lines = lines          # (sets write_line: lines, or None while an extra above is set)
+        self.dumper = None          # iodump.IoDumper: -e read=/write= hex dumps
         self._mem = None            # the memory view of the last traced call's process (_view)
         self._mem_of = None         # (that process, weakly: the observer keeps no process alive)
 
@@ -79,6 +80,10 @@ class SyscallObserver:
             self.fmt.fd_paths = True
             self.fmt.decode_fds = frozenset(tc.decode_fds)
             self.fmt.fd_dev = self._fd_dev
+        if tc.read_fds is not None or tc.write_fds is not None:
+            from emutrace.decode.strace.iodump import IoDumper     # deferred: only -e read=/write= dump data
+            self.dumper = IoDumper(tc.read_fds, tc.write_fds)
+            self.lines = None                   # (every such call goes through its event)
         if tc.trace_fds is not None:
             from .sysgate import SyscallGate     # deferred: only -P, -z and trace-fds= gate calls
             gate = self.gate or SyscallGate(None, None)
@@ -214,8 +219,9 @@ class SyscallObserver:
         err = E.NAME.get(-ret) if ret is not None and -4096 < ret < 0 else None
         now = self.session.world.elapsed_ns
         stack = self.backtracer.frames(proc) if self.backtracer is not None else None
+        dump = self.dumper.dump(sc.name, args, ret, mem) if self.dumper is not None else None
         self.emit(Syscall(proc.pid, proc.thread.tid, now, sc.name, sc.nr, line, list(args), ret, err, now - t0,
-                          stack=stack))
+                          stack=stack, dump=dump))
 
     def syscall_noreturn(self, proc, st):
         if st is None:

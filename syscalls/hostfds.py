@@ -28,8 +28,9 @@ DEVICES = {(1, 3): "null", (1, 5): "zero", (1, 7): "full", (1, 8): "random", (1,
 
 
 def inherited() -> Tuple[int, ...]:
-    """The descriptors >= 3 this process was started with (open, not close-on-exec). Call it first
-    thing: anything emutrace opens later is close-on-exec anyway."""
+    """The descriptors >= 3 this process was started with (open, not close-on-exec), and 0 when
+    stdin is a memory device (/dev/null). Call it first thing: anything emutrace opens later is
+    close-on-exec anyway."""
     try:
         import fcntl
     except ImportError:                 # (Windows: no descriptors are inherited that way)
@@ -39,6 +40,8 @@ def inherited() -> Tuple[int, ...]:
     except OSError:
         candidates = range(3, MAX_SCANNED)
     out: List[int] = []
+    if _memory_device(0) is not None:
+        out.append(0)           # (stdin from /dev/null is the guest's /dev/null: an input, as a file is)
     for fd in candidates:
         if fd < 3 or fd >= MAX_SCANNED:
             continue
@@ -50,6 +53,17 @@ def inherited() -> Tuple[int, ...]:
             continue
         out.append(fd)
     return tuple(out)
+
+
+def _memory_device(fd: int):
+    """'null', 'zero'... when fd is open on that Linux memory device, else None."""
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return None
+    if (st.st_mode & 0o170000) != 0o020000 or not hasattr(os, "major"):
+        return None
+    return DEVICES.get((os.major(st.st_rdev), os.minor(st.st_rdev)))
 
 
 def _linux_flags(fd: int) -> int:
@@ -68,9 +82,8 @@ def guest_file(fd: int, open_device, born_ns: int):
         flags = _linux_flags(fd)
     except OSError:
         return None
-    if (st.st_mode & 0o170000) == 0o020000:
-        name = DEVICES.get((os.major(st.st_rdev), os.minor(st.st_rdev)))
-        if name is not None:
-            return open_device(name, flags)
+    name = _memory_device(fd)
+    if name is not None:
+        return open_device(name, flags)
     path = "/dev/stdin" if (flags & O_ACCMODE) == O_RDONLY else "/dev/stdout"
     return HostStream(path, flags, fd, born_ns)

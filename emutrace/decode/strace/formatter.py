@@ -335,9 +335,13 @@ class SyscallFormatter:
         if addr == 0:
             return "NULL"
         limit = self.string_limit if limit is None else limit
-        got = read_cstring(mem, addr, limit)        # (reads limit + 1 bytes at most, as strace)
+        got = read_cstring(mem, addr, limit + 1)
         if got is None:
-            return hexval(addr)
+            # strace reads limit + 1 bytes (a reader's cstring(limit) reads as many): a string
+            # that ends where the memory does is still printed (a PATH_MAX path at a page's end)
+            got = read_cstring(mem, addr, limit)
+            if got is None or got[1]:
+                return hexval(addr)
         data, found = got
         if len(data) > limit:
             return quote_string(data[:limit]) + "..."
