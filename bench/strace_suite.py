@@ -175,6 +175,21 @@ def run_one(tests: Path, name: str, strace: str, timeout: int) -> Tuple[str, str
     return name, res, "" if res in ("pass", "skip") else _why(out), dt
 
 
+def markdown(results: Path) -> int:
+    """The failing tests of a results file, one table row each: the test and the first line
+    where the trace differs (or why the run stopped)."""
+    rows = [ln.split("\t") for ln in results.read_text().splitlines() if ln.count("\t") == 2]
+    bad = [(n, r, w) for n, r, w in rows if r in ("fail", "timeout")]
+    runnable = sum(1 for _, r, _ in rows if r != "skip")
+    print(f"{runnable - len(bad)} of {runnable} runnable tests pass ({len(rows)} run).\n")
+    print("| test | result | first difference (- expected, + emutrace) or why it stopped |")
+    print("|---|---|---|")
+    for n, r, w in bad:
+        w = w.replace("|", "\\|").replace("/tmp/et-snap2/strace-wrap", "$STRACE")
+        print(f"| {n} | {r} | `{w[:150]}` |" if w else f"| {n} | {r} | |")
+    return 0
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cache", default=os.environ.get("EMUTRACE_STRACE_CACHE")
@@ -189,7 +204,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--strace", help="the tracer command (default: this tree's emutrace --strace)")
     ap.add_argument("--build-only", action="store_true")
     ap.add_argument("-q", "--quiet", action="store_true", help="no per-test lines")
+    ap.add_argument("--markdown", metavar="RESULTS", help="print a results file's failures as a "
+                    "markdown table (docs/strace-suite.md) and exit")
     a = ap.parse_args(argv)
+    if a.markdown:
+        return markdown(Path(a.markdown))
 
     cache = Path(a.cache).expanduser().resolve()
     cache.mkdir(parents=True, exist_ok=True)
