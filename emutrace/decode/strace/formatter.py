@@ -419,12 +419,14 @@ class SyscallFormatter:
         if count > 1 << 20:
             return hexval(addr)
         shown = min(count, self.string_limit)
-        raw = read_bytes(mem, addr, 16 * shown) if shown else b""
-        if raw is None:
-            return hexval(addr)
         items = []
         for k in range(shown):
-            base, ln = struct.unpack_from("<QQ", raw, 16 * k)
+            raw = read_bytes(mem, addr + 16 * k, 16)
+            if raw is None:             # (strace's print_array: what was read, then where it stopped)
+                if not k:
+                    return hexval(addr)
+                return "[" + ", ".join(items) + f", ... /* {hexval(addr + 16 * k)} */]"
+            base, ln = struct.unpack_from("<QQ", raw, 0)
             if data_size < 0:
                 n = ln
             else:
@@ -441,6 +443,14 @@ class SyscallFormatter:
         shown = min(count, self.string_limit)
         data = read_bytes(mem, addr, shape.size * shown)
         if data is None:
+            items = []
+            for k in range(shown):      # (partly readable: the elements read, then where it stopped)
+                one = read_bytes(mem, addr + shape.size * k, shape.size)
+                if one is None:
+                    if not k:
+                        return hexval(addr)
+                    return "[" + ", ".join(items) + f", ... /* {hexval(addr + shape.size * k)} */]"
+                items.append(shape.text(one))
             return hexval(addr)
         return self.array([shape.text(data[shape.size * k:shape.size * (k + 1)]) for k in range(shown)], count)
 
