@@ -489,6 +489,10 @@ def sys_pread(proc, fd, buf, count, off, *_):
     return len(data)
 
 
+MAX_LFS_FILESIZE = (1 << 63) - 1          # the largest offset a Linux regular file reaches
+MAX_RW_COUNT = 0x7ffff000                 # what one read or write moves at most
+
+
 @syscall("pwrite64")
 def sys_pwrite(proc, fd, buf, count, off, *_):
     f = proc.fds.get(s32(fd))
@@ -496,6 +500,10 @@ def sys_pwrite(proc, fd, buf, count, off, *_):
         return -E.EBADF
     if not f.seekable:
         return -E.ESPIPE
+    if s64(off) < 0:
+        return -E.EINVAL
+    if count and off + min(count, MAX_RW_COUNT) > MAX_LFS_FILESIZE:     # (Linux's s_maxbytes)
+        return -E.EFBIG
     count = fsize_room(proc, f, off, count)
     if count > TRANSFER_PIECE:
         pos = [off]
