@@ -28,8 +28,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         gcpause.resume()                # (a subcommand may run long: batch)
         return cmds.load(argv[0])(argv[1:])
     from .options import InfoRequested, UsageError, parse     # deferred (and below): a subcommand loads only its own modules
+    from .kernel.hostfds import inherited
+    host_fds = inherited()              # (first: the shell's 3<file, 9>>/dev/full reach the guest)
     try:
         cfg = parse(argv)
+        if cfg.options.host_fds is None:
+            cfg.options.host_fds = host_fds
     except InfoRequested as e:
         (sys.stdout if e.status == 0 else sys.stderr).write(f"{e}\n")
         return e.status

@@ -59,6 +59,7 @@ class Syscall:
     duration_ns: int = 0
     type: str = "syscall"
     stack: Optional[list] = None    # strace -k: backtrace.StackFrame list, innermost first
+    dump: Optional[str] = None      # strace -e read=/write=: the hex dump lines of the data
 
 
 @record

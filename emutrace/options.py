@@ -81,6 +81,38 @@ class TraceConfig:
     call_stack: int = 0                 # ltrace -w N: frames after each library call
     coverage: Optional[str] = None      # --coverage FILE
     coverage_format: str = "drcov"      # drcov | lcov | text
+    # -- strace's options (issue 39: the rows of group G in OPTIONS) --
+    align: int = 0                      # -a N, --columns=N: the column of ' = ' (0: the mode's default)
+    xlat_style: str = "abbrev"          # -X, --const-print-style: abbrev | raw | verbose
+    verbose: bool = False               # -v, --no-abbrev, -e verbose=all, -e abbrev=none
+    raw: Optional[set] = None           # -e raw=SET: calls whose arguments print as hex numbers
+    signals: Optional[set] = None       # -e signal=SET, --signal=SET: the signals shown (None: all)
+    quiet: set = field(default_factory=set)    # -q/-qq/-qqq, --quiet=: attach, exit, personality...
+    hex_strings: int = 0                # -x 1 (non-ASCII), -xx 2 (all), --strings-in-hex=
+    decode_fds: set = field(default_factory=set)    # -y path, -yy all, --decode-fds=SET
+    read_fds: Optional[set] = None      # -e read=FDS: hex dumps of what is read from them
+    write_fds: Optional[set] = None     # -e write=FDS: hex dumps of what is written to them
+    trace_fds: Optional[set] = None     # -e trace-fds=FDS: only calls on these fds
+    syscall_numbers: bool = False       # -n, --syscall-number: '[ nr] ' before each call
+    arg_names: bool = False             # -N, --arg-names
+    always_show_pid: bool = False       # --always-show-pid
+    decode_pids: set = field(default_factory=set)   # -Y comm, --decode-pids=comm|pidns
+    # -- strace's options (issue 39; parsed in the block "strace's options" below) --
+    align: int = 0                      # -a N, --columns=N: the column of ' = ' (0: the mode's default)
+    xlat_style: str = "abbrev"          # -X, --const-print-style: abbrev | raw | verbose
+    verbose: bool = False               # -v, --no-abbrev, -e verbose=all, -e abbrev=none
+    raw: Optional[set] = None           # -e raw=SET: calls whose arguments print as hex numbers
+    signals: Optional[set] = None       # -e signal=SET, --signal=SET: the signals shown (None: all)
+    quiet: set = field(default_factory=set)    # -q/-qq/-qqq, --quiet=: attach, exit, personality...
+    hex_strings: int = 0                # -x 1 (non-ASCII), -xx 2 (all), --strings-in-hex=
+    decode_fds: set = field(default_factory=set)    # -y path, -yy all, --decode-fds=SET
+    read_fds: Optional[set] = None      # -e read=FDS: hex dumps of what is read from them
+    write_fds: Optional[set] = None     # -e write=FDS: hex dumps of what is written to them
+    trace_fds: Optional[set] = None     # -e trace-fds=FDS: only calls on these fds
+    syscall_numbers: bool = False       # -n, --syscall-number: '[ nr] ' before each call
+    arg_names: bool = False             # -N, --arg-names
+    always_show_pid: bool = False       # --always-show-pid
+    decode_pids: set = field(default_factory=set)   # -Y comm, --decode-pids=comm|pidns
 
 
 @record
@@ -163,6 +195,199 @@ def _coverage_format(tc, text: str) -> None:
 STRACE_QUALIFIERS = {"inject": _inject(False), "fault": _inject(True), "status": _status}
 
 
+# == strace's options (issue 39) ===============================================================
+# The qualifiers of strace 7.2's options that emutrace --strace takes: their grammar and setters,
+# used by the -e qualifiers below and by the rows of group G in OPTIONS. -x, -n, -N, -q, -v, -V
+# and -Y are strace's only after --strace (rows with mode "strace"); elsewhere -x is ltrace's
+# -x FILTER and -n ltrace's indent. -a N is the column of ' = ' in every mode (ltrace's -a too)
+# but after --ftrace, where it is uftrace's -a.
+
+_DECODE_FD_KINDS = ("path", "socket", "dev", "pidfd", "signalfd", "eventfd")
+_QUIET_KINDS = ("attach", "exit", "personality", "thread-execve", "path-resolution")
+_QUIET_ALIASES = {"exits": "exit", "superseded": "thread-execve"}
+
+
+def _qual_set(text: str, what: str, item, everything) -> Optional[set]:
+    """strace's qualifier set grammar: 'all', 'none', a comma list, a leading '!' negating it.
+    item(word) -> value (raises UsageError); everything: the set 'all' means (None: unbounded,
+    then the result is None for 'all' and a ('not', set) is not representable)."""
+    negate = text.startswith("!")
+    body = text[1:] if negate else text
+    chosen: set = set()
+    for word in body.split(","):
+        if not word:
+            continue
+        if word == "all":
+            chosen = set(everything) if everything is not None else None
+            if chosen is None:
+                break
+        elif word == "none":
+            continue
+        else:
+            chosen.add(item(word))
+    if chosen is None:
+        return set() if negate else None
+    if negate:
+        if everything is None:
+            return ("not", chosen)
+        return set(everything) - chosen
+    return chosen
+
+
+def _signal_item(word: str) -> int:
+    from emutrace.decode.xlat import SIGNAL_NUMBERS     # deferred: the tables load only for -e signal=
+    if word.isdigit():
+        n = int(word)
+        if not 0 < n <= 64:
+            raise UsageError(f"invalid signal '{word}'")
+        return n
+    name = word.upper()
+    name = name if name.startswith("SIG") else "SIG" + name
+    if name not in SIGNAL_NUMBERS:
+        raise UsageError(f"invalid signal '{word}'")
+    return SIGNAL_NUMBERS[name]
+
+
+def _fd_item(word: str) -> int:
+    if not word.isdigit():
+        raise UsageError(f"invalid descriptor '{word}'")
+    return int(word)
+
+
+def _word_item(choices, aliases=None, what="value"):
+    def item(word: str) -> str:
+        word = (aliases or {}).get(word, word)
+        if word not in choices:
+            raise UsageError(f"invalid {what} '{word}'")
+        return word
+    return item
+
+
+def _syscall_item(word: str) -> str:
+    return word
+
+
+def _signals(tc, text: str) -> None:
+    tc.signals = _qual_set(text, "signal", _signal_item, range(1, 65))
+
+
+def _fds(attr):
+    def set_fds(tc, text: str) -> None:
+        got = _qual_set(text, "descriptor", _fd_item, None)
+        setattr(tc, attr, got)
+    return set_fds
+
+
+def _decode_fds(tc, text: Optional[str]) -> None:
+    tc.decode_fds = _qual_set(text or "path", "decode-fds", _word_item(_DECODE_FD_KINDS, None, "decode-fds"),
+                              _DECODE_FD_KINDS)
+    tc.fd_paths = bool(tc.decode_fds)
+
+
+def _quiet(tc, text: Optional[str]) -> None:
+    tc.quiet = _qual_set(text or "attach,personality", "quiet",
+                         _word_item(_QUIET_KINDS, _QUIET_ALIASES, "quiet"), _QUIET_KINDS)
+
+
+def _xlat_style(tc, text: str) -> None:
+    if text not in ("raw", "abbrev", "verbose"):
+        raise UsageError(f"invalid -X/--const-print-style '{text}' (raw, abbrev or verbose)")
+    tc.xlat_style = text
+
+
+def _hex_strings(tc, text: Optional[str]) -> None:
+    levels = {None: 2, "all": 2, "non-ascii": 1, "non-ascii-chars": 1, "none": 0}
+    if text not in levels:
+        raise UsageError(f"invalid --strings-in-hex '{text}' (none, non-ascii or all)")
+    tc.hex_strings = levels[text]
+
+
+def _verbose(tc, text: str) -> None:
+    got = _qual_set(text, "verbose", _syscall_item, None)
+    tc.verbose = got is None or (isinstance(got, tuple) and not got[1]) or bool(got)
+
+
+def _abbrev(tc, text: str) -> None:
+    got = _qual_set(text, "abbrev", _syscall_item, None)
+    tc.verbose = got is not None and not got
+
+
+def _raw(tc, text: str) -> None:
+    got = _qual_set(text, "raw", _syscall_item, None)
+    tc.raw = {"all"} if got is None else got
+
+
+def _decode_pids(tc, text: str) -> None:
+    tc.decode_pids = _qual_set(text, "decode-pids", _word_item(("comm", "pidns"), None, "decode-pids"),
+                               ("comm", "pidns"))
+
+
+def _namespace(tc, text: Optional[str]) -> None:
+    _word_item(("new", "all", "none"), None, "namespace")((text or "new").lstrip("!"))
+
+
+def _columns(tc, text: str) -> None:
+    tc.align = _int(text, "-a", 0)
+
+
+def _trace(tc, text: str) -> None:
+    tc.filters.append("trace=" + text)
+
+
+# -e NAME=VALUE (and --NAME=VALUE below): strace's qualifiers
+STRACE_QUALIFIERS.update({
+    "trace": _trace, "t": _trace,
+    "signal": _signals, "signals": _signals, "s": _signals,
+    "read": _fds("read_fds"), "reads": _fds("read_fds"), "r": _fds("read_fds"),
+    "write": _fds("write_fds"), "writes": _fds("write_fds"), "w": _fds("write_fds"),
+    "trace-fds": _fds("trace_fds"), "trace-fd": _fds("trace_fds"), "fd": _fds("trace_fds"),
+    "fds": _fds("trace_fds"),
+    "decode-fds": _decode_fds, "decode-fd": _decode_fds,
+    "quiet": _quiet, "silent": _quiet, "silence": _quiet, "q": _quiet,
+    "verbose": _verbose, "v": _verbose, "abbrev": _abbrev, "a": _abbrev, "raw": _raw, "x": _raw,
+    "decode-pids": _decode_pids, "decode-pid": _decode_pids,
+    "namespace": _namespace,
+    "kvm": lambda tc, text: None,       # (strace's -e kvm=vcpu: no KVM in the sandbox, nothing to show)
+    "secontext": lambda tc, text: None,     # (no SELinux contexts in the sandbox: nothing to show)
+})
+
+
+
+def _strace_q(st, v: Optional[str]) -> None:
+    """-q, --quiet[=SET]: no notes of emutrace's (the dropped files, the status line), and strace's
+    quieter levels: -q attach and personality, -qq also exit, -qqq everything."""
+    st.quiet = True
+    tc = st.tc
+    if v is not None:
+        _quiet(tc, v)
+    else:
+        tc.quiet = set(_QUIET_KINDS) if len(tc.quiet) >= 3 else \
+            ({"attach", "personality", "exit"} if tc.quiet else {"attach", "personality"})
+
+
+def _strace_y(st, v) -> None:
+    """-y: paths beside descriptors; -yy (under --strace): every kind of descriptor decoded."""
+    tc = st.tc
+    if tc.strace and tc.fd_paths:
+        tc.decode_fds = set(_DECODE_FD_KINDS)
+    tc.fd_paths = True
+    tc.decode_fds = set(tc.decode_fds) | {"path"}
+
+
+def _strace_version(st, v):
+    raise InfoRequested(f"strace -- version 7.2 (emutrace {__version__})")
+
+
+def _tc(setter):
+    """A row's apply from one of the qualifier setters above, which take (tc, text)."""
+    return lambda st, v: setter(st.tc, v)
+
+
+def _no_effect(st, v) -> None:
+    """strace's --kvm, --secontext and --no-abbrev-signals: accepted, with nothing to show in the
+    sandbox (no KVM, no SELinux contexts; signal names are never abbreviated)."""
+
+
 # ============================================================================ the option table
 # One row per option: the parser, --help, the argparse parser that the man page and the shell
 # completions are made from (tools/manpage.py), and tests/test_option_audit.py's coverage all
@@ -193,6 +418,7 @@ class _State:
     def __init__(self):
         self.world = World()
         self.opts = Options()
+        self.opts.host_fds = None           # (the CLI passes what it inherited, unless --no-host-fds)
         self.tc = TraceConfig()
         self.report = {"report": None, "dump_dropped": None, "yara": None, "gdb": None}
         self.env_add: List[str] = []
@@ -297,7 +523,8 @@ def _version(st, v):
     raise InfoRequested(f"emutrace {__version__}\nevent path: {event_path}")
 
 
-T, D, R, S, I = "Tracing", "Debugging", "Behaviour report", "Sandbox and determinism", "Information"
+T, G, D, R, S, I = ("Tracing", "strace's options (for --strace)", "Debugging", "Behaviour report",
+                    "Sandbox and determinism", "Information")
 OPTIONS: List[Opt] = [
     # -- tracing
     Opt(("-o", "--output"), "FILE", "write the trace to FILE (default: stderr)", T, _store("tc", "output")),
@@ -313,19 +540,20 @@ OPTIONS: List[Opt] = [
         _append("tc", "internal"), repeat=True),
     Opt(("-l",), "LIB", "only calls into libraries matching LIB", T, _append("tc", "libs"), repeat=True),
     Opt(("-F",), "FILE", "extra prototypes in ltrace.conf syntax", T, _append("tc", "proto_files"), repeat=True),
-    Opt(("-s",), "N", "string length limit (default 32)", T, _store("tc", "string_limit", lambda v: _int(v, "-s"))),
+    Opt(("-s", "--string-limit"), "N", "string length limit (default 32)", T, _store("tc", "string_limit", lambda v: _int(v, "-s"))),
     Opt(("-n",), "N", "indent nested calls by N spaces", T, _store("tc", "indent", lambda v: _int(v, "-n"))),
     Opt(("-C",), None, "demangle C++ names", T, _set("tc", "demangle", True)),
-    Opt(("-i",), None, "show the instruction pointer of each call (-ii: and its position, the count of "
+    Opt(("-i", "--instruction-pointer"), None, "show the instruction pointer of each call (-ii: and its position, the count of "
         "retired instructions: docs/time.md)", T,
         lambda st, v: setattr(st.tc, "show_ip", min(st.tc.show_ip + 1, 2)), repeat=True),
-    Opt(("-T",), None, "show the (virtual) time spent in each call", T, _set("tc", "show_time_spent", True)),
+    Opt(("-T", "--syscall-times"), None, "show the (virtual) time spent in each call", T, _set("tc", "show_time_spent", True)),
     Opt(("-t",), None, "timestamps on the virtual clock (-tt: with microseconds, -ttt: since the epoch)", T,
         lambda st, v: setattr(st.tc, "timestamps", min(st.tc.timestamps + 1, 3)), repeat=True),
     Opt(("-r",), None, "relative timestamps on the virtual clock", T, _set("tc", "relative", True)),
-    Opt(("-c",), None, "summary table instead of a trace", T, _set("tc", "summary", True)),
-    Opt(("-y",), None, "show paths beside file descriptors (--strace)", T, _set("tc", "fd_paths", True)),
-    Opt(("-f",), None, "follow forks and threads (-ff with -o FILE: FILE.PID per process, as strace)", T,
+    Opt(("-c", "--summary-only"), None, "summary table instead of a trace", T, _set("tc", "summary", True)),
+    Opt(("-y",), None, "show paths beside file descriptors (--strace; -yy: every kind of descriptor)", T,
+        _strace_y, repeat=True),
+    Opt(("-f", "--follow-forks"), None, "follow forks and threads (-ff with -o FILE: FILE.PID per process, as strace)", T,
         _follow, repeat=True),
     Opt(("-k", "--stack-traces"), None, "a backtrace after each system call (-kk: with source file:line)", T,
         lambda st, v: setattr(st.tc, "stack_trace", min(st.tc.stack_trace + 1, 2)), repeat=True),
@@ -362,6 +590,42 @@ OPTIONS: List[Opt] = [
     Opt(("--hook-returns",), None, "catch every return with a Python hook instead of logging library "
         "calls in guest code (slower; leaves every return address on the stack untouched)", T,
         _set("tc", "guest_log", False)),
+    # -- strace's own (issue 39, docs/strace-suite.md)
+    Opt(("-a", "--columns"), "N", "the column of ' = ' (strace's and ltrace's -a)", G, _tc(_columns)),
+    Opt(("-X", "--const-print-style"), "STYLE", "constants as names (abbrev), numbers (raw) or both (verbose)", G,
+        _tc(_xlat_style), choices=("raw", "abbrev", "verbose")),
+    Opt(("-x",), None, "strings' non-ASCII bytes in hex (-xx: every byte)", G,
+        lambda st, v: setattr(st.tc, "hex_strings", min(st.tc.hex_strings + 1, 2)), repeat=True, mode="strace"),
+    Opt(("--strings-in-hex",), "[=none|non-ascii|all]", "strings in hex (-x, -xx)", G, _tc(_hex_strings),
+        optional=True),
+    Opt(("-n", "--syscall-number"), None, "each call's number before it: [ 1] write(...)", G,
+        _set("tc", "syscall_numbers", True), mode="strace"),
+    Opt(("-N", "--arg-names"), None, "arguments' names (accepted; not shown yet)", G,
+        _set("tc", "arg_names", True), mode="strace"),
+    Opt(("-q", "--quiet", "--silent", "--silence"), "[=SET]", "no notes (attach, personality; -qq: exit too)", G,
+        _strace_q, optional=True, repeat=True, mode="strace"),
+    Opt(("-v", "--no-abbrev"), None, "structures in full (accepted; most decoders print them in full)", G,
+        _set("tc", "verbose", True), mode="strace"),
+    Opt(("-V",), None, "strace's version line, then emutrace's", G, _strace_version, mode="strace"),
+    Opt(("-Y", "--decode-pids"), "[=comm|pidns]", "process ids with their command names (accepted)", G,
+        lambda st, v: _decode_pids(st.tc, v or "comm"), optional=True, mode="strace"),
+    Opt(("--trace",), "SET", "strace's -e trace=SET", G, _tc(_trace), repeat=True),
+    Opt(("--signal", "--signals"), "SET", "only these signals shown (-e signal=SET)", G, _tc(_signals)),
+    Opt(("--read",), "FDS", "hex dumps of what is read from these descriptors (-e read=)", G, _tc(_fds("read_fds"))),
+    Opt(("--write",), "FDS", "hex dumps of what is written to these descriptors (-e write=)", G,
+        _tc(_fds("write_fds"))),
+    Opt(("--trace-fds",), "FDS", "only calls on these descriptors (-e trace-fds=)", G, _tc(_fds("trace_fds"))),
+    Opt(("--decode-fds",), "[=SET]", "what descriptors are shown with: path, socket, dev, pidfd, signalfd, "
+        "eventfd (-y, -yy)", G, _tc(_decode_fds), optional=True),
+    Opt(("--verbose",), "SET", "calls whose structures print in full (-e verbose=)", G, _tc(_verbose)),
+    Opt(("--abbrev",), "SET", "calls whose structures are abbreviated (-e abbrev=)", G, _tc(_abbrev)),
+    Opt(("--raw",), "SET", "calls whose arguments print as numbers (-e raw=)", G, _tc(_raw)),
+    Opt(("--namespace",), "[=new|all|none]", "pid namespaces (accepted: the sandbox has one)", G,
+        _tc(_namespace), optional=True),
+    Opt(("--always-show-pid",), None, "[pid N] on every line, one process or many", G,
+        _set("tc", "always_show_pid", True)),
+    Opt(("--no-abbrev-signals", "--secontext", "--kvm"), "[=...]", "accepted, with nothing to show in the "
+        "sandbox (no SELinux contexts, no KVM)", G, _no_effect, optional=True),
     # -- debugging
     Opt(("--gdb",), "[=ADDR:PORT|-]", "serve the GDB remote protocol, reverse execution too (docs/gdb.md): "
         "127.0.0.1 on a free port by default; `--gdb -` on stdin/stdout (gdb: target remote | emutrace "
@@ -396,6 +660,9 @@ OPTIONS: List[Opt] = [
     Opt(("--gid",), "N", "the guest's group id (default 0)", S, _store("world", "gid", lambda v: _int(v, "--gid"))),
     Opt(("--net",), None, "let Internet sockets reach non-loopback hosts (default: ENETUNREACH; the "
         "guest's 127.0.0.0/8 and ::1 are its own either way)", S, _set("opts", "net", True)),
+    Opt(("--no-host-fds",), None, "do not pass the descriptors (>= 3) emutrace inherited to the guest "
+        "(default: the shell's 3<file, 9>>/dev/full reach it at the same numbers; /dev/null and the "
+        "memory devices become the guest's own)", S, lambda st, v: setattr(st.opts, "host_fds", ())),
     Opt(("--no-vdso",), None, "map no vDSO: clock_gettime, gettimeofday, time and getcpu become system "
         "calls (default: emutrace's own vDSO answers them, docs/time.md)", S, _set("opts", "vdso", False)),
     Opt(("--timeout",), "S", "stop after S seconds of wall time (exit status 124)", S, _timeout),
@@ -466,7 +733,7 @@ def help_text(width: int = 100) -> str:
     """--help, from OPTIONS: the usage, then each group's options with their help wrapped."""
     import textwrap     # deferred: only --help wraps text
     out = [USAGE, "", DESCRIPTION]
-    for group in (T, D, R, S, I):
+    for group in (T, G, D, R, S, I):
         out += ["", f"{group}:"]
         for o in (o for o in OPTIONS if o.group == group):
             label = "  " + _label(o)
@@ -490,7 +757,7 @@ def argparse_parser():
     p = argparse.ArgumentParser(prog="emutrace", usage="emutrace [options] PROGRAM [ARGS...]",
                                 description=DESCRIPTION + "\n\n" + USAGE,
                                 epilog=EPILOG, add_help=False, formatter_class=argparse.RawDescriptionHelpFormatter)
-    groups = {g: p.add_argument_group(g) for g in (T, D, R, S, I)}
+    groups = {g: p.add_argument_group(g) for g in (T, G, D, R, S, I)}
     seen = set()
     for o in OPTIONS:
         flags = [f for f in o.flags if f not in seen]      # (a spelling with two meanings: listed once,
@@ -558,7 +825,7 @@ def parse(argv: List[str]) -> Config:
                 if c in UNSUPPORTED_SHORT:
                     raise UsageError(f"option -{c} is not supported")
                 raise UsageError(f"unknown option -{c} (see emutrace --help)")
-            if o.metavar:
+            if o.metavar and not o.optional:
                 o.apply(st, a[j + 1:] if j + 1 < len(a) else next_value("-" + c))
                 break
             o.apply(st, None)

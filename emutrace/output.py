@@ -157,8 +157,9 @@ class LtraceText:
         self.summary: Dict[str, List[int]] = {}
         self.calls_by_id: Dict[int, Call] = {}
         # no prefix, address or indentation before a call: its line is its text (event's fast path)
+        self.align = cfg.align or DEFAULT_ALIGN     # ltrace -a N
         self.plain = not (cfg.summary or self.multi or cfg.timestamps or cfg.relative or cfg.indent
-                          or cfg.show_ip or getattr(cfg, "call_stack", 0))
+                          or cfg.show_ip or getattr(cfg, "call_stack", 0) or self.align != DEFAULT_ALIGN)
 
     position = None             # () -> (instructions retired in the run, rip), for -ii
 
@@ -222,13 +223,13 @@ class LtraceText:
             if self.open is not None and self.open.id == ev.id:
                 ip = f"[{call.caller_addr:#x}] " if self.cfg.show_ip and call else ""
                 head = self._prefix(call) + ip + self._indent(ev.depth) + call.text if call else ""
-                line = close_call(head + ev.right, ev.ret, DEFAULT_ALIGN)
+                line = close_call(head + ev.right, ev.ret, self.align)
                 self.w.write(line[len(head):] + spent + "\n" + _ltrace_stack_lines(call.stack if call else None))
                 self.open = None
             else:
                 self._close_open()
                 head = self._prefix(ev) + self._indent(ev.depth) + f"<... {ev.name} resumed> "
-                self.w.write(close_call(head + ev.right, ev.ret, DEFAULT_ALIGN) + spent + "\n"
+                self.w.write(close_call(head + ev.right, ev.ret, self.align) + spent + "\n"
                              + _ltrace_stack_lines(call.stack if call else None))
         elif isinstance(ev, Syscall):
             if not self.cfg.syscalls:
@@ -237,7 +238,7 @@ class LtraceText:
             name, _, rest = ev.line.partition("(")
             args, _, ret = rest.rpartition(") = ")
             text = self._prefix(ev) + f"SYS_{name}({args}"
-            self.w.write((close_call(text, ret, DEFAULT_ALIGN) if ev.ret is not None else text + ") = ?") + "\n"
+            self.w.write((close_call(text, ret, self.align) if ev.ret is not None else text + ") = ?") + "\n"
                          + _stack_lines(ev.stack), urgent=self.w.sync_syscalls)
         elif isinstance(ev, Signal):
             if ev.type == "stop":
@@ -315,6 +316,16 @@ def strace_align(prefix: str, line: str) -> str:
     return (prefix + head + ")").ljust(39) + " = " + ret
 
 
+def cfg_signals_hide(cfg, signo: int) -> bool:
+    """-e signal=SET: whether a signal's '--- SIG... ---' line is left out."""
+    sel = cfg.signals
+    if sel is None:
+        return False
+    if isinstance(sel, tuple):                  # ('not', set): every signal but those
+        return signo in sel[1]
+    return signo not in sel
+
+
 class StraceText:
     """strace's output: one line per system call, signals and exits between them."""
 
@@ -322,8 +333,10 @@ class StraceText:
         self.w = writer
         self.cfg = cfg
         self.ts = Timestamps(world, cfg.timestamps, cfg.relative)
-        self.multi = multi_pid or cfg.follow
+        self.multi = multi_pid or cfg.follow or cfg.always_show_pid
         self.summary: Dict[str, List] = {}
+        self.col = (cfg.align or 40) - 1            # -a N: ' = ' starts at column N
+        self.numbers = cfg.syscall_numbers          # -n: '[ nr] ' before each call
 
     def _prefix(self, ev) -> str:
         return (f"[pid {ev.tid}] " if self.multi else "") + self.ts.prefix(ev.time_ns)
@@ -334,7 +347,8 @@ class StraceText:
         no time spent and no stack. None when this sink prints more (-f's pid, -t, -r, -T) or
         something else (-c's table)."""
         cfg = self.cfg
-        if cfg.summary or self.multi or cfg.timestamps or cfg.relative or cfg.show_time_spent:
+        if cfg.summary or self.multi or cfg.timestamps or cfg.relative or cfg.show_time_spent \
+                or self.col != 39 or self.numbers:
             return None
         return self.w.write_syscall
 
@@ -350,17 +364,24 @@ class StraceText:
             cfg = self.cfg
             # (the common line, without a prefix's, a time's or a stack's calls when it has none)
             prefix = self._prefix(ev) if self.multi or cfg.timestamps or cfg.relative else ""
+            if self.numbers:
+                prefix += f"[{ev.nr:4d}] "
             spent = f" <{ev.duration_ns // 10**9}.{ev.duration_ns % 10**9 // 1000:06d}>" if cfg.show_time_spent and ev.ret is not None else ""
             line = ev.line
             head, sep, ret = line.rpartition(") = ")             # (strace_align, written out)
             # (-ff: the `[pid N] ` that PerProcessFiles takes off is not part of the alignment)
-            width = 39 + (len(str(ev.tid)) + 7 if self.multi and getattr(cfg, "separate", False) else 0)
+            width = self.col + (len(str(ev.tid)) + 7 if self.multi and getattr(cfg, "separate", False) else 0)
             line = (prefix + head + ")").ljust(width) + " = " + ret if sep else prefix + line
-            self.w.write_syscall(line + spent + "\n" + (_stack_lines(ev.stack) if ev.stack else ""))
+            self.w.write_syscall(line + spent + "\n" + (_stack_lines(ev.stack) if ev.stack else "")
+                                 + (ev.dump or ""))
         elif isinstance(ev, Signal):
+            if cfg_signals_hide(self.cfg, ev.signo):
+                return
             self.w.write(self._prefix(ev) + ev.line + "\n" + _stack_lines(ev.stack), urgent=True)
         elif isinstance(ev, Exit):
             from emutrace.decode.strace import format_exited, format_killed     # deferred: the strace decoders load only for the strace format
+            if not ev.signal and "exit" in self.cfg.quiet:            # -qq: no '+++ exited with N +++'
+                return
             line = format_killed(ev.signal, ev.core) if ev.signal else format_exited(ev.status)
             self.w.write(self._prefix(ev) + line + "\n", urgent=True)
 
@@ -514,6 +535,8 @@ class JsonLines:
             d["pos"] = list(self.position())   # [instructions retired in the run, rip]: docs/time.md
         if d.get("typed", 0) is None:          # only --ftrace -a events carry typed values
             del d["typed"]
+        if d.get("dump", 0) is None:           # only -e read=/write= calls carry a dump
+            del d["dump"]
         d.pop("text", None)
         d.pop("right", None)
         self.w.write(json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n",

@@ -65,6 +65,7 @@ class Options:
     max_insns: int = 0                    # 0 = none
     net: bool = False
     vdso: bool = True                     # map emutrace's vDSO (--no-vdso: off)
+    host_fds: Tuple[int, ...] = ()        # host descriptors (>= 3) the guest gets at the same numbers
 
 
 @record
@@ -135,7 +136,29 @@ class Session:
         proc = Process(self.kernel, self.world.pid, self.world.ppid, None, None, fds, cwd)
         self.processes.append(proc)
         self.kernel.current = proc
+        if self.opts.host_fds:
+            self._pass_host_fds(proc, born)
         return proc
+
+    def _pass_host_fds(self, proc: Process, born: int) -> None:
+        """The shell's extra descriptors (3<file, 9>>/dev/full) at their numbers (kernel/hostfds)."""
+        from emutrace.kernel import hostfds     # deferred: only a command started with extra fds
+        from emutrace.kernel.fs import open_node
+
+        def open_device(name: str, flags: int):
+            path = f"/dev/{name}"
+            try:
+                real, node = self.vfs.resolve(path)
+                return open_node(proc, real, node, flags, 0)
+            except VfsError:
+                return None
+        for fd in self.opts.host_fds:
+            f = hostfds.guest_file(fd, open_device, born)
+            if f is not None:
+                try:
+                    proc.fds.install(f, at=fd)
+                except VfsError:
+                    pass                # (past the guest's RLIMIT_NOFILE: as if never opened)
 
     def _attach(self, proc: Process) -> None:
         """Install the hooks on a process's (new) machine (exec, fork).

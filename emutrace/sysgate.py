@@ -102,11 +102,26 @@ class SyscallGate:
     def __init__(self, paths: Optional[PathSelection] = None, statuses: Optional[Set[str]] = None):
         self.paths = paths
         self.statuses = statuses
+        self.fds = None         # -e trace-fds=: a set of fds, or ('not', set)
 
     def enter(self, proc, sc, args) -> bool:
-        if self.paths is None:
+        if self.paths is None and self.fds is None:
             return True
-        return self.paths.matches(proc, sc, args, _read_path, _fd_path)
+        if self.paths is not None and self.paths.matches(proc, sc, args, _read_path, _fd_path):
+            return True
+        return self.fds is not None and self._fd_matches(sc, args)
+
+    def _fd_matches(self, sc, args) -> bool:
+        """strace's -e trace-fds=: a call one of whose descriptor arguments is selected."""
+        negated = isinstance(self.fds, tuple)
+        chosen = self.fds[1] if negated else self.fds
+        for i in _path_and_fd_args(sc.args)[1]:
+            if i < len(args):
+                fd = args[i] & 0xFFFFFFFF
+                fd = fd - (1 << 32) if fd >= 1 << 31 else fd
+                if (fd not in chosen) if negated else (fd in chosen):
+                    return True
+        return False
 
     def shows(self, ret) -> bool:
         return self.statuses is None or status_of(ret) in self.statuses

@@ -68,8 +68,45 @@ class SyscallObserver:
         self.marker = None          # inject.SyscallInjector.mark: " (INJECTED)" / " (DELAYED)"
         self.backtracer = None      # backtrace.Backtracer: -k, -kk
         self.lines = lines          # (sets write_line: lines, or None while an extra above is set)
+        self.dumper = None          # iodump.IoDumper: -e read=/write= hex dumps
         self._mem = None            # the memory view of the last traced call's process (_view)
         self._mem_of = None         # (that process, weakly: the observer keeps no process alive)
+
+    def strace_options(self, tc) -> None:
+        """strace's decoding options of the run (-x/-xx, -X, -e trace-fds=)."""
+        self.fmt.hex_strings = tc.hex_strings
+        self.fmt.xlat_style = tc.xlat_style
+        if tc.decode_fds:
+            self.fmt.fd_paths = True
+            self.fmt.decode_fds = frozenset(tc.decode_fds)
+            self.fmt.fd_dev = self._fd_dev
+        if tc.read_fds is not None or tc.write_fds is not None:
+            from emutrace.decode.strace.iodump import IoDumper     # deferred: only -e read=/write= dump data
+            self.dumper = IoDumper(tc.read_fds, tc.write_fds)
+            self.lines = None                   # (every such call goes through its event)
+        if tc.trace_fds is not None:
+            from .sysgate import SyscallGate     # deferred: only -P, -z and trace-fds= gate calls
+            gate = self.gate or SyscallGate(None, None)
+            gate.fds = tc.trace_fds
+            self.gate = gate
+
+    def _fd_dev(self, fd: int):
+        """('char' or 'block', major, minor) of a device open on fd (strace -yy's <char 1:5>)."""
+        proc = self.session.kernel.current
+        f = proc.fds.fds.get(fd) if proc is not None else None
+        if f is None:
+            return None
+        try:
+            st = f.stat()
+        except Exception:                       # (a file that cannot say: no decoration)
+            return None
+        kind = {0o020000: "char", 0o060000: "block"}.get(st.mode & 0o170000)
+        if kind is None:
+            return None
+        rdev = st.rdev
+        major = ((rdev >> 8) & 0xfff) | ((rdev >> 32) & ~0xfff & 0xffffffff)
+        minor = (rdev & 0xff) | ((rdev >> 12) & ~0xff & 0xffffffff)
+        return kind, major, minor
 
     def _fd_path(self, fd: int):
         proc = self.session.kernel.current
@@ -182,8 +219,9 @@ class SyscallObserver:
         err = E.NAME.get(-ret) if ret is not None and -4096 < ret < 0 else None
         now = self.session.world.elapsed_ns
         stack = self.backtracer.frames(proc) if self.backtracer is not None else None
+        dump = self.dumper.dump(sc.name, args, ret, mem) if self.dumper is not None else None
         self.emit(Syscall(proc.pid, proc.thread.tid, now, sc.name, sc.nr, line, list(args), ret, err, now - t0,
-                          stack=stack))
+                          stack=stack, dump=dump))
 
     def syscall_noreturn(self, proc, st):
         if st is None:

@@ -189,6 +189,7 @@ def build_observers(session, cfg) -> List:
                 raise EmutraceError(str(e), 125) from None
             tracer.syscalls = SyscallObserver(session, tracer.call_emit(), tc.string_limit, tc.fd_paths, sel,
                                                lines=tracer.syscall_lines())
+            tracer.syscalls.strace_options(tc)
             session.kernel.observer = tracer.syscalls
         libcalls = (tc.libcalls and not tc.strace) or bool(tc.inject_calls)
         if libcalls or functions:

@@ -35,8 +35,8 @@ SETTABLE_FL = O_APPEND | O_NONBLOCK | 0o40000 | 0o1000000 | 0o4010000   # APPEND
 def guest_path(proc, addr: int) -> str:
     if not addr:
         raise VfsError(E.EFAULT)
-    raw = proc.aspace.read_cstr(addr, 4097)
-    if len(raw) > 4096:
+    raw = proc.aspace.read_cstr(addr, 4096)
+    if len(raw) >= 4096:            # (no NUL in PATH_MAX bytes: Linux reads no further, getname())
         raise VfsError(E.ENAMETOOLONG)
     return raw.decode("utf-8", "surrogateescape")
 
@@ -489,6 +489,10 @@ def sys_pread(proc, fd, buf, count, off, *_):
     return len(data)
 
 
+MAX_LFS_FILESIZE = (1 << 63) - 1          # the largest offset a Linux regular file reaches
+MAX_RW_COUNT = 0x7ffff000                 # what one read or write moves at most
+
+
 @syscall("pwrite64")
 def sys_pwrite(proc, fd, buf, count, off, *_):
     f = proc.fds.get(s32(fd))
@@ -496,6 +500,10 @@ def sys_pwrite(proc, fd, buf, count, off, *_):
         return -E.EBADF
     if not f.seekable:
         return -E.ESPIPE
+    if s64(off) < 0:
+        return -E.EINVAL
+    if count and off + min(count, MAX_RW_COUNT) > MAX_LFS_FILESIZE:     # (Linux's s_maxbytes)
+        return -E.EFBIG
     count = fsize_room(proc, f, off, count)
     if count > TRANSFER_PIECE:
         pos = [off]

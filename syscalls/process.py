@@ -78,9 +78,10 @@ def sys_setid(proc, *args):
 
 @syscall("getgroups")
 def sys_getgroups(proc, size, lst, *_):
-    if s32(size) < 0:
+    size = s32(size)                    # (an int: the register's upper half is not looked at)
+    if size < 0:
         return -E.EINVAL
-    if size == 0:
+    if size == 0:                       # the count alone, whatever the pointer
         return 1
     proc.aspace.write_u32(lst, proc.kernel.world.gid)
     return 1

@@ -3,7 +3,7 @@
 It drives dispatch (syscalls.dispatch finds the handler by name), decoding (decode/strace/ reads
 the argument kinds), `-e trace=%class` filters and the "not implemented" report.
 
-Every x86-64 syscall is listed: 0..334 and 424..462 (numbers from asm/unistd_64.h; 451..462 are
+Every x86-64 syscall is listed: 0..334 and 424..471 (numbers from asm/unistd_64.h; 451..462 are
 newer than strace 6.1, which prints them as syscall_0x1c3(...); we print their names). Argument
 counts follow strace 6.1's syscallent.h (what strace prints), classes are the ones strace 6.1
 reports for `-e trace=%class` (checked against strace itself with fault injection).
@@ -532,6 +532,16 @@ ROWS = (
     _row(460, "lsm_set_self_attr", "uint, ptr, uint, hex", "int", ""),
     _row(461, "lsm_list_modules", "ptr, ptr, hex", "int", ""),
     _row(462, "mseal", "ptr, ulong, hex", "int", "%memory"),
+    # Linux 6.13-6.19 (the ABI of strace 7.2's suite, issue 39): known by name to -e trace=
+    _row(463, "setxattrat", "dirfd, path, flags:at_flags, str, ptr, ulong", "int", "%desc %file"),
+    _row(464, "getxattrat", "dirfd, path, flags:at_flags, str, ptr, ulong", "int", "%desc %file"),
+    _row(465, "listxattrat", "dirfd, path, flags:at_flags, ptr, ulong", "long", "%desc %file"),
+    _row(466, "removexattrat", "dirfd, path, flags:at_flags, str", "int", "%desc %file"),
+    _row(467, "open_tree_attr", "dirfd, path, hex32, ptr, ulong", "fd", "%desc %file"),
+    _row(468, "file_getattr", "dirfd, path, ptr, ulong, flags:at_flags", "int", "%desc %file"),
+    _row(469, "file_setattr", "dirfd, path, ptr, ulong, flags:at_flags", "int", "%desc %file"),
+    _row(470, "listns", "ptr, ptr, ulong, hex", "long", ""),
+    _row(471, "rseq_slice_yield", "", "int", ""),
 )
 
 BY_NR: Dict[int, Syscall] = {row.nr: row for row in ROWS}

@@ -469,6 +469,10 @@ def _parent(path: str) -> str:
     return head or "/"
 
 
+# Linux's numbers of the memory devices (drivers/char/mem.c: major 1), as makedev(1, minor)
+_DEVICE_RDEV = {"null": 0x103, "zero": 0x105, "full": 0x107, "random": 0x108, "urandom": 0x109}
+
+
 class Vfs:
     def __init__(self, root: str = "/", rw: Tuple[Tuple[str, str], ...] = (), clock_ns=None,
                  uid: int = 0, gid: int = 0, limits: Optional[KernelLimits] = None):
@@ -675,7 +679,7 @@ class Vfs:
         return StatInfo(mode=sn.mode, size=size, ino=(stable_ino(path) & 0xFFFFFF) | 0x1000000, dev=SYNTH_DEV,
                         blksize=1024 if sn.mode & S_IFMT == S_IFREG else 4096,      # as procfs reports
                         nlink=2 if sn.mode & S_IFMT == S_IFDIR else 1, uid=self.uid, gid=self.gid,
-                        rdev=0x103 if sn.device else 0, mtime_ns=self.clock_ns(), atime_ns=self.clock_ns(),
+                        rdev=_DEVICE_RDEV.get(sn.device, 0x103) if sn.device else 0, mtime_ns=self.clock_ns(), atime_ns=self.clock_ns(),
                         ctime_ns=self.clock_ns())
 
     def readlink_node(self, node: Node) -> str:

@@ -99,6 +99,18 @@ REAL = {"ls": ["/bin/ls", "-l", "/usr/share"], "sort": ["/usr/bin/sort"],
 
 @pytest.mark.slow
 @needs_native
+@pytest.mark.parametrize("opts", [["-a20", "-Xverbose", "-xx"], ["-yy", "-e", "read=3", "-qq"],
+                                  ["-n", "-e", "signal=none", "-Xraw", "-x"], ["-e", "write=1", "-a50"]])
+def test_strace_options_same_bytes_both_paths(opts, tmp_path):
+    """strace's options of issue 39 (-a, -X, -x, -yy, -e read=/write=, -n, -qq) print the same
+    bytes on both event paths."""
+    cat = shutil.which("cat", path="/usr/bin:/bin")
+    if cat is None:
+        pytest.skip("no cat")
+    assert_same(["--strace", *opts, cat, "/etc/hostname"], trace_dir=str(tmp_path))
+
+
+@needs_native
 @pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("prog", list(REAL))
 def test_real_programs_same_bytes_both_paths(prog, mode, tmp_path):

@@ -25,6 +25,19 @@ from __future__ import annotations
 from typing import Dict, Iterable, Optional, Tuple
 
 
+class Style:
+    """How constants print (strace's -X, process-wide in strace): 'abbrev' (O_RDONLY), 'raw'
+    (0) or 'verbose' (0 /* O_RDONLY */). The strace formatter sets it while it decodes a call
+    (SyscallFormatter: only when its run asked for another style) and puts it back after."""
+    __slots__ = ("xlat",)
+
+    def __init__(self):
+        self.xlat = "abbrev"
+
+
+STYLE = Style()
+
+
 class Xlat:
     """A named set of (value, name) pairs: a bit-flag set (flags=True) or an enum.
 
@@ -78,6 +91,12 @@ class Xlat:
     # -- enums
     def format_enum(self, value: int) -> str:
         name = self._by_value.get(value)
+        style = STYLE.xlat
+        if style != "abbrev":
+            if style == "raw" or name is None:
+                text = _hex(value)
+                return f"{text} /* {self.dflt} */" if self.dflt and name is None and style != "raw" else text
+            return f"{_hex(value)} /* {name} */"
         if name is not None:
             return name
         text = _hex(value)
@@ -105,6 +124,22 @@ class Xlat:
     def format_flags(self, value: int) -> str:
         if not self.flags:
             return self.format_enum(value)
+        style = STYLE.xlat
+        if style != "abbrev":
+            # -X raw: the number alone; -X verbose: the number, then the names in a comment
+            # (strace's printflags_ex), the names printed as -X abbrev would
+            if style == "raw":
+                return _hex(value)
+            STYLE.xlat = "abbrev"
+            try:
+                names = self.format_flags(value)
+            finally:
+                STYLE.xlat = style
+            if names == _hex(value) or names == "0" and value == 0:
+                return names
+            if " /* " in names and names.startswith(_hex(value)):
+                return names                    # (only unknown bits: '0x8 /* MS_??? */' as it is)
+            return f"{_hex(value)} /* {names} */"
         tail = []
         if self.field:
             shift, mask, fname = self.field
@@ -321,7 +356,7 @@ _E("madvise_advice", "MADV_???", """
     MADV_REMOVE MADV_DONTFORK MADV_DOFORK MADV_MERGEABLE MADV_UNMERGEABLE MADV_HUGEPAGE
     MADV_NOHUGEPAGE MADV_DONTDUMP MADV_DODUMP MADV_WIPEONFORK MADV_KEEPONFORK MADV_COLD
     MADV_PAGEOUT MADV_POPULATE_READ MADV_POPULATE_WRITE MADV_DONTNEED_LOCKED MADV_COLLAPSE
-    MADV_HWPOISON=100 MADV_SOFT_OFFLINE""")
+    MADV_HWPOISON=100 MADV_SOFT_OFFLINE MADV_GUARD_INSTALL MADV_GUARD_REMOVE""")
 _F("mlockall_flags", "MCL_???", "MCL_CURRENT=1 MCL_FUTURE=2 MCL_ONFAULT=4")
 _F("mlock_flags", "MLOCK_???", "MLOCK_ONFAULT=1")
 _F("pkey_access", "PKEY_???", "PKEY_DISABLE_ACCESS=1 PKEY_DISABLE_WRITE=2 PKEY_DISABLE_EXECUTE=4")

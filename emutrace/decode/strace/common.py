@@ -73,12 +73,34 @@ _SHORT_QUOTED: Dict[bytes, str] = {}
 _SHORT_QUOTED_MAX = 4096        # ... up to this many of them
 
 
+class HexStyle:
+    """strace's -x (1: a string holding a byte that is neither printable ASCII nor whitespace
+    prints wholly in \\xNN) and -xx (2: every string in \\xNN), process-wide in strace: set by
+    the strace formatter while it decodes a call, when its run asked for it."""
+    __slots__ = ("level",)
+
+    def __init__(self):
+        self.level = 0
+
+
+HEX = HexStyle()
+
+
+def _wants_hex(data) -> bool:
+    level = HEX.level
+    if level >= 2:
+        return True
+    return any(c > 0x7e or (c < 0x20 and not 9 <= c <= 13) for c in data)
+
+
 def quote_string(data: bytes, force_hex: bool = False, quotes: bool = True,
                  extra_escape: str = "") -> str:
     """strace's string_quote: printable ASCII as is, \\n \\t \\r \\v \\f \\" \\\\ escaped, other bytes as
     the shortest octal escape (\\0, \\33, \\177) unless an octal digit follows (then 3 digits).
     force_hex prints every byte as \\xNN (getrandom). extra_escape: characters printed in octal
     too (strace -y escapes < and > in paths)."""
+    if HEX.level and not force_hex:
+        force_hex = _wants_hex(data)
     if data.__class__ is bytes and len(data) <= _SHORT_MAX and quotes and not force_hex and not extra_escape:
         # read(2)'s and write(2)'s few bytes, the same ones again and again: quoted once
         got = _SHORT_QUOTED.get(data)

@@ -16,7 +16,7 @@ from ...machine.words import s32, s64
 from .. import xlat as _x
 from . import (clock, creds, fcntl, fs, futex, ioctl, ipc, keyctl, kinds, mm, net, poll, prctl, process,
                resource, sched, signal, stat, system)
-from .common import (PATH_MAX, MASK64, NoMem, _SHORT_MAX, _SHORT_QUOTED, hexval, is_error, pointer,
+from .common import (HEX, PATH_MAX, MASK64, NoMem, _SHORT_MAX, _SHORT_QUOTED, hexval, is_error, pointer,
                      quote_string, read_bytes, read_cstring)
 from .returns import format_return
 
@@ -122,9 +122,16 @@ class _State:
         self.plain_ret = False                   # a result in [0, 2**31) is printed as str(ret) (compiled rows)
 
 
+def _path_bytes(path) -> bytes:
+    """A VFS path as the guest's bytes: a str holds the bytes that are not UTF-8 as surrogates
+    (os.fsdecode's surrogateescape), which a plain encode() refuses."""
+    return path.encode("utf-8", "surrogateescape") if isinstance(path, str) else bytes(path)
+
+
 class SyscallFormatter:
     # settings a compiled row depends on: setting one forgets the compiled rows
-    _COMPILED_ON = frozenset({"string_limit", "fd_paths", "fd_path"})
+    _COMPILED_ON = frozenset({"string_limit", "fd_paths", "fd_path", "hex_strings", "xlat_style", "decode_fds",
+                              "fd_dev"})
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
@@ -139,6 +146,10 @@ class SyscallFormatter:
         self.fd_path = fd_path
         self.align = align
         self.localtime = localtime
+        self.hex_strings = 0                     # strace -x 1, -xx 2 (common.HEX while decoding)
+        self.decode_fds = frozenset({"path"})    # strace --decode-fds=: what -y shows (with fd_paths)
+        self.fd_dev = None                       # fd -> ('char', major, minor) | None (decode-fds=dev)
+        self.xlat_style = "abbrev"               # strace -X (xlat.STYLE while decoding)
         self.last_name: Dict[object, str] = {}     # each thread's last call (restart_syscall names it)
         # id(row) -> (row, its CompiledRow or None: _compile_row); SyscallObserver runs a
         # compiled one itself
@@ -148,6 +159,11 @@ class SyscallFormatter:
     def enter(self, sc, args: Sequence[int], mem: GuestReader, tid=None, sp: Optional[int] = None) -> _State:
         """Decode the arguments known at entry. tid keys restart_syscall's 'interrupted' name;
         sp (the stack pointer) lets rt_sigreturn print the mask of the signal frame."""
+        if self.hex_strings or self.xlat_style != "abbrev":
+            return self._styled(self._enter, sc, args, mem, tid, sp)
+        return self._enter(sc, args, mem, tid, sp)
+
+    def _enter(self, sc, args, mem, tid, sp) -> _State:
         got = self.compiled_rows.get(id(sc))
         if got is None or got[0] is not sc:
             got = self.compiled_rows[id(sc)] = (sc, _compile_row(self, sc))
@@ -171,6 +187,11 @@ class SyscallFormatter:
         return st
 
     def exit(self, state: _State, ret: int, mem: GuestReader, col: int = 0) -> str:
+        if self.hex_strings or self.xlat_style != "abbrev":
+            return self._styled(self._exit, state, ret, mem, col)
+        return self._exit(state, ret, mem, col)
+
+    def _exit(self, state: _State, ret: int, mem: GuestReader, col: int = 0) -> str:
         ret = ((ret & MASK64) ^ _SIGN64) - _SIGN64           # (s64, without its frame)
         a = state.a
         items = a.items
@@ -193,12 +214,22 @@ class SyscallFormatter:
         return f"{state.name}({state.a.entry} <unfinished ...>"
 
     def resumed(self, state: _State, ret: int, mem, col: int = 0) -> str:
+        if self.hex_strings or self.xlat_style != "abbrev":
+            return self._styled(self._resumed, state, ret, mem, col)
+        return self._resumed(state, ret, mem, col)
+
+    def _resumed(self, state: _State, ret: int, mem, col: int = 0) -> str:
         ret = s64(ret)
         head = f"<... {state.name} resumed>{state.a.exit_text(ret, mem)})"
         return self._finish(head, self._ret_text(state, ret, mem), col)
 
     def no_return(self, state: _State, col: int = 0, resumed: bool = False) -> str:
         """'exit_group(0) = ?' (or '<... exit_group resumed>) = ?' with resumed=True)."""
+        if self.hex_strings or self.xlat_style != "abbrev":
+            return self._styled(self._no_return, state, col, resumed)
+        return self._no_return(state, col, resumed)
+
+    def _no_return(self, state: _State, col: int = 0, resumed: bool = False) -> str:
         if resumed:
             head = f"<... {state.name} resumed>)"
         else:
@@ -209,6 +240,20 @@ class SyscallFormatter:
         """enter() + exit() in one go (for tests and single-threaded tracing)."""
         st = self.enter(sc, args, mem_entry, **kw)
         return self.exit(st, ret, mem_exit if mem_exit is not None else mem_entry)
+
+    # ------------------------------------------------------------------ strace's -x and -X
+    def styled(self) -> bool:
+        """Whether this run prints strings or constants another way than by default (then no
+        compiled row serves it: each call is decoded with the styles set, _styled)."""
+        return bool(self.hex_strings) or self.xlat_style != "abbrev"
+
+    def _styled(self, fn, *args, **kw):
+        hex_before, xlat_before = HEX.level, _x.STYLE.xlat
+        HEX.level, _x.STYLE.xlat = self.hex_strings, self.xlat_style
+        try:
+            return fn(*args, **kw)
+        finally:
+            HEX.level, _x.STYLE.xlat = hex_before, xlat_before
 
     # ------------------------------------------------------------------ line assembly
     def _finish(self, head: str, ret_text: str, col: int) -> str:
@@ -245,16 +290,21 @@ class SyscallFormatter:
         if self.fd_paths and self.fd_path is not None and fd >= 0:
             path = self.fd_path(fd)
             if path:
-                return f"{fd}<{quote_string(path.encode() if isinstance(path, str) else path, quotes=False, extra_escape='<>')}>"
+                dev = ""
+                if self.fd_dev is not None and "dev" in self.decode_fds:
+                    got = self.fd_dev(fd)
+                    if got is not None:
+                        dev = f"<{got[0]} {got[1]}:{got[2]}>"
+                return f"{fd}<{quote_string(_path_bytes(path), quotes=False, extra_escape='<>')}{dev}>"
         return str(fd)
 
     def dirfd(self, v: int) -> str:
         fd = s32(v)
         if fd == -100:
-            if self.fd_paths and self.fd_path is not None:
+            if self.fd_paths and self.fd_path is not None and "path" in self.decode_fds:
                 path = self.fd_path(-100)
                 if path:
-                    return f"AT_FDCWD<{quote_string(path.encode() if isinstance(path, str) else path, quotes=False, extra_escape='<>')}>"
+                    return f"AT_FDCWD<{quote_string(_path_bytes(path), quotes=False, extra_escape='<>')}>"
             return "AT_FDCWD"
         return self.fd(fd)
 
@@ -287,14 +337,20 @@ class SyscallFormatter:
         limit = self.string_limit if limit is None else limit
         got = read_cstring(mem, addr, limit + 1)
         if got is None:
-            return hexval(addr)
+            # strace reads limit + 1 bytes (a reader's cstring(limit) reads as many): a string
+            # that ends where the memory does is still printed (a PATH_MAX path at a page's end)
+            got = read_cstring(mem, addr, limit)
+            if got is None or got[1]:
+                return hexval(addr)
         data, found = got
         if len(data) > limit:
             return quote_string(data[:limit]) + "..."
         return quote_string(data) + ("" if found else "...")
 
     def path(self, mem, addr: int) -> str:
-        return self.cstr(mem, addr, PATH_MAX)
+        """strace's printpath: at most PATH_MAX - 1 bytes shown, PATH_MAX read (no further: a
+        path ending where the memory does is still a path)."""
+        return self.cstr(mem, addr, PATH_MAX - 1)
 
     def array(self, items, total: int) -> str:
         """[a, b, ...] with at most string_limit elements, as strace limits arrays."""
@@ -363,12 +419,14 @@ class SyscallFormatter:
         if count > 1 << 20:
             return hexval(addr)
         shown = min(count, self.string_limit)
-        raw = read_bytes(mem, addr, 16 * shown) if shown else b""
-        if raw is None:
-            return hexval(addr)
         items = []
         for k in range(shown):
-            base, ln = struct.unpack_from("<QQ", raw, 16 * k)
+            raw = read_bytes(mem, addr + 16 * k, 16)
+            if raw is None:             # (strace's print_array: what was read, then where it stopped)
+                if not k:
+                    return hexval(addr)
+                return "[" + ", ".join(items) + f", ... /* {hexval(addr + 16 * k)} */]"
+            base, ln = struct.unpack_from("<QQ", raw, 0)
             if data_size < 0:
                 n = ln
             else:
@@ -385,6 +443,14 @@ class SyscallFormatter:
         shown = min(count, self.string_limit)
         data = read_bytes(mem, addr, shape.size * shown)
         if data is None:
+            items = []
+            for k in range(shown):      # (partly readable: the elements read, then where it stopped)
+                one = read_bytes(mem, addr + shape.size * k, shape.size)
+                if one is None:
+                    if not k:
+                        return hexval(addr)
+                    return "[" + ", ".join(items) + f", ... /* {hexval(addr + shape.size * k)} */]"
+                items.append(shape.text(one))
             return hexval(addr)
         return self.array([shape.text(data[shape.size * k:shape.size * (k + 1)]) for k in range(shown)], count)
 
@@ -486,7 +552,7 @@ class CompiledRow:
 def _compile_row(fmt: "SyscallFormatter", sc) -> Optional[CompiledRow]:
     """The row's CompiledRow, or None for the rows _generic does not run (a hand-written decoder,
     a kind with its own protocol)."""
-    if sc.name in _CUSTOM:
+    if sc.name in _CUSTOM or fmt.styled():
         return None
     never_fails = sc.name in NEVER_FAILS
     plain = not never_fails and (sc.ret in _PLAIN_RET or (sc.ret == "fd" and not fmt.fd_paths))
