@@ -195,6 +195,7 @@ PROGRAMS: Dict[str, dict] = {
     "fib": _p("c", "recursive fib for function tracing", flags=_C_FLAGS),
     "vdso": _p("c", "the vDSO: clock reads around known work, a spin on the clock, unmapping it",
                flags=_C_FLAGS),
+    "spinalarm": _p("c", "spins until a ualarm fires: the work-driven clock reaches it", flags=_C_FLAGS),
     "costs": _p("c", "four functions of known, different costs: profiles must rank them like uftrace",
                 flags=_C_FLAGS),
     "calllog": _p("c", "edge cases of calls logged in guest code (page edges, cancel, backtrace)",
