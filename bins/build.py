@@ -214,6 +214,7 @@ PROGRAMS: Dict[str, dict] = {
     "dwlibc": _p("c", "libc calls the prototype database lacks (strfromd, ecvt, argz_count)", ("g",), _C_FLAGS),
     "vdso": _p("c", "the vDSO: clock reads around known work, a spin on the clock, unmapping it",
                flags=_C_FLAGS),
+    "spinalarm": _p("c", "spins until a ualarm fires: the work-driven clock reaches it", flags=_C_FLAGS),
     "costs": _p("c", "four functions of known, different costs: profiles must rank them like uftrace",
                 flags=_C_FLAGS),
     "gdbprog": _p("c", "gdb server scenarios: a corrupted global, read(2) into a watched buffer, a library call",

@@ -412,7 +412,7 @@ class Session:
             return
         elif deadline and _time.monotonic() >= deadline:
             raise LimitReached(f"time limit of {self.opts.timeout:g} s reached", 124)
-        elif ran_out and limited:
+        elif ran_out and limited and world.work >= self.opts.max_insns:
             raise LimitReached(f"instruction limit of {self.opts.max_insns} reached", 124)
         elif ran_out:
             sched.slice_used_up(t)          # (a `hlt` here cannot be told apart: it goes on)

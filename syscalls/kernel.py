@@ -195,9 +195,10 @@ class Kernel:
         if self.world.realtime_step_ns != self.vvar_step:
             wall_clock_stepped(self)             # the vDSO's data pages follow the wall clock
         timers = self.timers                     # check_alarm's and should_stop's own conditions
+        sched = self.sched
         if proc.alarm_at_ns or (timers is not None and timers.armed):
             check_alarm(proc)
-        sched = self.sched
+            sched.budget_to_deadline(m)      # (an alarm armed in this slice ends it when due)
         if proc.stop_requested or proc.machine is not m or (len(sched.tasks) >= 2 and sched.should_stop(proc.thread)):
             proc.stop_requested = True
             m.uc.emu_stop()

@@ -311,6 +311,19 @@ class Scheduler:
             n = min(n, until) if n else until
         return n
 
+    def budget_to_deadline(self, m) -> None:
+        """The running slice on engine m ends no later than the next deadline (one armed during
+        the slice, after its budget was set): a thread spinning alone meets its alarm."""
+        nxt = self.next_deadline()
+        if nxt is None:
+            return
+        c = m.counter
+        w = self.kernel.world
+        stop = c.total + w.insns_until(nxt - self.now() + w.elapsed_ns)
+        if c.stop_at < 0 or stop < c.stop_at:
+            c.overshoot = True
+            c.stop_at = stop
+
     def next_deadline(self) -> Optional[int]:
         """The earliest time (monotonic ns) a thread waits for, an alarm or a timer fires."""
         cands = [t.wait.deadline for t in self.tasks if t.wait is not None and t.wait.deadline is not None]

@@ -62,3 +62,8 @@ def test_ltrace_c_ranks_memcmp_above_sigaction(tmp_path):
     rows = [l.split() for l in r.stderr.decode().splitlines() if re.match(r"\s*\d+\.\d+\s", l)]
     seconds = {row[-1]: float(row[1]) for row in rows}
     assert seconds["memcmp"] > seconds["sigaction"] > 0
+
+
+def test_a_thread_spinning_without_system_calls_meets_its_alarm():
+    r = emutrace(["--no-trace", built("spinalarm", "pie")], timeout=600)
+    assert r.returncode == 0 and r.stdout == b"alarm after spinning yes\n", r.stderr
