@@ -74,7 +74,7 @@ def run(cfg) -> int:
     from .tracer import build_observers
     if cfg.gdb is not None:
         return _debug(cfg)
-    from .machine.interrupt import Interrupted, arm, disarm
+    from .machine.interrupt import Interrupted, arm, disarm     # deferred: the signal handling loads only for a run
     stop = None                 # the host signal that interrupted the run
     try:
         session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)

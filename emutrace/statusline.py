@@ -39,11 +39,11 @@ class StatusLine:
 
     def text(self) -> str:
         s = self.session
-        parts = [f"{time.monotonic() - self.start_time:.1f} s", f"virtual {s.world.elapsed_ns / 1e9:.3f} s"]
-        parts.append(f"{s.world.work:,} instructions")     # (retired guest work: docs/time.md)
-        parts.append(f"{sum(w.lines for w in self.writers):,} trace lines")
+        # (what matters most first: a narrow terminal cuts the line's end)
         live = sum(1 for p in list(s.kernel.sched.procs) if p.exit is None)
-        parts.append(f"{live} process{'es' if live != 1 else ''}")
+        parts = [f"{time.monotonic() - self.start_time:.1f} s", f"{live} process{'es' if live != 1 else ''}",
+                 f"{sum(w.lines for w in self.writers):,} trace lines", f"virtual {s.world.elapsed_ns / 1e9:.3f} s",
+                 f"{s.world.work:,} instructions"]      # (retired guest work: docs/time.md)
         return "emutrace: " + ", ".join(parts)
 
     def draw(self) -> None:

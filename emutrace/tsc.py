@@ -7,7 +7,8 @@ the virtual clock's monotonic time at 1 GHz (one tick per virtual nanosecond: th
 clock, docs/time.md), and RDTSCP's IA32_TSC_AUX is 0 (CPU 0). With the compiled event path and
 nobody listening, the engine's instruction counter answers in C (no Python per read: the vDSO
 reads its clock so); the behaviour report's listeners take the Python hook, and hear of the
-program's reads, not of the vDSO's.
+program's reads apart from the vDSO's (its vdso_listeners hear those: each is a clock read that
+no longer makes a system call).
 """
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ class TscObserver:
         self.world = world
         self.kernel = kernel
         self.listeners = []         # fn(proc, rip) per read: the behaviour report's timing checks
+        self.vdso_listeners = []    # fn(proc, rip) per read of the vDSO's: a clock_gettime, gettimeofday
+                                    # or time served with no system call (the report's sleep check)
         self._hooked: "WeakSet" = WeakSet()    # the engines hooked (weak: freed with their process)
 
     def attach(self, proc) -> None:
@@ -31,19 +34,19 @@ class TscObserver:
         if m in self._hooked:
             return
         self._hooked.add(m)
-        if not self.listeners and m.answer_tsc_natively():
+        if not self.listeners and not self.vdso_listeners and m.answer_tsc_natively():
             return
         m.hook_insn_answer(X.UC_X86_INS_RDTSC, lambda: self._answer(m, False))
         m.hook_insn_answer(X.UC_X86_INS_RDTSCP, lambda: self._answer(m, True))
 
     def _answer(self, m, rdtscp: bool) -> None:
-        if self.listeners and self.kernel is not None and self.kernel.current is not None:
+        if (self.listeners or self.vdso_listeners) and self.kernel is not None and self.kernel.current is not None:
             proc = self.kernel.current
             rip = m.reg("rip")
             vvar = proc.vvar
-            if vvar is None or not vvar <= rip < vvar + VDSO_SPAN:    # (not the vDSO's reads)
-                for fn in self.listeners:
-                    fn(proc, rip)
+            in_vdso = vvar is not None and vvar <= rip < vvar + VDSO_SPAN
+            for fn in (self.vdso_listeners if in_vdso else self.listeners):
+                fn(proc, rip)
         tsc = self.world.monotonic_ns()
         m.set_reg("rax", tsc & 0xFFFFFFFF)
         m.set_reg("rdx", (tsc >> 32) & 0xFFFFFFFF)

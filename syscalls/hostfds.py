@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from typing import List, Tuple
 
-from .files import O_ACCMODE, O_APPEND, O_RDONLY, HostStream
+from .files import O_ACCMODE, O_APPEND, O_RDONLY, O_RDWR, HostStream
 
 MAX_SCANNED = 1024              # descriptors looked at (a shell's are below 10; RLIMIT_NOFILE's default)
 DEVICES = {(1, 3): "null", (1, 5): "zero", (1, 7): "full", (1, 8): "random", (1, 9): "urandom"}
@@ -32,13 +32,10 @@ def inherited() -> Tuple[int, ...]:
     stdin is a memory device (/dev/null). Call it first thing: anything emutrace opens later is
     close-on-exec anyway."""
     try:
-        import fcntl
+        import fcntl     # deferred: POSIX only (Windows: ImportError, no descriptors passed)
     except ImportError:                 # (Windows: no descriptors are inherited that way)
         return ()
-    try:
-        candidates = sorted(int(n) for n in os.listdir("/proc/self/fd") if n.isdigit())
-    except OSError:
-        candidates = range(3, MAX_SCANNED)
+    candidates = range(3, MAX_SCANNED)     # (asked one by one: no host /proc is read)
     out: List[int] = []
     if _memory_device(0) is not None:
         out.append(0)           # (stdin from /dev/null is the guest's /dev/null: an input, as a file is)
@@ -61,15 +58,20 @@ def _memory_device(fd: int):
         st = os.fstat(fd)
     except OSError:
         return None
-    if (st.st_mode & 0o170000) != 0o020000 or not hasattr(os, "major"):
+    if (st.st_mode & 0o170000) != 0o020000:
         return None
-    return DEVICES.get((os.major(st.st_rdev), os.minor(st.st_rdev)))
+    if hasattr(os, "major"):            # (a host without device numbers passes no memory devices)
+        return DEVICES.get((os.major(st.st_rdev), os.minor(st.st_rdev)))
+    return None
 
 
 def _linux_flags(fd: int) -> int:
     """The Linux access mode and O_APPEND of a host descriptor (host values may differ: macOS)."""
-    import fcntl
-    host = fcntl.fcntl(fd, fcntl.F_GETFL)
+    try:
+        import fcntl        # deferred: POSIX only, and only a passed descriptor needs it
+        host = fcntl.fcntl(fd, fcntl.F_GETFL)
+    except (ImportError, OSError):      # (no fcntl: read and write, as a terminal is)
+        return O_RDWR
     acc = host & os.O_ACCMODE if hasattr(os, "O_ACCMODE") else host & 3
     return (acc & O_ACCMODE) | (O_APPEND if host & os.O_APPEND else 0)
 

@@ -535,12 +535,12 @@ ROWS = (
     # Linux 6.13-6.19 (the ABI of strace 7.2's suite, issue 39): known by name to -e trace=
     _row(463, "setxattrat", "dirfd, path, flags:at_flags, str, ptr, ulong", "int", "%desc %file"),
     _row(464, "getxattrat", "dirfd, path, flags:at_flags, str, ptr, ulong", "int", "%desc %file"),
-    _row(465, "listxattrat", "dirfd, path, flags:at_flags, ptr, ulong", "long", "%desc %file"),
+    _row(465, "listxattrat", "dirfd, path, flags:at_flags, ptr, ulong", "int", "%desc %file"),
     _row(466, "removexattrat", "dirfd, path, flags:at_flags, str", "int", "%desc %file"),
     _row(467, "open_tree_attr", "dirfd, path, hex32, ptr, ulong", "fd", "%desc %file"),
     _row(468, "file_getattr", "dirfd, path, ptr, ulong, flags:at_flags", "int", "%desc %file"),
     _row(469, "file_setattr", "dirfd, path, ptr, ulong, flags:at_flags", "int", "%desc %file"),
-    _row(470, "listns", "ptr, ptr, ulong, hex", "long", ""),
+    _row(470, "listns", "ptr, ptr, ulong, hex", "int", ""),
     _row(471, "rseq_slice_yield", "", "int", ""),
 )
 

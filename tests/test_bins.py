@@ -75,7 +75,7 @@ needs_binutils = pytest.mark.skipif(not (shutil.which("readelf") and shutil.whic
 
 def test_api_shape():
     assert VARIANTS == ("pie", "nopie", "znow", "zlazy", "ibt", "fnoplt", "static",
-                        "static-pie", "musl-static", "pg", "plain", "stripped", "v0", "v1")
+                        "static-pie", "musl-static", "pg", "plain", "stripped", "g", "pg-g", "o2g", "v0", "v1")
     for name, meta in PROGRAMS.items():
         assert meta["lang"] in ("c", "c++", "asm")
         assert set(meta["variants"]) <= set(VARIANTS), name

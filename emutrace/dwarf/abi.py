@@ -295,7 +295,7 @@ def read_return(t: Type, m, mem) -> Optional[bytes]:
 def x87_st0(m) -> Optional[bytes]:
     """st0 as the 10 bytes of an x87 extended value (padded to 16): the physical register the
     status word's TOP names (Unicorn reads FP0-7 by physical number)."""
-    from unicorn.x86_const import UC_X86_REG_FP0, UC_X86_REG_FPSW
+    from unicorn.x86_const import UC_X86_REG_FP0, UC_X86_REG_FPSW     # deferred: only a long double reads the x87 registers
     try:
         top = (m.uc.reg_read(UC_X86_REG_FPSW) >> 11) & 7
         v = m.uc.reg_read(UC_X86_REG_FP0 + top)

@@ -114,7 +114,7 @@ def _note(data: bytes) -> bytes:
 
 
 def _unit_at(units, addr: int) -> Optional[int]:
-    import bisect
+    import bisect     # deferred: only a lookup by address needs it
     lo, hi, offs = units
     i = bisect.bisect_right(lo, addr) - 1
     k = 0

@@ -182,8 +182,9 @@ class Machine:
         before any code is translated: one block hook, the engine's only one on a default run, so
         that Unicorn calls it directly from translated code."""
         counter_type = getattr(native, "InsnCounter", None)     # (None: pure, or a build before it)
-        if counter_type is not None:
-            cs_open, cs_malloc, cs_iter, arch, mode = capstone_functions()
+        found = capstone_functions() if counter_type is not None else None
+        if found is not None:
+            cs_open, cs_malloc, cs_iter, arch, mode = found
             counter = counter_type(_address(uclib.uc_hook_add), _address(uclib.uc_emu_stop),
                                          _address(uclib.uc_mem_read), self._hc.value, UCC.UC_HOOK_BLOCK,
                                          cs_open, cs_malloc, cs_iter, arch, mode)

@@ -36,14 +36,17 @@ def capstone_functions():
     the addresses of the capstone library's functions, loaded by ctypes from the capstone
     package's directory without importing the package (whose import costs ~80 ms)."""
     global _cs_lib
-    import ctypes
+    import ctypes     # deferred: only the compiled counter loads capstone's library
     if _cs_lib is None:
-        import importlib.util
+        import importlib.util     # deferred: the same
         import os
         spec = importlib.util.find_spec("capstone")
         base = list(spec.submodule_search_locations)[0]
-        names = [n for n in os.listdir(os.path.join(base, "lib")) if "capstone" in n and not n.endswith(".a")]
-        _cs_lib = ctypes.CDLL(os.path.join(base, "lib", sorted(names)[0]))
+        try:
+            names = [n for n in os.listdir(os.path.join(base, "lib")) if "capstone" in n and not n.endswith(".a")]
+            _cs_lib = ctypes.CDLL(os.path.join(base, "lib", sorted(names)[0]))
+        except (OSError, IndexError):       # (a capstone wheel laid out otherwise: the Python counter)
+            return None
     addr = [ctypes.cast(getattr(_cs_lib, n), ctypes.c_void_p).value for n in ("cs_open", "cs_malloc", "cs_disasm_iter")]
     return (*addr, 3, 8)            # capstone.h: CS_ARCH_X86 = 3, CS_MODE_64 = 1 << 3
 

@@ -75,6 +75,7 @@ class ReportCollector:
         tsc = next((o for o in s.observers if hasattr(o, "listeners")), None)
         if tsc is not None:
             tsc.listeners.append(self._rdtsc)
+            tsc.vdso_listeners.append(self._vdso_clock)
         self.unpacked.install(s.hooks)
 
     def watch_calls(self, libcall_tracer) -> None:
@@ -210,6 +211,10 @@ class ReportCollector:
             return
         eid = self.event(proc, "insn", "rdtsc", address=rip, module=where)
         self.mark("rdtsc", eid, address=rip, module=where)
+
+    def _vdso_clock(self, proc, rip: int) -> None:
+        """A clock read the vDSO served (clock_gettime, gettimeofday, time: no system call)."""
+        _clock_read(self, proc, "call", None)
 
     def _interpreter(self, proc) -> Optional[str]:
         """The canonical path of the program's dynamic linker (modules carry canonical paths)."""
@@ -831,6 +836,13 @@ def _sent(c, proc, fd: int, peer, data: bytes, n: int, err: Optional[str] = None
 # its sleep really lasted (sandboxes that skip sleeps fail it): per thread, the last step seen.
 
 def _l_clock(c, proc, args, info, ret, err):
+    _clock_read(c, proc, "syscall", _result(ret, err))
+
+
+def _clock_read(c, proc, kind: str, result) -> None:
+    """A clock read, by a system call (kind "syscall") or a call of the vDSO (kind "call", marked
+    vdso, no result: with emutrace's vDSO clock_gettime, gettimeofday and time make no system call,
+    as on Linux, so the sleep check must hear of them there)."""
     key = id(proc.thread)
     state = c.clock_steps.get(key)
     now = c.session.world.elapsed_ns
@@ -838,7 +850,8 @@ def _l_clock(c, proc, args, info, ret, err):
         c.clock_steps.pop(key, None)
         if len(c.marks.get("sleep-check", ())) >= MAX_REFS:
             return
-        eid = c.event(proc, "syscall", "clock-read-after-sleep", first_read_ns=state[1], result=_result(ret, err))
+        detail = {"vdso": True} if result is None else {"result": result}
+        eid = c.event(proc, kind, "clock-read-after-sleep", first_read_ns=state[1], **detail)
         c.mark("sleep-check", state[2])
         c.mark("sleep-check", eid, pid=proc.pid, first_read_ns=state[1], read_ns=now)
         return

@@ -106,7 +106,7 @@ def _write_html(doc: dict, source: str, out) -> int:
 
 def write_text(path: str, text: str) -> None:
     """Write atomically (a reader never sees half a page)."""
-    import os
+    import os     # deferred: only this view of a file's path needs it
     tmp = path + ".part"
     with open(tmp, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
