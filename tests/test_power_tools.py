@@ -219,9 +219,22 @@ def test_k_same_function_names_as_strace(prog):
             if theirs[k][0] == line:
                 j = k + 1
                 matched += 1
-                assert stack == theirs[k][1], line
+                if not _rtld_page(line, stack):
+                    assert stack == theirs[k][1], line
                 break
     assert matched >= len(theirs) * 3 // 4
+
+
+def _rtld_page(line, stack):
+    """The dynamic linker's own allocator (__minimal_malloc) taking a page: which allocation runs
+    out of the first page depends on what came before it, and that differs from the host's by
+    design. The vDSO's link_map (setup_vdso, now that emutrace maps a vDSO) takes part of the page,
+    and _dl_important_hwcaps allocates per glibc-hwcaps subdirectory the CPU supports: the host's
+    x86-64-v4/v3/v2, the emulated CPU's v2 only (`ld.so --help` under each). So on the host the
+    hwcaps malloc takes the page (via calloc, one frame more); under emutrace the smaller hwcaps
+    array fits and _dl_init_paths' next malloc takes it. The call is the same; its caller is not."""
+    return (line.startswith("mmap(NULL, 8192, PROT_READ|PROT_WRITE, M") and bool(stack)
+            and all("/ld-linux" in f for f in stack))
 
 
 @needs_strace
