@@ -2,7 +2,10 @@
  * emutrace.machine._native), the work that drives emutrace's virtual clock (docs/time.md).
  *
  * InsnCounter(uc_hook_add, uc_emu_stop, uc_mem_read, engine, hook_type,
- *             cs_open, cs_malloc, cs_disasm_iter, cs_arch, cs_mode)
+ *             cs_open, cs_malloc, cs_disasm_iter, cs_arch, cs_mode[, cs_close, cs_free])
+ *
+ * (cs_close and cs_free, when given, free the capstone handle and its insn buffer with the
+ * counter: see InsnCounter_dealloc.)
  *
  * One UC_HOOK_BLOCK callback in C. Unicorn calls a lone hook of a kind directly from the
  * translated code (no hook list walked), so one executed block costs a call, one probe of an
@@ -55,6 +58,8 @@ typedef int (*ic_cs_disasm_iter_fn)(size_t handle, const uint8_t **code, size_t 
                                     void *insn);
 
 typedef int (*ic_reg_write_fn)(void *uc, int regid, const void *value);
+typedef int (*ic_cs_close_fn)(size_t *handle);
+typedef void (*ic_cs_free_fn)(void *insn, size_t count);
 
 typedef struct {
     uint64_t key;               /* address | size << 48, + 1 (0: empty) */
@@ -92,6 +97,9 @@ typedef struct {
     uint64_t skip_lo[SKIP_MAX], skip_hi[SKIP_MAX];     /* sorted by lo, disjoint */
     size_t handle;
     int hooked;
+    ic_cs_close_fn cs_close;    /* (0: not passed in, the capstone handle is never closed) */
+    ic_cs_free_fn cs_free;
+    int cs_opened;
 } InsnCounterObject;
 
 static uint64_t ic_home(uint64_t key, int bits)
@@ -218,13 +226,14 @@ static uint64_t ic_exact(InsnCounterObject *c, uint64_t rip)
 static int InsnCounter_init(InsnCounterObject *self, PyObject *args, PyObject *kwds)
 {
     unsigned long long hook_add, emu_stop, mem_read, engine, cs_open, cs_malloc, disasm_iter;
+    unsigned long long cs_close = 0, cs_free = 0;
     int hook_type, arch, mode;
     if (self->hooked) {
         PyErr_SetString(PyExc_RuntimeError, "emutrace.machine._native.InsnCounter: already registered");
         return -1;
     }
-    if (!PyArg_ParseTuple(args, "KKKKiKKKii", &hook_add, &emu_stop, &mem_read, &engine, &hook_type,
-                          &cs_open, &cs_malloc, &disasm_iter, &arch, &mode))
+    if (!PyArg_ParseTuple(args, "KKKKiKKKii|KK", &hook_add, &emu_stop, &mem_read, &engine, &hook_type,
+                          &cs_open, &cs_malloc, &disasm_iter, &arch, &mode, &cs_close, &cs_free))
         return -1;
     if (!hook_add || !emu_stop || !mem_read || !engine || !cs_open || !cs_malloc || !disasm_iter) {
         PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.InsnCounter: a null function or engine");
@@ -238,6 +247,9 @@ static int InsnCounter_init(InsnCounterObject *self, PyObject *args, PyObject *k
         PyErr_SetString(PyExc_OSError, "emutrace.machine._native.InsnCounter: cs_open failed");
         return -1;
     }
+    self->cs_opened = 1;
+    self->cs_close = (ic_cs_close_fn)(uintptr_t)cs_close;
+    self->cs_free = (ic_cs_free_fn)(uintptr_t)cs_free;
     self->insn = ((ic_cs_malloc_fn)(uintptr_t)cs_malloc)(self->cs);
     self->slots = PyMem_RawCalloc((size_t)1 << IC_INITIAL_BITS, sizeof(IcSlot));
     if (self->insn == NULL || self->slots == NULL) {
@@ -255,8 +267,14 @@ static int InsnCounter_init(InsnCounterObject *self, PyObject *args, PyObject *k
 
 static void InsnCounter_dealloc(InsnCounterObject *self)
 {
-    /* (the capstone handle and its insn buffer are a few hundred bytes, freed with the process:
-     * cs_close's address is not passed in) */
+    /* The capstone handle and its insn buffer go with the counter: ~90 KB an engine (cs_open's
+     * x86 tables and cs_malloc's detail buffer), which every fork and exec kept to the end of the
+     * run when they were left to the process's exit (tests/test_churn.py). Machine.close drops
+     * the counter after uc_close, so no hook can call into it any more. */
+    if (self->insn != NULL && self->cs_free != NULL) self->cs_free(self->insn, 1);
+    self->insn = NULL;
+    if (self->cs_opened && self->cs_close != NULL) self->cs_close(&self->cs);
+    self->cs_opened = 0;
     PyMem_RawFree(self->slots);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -460,7 +478,7 @@ static PyTypeObject InsnCounterType = {
     .tp_basicsize = sizeof(InsnCounterObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "InsnCounter(uc_hook_add, uc_emu_stop, uc_mem_read, engine, hook_type, cs_open, cs_malloc, "
-              "cs_disasm_iter, cs_arch, cs_mode): retired guest instructions on one engine",
+              "cs_disasm_iter, cs_arch, cs_mode[, cs_close, cs_free]): retired guest instructions on one engine",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)InsnCounter_init,
     .tp_dealloc = (destructor)InsnCounter_dealloc,

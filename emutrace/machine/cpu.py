@@ -184,10 +184,12 @@ class Machine:
         counter_type = getattr(native, "InsnCounter", None)     # (None: pure, or a build before it)
         found = capstone_functions() if counter_type is not None else None
         if found is not None:
-            cs_open, cs_malloc, cs_iter, arch, mode = found
+            cs_open, cs_malloc, cs_iter, arch, mode, cs_close, cs_free = found
+            # (cs_close, cs_free: the counter frees its capstone handle, ~90 KB, when it is
+            # freed, which close() does with the engine: each fork and exec kept it otherwise)
             counter = counter_type(_address(uclib.uc_hook_add), _address(uclib.uc_emu_stop),
                                          _address(uclib.uc_mem_read), self._hc.value, UCC.UC_HOOK_BLOCK,
-                                         cs_open, cs_malloc, cs_iter, arch, mode)
+                                         cs_open, cs_malloc, cs_iter, arch, mode, cs_close, cs_free)
             self._hooks.append(counter)         # the engine keeps a pointer to it
             return counter
         h = self._h

@@ -32,7 +32,8 @@ _cs_lib = None
 
 
 def capstone_functions():
-    """(cs_open, cs_malloc, cs_disasm_iter, CS_ARCH_X86, CS_MODE_64) for the compiled counter:
+    """(cs_open, cs_malloc, cs_disasm_iter, CS_ARCH_X86, CS_MODE_64, cs_close, cs_free) for the
+    compiled counter (cs_close and cs_free: it frees its handle, ~90 KB, when it goes):
     the addresses of the capstone library's functions, loaded by ctypes from the capstone
     package's directory without importing the package (whose import costs ~80 ms)."""
     global _cs_lib
@@ -48,7 +49,8 @@ def capstone_functions():
         except (OSError, IndexError):       # (a capstone wheel laid out otherwise: the Python counter)
             return None
     addr = [ctypes.cast(getattr(_cs_lib, n), ctypes.c_void_p).value for n in ("cs_open", "cs_malloc", "cs_disasm_iter")]
-    return (*addr, 3, 8)            # capstone.h: CS_ARCH_X86 = 3, CS_MODE_64 = 1 << 3
+    free = [ctypes.cast(getattr(_cs_lib, n), ctypes.c_void_p).value for n in ("cs_close", "cs_free")]
+    return (*addr, 3, 8, *free)     # capstone.h: CS_ARCH_X86 = 3, CS_MODE_64 = 1 << 3
 
 
 def _disassembler():
