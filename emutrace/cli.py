@@ -70,6 +70,14 @@ def entry() -> None:
 
 
 def run(cfg) -> int:
+    from .machine.interrupt import restore     # deferred: the signal handling loads only for a run
+    try:
+        return _run(cfg)
+    finally:
+        restore()                   # (a run called in a longer-lived process leaves its signals as they were)
+
+
+def _run(cfg) -> int:
     from .session import EmutraceError, LimitReached, Result, Session     # deferred (and below): `emutrace diff`, `report` and --help load no emulator
     from .tracer import build_observers
     if cfg.gdb is not None:

@@ -82,6 +82,17 @@ else:
 COMPILED = _ext is not None
 
 
+_saved: List[tuple] = []                # (signal number, handler) as they were before arm()
+
+
+def restore() -> None:
+    """Give back the handlers arm() replaced: a run inside a longer-lived Python process (the
+    tests, the API's users) must not leave SIGINT, SIGTERM and SIGHUP ignored behind it."""
+    while _saved:
+        n, handler = _saved.pop()
+        signal.signal(n, handler)
+
+
 def disarm() -> None:
     """While the run's end is written: these signals are ignored (die_by_signal ends it after)."""
     for name in SIGNALS:
@@ -104,6 +115,8 @@ def arm() -> None:
     import sys     # deferred: the same
     sys.unraisablehook = _unraisable(sys.unraisablehook)
     numbers = [getattr(signal, name) for name in SIGNALS if hasattr(signal, name)]
+    if not _saved:
+        _saved.extend((n, signal.getsignal(n)) for n in numbers)
     for n in numbers:
         signal.signal(n, _raise)
     if _ext is not None:
