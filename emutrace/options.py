@@ -97,22 +97,6 @@ class TraceConfig:
     arg_names: bool = False             # -N, --arg-names
     always_show_pid: bool = False       # --always-show-pid
     decode_pids: set = field(default_factory=set)   # -Y comm, --decode-pids=comm|pidns
-    # -- strace's options (issue 39; parsed in the block "strace's options" below) --
-    align: int = 0                      # -a N, --columns=N: the column of ' = ' (0: the mode's default)
-    xlat_style: str = "abbrev"          # -X, --const-print-style: abbrev | raw | verbose
-    verbose: bool = False               # -v, --no-abbrev, -e verbose=all, -e abbrev=none
-    raw: Optional[set] = None           # -e raw=SET: calls whose arguments print as hex numbers
-    signals: Optional[set] = None       # -e signal=SET, --signal=SET: the signals shown (None: all)
-    quiet: set = field(default_factory=set)    # -q/-qq/-qqq, --quiet=: attach, exit, personality...
-    hex_strings: int = 0                # -x 1 (non-ASCII), -xx 2 (all), --strings-in-hex=
-    decode_fds: set = field(default_factory=set)    # -y path, -yy all, --decode-fds=SET
-    read_fds: Optional[set] = None      # -e read=FDS: hex dumps of what is read from them
-    write_fds: Optional[set] = None     # -e write=FDS: hex dumps of what is written to them
-    trace_fds: Optional[set] = None     # -e trace-fds=FDS: only calls on these fds
-    syscall_numbers: bool = False       # -n, --syscall-number: '[ nr] ' before each call
-    arg_names: bool = False             # -N, --arg-names
-    always_show_pid: bool = False       # --always-show-pid
-    decode_pids: set = field(default_factory=set)   # -Y comm, --decode-pids=comm|pidns
 
 
 @record
