@@ -131,6 +131,7 @@ HOST_API = {
     "threading.Lock": (PORTABLE, ""),
     # -- how emutrace itself ends (die by the guest's signal)
     "signal": (PORTABLE, ""), "signal.signal": (PORTABLE, ""), "signal.SIG_DFL": (PORTABLE, ""),
+    "signal.getsignal": (PORTABLE, "interrupt: the handler a run replaces, given back when it ends (every host)"),
     "signal.SIGTERM": (PORTABLE, "batch: a terminated batch stops and can resume (Windows has SIGTERM)"),
     "signal.SIGKILL": (GUARDED, "batch: inside the same try as os.killpg; Windows lacks it"),
     "signal.pthread_sigmask": (GUARDED, "hasattr(hostsig, 'pthread_sigmask'): absent on Windows"),
