@@ -178,6 +178,8 @@ PROGRAMS: Dict[str, dict] = {
     "fprem": _p("c", "x87 FPREM/FPREM1 on a 64-bit significand; strtod of a subnormal", flags=_C_FLAGS),
     "spin": _p("c", "hostile: endless loop without syscalls", flags=_C_FLAGS, hostile=True),
     "ttyio": _p("c", "writes and calls in turn: printf, fflush, usleep three times", flags=_C_FLAGS),
+    "localeinfo": _p("c", "setlocale(LC_ALL, \"\"), the codeset, mblen and strcoll as the program sees them",
+                     flags=_C_FLAGS),
     "avx2": _p("c", "AVX2 (ymm) code from -O3 -march=x86-64-v3: past the CPU model", flags=("-O3", "-march=x86-64-v3")),
     "membomb": _p("c", "hostile: allocates until malloc fails or cap MiB",
                   flags=_C_FLAGS, hostile=True),

@@ -657,7 +657,8 @@ class Session:
     root          the guest's file system: a host directory or a .tar/.tar.gz archive (default /);
                   read-only, writes go to a throw-away overlay
     cwd           the guest's working directory (default: the host's when inside the root, else /)
-    env           added to emutrace's fixed environment (PATH, HOME=/root, LANG=C, TERM=dumb);
+    env           added to emutrace's fixed environment (PATH, HOME=/root, TERM=dumb and LANG, the
+                  root's UTF-8 locale: C.UTF-8 on Debian, else C);
                   a value of None removes the name; inherit_env=True starts from the host's
     seed, clock   randomness seed; start of the virtual clock (seconds since the epoch)
     uid, gid      the guest's ids (default 0, root of its sandbox)
@@ -705,6 +706,7 @@ class Session:
             world.clock_start = int(clock)
         if inherit_env:
             world.env = dict(os.environ)
+        world.auto_locale = not inherit_env and "LANG" not in (env or {})
         for k, v in (env or {}).items():
             if "=" in k or not k:
                 raise ApiError(f"bad environment name {k!r}")

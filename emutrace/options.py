@@ -696,9 +696,10 @@ USAGE = """usage: emutrace [options] PROGRAM [ARGS...]
        emutrace batch [--jobs N] --out DIR MANIFEST|FOLDER [-- OPTIONS...]"""
 DESCRIPTION = """Runs an x86-64 Linux program inside the Unicorn emulator (no ptrace, nothing runs on the host CPU)
 and traces its library calls (default), system calls (-S, --strace) or functions (--ftrace)."""
-EPILOG = """The guest's environment is fixed (PATH, HOME=/root, LANG=C, TERM=dumb), so runs are the same
-anywhere: --env K=V adds to it (--env LANG=C.UTF-8 for a UTF-8 locale) and --inherit-env passes
-your own environment instead. Each subcommand has --help.
+EPILOG = """The guest's environment is fixed (PATH, HOME=/root, LANG=C.UTF-8 or the root's own UTF-8 locale,
+TERM=dumb), so runs are the same anywhere: --env K=V adds to it (--env LANG=C for the POSIX locale)
+and --inherit-env passes your own environment instead (your locale, TERM and the rest).
+Each subcommand has --help.
 
 Exit status: the program's; 124 a limit was reached, 125 usage or internal error,
 126 the program cannot be run, 127 it was not found, 128+N interrupted by signal N (130: SIGINT)."""
@@ -827,6 +828,7 @@ def _finish(st: _State, rest: List[str]) -> Config:
     for kv in st.env_add:
         k, _, v = kv.partition("=")
         world.env[k] = v
+    world.auto_locale = not st.inherit and not any(kv.partition("=")[0] == "LANG" for kv in st.env_add)
     if opts.cwd is None:
         host_cwd = os.getcwd()
         root = os.path.abspath(opts.root)

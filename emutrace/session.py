@@ -17,6 +17,7 @@ from unicorn import unicorn_const as UCC
 from emutrace.kernel import errno as E
 from emutrace.kernel import procfs
 from emutrace.kernel.binfmt import ExecError
+from emutrace.kernel.guestlocale import default_lang
 from emutrace.kernel.files import FdTable, HostStream, O_RDONLY, O_WRONLY
 from emutrace.kernel.kernel import Kernel
 from emutrace.kernel.limits import BY_NAME, KernelLimits
@@ -103,6 +104,8 @@ class Session:
         self.limits.set("disk", self.opts.max_disk)
         self.vfs = Vfs(self.opts.root, self.opts.rw, clock_ns=self.world.realtime_ns,
                        uid=self.world.uid, gid=self.world.gid, limits=self.limits)
+        if self.world.auto_locale and "LANG" in self.world.env:
+            self.world.env["LANG"] = default_lang(self.vfs)
         self.hooks = Hooks()                  # the one registry of hook phases (machine/phases.py)
         self.kernel = Kernel(self.world, self.vfs, max_procs=self.opts.max_procs, hooks=self.hooks)
         self.kernel.max_mem = self.opts.max_mem

@@ -10,7 +10,8 @@ Same World settings and same inputs → same bytes out, on any host and at any t
   seeded by `seed`;
 - pid, ppid, uid/gid (0 by default: the guest is root of its own sandbox), hostname and uname
   are fixed; load addresses are fixed (no ASLR);
-- the environment is fixed unless the user adds to it or inherits the host's.
+- the environment is fixed unless the user adds to it or inherits the host's; its LANG is the
+  root's UTF-8 locale (C.UTF-8 on Debian), chosen from the root's files (guestlocale.py).
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ MONOTONIC_AT_START = 10_000_000_000       # CLOCK_MONOTONIC when the program sta
 DEFAULT_ENV = {
     "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
     "HOME": "/root",
-    "LANG": "C",
+    "LANG": "C",          # the fallback: a session puts the root's UTF-8 locale here (guestlocale.py)
     "TERM": "dumb",
 }
 
@@ -43,6 +44,7 @@ class World:
     kernel_release: str = "6.1.0-emutrace"
     kernel_version: str = "#1 SMP PREEMPT_DYNAMIC Mon Jan  1 00:00:00 UTC 2024"
     env: Dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ENV))
+    auto_locale: bool = True              # LANG is chosen from the root's locales (not the user's)
     extra: int = 0                        # virtual time not from work: system calls, sleeps (extra_ns)
     work_base: int = 0                    # instructions retired before the running slice
     realtime_step_ns: int = 0             # how far the wall clock stepped forward (shown())

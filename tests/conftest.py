@@ -16,7 +16,8 @@ if str(ROOT) not in sys.path:       # bins/ (the build of the test programs); ap
     sys.path.append(str(ROOT))      # installed ahead on the path (.ci/arm64's layout) is the one tested
 
 NATIVE_ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root",
-              "LANG": "C", "TERM": "dumb"}          # emutrace's fixed default environment
+              "LANG": "C.UTF-8", "TERM": "dumb"}    # emutrace's fixed default environment (LANG: the
+                                                    # root's UTF-8 locale, C.UTF-8 on Debian's root)
 
 
 def _default_dispositions() -> None:

@@ -60,7 +60,7 @@ def test_ls_l_trace_identical(tmp_path):
 def test_environment_is_fixed_unless_asked():
     a = emutrace(["--no-trace", "/usr/bin/env"], env={"SECRET_HOST_VAR": "1"})
     assert b"SECRET_HOST_VAR" not in a.stdout
-    assert a.stdout == b"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\nHOME=/root\nLANG=C\nTERM=dumb\n"
+    assert a.stdout == b"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\nHOME=/root\nLANG=C.UTF-8\nTERM=dumb\n"
     b = emutrace(["--no-trace", "--env", "A=b", "/usr/bin/env"])
     assert b.stdout.endswith(b"A=b\n")
     c = emutrace(["--no-trace", "--inherit-env", "/usr/bin/env"], env={"SECRET_HOST_VAR": "1"})

@@ -20,7 +20,7 @@ import subprocess
 
 import pytest
 
-from conftest import built, emutrace, native
+from conftest import NATIVE_ENV, built, emutrace, native
 
 
 def _ltrace_with_w():
@@ -75,7 +75,7 @@ def test_w_frames_as_ltrace_with_libunwind(tmp_path, prog, calls, variant):
     exe = built(prog, variant)
     theirs_file = tmp_path / "ltrace.txt"
     r = subprocess.run([LTRACE, "-w", "6", "-e", calls, "-o", str(theirs_file), exe], capture_output=True,
-                       env={"PATH": "/usr/bin:/bin", "LANG": "C"}, timeout=120)
+                       env={"PATH": "/usr/bin:/bin", "LANG": NATIVE_ENV["LANG"]}, timeout=120)
     assert r.returncode == native([exe]).returncode
     theirs = _stacks(theirs_file.read_text(), os.path.basename(exe) + "->")
     ours = _stacks(emutrace(["-w", "6", "-e", calls, exe]).stderr.decode())
