@@ -104,7 +104,9 @@ def printf_spec(proto) -> Optional[Tuple[int, int, int, tuple]]:
         return None
     if vformat and (idx + 1 >= len(params) or fixed[idx + 1][0] != native.PF_ADDR):
         return None
-    return int(vformat), idx, min(proto.out_start, 1 << 20), tuple(fixed)
+    # (no output parameter: the format's values show at the call, as ltrace shows them)
+    split = 1 << 20 if proto.split is None else proto.split
+    return int(vformat), idx, split, tuple(fixed)
 
 
 class _IntReturn:

@@ -48,6 +48,10 @@ class SyscallObserver:
     be printed as that line (StraceText.line_writer): a call of a compiled row with nothing
     to add to its line (no -P/-z gate, no injection mark, no -k stack)."""
 
+    # on a terminal, (proc, name, entry text) at a traced call's entry, so its line starts before
+    # the call writes (ttyorder.SyscallEntries: ltrace -S's order); None off a terminal
+    enter_line = None
+
     # settings that add to a line or may drop it: setting one decides write_line again
     _LINE_EXTRAS = frozenset({"gate", "marker", "backtracer", "lines"})
 
@@ -172,9 +176,13 @@ class SyscallObserver:
             row = got[1]
             entry, kept = row.begin(args, mem)          # (fmt.enter, without its frame and _State)
             fmt.last_name[tid] = sc.name
+            if self.enter_line is not None:
+                self.enter_line(proc, sc.name, entry)
             return (sc, args, row, entry, kept, self.session.world.elapsed_ns, mem)
         sp = proc.machine.reg("rsp") if sc.name == "rt_sigreturn" else None
         state = fmt.enter(sc, args, mem, tid=tid, sp=sp)
+        if self.enter_line is not None:
+            self.enter_line(proc, sc.name, state.a.entry)
         return (sc, args, None, state, None, self.session.world.elapsed_ns, mem)
 
     def _view(self, proc):

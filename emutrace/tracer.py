@@ -176,6 +176,10 @@ def build_observers(session, cfg) -> List:
         sink = LtraceText(writer, session.world, tc)
         if tc.show_ip >= 2:
             sink.position = session.position
+    entries = None
+    if writer.interactive and isinstance(sink, LtraceText) and tc.syscalls and not tc.summary:
+        from .ttyorder import SyscallEntries    # deferred: only a terminal prints a call's entry
+        entries = SyscallEntries(sink, session.world)
     sinks = [sink]
     tracer = Tracer(session, sinks)
     tracer.max_depth = tc.ftrace_depth
@@ -190,6 +194,8 @@ def build_observers(session, cfg) -> List:
             tracer.syscalls = SyscallObserver(session, tracer.call_emit(), tc.string_limit, tc.fd_paths, sel,
                                                lines=tracer.syscall_lines())
             tracer.syscalls.strace_options(tc)
+            if entries is not None and tracer.syscalls.gate is None:
+                tracer.syscalls.enter_line = entries.entered
             session.kernel.observer = tracer.syscalls
         libcalls = (tc.libcalls and not tc.strace) or bool(tc.inject_calls)
         if libcalls or functions:

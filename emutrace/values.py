@@ -1133,6 +1133,8 @@ class CallFormatter:
                     v = self._fetch_one(src, t)
                     pp.stop(self._val_long(v))
                     vals.append(v)
+                if proto.split is None:     # (as ltrace: a format's values show at the call)
+                    split = len(vals)
             else:
                 if proto.split is None:
                     split = len(vals)

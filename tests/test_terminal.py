@@ -56,3 +56,50 @@ def test_a_trace_into_a_pipe_is_unchanged(tmp_path):
     r = subprocess.run([sys.executable, "-m", "emutrace", prog], capture_output=True, timeout=300)
     assert r.stdout == b"line 0\nline 1\nline 2\n"
     assert b'printf("line %d\\n", 0)' in r.stderr
+
+
+_TRACKED = ("printf", "fflush", "usleep", "SYS_write", "SYS_clock_nanosleep")
+
+
+def _order_with_syscalls(screen: str) -> list:
+    """_order with the system calls the loop makes (ltrace -S): each call started, each program
+    line (not the string in write's arguments), each of those calls finished."""
+    seen = []
+    for line in screen.split("\n"):
+        m = re.match(r"(?:<\.\.\. )?([A-Za-z_]\w*)[( ]", line)
+        name = m.group(1) if m else None
+        if name in _TRACKED and not line.startswith("<..."):
+            seen.append(name)
+        for out in re.finditer(r'(?<!")line (\d)', line):
+            seen.append("out" + out.group(1))
+        if re.search(r"\)\s+= ", line) and (name in _TRACKED or line.startswith(")")):
+            seen.append("=")
+        if line.startswith("+++ exited"):
+            seen.append("exit")
+    return seen[seen.index("printf"):]
+
+
+@pytest.mark.needs_tool("ltrace")
+def test_same_order_as_ltrace_with_syscalls():
+    """-S: the write's line starts before the program's line appears, and printf's variadic
+    arguments stay on its entry line (`printf("line %d\\n", 0 <unfinished ...>`), as ltrace -S."""
+    if shutil.which("ltrace") is None:
+        pytest.skip("no ltrace")
+    prog = built("ttyio")
+    screen = _screen(f"{sys.executable} -m emutrace -S {prog}")
+    mine = _order_with_syscalls(screen)
+    theirs = _order_with_syscalls(_screen(f"ltrace -S {prog}"))
+    assert mine == theirs
+    assert mine[:5] == ["printf", "SYS_write", "out0", "=", "="]
+    assert 'printf("line %d\\n", 0 <unfinished ...>\n' in screen
+    assert "<... printf resumed> )" in screen
+
+
+def test_variadic_arguments_at_the_call_off_a_terminal(tmp_path):
+    """Off a terminal too: a nested call does not move printf's values to the resume line."""
+    prog = built("ttyio")
+    for pure in ("", "1"):
+        r = subprocess.run([sys.executable, "-m", "emutrace", "-S", prog], capture_output=True, timeout=300,
+                           env={**NATIVE_ENV, "PYTHONPATH": str(ROOT), "EMUTRACE_PURE": pure})
+        err = r.stderr.decode()
+        assert 'printf("line %d\\n", 0 <unfinished ...>\n' in err and "<... printf resumed> )" in err, err
