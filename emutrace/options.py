@@ -5,12 +5,16 @@ cluster (-fS, -tt) and take attached values (-s64, -oFILE); long ones take `--na
 `--name value`. Subcommands (`diff`, `sysroot`, `report`, `batch`) are recognized only as a bare
 first word (emutrace/cmds/).
 
-OPTIONS, the table at the end, is the one source of the options: parse() dispatches through it,
+OPTIONS, the table below, is the one source of the options: parse() dispatches through it,
 help_text() is `--help`, argparse_parser() is what tools/manpage.py gives argparse-manpage and
 shtab for the man page and the bash/zsh completions, and tests/test_option_audit.py fails for an
 option of the table it has no case for. To add an option:
 
-1. a field for it in TraceConfig, Options or World (or Config) if it needs one;
+The module is the table and its parser; what the options fill (TraceConfig, Config) and the
+errors are in optconfig.py, strace's qualifiers (-e trace=, inject=...) in straceopts.py, and
+--help's texts and the argparse parser in optshelp.py.
+
+1. a field for it in TraceConfig (optconfig.py), Options or World (or Config) if it needs one;
 2. one Opt row in OPTIONS, in its group: its spellings, its value's name (None for a flag), the
    help line, and `apply(state, value)`, which sets the field or raises UsageError with the
    one-line message (helpers: _set, _store, _append, _choice; `choices=` for a fixed list,
@@ -24,357 +28,20 @@ import os
 from typing import Callable, Dict, List, Optional
 
 from .kernel.world import World
-from .machine.record import field, record
+from .machine.record import record
 from .machine.version import __version__
 from emutrace.kernel.limits import LimitError, parse_limit
 from .session import Options
+from . import optshelp
+from .optconfig import Config, InfoRequested, TraceConfig, UsageError, _int, parse_size
+from .straceopts import (STRACE_QUALIFIERS, _abbrev, _columns, _coverage_format, _decode_fds,
+                         _decode_pids, _fds, _hex_strings, _inject, _inject_call, _namespace,
+                         _no_effect, _raw, _signals, _status, _strace_q, _strace_version, _strace_y,
+                         _tc, _trace, _verbose, _xlat_style)
+
+__all__ = ["Config", "InfoRequested", "TraceConfig", "UsageError", "parse_size", "OPTIONS", "BY_FLAG",
+           "help_text", "argparse_parser", "parse"]
 
-class UsageError(Exception):
-    pass
-
-
-class InfoRequested(Exception):
-    """--help or --version: print the text on stdout and exit 0 (no arguments at all: the short
-    usage on stderr, status 125)."""
-
-    def __init__(self, text: str, status: int = 0):
-        super().__init__(text)
-        self.status = status
-
-
-@record
-class TraceConfig:
-    output: Optional[str] = None
-    syscalls: bool = False              # -S
-    strace: bool = False                # --strace
-    libcalls: bool = True
-    filters: List[str] = field(default_factory=list)
-    internal: List[str] = field(default_factory=list)   # -x
-    libs: List[str] = field(default_factory=list)       # -l
-    proto_files: List[str] = field(default_factory=list)
-    string_limit: int = 32
-    indent: int = 0
-    demangle: bool = False
-    show_ip: int = 0                    # -i: the caller's address; -ii: and the position (docs/time.md)
-    show_time_spent: bool = False
-    timestamps: int = 0                 # 1 -t, 2 -tt, 3 -ttt
-    relative: bool = False
-    summary: bool = False
-    fd_paths: bool = False
-    follow: bool = False
-    separate: bool = False              # -ff with -o FILE: FILE.PID per thread, as strace
-    format: str = "text"
-    ftrace: bool = False
-    ftrace_libs: bool = False
-    ftrace_depth: int = 0               # 0: no limit
-    ftrace_args: Optional[List[str]] = None   # --ftrace -a: [] every function; -A FUNC[@SPEC] patterns
-    chrome: Optional[str] = None
-    folded: Optional[str] = None
-    enabled: bool = True
-    guest_log: bool = True              # library calls logged by guest code (--hook-returns: off)
-    # power tools (emutrace.inject, sysgate, backtrace, coverage)
-    inject: List[tuple] = field(default_factory=list)        # (-e inject=/fault= text, is fault=)
-    inject_calls: List[str] = field(default_factory=list)    # --inject-call NAME:retval=V[:when=]
-    trace_paths: List[str] = field(default_factory=list)     # -P PATH
-    status: Optional[set] = None        # -z, -Z, -e status=: the statuses shown
-    stack_trace: int = 0                # -k 1, -kk 2 (with file:line)
-    call_stack: int = 0                 # ltrace -w N: frames after each library call
-    coverage: Optional[str] = None      # --coverage FILE
-    coverage_format: str = "drcov"      # drcov | lcov | text
-    # -- strace's options (issue 39: the rows of group G in OPTIONS) --
-    align: int = 0                      # -a N, --columns=N: the column of ' = ' (0: the mode's default)
-    xlat_style: str = "abbrev"          # -X, --const-print-style: abbrev | raw | verbose
-    verbose: bool = False               # -v, --no-abbrev, -e verbose=all, -e abbrev=none
-    raw: Optional[set] = None           # -e raw=SET: calls whose arguments print as hex numbers
-    signals: Optional[set] = None       # -e signal=SET, --signal=SET: the signals shown (None: all)
-    quiet: set = field(default_factory=set)    # -q/-qq/-qqq, --quiet=: attach, exit, personality...
-    hex_strings: int = 0                # -x 1 (non-ASCII), -xx 2 (all), --strings-in-hex=
-    decode_fds: set = field(default_factory=set)    # -y path, -yy all, --decode-fds=SET
-    read_fds: Optional[set] = None      # -e read=FDS: hex dumps of what is read from them
-    write_fds: Optional[set] = None     # -e write=FDS: hex dumps of what is written to them
-    trace_fds: Optional[set] = None     # -e trace-fds=FDS: only calls on these fds
-    syscall_numbers: bool = False       # -n, --syscall-number: '[ nr] ' before each call
-    arg_names: bool = False             # -N, --arg-names
-    always_show_pid: bool = False       # --always-show-pid
-    decode_pids: set = field(default_factory=set)   # -Y comm, --decode-pids=comm|pidns
-
-
-@record
-class Config:
-    argv: List[str]
-    program: str
-    world: World
-    options: Options
-    trace: TraceConfig
-    report: Optional[str] = None        # --report FILE
-    dump_dropped: Optional[str] = None  # --dump-dropped DIR
-    yara: Optional[str] = None          # --yara RULES
-    gdb: Optional[str] = None           # --gdb[=ADDR:PORT|-]: serve gdb ("" a free loopback port)
-    quiet: bool = False                 # -q
-
-
-def parse_size(text: str) -> int:
-    t = text.strip().upper()
-    mult = 1
-    for suffix, m in (("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("T", 1 << 40)):
-        if t.endswith(suffix) or t.endswith(suffix + "B") or t.endswith(suffix + "IB"):
-            t = t[:t.index(suffix)]
-            mult = m
-            break
-    try:
-        v = int(float(t) * mult)
-    except ValueError:
-        raise UsageError(f"bad size: {text!r}") from None
-    if v <= 0:
-        raise UsageError(f"bad size: {text!r}")
-    return v
-
-
-def _int(text: str, what: str, lo: int = 0) -> int:
-    try:
-        v = int(text, 0)
-    except ValueError:
-        raise UsageError(f"{what} takes a number, not {text!r}") from None
-    if v < lo:
-        raise UsageError(f"{what} must be at least {lo}")
-    return v
-
-
-# -- the power tools' options: strace's -e qualifiers and long forms ---------------------------
-
-def _inject(fault: bool):
-    def add(tc, text: str) -> None:
-        from .inject import InjectError, parse_inject     # deferred: only -e inject= and --inject-call need the parser
-        try:
-            parse_inject(text, fault)
-        except InjectError as e:
-            raise UsageError(str(e)) from None
-        tc.inject.append((text, fault))
-    return add
-
-
-def _status(tc, text: str) -> None:
-    from .sysgate import StatusError, parse_status     # deferred: only -e status= needs the parser
-    try:
-        tc.status = parse_status(text)
-    except StatusError as e:
-        raise UsageError(str(e)) from None
-
-
-def _inject_call(tc, text: str) -> None:
-    from .inject import InjectError, parse_inject_call     # deferred: only -e inject= and --inject-call need the parser
-    try:
-        parse_inject_call(text)
-    except InjectError as e:
-        raise UsageError(str(e)) from None
-    tc.inject_calls.append(text)
-
-
-def _coverage_format(tc, text: str) -> None:
-    if text not in ("drcov", "lcov", "text"):
-        raise UsageError("--coverage-format is drcov, lcov or text")
-    tc.coverage_format = text
-
-
-STRACE_QUALIFIERS = {"inject": _inject(False), "fault": _inject(True), "status": _status}
-
-
-# == strace's options (issue 39) ===============================================================
-# The qualifiers of strace 7.2's options that emutrace --strace takes: their grammar and setters,
-# used by the -e qualifiers below and by the rows of group G in OPTIONS. -x, -n, -N, -q, -v, -V
-# and -Y are strace's only after --strace (rows with mode "strace"); elsewhere -x is ltrace's
-# -x FILTER and -n ltrace's indent. -a N is the column of ' = ' in every mode (ltrace's -a too)
-# but after --ftrace, where it is uftrace's -a.
-
-_DECODE_FD_KINDS = ("path", "socket", "dev", "pidfd", "signalfd", "eventfd")
-_QUIET_KINDS = ("attach", "exit", "personality", "thread-execve", "path-resolution")
-_QUIET_ALIASES = {"exits": "exit", "superseded": "thread-execve"}
-
-
-def _qual_set(text: str, what: str, item, everything) -> Optional[set]:
-    """strace's qualifier set grammar: 'all', 'none', a comma list, a leading '!' negating it.
-    item(word) -> value (raises UsageError); everything: the set 'all' means (None: unbounded,
-    then the result is None for 'all' and a ('not', set) is not representable)."""
-    negate = text.startswith("!")
-    body = text[1:] if negate else text
-    chosen: set = set()
-    for word in body.split(","):
-        if not word:
-            continue
-        if word == "all":
-            chosen = set(everything) if everything is not None else None
-            if chosen is None:
-                break
-        elif word == "none":
-            continue
-        else:
-            chosen.add(item(word))
-    if chosen is None:
-        return set() if negate else None
-    if negate:
-        if everything is None:
-            return ("not", chosen)
-        return set(everything) - chosen
-    return chosen
-
-
-def _signal_item(word: str) -> int:
-    from emutrace.decode.xlat import SIGNAL_NUMBERS     # deferred: the tables load only for -e signal=
-    if word.isdigit():
-        n = int(word)
-        if not 0 < n <= 64:
-            raise UsageError(f"invalid signal '{word}'")
-        return n
-    name = word.upper()
-    name = name if name.startswith("SIG") else "SIG" + name
-    if name not in SIGNAL_NUMBERS:
-        raise UsageError(f"invalid signal '{word}'")
-    return SIGNAL_NUMBERS[name]
-
-
-def _fd_item(word: str) -> int:
-    if not word.isdigit():
-        raise UsageError(f"invalid descriptor '{word}'")
-    return int(word)
-
-
-def _word_item(choices, aliases=None, what="value"):
-    def item(word: str) -> str:
-        word = (aliases or {}).get(word, word)
-        if word not in choices:
-            raise UsageError(f"invalid {what} '{word}'")
-        return word
-    return item
-
-
-def _syscall_item(word: str) -> str:
-    return word
-
-
-def _signals(tc, text: str) -> None:
-    tc.signals = _qual_set(text, "signal", _signal_item, range(1, 65))
-
-
-def _fds(attr):
-    def set_fds(tc, text: str) -> None:
-        got = _qual_set(text, "descriptor", _fd_item, None)
-        setattr(tc, attr, got)
-    return set_fds
-
-
-def _decode_fds(tc, text: Optional[str]) -> None:
-    tc.decode_fds = _qual_set(text or "path", "decode-fds", _word_item(_DECODE_FD_KINDS, None, "decode-fds"),
-                              _DECODE_FD_KINDS)
-    tc.fd_paths = bool(tc.decode_fds)
-
-
-def _quiet(tc, text: Optional[str]) -> None:
-    tc.quiet = _qual_set(text or "attach,personality", "quiet",
-                         _word_item(_QUIET_KINDS, _QUIET_ALIASES, "quiet"), _QUIET_KINDS)
-
-
-def _xlat_style(tc, text: str) -> None:
-    if text not in ("raw", "abbrev", "verbose"):
-        raise UsageError(f"invalid -X/--const-print-style '{text}' (raw, abbrev or verbose)")
-    tc.xlat_style = text
-
-
-def _hex_strings(tc, text: Optional[str]) -> None:
-    levels = {None: 2, "all": 2, "non-ascii": 1, "non-ascii-chars": 1, "none": 0}
-    if text not in levels:
-        raise UsageError(f"invalid --strings-in-hex '{text}' (none, non-ascii or all)")
-    tc.hex_strings = levels[text]
-
-
-def _verbose(tc, text: str) -> None:
-    got = _qual_set(text, "verbose", _syscall_item, None)
-    tc.verbose = got is None or (isinstance(got, tuple) and not got[1]) or bool(got)
-
-
-def _abbrev(tc, text: str) -> None:
-    got = _qual_set(text, "abbrev", _syscall_item, None)
-    tc.verbose = got is not None and not got
-
-
-def _raw(tc, text: str) -> None:
-    got = _qual_set(text, "raw", _syscall_item, None)
-    tc.raw = {"all"} if got is None else got
-
-
-def _decode_pids(tc, text: str) -> None:
-    tc.decode_pids = _qual_set(text, "decode-pids", _word_item(("comm", "pidns"), None, "decode-pids"),
-                               ("comm", "pidns"))
-
-
-def _namespace(tc, text: Optional[str]) -> None:
-    _word_item(("new", "all", "none"), None, "namespace")((text or "new").lstrip("!"))
-
-
-def _columns(tc, text: str) -> None:
-    tc.align = _int(text, "-a", 0)
-
-
-def _trace(tc, text: str) -> None:
-    tc.filters.append("trace=" + text)
-
-
-# -e NAME=VALUE (and --NAME=VALUE below): strace's qualifiers
-STRACE_QUALIFIERS.update({
-    "trace": _trace, "t": _trace,
-    "signal": _signals, "signals": _signals, "s": _signals,
-    "read": _fds("read_fds"), "reads": _fds("read_fds"), "r": _fds("read_fds"),
-    "write": _fds("write_fds"), "writes": _fds("write_fds"), "w": _fds("write_fds"),
-    "trace-fds": _fds("trace_fds"), "trace-fd": _fds("trace_fds"), "fd": _fds("trace_fds"),
-    "fds": _fds("trace_fds"),
-    "decode-fds": _decode_fds, "decode-fd": _decode_fds,
-    "quiet": _quiet, "silent": _quiet, "silence": _quiet, "q": _quiet,
-    "verbose": _verbose, "v": _verbose, "abbrev": _abbrev, "a": _abbrev, "raw": _raw, "x": _raw,
-    "decode-pids": _decode_pids, "decode-pid": _decode_pids,
-    "namespace": _namespace,
-    "kvm": lambda tc, text: None,       # (strace's -e kvm=vcpu: no KVM in the sandbox, nothing to show)
-    "secontext": lambda tc, text: None,     # (no SELinux contexts in the sandbox: nothing to show)
-})
-
-
-
-def _strace_q(st, v: Optional[str]) -> None:
-    """-q, --quiet[=SET]: no notes of emutrace's (the dropped files, the status line), and strace's
-    quieter levels: -q attach and personality, -qq also exit, -qqq everything."""
-    st.quiet = True
-    tc = st.tc
-    if v is not None:
-        _quiet(tc, v)
-    else:
-        tc.quiet = set(_QUIET_KINDS) if len(tc.quiet) >= 3 else \
-            ({"attach", "personality", "exit"} if tc.quiet else {"attach", "personality"})
-
-
-def _strace_y(st, v) -> None:
-    """-y: paths beside descriptors; -yy (under --strace): every kind of descriptor decoded."""
-    tc = st.tc
-    if tc.strace and tc.fd_paths:
-        tc.decode_fds = set(_DECODE_FD_KINDS)
-    tc.fd_paths = True
-    tc.decode_fds = set(tc.decode_fds) | {"path"}
-
-
-def _strace_version(st, v):
-    raise InfoRequested(f"strace -- version 7.2 (emutrace {__version__})")
-
-
-def _tc(setter):
-    """A row's apply from one of the qualifier setters above, which take (tc, text)."""
-    return lambda st, v: setter(st.tc, v)
-
-
-def _no_effect(st, v) -> None:
-    """strace's --kvm, --secontext and --no-abbrev-signals: accepted, with nothing to show in the
-    sandbox (no KVM, no SELinux contexts; signal names are never abbreviated)."""
-
-
-# ============================================================================ the option table
-# One row per option: the parser, --help, the argparse parser that the man page and the shell
-# completions are made from (tools/manpage.py), and tests/test_option_audit.py's coverage all
 # read OPTIONS. See the module's docstring for how to add a row.
 
 @record
@@ -689,86 +356,22 @@ def find(st, flag: str) -> Optional[Opt]:
             raise UsageError(f"option {flag} needs --{needs[0]} before it (see emutrace --help)")
     return o
 
-USAGE = """usage: emutrace [options] PROGRAM [ARGS...]
-       emutrace diff A.jsonl B.jsonl
-       emutrace sysroot PROGRAM OUT.tar
-       emutrace report REPORT.json
-       emutrace batch [--jobs N] --out DIR MANIFEST|FOLDER [-- OPTIONS...]"""
-DESCRIPTION = """Runs an x86-64 Linux program inside the Unicorn emulator (no ptrace, nothing runs on the host CPU)
-and traces its library calls (default), system calls (-S, --strace) or functions (--ftrace)."""
-EPILOG = """The guest's environment is fixed (PATH, HOME=/root, LANG=C.UTF-8 or the root's own UTF-8 locale,
-TERM=dumb), so runs are the same anywhere: --env K=V adds to it (--env LANG=C for the POSIX locale)
-and --inherit-env passes your own environment instead (your locale, TERM and the rest).
-Each subcommand has --help.
-
-Exit status: the program's; 124 a limit was reached, 125 usage or internal error,
-126 the program cannot be run, 127 it was not found, 128+N interrupted by signal N (130: SIGINT)."""
-SHORT_USAGE = """emutrace: no program given
-usage: emutrace [options] PROGRAM [ARGS...]   (emutrace --help: every option)
-
-  emutrace ls -l                  trace a program's library calls, as ltrace
-  emutrace --strace -f sh -c 'ls | wc -l'   its system calls, as strace"""
-
-
-def _label(o: Opt) -> str:
-    return ", ".join(o.flags) + ((o.metavar if o.optional else f" {o.metavar}") if o.metavar else "")
+GROUPS = (T, G, D, R, S, I)
 
 
 def help_text(width: int = 100) -> str:
-    """--help, from OPTIONS: the usage, then each group's options with their help wrapped."""
-    import textwrap     # deferred: only --help wraps text
-    out = [USAGE, "", DESCRIPTION]
-    for group in (T, G, D, R, S, I):
-        out += ["", f"{group}:"]
-        for o in (o for o in OPTIONS if o.group == group):
-            label = "  " + _label(o)
-            text = (f"(after --{o.mode}) " if o.mode else "") + o.help + (f" ({', '.join(o.choices)})" if o.choices else "")
-            lines = textwrap.wrap(text, width - 21)
-            if len(label) > 19:
-                out.append(label)
-                out += [" " * 21 + line for line in lines]
-            else:
-                out.append(label.ljust(21) + lines[0])
-                out += [" " * 21 + line for line in lines[1:]]
-    out += ["", EPILOG]
-    return "\n".join(out)
+    """--help (optshelp.help_text over the table)."""
+    return optshelp.help_text(OPTIONS, GROUPS, width)
 
 
 def argparse_parser():
-    """An argparse parser with the same options (for the man page and the shell completions,
-    made by argparse-manpage and shtab: tools/manpage.py). emutrace parses its own command line
-    (parse()), as ltrace and strace do: options end at the program, short flags cluster."""
-    import argparse     # deferred: only the man page and the completions need argparse
-    p = argparse.ArgumentParser(prog="emutrace", usage="emutrace [options] PROGRAM [ARGS...]",
-                                description=DESCRIPTION + "\n\n" + USAGE,
-                                epilog=EPILOG, add_help=False, formatter_class=argparse.RawDescriptionHelpFormatter)
-    groups = {g: p.add_argument_group(g) for g in (T, G, D, R, S, I)}
-    seen = set()
-    for o in OPTIONS:
-        flags = [f for f in o.flags if f not in seen]      # (a spelling with two meanings: listed once,
-        if not flags:                                       # its help names both)
-            continue
-        seen.update(flags)
-        others = [m for m in OPTIONS if m is not o and set(m.flags) & set(flags)]
-        text = "; ".join((f"after --{m.mode}: " if m.mode else "") + m.help for m in [o] + others)
-        kw = {"help": text.replace("%", "%%"), "dest": "opt_" + flags[-1].lstrip("-").replace("-", "_") + o.mode}
-        if o.optional:
-            kw.update(metavar=o.metavar.strip("[]=").split("|")[0], nargs="?", const="")
-        elif o.metavar:
-            kw.update(metavar=o.metavar, action="append" if o.repeat else "store")
-            if o.choices:
-                kw["choices"] = o.choices
-        else:
-            kw["action"] = "count" if o.repeat else "store_true"
-        groups[o.group].add_argument(*flags, **kw)
-    p.add_argument("program", metavar="PROGRAM", help="the program to run, looked up on the guest's PATH")
-    p.add_argument("args", metavar="ARGS", nargs="*", help="its arguments")
-    return p
+    """The argparse parser tools/manpage.py gives argparse-manpage and shtab (optshelp)."""
+    return optshelp.argparse_parser(OPTIONS, GROUPS)
 
 
 def parse(argv: List[str]) -> Config:
     if not argv:
-        raise InfoRequested(SHORT_USAGE, status=125)     # (a usage error, with help)
+        raise InfoRequested(optshelp.SHORT_USAGE, status=125)     # (a usage error, with help)
     st = _State()
     i = 0
 
