@@ -3,6 +3,7 @@ as one JSON document (schema.json) — its processes, files, dropped files, netw
 the limits it hit, findings with their evidence, and strings.
 
     collector.py   the observer of system calls and process events (no trace is formatted)
+    watched.py     what each watched system call adds (its entry and exit handlers)
     calls.py       the library calls it reads (compares, name lookups)
     rules.py       the tables that classify paths and calls
     findings.py    named behaviours from what was seen
