@@ -103,6 +103,7 @@ class Run:
     stdout_head: bytes          # first bytes, to show a mismatch
     stderr_tail: str
     trace_bytes: Optional[int]
+    cpu: Optional[float] = None  # host CPU seconds (user + system) of the measured process tree
 
 
 def _find_gnu_time() -> Optional[str]:
@@ -207,7 +208,8 @@ def measure(argv: Sequence[str], cwd: Path, timeout: float, scratch: Path,
     return Run(wall=timeout if timed_out else wall, rc=proc.returncode, maxrss_kb=maxrss,
                timed_out=timed_out, stdout_sha=hashlib.sha256(data).hexdigest(),
                stdout_head=data[:4096], stderr_tail=err_text[-1] if err_text else "",
-               trace_bytes=_tree_bytes(trace) if trace is not None else None)
+               trace_bytes=_tree_bytes(trace) if trace is not None else None,
+               cpu=ru.ru_utime + ru.ru_stime)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -508,6 +510,14 @@ class Result:
         if not self.runs or self.timed_out:
             return None
         return statistics.median(r.wall for r in self.runs)
+
+    @property
+    def min_cpu(self) -> Optional[float]:
+        """The least host CPU time of the runs: what a loaded machine blurs least (a busy
+        neighbour adds wall time, and only some CPU time through its caches)."""
+        if not self.runs or self.timed_out:
+            return None
+        return min((r.cpu for r in self.runs if r.cpu is not None), default=None)
 
     @property
     def maxrss_kb(self) -> Optional[int]:
@@ -853,6 +863,7 @@ def render(cases: List[Case], results, marginals, tools: Sequence[str], cfg: Con
     L += coverage_workload.render(cases, results, fmt_cost, TOOL_LABEL.get)
     L += churn_workloads.render(cases, results, fmt_bytes)
     L += dwarf_workload.render(cases, results, fmt_time, fmt_cost)
+    L += report_pages.render(cases, results, fmt_time)
 
     # 5. notes
     notes: List[str] = []
