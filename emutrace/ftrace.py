@@ -35,6 +35,7 @@ from weakref import WeakKeyDictionary
 from unicorn import UC_HOOK_CODE
 
 from emutrace.loader.modules import Module, module_at
+from emutrace.machine.tlb import host_lookups
 
 from .events import Call, Return
 from .funcs import discover
@@ -140,7 +141,12 @@ class FunctionTracer:
             lo = at if lo is None else min(lo, at)
             hi = at if hi is None else max(hi, at)
         if lo is not None:
-            uc.ctl_remove_cache(lo, hi + 1)      # code already translated gets the hooks too
+            # code already translated gets the hooks too. Unicorn finds the range's first page
+            # through a fetch fill, and a library's pages may not be executable yet (ld.so maps
+            # the whole file read-only, then its text over it): that lookup is emutrace's, so
+            # the fill must not take its refusal for the guest's fault (a SIGSEGV in the mmap)
+            with host_lookups(proc.aspace):
+                uc.ctl_remove_cache(lo, hi + 1)
 
     # -- the hot path -----------------------------------------------------------------
     def _on_entry(self, uc, addr, size, ud):

@@ -19,9 +19,6 @@ from emutrace.options import BY_FLAG, OPTIONS, help_text
 
 
 
-# found by this audit, on main at 2e2ccc1 too: the guest dies by SIGSEGV under --ftrace-libs
-KNOWN_FTRACE_LIBS = "--ftrace-libs: bins/hello dies by SIGSEGV (main at 2e2ccc1 too; not yet fixed)"
-
 
 def has(*needles):
     """The trace (stderr, or the -o file) holds each needle."""
@@ -78,7 +75,7 @@ CASES = {
                           [["--coverage-format", "xml"]]),
     "--format": ([(["--format", "jsonl"], has('"name":"puts"'))], [["--format", "xml"]]),
     "--ftrace": ([(["--ftrace"], has("main"))], [["--ftrace=1"]]),
-    "--ftrace-libs": ([(["--ftrace-libs", "--ftrace-depth", "1"], has("&__tunable_get_val"), KNOWN_FTRACE_LIBS)], [["--ftrace-libs=1"]]),
+    "--ftrace-libs": ([(["--ftrace-libs", "--ftrace-depth", "1"], has("&__tunable_get_val"))], [["--ftrace-libs=1"]]),
     "--ftrace-depth": ([(["--ftrace", "--ftrace-depth", "1"], lambda t: "&_start" in t and "main" not in t)], [["--ftrace-depth", "0"]]),
     "-a": ([(["--strace", "-a", "50"], matches(r'^write\(1, "hello, world\\n", 13\) {20,}= 13$'))], [["-a", "x"]]),
     "-X": ([(["--strace", "-X", "raw", "-e", "trace=openat"], matches(r"openat\(-100, .*, 0x80000\)"),
