@@ -98,8 +98,11 @@ def test_same_order_as_ltrace_with_syscalls():
 def test_variadic_arguments_at_the_call_off_a_terminal(tmp_path):
     """Off a terminal too: a nested call does not move printf's values to the resume line."""
     prog = built("ttyio")
+    traces = []
     for pure in ("", "1"):
         r = subprocess.run([sys.executable, "-m", "emutrace", "-S", prog], capture_output=True, timeout=300,
                            env={**NATIVE_ENV, "PYTHONPATH": str(ROOT), "EMUTRACE_PURE": pure})
         err = r.stderr.decode()
         assert 'printf("line %d\\n", 0 <unfinished ...>\n' in err and "<... printf resumed> )" in err, err
+        traces.append(r.stderr)
+    assert traces[0] == traces[1]           # (both event paths, byte for byte)
