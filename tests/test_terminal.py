@@ -21,18 +21,23 @@ def _screen(command: str) -> str:
     return r.stdout.decode(errors="replace").replace("\r\n", "\n")
 
 
-def _order(screen: str) -> list:
-    """What a reader sees, in order: each call started (its name), each program line, each
-    call finished (`=`), from the first printf to the exit."""
+_CALLS = ("printf", "fflush", "usleep")
+_TRACKED = _CALLS + ("SYS_write", "SYS_clock_nanosleep")
+
+
+def _order(screen: str, tracked=_CALLS) -> list:
+    """What a reader sees, in order: each call started (its name), each program line (not the
+    string in write's arguments), each call finished (`=`), from the first printf to the exit;
+    `tracked`: the calls followed (with -S, the system calls the loop makes too)."""
     seen = []
     for line in screen.split("\n"):
-        m = re.match(r"([A-Za-z_]\w*)\(", line)
-        if m and m.group(1) in ("printf", "fflush", "usleep"):
-            seen.append(m.group(1))
-        out = re.search(r"line (\d)", line)
-        if out:
+        m = re.match(r"(?:<\.\.\. )?([A-Za-z_]\w*)[( ]", line)
+        name = m.group(1) if m else None
+        if name in tracked and not line.startswith("<..."):
+            seen.append(name)
+        for out in re.finditer(r'(?<!")line (\d)', line):
             seen.append("out" + out.group(1))
-        if re.search(r"\)\s+= ", line) and (m is None or m.group(1) in ("printf", "fflush", "usleep")):
+        if re.search(r"\)\s+= ", line) and (name in tracked or line.startswith(")")):
             seen.append("=")
         if line.startswith("+++ exited"):
             seen.append("exit")
@@ -58,27 +63,6 @@ def test_a_trace_into_a_pipe_is_unchanged(tmp_path):
     assert b'printf("line %d\\n", 0)' in r.stderr
 
 
-_TRACKED = ("printf", "fflush", "usleep", "SYS_write", "SYS_clock_nanosleep")
-
-
-def _order_with_syscalls(screen: str) -> list:
-    """_order with the system calls the loop makes (ltrace -S): each call started, each program
-    line (not the string in write's arguments), each of those calls finished."""
-    seen = []
-    for line in screen.split("\n"):
-        m = re.match(r"(?:<\.\.\. )?([A-Za-z_]\w*)[( ]", line)
-        name = m.group(1) if m else None
-        if name in _TRACKED and not line.startswith("<..."):
-            seen.append(name)
-        for out in re.finditer(r'(?<!")line (\d)', line):
-            seen.append("out" + out.group(1))
-        if re.search(r"\)\s+= ", line) and (name in _TRACKED or line.startswith(")")):
-            seen.append("=")
-        if line.startswith("+++ exited"):
-            seen.append("exit")
-    return seen[seen.index("printf"):]
-
-
 @pytest.mark.needs_tool("ltrace")
 def test_same_order_as_ltrace_with_syscalls():
     """-S: the write's line starts before the program's line appears, and printf's variadic
@@ -87,8 +71,8 @@ def test_same_order_as_ltrace_with_syscalls():
         pytest.skip("no ltrace")
     prog = built("ttyio")
     screen = _screen(f"{sys.executable} -m emutrace -S {prog}")
-    mine = _order_with_syscalls(screen)
-    theirs = _order_with_syscalls(_screen(f"ltrace -S {prog}"))
+    mine = _order(screen, _TRACKED)
+    theirs = _order(_screen(f"ltrace -S {prog}"), _TRACKED)
     assert mine == theirs
     assert mine[:5] == ["printf", "SYS_write", "out0", "=", "="]
     assert 'printf("line %d\\n", 0 <unfinished ...>\n' in screen
