@@ -318,7 +318,7 @@ def test_an_option_has_its_effect(name, tmp_path):
 def test_ltrace_options_as_ltrace(options, prog, tmp_path):
     """-n (indent by depth), -C (demangle) and -l (calls into a library) print what ltrace prints
     for the program's own calls (ltrace's -e also shows libstdc++'s calls of the same names, from
-    one library into another, which emutrace's -e leaves out unless `@lib` patterns ask for them:
+    one library into another, which emutrace's -e leaves out:
     a known difference, compared here on the program's calls only)."""
     exe = built(prog)
     out = tmp_path / "ltrace.txt"
