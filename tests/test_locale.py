@@ -3,7 +3,6 @@ Debian), chosen from the root's files. Compared with native runs under the same 
 setlocale's answer, ls's names, sort's strcoll."""
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 
