@@ -25,6 +25,7 @@ from typing import Dict, List, Optional, Set
 from emutrace.kernel.signals import SIGTRAP
 
 from .breaks import Points
+from .checkpoints import Checkpoints
 from .positions import NEVER, Counter
 from .xfer import HostIO
 
@@ -86,6 +87,7 @@ class Debugger:
         # what gdb has inserted, by pid: a replay's new session gets them again (gdb does not
         # know its program was started again)
         self.wanted: Dict[int, Set[tuple]] = {}
+        self.checkpoints = Checkpoints([])    # (listen.serve gives it gdb's connection)
 
     # -- the session ----------------------------------------------------------------------------
     def attach_session(self, session, outputs) -> None:
@@ -163,7 +165,8 @@ class Debugger:
     def arm(self) -> None:
         """The counter's next stop: the target, or the next look for Ctrl-C."""
         base = self.counter.count
-        self.counter.stop_at(min(self.target, base + POLL, self.timeline.next_stop(base)))
+        self.counter.stop_at(min(self.target, base + POLL, self.timeline.next_stop(base),
+                                 self.checkpoints.next_at(base)))
 
     def current_thread(self):
         return self.session.kernel.sched.current
@@ -239,6 +242,9 @@ class Debugger:
     def _counter_stop(self, address: int) -> None:
         pos = self.counter.count
         t = self.current_thread()
+        # (before gdb's writes of pos are made again: a checkpoint at pos holds the run as it
+        # was before them; in the parked copy this returns when it becomes the worker)
+        self.checkpoints.take(self, pos)
         self.timeline.passing(self, pos)
         if self.timeline.busy():
             self.timeline.arrive(self, pos, t)
@@ -362,6 +368,42 @@ class Debugger:
         stop = Stop(t, signal=info["si_signo"])
         stop.info = info
         self.report(stop)
+
+    # -- a checkpoint's hand-over (emutrace/gdb/checkpoints.py) -----------------------------------
+    def export(self, plan) -> dict:
+        """What the debugging session is now, for the checkpoint that takes it over."""
+        srv = self.server
+        state = self.timeline.export()
+        state.update(plan=plan.export(), features=dict(srv.features), ack=srv.ch.ack, buf=bytes(srv.ch._buf),
+                     pass_signals=set(self.pass_signals), catch=self.catch, wanted=self.wanted,
+                     detached=sorted({p.pid for p in self.detached if p.exit is None}))
+        return state
+
+    def resume_from_checkpoint(self, state: dict) -> None:
+        """A parked checkpoint became the worker: gdb's session as it is now is installed, and
+        the replay it asked for goes on from here."""
+        from .timeline import Plan        # (timeline imports this module)
+        srv = self.server
+        srv.features, srv.ch.ack, srv.ch._buf = state["features"], state["ack"], bytearray(state["buf"])
+        srv.resumed, srv.stop, srv.g_thread = True, None, None
+        self.pass_signals, self.catch = state["pass_signals"], state["catch"]
+        self.wanted = {pid: set(v) for pid, v in state["wanted"].items()}
+        self.detached |= {p for p in self.session.processes if p.pid in state["detached"]}
+        for p in self.session.processes:
+            if p.exit is None and p.machine is not None:
+                self.points.clear(p)
+                if p not in self.detached:
+                    for kind, addr, length in self.wanted.get(p.pid, ()):
+                        self._place(p, kind, addr, length)
+        self.target, self.step_thread, self.watch_hit, self.skip_at = NEVER, None, None, -1
+        self.last_stop = None
+        for out in self.outputs:
+            w = getattr(out, "w", None)
+            if w is not None and hasattr(w, "stream"):
+                w.buf, w.size = [], 0
+                w.stream = open(os.devnull, "w")      # (a replay traces to nowhere: timeline.py)
+        p = state["plan"]
+        self.timeline.install(state, Plan(p["to"], p["reason"], p["value"], p["scan_to"], p["mode"], p["scan_from"]))
 
     # -- gdb's requests on processes ----------------------------------------------------------------
     def detach(self, proc) -> None:
