@@ -382,7 +382,7 @@ def _without_checkpoint_lines(text: str) -> str:
     return re.sub(r"checkpoints o(n|ff)[,:] .*\n(  \d+ pid \d+\n)*", "", text + "\n")
 
 
-@pytest.mark.parametrize("scenario", ["corrupt", "libcall"])
+@pytest.mark.parametrize("scenario", ["corrupt", "libcall", "threads"])
 def test_checkpoints_give_the_answers_of_a_replay_from_the_start(prog, scenario):
     """Going back from a checkpoint (a forked, parked copy of the run) and going back by running
     the run again from its start (a host without fork) answer gdb byte for byte the same."""
@@ -390,14 +390,22 @@ def test_checkpoints_give_the_answers_of_a_replay_from_the_start(prog, scenario)
         script = ["break main", "continue", "watch guard", "continue", "continue", "reverse-continue", "bt 1",
                   "print guard", "monitor when", "reverse-continue", "monitor when", "continue", "reverse-stepi",
                   "monitor when", "info registers rip rsp rax", "monitor checkpoints", "kill"]
-    else:
+    elif scenario == "libcall":
         script = ["break main", "continue", "break strlen", "continue", "reverse-finish", "bt 1", "delete", "next",
                   "print len", "reverse-next", "next", "next", "next", "print total", "reverse-step",
                   "reverse-stepi", "stepi", "monitor when", "info registers", "monitor checkpoints", "kill"]
-    forked = gdb_session(prog, [scenario], script, env=DENSE)
+    else:
+        script = ["break pthread_create", "continue", "continue", "monitor when", "delete", "break exit",
+                  "continue", "info threads", "reverse-stepi", "reverse-stepi", "monitor when", "info threads",
+                  "break pthread_create", "reverse-continue", "monitor when", "info threads", "bt 1",
+                  "monitor checkpoints", "kill"]
+    args = [scenario] if scenario != "threads" else []
+    if scenario == "threads":
+        prog = built("threads")
+    forked = gdb_session(prog, args, script, env=DENSE)
     m = re.search(r"checkpoints on, every 3000 instructions, (\d+) parked; (\d+) replays", forked)
     assert m and int(m.group(1)) > 3 and int(m.group(2)) > 0, forked
-    replayed = gdb_session(prog, [scenario], script, env=NO_CHECKPOINTS)
+    replayed = gdb_session(prog, args, script, env=NO_CHECKPOINTS)
     assert "checkpoints off" in replayed, replayed
     assert _without_checkpoint_lines(forked) == _without_checkpoint_lines(replayed)
 
