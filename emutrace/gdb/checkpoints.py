@@ -250,7 +250,6 @@ class Checkpoints:
         for c in self.kept:
             c.ctl.close()                        # (the other checkpoints are the worker's to end)
         self.kept = []
-        signal.signal(signal.SIGCHLD, signal.SIG_IGN)     # (the workers it starts reap themselves)
         for sig in (signal.SIGINT, signal.SIGQUIT):
             signal.signal(sig, signal.SIG_IGN)
         while True:
@@ -262,7 +261,6 @@ class Checkpoints:
                 os._exit(0)
             pid = os.fork()
             if pid == 0:
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                 signal.signal(signal.SIGINT, signal.default_int_handler)
                 signal.signal(signal.SIGQUIT, signal.SIG_DFL)
                 park.close()
@@ -270,6 +268,8 @@ class Checkpoints:
                 return
             for fd in fds:
                 os.close(fd)
+            _reap()        # (the workers it started before; one still running is reaped by the
+            #                 supervisor once this process ends: their CPU time is counted there)
 
     def _become_worker(self, dbg, state: dict, fds: List[int]) -> None:
         n = len(self.client_fds)
