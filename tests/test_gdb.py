@@ -442,3 +442,32 @@ def test_disconnect_with_checkpoints_parked_leaves_nothing(prog):
     assert len(kids) >= 4, kids                 # supervisor, worker and parked checkpoints
     assert c.close(timeout=60) == 0
     _no_leftovers(p.pid)
+
+
+def test_sigterm_to_emutrace_ends_every_process(prog):
+    """emutrace (the supervisor) told to end while the run goes on with checkpoints parked:
+    the worker and every checkpoint end too (gdb's `target remote |` sends SIGTERM on close)."""
+    p = subprocess.Popen(EMUTRACE + ["--gdb", "--no-trace", prog, "loop", "100000000000"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=ROOT, start_new_session=True,
+                         env=dict(os.environ, EMUTRACE_GDB_CHECKPOINT_INSNS="200000"))
+    try:
+        port = _listening(p)
+        s = socket.create_connection(("127.0.0.1", port), timeout=60)
+        s.sendall(b"$c#63")
+        assert s.recv(1) == b"+"
+        for _ in range(600):
+            kids = subprocess.run(["pgrep", "-g", str(p.pid)], capture_output=True, text=True).stdout.split()
+            if len(kids) >= 4:
+                break
+            time.sleep(0.1)
+        assert len(kids) >= 4, kids
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=60)
+        _no_leftovers(p.pid)
+        s.settimeout(60)
+        assert s.recv(100) == b""                  # (the connection closed with the worker)
+        s.close()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()

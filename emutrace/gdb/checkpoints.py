@@ -48,6 +48,8 @@ KEEP = 2
 MAX_KEPT = 40
 MAX_FDS = MAX_KEPT + 8
 _HEADER = struct.Struct("<Q")
+_NOTE = struct.Struct("<ii")        # (what, value) on the status pipe: STATUS or WORKER
+STATUS, WORKER = 0, 1
 PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -84,9 +86,23 @@ def supervise(client_fds: List[int], close_client) -> Tuple[Optional[int], Optio
     _subreaper()
     for sig in (signal.SIGINT, signal.SIGQUIT):
         signal.signal(sig, signal.SIG_IGN)      # (Ctrl-C reaches the worker too: it decides)
+    worker = [pid]
+
+    def end_worker(sig, _frame):
+        # emutrace itself is told to end (gdb's `target remote |` does so when it closes): the
+        # worker goes, and with it every checkpoint (their sockets close)
+        try:
+            os.kill(worker[0], signal.SIGTERM)
+        except OSError:
+            pass
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, end_worker)
     status, data = 0, b""
     while True:
-        ready, _, _ = select.select([r], [], [], 1.0)
+        try:
+            ready, _, _ = select.select([r], [], [], 1.0)
+        except InterruptedError:
+            continue
         _reap()
         if not ready:
             continue
@@ -94,8 +110,12 @@ def supervise(client_fds: List[int], close_client) -> Tuple[Optional[int], Optio
         if not chunk:
             break                                # every worker and checkpoint has ended
         data += chunk
-        while len(data) >= 4:
-            status, data = struct.unpack("<i", data[:4])[0], data[4:]
+        while len(data) >= _NOTE.size:
+            (what, value), data = _NOTE.unpack(data[:_NOTE.size]), data[_NOTE.size:]
+            if what == STATUS:
+                status = value
+            else:
+                worker[0] = value
     os.close(r)
     while True:
         try:
@@ -107,9 +127,13 @@ def supervise(client_fds: List[int], close_client) -> Tuple[Optional[int], Optio
 
 def report_status(w: Optional[int], status: int) -> None:
     """The worker that ends the run tells the supervisor its exit status."""
+    _note(w, STATUS, status)
+
+
+def _note(w: Optional[int], what: int, value: int) -> None:
     if w is not None:
         try:
-            os.write(w, struct.pack("<i", status))
+            os.write(w, _NOTE.pack(what, value))
         except OSError:
             pass
 
@@ -147,8 +171,9 @@ class Checkpoint:
 class Checkpoints:
     """The parked checkpoints a worker knows (by position) and how to take and resume them."""
 
-    def __init__(self, client_fds: List[int]):
+    def __init__(self, client_fds: List[int], status_w: Optional[int] = None):
         self.on = enabled()
+        self.status_w = status_w                # (the supervisor's pipe: a new worker says its pid)
         self.step = interval()
         self.client_fds = list(client_fds)      # gdb's connection (fd numbers kept across workers)
         self.kept: List[Checkpoint] = []        # sorted by position
@@ -281,6 +306,7 @@ class Checkpoints:
                      for (pos, pid), fd in zip(state["checkpoints"], fds[n:])]
         self.furthest = state["furthest"]
         self.taken = 0
+        _note(self.status_w, WORKER, os.getpid())
         dbg.resume_from_checkpoint(state)
 
     # -- resuming one ------------------------------------------------------------------------------------

@@ -115,20 +115,20 @@ def serve(cfg) -> int:
             return status
     status = 0
     try:
-        status = _work(cfg, pristine, channel, closers)
+        status = _work(cfg, pristine, channel, closers, status_w)
     finally:
         ckpt.report_status(status_w, status)
     return status
 
 
-def _work(cfg, pristine, channel, closers) -> int:
+def _work(cfg, pristine, channel, closers, status_w) -> int:
     """The worker: runs the session, serves gdb, and travels in time (from a checkpoint, or
     by running the run again from its start)."""
     server = Server(channel)
     timeline = Timeline()
     dbg = Debugger(cfg, server, timeline)
     server.dbg = dbg
-    dbg.checkpoints = ckpt.Checkpoints(_client_fds(closers))
+    dbg.checkpoints = ckpt.Checkpoints(_client_fds(closers), status_w)
     plan: Optional[Plan] = None
     status = 0
     try:
