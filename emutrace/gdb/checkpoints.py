@@ -77,15 +77,19 @@ def supervise(client_fds: List[int], close_client) -> Tuple[Optional[int], Optio
     every process of the session to end, and return (status, None). In the worker: (None, the
     status pipe's write end)."""
     r, w = os.pipe()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except (OSError, AttributeError):            # (no fork here, or none possible now)
+        os.close(r)
+        os.close(w)
+        return None, None
     if pid == 0:
         os.close(r)
         return None, w
     os.close(w)
     close_client()
     _subreaper()
-    for sig in (signal.SIGINT, signal.SIGQUIT):
-        signal.signal(sig, signal.SIG_IGN)      # (Ctrl-C reaches the worker too: it decides)
+    _set_signals(("SIGINT", "SIGQUIT"), signal.SIG_IGN)     # (Ctrl-C reaches the worker too: it decides)
     worker = [pid]
 
     def end_worker(sig, _frame):
@@ -95,8 +99,7 @@ def supervise(client_fds: List[int], close_client) -> Tuple[Optional[int], Optio
             os.kill(worker[0], signal.SIGTERM)
         except OSError:
             pass
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, end_worker)
+    _set_signals(("SIGTERM", "SIGHUP"), end_worker)
     status, data = 0, b""
     while True:
         try:
@@ -123,6 +126,13 @@ def supervise(client_fds: List[int], close_client) -> Tuple[Optional[int], Optio
         except ChildProcessError:
             break
     return status, None
+
+
+def _set_signals(names, handler) -> None:
+    for name in names:
+        sig = getattr(signal, name, None)        # (SIGHUP, SIGQUIT: not on Windows)
+        if sig is not None:
+            signal.signal(sig, handler)
 
 
 def report_status(w: Optional[int], status: int) -> None:
@@ -153,7 +163,7 @@ def _reap() -> None:
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
+        except (ChildProcessError, AttributeError):     # (none left; no waitpid: no fork either)
             return
         if pid == 0:
             return
@@ -223,8 +233,16 @@ class Checkpoints:
                 f.flush()
             except (OSError, ValueError, AttributeError):
                 pass
-        ctl, park = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        pid = os.fork()
+        try:
+            ctl, park = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        except (OSError, AttributeError):
+            return False
+        try:
+            pid = os.fork()
+        except (OSError, AttributeError):        # (the host cannot now: this moment has none)
+            ctl.close()
+            park.close()
+            return False
         if pid == 0:
             ctl.close()
             self._park(dbg, park)                # returns as the new worker
@@ -275,8 +293,7 @@ class Checkpoints:
         for c in self.kept:
             c.ctl.close()                        # (the other checkpoints are the worker's to end)
         self.kept = []
-        for sig in (signal.SIGINT, signal.SIGQUIT):
-            signal.signal(sig, signal.SIG_IGN)
+        _set_signals(("SIGINT", "SIGQUIT"), signal.SIG_IGN)
         while True:
             try:
                 state, fds = _receive(park)
@@ -284,10 +301,13 @@ class Checkpoints:
                 os._exit(0)
             if state is None:
                 os._exit(0)
-            pid = os.fork()
+            try:
+                pid = os.fork()
+            except OSError:
+                pid = 0                          # (no fork possible now: this checkpoint itself goes on)
             if pid == 0:
                 signal.signal(signal.SIGINT, signal.default_int_handler)
-                signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+                _set_signals(("SIGQUIT",), signal.SIG_DFL)
                 park.close()
                 self._become_worker(dbg, state, fds)
                 return
@@ -320,12 +340,18 @@ class Checkpoints:
 
 def _send(sock: socket.socket, state: dict, fds: List[int]) -> None:
     data = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
-    socket.send_fds(sock, [_HEADER.pack(len(data))], fds)
+    try:
+        socket.send_fds(sock, [_HEADER.pack(len(data))], fds)
+    except AttributeError:                       # (no SCM_RIGHTS: enabled() said so already)
+        raise OSError("no socket.send_fds") from None
     sock.sendall(data)
 
 
 def _receive(sock: socket.socket):
-    head, fds, _flags, _addr = socket.recv_fds(sock, _HEADER.size, MAX_FDS)
+    try:
+        head, fds, _flags, _addr = socket.recv_fds(sock, _HEADER.size, MAX_FDS)
+    except AttributeError:
+        raise OSError("no socket.recv_fds") from None
     if not head:
         return None, []
     while len(head) < _HEADER.size:

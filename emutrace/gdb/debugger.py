@@ -382,7 +382,6 @@ class Debugger:
     def resume_from_checkpoint(self, state: dict) -> None:
         """A parked checkpoint became the worker: gdb's session as it is now is installed, and
         the replay it asked for goes on from here."""
-        from .timeline import Plan        # (timeline imports this module)
         srv = self.server
         srv.features, srv.ch.ack, srv.ch._buf = state["features"], state["ack"], bytearray(state["buf"])
         srv.resumed, srv.stop, srv.g_thread = True, None, None
@@ -402,8 +401,7 @@ class Debugger:
             if w is not None and hasattr(w, "stream"):
                 w.buf, w.size = [], 0
                 w.stream = open(os.devnull, "w")      # (a replay traces to nowhere: timeline.py)
-        p = state["plan"]
-        self.timeline.install(state, Plan(p["to"], p["reason"], p["value"], p["scan_to"], p["mode"], p["scan_from"]))
+        self.timeline.install(state)
 
     # -- gdb's requests on processes ----------------------------------------------------------------
     def detach(self, proc) -> None:

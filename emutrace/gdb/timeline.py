@@ -222,10 +222,13 @@ class Timeline:
     def export(self) -> dict:
         return {"writes": self.writes, "switches": self.switches, "high": self.high, "replays": self.replays}
 
-    def install(self, state: dict, plan: Plan) -> None:
+    def install(self, state: dict) -> None:
+        """A checkpoint became the worker: the session's timeline as the last worker left it,
+        and the replay it asked for begins."""
         self.writes, self.switches = list(state["writes"]), list(state["switches"])
         self.high, self.replays, self.goto = state["high"], state["replays"], None
-        self.begin(plan)
+        p = state["plan"]
+        self.begin(Plan(p["to"], p["reason"], p["value"], p["scan_to"], p["mode"], p["scan_from"]))
 
     # -- output ---------------------------------------------------------------------------------------------
     def _mute(self) -> None:
