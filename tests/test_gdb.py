@@ -382,7 +382,7 @@ def _without_checkpoint_lines(text: str) -> str:
     return re.sub(r"checkpoints o(n|ff)[,:] .*\n(  \d+ pid \d+\n)*", "", text + "\n")
 
 
-@pytest.mark.parametrize("scenario", ["corrupt", "libcall", "threads"])
+@pytest.mark.parametrize("scenario", ["corrupt", "libcall", "threads", "writes"])
 def test_checkpoints_give_the_answers_of_a_replay_from_the_start(prog, scenario):
     """Going back from a checkpoint (a forked, parked copy of the run) and going back by running
     the run again from its start (a host without fork) answer gdb byte for byte the same."""
@@ -394,12 +394,20 @@ def test_checkpoints_give_the_answers_of_a_replay_from_the_start(prog, scenario)
         script = ["break main", "continue", "break strlen", "continue", "reverse-finish", "bt 1", "delete", "next",
                   "print len", "reverse-next", "next", "next", "next", "print total", "reverse-step",
                   "reverse-stepi", "stepi", "monitor when", "info registers", "monitor checkpoints", "kill"]
+    elif scenario == "writes":
+        # gdb's writes are inputs of the run: made again in replays; going back before one
+        # forgets it, and the checkpoints taken after it
+        script = ["break work", "continue", "set var message[0] = 'H'", "print $rdi", "set var $rdi = 20",
+                  "finish", "monitor when", "reverse-stepi", "reverse-stepi", "x/s message", "print $rdi",
+                  "monitor goto 500", "continue", "monitor when", "x/s message", "monitor goto 80000",
+                  "continue", "monitor when", "reverse-stepi", "x/s message", "info registers rip rax",
+                  "monitor checkpoints", "kill"]
     else:
         script = ["break pthread_create", "continue", "continue", "monitor when", "delete", "break exit",
                   "continue", "info threads", "reverse-stepi", "reverse-stepi", "monitor when", "info threads",
                   "break pthread_create", "reverse-continue", "monitor when", "info threads", "bt 1",
                   "monitor checkpoints", "kill"]
-    args = [scenario] if scenario != "threads" else []
+    args = {"threads": [], "writes": ["libcall"]}.get(scenario, [scenario])
     if scenario == "threads":
         prog = built("threads")
     forked = gdb_session(prog, args, script, env=DENSE)
