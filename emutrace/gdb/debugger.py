@@ -69,6 +69,10 @@ class Debugger:
         self.points: Optional[Points] = None
         self.hostio = HostIO()
         self.detached: Set[object] = set()    # processes gdb let go (D;pid, or no fork events)
+        # pids gdb detached with D: gone for gdb in every replay too (gdb does not know the run
+        # was taken up again, so a process it let go must not come back to it)
+        self.let_go: Set[int] = set()
+        self.known: Set[int] = set()          # pids gdb has heard of (stops, fork events): all replays
         self.stack_tops: Dict[object, int] = {}      # proc -> its initial rsp (auxv)
         self.catch: Optional[Set[int]] = None  # QCatchSyscalls: None off, empty set: all
         self.pass_signals: Set[int] = set()
@@ -116,6 +120,8 @@ class Debugger:
         engine's breakpoints went with it; in a replay, gdb's are put on the new one."""
         self.counter.attach(proc.machine)
         self.engines.append((proc.machine, proc.aspace))
+        if proc.pid in self.let_go:
+            self.detached.add(proc)
         self.points.forget(proc)
         if self.timeline.busy():
             for kind, addr, length in self.wanted.get(proc.pid, ()):
@@ -184,6 +190,10 @@ class Debugger:
         pos = self.position()
         self.flush_outputs()
         self.last_stop = stop
+        if stop.proc is not None:
+            self.known.add(stop.proc.pid)
+        if stop.reason in ("fork", "vfork"):
+            self.known.add(int(stop.value.split(".")[0][1:], 16))
         self.timeline.stopped_at(self, pos)
         resume = self.server.serve(stop, pos)
         self.apply(resume, stop, pos)
@@ -331,7 +341,9 @@ class Debugger:
             self.report(Stop(t, reason="syscall_return", value=f"{nr:x}"))
 
     def _fork(self, parent, child) -> None:
-        if parent in self.detached or not self.server.features.get("fork-events"):
+        # (a replay from before a parent gdb let go forks a child gdb still debugs: kept)
+        orphan = parent in self.detached and child.pid not in self.known
+        if child.pid in self.let_go or orphan or not self.server.features.get("fork-events"):
             self.detached.add(child)
             return
         if self.timeline.busy():
@@ -376,7 +388,7 @@ class Debugger:
         state = self.timeline.export()
         state.update(plan=plan.export(), features=dict(srv.features), ack=srv.ch.ack, buf=bytes(srv.ch._buf),
                      pass_signals=set(self.pass_signals), catch=self.catch, wanted=self.wanted,
-                     detached=sorted({p.pid for p in self.detached if p.exit is None}))
+                     let_go=set(self.let_go), known=set(self.known))
         return state
 
     def resume_from_checkpoint(self, state: dict) -> None:
@@ -387,7 +399,8 @@ class Debugger:
         srv.resumed, srv.stop, srv.g_thread = True, None, None
         self.pass_signals, self.catch = state["pass_signals"], state["catch"]
         self.wanted = {pid: set(v) for pid, v in state["wanted"].items()}
-        self.detached |= {p for p in self.session.processes if p.pid in state["detached"]}
+        self.let_go, self.known = set(state["let_go"]), set(state["known"])
+        self.detached |= {p for p in self.session.processes if p.pid in self.let_go}
         for p in self.session.processes:
             if p.exit is None and p.machine is not None:
                 self.points.clear(p)
@@ -408,6 +421,7 @@ class Debugger:
         self.points.clear(proc)
         self.wanted.pop(proc.pid, None)
         self.detached.add(proc)
+        self.let_go.add(proc.pid)
 
     def kill(self) -> None:
         raise Killed()
