@@ -45,7 +45,7 @@ ALL_TOOLS = ("native", "emutrace", "emutrace-pure", "emutrace-notrace", "ltrace"
              "qiling", "py-unicorn", "emutrace-coverage", "emutrace-coverage-pure", "emutrace-report",
              "emutrace-report-nowatch", "emutrace-ftrace",
              "emutrace-ftrace-args", "emutrace-ftrace-cold", "emutrace-ftrace-args-cold", "gdb-continue", "gdb-break",
-             "gdb-watch", "gdb-rstepi", "gdb-rcont", "gdbserver")
+             "gdb-watch", "gdb-rstepi", "gdb-rstepi-start", "gdb-rcont", "gdb-rwatch", "gdbserver")
 TOOL_LABEL = {
     "native": "native",
     "emutrace": "emutrace",

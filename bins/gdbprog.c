@@ -1,5 +1,5 @@
 /* A program for the gdb server's tests (tests/test_gdb.py): each mode one scenario.
- *   corrupt  a global is corrupted by a store, then a crash much later (reverse-continue)
+ *   corrupt [N]  a global corrupted by a store, a crash N loop iterations later (reverse-continue)
  *   readbuf  read(2) from a pipe into a buffer (a watchpoint on the kernel's store)
  *   libcall  strlen and a loop (reverse-finish out of a library call, reverse-step)
  *   loop N   N iterations of arithmetic (benchmarks: continue, reverse-stepi far into a run)
@@ -46,7 +46,7 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "corrupt")) {
         for (int i = 0; i < 5; i++)
             corrupt_one(i);
-        long acc = work(1000);
+        long acc = work(argc > 2 ? atol(argv[2]) : 1000);
         printf("acc %ld\n", acc);
         if (guard != 42)
             *(volatile int *)(long)guard = 1;   /* the crash, long after the store */

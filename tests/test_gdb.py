@@ -23,7 +23,7 @@ HEAD = ["set pagination off", "set confirm off", "set width 0"]
 
 
 def gdb_session(prog: str, args, commands, server=None, options=("--no-trace",), timeout=240,
-                before=()) -> str:
+                before=(), env=None) -> str:
     """gdb -batch over `target remote | emutrace --gdb - [options] PROG ARGS` (or another
     server command); its stdout+stderr, without gdb's file-transfer chatter."""
     if server is None:
@@ -31,7 +31,7 @@ def gdb_session(prog: str, args, commands, server=None, options=("--no-trace",),
     script = HEAD + list(before) + [f"target remote | {server}"] + list(commands)
     argv = ["gdb", "-nx", "-batch"] + [x for c in script for x in ("-ex", c)] + [prog]
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT,
-                         start_new_session=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+                         start_new_session=True, env=dict(os.environ, PYTHONPATH=str(ROOT), **(env or {})))
     try:
         out, _ = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -241,6 +241,9 @@ def test_bad_packets_get_errors_not_crashes(prog):
         assert c.ask(b"M0,2:1234") == b"E14"
         assert c.ask(b"M555555558080,4:12") == b"E01"      # length and data disagree
         assert c.ask(b"X0,4:ab") == b"E01"
+        assert c.ask(b"M555555558080,ffffffffffffffff:12") == b"E01"    # huge lengths
+        assert c.ask(b"X555555558080,ffffffffffff:ab") == b"E01"
+        assert c.ask(b"m555555554000,ffffffffffffffffffff").startswith(b"7f454c46")
         assert c.ask(b"Z0,zz,1") == b"E01"
         assert c.ask(b"Z2,10,0") == b"E01"                  # a watchpoint of no length
         assert c.ask(b"p999") == b"E01"
@@ -334,8 +337,10 @@ def test_bad_address_is_a_usage_error(prog):
     assert r.returncode == 125 and r.stderr.decode().startswith("emutrace: --gdb localhost:http: not a port")
 
 
-def test_replays_return_their_memory(prog, tmp_path):
-    """Each reverse step is a new session: the old one's engines and memory go back to the host."""
+def test_replays_return_their_memory(prog, tmp_path, monkeypatch):
+    """Each reverse step is a new session: the old one's engines and memory go back to the host
+    (the replay from the start: no checkpoints)."""
+    monkeypatch.setenv("EMUTRACE_GDB_CHECKPOINTS", "0")
     steps = ["break work", "continue"] + ["reverse-stepi", "stepi"] * 15 + ["info proc", "kill"]
     server = " ".join(EMUTRACE + ["--gdb", "-", "--no-trace", prog, "libcall"])
     rss = []
@@ -365,3 +370,121 @@ def test_pure_path_gives_the_same_session(prog):
     finally:
         del os.environ["EMUTRACE_PURE"]
     assert "position " in compiled and compiled == pure
+
+
+# -- checkpoints -------------------------------------------------------------------------------------
+
+NO_CHECKPOINTS = {"EMUTRACE_GDB_CHECKPOINTS": "0"}
+DENSE = {"EMUTRACE_GDB_CHECKPOINT_INSNS": "3000"}     # (a checkpoint every 3000 instructions)
+
+
+def _without_checkpoint_lines(text: str) -> str:
+    text = re.sub(r"checkpoints o(n|ff)[,:] .*\n(  \d+ pid \d+\n)*", "", text + "\n")
+    # (vKill;PID ends the whole run, so gdb's kill of a second inferior finds the pipe closed,
+    # with the host's word for it, which depends on timing)
+    return re.sub(r"Remote communication error\.  Target disconnected\.: .*\n", "", text)
+
+
+@pytest.mark.parametrize("scenario", ["corrupt", "libcall", "threads", "writes", "fork"])
+def test_checkpoints_give_the_answers_of_a_replay_from_the_start(prog, scenario):
+    """Going back from a checkpoint (a forked, parked copy of the run) and going back by running
+    the run again from its start (a host without fork) answer gdb byte for byte the same."""
+    if scenario == "corrupt":
+        script = ["break main", "continue", "watch guard", "continue", "continue", "reverse-continue", "bt 1",
+                  "print guard", "monitor when", "reverse-continue", "monitor when", "continue", "reverse-stepi",
+                  "monitor when", "info registers rip rsp rax", "monitor checkpoints", "kill"]
+    elif scenario == "libcall":
+        script = ["break main", "continue", "break strlen", "continue", "reverse-finish", "bt 1", "delete", "next",
+                  "print len", "reverse-next", "next", "next", "next", "print total", "reverse-step",
+                  "reverse-stepi", "stepi", "monitor when", "info registers", "monitor checkpoints", "kill"]
+    elif scenario == "writes":
+        # gdb's writes are inputs of the run: made again in replays; going back before one
+        # forgets it, and the checkpoints taken after it
+        script = ["break work", "continue", "set var message[0] = 'H'", "print $rdi", "set var $rdi = 20",
+                  "finish", "monitor when", "reverse-stepi", "reverse-stepi", "x/s message", "print $rdi",
+                  "monitor goto 500", "continue", "monitor when", "x/s message", "monitor goto 80000",
+                  "continue", "monitor when", "reverse-stepi", "x/s message", "info registers rip rax",
+                  "monitor checkpoints", "kill"]
+    elif scenario == "fork":
+        # follow-fork-mode child: the parent gdb let go stays gone in every replay
+        script = ["break _exit", "continue", "monitor when", "reverse-stepi", "reverse-stepi", "monitor when",
+                  "bt 2", "info threads", "reverse-continue", "monitor when", "info threads",
+                  "monitor checkpoints", "kill"]
+    else:
+        script = ["break pthread_create", "continue", "continue", "monitor when", "delete", "break exit",
+                  "continue", "info threads", "reverse-stepi", "reverse-stepi", "monitor when", "info threads",
+                  "break pthread_create", "reverse-continue", "monitor when", "info threads", "bt 1",
+                  "monitor checkpoints", "kill"]
+    args = {"threads": [], "writes": ["libcall"], "fork": []}.get(scenario, [scenario])
+    before = ["set follow-fork-mode child"] if scenario == "fork" else []
+    if scenario in ("threads", "fork"):
+        prog = built({"threads": "threads", "fork": "forkwait"}[scenario])
+    forked = gdb_session(prog, args, script, env=DENSE, before=before)
+    m = re.search(r"checkpoints on, every 3000 instructions, (\d+) parked; (\d+) replays", forked)
+    assert m and int(m.group(1)) > 3 and int(m.group(2)) > 0, forked
+    replayed = gdb_session(prog, args, script, env=NO_CHECKPOINTS, before=before)
+    assert "checkpoints off" in replayed, replayed
+    assert _without_checkpoint_lines(forked) == _without_checkpoint_lines(replayed)
+
+
+def test_checkpoints_are_few_and_none_outlives_the_session(prog):
+    """O(log L) checkpoints are kept (rr's thinning), and every parked process ends with the
+    session (gdb_session checks the process group; here the listed pids too)."""
+    script = ["break printf", "continue", "monitor checkpoints", "reverse-stepi", "reverse-stepi", "monitor when",
+              "monitor checkpoints", "kill"]
+    out = gdb_session(prog, ["loop", "300000"], script, env={"EMUTRACE_GDB_CHECKPOINT_INSNS": "20000"})
+    counts = [int(n) for n in re.findall(r"every 20000 instructions, (\d+) parked", out)]
+    assert len(counts) == 2 and all(2 < n <= 24 for n in counts), out      # (~180 intervals in the run)
+    pids = {int(p) for p in re.findall(r"  \d+ pid (\d+)", out)}
+    assert pids
+    for pid in pids:
+        assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z", pid
+
+
+def test_disconnect_with_checkpoints_parked_leaves_nothing(prog):
+    """gdb goes away while the run goes on with checkpoints parked: every process ends."""
+    p = subprocess.Popen(EMUTRACE + ["--gdb", "-", "--no-trace", prog, "loop", "100000000000"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, start_new_session=True,
+                         env=dict(os.environ, EMUTRACE_GDB_CHECKPOINT_INSNS="200000"))
+    c = Raw.__new__(Raw)
+    c.p = p
+    assert c.ask(b"?").startswith(b"T05")
+    c.send(b"c")
+    assert c.ack() == b"+"
+    for _ in range(600):                        # until a few checkpoints are parked
+        kids = subprocess.run(["pgrep", "-g", str(p.pid)], capture_output=True, text=True).stdout.split()
+        if len(kids) >= 4:
+            break
+        time.sleep(0.1)
+    assert len(kids) >= 4, kids                 # supervisor, worker and parked checkpoints
+    assert c.close(timeout=60) == 0
+    _no_leftovers(p.pid)
+
+
+def test_sigterm_to_emutrace_ends_every_process(prog):
+    """emutrace (the supervisor) told to end while the run goes on with checkpoints parked:
+    the worker and every checkpoint end too (gdb's `target remote |` sends SIGTERM on close)."""
+    p = subprocess.Popen(EMUTRACE + ["--gdb", "--no-trace", prog, "loop", "100000000000"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=ROOT, start_new_session=True,
+                         env=dict(os.environ, EMUTRACE_GDB_CHECKPOINT_INSNS="200000"))
+    try:
+        port = _listening(p)
+        s = socket.create_connection(("127.0.0.1", port), timeout=60)
+        s.sendall(b"$c#63")
+        assert s.recv(1) == b"+"
+        for _ in range(600):
+            kids = subprocess.run(["pgrep", "-g", str(p.pid)], capture_output=True, text=True).stdout.split()
+            if len(kids) >= 4:
+                break
+            time.sleep(0.1)
+        assert len(kids) >= 4, kids
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=60)
+        _no_leftovers(p.pid)
+        s.settimeout(60)
+        assert s.recv(100) == b""                  # (the connection closed with the worker)
+        s.close()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()

@@ -136,6 +136,19 @@ HOST_API = {
     "signal.SIGKILL": (GUARDED, "batch: inside the same try as os.killpg; Windows lacks it"),
     "signal.pthread_sigmask": (GUARDED, "hasattr(hostsig, 'pthread_sigmask'): absent on Windows"),
     "signal.SIG_UNBLOCK": (GUARDED, "with pthread_sigmask only"),
+    # -- the gdb server's checkpoints (emutrace/gdb/checkpoints.py): forked processes where the
+    #    host forks; elsewhere going back replays from the start (the same answers, slower)
+    "os.fork": (GUARDED, "try: AttributeError on Windows (and OSError when the host cannot): no checkpoint"),
+    "os.waitpid": (GUARDED, "try (ChildProcessError, AttributeError): reaps the session's processes"),
+    "os.WNOHANG": (GUARDED, "inside the same try"),
+    "socket.AF_UNIX": (GUARDED, "try: AttributeError where the host has no Unix sockets: no checkpoint"),
+    "socket.socketpair": (PORTABLE, "on every host since Python 3.5 (with AF_UNIX: guarded)"),
+    "socket.send_fds": (GUARDED, "try: AttributeError without SCM_RIGHTS (Windows): an OSError, no hand-over"),
+    "socket.recv_fds": (GUARDED, "the same"),
+    "signal.SIGINT": (PORTABLE, "on every host"),
+    "signal.SIG_IGN": (PORTABLE, "on every host"),
+    "signal.default_int_handler": (PORTABLE, "on every host"),
+    "threading.active_count": (PORTABLE, "on every host"),
     "resource": (GUARDED, "try: ImportError on Windows; only turns core dumps off"),
     "resource.setrlimit": (GUARDED, "inside the same try"), "resource.RLIMIT_CORE": (GUARDED, "same"),
 }

@@ -25,6 +25,7 @@ from typing import Dict, List, Optional, Set
 from emutrace.kernel.signals import SIGTRAP
 
 from .breaks import Points
+from .checkpoints import Checkpoints
 from .positions import NEVER, Counter
 from .xfer import HostIO
 
@@ -68,6 +69,10 @@ class Debugger:
         self.points: Optional[Points] = None
         self.hostio = HostIO()
         self.detached: Set[object] = set()    # processes gdb let go (D;pid, or no fork events)
+        # pids gdb detached with D: gone for gdb in every replay too (gdb does not know the run
+        # was taken up again, so a process it let go must not come back to it)
+        self.let_go: Set[int] = set()
+        self.known: Set[int] = set()          # pids gdb has heard of (stops, fork events): all replays
         self.stack_tops: Dict[object, int] = {}      # proc -> its initial rsp (auxv)
         self.catch: Optional[Set[int]] = None  # QCatchSyscalls: None off, empty set: all
         self.pass_signals: Set[int] = set()
@@ -86,6 +91,7 @@ class Debugger:
         # what gdb has inserted, by pid: a replay's new session gets them again (gdb does not
         # know its program was started again)
         self.wanted: Dict[int, Set[tuple]] = {}
+        self.checkpoints = Checkpoints([])    # (listen.serve gives it gdb's connection)
 
     # -- the session ----------------------------------------------------------------------------
     def attach_session(self, session, outputs) -> None:
@@ -114,6 +120,8 @@ class Debugger:
         engine's breakpoints went with it; in a replay, gdb's are put on the new one."""
         self.counter.attach(proc.machine)
         self.engines.append((proc.machine, proc.aspace))
+        if proc.pid in self.let_go:
+            self.detached.add(proc)
         self.points.forget(proc)
         if self.timeline.busy():
             for kind, addr, length in self.wanted.get(proc.pid, ()):
@@ -163,7 +171,8 @@ class Debugger:
     def arm(self) -> None:
         """The counter's next stop: the target, or the next look for Ctrl-C."""
         base = self.counter.count
-        self.counter.stop_at(min(self.target, base + POLL, self.timeline.next_stop(base)))
+        self.counter.stop_at(min(self.target, base + POLL, self.timeline.next_stop(base),
+                                 self.checkpoints.next_at(base)))
 
     def current_thread(self):
         return self.session.kernel.sched.current
@@ -181,6 +190,10 @@ class Debugger:
         pos = self.position()
         self.flush_outputs()
         self.last_stop = stop
+        if stop.proc is not None:
+            self.known.add(stop.proc.pid)
+        if stop.reason in ("fork", "vfork"):
+            self.known.add(int(stop.value.split(".")[0][1:], 16))
         self.timeline.stopped_at(self, pos)
         resume = self.server.serve(stop, pos)
         self.apply(resume, stop, pos)
@@ -239,6 +252,9 @@ class Debugger:
     def _counter_stop(self, address: int) -> None:
         pos = self.counter.count
         t = self.current_thread()
+        # (before gdb's writes of pos are made again: a checkpoint at pos holds the run as it
+        # was before them; in the parked copy this returns when it becomes the worker)
+        self.checkpoints.take(self, pos)
         self.timeline.passing(self, pos)
         if self.timeline.busy():
             self.timeline.arrive(self, pos, t)
@@ -325,7 +341,9 @@ class Debugger:
             self.report(Stop(t, reason="syscall_return", value=f"{nr:x}"))
 
     def _fork(self, parent, child) -> None:
-        if parent in self.detached or not self.server.features.get("fork-events"):
+        # (a replay from before a parent gdb let go forks a child gdb still debugs: kept)
+        orphan = parent in self.detached and child.pid not in self.known
+        if child.pid in self.let_go or orphan or not self.server.features.get("fork-events"):
             self.detached.add(child)
             return
         if self.timeline.busy():
@@ -363,11 +381,47 @@ class Debugger:
         stop.info = info
         self.report(stop)
 
+    # -- a checkpoint's hand-over (emutrace/gdb/checkpoints.py) -----------------------------------
+    def export(self, plan) -> dict:
+        """What the debugging session is now, for the checkpoint that takes it over."""
+        srv = self.server
+        state = self.timeline.export()
+        state.update(plan=plan.export(), features=dict(srv.features), ack=srv.ch.ack, buf=bytes(srv.ch._buf),
+                     pass_signals=set(self.pass_signals), catch=self.catch, wanted=self.wanted,
+                     let_go=set(self.let_go), known=set(self.known))
+        return state
+
+    def resume_from_checkpoint(self, state: dict) -> None:
+        """A parked checkpoint became the worker: gdb's session as it is now is installed, and
+        the replay it asked for goes on from here."""
+        srv = self.server
+        srv.features, srv.ch.ack, srv.ch._buf = state["features"], state["ack"], bytearray(state["buf"])
+        srv.resumed, srv.stop, srv.g_thread = True, None, None
+        self.pass_signals, self.catch = state["pass_signals"], state["catch"]
+        self.wanted = {pid: set(v) for pid, v in state["wanted"].items()}
+        self.let_go, self.known = set(state["let_go"]), set(state["known"])
+        self.detached |= {p for p in self.session.processes if p.pid in self.let_go}
+        for p in self.session.processes:
+            if p.exit is None and p.machine is not None:
+                self.points.clear(p)
+                if p not in self.detached:
+                    for kind, addr, length in self.wanted.get(p.pid, ()):
+                        self._place(p, kind, addr, length)
+        self.target, self.step_thread, self.watch_hit, self.skip_at = NEVER, None, None, -1
+        self.last_stop = None
+        for out in self.outputs:
+            w = getattr(out, "w", None)
+            if w is not None and hasattr(w, "stream"):
+                w.buf, w.size = [], 0
+                w.stream = open(os.devnull, "w")      # (a replay traces to nowhere: timeline.py)
+        self.timeline.install(state)
+
     # -- gdb's requests on processes ----------------------------------------------------------------
     def detach(self, proc) -> None:
         self.points.clear(proc)
         self.wanted.pop(proc.pid, None)
         self.detached.add(proc)
+        self.let_go.add(proc.pid)
 
     def kill(self) -> None:
         raise Killed()

@@ -21,6 +21,7 @@ from typing import Optional, Tuple
 from emutrace.machine import gil
 from emutrace.machine.errors import EmutraceError
 
+from . import checkpoints as ckpt
 from .debugger import Debugger, Killed, Stop
 from .packets import Channel
 from .server import Server
@@ -89,15 +90,45 @@ def _build(cfg, pristine_world, replay: bool):
     return session, outputs
 
 
+def _client_fds(closers) -> list:
+    return [c if isinstance(c, int) else c.fileno() for c in closers]
+
+
+def _close(closers) -> None:
+    for c in closers:
+        if isinstance(c, int):
+            os.close(c)
+        else:
+            c.close()
+
+
 def serve(cfg) -> int:
     """Run cfg's program under gdb's control; the exit status of emutrace."""
     gil.keep_while_running(False)              # (Ctrl-C is read while the guest runs)
     pristine = copy.deepcopy(cfg.world)
     channel, closers = connect(cfg.gdb)
+    status_w = None
+    if ckpt.enabled():
+        # checkpoints are forked processes: this one supervises them and the workers
+        status, status_w = ckpt.supervise(_client_fds(closers), lambda: _close(closers))
+        if status is not None:
+            return status
+    status = 0
+    try:
+        status = _work(cfg, pristine, channel, closers, status_w)
+    finally:
+        ckpt.report_status(status_w, status)
+    return status
+
+
+def _work(cfg, pristine, channel, closers, status_w) -> int:
+    """The worker: runs the session, serves gdb, and travels in time (from a checkpoint, or
+    by running the run again from its start)."""
     server = Server(channel)
     timeline = Timeline()
     dbg = Debugger(cfg, server, timeline)
     server.dbg = dbg
+    dbg.checkpoints = ckpt.Checkpoints(_client_fds(closers), status_w)
     plan: Optional[Plan] = None
     status = 0
     try:
@@ -118,9 +149,11 @@ def serve(cfg) -> int:
                 dbg.flush_outputs()
                 break
             except Travel as travel:
-                plan = timeline.plan_for(travel)
+                plan = timeline.plan_for(travel, dbg.checkpoints)
+                _from_checkpoint(dbg, plan)
             except _Replan as again:
                 plan = again.plan
+                _from_checkpoint(dbg, plan)
             finally:
                 dbg.close()
                 session = outputs = None
@@ -129,9 +162,27 @@ def serve(cfg) -> int:
         status = 0
     finally:
         timeline.end()
-        for c in closers:
-            if isinstance(c, int):
-                os.close(c)
-            else:
-                c.close()
+        dbg.checkpoints.close_all()
+        _close(closers)
     return status
+
+
+def _from_checkpoint(dbg, plan: Plan) -> None:
+    """Hand the session to the latest checkpoint before the replay's start, if there is one:
+    this worker then ends here (the checkpoint's copy goes on). Otherwise return: the replay
+    runs from the start of the run, in this process."""
+    cks = dbg.checkpoints
+    gone = dbg.timeline.forget_after(plan.keep())
+    if gone is not None:
+        cks.drop_after(gone)                    # (they hold gdb's writes that are now forgotten)
+    c = cks.best(plan.start())
+    if c is None:
+        return
+    dbg.flush_outputs()
+    try:
+        cks.resume(c, dbg.export(plan))
+    except OSError:
+        return                                  # (it is gone: from the start, then)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

@@ -42,9 +42,23 @@ class Travel(Exception):
 class Plan:
     """One replay: run to `to` (holding every stop back), noting hits before `scan_to` first."""
 
-    def __init__(self, to: int, reason: str = "", value: str = "", scan_to: Optional[int] = None, mode: str = ""):
+    def __init__(self, to: int, reason: str = "", value: str = "", scan_to: Optional[int] = None, mode: str = "",
+                 scan_from: int = 0):
         self.to, self.reason, self.value, self.scan_to, self.mode = to, reason, value, scan_to, mode
+        self.scan_from = scan_from                     # a scan notes the hits in [scan_from, scan_to)
         self.hits: List[Tuple[int, str, int]] = []     # (position, kind, address)
+
+    def start(self) -> int:
+        """The earliest position this replay must run from."""
+        return self.scan_from if self.scan_to is not None else self.to
+
+    def keep(self) -> int:
+        """gdb's writes after this position belonged to the old future."""
+        return self.to if self.scan_to is None else self.scan_to
+
+    def export(self) -> dict:
+        return {"to": self.to, "reason": self.reason, "value": self.value, "scan_to": self.scan_to,
+                "mode": self.mode, "scan_from": self.scan_from}
 
 
 class Timeline:
@@ -77,7 +91,9 @@ class Timeline:
 
     def wrote(self, dbg, kind: str, t, where: int, data: bytes) -> None:
         if self.plan is None:
-            self.writes.append((dbg.position(), kind, (t.proc.pid, t.tid), where, bytes(data)))
+            pos = dbg.position()
+            self.writes.append((pos, kind, (t.proc.pid, t.tid), where, bytes(data)))
+            dbg.checkpoints.drop_after(pos)        # (their future is not this one any more)
 
     def next_stop(self, first: int) -> int:
         """The next position (>= first, the next one the counter will see) the timeline needs
@@ -114,7 +130,7 @@ class Timeline:
     # -- a replay ---------------------------------------------------------------------------------------
     def hit(self, dbg, kind: str, pos: int, t, address: int) -> None:
         plan = self.plan
-        if plan is not None and plan.scan_to is not None and pos < plan.scan_to:
+        if plan is not None and plan.scan_to is not None and plan.scan_from <= pos < plan.scan_to:
             if kind == "break":
                 plan.hits.append((pos, "swbreak", 0))
             else:
@@ -131,6 +147,10 @@ class Timeline:
                 last, kind, addr = plan.hits[-1]
                 raise _Replan(Plan(last, "swbreak" if kind == "swbreak" else kind,
                                    "" if kind == "swbreak" else f"{addr:x}", mode="bc"))
+            if plan.scan_from > 0:
+                # nothing in this interval: the one before it, from the checkpoint before it
+                start = dbg.checkpoints.before(plan.scan_from)
+                raise _Replan(Plan(start, scan_to=plan.scan_from, mode="bc", scan_from=start))
             raise _Replan(Plan(0, "replaylog", "begin", mode="bc"))
         if pos < plan.to:
             return
@@ -138,7 +158,9 @@ class Timeline:
         dbg.report(Stop(t, reason=plan.reason, value=plan.value))
 
     # -- planning -------------------------------------------------------------------------------------------
-    def plan_for(self, travel: Travel) -> Plan:
+    def plan_for(self, travel: Travel, checkpoints) -> Plan:
+        """The replay a travel needs; reverse-continue scans back one checkpoint interval at a
+        time (from the latest checkpoint before the position: rr's way), the last hit found wins."""
         pos = travel.position
         if travel.mode == "bs":
             prev = self.previous(travel.tid, pos)
@@ -148,7 +170,8 @@ class Timeline:
         if travel.mode == "bc":
             if pos == 0:
                 return Plan(0, "replaylog", "begin", mode="bc")
-            return Plan(0, scan_to=pos, mode="bc")
+            start = checkpoints.before(pos)
+            return Plan(start, scan_to=pos, mode="bc", scan_from=start)
         return Plan(travel.to, mode="goto")
 
     def previous(self, tid, pos: int) -> Optional[int]:
@@ -184,10 +207,28 @@ class Timeline:
         if plan is None:
             return
         self.replays += 1
-        keep = plan.to if plan.scan_to is None else plan.scan_to
-        self.writes = [w for w in self.writes if w[0] <= keep]    # later ones belonged to the old future
+        self.forget_after(plan.keep())
         if self.high > 0:
             self._mute()
+
+    def forget_after(self, keep: int) -> Optional[int]:
+        """Drop gdb's writes after keep (they belonged to the old future); the first dropped
+        one's position, or None."""
+        gone = [w[0] for w in self.writes if w[0] > keep]
+        self.writes = [w for w in self.writes if w[0] <= keep]
+        return min(gone) if gone else None
+
+    # -- a checkpoint's hand-over ---------------------------------------------------------------------
+    def export(self) -> dict:
+        return {"writes": self.writes, "switches": self.switches, "high": self.high, "replays": self.replays}
+
+    def install(self, state: dict) -> None:
+        """A checkpoint became the worker: the session's timeline as the last worker left it,
+        and the replay it asked for begins."""
+        self.writes, self.switches = list(state["writes"]), list(state["switches"])
+        self.high, self.replays, self.goto = state["high"], state["replays"], None
+        p = state["plan"]
+        self.begin(Plan(p["to"], p["reason"], p["value"], p["scan_to"], p["mode"], p["scan_from"]))
 
     # -- output ---------------------------------------------------------------------------------------------
     def _mute(self) -> None:
@@ -218,7 +259,14 @@ class Timeline:
         words = command.split()
         if not words or words[0] == "help":
             return ("monitor when: the current position (instructions executed so far)\n"
-                    "monitor goto POS: go to position POS, backwards or forwards\n")
+                    "monitor goto POS: go to position POS, backwards or forwards\n"
+                    "monitor checkpoints: the parked checkpoints (position, host pid) and the replays made\n")
+        if words[0] == "checkpoints":
+            cks = dbg.checkpoints
+            rows = "".join(f"  {c.position} pid {c.pid}\n" for c in cks.kept)
+            state = "on" if cks.on else "off: going back replays from the start"
+            return (f"checkpoints {state}, every {cks.step} instructions, {len(cks.kept)} parked; "
+                    f"{self.replays} replays\n{rows}")
         if words[0] == "when":
             t = server.reg_thread()
             who = f" thread {server.thread_id(t)}" if t is not None else ""
