@@ -48,6 +48,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_u64table.h"
 #include "_uchook.h"
 
 typedef int (*ic_emu_stop_fn)(void *uc);
@@ -61,13 +62,43 @@ typedef int (*ic_reg_write_fn)(void *uc, int regid, const void *value);
 typedef int (*ic_cs_close_fn)(size_t *handle);
 typedef void (*ic_cs_free_fn)(void *insn, size_t count);
 
-typedef struct {
-    uint64_t key;               /* address | size << 48, + 1 (0: empty) */
-    uint64_t n;                 /* the block's instructions */
-} IcSlot;
+#if defined(__GNUC__) || defined(__clang__)
+#define IC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define IC_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define IC_LIKELY(x) (x)
+#define IC_NOINLINE __declspec(noinline)
+#else
+#define IC_LIKELY(x) (x)
+#define IC_NOINLINE
+#endif
 
 #define IC_INITIAL_BITS 12
 #define IC_MAX_BITS 24
+/* The front cache: direct-mapped, by address, in front of the table. A program's hot blocks fit
+ * in it, so an executed block costs one load from a line that stays in the CPU's cache instead
+ * of a probe of the whole table (most of the counter's cost on real programs: docs/time.md). */
+#define FRONT_BITS 11
+/* Blocks entered are counted in batches (ic_sync): the callback only stores the block into the
+ * batch, and stop_at is tested at every CHECK_PERIOD-th block entered (at every block while an
+ * exact stop is asked for). Measured on xz (docs/time.md): a lookup at each block's entry costs
+ * ~15% of an untraced run (the lookup's cache line is gone, evicted by the guest's own memory
+ * traffic, at nearly every block); the same lookups done one after another in a batch stay in
+ * the cache. */
+#define BATCH 1024
+#define CHECK_PERIOD 1024
+
+typedef struct {
+    uint64_t entry;             /* address | size << 48 (0 with n 0: empty, and right for it) */
+    uint64_t n;
+} IcFront;
+
+/* an entry's address, canonical (bit 47 extended) */
+static inline uint64_t ic_address(uint64_t entry)
+{
+    return (uint64_t)((int64_t)(entry << 16) >> 16);
+}
+
 #define SKIP_MAX 1024
 #define CODE_MAX 8192           /* a TB is shorter than a page (QEMU ends it before) */
 
@@ -79,10 +110,7 @@ typedef struct {
     ic_cs_disasm_iter_fn disasm_iter;
     size_t cs;
     void *insn;                 /* capstone's cs_insn buffer (cs_malloc) */
-    IcSlot *slots;
-    uint64_t mask;
-    int bits;
-    Py_ssize_t used;
+    U64Table table;             /* (address | size << 48) + 1 -> instructions (_u64table.h) */
     uint64_t total;             /* instructions counted, the last entered block in full */
     uint64_t cur_start, cur_size, cur_n;   /* the last entered block (cur_size 0: none) */
     int64_t stop_at;            /* < 0: off */
@@ -100,36 +128,12 @@ typedef struct {
     ic_cs_close_fn cs_close;    /* (0: not passed in, the capstone handle is never closed) */
     ic_cs_free_fn cs_free;
     int cs_opened;
+    uint64_t *pos;              /* the next free entry of batch */
+    uint32_t tick;              /* blocks until the next stop check (ic_period) */
+    size_t sync_handle;
+    uint64_t batch[BATCH];      /* blocks entered, not yet counted: address | size << 48 */
+    IcFront front[1 << FRONT_BITS];
 } InsnCounterObject;
-
-static uint64_t ic_home(uint64_t key, int bits)
-{
-    return (key * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - bits);
-}
-
-static IcSlot *ic_probe(IcSlot *slots, uint64_t mask, int bits, uint64_t key)
-{
-    uint64_t i = ic_home(key, bits);
-    while (slots[i].key != 0 && slots[i].key != key) i = (i + 1) & mask;
-    return &slots[i];
-}
-
-static int ic_grow(InsnCounterObject *c)
-{
-    int bits = c->bits + 1;
-    if (bits > IC_MAX_BITS) return -1;
-    uint64_t cap = UINT64_C(1) << bits;
-    IcSlot *slots = PyMem_RawCalloc((size_t)cap, sizeof(IcSlot));
-    if (slots == NULL) return -1;
-    for (uint64_t i = 0; i <= c->mask; i++) {
-        if (c->slots[i].key != 0) *ic_probe(slots, cap - 1, bits, c->slots[i].key) = c->slots[i];
-    }
-    PyMem_RawFree(c->slots);
-    c->slots = slots;
-    c->mask = cap - 1;
-    c->bits = bits;
-    return 0;
-}
 
 /* Instructions that start in [address, address + len) of the code there (decoded from its
  * start). An undecodable instruction ends the count: QEMU ends its block there too. */
@@ -147,40 +151,55 @@ static uint64_t ic_decode(InsnCounterObject *c, void *uc, uint64_t address, uint
     return n;
 }
 
-static uint64_t ic_block_insns(InsnCounterObject *c, void *uc, uint64_t address, uint64_t size)
+static IC_NOINLINE uint64_t ic_lookup_slow(InsnCounterObject *c, void *uc, uint64_t entry, IcFront *f)
 {
-    uint64_t key = (address | (size << 48)) + 1;
-    IcSlot *s = ic_probe(c->slots, c->mask, c->bits, key);
-    if (s->key == key) return s->n;
-    uint64_t n = ic_decode(c, uc, address, size);
-    if ((uint64_t)(c->used + 1) * 2 > c->mask + 1) {
-        if (ic_grow(c) < 0) return n;            /* full: decoded again next time */
-        s = ic_probe(c->slots, c->mask, c->bits, key);
+    uint64_t key = entry + 1;
+    U64Slot *s = u64t_probe(&c->table, key);
+    uint64_t n;
+    if (s->key == key) {
+        n = s->value;
+    } else {
+        n = ic_decode(c, uc, ic_address(entry), entry >> 48);
+        s = u64t_insert(&c->table, key);
+        if (s != NULL) s->value = n;            /* (full: decoded again when it leaves the front) */
     }
-    s->key = key;
-    s->n = n;
-    c->used++;
+    f->entry = entry;
+    f->n = n;
     return n;
 }
 
-static void ic_on_block(void *uc, uint64_t address, uint32_t size, void *user)
+/* a block's instructions; entry: its address | size << 48 */
+static inline uint64_t ic_lookup(InsnCounterObject *c, void *uc, uint64_t entry)
 {
-    InsnCounterObject *c = user;
-    if (c->nskip > 0 && address >= c->skip_lo[0]) {
-        int lo = 0, hi = c->nskip;          /* the last range whose lo <= address */
-        while (hi - lo > 1) {
-            int mid = (lo + hi) / 2;
-            if (c->skip_lo[mid] <= address) lo = mid;
-            else hi = mid;
-        }
-        if (address < c->skip_hi[lo]) {
-            c->cur_size = 0;
-            return;
-        }
+    IcFront *f = &c->front[(entry ^ (entry >> FRONT_BITS)) & ((1u << FRONT_BITS) - 1)];
+    if (IC_LIKELY(f->entry == entry)) return f->n;
+    return ic_lookup_slow(c, uc, entry, f);
+}
+
+static int ic_in_skip(InsnCounterObject *c, uint64_t address)
+{
+    if (c->nskip == 0 || address < c->skip_lo[0]) return 0;
+    int lo = 0, hi = c->nskip;          /* the last range whose lo <= address */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (c->skip_lo[mid] <= address) lo = mid;
+        else hi = mid;
     }
-    uint64_t n = ic_block_insns(c, uc, address, size);
-    if (c->stop_at >= 0 && (c->overshoot ? c->total >= (uint64_t)c->stop_at
-                                         : c->total + n > (uint64_t)c->stop_at)) {
+    return address < c->skip_hi[lo];
+}
+
+/* A block entered: counted (check 0), or, at a stop check, not entered when stop_at says so */
+static void ic_enter(InsnCounterObject *c, void *uc, uint64_t entry, int check)
+{
+    uint64_t address = ic_address(entry);
+    uint32_t size = (uint32_t)(entry >> 48);
+    if (c->nskip > 0 && ic_in_skip(c, address)) {
+        c->cur_size = 0;
+        return;
+    }
+    uint64_t n = ic_lookup(c, uc, entry);
+    if (check && c->stop_at >= 0 && (c->overshoot ? c->total >= (uint64_t)c->stop_at
+                                                  : c->total + n > (uint64_t)c->stop_at)) {
         c->stop_at = -1;
         c->ran_out = 1;
         c->cur_size = 0;        /* not entered: rip stays at address */
@@ -193,8 +212,73 @@ static void ic_on_block(void *uc, uint64_t address, uint32_t size, void *user)
     c->cur_n = n;
 }
 
+/* blocks between stop checks: 1 while an exact stop is asked for (run_to), else CHECK_PERIOD
+ * (the scheduler's slices, whose end need not be exact: overshoot) */
+static uint32_t ic_period(InsnCounterObject *c)
+{
+    return c->stop_at >= 0 && !c->overshoot ? 1 : CHECK_PERIOD;
+}
+
+/* Counts the blocks of the batch: before anything reads the count. A block entered again right
+ * after itself (a loop of one block) costs no lookup. */
+static void ic_sync(InsnCounterObject *c)
+{
+    uint64_t *end = c->pos, *e = c->batch;
+    if (e == end) return;
+    c->pos = c->batch;
+    if (c->nskip > 0) {
+        for (; e < end; e++) ic_enter(c, c->uc, *e, 0);
+        return;
+    }
+    uint64_t prev = *e, n = ic_lookup(c, c->uc, prev), total = c->total + n;
+    for (e++; e < end; e++) {
+        if (*e != prev) {
+            prev = *e;
+            n = ic_lookup(c, c->uc, prev);
+        }
+        total += n;
+    }
+    c->total = total;
+    c->cur_start = ic_address(prev);
+    c->cur_size = prev >> 48;
+    c->cur_n = n;
+}
+
+static IC_NOINLINE void ic_on_block_slow(InsnCounterObject *c, void *uc)
+{
+    uint64_t *last = c->pos - 1;
+    uint64_t entry = *last;
+    c->pos = last;
+    ic_sync(c);
+    int check = c->tick == 0;
+    if (check) c->tick = ic_period(c);
+    ic_enter(c, uc, entry, check);
+}
+
+/* The callback Unicorn calls from translated code at each block: the block is stored in the
+ * batch; the slow path runs when the batch is full or a stop check is due. Every block entered
+ * counts toward the check (a skipped one too), so stops fall at the same blocks on the pure path
+ * (workcount.PyInsnCounter) and whoever reads the count in between. */
+static void ic_on_block(void *uc, uint64_t address, uint32_t size, void *user)
+{
+    InsnCounterObject *c = user;
+    uint64_t *p = c->pos;
+    *p++ = address | ((uint64_t)size << 48);
+    c->pos = p;
+    if (IC_LIKELY(--c->tick != 0 && p != c->batch + BATCH)) return;
+    ic_on_block_slow(c, uc);
+}
+
+/* at each syscall instruction, before the kernel's hook (registered after it): the batch is
+ * counted while the code its blocks ran is still mapped as it was (munmap, mprotect, exec) */
+static void ic_on_syscall(void *uc, void *user)
+{
+    ic_sync(user);
+}
+
 static void ic_tsc(InsnCounterObject *c, void *uc)
 {
+    ic_sync(c);
     uint64_t tsc = (uint64_t)c->tsc_base + c->total * (uint64_t)c->rate;
     uint64_t lo = tsc & 0xFFFFFFFFu, hi = tsc >> 32;
     c->reg_write(uc, c->reg_rax, &lo);
@@ -219,6 +303,7 @@ static int ic_on_rdtscp(void *uc, void *user)
 /* the count if emulation stopped with this rip */
 static uint64_t ic_exact(InsnCounterObject *c, uint64_t rip)
 {
+    ic_sync(c);
     if (c->cur_size == 0 || rip - c->cur_start >= c->cur_size) return c->total;
     return c->total - c->cur_n + ic_decode(c, c->uc, c->cur_start, rip - c->cur_start);
 }
@@ -227,13 +312,13 @@ static int InsnCounter_init(InsnCounterObject *self, PyObject *args, PyObject *k
 {
     unsigned long long hook_add, emu_stop, mem_read, engine, cs_open, cs_malloc, disasm_iter;
     unsigned long long cs_close = 0, cs_free = 0;
-    int hook_type, arch, mode;
+    int hook_type, arch, mode, hook = 1;
     if (self->hooked) {
         PyErr_SetString(PyExc_RuntimeError, "emutrace.machine._native.InsnCounter: already registered");
         return -1;
     }
-    if (!PyArg_ParseTuple(args, "KKKKiKKKii|KK", &hook_add, &emu_stop, &mem_read, &engine, &hook_type,
-                          &cs_open, &cs_malloc, &disasm_iter, &arch, &mode, &cs_close, &cs_free))
+    if (!PyArg_ParseTuple(args, "KKKKiKKKii|KKp", &hook_add, &emu_stop, &mem_read, &engine, &hook_type,
+                          &cs_open, &cs_malloc, &disasm_iter, &arch, &mode, &cs_close, &cs_free, &hook))
         return -1;
     if (!hook_add || !emu_stop || !mem_read || !engine || !cs_open || !cs_malloc || !disasm_iter) {
         PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.InsnCounter: a null function or engine");
@@ -251,14 +336,14 @@ static int InsnCounter_init(InsnCounterObject *self, PyObject *args, PyObject *k
     self->cs_close = (ic_cs_close_fn)(uintptr_t)cs_close;
     self->cs_free = (ic_cs_free_fn)(uintptr_t)cs_free;
     self->insn = ((ic_cs_malloc_fn)(uintptr_t)cs_malloc)(self->cs);
-    self->slots = PyMem_RawCalloc((size_t)1 << IC_INITIAL_BITS, sizeof(IcSlot));
-    if (self->insn == NULL || self->slots == NULL) {
+    if (self->insn == NULL || u64t_init(&self->table, IC_INITIAL_BITS, IC_MAX_BITS) < 0) {
         PyErr_NoMemory();
         return -1;
     }
-    self->bits = IC_INITIAL_BITS;
-    self->mask = ((uint64_t)1 << IC_INITIAL_BITS) - 1;
     self->stop_at = -1;
+    self->pos = self->batch;
+    self->tick = CHECK_PERIOD;
+    if (!hook) return 0;        /* (bench/: the engine's cost without the counter; nothing counts) */
     if (emutrace_register_hook(hook_add, engine, &self->handle, hook_type, (void *)ic_on_block, self) < 0)
         return -1;
     self->hooked = 1;
@@ -275,7 +360,7 @@ static void InsnCounter_dealloc(InsnCounterObject *self)
     self->insn = NULL;
     if (self->cs_opened && self->cs_close != NULL) self->cs_close(&self->cs);
     self->cs_opened = 0;
-    PyMem_RawFree(self->slots);
+    u64t_free(&self->table);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -322,6 +407,7 @@ static PyObject *InsnCounter_skip(InsnCounterObject *self, PyObject *args)
     }
     memcpy(self->skip_lo, nlo, sizeof(uint64_t) * (size_t)n);
     memcpy(self->skip_hi, nhi, sizeof(uint64_t) * (size_t)n);
+    ic_sync(self);              /* (the blocks entered before count as they were) */
     self->nskip = n;
     Py_RETURN_NONE;
 }
@@ -343,6 +429,19 @@ static PyObject *InsnCounter_answer_tsc(InsnCounterObject *self, PyObject *args)
         int err = add(self->uc, &self->tsc_handles[i], hook_type, cbs[i], self, (uint64_t)1, (uint64_t)0, insns[i]);
         if (err != 0) return PyErr_Format(PyExc_OSError, "uc_hook_add failed (Unicorn error %d)", err);
     }
+    Py_RETURN_NONE;
+}
+
+/* sync_at_syscall(uc_hook_add, hook_type, insn_syscall): ic_on_syscall, once per engine */
+static PyObject *InsnCounter_sync_at_syscall(InsnCounterObject *self, PyObject *args)
+{
+    unsigned long long hook_add;
+    int hook_type, insn;
+    if (!PyArg_ParseTuple(args, "Kii", &hook_add, &hook_type, &insn)) return NULL;
+    if (self->sync_handle != 0 || !self->hooked) Py_RETURN_NONE;
+    emutrace_uc_hook_add_fn add = (emutrace_uc_hook_add_fn)(uintptr_t)hook_add;
+    int err = add(self->uc, &self->sync_handle, hook_type, (void *)ic_on_syscall, self, (uint64_t)1, (uint64_t)0, insn);
+    if (err != 0) return PyErr_Format(PyExc_OSError, "uc_hook_add failed (Unicorn error %d)", err);
     Py_RETURN_NONE;
 }
 
@@ -382,6 +481,7 @@ static int InsnCounter_set_rate(InsnCounterObject *self, PyObject *value, void *
 
 static PyObject *InsnCounter_get_total(InsnCounterObject *self, void *closure)
 {
+    ic_sync(self);
     return PyLong_FromUnsignedLongLong(self->total);
 }
 
@@ -393,6 +493,7 @@ static int InsnCounter_set_total(InsnCounterObject *self, PyObject *value, void 
     }
     unsigned long long v = PyLong_AsUnsignedLongLongMask(value);
     if (PyErr_Occurred()) return -1;
+    ic_sync(self);
     self->total = v;
     self->cur_size = 0;
     return 0;
@@ -412,6 +513,7 @@ static int InsnCounter_set_stop_at(InsnCounterObject *self, PyObject *value, voi
     long long v = PyLong_AsLongLong(value);
     if (v == -1 && PyErr_Occurred()) return -1;
     self->stop_at = v < 0 ? -1 : v;
+    if (ic_period(self) == 1) self->tick = 1;       /* (an exact stop: checked from the next block) */
     self->ran_out = 0;
     return 0;
 }
@@ -426,6 +528,7 @@ static int InsnCounter_set_overshoot(InsnCounterObject *self, PyObject *value, v
     int v = value == NULL ? 0 : PyObject_IsTrue(value);
     if (v < 0) return -1;
     self->overshoot = v;
+    if (ic_period(self) == 1) self->tick = 1;
     return 0;
 }
 
@@ -436,7 +539,8 @@ static PyObject *InsnCounter_get_ran_out(InsnCounterObject *self, void *closure)
 
 static PyObject *InsnCounter_get_blocks(InsnCounterObject *self, void *closure)
 {
-    return PyLong_FromSsize_t(self->used);
+    ic_sync(self);
+    return PyLong_FromSsize_t(self->table.used);
 }
 
 static PyObject *InsnCounter_get_handle(InsnCounterObject *self, void *closure)
@@ -450,6 +554,8 @@ static PyMethodDef InsnCounter_methods[] = {
     {"settle", (PyCFunction)InsnCounter_settle, METH_O,
      "settle(rip) -> exact(rip), made the count: call once emulation stopped at rip"},
     {"skip", (PyCFunction)InsnCounter_skip, METH_VARARGS, "skip(lo, hi): blocks in [lo, hi) are not counted"},
+    {"sync_at_syscall", (PyCFunction)InsnCounter_sync_at_syscall, METH_VARARGS,
+     "sync_at_syscall(uc_hook_add, hook_type, insn_syscall): the batch counted at each syscall instruction"},
     {"answer_tsc", (PyCFunction)InsnCounter_answer_tsc, METH_VARARGS,
      "answer_tsc(uc_hook_add, uc_reg_write, hook_type, insn_rdtsc, insn_rdtscp, rax, rdx, rcx): "
      "RDTSC/RDTSCP answered in C with tsc_base + total * rate"},

@@ -10,10 +10,10 @@ path. Both have one interface:
                      before anything moves rip (Machine.emu_start does it)
     stop_at          stop before entering the block that would take total past it (< 0: off);
                      ran_out says the last stop was this one (setting stop_at clears it)
-    overshoot        with it set, stop_at stops at the first block entered once total >= stop_at
-                     (a run always makes progress: the scheduler's slices)
+    overshoot        with it set, stop_at stops at the first stop check (every CHECK_PERIOD-th
+                     block entered) once total >= stop_at (a run always makes progress: the
+                     scheduler's slices)
     skip(lo, hi)     blocks in [lo, hi) are not counted (emutrace's own guest code)
-    set_mirror(p)    also store total at host address p after each block (compiled only)
 
 A block's instructions are counted when it starts; rip at a stop inside the block last entered
 says how much of it ran (see _insncount.c). Each iteration of a rep-prefixed string instruction
@@ -29,6 +29,9 @@ from typing import Callable, Dict, Tuple
 
 _md = None
 _cs_lib = None
+# stop_at is tested at every CHECK_PERIOD-th block entered (at every block while an exact stop
+# is asked for: overshoot off), on both paths (_insncount.c counts its blocks in batches)
+CHECK_PERIOD = 1024
 
 
 def capstone_functions():
@@ -83,8 +86,9 @@ class PyInsnCounter:
         self.sizes: Dict[Tuple[int, int], int] = {}
         self._stop_at = -1
         self.ran_out = False
-        self.overshoot = False
+        self._overshoot = False
         self.skipped = []
+        self.tick = CHECK_PERIOD         # blocks until the next stop check, as _insncount.c's
 
     @property
     def blocks(self) -> int:
@@ -98,13 +102,25 @@ class PyInsnCounter:
     def stop_at(self, n: int) -> None:
         self._stop_at = n if n >= 0 else -1
         self.ran_out = False
+        if self._period() == 1:
+            self.tick = 1
+
+    @property
+    def overshoot(self) -> bool:
+        return self._overshoot
+
+    @overshoot.setter
+    def overshoot(self, v: bool) -> None:
+        self._overshoot = bool(v)
+        if self._period() == 1:
+            self.tick = 1
+
+    def _period(self) -> int:
+        return 1 if self._stop_at >= 0 and not self._overshoot else CHECK_PERIOD
 
     def skip(self, lo: int, hi: int) -> None:
         if hi > lo and (lo, hi) not in self.skipped:
             self.skipped.append((lo, hi))
-
-    def set_mirror(self, _address: int) -> None:
-        pass                    # (only the compiled counter stores into guest memory)
 
     def _insns(self, address: int, size: int) -> int:
         n = self.sizes.get((address, size))
@@ -113,12 +129,16 @@ class PyInsnCounter:
         return n
 
     def on_block(self, address: int, size: int) -> None:
+        self.tick -= 1
+        check = self.tick == 0
+        if check:
+            self.tick = self._period()
         for lo, hi in self.skipped:
             if lo <= address < hi:
                 self.cur = (0, 0, 0)
                 return
         n = self._insns(address, size)
-        if self._stop_at >= 0 and (self.total >= self._stop_at if self.overshoot else self.total + n > self._stop_at):
+        if check and self._stop_at >= 0 and (self.total >= self._stop_at if self.overshoot else self.total + n > self._stop_at):
             self._stop_at = -1
             self.ran_out = True
             self.cur = (0, 0, 0)
