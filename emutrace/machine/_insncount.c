@@ -85,8 +85,7 @@ typedef void (*ic_cs_free_fn)(void *insn, size_t count);
  * ~15% of an untraced run (the lookup's cache line is gone, evicted by the guest's own memory
  * traffic, at nearly every block); the same lookups done one after another in a batch stay in
  * the cache. */
-#define BATCH 1024
-#define CHECK_PERIOD 1024
+#define CHECK_PERIOD 1024          /* (the batch holds as many) */
 
 typedef struct {
     uint64_t entry;             /* address | size << 48 (0 with n 0: empty, and right for it) */
@@ -129,9 +128,10 @@ typedef struct {
     ic_cs_free_fn cs_free;
     int cs_opened;
     uint64_t *pos;              /* the next free entry of batch */
-    uint32_t tick;              /* blocks until the next stop check (ic_period) */
+    uint64_t *done;             /* batch[..done) counted already (by a reader's ic_sync) */
+    uint64_t *end;              /* the block stored at end - 1 is a stop check (ic_period) */
     size_t sync_handle;
-    uint64_t batch[BATCH];      /* blocks entered, not yet counted: address | size << 48 */
+    uint64_t batch[CHECK_PERIOD];      /* blocks entered, not yet counted: address | size << 48 */
     IcFront front[1 << FRONT_BITS];
 } InsnCounterObject;
 
@@ -219,13 +219,14 @@ static uint32_t ic_period(InsnCounterObject *c)
     return c->stop_at >= 0 && !c->overshoot ? 1 : CHECK_PERIOD;
 }
 
-/* Counts the blocks of the batch: before anything reads the count. A block entered again right
- * after itself (a loop of one block) costs no lookup. */
+/* Counts the blocks of the batch not counted yet: before anything reads the count. A block
+ * entered again right after itself (a loop of one block) costs no lookup. The batch itself is
+ * emptied only at a stop check, so readers never move the checks. */
 static void ic_sync(InsnCounterObject *c)
 {
-    uint64_t *end = c->pos, *e = c->batch;
+    uint64_t *end = c->pos, *e = c->done;
     if (e == end) return;
-    c->pos = c->batch;
+    c->done = end;
     if (c->nskip > 0) {
         for (; e < end; e++) ic_enter(c, c->uc, *e, 0);
         return;
@@ -244,28 +245,30 @@ static void ic_sync(InsnCounterObject *c)
     c->cur_n = n;
 }
 
+/* the stop check at the last block stored: the batch before it counted, then that block entered
+ * or not; the batch starts again */
 static IC_NOINLINE void ic_on_block_slow(InsnCounterObject *c, void *uc)
 {
     uint64_t *last = c->pos - 1;
     uint64_t entry = *last;
     c->pos = last;
     ic_sync(c);
-    int check = c->tick == 0;
-    if (check) c->tick = ic_period(c);
-    ic_enter(c, uc, entry, check);
+    c->pos = c->done = c->batch;
+    c->end = c->batch + ic_period(c);
+    ic_enter(c, uc, entry, 1);
 }
 
 /* The callback Unicorn calls from translated code at each block: the block is stored in the
- * batch; the slow path runs when the batch is full or a stop check is due. Every block entered
- * counts toward the check (a skipped one too), so stops fall at the same blocks on the pure path
- * (workcount.PyInsnCounter) and whoever reads the count in between. */
+ * batch; the slow path runs when a stop check is due (the batch is then full, or an exact stop
+ * is asked for). Every block entered counts toward the check (a skipped one too), so stops fall
+ * at the same blocks on the pure path (workcount.PyInsnCounter), whoever reads the count. */
 static void ic_on_block(void *uc, uint64_t address, uint32_t size, void *user)
 {
     InsnCounterObject *c = user;
     uint64_t *p = c->pos;
     *p++ = address | ((uint64_t)size << 48);
     c->pos = p;
-    if (IC_LIKELY(--c->tick != 0 && p != c->batch + BATCH)) return;
+    if (IC_LIKELY(p != c->end)) return;
     ic_on_block_slow(c, uc);
 }
 
@@ -341,8 +344,8 @@ static int InsnCounter_init(InsnCounterObject *self, PyObject *args, PyObject *k
         return -1;
     }
     self->stop_at = -1;
-    self->pos = self->batch;
-    self->tick = CHECK_PERIOD;
+    self->pos = self->done = self->batch;
+    self->end = self->batch + CHECK_PERIOD;
     if (!hook) return 0;        /* (bench/: the engine's cost without the counter; nothing counts) */
     if (emutrace_register_hook(hook_add, engine, &self->handle, hook_type, (void *)ic_on_block, self) < 0)
         return -1;
@@ -513,7 +516,7 @@ static int InsnCounter_set_stop_at(InsnCounterObject *self, PyObject *value, voi
     long long v = PyLong_AsLongLong(value);
     if (v == -1 && PyErr_Occurred()) return -1;
     self->stop_at = v < 0 ? -1 : v;
-    if (ic_period(self) == 1) self->tick = 1;       /* (an exact stop: checked from the next block) */
+    if (ic_period(self) == 1) self->end = self->pos + 1;        /* (an exact stop: checked from the next block) */
     self->ran_out = 0;
     return 0;
 }
@@ -528,7 +531,7 @@ static int InsnCounter_set_overshoot(InsnCounterObject *self, PyObject *value, v
     int v = value == NULL ? 0 : PyObject_IsTrue(value);
     if (v < 0) return -1;
     self->overshoot = v;
-    if (ic_period(self) == 1) self->tick = 1;
+    if (ic_period(self) == 1) self->end = self->pos + 1;
     return 0;
 }
 
