@@ -127,6 +127,9 @@ typedef struct {
     ic_cs_close_fn cs_close;    /* (0: not passed in, the capstone handle is never closed) */
     ic_cs_free_fn cs_free;
     int cs_opened;
+    struct PositionsObject *watch;      /* (a reference) the run's positions, or NULL */
+    uint64_t wbase;             /* watch: the run's position = wbase + this engine's count */
+    uint64_t k;                 /* watch: instructions of the block last entered seen so far */
     uint64_t *pos;              /* the next free entry of batch */
     uint64_t *done;             /* batch[..done) counted already (by a reader's ic_sync) */
     uint64_t *end;              /* the block stored at end - 1 is a stop check (ic_period) */
@@ -193,6 +196,7 @@ static void ic_enter(InsnCounterObject *c, void *uc, uint64_t entry, int check)
 {
     uint64_t address = ic_address(entry);
     uint32_t size = (uint32_t)(entry >> 48);
+    c->k = 0;
     if (c->nskip > 0 && ic_in_skip(c, address)) {
         c->cur_size = 0;
         return;
@@ -216,7 +220,7 @@ static void ic_enter(InsnCounterObject *c, void *uc, uint64_t entry, int check)
  * (the scheduler's slices, whose end need not be exact: overshoot) */
 static uint32_t ic_period(InsnCounterObject *c)
 {
-    return c->stop_at >= 0 && !c->overshoot ? 1 : CHECK_PERIOD;
+    return (c->stop_at >= 0 && !c->overshoot) || c->watch != NULL ? 1 : CHECK_PERIOD;
 }
 
 /* Counts the blocks of the batch not counted yet: before anything reads the count. A block
@@ -240,6 +244,7 @@ static void ic_sync(InsnCounterObject *c)
         total += n;
     }
     c->total = total;
+    c->k = 0;
     c->cur_start = ic_address(prev);
     c->cur_size = prev >> 48;
     c->cur_n = n;
@@ -277,6 +282,160 @@ static void ic_on_block(void *uc, uint64_t address, uint32_t size, void *user)
 static void ic_on_syscall(void *uc, void *user)
 {
     ic_sync(user);
+}
+
+
+/* ---- positions: the debugger's (emutrace/gdb/positions.py) ------------------------------------
+ *
+ * Positions(callback): the run's position, one object for every engine of the run (only one runs
+ * at a time), counted by the engines' InsnCounters: InsnCounter.watch(positions, uc_hook_add,
+ * hook_type) adds a UC_HOOK_CODE callback on the counter's engine (ic_on_insn), and the counter
+ * then checks at every block (so that its count is current at every instruction).
+ *
+ * The position before an instruction is the engine's retired count before it (its block's start
+ * plus the instructions of the block seen so far: emutrace's own code, in skipped ranges, does
+ * not move it) plus the run's position when this engine took over from the last one that
+ * counted; count is the position after the last instruction started (PosCounter's meaning, which
+ * the debugger keeps: inside a breakpoint's hook it counts the instruction about to run). When the
+ * position before an instruction reaches stop_at, or interrupt is set (from any thread: gdb's
+ * Ctrl-C), callback(address) runs there, inside the hook, without stopping the engine (so a
+ * debugger's stop leaves the scheduler's slices as they were). stop_at is disarmed first (the
+ * callback arms the next one); interrupt is cleared. callback must not raise (emutrace/gdb wraps
+ * it); if it does, the exception is reported as unraisable. The pure path's twin:
+ * workcount.PyPositions. */
+typedef struct PositionsObject {
+    PyObject_HEAD
+    PyObject *callback;
+    unsigned long long stop_at;
+    volatile int interrupt;
+    InsnCounterObject *engine;  /* (borrowed) the counter that counted last; its dealloc clears it */
+    uint64_t count;             /* the position after the last instruction started */
+    int in_hook;                /* callback running: count is the position before its instruction */
+} PositionsObject;
+
+static void ic_on_insn(void *uc, uint64_t address, uint32_t size, void *user)
+{
+    InsnCounterObject *c = user;
+    PositionsObject *p = c->watch;
+    uint64_t before = c->total;
+    if (c->cur_size != 0 && address - c->cur_start < c->cur_size) before = c->total - c->cur_n + c->k++;
+    if (p->engine != c) {           /* this engine runs now: the run's position goes on from there */
+        c->wbase = p->count - before;
+        p->engine = c;
+    }
+    uint64_t here = c->wbase + before;
+    if (here >= p->stop_at || p->interrupt) {
+        PyGILState_STATE g = PyGILState_Ensure();
+        p->interrupt = 0;
+        if (here >= p->stop_at) p->stop_at = ~0ULL;
+        p->in_hook = 1;
+        p->count = here;
+        PyObject *r = PyObject_CallFunction(p->callback, "K", (unsigned long long)address);
+        p->in_hook = 0;
+        if (r == NULL) PyErr_WriteUnraisable(p->callback);
+        Py_XDECREF(r);
+        PyGILState_Release(g);
+    }
+    p->count = here + 1;
+}
+
+static int Positions_init(PositionsObject *self, PyObject *args, PyObject *kwds)
+{
+    PyObject *cb;
+    if (!PyArg_ParseTuple(args, "O", &cb)) return -1;
+    if (!PyCallable_Check(cb)) {
+        PyErr_SetString(PyExc_TypeError, "Positions: the callback must be callable");
+        return -1;
+    }
+    Py_INCREF(cb);
+    Py_XSETREF(self->callback, cb);
+    self->stop_at = ~0ULL;
+    return 0;
+}
+
+static void Positions_dealloc(PositionsObject *self)
+{
+    Py_CLEAR(self->callback);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Positions_get_count(PositionsObject *self, void *closure)
+{
+    return PyLong_FromUnsignedLongLong(self->count);
+}
+
+static PyObject *Positions_get_stop_at(PositionsObject *self, void *closure)
+{
+    return PyLong_FromUnsignedLongLong(self->stop_at);
+}
+
+static int Positions_set_stop_at(PositionsObject *self, PyObject *value, void *closure)
+{
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "stop_at cannot be deleted");
+        return -1;
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLongMask(value);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    self->stop_at = v;
+    return 0;
+}
+
+static PyObject *Positions_get_interrupt(PositionsObject *self, void *closure)
+{
+    return PyBool_FromLong(self->interrupt);
+}
+
+static int Positions_set_interrupt(PositionsObject *self, PyObject *value, void *closure)
+{
+    int t = value == NULL ? 0 : PyObject_IsTrue(value);
+    if (t < 0) return -1;
+    self->interrupt = t;
+    return 0;
+}
+
+static PyGetSetDef Positions_getset[] = {
+    {"count", (getter)Positions_get_count, NULL,
+     "the position after the last instruction started (before its instruction, in callback)", NULL},
+    {"stop_at", (getter)Positions_get_stop_at, (setter)Positions_set_stop_at,
+     "the position at which callback runs (2^64-1: never)", NULL},
+    {"interrupt", (getter)Positions_get_interrupt, (setter)Positions_set_interrupt,
+     "callback before the next instruction", NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
+static PyTypeObject PositionsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "emutrace.machine._native.Positions",
+    .tp_basicsize = sizeof(PositionsObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Positions(callback): the run's position, counted by the InsnCounters that watch it",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Positions_init,
+    .tp_dealloc = (destructor)Positions_dealloc,
+    .tp_getset = Positions_getset,
+};
+
+/* watch(positions, uc_hook_add, hook_type) -> handle: this engine counts toward positions */
+static PyObject *InsnCounter_watch(InsnCounterObject *self, PyObject *args)
+{
+    PyObject *p;
+    unsigned long long hook_add;
+    int hook_type;
+    size_t handle = 0;
+    if (!PyArg_ParseTuple(args, "O!Ki", &PositionsType, &p, &hook_add, &hook_type)) return NULL;
+    if (self->watch != NULL || !self->hooked) {
+        PyErr_SetString(PyExc_RuntimeError, "InsnCounter.watch: watching already, or not counting");
+        return NULL;
+    }
+    ic_sync(self);
+    Py_INCREF(p);
+    self->watch = (PositionsObject *)p;
+    self->end = self->pos + 1;      /* (checks at every block from now: ic_period) */
+    if (emutrace_register_hook(hook_add, (unsigned long long)(uintptr_t)self->uc, &handle, hook_type,
+                               (void *)ic_on_insn, self) < 0)
+        return NULL;
+    return PyLong_FromSize_t(handle);
 }
 
 static void ic_tsc(InsnCounterObject *c, void *uc)
@@ -364,6 +523,12 @@ static void InsnCounter_dealloc(InsnCounterObject *self)
     if (self->cs_opened && self->cs_close != NULL) self->cs_close(&self->cs);
     self->cs_opened = 0;
     u64t_free(&self->table);
+    if (self->watch != NULL) {
+        PositionsObject *p = self->watch;
+        if (p->engine == self) p->engine = NULL;
+        self->watch = NULL;
+        Py_DECREF(p);
+    }
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -557,6 +722,8 @@ static PyMethodDef InsnCounter_methods[] = {
     {"settle", (PyCFunction)InsnCounter_settle, METH_O,
      "settle(rip) -> exact(rip), made the count: call once emulation stopped at rip"},
     {"skip", (PyCFunction)InsnCounter_skip, METH_VARARGS, "skip(lo, hi): blocks in [lo, hi) are not counted"},
+    {"watch", (PyCFunction)InsnCounter_watch, METH_VARARGS,
+     "watch(positions, uc_hook_add, hook_type) -> handle: this engine counts toward the run's positions"},
     {"sync_at_syscall", (PyCFunction)InsnCounter_sync_at_syscall, METH_VARARGS,
      "sync_at_syscall(uc_hook_add, hook_type, insn_syscall): the batch counted at each syscall instruction"},
     {"answer_tsc", (PyCFunction)InsnCounter_answer_tsc, METH_VARARGS,
@@ -597,6 +764,12 @@ static PyTypeObject InsnCounterType = {
 
 int emutrace_register_insncount(PyObject *module)
 {
+    if (PyType_Ready(&PositionsType) < 0) return -1;
+    Py_INCREF(&PositionsType);
+    if (PyModule_AddObject(module, "Positions", (PyObject *)&PositionsType) < 0) {
+        Py_DECREF(&PositionsType);
+        return -1;
+    }
     if (PyType_Ready(&InsnCounterType) < 0) return -1;
     Py_INCREF(&InsnCounterType);
     if (PyModule_AddObject(module, "InsnCounter", (PyObject *)&InsnCounterType) < 0) {

@@ -399,6 +399,16 @@ class Machine:
             return 1                    # the answer is fn's: Unicorn computes none
         return self._add_hook(self._INSN_CB(answer), UCC.UC_HOOK_INSN, 1, 0, ctypes.c_int(insn))
 
+    def watch_positions(self, positions) -> None:
+        """This engine counts toward the run's positions (workcount.new_positions: the debugger's,
+        docs/time.md), from its next instruction: an instruction hook in C (compiled) or Python."""
+        if hasattr(self.counter, "on_insn"):
+            self.counter.watch(positions)
+            self.hook_code(self.counter.on_insn, 1, 0)
+        else:
+            self.counter.watch(positions, _address(uclib.uc_hook_add), UCC.UC_HOOK_CODE)
+        self.uc.ctl_flush_tb()          # (code translated before the hook would not call it)
+
     def answer_tsc_natively(self) -> bool:
         """RDTSC and RDTSCP answered in C by the instruction counter (tsc_base + total * rate,
         kept by the World: docs/time.md); False on the pure path (hook_insn_answer then)."""
