@@ -148,6 +148,10 @@ class PyInsnCounter:
             p.callback(address)
         p.count = here + 1
 
+    def skip(self, lo: int, hi: int) -> None:
+        if hi > lo and (lo, hi) not in self.skipped:
+            self.skipped.append((lo, hi))
+
     def _insns(self, address: int, size: int) -> int:
         n = self.sizes.get((address, size))
         if n is None:
