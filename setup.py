@@ -24,9 +24,8 @@ setup(
                           ["emutrace/machine/_native.c", "emutrace/machine/_cover.c",
                            "emutrace/machine/_tlbfill.c", "emutrace/machine/_guestmem.c",
                            "emutrace/machine/_printfcap.c",
-                           "emutrace/machine/_strace.c", "emutrace/machine/_insncount.c",
-                           "emutrace/machine/_poscount.c"],
-                          depends=["emutrace/machine/_cover.h", "emutrace/machine/_poscount.h", "emutrace/machine/_uchook.h"],
+                           "emutrace/machine/_strace.c", "emutrace/machine/_insncount.c"],
+                          depends=["emutrace/machine/_cover.h", "emutrace/machine/_u64table.h", "emutrace/machine/_uchook.h"],
                           optional=True),
                  # the interrupt: its own module, loaded on both event paths (machine/interrupt.py)
                  Extension("emutrace.machine._interrupt", ["emutrace/machine/_interrupt.c"], optional=True)],

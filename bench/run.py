@@ -45,7 +45,8 @@ ALL_TOOLS = ("native", "emutrace", "emutrace-pure", "emutrace-notrace", "ltrace"
              "qiling", "py-unicorn", "emutrace-coverage", "emutrace-coverage-pure", "emutrace-report",
              "emutrace-report-nowatch", "emutrace-ftrace",
              "emutrace-ftrace-args", "emutrace-ftrace-cold", "emutrace-ftrace-args-cold", "gdb-continue", "gdb-break",
-             "gdb-watch", "gdb-rstepi", "gdb-rstepi-start", "gdb-rcont", "gdb-rwatch", "gdbserver")
+             "gdb-watch", "gdb-rstepi", "gdb-rstepi-start", "gdb-rcont", "gdb-rwatch", "gdbserver",
+             "emutrace-nocounter")
 TOOL_LABEL = {
     "native": "native",
     "emutrace": "emutrace",
@@ -80,6 +81,9 @@ TOOL_LABEL.update(dwarf_workload.LABELS)
 from bench import gdb_workload  # noqa: E402  (the gdb server: continue, watchpoints, reverse)
 WORKLOADS += gdb_workload.NAMES
 TOOL_LABEL.update(gdb_workload.LABELS)
+from bench import counter_workload  # noqa: E402  (the execution counter's untraced cost)
+WORKLOADS += counter_workload.NAMES
+TOOL_LABEL.update(counter_workload.LABELS)
 # the marginal-cost workloads and the events each iteration makes
 MARGINAL_EVENTS = {"callloop": 4, "readloop": 1, "freshcalls": 8}
 BASH_LINES = 5000
@@ -274,6 +278,8 @@ def tool_command(tool: str, argv: List[str], kind: str, env: Env) -> Tuple[List[
         return [sys.executable, "-c", "import unicorn"], None
     if tool in gdb_workload.LABELS:
         return gdb_workload.command(tool, argv, env.clock), None
+    if tool in counter_workload.LABELS:
+        return counter_workload.command(tool, argv, env.clock), None
     raise ValueError(tool)
 
 
@@ -293,7 +299,7 @@ def detect_tools(env: Env, wanted: Sequence[str]) -> None:
         env.tools["emutrace"] = env.tools["emutrace-notrace"] = env.tools["emutrace-pure"] = sys.executable
         env.tools["emutrace-coverage"] = env.tools["emutrace-coverage-pure"] = sys.executable
         env.tools["emutrace-report"] = env.tools["emutrace-report-nowatch"] = sys.executable
-        for tool in dwarf_workload.LABELS:
+        for tool in (*dwarf_workload.LABELS, *counter_workload.LABELS):
             env.tools[tool] = sys.executable
     else:
         env.skipped["emutrace"] = f"`import emutrace` fails in {sys.executable}"
@@ -470,6 +476,9 @@ def setup_workloads(cfg: Config, env: Env, only: Sequence[str]) -> List[Case]:
     cases += dwarf_workload.cases(
         only, cfg.quick, lambda wl, label, argv, size=None: Case(wl, label, argv, "lib", dwarf_workload.TOOLS,
                                                                  size=size, warmup=True), build)
+    cases += counter_workload.cases(
+        only, cfg.quick, tmp, env.notes, lambda wl, label, argv: Case(wl, label, argv, "lib", counter_workload.TOOLS),
+        lambda name: shutil.which(name, path=STD_PATH), which_program("python3"))
     cases += gdb_workload.cases(
         only, cfg.quick,
         lambda wl, label, argv: Case(wl, label, argv, "lib", gdb_workload.TOOLS), build)
@@ -865,6 +874,7 @@ def render(cases: List[Case], results, marginals, tools: Sequence[str], cfg: Con
     L += churn_workloads.render(cases, results, fmt_bytes)
     L += dwarf_workload.render(cases, results, fmt_time, fmt_cost)
     L += report_pages.render(cases, results, fmt_time)
+    L += counter_workload.render(cases, results, fmt_time)
 
     # 5. notes
     notes: List[str] = []

@@ -149,3 +149,69 @@ def test_the_pure_counter_counts_the_same():
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "EMUTRACE_PURE": "1"}, cwd=root,
                          capture_output=True, text=True, check=True).stdout.split()
     assert out[0] == "PyInsnCounter" and out[1] == out[2]
+
+
+def _slice_end(pure: bool, read_between: bool = False):
+    """(total, rip) where an overshoot stop_at of 1500 ends the run, in this process (compiled)
+    or in a pure-path child; read_between reads the count at every syscall (a reader)."""
+    code = ("from tests.test_workcount import *\n"
+            f"m = machine()\n"
+            f"if {read_between}:\n"
+            "    seen = []\n"
+            "    m.hook_syscall(lambda *r: seen.append(m.counter.total) or 0)\n"
+            "m.counter.overshoot = True\n"
+            "m.counter.stop_at = 1500\n"
+            "m.emu_start(TEXT, 0)\n"
+            "print(m.counter.ran_out, m.counter.total, m.reg('rip'))\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "EMUTRACE_PURE": "1" if pure else "0"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=root, capture_output=True, text=True,
+                         check=True).stdout.split()
+    return out[0], int(out[1]), int(out[2])
+
+
+def test_a_slice_ends_at_a_stop_check_the_same_on_both_paths_and_whoever_reads(ref):
+    """overshoot: stop_at is tested at every CHECK_PERIOD-th block entered (the compiled counter
+    counts its blocks in batches), so a slice ends at the same block on both paths, and a
+    reader of the count in between (a syscall hook here) does not move it."""
+    from emutrace.machine.workcount import CHECK_PERIOD
+    compiled = _slice_end(False)
+    assert compiled[0] == "True" and compiled[1] >= 1500 and ref[compiled[1]] == compiled[2]
+    assert _slice_end(True) == compiled
+    assert _slice_end(False, read_between=True) == compiled
+    assert _slice_end(True, read_between=True) == compiled
+    # the check came at a multiple of CHECK_PERIOD blocks: no later than that many blocks past it
+    assert compiled[1] - 1500 < CHECK_PERIOD * 20
+
+
+def _positions(pure: bool):
+    """[(position, rip)] where the run's Positions called back, asked for 0, 1, 2, 500 and 1999."""
+    code = ("from tests.test_workcount import *\n"
+            "from emutrace.machine.workcount import new_positions\n"
+            "from emutrace.machine.native import native\n"
+            "import unicorn\n"
+            "m = machine(); got = []; wants = [1, 2, 500, 1999]\n"
+            "def due(address):\n"
+            "    got.append((p.count, address))\n"
+            "    if wants: p.stop_at = wants.pop(0)\n"
+            "p = new_positions(due, native is not None)\n"
+            "p.stop_at = 0\n"
+            "m.watch_positions(p)\n"
+            "try: m.emu_start(TEXT, 0)\n"
+            "except unicorn.UcError: pass\n"
+            "print(got, p.count, m.counter.total)\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "EMUTRACE_PURE": "1" if pure else "0"}
+    return subprocess.run([sys.executable, "-c", code], env=env, cwd=root, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_positions_are_the_counters_count_on_both_paths(ref):
+    """The debugger's positions (InsnCounter.watch): the callback for position p runs before the
+    instruction that p instructions retired before, which is ref[p]; count afterwards is the
+    instructions started (the faulting read started, it did not retire)."""
+    out = _positions(False)
+    got, count, total = eval(out.rsplit("]", 1)[0] + "]"), *map(int, out.rsplit("]", 1)[1].split())
+    assert got == [(p, ref[p]) for p in (0, 1, 2, 500, 1999)]
+    assert total == len(ref) - 1 and count == total + 1
+    assert _positions(True) == out

@@ -14,12 +14,11 @@ place.
 """
 from __future__ import annotations
 
-import ctypes
 from typing import Callable
 
-from unicorn.unicorn_py3.unicorn import uclib
 
 from emutrace.machine.native import native
+from emutrace.machine.workcount import new_positions
 
 NEVER = (1 << 64) - 1
 
@@ -46,17 +45,12 @@ class Counter:
     """The run's instruction counter; `due(address)` runs when a stop it was asked for is due."""
 
     def __init__(self, due: Callable[[int], None]):
-        kind = getattr(native, "PosCounter", None)
-        self.native = kind is not None
-        self.impl = kind(due) if kind is not None else PyPosCounter(due)
+        self.native = getattr(native, "Positions", None) is not None
+        self.impl = new_positions(due, self.native)
 
     def attach(self, machine) -> None:
         """Count the instructions of one more engine (before it runs any: a fresh engine)."""
-        if self.native:
-            self.impl.attach(ctypes.cast(uclib.uc_hook_add, ctypes.c_void_p).value, machine._hc.value)
-        else:
-            machine.hook_code(self.impl.hook, 1, 0)
-        machine.uc.ctl_flush_tb()           # (code translated before the hook would not count)
+        machine.watch_positions(self.impl)
 
     @property
     def count(self) -> int:

@@ -26,16 +26,10 @@
 #include <string.h>
 
 #include "_cover.h"
+#include "_u64table.h"
 #include "_uchook.h"
 
 typedef int (*cover_emu_stop_fn)(void *uc);
-
-/* key: the block's address + 1, so that 0 marks an empty slot (a block address is never
- * 2^64 - 1: x86-64 code there would wrap around the address space). */
-typedef struct {
-    uint64_t key;
-    uint64_t count;
-} Slot;
 
 #define INITIAL_BITS 12
 #define MAX_BITS 26
@@ -44,47 +38,11 @@ typedef struct {
     PyObject_HEAD
     PyObject *first;
     cover_emu_stop_fn emu_stop;
-    Slot *slots;
-    uint64_t mask;              /* capacity - 1 */
-    int bits;                   /* log2(capacity) */
-    int max_bits;               /* the table's bound */
-    Py_ssize_t used;            /* distinct blocks */
+    U64Table table;             /* address + 1 -> executions (_u64table.h) */
     uint64_t lost;              /* executions not counted: the table was full */
     size_t handle;
     int hooked;
 } BlockCounterObject;
-
-/* Fibonacci hashing: block addresses share their low bits (alignment) and their high bits (the
- * module), so the table index comes from the product's top bits. */
-static uint64_t home(uint64_t key, int bits)
-{
-    return (key * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - bits);
-}
-
-static Slot *probe(Slot *slots, uint64_t mask, int bits, uint64_t key)
-{
-    uint64_t i = home(key, bits);
-    while (slots[i].key != 0 && slots[i].key != key) i = (i + 1) & mask;
-    return &slots[i];
-}
-
-/* Doubles the table (PyMem_Raw: it runs inside emulation, without the GIL). -1: not possible. */
-static int grow(BlockCounterObject *c)
-{
-    int bits = c->bits + 1;
-    if (bits > c->max_bits) return -1;
-    uint64_t cap = UINT64_C(1) << bits;
-    Slot *slots = PyMem_RawCalloc((size_t)cap, sizeof(Slot));
-    if (slots == NULL) return -1;
-    for (uint64_t i = 0; i <= c->mask; i++) {
-        if (c->slots[i].key != 0) *probe(slots, cap - 1, bits, c->slots[i].key) = c->slots[i];
-    }
-    PyMem_RawFree(c->slots);
-    c->slots = slots;
-    c->mask = cap - 1;
-    c->bits = bits;
-    return 0;
-}
 
 /* A block's first execution on this engine: Python names it. */
 static void first_sight(BlockCounterObject *c, void *uc, uint64_t address, uint32_t size)
@@ -104,21 +62,17 @@ static void on_block(void *uc, uint64_t address, uint32_t size, void *user)
 {
     BlockCounterObject *c = user;
     uint64_t key = address + 1;
-    Slot *s = probe(c->slots, c->mask, c->bits, key);
+    U64Slot *s = u64t_probe(&c->table, key);
     if (s->key == key) {
-        s->count++;
+        s->value++;
         return;
     }
-    if ((uint64_t)(c->used + 1) * 2 > c->mask + 1) {        /* keep the table at most half full */
-        if (grow(c) < 0) {
-            c->lost++;
-            return;
-        }
-        s = probe(c->slots, c->mask, c->bits, key);
+    s = u64t_insert(&c->table, key);
+    if (s == NULL) {
+        c->lost++;
+        return;
     }
-    s->key = key;
-    s->count = 1;
-    c->used++;
+    s->value = 1;
     first_sight(c, uc, address, size);
 }
 
@@ -142,17 +96,10 @@ static int BlockCounter_init(BlockCounterObject *self, PyObject *args, PyObject 
         PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.BlockCounter: a null function or engine");
         return -1;
     }
-    Slot *slots = PyMem_RawCalloc((size_t)1 << INITIAL_BITS, sizeof(Slot));
-    if (slots == NULL) {
+    if (u64t_init(&self->table, INITIAL_BITS, max_bits) < 0) {
         PyErr_NoMemory();
         return -1;
     }
-    PyMem_RawFree(self->slots);
-    self->slots = slots;
-    self->bits = INITIAL_BITS;
-    self->max_bits = max_bits;
-    self->mask = (UINT64_C(1) << INITIAL_BITS) - 1;
-    self->used = 0;
     self->lost = 0;
     Py_INCREF(first);
     Py_XSETREF(self->first, first);
@@ -183,7 +130,7 @@ static void BlockCounter_dealloc(BlockCounterObject *self)
 {
     PyObject_GC_UnTrack(self);
     BlockCounter_clear(self);
-    PyMem_RawFree(self->slots);
+    u64t_free(&self->table);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -192,18 +139,18 @@ static void BlockCounter_dealloc(BlockCounterObject *self)
 static PyObject *BlockCounter_drain(BlockCounterObject *self, PyObject *unused)
 {
     PyObject *out = PyList_New(0);
-    if (out == NULL || self->slots == NULL) return out;
-    for (uint64_t i = 0; i <= self->mask; i++) {
-        Slot *s = &self->slots[i];
-        if (s->key == 0 || s->count == 0) continue;
-        PyObject *row = Py_BuildValue("(KK)", (unsigned long long)(s->key - 1), (unsigned long long)s->count);
+    if (out == NULL || self->table.slots == NULL) return out;
+    for (uint64_t i = 0; i <= self->table.mask; i++) {
+        U64Slot *s = &self->table.slots[i];
+        if (s->key == 0 || s->value == 0) continue;
+        PyObject *row = Py_BuildValue("(KK)", (unsigned long long)(s->key - 1), (unsigned long long)s->value);
         if (row == NULL || PyList_Append(out, row) < 0) {
             Py_XDECREF(row);
             Py_DECREF(out);
             return NULL;
         }
         Py_DECREF(row);
-        s->count = 0;
+        s->value = 0;
     }
     return out;
 }
@@ -215,7 +162,7 @@ static PyObject *BlockCounter_handle(BlockCounterObject *self, void *closure)
 
 static PyObject *BlockCounter_blocks(BlockCounterObject *self, void *closure)
 {
-    return PyLong_FromSsize_t(self->used);
+    return PyLong_FromSsize_t(self->table.used);
 }
 
 static PyObject *BlockCounter_lost(BlockCounterObject *self, void *closure)

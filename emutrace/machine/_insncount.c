@@ -48,6 +48,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_u64table.h"
 #include "_uchook.h"
 
 typedef int (*ic_emu_stop_fn)(void *uc);
@@ -61,13 +62,42 @@ typedef int (*ic_reg_write_fn)(void *uc, int regid, const void *value);
 typedef int (*ic_cs_close_fn)(size_t *handle);
 typedef void (*ic_cs_free_fn)(void *insn, size_t count);
 
-typedef struct {
-    uint64_t key;               /* address | size << 48, + 1 (0: empty) */
-    uint64_t n;                 /* the block's instructions */
-} IcSlot;
+#if defined(__GNUC__) || defined(__clang__)
+#define IC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define IC_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define IC_LIKELY(x) (x)
+#define IC_NOINLINE __declspec(noinline)
+#else
+#define IC_LIKELY(x) (x)
+#define IC_NOINLINE
+#endif
 
 #define IC_INITIAL_BITS 12
 #define IC_MAX_BITS 24
+/* The front cache: direct-mapped, by address, in front of the table. A program's hot blocks fit
+ * in it, so an executed block costs one load from a line that stays in the CPU's cache instead
+ * of a probe of the whole table (most of the counter's cost on real programs: docs/time.md). */
+#define FRONT_BITS 11
+/* Blocks entered are counted in batches (ic_sync): the callback only stores the block into the
+ * batch, and stop_at is tested at every CHECK_PERIOD-th block entered (at every block while an
+ * exact stop is asked for). Measured on xz (docs/time.md): a lookup at each block's entry costs
+ * ~15% of an untraced run (the lookup's cache line is gone, evicted by the guest's own memory
+ * traffic, at nearly every block); the same lookups done one after another in a batch stay in
+ * the cache. */
+#define CHECK_PERIOD 1024          /* (the batch holds as many) */
+
+typedef struct {
+    uint64_t entry;             /* address | size << 48 (0 with n 0: empty, and right for it) */
+    uint64_t n;
+} IcFront;
+
+/* an entry's address, canonical (bit 47 extended) */
+static inline uint64_t ic_address(uint64_t entry)
+{
+    return (uint64_t)((int64_t)(entry << 16) >> 16);
+}
+
 #define SKIP_MAX 1024
 #define CODE_MAX 8192           /* a TB is shorter than a page (QEMU ends it before) */
 
@@ -79,10 +109,7 @@ typedef struct {
     ic_cs_disasm_iter_fn disasm_iter;
     size_t cs;
     void *insn;                 /* capstone's cs_insn buffer (cs_malloc) */
-    IcSlot *slots;
-    uint64_t mask;
-    int bits;
-    Py_ssize_t used;
+    U64Table table;             /* (address | size << 48) + 1 -> instructions (_u64table.h) */
     uint64_t total;             /* instructions counted, the last entered block in full */
     uint64_t cur_start, cur_size, cur_n;   /* the last entered block (cur_size 0: none) */
     int64_t stop_at;            /* < 0: off */
@@ -100,36 +127,16 @@ typedef struct {
     ic_cs_close_fn cs_close;    /* (0: not passed in, the capstone handle is never closed) */
     ic_cs_free_fn cs_free;
     int cs_opened;
+    struct PositionsObject *watch;      /* (a reference) the run's positions, or NULL */
+    uint64_t wbase;             /* watch: the run's position = wbase + this engine's count */
+    uint64_t k;                 /* watch: instructions of the block last entered seen so far */
+    uint64_t *pos;              /* the next free entry of batch */
+    uint64_t *done;             /* batch[..done) counted already (by a reader's ic_sync) */
+    uint64_t *end;              /* the block stored at end - 1 is a stop check (ic_period) */
+    size_t sync_handle;
+    uint64_t batch[CHECK_PERIOD];      /* blocks entered, not yet counted: address | size << 48 */
+    IcFront front[1 << FRONT_BITS];
 } InsnCounterObject;
-
-static uint64_t ic_home(uint64_t key, int bits)
-{
-    return (key * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - bits);
-}
-
-static IcSlot *ic_probe(IcSlot *slots, uint64_t mask, int bits, uint64_t key)
-{
-    uint64_t i = ic_home(key, bits);
-    while (slots[i].key != 0 && slots[i].key != key) i = (i + 1) & mask;
-    return &slots[i];
-}
-
-static int ic_grow(InsnCounterObject *c)
-{
-    int bits = c->bits + 1;
-    if (bits > IC_MAX_BITS) return -1;
-    uint64_t cap = UINT64_C(1) << bits;
-    IcSlot *slots = PyMem_RawCalloc((size_t)cap, sizeof(IcSlot));
-    if (slots == NULL) return -1;
-    for (uint64_t i = 0; i <= c->mask; i++) {
-        if (c->slots[i].key != 0) *ic_probe(slots, cap - 1, bits, c->slots[i].key) = c->slots[i];
-    }
-    PyMem_RawFree(c->slots);
-    c->slots = slots;
-    c->mask = cap - 1;
-    c->bits = bits;
-    return 0;
-}
 
 /* Instructions that start in [address, address + len) of the code there (decoded from its
  * start). An undecodable instruction ends the count: QEMU ends its block there too. */
@@ -147,40 +154,56 @@ static uint64_t ic_decode(InsnCounterObject *c, void *uc, uint64_t address, uint
     return n;
 }
 
-static uint64_t ic_block_insns(InsnCounterObject *c, void *uc, uint64_t address, uint64_t size)
+static IC_NOINLINE uint64_t ic_lookup_slow(InsnCounterObject *c, void *uc, uint64_t entry, IcFront *f)
 {
-    uint64_t key = (address | (size << 48)) + 1;
-    IcSlot *s = ic_probe(c->slots, c->mask, c->bits, key);
-    if (s->key == key) return s->n;
-    uint64_t n = ic_decode(c, uc, address, size);
-    if ((uint64_t)(c->used + 1) * 2 > c->mask + 1) {
-        if (ic_grow(c) < 0) return n;            /* full: decoded again next time */
-        s = ic_probe(c->slots, c->mask, c->bits, key);
+    uint64_t key = entry + 1;
+    U64Slot *s = u64t_probe(&c->table, key);
+    uint64_t n;
+    if (s->key == key) {
+        n = s->value;
+    } else {
+        n = ic_decode(c, uc, ic_address(entry), entry >> 48);
+        s = u64t_insert(&c->table, key);
+        if (s != NULL) s->value = n;            /* (full: decoded again when it leaves the front) */
     }
-    s->key = key;
-    s->n = n;
-    c->used++;
+    f->entry = entry;
+    f->n = n;
     return n;
 }
 
-static void ic_on_block(void *uc, uint64_t address, uint32_t size, void *user)
+/* a block's instructions; entry: its address | size << 48 */
+static inline uint64_t ic_lookup(InsnCounterObject *c, void *uc, uint64_t entry)
 {
-    InsnCounterObject *c = user;
-    if (c->nskip > 0 && address >= c->skip_lo[0]) {
-        int lo = 0, hi = c->nskip;          /* the last range whose lo <= address */
-        while (hi - lo > 1) {
-            int mid = (lo + hi) / 2;
-            if (c->skip_lo[mid] <= address) lo = mid;
-            else hi = mid;
-        }
-        if (address < c->skip_hi[lo]) {
-            c->cur_size = 0;
-            return;
-        }
+    IcFront *f = &c->front[(entry ^ (entry >> FRONT_BITS)) & ((1u << FRONT_BITS) - 1)];
+    if (IC_LIKELY(f->entry == entry)) return f->n;
+    return ic_lookup_slow(c, uc, entry, f);
+}
+
+static int ic_in_skip(InsnCounterObject *c, uint64_t address)
+{
+    if (c->nskip == 0 || address < c->skip_lo[0]) return 0;
+    int lo = 0, hi = c->nskip;          /* the last range whose lo <= address */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (c->skip_lo[mid] <= address) lo = mid;
+        else hi = mid;
     }
-    uint64_t n = ic_block_insns(c, uc, address, size);
-    if (c->stop_at >= 0 && (c->overshoot ? c->total >= (uint64_t)c->stop_at
-                                         : c->total + n > (uint64_t)c->stop_at)) {
+    return address < c->skip_hi[lo];
+}
+
+/* A block entered: counted (check 0), or, at a stop check, not entered when stop_at says so */
+static void ic_enter(InsnCounterObject *c, void *uc, uint64_t entry, int check)
+{
+    uint64_t address = ic_address(entry);
+    uint32_t size = (uint32_t)(entry >> 48);
+    c->k = 0;
+    if (c->nskip > 0 && ic_in_skip(c, address)) {
+        c->cur_size = 0;
+        return;
+    }
+    uint64_t n = ic_lookup(c, uc, entry);
+    if (check && c->stop_at >= 0 && (c->overshoot ? c->total >= (uint64_t)c->stop_at
+                                                  : c->total + n > (uint64_t)c->stop_at)) {
         c->stop_at = -1;
         c->ran_out = 1;
         c->cur_size = 0;        /* not entered: rip stays at address */
@@ -193,8 +216,231 @@ static void ic_on_block(void *uc, uint64_t address, uint32_t size, void *user)
     c->cur_n = n;
 }
 
+/* blocks between stop checks: 1 while an exact stop is asked for (run_to), else CHECK_PERIOD
+ * (the scheduler's slices, whose end need not be exact: overshoot) */
+static uint32_t ic_period(InsnCounterObject *c)
+{
+    return (c->stop_at >= 0 && !c->overshoot) || c->watch != NULL ? 1 : CHECK_PERIOD;
+}
+
+/* Counts the blocks of the batch not counted yet: before anything reads the count. A block
+ * entered again right after itself (a loop of one block) costs no lookup. The batch itself is
+ * emptied only at a stop check, so readers never move the checks. */
+static void ic_sync(InsnCounterObject *c)
+{
+    uint64_t *end = c->pos, *e = c->done;
+    if (e == end) return;
+    c->done = end;
+    if (c->nskip > 0) {
+        for (; e < end; e++) ic_enter(c, c->uc, *e, 0);
+        return;
+    }
+    uint64_t prev = *e, n = ic_lookup(c, c->uc, prev), total = c->total + n;
+    for (e++; e < end; e++) {
+        if (*e != prev) {
+            prev = *e;
+            n = ic_lookup(c, c->uc, prev);
+        }
+        total += n;
+    }
+    c->total = total;
+    c->k = 0;
+    c->cur_start = ic_address(prev);
+    c->cur_size = prev >> 48;
+    c->cur_n = n;
+}
+
+/* the stop check at the last block stored: the batch before it counted, then that block entered
+ * or not; the batch starts again */
+static IC_NOINLINE void ic_on_block_slow(InsnCounterObject *c, void *uc)
+{
+    uint64_t *last = c->pos - 1;
+    uint64_t entry = *last;
+    c->pos = last;
+    ic_sync(c);
+    c->pos = c->done = c->batch;
+    c->end = c->batch + ic_period(c);
+    ic_enter(c, uc, entry, 1);
+}
+
+/* The callback Unicorn calls from translated code at each block: the block is stored in the
+ * batch; the slow path runs when a stop check is due (the batch is then full, or an exact stop
+ * is asked for). Every block entered counts toward the check (a skipped one too), so stops fall
+ * at the same blocks on the pure path (workcount.PyInsnCounter), whoever reads the count. */
+static void ic_on_block(void *uc, uint64_t address, uint32_t size, void *user)
+{
+    InsnCounterObject *c = user;
+    uint64_t *p = c->pos;
+    *p++ = address | ((uint64_t)size << 48);
+    c->pos = p;
+    if (IC_LIKELY(p != c->end)) return;
+    ic_on_block_slow(c, uc);
+}
+
+/* at each syscall instruction, before the kernel's hook (registered after it): the batch is
+ * counted while the code its blocks ran is still mapped as it was (munmap, mprotect, exec) */
+static void ic_on_syscall(void *uc, void *user)
+{
+    ic_sync(user);
+}
+
+
+/* ---- positions: the debugger's (emutrace/gdb/positions.py) ------------------------------------
+ *
+ * Positions(callback): the run's position, one object for every engine of the run (only one runs
+ * at a time), counted by the engines' InsnCounters: InsnCounter.watch(positions, uc_hook_add,
+ * hook_type) adds a UC_HOOK_CODE callback on the counter's engine (ic_on_insn), and the counter
+ * then checks at every block (so that its count is current at every instruction).
+ *
+ * The position before an instruction is the engine's retired count before it (its block's start
+ * plus the instructions of the block seen so far: emutrace's own code, in skipped ranges, does
+ * not move it) plus the run's position when this engine took over from the last one that
+ * counted; count is the position after the last instruction started (PosCounter's meaning, which
+ * the debugger keeps: inside a breakpoint's hook it counts the instruction about to run). When the
+ * position before an instruction reaches stop_at, or interrupt is set (from any thread: gdb's
+ * Ctrl-C), callback(address) runs there, inside the hook, without stopping the engine (so a
+ * debugger's stop leaves the scheduler's slices as they were). stop_at is disarmed first (the
+ * callback arms the next one); interrupt is cleared. callback must not raise (emutrace/gdb wraps
+ * it); if it does, the exception is reported as unraisable. The pure path's twin:
+ * workcount.PyPositions. */
+typedef struct PositionsObject {
+    PyObject_HEAD
+    PyObject *callback;
+    unsigned long long stop_at;
+    volatile int interrupt;
+    InsnCounterObject *engine;  /* (borrowed) the counter that counted last; its dealloc clears it */
+    uint64_t count;             /* the position after the last instruction started */
+    int in_hook;                /* callback running: count is the position before its instruction */
+} PositionsObject;
+
+static void ic_on_insn(void *uc, uint64_t address, uint32_t size, void *user)
+{
+    InsnCounterObject *c = user;
+    PositionsObject *p = c->watch;
+    uint64_t before = c->total;
+    if (c->cur_size != 0 && address - c->cur_start < c->cur_size) before = c->total - c->cur_n + c->k++;
+    if (p->engine != c) {           /* this engine runs now: the run's position goes on from there */
+        c->wbase = p->count - before;
+        p->engine = c;
+    }
+    uint64_t here = c->wbase + before;
+    if (here >= p->stop_at || p->interrupt) {
+        PyGILState_STATE g = PyGILState_Ensure();
+        p->interrupt = 0;
+        if (here >= p->stop_at) p->stop_at = ~0ULL;
+        p->in_hook = 1;
+        p->count = here;
+        PyObject *r = PyObject_CallFunction(p->callback, "K", (unsigned long long)address);
+        p->in_hook = 0;
+        if (r == NULL) PyErr_WriteUnraisable(p->callback);
+        Py_XDECREF(r);
+        PyGILState_Release(g);
+    }
+    p->count = here + 1;
+}
+
+static int Positions_init(PositionsObject *self, PyObject *args, PyObject *kwds)
+{
+    PyObject *cb;
+    if (!PyArg_ParseTuple(args, "O", &cb)) return -1;
+    if (!PyCallable_Check(cb)) {
+        PyErr_SetString(PyExc_TypeError, "Positions: the callback must be callable");
+        return -1;
+    }
+    Py_INCREF(cb);
+    Py_XSETREF(self->callback, cb);
+    self->stop_at = ~0ULL;
+    return 0;
+}
+
+static void Positions_dealloc(PositionsObject *self)
+{
+    Py_CLEAR(self->callback);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Positions_get_count(PositionsObject *self, void *closure)
+{
+    return PyLong_FromUnsignedLongLong(self->count);
+}
+
+static PyObject *Positions_get_stop_at(PositionsObject *self, void *closure)
+{
+    return PyLong_FromUnsignedLongLong(self->stop_at);
+}
+
+static int Positions_set_stop_at(PositionsObject *self, PyObject *value, void *closure)
+{
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "stop_at cannot be deleted");
+        return -1;
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLongMask(value);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    self->stop_at = v;
+    return 0;
+}
+
+static PyObject *Positions_get_interrupt(PositionsObject *self, void *closure)
+{
+    return PyBool_FromLong(self->interrupt);
+}
+
+static int Positions_set_interrupt(PositionsObject *self, PyObject *value, void *closure)
+{
+    int t = value == NULL ? 0 : PyObject_IsTrue(value);
+    if (t < 0) return -1;
+    self->interrupt = t;
+    return 0;
+}
+
+static PyGetSetDef Positions_getset[] = {
+    {"count", (getter)Positions_get_count, NULL,
+     "the position after the last instruction started (before its instruction, in callback)", NULL},
+    {"stop_at", (getter)Positions_get_stop_at, (setter)Positions_set_stop_at,
+     "the position at which callback runs (2^64-1: never)", NULL},
+    {"interrupt", (getter)Positions_get_interrupt, (setter)Positions_set_interrupt,
+     "callback before the next instruction", NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
+static PyTypeObject PositionsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "emutrace.machine._native.Positions",
+    .tp_basicsize = sizeof(PositionsObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Positions(callback): the run's position, counted by the InsnCounters that watch it",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Positions_init,
+    .tp_dealloc = (destructor)Positions_dealloc,
+    .tp_getset = Positions_getset,
+};
+
+/* watch(positions, uc_hook_add, hook_type) -> handle: this engine counts toward positions */
+static PyObject *InsnCounter_watch(InsnCounterObject *self, PyObject *args)
+{
+    PyObject *p;
+    unsigned long long hook_add;
+    int hook_type;
+    size_t handle = 0;
+    if (!PyArg_ParseTuple(args, "O!Ki", &PositionsType, &p, &hook_add, &hook_type)) return NULL;
+    if (self->watch != NULL || !self->hooked) {
+        PyErr_SetString(PyExc_RuntimeError, "InsnCounter.watch: watching already, or not counting");
+        return NULL;
+    }
+    ic_sync(self);
+    Py_INCREF(p);
+    self->watch = (PositionsObject *)p;
+    self->end = self->pos + 1;      /* (checks at every block from now: ic_period) */
+    if (emutrace_register_hook(hook_add, (unsigned long long)(uintptr_t)self->uc, &handle, hook_type,
+                               (void *)ic_on_insn, self) < 0)
+        return NULL;
+    return PyLong_FromSize_t(handle);
+}
+
 static void ic_tsc(InsnCounterObject *c, void *uc)
 {
+    ic_sync(c);
     uint64_t tsc = (uint64_t)c->tsc_base + c->total * (uint64_t)c->rate;
     uint64_t lo = tsc & 0xFFFFFFFFu, hi = tsc >> 32;
     c->reg_write(uc, c->reg_rax, &lo);
@@ -219,6 +465,7 @@ static int ic_on_rdtscp(void *uc, void *user)
 /* the count if emulation stopped with this rip */
 static uint64_t ic_exact(InsnCounterObject *c, uint64_t rip)
 {
+    ic_sync(c);
     if (c->cur_size == 0 || rip - c->cur_start >= c->cur_size) return c->total;
     return c->total - c->cur_n + ic_decode(c, c->uc, c->cur_start, rip - c->cur_start);
 }
@@ -227,13 +474,13 @@ static int InsnCounter_init(InsnCounterObject *self, PyObject *args, PyObject *k
 {
     unsigned long long hook_add, emu_stop, mem_read, engine, cs_open, cs_malloc, disasm_iter;
     unsigned long long cs_close = 0, cs_free = 0;
-    int hook_type, arch, mode;
+    int hook_type, arch, mode, hook = 1;
     if (self->hooked) {
         PyErr_SetString(PyExc_RuntimeError, "emutrace.machine._native.InsnCounter: already registered");
         return -1;
     }
-    if (!PyArg_ParseTuple(args, "KKKKiKKKii|KK", &hook_add, &emu_stop, &mem_read, &engine, &hook_type,
-                          &cs_open, &cs_malloc, &disasm_iter, &arch, &mode, &cs_close, &cs_free))
+    if (!PyArg_ParseTuple(args, "KKKKiKKKii|KKp", &hook_add, &emu_stop, &mem_read, &engine, &hook_type,
+                          &cs_open, &cs_malloc, &disasm_iter, &arch, &mode, &cs_close, &cs_free, &hook))
         return -1;
     if (!hook_add || !emu_stop || !mem_read || !engine || !cs_open || !cs_malloc || !disasm_iter) {
         PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.InsnCounter: a null function or engine");
@@ -251,14 +498,14 @@ static int InsnCounter_init(InsnCounterObject *self, PyObject *args, PyObject *k
     self->cs_close = (ic_cs_close_fn)(uintptr_t)cs_close;
     self->cs_free = (ic_cs_free_fn)(uintptr_t)cs_free;
     self->insn = ((ic_cs_malloc_fn)(uintptr_t)cs_malloc)(self->cs);
-    self->slots = PyMem_RawCalloc((size_t)1 << IC_INITIAL_BITS, sizeof(IcSlot));
-    if (self->insn == NULL || self->slots == NULL) {
+    if (self->insn == NULL || u64t_init(&self->table, IC_INITIAL_BITS, IC_MAX_BITS) < 0) {
         PyErr_NoMemory();
         return -1;
     }
-    self->bits = IC_INITIAL_BITS;
-    self->mask = ((uint64_t)1 << IC_INITIAL_BITS) - 1;
     self->stop_at = -1;
+    self->pos = self->done = self->batch;
+    self->end = self->batch + CHECK_PERIOD;
+    if (!hook) return 0;        /* (bench/: the engine's cost without the counter; nothing counts) */
     if (emutrace_register_hook(hook_add, engine, &self->handle, hook_type, (void *)ic_on_block, self) < 0)
         return -1;
     self->hooked = 1;
@@ -275,7 +522,13 @@ static void InsnCounter_dealloc(InsnCounterObject *self)
     self->insn = NULL;
     if (self->cs_opened && self->cs_close != NULL) self->cs_close(&self->cs);
     self->cs_opened = 0;
-    PyMem_RawFree(self->slots);
+    u64t_free(&self->table);
+    if (self->watch != NULL) {
+        PositionsObject *p = self->watch;
+        if (p->engine == self) p->engine = NULL;
+        self->watch = NULL;
+        Py_DECREF(p);
+    }
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -322,6 +575,7 @@ static PyObject *InsnCounter_skip(InsnCounterObject *self, PyObject *args)
     }
     memcpy(self->skip_lo, nlo, sizeof(uint64_t) * (size_t)n);
     memcpy(self->skip_hi, nhi, sizeof(uint64_t) * (size_t)n);
+    ic_sync(self);              /* (the blocks entered before count as they were) */
     self->nskip = n;
     Py_RETURN_NONE;
 }
@@ -343,6 +597,19 @@ static PyObject *InsnCounter_answer_tsc(InsnCounterObject *self, PyObject *args)
         int err = add(self->uc, &self->tsc_handles[i], hook_type, cbs[i], self, (uint64_t)1, (uint64_t)0, insns[i]);
         if (err != 0) return PyErr_Format(PyExc_OSError, "uc_hook_add failed (Unicorn error %d)", err);
     }
+    Py_RETURN_NONE;
+}
+
+/* sync_at_syscall(uc_hook_add, hook_type, insn_syscall): ic_on_syscall, once per engine */
+static PyObject *InsnCounter_sync_at_syscall(InsnCounterObject *self, PyObject *args)
+{
+    unsigned long long hook_add;
+    int hook_type, insn;
+    if (!PyArg_ParseTuple(args, "Kii", &hook_add, &hook_type, &insn)) return NULL;
+    if (self->sync_handle != 0 || !self->hooked) Py_RETURN_NONE;
+    emutrace_uc_hook_add_fn add = (emutrace_uc_hook_add_fn)(uintptr_t)hook_add;
+    int err = add(self->uc, &self->sync_handle, hook_type, (void *)ic_on_syscall, self, (uint64_t)1, (uint64_t)0, insn);
+    if (err != 0) return PyErr_Format(PyExc_OSError, "uc_hook_add failed (Unicorn error %d)", err);
     Py_RETURN_NONE;
 }
 
@@ -382,6 +649,7 @@ static int InsnCounter_set_rate(InsnCounterObject *self, PyObject *value, void *
 
 static PyObject *InsnCounter_get_total(InsnCounterObject *self, void *closure)
 {
+    ic_sync(self);
     return PyLong_FromUnsignedLongLong(self->total);
 }
 
@@ -393,6 +661,7 @@ static int InsnCounter_set_total(InsnCounterObject *self, PyObject *value, void 
     }
     unsigned long long v = PyLong_AsUnsignedLongLongMask(value);
     if (PyErr_Occurred()) return -1;
+    ic_sync(self);
     self->total = v;
     self->cur_size = 0;
     return 0;
@@ -412,6 +681,7 @@ static int InsnCounter_set_stop_at(InsnCounterObject *self, PyObject *value, voi
     long long v = PyLong_AsLongLong(value);
     if (v == -1 && PyErr_Occurred()) return -1;
     self->stop_at = v < 0 ? -1 : v;
+    if (ic_period(self) == 1) self->end = self->pos + 1;        /* (an exact stop: checked from the next block) */
     self->ran_out = 0;
     return 0;
 }
@@ -426,6 +696,7 @@ static int InsnCounter_set_overshoot(InsnCounterObject *self, PyObject *value, v
     int v = value == NULL ? 0 : PyObject_IsTrue(value);
     if (v < 0) return -1;
     self->overshoot = v;
+    if (ic_period(self) == 1) self->end = self->pos + 1;
     return 0;
 }
 
@@ -436,7 +707,8 @@ static PyObject *InsnCounter_get_ran_out(InsnCounterObject *self, void *closure)
 
 static PyObject *InsnCounter_get_blocks(InsnCounterObject *self, void *closure)
 {
-    return PyLong_FromSsize_t(self->used);
+    ic_sync(self);
+    return PyLong_FromSsize_t(self->table.used);
 }
 
 static PyObject *InsnCounter_get_handle(InsnCounterObject *self, void *closure)
@@ -450,6 +722,10 @@ static PyMethodDef InsnCounter_methods[] = {
     {"settle", (PyCFunction)InsnCounter_settle, METH_O,
      "settle(rip) -> exact(rip), made the count: call once emulation stopped at rip"},
     {"skip", (PyCFunction)InsnCounter_skip, METH_VARARGS, "skip(lo, hi): blocks in [lo, hi) are not counted"},
+    {"watch", (PyCFunction)InsnCounter_watch, METH_VARARGS,
+     "watch(positions, uc_hook_add, hook_type) -> handle: this engine counts toward the run's positions"},
+    {"sync_at_syscall", (PyCFunction)InsnCounter_sync_at_syscall, METH_VARARGS,
+     "sync_at_syscall(uc_hook_add, hook_type, insn_syscall): the batch counted at each syscall instruction"},
     {"answer_tsc", (PyCFunction)InsnCounter_answer_tsc, METH_VARARGS,
      "answer_tsc(uc_hook_add, uc_reg_write, hook_type, insn_rdtsc, insn_rdtscp, rax, rdx, rcx): "
      "RDTSC/RDTSCP answered in C with tsc_base + total * rate"},
@@ -488,6 +764,12 @@ static PyTypeObject InsnCounterType = {
 
 int emutrace_register_insncount(PyObject *module)
 {
+    if (PyType_Ready(&PositionsType) < 0) return -1;
+    Py_INCREF(&PositionsType);
+    if (PyModule_AddObject(module, "Positions", (PyObject *)&PositionsType) < 0) {
+        Py_DECREF(&PositionsType);
+        return -1;
+    }
     if (PyType_Ready(&InsnCounterType) < 0) return -1;
     Py_INCREF(&InsnCounterType);
     if (PyModule_AddObject(module, "InsnCounter", (PyObject *)&InsnCounterType) < 0) {

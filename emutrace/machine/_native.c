@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "_cover.h"             /* BlockCounter (--coverage), in _cover.c */
-#include "_poscount.h"         /* PosCounter (the gdb server's positions), in _poscount.c */
 
 /* Bumped whenever the Python side's expectations change (emutrace/machine/native.py checks it). */
 #define ABI_VERSION 13
@@ -1778,6 +1777,5 @@ PyMODINIT_FUNC PyInit__native(void)
         if (PyModule_AddIntConstant(m, consts[i].name, consts[i].value) < 0) { Py_DECREF(m); return NULL; }
     }
     if (emutrace_cover_init(m) < 0) { Py_DECREF(m); return NULL; }
-    if (emutrace_poscount_init(m) < 0) { Py_DECREF(m); return NULL; }
     return m;
 }

@@ -6,6 +6,7 @@ call the C library directly with preallocated buffers instead.
 from __future__ import annotations
 
 import ctypes
+import os
 import struct
 import weakref
 
@@ -114,6 +115,9 @@ HOOK_ADD.restype = ctypes.c_int
 TCG_BUFFER = 32 << 20
 FORK_TCG_BUFFER = 8 << 20
 ENGINE_BASE_COST = 4 << 20
+# For bench/ only (the counter's cost: bench/counter_workload.py): the compiled counter is made
+# but not hooked, so nothing counts (no clock, no slices, no --max-insns): never for a real run.
+_BENCH_NO_COUNTER = os.environ.get("EMUTRACE_BENCH_NO_COUNTER") == "1"
 
 
 def _address(fn) -> int:
@@ -189,8 +193,12 @@ class Machine:
             # freed, which close() does with the engine: each fork and exec kept it otherwise)
             counter = counter_type(_address(uclib.uc_hook_add), _address(uclib.uc_emu_stop),
                                          _address(uclib.uc_mem_read), self._hc.value, UCC.UC_HOOK_BLOCK,
-                                         cs_open, cs_malloc, cs_iter, arch, mode, cs_close, cs_free)
+                                         cs_open, cs_malloc, cs_iter, arch, mode, cs_close, cs_free,
+                                         not _BENCH_NO_COUNTER)
             self._hooks.append(counter)         # the engine keeps a pointer to it
+            # (before the kernel's syscall hook: the blocks of a batch are counted while their
+            # code is still mapped as it ran)
+            counter.sync_at_syscall(_address(uclib.uc_hook_add), UCC.UC_HOOK_INSN, X.UC_X86_INS_SYSCALL)
             return counter
         h = self._h
         counter = PyInsnCounter(self.read, lambda: uclib.uc_emu_stop(h))
@@ -390,6 +398,16 @@ class Machine:
             guarded()
             return 1                    # the answer is fn's: Unicorn computes none
         return self._add_hook(self._INSN_CB(answer), UCC.UC_HOOK_INSN, 1, 0, ctypes.c_int(insn))
+
+    def watch_positions(self, positions) -> None:
+        """This engine counts toward the run's positions (workcount.new_positions: the debugger's,
+        docs/time.md), from its next instruction: an instruction hook in C (compiled) or Python."""
+        if hasattr(self.counter, "on_insn"):
+            self.counter.watch(positions)
+            self.hook_code(self.counter.on_insn, 1, 0)
+        else:
+            self.counter.watch(positions, _address(uclib.uc_hook_add), UCC.UC_HOOK_CODE)
+        self.uc.ctl_flush_tb()          # (code translated before the hook would not call it)
 
     def answer_tsc_natively(self) -> bool:
         """RDTSC and RDTSCP answered in C by the instruction counter (tsc_base + total * rate,

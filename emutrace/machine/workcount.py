@@ -10,10 +10,12 @@ path. Both have one interface:
                      before anything moves rip (Machine.emu_start does it)
     stop_at          stop before entering the block that would take total past it (< 0: off);
                      ran_out says the last stop was this one (setting stop_at clears it)
-    overshoot        with it set, stop_at stops at the first block entered once total >= stop_at
-                     (a run always makes progress: the scheduler's slices)
+    overshoot        with it set, stop_at stops at the first stop check (every CHECK_PERIOD-th
+                     block entered) once total >= stop_at (a run always makes progress: the
+                     scheduler's slices)
     skip(lo, hi)     blocks in [lo, hi) are not counted (emutrace's own guest code)
-    set_mirror(p)    also store total at host address p after each block (compiled only)
+    watch(positions) this engine counts toward the run's positions (the debugger's: PyPositions
+                     below, native.Positions; Machine.watch_positions hooks it)
 
 A block's instructions are counted when it starts; rip at a stop inside the block last entered
 says how much of it ran (see _insncount.c). Each iteration of a rep-prefixed string instruction
@@ -29,6 +31,9 @@ from typing import Callable, Dict, Tuple
 
 _md = None
 _cs_lib = None
+# stop_at is tested at every CHECK_PERIOD-th block entered (at every block while an exact stop
+# is asked for: overshoot off), on both paths (_insncount.c counts its blocks in batches)
+CHECK_PERIOD = 1024
 
 
 def capstone_functions():
@@ -83,8 +88,12 @@ class PyInsnCounter:
         self.sizes: Dict[Tuple[int, int], int] = {}
         self._stop_at = -1
         self.ran_out = False
-        self.overshoot = False
+        self._overshoot = False
         self.skipped = []
+        self.tick = CHECK_PERIOD         # blocks until the next stop check, as _insncount.c's
+        self.watching = None             # the run's PyPositions (watch)
+        self.wbase = 0
+        self.k = 0                       # watch: instructions of the block last entered seen so far
 
     @property
     def blocks(self) -> int:
@@ -98,13 +107,50 @@ class PyInsnCounter:
     def stop_at(self, n: int) -> None:
         self._stop_at = n if n >= 0 else -1
         self.ran_out = False
+        if self._period() == 1:
+            self.tick = 1
+
+    @property
+    def overshoot(self) -> bool:
+        return self._overshoot
+
+    @overshoot.setter
+    def overshoot(self, v: bool) -> None:
+        self._overshoot = bool(v)
+        if self._period() == 1:
+            self.tick = 1
+
+    def _period(self) -> int:
+        return 1 if (self._stop_at >= 0 and not self._overshoot) or self.watching is not None else CHECK_PERIOD
+
+    def watch(self, positions: "PyPositions") -> None:
+        """This engine counts toward the run's positions (the caller hooks on_insn on every
+        instruction: Machine.watch_positions)."""
+        self.watching = positions
+        self.tick = 1
+
+    def on_insn(self, address: int, _size: int = 0) -> None:
+        p = self.watching
+        start, size, n = self.cur
+        before = self.total
+        if size and start <= address < start + size:
+            before = self.total - n + self.k
+            self.k += 1
+        if p.engine is not self:
+            self.wbase = p.count - before
+            p.engine = self
+        here = self.wbase + before
+        if here >= p.stop_at or p.interrupt:
+            p.interrupt = False
+            if here >= p.stop_at:
+                p.stop_at = NEVER
+            p.count = here
+            p.callback(address)
+        p.count = here + 1
 
     def skip(self, lo: int, hi: int) -> None:
         if hi > lo and (lo, hi) not in self.skipped:
             self.skipped.append((lo, hi))
-
-    def set_mirror(self, _address: int) -> None:
-        pass                    # (only the compiled counter stores into guest memory)
 
     def _insns(self, address: int, size: int) -> int:
         n = self.sizes.get((address, size))
@@ -113,12 +159,17 @@ class PyInsnCounter:
         return n
 
     def on_block(self, address: int, size: int) -> None:
+        self.k = 0
+        self.tick -= 1
+        check = self.tick == 0
+        if check:
+            self.tick = self._period()
         for lo, hi in self.skipped:
             if lo <= address < hi:
                 self.cur = (0, 0, 0)
                 return
         n = self._insns(address, size)
-        if self._stop_at >= 0 and (self.total >= self._stop_at if self.overshoot else self.total + n > self._stop_at):
+        if check and self._stop_at >= 0 and (self.total >= self._stop_at if self.overshoot else self.total + n > self._stop_at):
             self._stop_at = -1
             self.ran_out = True
             self.cur = (0, 0, 0)
@@ -137,6 +188,31 @@ class PyInsnCounter:
         self.total = self.exact(rip)
         self.cur = (0, 0, 0)
         return self.total
+
+
+NEVER = (1 << 64) - 1
+
+
+class PyPositions:
+    """The pure path's twin of _insncount.c's Positions (read it there): the run's position for
+    the debugger (emutrace/gdb/positions.py), counted by the engines' counters that watch it.
+    callback(address) runs before the instruction at which the position reaches stop_at, or
+    before the next one once interrupt is set."""
+
+    def __init__(self, callback: Callable[[int], None]):
+        self.callback = callback
+        self.stop_at = NEVER
+        self.interrupt = False
+        self.engine = None          # the counter that counted last
+        self.count = 0              # the position after the last instruction started
+
+
+def new_positions(callback: Callable[[int], None], compiled: bool):
+    """The run's positions: compiled (native.Positions) or pure (PyPositions)."""
+    if compiled:
+        from .native import native      # (deferred: this module stays importable without it)
+        return native.Positions(callback)
+    return PyPositions(callback)
 
 
 def run_to(machine, target: int, timeout: int = 0) -> bool:
