@@ -7,38 +7,18 @@ instruction of the run is at position 0. Stepping from position p stops at p + 1
 again in a replay of the run gives the same thread, registers and memory.
 
 This module is the one interface the rest of the debugger uses (now, stop_at, interrupt), so
-that the mechanism can change: today a UC_HOOK_CODE hook on every instruction (the compiled
-PosCounter of emutrace/machine/_poscount.c; on the pure path, PyPosCounter below, a Python
-hook, far slower). An exact retired-instruction counter of the clock (issue 34) can take its
-place.
+that the mechanism can change: the positions come from the clock's one execution counter
+(emutrace/machine/_insncount.c's Positions; workcount.PyPositions on the pure path), through
+Machine.watch_positions.
 """
 from __future__ import annotations
 
 from typing import Callable
 
-
 from emutrace.machine.native import native
 from emutrace.machine.workcount import new_positions
 
 NEVER = (1 << 64) - 1
-
-
-class PyPosCounter:
-    """The pure path's counter: a Python code hook per engine, with PosCounter's semantics."""
-
-    def __init__(self, callback: Callable[[int], None]):
-        self.callback = callback
-        self.count = 0
-        self.stop_at = NEVER
-        self.interrupt = False
-
-    def hook(self, address: int) -> None:
-        if self.count >= self.stop_at or self.interrupt:
-            self.interrupt = False
-            if self.count >= self.stop_at:
-                self.stop_at = NEVER
-            self.callback(address)
-        self.count += 1
 
 
 class Counter:
