@@ -54,21 +54,23 @@ from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, 
 from weakref import WeakKeyDictionary
 
 from emutrace.kernel import errno as _E
-from emutrace.kernel.files import OpenFile, O_RDONLY, O_WRONLY
+from emutrace.kernel.files import OpenFile
 from emutrace.kernel.limits import BY_NAME as _BOUNDS
 from emutrace.kernel.table import BY_NAME
-from emutrace.kernel.vfs import S_IFIFO, StatInfo, VfsError
+from emutrace.kernel.vfs import StatInfo, VfsError
 
 from .events import Call, Exit, Return, Signal, Syscall
 from .filters import CallFilter, compile_pattern, FilterError
 from .kernel.world import World
 from .machine.cpu import REG
-from .machine.memory import GuestFault, OutOfMemory, PAGE, PROT_READ, PROT_WRITE, page_up
+from .machine.memory import GuestFault, OutOfMemory, PAGE, page_up
 from .machine.record import record
 from .options import TraceConfig
 from .output import JsonLines, LtraceText, open_stream, StraceText, Writer
 from .session import EmutraceError, LimitReached, Options, Result
 from .session import Session as CoreSession
+from emutrace.linux.fcntl import O_RDONLY, O_WRONLY, S_IFIFO
+from emutrace.linux.mman import PROT_READ, PROT_WRITE
 
 __all__ = ["Session", "Result", "LibraryCall", "SystemCall", "GuestMemory", "EmutraceError",
            "ApiError", "ProgramNotFound", "CannotExecute", "LimitReached", "GuestMemoryError",

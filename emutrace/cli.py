@@ -12,6 +12,7 @@ from typing import List, Optional
 
 from . import cmds, gcpause
 from .machine import gil
+from emutrace.linux.fcntl import S_IFMT, S_IFREG
 
 USAGE_STATUS, NOEXEC_STATUS, NOTFOUND_STATUS, TIMEOUT_STATUS = 125, 126, 127, 124
 
@@ -180,7 +181,6 @@ def _smallest_max_mem(cfg) -> int:
 def _note_dropped(session) -> None:
     """Files the program wrote into the sandbox's overlay vanish with it: say so in one line, with
     how to keep them (-q: not a word)."""
-    from emutrace.kernel.vfs import S_IFMT, S_IFREG     # deferred: only a run that ended needs it
     files = sorted((path, len(ov.data)) for path, ov in list(session.vfs.overlay.items())
                    if ov.stat.mode & S_IFMT == S_IFREG and ov.data is not None)
     if not files:

@@ -40,8 +40,7 @@ from .events import Call, Return
 from .funcs import discover
 from .frames import CallStacks, Frame, Regs
 from .traceview import mem_view
-
-PROT_EXEC = 4
+from emutrace.linux.mman import PROT_EXEC
 
 
 _UNSET = object()

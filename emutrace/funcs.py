@@ -18,7 +18,8 @@ from __future__ import annotations
 import struct
 from typing import Dict, List, Optional, Tuple
 
-from emutrace.loader.elf import ElfFile, STB_GLOBAL, STB_WEAK, STT_FUNC
+from emutrace.loader.elf import ElfFile
+from emutrace.linux.elf import STB_GLOBAL, STB_WEAK, STT_FUNC
 
 PT_GNU_EH_FRAME = 0x6474E550
 

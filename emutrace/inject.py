@@ -20,13 +20,13 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 from emutrace.kernel import errno as E
-from emutrace.kernel.signals import SI_KERNEL
 from emutrace.kernel.table import BY_NAME
 from emutrace.decode.xlat import SIGNAL_NUMBERS, SIGRTMAX
 
 from .machine.record import field, record
 from .machine.words import s64
 from .systrace import SyscallSelection, TraceSpecError
+from emutrace.linux.signal import SI_KERNEL
 
 
 class InjectError(ValueError):

@@ -20,7 +20,7 @@ from weakref import WeakKeyDictionary
 
 from unicorn import UC_HOOK_CODE
 
-from emutrace.loader.elf import R_IRELATIVE, STT_FUNC, STT_GNU_IFUNC
+from emutrace.loader.elf import R_IRELATIVE
 from emutrace.loader.modules import Module
 from emutrace.loader.resolve import GotResolver
 
@@ -32,6 +32,7 @@ from .machine.memory import page_up
 from .printflog import printf_site
 from .traceview import mem_view
 from .values import FastCallState
+from emutrace.linux.elf import STT_FUNC, STT_GNU_IFUNC
 
 STUB_SIZE = 16
 

@@ -17,12 +17,12 @@ from unicorn import unicorn_const as UCC
 from emutrace.kernel import errno as E
 from emutrace.kernel import procfs
 from emutrace.kernel.binfmt import ExecError
-from emutrace.kernel.files import FdTable, HostStream, O_RDONLY, O_WRONLY
+from emutrace.kernel.files import FdTable, HostStream
 from emutrace.kernel.kernel import Kernel
 from emutrace.kernel.limits import BY_NAME, KernelLimits
-from emutrace.kernel.signals import SIGBUS, SIGFPE, SIGILL, SIGKILL, SIGSEGV, SIGTRAP, deliver_pending, force_signal
+from emutrace.kernel.signals import deliver_pending, force_signal
 from emutrace.kernel.task import GuestDeadlock, Process, ProcessExit
-from emutrace.kernel.vfs import S_IFREG, Vfs, VfsError
+from emutrace.kernel.vfs import Vfs, VfsError
 from emutrace.loader.elf import ElfError, memoized, read_elf
 from emutrace.loader.exec import exec_into
 from emutrace.loader.modules import Module, module_at
@@ -33,8 +33,10 @@ from .machine.faultaddr import exact_address
 from .machine.phases import Hooks
 from .machine.record import field, record
 from .tsc import TscObserver
+from emutrace.linux.fcntl import O_RDONLY, O_WRONLY, S_IFREG
+from emutrace.linux.signal import (FPE_INTDIV, ILL_ILLOPN, SEGV_ACCERR, SEGV_MAPERR, SIGBUS, SIGFPE, SIGILL, SIGKILL, SIGSEGV, SIGTRAP,
+                                   SI_KERNEL, TRAP_BRKPT)
 
-SEGV_MAPERR, SEGV_ACCERR, FPE_INTDIV, ILL_ILLOPN, TRAP_BRKPT, SI_KERNEL = 1, 2, 1, 2, 1, 0x80
 DEFAULT_MAX_MEM = 4 << 30
 # the x86-64 level the CPU model offers (machine/cpu.py's CPUID): Unicorn 2.1 has no AVX
 CPU_LEVEL = "x86-64-v2"

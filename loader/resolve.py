@@ -13,9 +13,10 @@ from typing import Dict, List, Optional
 
 from emutrace.machine.record import record
 
-from .elf import R_GLOB_DAT, R_JUMP_SLOT, STT_FUNC, STT_GNU_IFUNC, STT_TLS
+from .elf import R_GLOB_DAT, R_JUMP_SLOT
 from .linker import Scope
 from .modules import Module
+from emutrace.linux.elf import STT_FUNC, STT_GNU_IFUNC, STT_TLS
 
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from . import errno as E
 from .dispatch import s32, syscall
-from .files import O_CLOEXEC, O_RDWR, OpenFile
+from .files import OpenFile
 from .fs import _poll_once
 from .layouts import EPOLL_EVENT
 from .time import read_timespec
 from .vfs import StatInfo, VfsError
+from emutrace.linux.fcntl import O_CLOEXEC, O_RDWR
+from emutrace.linux.poll import (EPOLLERR, EPOLLHUP, EPOLLIN, EPOLLOUT, EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLL_CTL_MOD)
 
-EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLL_CTL_MOD = 1, 2, 3
-EPOLLIN, EPOLLOUT, EPOLLERR, EPOLLHUP = 0x1, 0x4, 0x8, 0x10
 EPOLLONESHOT, EPOLLET = 1 << 30, 1 << 31
 EPOLL_CLOEXEC = O_CLOEXEC
 

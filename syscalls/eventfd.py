@@ -11,13 +11,14 @@ import struct
 from . import errno as E
 from .anonfd import AnonInodeFile, install
 from .dispatch import syscall
-from .files import O_CLOEXEC, O_NONBLOCK, WouldBlock
+from .files import WouldBlock
 from .vfs import VfsError
+from emutrace.linux.fcntl import O_CLOEXEC, O_NONBLOCK
+from emutrace.linux.poll import EFD_SEMAPHORE, POLLIN, POLLOUT
 
-EFD_SEMAPHORE, EFD_CLOEXEC, EFD_NONBLOCK = 1, O_CLOEXEC, O_NONBLOCK
+EFD_CLOEXEC, EFD_NONBLOCK = O_CLOEXEC, O_NONBLOCK
 EFD_FLAGS = EFD_SEMAPHORE | EFD_CLOEXEC | EFD_NONBLOCK
 COUNTER_MAX = 0xFFFFFFFFFFFFFFFE
-POLLIN, POLLOUT = 1, 4
 
 
 class EventFd(AnonInodeFile):

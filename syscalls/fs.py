@@ -9,24 +9,23 @@ import struct
 from . import errno as E
 from . import locks
 from .dispatch import s32, s64, syscall
-from .files import (UNREADABLE, O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_NONBLOCK,
-                    O_PATH, O_RDONLY, O_RDWR, O_TRUNC, O_WRONLY, DeviceFile, DirFile, HostFile, HostRwFile, MemFile,
-                    OpenFile, Pipe, PipeEnd, SynthFile, WouldBlock)
+from .files import (UNREADABLE, DeviceFile, DirFile, HostFile, HostRwFile, MemFile, OpenFile, Pipe, PipeEnd, SynthFile, WouldBlock)
 from .layouts import DIRENT64, IOVEC, POLLFD, STAT, STATFS, STATX, TERMIOS, TIMESPEC, WINSIZE
 from .limits import PAGE
-from .vfs import S_IFDIR, S_IFMT, S_IFREG, Node, StatInfo, VfsError
+from .vfs import Node, StatInfo, VfsError
+from emutrace.linux.fcntl import (AT_EACCESS, AT_EMPTY_PATH, AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, AT_SYMLINK_NOFOLLOW, FD_CLOEXEC,
+                                  F_DUPFD, F_GETFD, F_GETFL, F_GETLK, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETFD, F_SETFL,
+                                  F_SETLK, F_SETLKW, O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW,
+                                  O_NONBLOCK, O_PATH, O_RDONLY, O_RDWR, O_TRUNC, O_WRONLY, R_OK, STATX_BASIC_STATS, STATX_MNT_ID,
+                                  ST_RDONLY, ST_RELATIME, ST_VALID, S_IFDIR, S_IFMT, S_IFREG, W_OK, X_OK)
+from emutrace.linux.poll import POLLERR, POLLHUP, POLLIN, POLLNVAL, POLLOUT, POLLPRI, POLLRDHUP
+from emutrace.linux.resource import RLIMIT_FSIZE, RLIM_INFINITY
+from emutrace.linux.signal import SIGXFSZ
 
-AT_FDCWD = -100
-AT_SYMLINK_NOFOLLOW, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, AT_EACCESS, AT_EMPTY_PATH = 0x100, 0x200, 0x400, 0x200, 0x1000
-F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_GETLK, F_SETLK, F_SETLKW = 0, 1, 2, 3, 4, 5, 6, 7
 F_SETOWN, F_GETOWN, F_SETSIG, F_GETSIG = 8, 9, 10, 11
-F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW = 36, 37, 38
 F_DUPFD_CLOEXEC, F_SETPIPE_SZ, F_GETPIPE_SZ, F_ADD_SEALS, F_GET_SEALS = 1030, 1031, 1032, 1033, 1034
-FD_CLOEXEC = 1
 TCGETS, TCSETS, TCSETSW, TCSETSF, TIOCGWINSZ, TIOCSWINSZ = 0x5401, 0x5402, 0x5403, 0x5404, 0x5413, 0x5414
 TIOCGPGRP, TIOCSPGRP, FIONREAD, FIONBIO, FIOCLEX, FIONCLEX, TCFLSH = 0x540F, 0x5410, 0x541B, 0x5421, 0x5451, 0x5450, 0x540B
-STATX_BASIC_STATS, STATX_MNT_ID = 0x7FF, 0x1000
-R_OK, W_OK, X_OK = 4, 2, 1
 SETTABLE_FL = O_APPEND | O_NONBLOCK | 0o40000 | 0o1000000 | 0o4010000   # APPEND NONBLOCK DIRECT NOATIME ASYNC
 
 
@@ -232,8 +231,6 @@ def blocking_after(proc, f: OpenFile, op, *args):
     _wait_for_io(proc, f)
     return blocking(proc, f, op, *args)
 
-
-RLIMIT_FSIZE, RLIM_INFINITY, SIGXFSZ = 1, 0xFFFFFFFFFFFFFFFF, 25
 
 
 def fsize_room(proc, f: OpenFile, off: int, n: int) -> int:
@@ -756,8 +753,6 @@ def sys_statx(proc, dirfd, path, flags, mask, buf, *_):
     return 0
 
 
-ST_RDONLY, ST_VALID, ST_RELATIME = 0x1, 0x20, 0x400
-
 
 def _statfs_bytes(proc, node) -> bytes:
     """What the guest's writes may still use: the overlay's quota (--max-disk, the inode bound) is
@@ -1186,8 +1181,6 @@ def sys_ioctl(proc, fd, req, arg, *_):
     return -E.ENOTTY
 
 
-POLLIN, POLLPRI, POLLOUT, POLLERR, POLLHUP, POLLNVAL = 1, 2, 4, 8, 16, 32
-POLLRDHUP = 0x2000
 
 
 def _poll_once(proc, entries):

@@ -19,23 +19,21 @@ from typing import Dict, List, Optional, Tuple
 from . import errno as E
 from .anonfd import AnonInodeFile, install
 from .dispatch import s32, syscall
-from .files import O_ACCMODE, O_CLOEXEC, O_CREAT, O_NONBLOCK, O_RDONLY, O_TRUNC, WouldBlock
-from .fs import AT_FDCWD, guest_path, resolve_at
+from .files import WouldBlock
+from .fs import guest_path, resolve_at
 from .layouts import INOTIFY_EVENT
-from .vfs import S_IFDIR, VfsError
+from .vfs import VfsError
+from emutrace.linux.fcntl import (AT_FDCWD, O_ACCMODE, O_CLOEXEC, O_CREAT, O_NONBLOCK, O_RDONLY, O_TRUNC, S_IFDIR)
+from emutrace.linux.poll import (IN_ACCESS, IN_ATTRIB, IN_CLOSE_NOWRITE, IN_CLOSE_WRITE, IN_CREATE, IN_DELETE, IN_DELETE_SELF,
+                                 IN_DONT_FOLLOW, IN_EXCL_UNLINK, IN_IGNORED, IN_ISDIR, IN_MASK_ADD, IN_MASK_CREATE, IN_MODIFY,
+                                 IN_MOVED_FROM, IN_MOVED_TO, IN_MOVE_SELF, IN_ONESHOT, IN_ONLYDIR, IN_OPEN, IN_Q_OVERFLOW, IN_UNMOUNT,
+                                 POLLIN)
 
-IN_ACCESS, IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE = 0x1, 0x2, 0x4, 0x8
-IN_CLOSE_NOWRITE, IN_OPEN, IN_MOVED_FROM, IN_MOVED_TO = 0x10, 0x20, 0x40, 0x80
-IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_MOVE_SELF = 0x100, 0x200, 0x400, 0x800
-IN_UNMOUNT, IN_Q_OVERFLOW, IN_IGNORED = 0x2000, 0x4000, 0x8000
-IN_ONLYDIR, IN_DONT_FOLLOW, IN_EXCL_UNLINK = 0x01000000, 0x02000000, 0x04000000
-IN_MASK_CREATE, IN_MASK_ADD, IN_ISDIR, IN_ONESHOT = 0x10000000, 0x20000000, 0x40000000, 0x80000000
 IN_ALL_EVENTS = 0xFFF
 IN_ADD_FLAGS = IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK | IN_MASK_CREATE | IN_MASK_ADD | IN_ONESHOT
 IN_CLOEXEC, IN_NONBLOCK = O_CLOEXEC, O_NONBLOCK
 # what Linux gives a user by default (/proc/sys/fs/inotify/*)
 MAX_QUEUED_EVENTS, MAX_USER_INSTANCES, MAX_USER_WATCHES = 16384, 128, 8192
-POLLIN = 1
 
 
 class Inotify(AnonInodeFile):

@@ -4,10 +4,10 @@ from __future__ import annotations
 from . import errno as E
 from .dispatch import syscall
 from .files import MemFile
-from .vfs import S_IFREG, Node
+from .vfs import Node
+from emutrace.linux.fcntl import MFD_CLOEXEC, S_IFREG
+from emutrace.linux.poll import GRND_INSECURE, GRND_NONBLOCK, GRND_RANDOM
 
-GRND_NONBLOCK, GRND_RANDOM, GRND_INSECURE = 1, 2, 4
-MFD_CLOEXEC = 1
 
 
 @syscall("getrandom")

@@ -16,13 +16,11 @@ from emutrace.machine.memory import OutOfMemory, SharedMemory, page_down, page_u
 from . import errno as E
 from .dispatch import s32, syscall
 from .files import DeviceFile, HostFile, HostRwFile, MemFile, PipeEnd, shared_memory_of
+from emutrace.linux.mman import (MADV_DONTNEED, MADV_FREE, MADV_REMOVE, MAP_ANONYMOUS, MAP_FIXED, MAP_FIXED_NOREPLACE, MAP_GROWSDOWN,
+                                 MAP_NORESERVE, MREMAP_DONTUNMAP, MREMAP_FIXED, MREMAP_MAYMOVE)
+from emutrace.linux.resource import RLIMIT_AS
 
 MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE, MAP_TYPE = 1, 2, 3, 0xF
-MAP_FIXED, MAP_ANONYMOUS, MAP_GROWSDOWN, MAP_FIXED_NOREPLACE = 0x10, 0x20, 0x100, 0x100000
-MAP_NORESERVE = 0x4000
-MREMAP_MAYMOVE, MREMAP_FIXED, MREMAP_DONTUNMAP = 1, 2, 4
-MADV_DONTNEED, MADV_REMOVE, MADV_FREE = 4, 9, 8
-RLIMIT_AS = 9
 
 
 def _check_as(proc, grow: int) -> None:

@@ -16,16 +16,16 @@ from typing import Dict, List, Optional
 
 from . import errno as E
 from .dispatch import s32, s64, syscall
-from .files import CLOSE_HOOKS, O_ACCMODE, O_CLOEXEC, O_CREAT, O_EXCL, O_NONBLOCK, O_RDONLY, O_WRONLY, OpenFile
+from .files import CLOSE_HOOKS, OpenFile
 from .layouts import TIMESPEC
 from .netlink import NetlinkSocket
 from .wait import Block, Wait
 from .vfs import StatInfo, VfsError
+from emutrace.linux.fcntl import O_ACCMODE, O_CLOEXEC, O_CREAT, O_EXCL, O_NONBLOCK, O_RDONLY, O_WRONLY
+from emutrace.linux.signal import SIGEV_NONE, SIGEV_SIGNAL, SIGEV_THREAD, SIGEV_THREAD_ID, SI_MESGQ
 
 MQ_ATTR = struct.Struct("<qqqq32x")               # struct mq_attr: flags, maxmsg, msgsize, curmsgs
 SIGEVENT = struct.Struct("<Qii")                  # sigev_value, sigev_signo, sigev_notify
-SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD, SIGEV_THREAD_ID = 0, 1, 2, 4
-SI_MESGQ = -3
 # the cookie a SIGEV_THREAD registration hands the kernel, and what its last byte then says
 NOTIFY_COOKIE_LEN, NOTIFY_WOKENUP, NOTIFY_REMOVED = 32, 1, 2
 MQ_PRIO_MAX = 32768

@@ -23,16 +23,14 @@ from . import errno as E
 from . import inet, netlink
 from .datagrams import DatagramQueue
 from .dispatch import s32, syscall
-from .files import O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
+from .files import OpenFile, Pipe, WouldBlock
 from .fs import TRANSFER_PIECE, _cut, blocking
-from .vfs import S_IFSOCK, StatInfo, VfsError
+from .vfs import StatInfo, VfsError
+from emutrace.linux.fcntl import O_NONBLOCK, O_RDWR, S_IFSOCK
+from emutrace.linux.net import (AF_INET, AF_INET6, AF_UNIX, IPPROTO_TCP, MSG_DONTWAIT, MSG_NOSIGNAL, MSG_PEEK, MSG_TRUNC, SHUT_RD,
+                                SHUT_WR, SOCK_CLOEXEC, SOCK_DGRAM, SOCK_NONBLOCK, SOCK_SEQPACKET, SOCK_STREAM, SOCK_TYPE_MASK,
+                                SOL_SOCKET, SO_ACCEPTCONN, SO_DOMAIN, SO_ERROR, SO_TYPE)
 
-AF_UNIX = 1
-SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET = 1, 2, 5
-SOCK_TYPE_MASK, SOCK_NONBLOCK, SOCK_CLOEXEC = 0xF, 0o4000, 0o2000000
-SOL_SOCKET, SO_TYPE, SO_ERROR, SO_DOMAIN, SO_ACCEPTCONN = 1, 3, 4, 39, 30
-SHUT_RD, SHUT_WR = 0, 1
-MSG_DONTWAIT, MSG_PEEK, MSG_TRUNC, MSG_NOSIGNAL = 0x40, 0x2, 0x20, 0x4000
 
 
 class UnixSocket(OpenFile):
@@ -606,8 +604,6 @@ def sys_getsockopt(proc, fd, level, name, val, lenp, *_):
 
 # ---------------------------------------------------------------- --net: host sockets
 
-AF_INET, AF_INET6 = 2, 10
-IPPROTO_TCP = 6
 _HOST_FAMILY = {AF_INET: "AF_INET", AF_INET6: "AF_INET6"}
 _HOST_TYPE = {SOCK_STREAM: "SOCK_STREAM", SOCK_DGRAM: "SOCK_DGRAM"}
 # (level, option) in Linux numbers → the host constant's name

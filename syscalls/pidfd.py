@@ -8,13 +8,13 @@ from __future__ import annotations
 from . import errno as E
 from .anonfd import AnonInodeFile, install
 from .dispatch import s32, syscall
-from .files import O_NONBLOCK
 from .layouts import SIGINFO
-from .signals import NSIG, SI_TKILL, SI_USER
 from .vfs import VfsError
+from emutrace.linux.fcntl import O_NONBLOCK
+from emutrace.linux.poll import POLLIN
+from emutrace.linux.signal import NSIG, SI_TKILL, SI_USER
 
 PIDFD_NONBLOCK = O_NONBLOCK
-POLLIN = 1
 
 
 class PidFd(AnonInodeFile):

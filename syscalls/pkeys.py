@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from . import errno as E
 from .dispatch import syscall
-
-PKEY_DISABLE_ACCESS, PKEY_DISABLE_WRITE = 1, 2
+from emutrace.linux.mman import PKEY_DISABLE_ACCESS, PKEY_DISABLE_WRITE
 
 
 @syscall("pkey_alloc")

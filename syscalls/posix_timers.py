@@ -15,11 +15,9 @@ from . import errno as E
 from .dispatch import s32, syscall
 from .ktimers import Expiry, read_itimerspec, timers_of, to_monotonic
 from .layouts import ITIMERSPEC, SIGEVENT
+from emutrace.linux.resource import TIMER_ABSTIME
+from emutrace.linux.signal import (NSIG, SIGALRM, SIGEV_NONE, SIGEV_SIGNAL, SIGEV_THREAD, SIGEV_THREAD_ID, SI_TIMER)
 
-SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD, SIGEV_THREAD_ID = 0, 1, 2, 4
-SIGALRM, NSIG = 14, 64
-SI_TIMER = -2
-TIMER_ABSTIME = 1
 # CLOCK_REALTIME, MONOTONIC, PROCESS_CPUTIME_ID, THREAD_CPUTIME_ID, MONOTONIC_RAW is refused,
 # BOOTTIME, REALTIME_ALARM, BOOTTIME_ALARM, TAI
 TIMER_CLOCKS = frozenset({0, 1, 2, 3, 7, 8, 9, 11})

@@ -7,11 +7,13 @@ from . import errno as E
 from .binfmt import ExecError
 from .dispatch import s32, syscall
 from .fs import base_dir, guest_path
-from .task import RLIMIT_NOFILE, ProcessExit
+from .task import ProcessExit
 from .layouts import RLIMIT, RUSAGE, SYSINFO, UTSNAME
+from emutrace.linux.prctl import (ARCH_GET_FS, ARCH_GET_GS, ARCH_SET_FS, ARCH_SET_GS, PR_CAPBSET_READ, PR_GET_DUMPABLE, PR_GET_NAME,
+                                  PR_GET_NO_NEW_PRIVS, PR_GET_PDEATHSIG, PR_GET_SECCOMP, PR_SET_DUMPABLE, PR_SET_NAME, PR_SET_NO_NEW_PRIVS,
+                                  PR_SET_PDEATHSIG, PR_SET_SECCOMP, PR_SET_VMA)
+from emutrace.linux.resource import RLIMIT_NOFILE, RLIM_INFINITY
 
-ARCH_SET_GS, ARCH_SET_FS, ARCH_GET_FS, ARCH_GET_GS = 0x1001, 0x1002, 0x1003, 0x1004
-RLIM_INFINITY = 0xFFFFFFFFFFFFFFFF
 RLIMIT_NLIMITS = 16
 
 
@@ -342,9 +344,6 @@ def sys_setpriority(proc, which, who, prio, *_):
     return 0 if s32(prio) >= 0 else -E.EACCES
 
 
-PR_SET_PDEATHSIG, PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_DUMPABLE = 1, 2, 3, 4
-PR_SET_NAME, PR_GET_NAME, PR_SET_NO_NEW_PRIVS, PR_GET_NO_NEW_PRIVS = 15, 16, 38, 39
-PR_CAPBSET_READ, PR_SET_VMA, PR_SET_SECCOMP, PR_GET_SECCOMP = 23, 0x53564D41, 22, 21
 
 
 @syscall("prctl")

@@ -10,14 +10,16 @@ from __future__ import annotations
 from . import errno as E
 from .anonfd import AnonInodeFile, install
 from .dispatch import s32, syscall
-from .files import O_CLOEXEC, O_NONBLOCK, WouldBlock
+from .files import WouldBlock
 from .layouts import SIGNALFD_SIGINFO
-from .signals import SIGKILL, SIGSTOP, bit
+from .signals import bit
 from .vfs import VfsError
+from emutrace.linux.fcntl import O_CLOEXEC, O_NONBLOCK
+from emutrace.linux.poll import POLLIN
+from emutrace.linux.signal import SIGKILL, SIGSTOP
 
 SFD_CLOEXEC, SFD_NONBLOCK = O_CLOEXEC, O_NONBLOCK
 UNBLOCKABLE = bit(SIGKILL) | bit(SIGSTOP)
-POLLIN = 1
 
 # siginfo (the kernel's queue entries) field -> signalfd_siginfo field
 _SSI_FIELDS = (("si_signo", "ssi_signo"), ("si_errno", "ssi_errno"), ("si_code", "ssi_code"),

@@ -13,11 +13,11 @@ import struct
 
 from . import errno as E
 from .dispatch import s32, s64, syscall
-from .files import O_APPEND, O_NONBLOCK, Pipe, PipeEnd, WouldBlock
+from .files import Pipe, PipeEnd, WouldBlock
 from .fs import _cut, _iovecs, raise_sigpipe
 from .vfs import VfsError
+from emutrace.linux.fcntl import (O_APPEND, O_NONBLOCK, SPLICE_F_GIFT, SPLICE_F_MORE, SPLICE_F_MOVE, SPLICE_F_NONBLOCK)
 
-SPLICE_F_MOVE, SPLICE_F_NONBLOCK, SPLICE_F_MORE, SPLICE_F_GIFT = 1, 2, 4, 8
 SPLICE_F_ALL = SPLICE_F_MOVE | SPLICE_F_NONBLOCK | SPLICE_F_MORE | SPLICE_F_GIFT
 MAX_RW_COUNT = 0x7FFFF000            # Linux caps one transfer so (INT_MAX rounded down to a page)
 

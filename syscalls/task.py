@@ -10,13 +10,12 @@ from emutrace.machine.record import field, record
 
 from . import jobctl
 from .files import FdTable
+from emutrace.linux.resource import (RLIMIT_AS, RLIMIT_CORE, RLIMIT_CPU, RLIMIT_DATA, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_NPROC, RLIMIT_STACK,
+                                     RLIM_INFINITY)
 
 if TYPE_CHECKING:                     # (annotation only: the Kernel imports every handler)
     from .kernel import Kernel
 
-RLIM_INFINITY = 0xFFFFFFFFFFFFFFFF
-RLIMIT_CPU, RLIMIT_FSIZE, RLIMIT_DATA, RLIMIT_STACK, RLIMIT_CORE = 0, 1, 2, 3, 4
-RLIMIT_NOFILE, RLIMIT_AS, RLIMIT_NPROC = 7, 9, 6
 
 
 class ProcessExit(Exception):

@@ -8,10 +8,9 @@ from __future__ import annotations
 from . import errno as E
 from .dispatch import s32, syscall
 from .layouts import ITIMERVAL, TIMESPEC, TIMEVAL, TMS
+from emutrace.linux.resource import ITIMER_REAL, TIMER_ABSTIME
 
 CLOCK_IDS = set(range(12))
-TIMER_ABSTIME = 1
-ITIMER_REAL = 0
 
 
 def _ts(ns: int) -> bytes:

@@ -11,16 +11,16 @@ import struct
 from . import errno as E
 from .anonfd import AnonInodeFile, install
 from .dispatch import s32, syscall
-from .files import O_CLOEXEC, O_NONBLOCK, WouldBlock
+from .files import WouldBlock
 from .ktimers import Expiry, read_itimerspec, timers_of, to_monotonic
 from .layouts import ITIMERSPEC
 from .vfs import VfsError
+from emutrace.linux.fcntl import O_CLOEXEC, O_NONBLOCK
+from emutrace.linux.poll import POLLIN, TFD_TIMER_ABSTIME, TFD_TIMER_CANCEL_ON_SET
 
 TFD_CLOEXEC, TFD_NONBLOCK = O_CLOEXEC, O_NONBLOCK
-TFD_TIMER_ABSTIME, TFD_TIMER_CANCEL_ON_SET = 1, 2
 # CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM
 TIMERFD_CLOCKS = frozenset({0, 1, 7, 8, 9})
-POLLIN = 1
 
 
 class TimerFd(AnonInodeFile):

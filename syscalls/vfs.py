@@ -27,9 +27,9 @@ from .filedata import PAGE, FileData
 from .hostjournal import HostJournal
 from .limits import DENTRY_COST, INODE_COST, Held, KernelLimits, pages
 # all of them: handlers take the file types from the VFS, whose nodes carry them
-from .statinfo import (DT_BLK, DT_CHR, DT_DIR, DT_FIFO, DT_LNK, DT_OF_MODE, DT_REG, DT_SOCK,  # noqa: F401
-                       DT_UNKNOWN, S_IFBLK, S_IFCHR, S_IFDIR, S_IFIFO, S_IFLNK, S_IFMT, S_IFREG, S_IFSOCK,
-                       StatInfo)
+from .statinfo import DT_OF_MODE, StatInfo
+from emutrace.linux.fcntl import (DT_BLK, DT_CHR, DT_DIR, DT_FIFO, DT_LNK, DT_REG, DT_SOCK, DT_UNKNOWN, S_IFBLK, S_IFCHR, S_IFDIR,
+                                  S_IFIFO, S_IFLNK, S_IFMT, S_IFREG, S_IFSOCK)
 
 MAX_SYMLINKS = 40
 OVERLAY_DEV = 0x2D

@@ -23,6 +23,7 @@ from ..kernel.world import DEFAULT_ENV
 from ..loader.elf import ElfError, parse_elf
 from ..loader.linker import search_paths
 from ..machine.errors import EmutraceError
+from emutrace.linux.fcntl import AT_FDCWD
 
 SYSROOT_USAGE = ("usage: emutrace sysroot [--add PATH]... [--from DIR] [--no-run] [--timeout S] "
                  "PROGRAM OUT.tar [-- ARGS...]")
@@ -251,7 +252,6 @@ def discover(packer: Packer, argv: List[str], timeout: float) -> List[str]:
     """Run the program once under emutrace (sandboxed, output discarded) and add every regular
     file it opened successfully and every program it executed (with their closures)."""
     from ..api import Session          # deferred: only a run loads the emulator (--no-run does not)
-    AT_FDCWD = -100
     opened: List[Tuple[str, str]] = []
     execs: List[str] = []
     s = Session(argv, root=packer.source, cwd="/", stdin=b"", capture_output=True, trace_calls=False,

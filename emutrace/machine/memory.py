@@ -31,9 +31,9 @@ from .hostmem import HostBuffer
 from .record import record
 from .tlb import uc_prot
 from .codewatch import CodeWatch
+from emutrace.linux.mman import PROT_EXEC, PROT_READ, PROT_WRITE
 
 PAGE = 0x1000
-PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4
 
 # Fixed addresses (no ASLR): what Linux picks with randomisation off.
 PIE_BASE = 0x555555554000

@@ -15,15 +15,15 @@ from typing import Dict, List, Optional
 
 from emutrace.loader.modules import module_at
 from emutrace.kernel import errno as E
-from emutrace.kernel.vfs import S_IFMT, S_IFREG, VfsError
+from emutrace.kernel.vfs import VfsError
 from emutrace.decode.xlat import signal_name
 from emutrace.machine.words import s32, s64
 
 from . import extract, rules
 from .calls import CallWatch
-from .rules import AT_FDCWD
 from .target import describe
 from .unpacked import Unpacked
+from emutrace.linux.fcntl import AT_FDCWD, S_IFMT, S_IFREG
 
 MAX_EVENTS = 20000            # notable events kept (the rest are counted in events_dropped)
 MAX_REFS = 32                 # event ids kept per file, socket or process

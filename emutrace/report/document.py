@@ -11,8 +11,7 @@ from emutrace.decode.xlat import signal_name
 from . import extract, findings
 from .hostwrites import host_dropped
 from .schema import SCHEMA_ID, SCHEMA_VERSION
-
-S_IFMT, S_IFREG = 0o170000, 0o100000
+from emutrace.linux.fcntl import S_IFMT, S_IFREG
 
 
 def build(collector) -> dict:

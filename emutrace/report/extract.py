@@ -10,7 +10,8 @@ import struct
 from collections import Counter
 from typing import Dict, List, Optional
 
-from .rules import AF_INET, AF_INET6, AF_UNIX, FAMILY
+from .rules import FAMILY
+from emutrace.linux.net import AF_INET, AF_INET6, AF_UNIX
 
 MIN_STRING = 6
 PRINTABLE = re.compile(rb"[\x20-\x7e\t]{%d,}" % MIN_STRING)
