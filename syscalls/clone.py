@@ -20,7 +20,6 @@ from emutrace.machine.memory import OutOfMemory
 from . import errno as E
 from . import jobctl
 from .anonfd import install as install_fd
-from .dispatch import syscall
 from .layouts import CLONE_ARGS, RUSAGE, SIGINFO
 from .pidfd import PidFd, pidfd_of
 from .posix_timers import drop_timers
@@ -45,7 +44,6 @@ __WNOTHREAD, __WALL, __WCLONE = 0x20000000, 0x40000000, 0x80000000
 
 # ---------------------------------------------------------------- creation
 
-@syscall("clone")
 def sys_clone(proc, flags, stack, ptid, ctid, tls, *_):
     # x86-64 argument order: flags, stack, parent_tid, child_tid, tls
     if flags & CLONE_PIDFD and flags & CLONE_PARENT_SETTID:
@@ -54,7 +52,6 @@ def sys_clone(proc, flags, stack, ptid, ctid, tls, *_):
                     pidfd_at=ptid)
 
 
-@syscall("clone3")
 def sys_clone3(proc, uargs, size, *_):
     if size < CLONE_ARGS_SIZE_VER0:
         return -E.EINVAL
@@ -78,12 +75,10 @@ def sys_clone3(proc, uargs, size, *_):
                     pidfd_at=a["pidfd"])
 
 
-@syscall("fork")
 def sys_fork(proc, *_):
     return do_clone(proc, 0, SIGCHLD, 0, 0, 0, 0)
 
 
-@syscall("vfork")
 def sys_vfork(proc, *_):
     return do_clone(proc, CLONE_VM | CLONE_VFORK, SIGCHLD, 0, 0, 0, 0)
 

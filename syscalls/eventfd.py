@@ -10,7 +10,6 @@ import struct
 
 from . import errno as E
 from .anonfd import AnonInodeFile, install
-from .dispatch import syscall
 from .files import WouldBlock
 from .vfs import VfsError
 from emutrace.linux.fcntl import O_CLOEXEC, O_NONBLOCK
@@ -59,11 +58,9 @@ def _create(proc, initval: int, flags: int) -> int:
     return install(proc, EventFd(proc.kernel, initval & 0xFFFFFFFF, flags), bool(flags & EFD_CLOEXEC))
 
 
-@syscall("eventfd")
 def sys_eventfd(proc, initval, *_):
     return _create(proc, initval, 0)
 
 
-@syscall("eventfd2")
 def sys_eventfd2(proc, initval, flags, *_):
     return _create(proc, initval, flags & 0xFFFFFFFF)

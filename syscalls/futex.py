@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 
 from . import errno as E
-from .dispatch import s32, syscall
+from .dispatch import s32
 from .layouts import TIMESPEC
 from emutrace.linux.futex import (FUTEX_CLOCK_REALTIME, FUTEX_CMP_REQUEUE, FUTEX_FD, FUTEX_OWNER_DIED, FUTEX_PRIVATE_FLAG, FUTEX_REQUEUE,
                                   FUTEX_TID_MASK, FUTEX_WAIT, FUTEX_WAITERS, FUTEX_WAKE, FUTEX_WAKE_OP)
@@ -47,7 +47,6 @@ def _sext12(v: int) -> int:
     return v - 0x1000 if v & 0x800 else v
 
 
-@syscall("futex")
 def sys_futex(proc, uaddr, op, val, timeout, uaddr2, val3):
     cmd = op & FUTEX_CMD_MASK & 0x7F
     sched = proc.kernel.sched.futex

@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Tuple
 
 from . import errno as E
 from .anonfd import AnonInodeFile, install
-from .dispatch import s32, syscall
+from .dispatch import s32
 from .files import WouldBlock
 from .fs import guest_path, resolve_at
 from .layouts import INOTIFY_EVENT
@@ -408,12 +408,10 @@ def _init(proc, flags: int) -> int:
     return install(proc, Inotify(proc.kernel, flags), bool(flags & IN_CLOEXEC))
 
 
-@syscall("inotify_init")
 def sys_inotify_init(proc, *_):
     return _init(proc, 0)
 
 
-@syscall("inotify_init1")
 def sys_inotify_init1(proc, flags, *_):
     return _init(proc, flags & 0xFFFFFFFF)
 
@@ -425,7 +423,6 @@ def _instance(proc, fd) -> Inotify:
     return f
 
 
-@syscall("inotify_add_watch")
 def sys_inotify_add_watch(proc, fd, path, mask, *_):
     mask &= 0xFFFFFFFF
     inst = _instance(proc, fd)
@@ -440,7 +437,6 @@ def sys_inotify_add_watch(proc, fd, path, mask, *_):
     return inst.add(node.stat.ino, mask & (IN_ALL_EVENTS | IN_ADD_FLAGS))
 
 
-@syscall("inotify_rm_watch")
 def sys_inotify_rm_watch(proc, fd, wd, *_):
     inst = _instance(proc, fd)
     wd = s32(wd)

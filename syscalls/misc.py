@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from . import errno as E
-from .dispatch import syscall
 from .files import MemFile
 from .vfs import Node
 from emutrace.linux.fcntl import MFD_CLOEXEC, S_IFREG
@@ -10,7 +9,6 @@ from emutrace.linux.poll import GRND_INSECURE, GRND_NONBLOCK, GRND_RANDOM
 
 
 
-@syscall("getrandom")
 def sys_getrandom(proc, buf, count, flags, *_):
     if flags & ~7:
         return -E.EINVAL
@@ -19,7 +17,6 @@ def sys_getrandom(proc, buf, count, flags, *_):
     return count
 
 
-@syscall("memfd_create")
 def sys_memfd_create(proc, name, flags, *_):
     label = proc.aspace.read_cstr(name, 249).decode("utf-8", "replace")
     vfs = proc.kernel.vfs

@@ -15,7 +15,7 @@ import struct
 from typing import Dict, List, Optional
 
 from . import errno as E
-from .dispatch import s32, s64, syscall
+from .dispatch import s32, s64
 from .files import CLOSE_HOOKS, OpenFile
 from .layouts import TIMESPEC
 from .netlink import NetlinkSocket
@@ -134,7 +134,6 @@ def _abs_deadline(proc, addr) -> Optional[int]:
     return world.monotonic_ns() + (ts["tv_sec"] * 10**9 + ts["tv_nsec"] - world.realtime_ns())
 
 
-@syscall("mq_open")
 def sys_mq_open(proc, name, oflag, mode, attr, *_):
     name, oflag = _name(proc, name), s32(oflag)
     names = _names(proc.kernel)
@@ -162,7 +161,6 @@ def sys_mq_open(proc, name, oflag, mode, attr, *_):
     return proc.fds.install(f, cloexec=bool(oflag & O_CLOEXEC))
 
 
-@syscall("mq_unlink")
 def sys_mq_unlink(proc, name, *_):
     name = _name(proc, name)
     if _names(proc.kernel).pop(name, None) is None:
@@ -178,7 +176,6 @@ def _block(proc, f: MqFile, what: str, ready, deadline):
 
 
 
-@syscall("mq_timedsend")
 def sys_mq_timedsend(proc, fd, msg, length, prio, timeout, *_):
     f = _mqd(proc, fd)
     if f.flags & O_ACCMODE == O_RDONLY:
@@ -203,7 +200,6 @@ def sys_mq_timedsend(proc, fd, msg, length, prio, timeout, *_):
     return 0
 
 
-@syscall("mq_timedreceive")
 def sys_mq_timedreceive(proc, fd, msg, length, prio_ptr, timeout, *_):
     f = _mqd(proc, fd)
     if f.flags & O_ACCMODE == O_WRONLY:
@@ -228,7 +224,6 @@ def sys_mq_timedreceive(proc, fd, msg, length, prio_ptr, timeout, *_):
     return len(data)
 
 
-@syscall("mq_notify")
 def sys_mq_notify(proc, fd, sevp, *_):
     # Linux's order (do_mq_notify): the sigevent, then its netlink socket, then the queue
     sock = cookie = None
@@ -272,7 +267,6 @@ def _on_close(table, f) -> None:
 CLOSE_HOOKS.append(_on_close)
 
 
-@syscall("mq_getsetattr")
 def sys_mq_getsetattr(proc, fd, new, old, *_):
     f = _mqd(proc, fd)
     q = f.queue

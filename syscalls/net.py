@@ -22,7 +22,7 @@ import time as _t
 from . import errno as E
 from . import inet, netlink
 from .datagrams import DatagramQueue
-from .dispatch import s32, syscall
+from .dispatch import s32
 from .files import OpenFile, Pipe, WouldBlock
 from .fs import TRANSFER_PIECE, _cut, blocking
 from .vfs import StatInfo, VfsError
@@ -147,7 +147,6 @@ def _new(proc, domain, stype, protocol=0):
     return UnixSocket(kind, flags, proc.kernel.vfs.new_ino()), 0
 
 
-@syscall("socket")
 def sys_socket(proc, domain, stype, protocol, *_):
     if stype & ~(SOCK_TYPE_MASK | SOCK_NONBLOCK | SOCK_CLOEXEC):
         return -E.EINVAL
@@ -157,7 +156,6 @@ def sys_socket(proc, domain, stype, protocol, *_):
     return proc.fds.install(sock, cloexec=bool(stype & SOCK_CLOEXEC))
 
 
-@syscall("socketpair")
 def sys_socketpair(proc, domain, stype, protocol, sv, *_):
     if domain != AF_UNIX:
         return -E.EOPNOTSUPP if domain in (AF_INET, AF_INET6) else -E.EACCES
@@ -190,7 +188,6 @@ def _deadline(proc):
     return proc.kernel.wall_deadline
 
 
-@syscall("connect")
 def sys_connect(proc, fd, addr, length, *_):
     sock = _sock(proc, fd)
     if isinstance(sock, netlink.NetlinkSocket):
@@ -251,7 +248,6 @@ def _host_opt(level: str, name: str):
     return getattr(hs, level), getattr(hs, name)
 
 
-@syscall("bind")
 def sys_bind(proc, fd, addr, length, *_):
     sock = _sock(proc, fd)
     if isinstance(sock, netlink.NetlinkSocket):
@@ -280,7 +276,6 @@ def sys_bind(proc, fd, addr, length, *_):
     return 0
 
 
-@syscall("listen")
 def sys_listen(proc, fd, backlog, *_):
     sock = _sock(proc, fd)
     if isinstance(sock, netlink.NetlinkSocket):
@@ -302,12 +297,10 @@ def sys_listen(proc, fd, backlog, *_):
     return 0
 
 
-@syscall("accept")
 def sys_accept(proc, fd, addr=0, alen=0, *_):
     return sys_accept4(proc, fd, addr, alen, 0)     # (accept has no flags: r10 holds anything)
 
 
-@syscall("accept4")
 def sys_accept4(proc, fd, addr=0, alen=0, flags=0, *_):
     sock = _sock(proc, fd)
     if flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC):
@@ -417,14 +410,12 @@ def _discards(sock, flags) -> bool:
     return bool(flags & MSG_TRUNC) and isinstance(sock, inet.LoopSocket) and sock.stype == SOCK_STREAM
 
 
-@syscall("sendto")
 def sys_sendto(proc, fd, buf, length, flags, addr, alen):
     sock = _sock(proc, fd)
     return _send(proc, sock, proc.aspace.read(buf, min(length, TRANSFER_PIECE)), flags,
                  _target(proc, sock, addr, alen))
 
 
-@syscall("recvfrom")
 def sys_recvfrom(proc, fd, buf, length, flags, addr, alen):
     sock = _sock(proc, fd)
     try:
@@ -446,7 +437,6 @@ def _msg(proc, msg):
     return name, namelen, out
 
 
-@syscall("sendmsg")
 def sys_sendmsg(proc, fd, msg, flags, *_):
     sock = _sock(proc, fd)
     name, namelen, iov = _msg(proc, msg)
@@ -454,7 +444,6 @@ def sys_sendmsg(proc, fd, msg, flags, *_):
     return _send(proc, sock, data, flags, _target(proc, sock, name, namelen))
 
 
-@syscall("recvmsg")
 def sys_recvmsg(proc, fd, msg, flags, *_):
     sock = _sock(proc, fd)
     name, namelen, iov = _msg(proc, msg)
@@ -476,7 +465,6 @@ def sys_recvmsg(proc, fd, msg, flags, *_):
     return full if flags & MSG_TRUNC else len(data)
 
 
-@syscall("sendmmsg")
 def sys_sendmmsg(proc, fd, vec, vlen, flags, *_):
     _sock(proc, fd)                             # ENOTSOCK before anything is sent
     sent = 0
@@ -490,7 +478,6 @@ def sys_sendmmsg(proc, fd, vec, vlen, flags, *_):
     return sent
 
 
-@syscall("recvmmsg")
 def sys_recvmmsg(proc, fd, vec, vlen, flags, timeout, *_):
     _sock(proc, fd)
     got = 0
@@ -504,7 +491,6 @@ def sys_recvmmsg(proc, fd, vec, vlen, flags, timeout, *_):
     return got
 
 
-@syscall("shutdown")
 def sys_shutdown(proc, fd, how, *_):
     sock = _sock(proc, fd)
     if how not in (SHUT_RD, SHUT_WR, 2):
@@ -549,17 +535,14 @@ def _sockname(proc, fd, addr, alen, peer: bool):
     return 0
 
 
-@syscall("getsockname")
 def sys_getsockname(proc, fd, addr, alen, *_):
     return _sockname(proc, fd, addr, alen, peer=False)
 
 
-@syscall("getpeername")
 def sys_getpeername(proc, fd, addr, alen, *_):
     return _sockname(proc, fd, addr, alen, peer=True)
 
 
-@syscall("setsockopt")
 def sys_setsockopt(proc, fd, level, name, val, length, *_):
     sock = _sock(proc, fd)
     if isinstance(sock, inet.LoopSocket):
@@ -576,7 +559,6 @@ def sys_setsockopt(proc, fd, level, name, val, length, *_):
     return 0
 
 
-@syscall("getsockopt")
 def sys_getsockopt(proc, fd, level, name, val, lenp, *_):
     sock = _sock(proc, fd)
     if isinstance(sock, inet.LoopSocket):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from . import errno as E
 from .anonfd import AnonInodeFile, install
-from .dispatch import s32, syscall
+from .dispatch import s32
 from .layouts import SIGINFO
 from .vfs import VfsError
 from emutrace.linux.fcntl import O_NONBLOCK
@@ -49,7 +49,6 @@ def pidfd_of(proc, fd) -> PidFd:
     return f
 
 
-@syscall("pidfd_open")
 def sys_pidfd_open(proc, pid, flags, *_):
     pid, flags = s32(pid), flags & 0xFFFFFFFF
     if flags & ~PIDFD_NONBLOCK or pid <= 0:
@@ -61,7 +60,6 @@ def sys_pidfd_open(proc, pid, flags, *_):
     return install(proc, PidFd(proc.kernel, target, flags), True)      # always close-on-exec
 
 
-@syscall("pidfd_send_signal")
 def sys_pidfd_send_signal(proc, fd, sig, info, flags, *_):
     if flags & 0xFFFFFFFF:
         return -E.EINVAL                       # (the PIDFD_SIGNAL_* flags are Linux 6.9's; this is 6.1)
@@ -87,7 +85,6 @@ def sys_pidfd_send_signal(proc, fd, sig, info, flags, *_):
     return 0
 
 
-@syscall("pidfd_getfd")
 def sys_pidfd_getfd(proc, pidfd, targetfd, flags, *_):
     if flags & 0xFFFFFFFF:
         return -E.EINVAL

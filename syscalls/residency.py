@@ -8,13 +8,11 @@ as on Linux.
 from __future__ import annotations
 
 from . import errno as E
-from .dispatch import syscall
 
 PAGE = 4096
 TASK_SIZE = 0x7FFFFFFFF000
 
 
-@syscall("mincore")
 def sys_mincore(proc, addr, length, vec, *_):
     if addr & (PAGE - 1):
         return -E.EINVAL

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import errno as E
 from .anonfd import AnonInodeFile, install
-from .dispatch import s32, syscall
+from .dispatch import s32
 from .files import WouldBlock
 from .layouts import SIGNALFD_SIGINFO
 from .signals import bit
@@ -94,11 +94,9 @@ def _signalfd(proc, fd, mask_addr, size, flags) -> int:
     return install(proc, SignalFd(proc.kernel, mask, flags, proc), bool(flags & SFD_CLOEXEC))
 
 
-@syscall("signalfd")
 def sys_signalfd(proc, fd, mask, size, *_):
     return _signalfd(proc, fd, mask, size, 0)
 
 
-@syscall("signalfd4")
 def sys_signalfd4(proc, fd, mask, size, flags, *_):
     return _signalfd(proc, fd, mask, size, flags & 0xFFFFFFFF)

@@ -6,7 +6,7 @@ from emutrace.machine.memory import GuestFault
 
 from . import errno as E
 from . import jobctl
-from .dispatch import s32, syscall
+from .dispatch import s32
 from .layouts import FXSAVE, KSIGACTION, RT_SIGFRAME_SIZE, SIGCONTEXT_GREGS, SIGINFO, STACK_T, UCONTEXT
 from .task import NORETURN, ProcessExit, SigAction
 from .time import read_timespec
@@ -45,7 +45,6 @@ def _action(proc, sig) -> SigAction:
 
 # ---------------------------------------------------------------- syscalls
 
-@syscall("rt_sigaction")
 def sys_rt_sigaction(proc, sig, act, oact, size, *_):
     sig = s32(sig)
     if size != 8 or not 1 <= sig <= NSIG:
@@ -67,7 +66,6 @@ def sys_rt_sigaction(proc, sig, act, oact, size, *_):
     return 0
 
 
-@syscall("rt_sigprocmask")
 def sys_rt_sigprocmask(proc, how, set_, oset, size, *_):
     if size != 8:
         return -E.EINVAL
@@ -91,7 +89,6 @@ def sys_rt_sigprocmask(proc, how, set_, oset, size, *_):
     return 0
 
 
-@syscall("rt_sigpending")
 def sys_rt_sigpending(proc, set_, size, *_):
     m = 0
     for i in proc.pending + proc.thread.pending:
@@ -100,7 +97,6 @@ def sys_rt_sigpending(proc, set_, size, *_):
     return 0
 
 
-@syscall("sigaltstack")
 def sys_sigaltstack(proc, ss, old, *_):
     t = proc.thread
     if old:
@@ -124,7 +120,6 @@ def _info(proc, sig, code=SI_USER):
     return {"si_signo": sig, "si_code": code, "si_pid": proc.pid, "si_uid": proc.kernel.world.uid}
 
 
-@syscall("kill")
 def sys_kill(proc, pid, sig, *_):
     pid, sig = s32(pid), s32(sig)
     if not 0 <= sig <= NSIG:
@@ -132,12 +127,10 @@ def sys_kill(proc, pid, sig, *_):
     return proc.kernel.life.kill_process(proc, pid, sig)      # every emulated process, this one included
 
 
-@syscall("tgkill")
 def sys_tgkill(proc, tgid, tid, sig, *_):
     return _tkill(proc, s32(tid), s32(sig), tgid=s32(tgid))
 
 
-@syscall("tkill")
 def sys_tkill(proc, tid, sig, *_):
     return _tkill(proc, s32(tid), s32(sig))
 
@@ -155,12 +148,10 @@ def _tkill(proc, tid, sig, tgid=None):
     return 0
 
 
-@syscall("rt_sigqueueinfo", "rt_tgsigqueueinfo")
 def sys_rt_sigqueueinfo(proc, *args):
     return -E.EPERM
 
 
-@syscall("rt_sigreturn")
 def sys_rt_sigreturn(proc, *_):
     m = proc.machine
     uc_addr = m.reg("rsp")                       # the handler's `ret` popped pretcode
@@ -180,7 +171,6 @@ def sys_rt_sigreturn(proc, *_):
     return NORETURN
 
 
-@syscall("rt_sigsuspend")
 def sys_rt_sigsuspend(proc, mask, size, *_):
     if size != 8:
         return -E.EINVAL
@@ -193,13 +183,11 @@ def sys_rt_sigsuspend(proc, mask, size, *_):
     return -E.EINTR
 
 
-@syscall("pause")
 def sys_pause(proc, *_):
     proc.kernel.sched.wait_signal(proc)
     return -E.EINTR
 
 
-@syscall("rt_sigtimedwait")
 def sys_rt_sigtimedwait(proc, set_, info, timeout, size, *_):
     """sigwaitinfo/sigtimedwait: take a pending signal of `set` (usually blocked) off the queue."""
     if size != 8:

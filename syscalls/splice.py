@@ -12,7 +12,7 @@ from __future__ import annotations
 import struct
 
 from . import errno as E
-from .dispatch import s32, s64, syscall
+from .dispatch import s32, s64
 from .files import Pipe, PipeEnd, WouldBlock
 from .fs import _cut, _iovecs, raise_sigpipe
 from .vfs import VfsError
@@ -82,7 +82,6 @@ def _ends(proc, fd_in, fd_out, flags):
     return fin, fout
 
 
-@syscall("splice")
 def sys_splice(proc, fd_in, off_in, fd_out, off_out, length, flags, *_):
     if not length:
         return 0
@@ -130,7 +129,6 @@ def sys_splice(proc, fd_in, off_in, fd_out, off_out, length, flags, *_):
     return _run(proc, flags, move)
 
 
-@syscall("tee")
 def sys_tee(proc, fd_in, fd_out, length, flags, *_):
     if not length:
         return 0
@@ -147,7 +145,6 @@ def sys_tee(proc, fd_in, fd_out, length, flags, *_):
     return _run(proc, flags, copy)
 
 
-@syscall("vmsplice")
 def sys_vmsplice(proc, fd, iov, nr_segs, flags, *_):
     if flags & ~SPLICE_F_ALL:
         return -E.EINVAL

@@ -21,7 +21,7 @@ from emutrace.machine.memory import OutOfMemory, SharedMemory, page_up, PAGE
 from . import errno as E
 from . import ipcinfo, ipcperm
 from .ipcinfo import MSGMAX, SEMAEM, SEMMSL, SEMOPM, SEMVMX, SHMMAX, SHMMIN
-from .dispatch import s32, s64, syscall
+from .dispatch import s32, s64
 from .layouts import TIMESPEC
 from .wait import Block, Wait
 from emutrace.linux.ipc import (IPC_CREAT, IPC_EXCL, IPC_INFO, IPC_NOWAIT, IPC_PRIVATE, IPC_RMID, IPC_SET, IPC_STAT, MSG_COPY,
@@ -244,7 +244,6 @@ def _reap_segment(proc, seg: Segment) -> None:
         Ipc.of(proc.kernel).shm.drop(seg)
 
 
-@syscall("shmget")
 @ipc_call
 def sys_shmget(proc, key, size, flags, *_):
     ns = Ipc.of(proc.kernel)
@@ -261,7 +260,6 @@ def sys_shmget(proc, key, size, flags, *_):
     return seg.id
 
 
-@syscall("shmat")
 @ipc_call
 def sys_shmat(proc, ident, addr, flags, *_):
     seg = _segment(proc, ident)
@@ -288,7 +286,6 @@ def sys_shmat(proc, ident, addr, flags, *_):
     return start
 
 
-@syscall("shmdt")
 @ipc_call
 def sys_shmdt(proc, addr, *_):
     if addr & (PAGE - 1):
@@ -307,7 +304,6 @@ def sys_shmdt(proc, addr, *_):
     return 0
 
 
-@syscall("shmctl")
 @ipc_call
 def sys_shmctl(proc, ident, cmd, buf, *_):
     ns = Ipc.of(proc.kernel)
@@ -414,7 +410,6 @@ def _semset(proc, ident) -> SemSet:
     return s
 
 
-@syscall("semget")
 @ipc_call
 def sys_semget(proc, key, nsems, flags, *_):
     ns = Ipc.of(proc.kernel)
@@ -472,13 +467,11 @@ def _semop(proc, ident, sops, nsops, timeout_ns):
     raise Block(wait)
 
 
-@syscall("semop")
 @ipc_call
 def sys_semop(proc, ident, sops, nsops, *_):
     return _semop(proc, ident, sops, nsops, None)
 
 
-@syscall("semtimedop")
 @ipc_call
 def sys_semtimedop(proc, ident, sops, nsops, timeout, *_):
     ns = None
@@ -490,7 +483,6 @@ def sys_semtimedop(proc, ident, sops, nsops, timeout, *_):
     return _semop(proc, ident, sops, nsops, ns)
 
 
-@syscall("semctl")
 @ipc_call
 def sys_semctl(proc, ident, num, cmd, arg, *_):
     ns = Ipc.of(proc.kernel)
@@ -596,7 +588,6 @@ def _queue(proc, ident) -> MsgQueue:
     return Ipc.of(proc.kernel).msg.get(s32(ident))
 
 
-@syscall("msgget")
 @ipc_call
 def sys_msgget(proc, key, flags, *_):
     ns = Ipc.of(proc.kernel)
@@ -614,7 +605,6 @@ def _wait_queue(proc, q: MsgQueue, what: str, ready):
     raise Block(wait)
 
 
-@syscall("msgsnd")
 @ipc_call
 def sys_msgsnd(proc, ident, msgp, size, flags, *_):
     size, flags = s64(size), s32(flags)
@@ -652,7 +642,6 @@ def _pick(q: MsgQueue, mtype: int, flags: int) -> Optional[int]:
     return best
 
 
-@syscall("msgrcv")
 @ipc_call
 def sys_msgrcv(proc, ident, msgp, size, mtype, flags, *_):
     size, mtype, flags = s64(size), s64(mtype), s32(flags)
@@ -686,7 +675,6 @@ def sys_msgrcv(proc, ident, msgp, size, mtype, flags, *_):
     return len(text)
 
 
-@syscall("msgctl")
 @ipc_call
 def sys_msgctl(proc, ident, cmd, buf, *_):
     ns = Ipc.of(proc.kernel)

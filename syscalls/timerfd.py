@@ -10,7 +10,7 @@ import struct
 
 from . import errno as E
 from .anonfd import AnonInodeFile, install
-from .dispatch import s32, syscall
+from .dispatch import s32
 from .files import WouldBlock
 from .ktimers import Expiry, read_itimerspec, timers_of, to_monotonic
 from .layouts import ITIMERSPEC
@@ -85,7 +85,6 @@ def _timerfd(proc, fd) -> TimerFd:
     return f
 
 
-@syscall("timerfd_create")
 def sys_timerfd_create(proc, clockid, flags, *_):
     clockid, flags = s32(clockid), flags & 0xFFFFFFFF
     if clockid not in TIMERFD_CLOCKS or flags & ~(TFD_CLOEXEC | TFD_NONBLOCK):
@@ -93,7 +92,6 @@ def sys_timerfd_create(proc, clockid, flags, *_):
     return install(proc, TimerFd(proc.kernel, clockid, flags), bool(flags & TFD_CLOEXEC))
 
 
-@syscall("timerfd_settime")
 def sys_timerfd_settime(proc, fd, flags, new, old, *_):
     flags &= 0xFFFFFFFF
     if flags & ~(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET):
@@ -111,7 +109,6 @@ def sys_timerfd_settime(proc, fd, flags, new, old, *_):
     return 0
 
 
-@syscall("timerfd_gettime")
 def sys_timerfd_gettime(proc, fd, cur, *_):
     f = _timerfd(proc, fd)
     proc.aspace.write(cur, f.expiry.packed(f._now()))
