@@ -6,7 +6,7 @@ use, so `emutrace diff` and `--help` do not pay for the emulator's imports):
     import emutrace
     r = emutrace.Session(["./prog"], capture_output=True).run()
 """
-from .machine.version import __version__  # noqa: F401  (the package's version)
+from emutrace.version import __version__  # noqa: F401  (the package's version)
 
 _API = ("Session", "Result", "LibraryCall", "SystemCall", "GuestMemory", "EmutraceError", "ApiError",
         "ProgramNotFound", "CannotExecute", "LimitReached", "GuestMemoryError")

@@ -15,7 +15,7 @@
     r = s.run()
     print(r.exit_code, r.stdout.decode(), r.calls["getenv"])
 
-This is the same machinery as the command line (emutrace.session.Session, the library-call
+This is the same machinery as the command line (emutrace.session.Run, the library-call
 tracer, the syscall observer, the formatters); the API adds:
 
 - a friendly constructor: the program and its world in keyword arguments (`root` may be a host
@@ -64,11 +64,11 @@ from .filters import CallFilter, compile_pattern, FilterError
 from .kernel.world import World
 from .machine.cpu import REG
 from .machine.memory import GuestFault, OutOfMemory, PAGE, page_up
-from .machine.record import record
+from emutrace.record import record
 from .options import TraceConfig
 from .output import JsonLines, LtraceText, open_stream, StraceText, Writer
 from .session import EmutraceError, LimitReached, Options, Result
-from .session import Session as CoreSession
+from emutrace.session import Run
 from emutrace.linux.fcntl import O_RDONLY, O_WRONLY, S_IFIFO
 from emutrace.linux.mman import PROT_READ, PROT_WRITE
 
@@ -598,8 +598,8 @@ class _Input(_Capture):
         raise VfsError(_E.EBADF)
 
 
-class _Core(CoreSession):
-    """emutrace.session.Session whose first process gets the API's standard streams."""
+class _Core(Run):
+    """emutrace.session.Run whose first process gets the API's standard streams."""
 
     def __init__(self, argv, world, options, program, streams):
         self._api_streams = streams
@@ -877,34 +877,28 @@ class Session:
 
     # -- running -----------------------------------------------------------------------
     def _wire(self) -> None:
-        """Attach the tracer (as tracer.build_observers does for the command line)."""
-        from .tracer import Tracer     # deferred (to the next import): a session that traces nothing loads no tracer
+        """Attach the tracer (through the functions tracer.build_observers wires the command
+        line's with)."""
+        # deferred (to the next import): a session that traces nothing loads no tracer
+        from .tracer import Tracer, call_formatter, trace_calls, trace_syscalls
         core = self.core
         tracer = Tracer(core, [_Sink(self)] + self._sinks)
-        core.kernel.intercept = self._sys_hooks
+        core.hooks.chain("intercept", self._sys_hooks)
         if self.trace_syscalls:
-            from .systrace import SyscallObserver     # deferred: loaded only when system calls are traced
-            tracer.syscalls = SyscallObserver(core, tracer.emit, self.string_limit)
-            core.kernel.observer = tracer.syscalls
+            trace_syscalls(core, tracer, self.string_limit)
         if self.trace_calls or self._call_hooks:
-            from .libcalls import LibcallTracer     # deferred (and below): a session that traces no calls loads no call tracer
-            from .protos import load_prototypes
-            from .tracer import _symbolize
-            from .values import CallFormatter
+            from .protos import load_prototypes     # deferred: a session that traces no calls loads no prototypes
             try:
                 base = CallFilter(self._calls_expr) if self.trace_calls else None
             except FilterError as e:
                 raise ApiError(str(e)) from None
-            fmt = CallFormatter(string_limit=self.string_limit, demangle=self.demangle,
-                                symbolize=lambda addr: _symbolize(core, addr))
-            lt = LibcallTracer(core, tracer.emit, fmt, load_prototypes(), _CallFilter(base, self._call_hooks),
-                               self.string_limit)
-            lt.intercept = self._call_hooks
             # (sites the hooks name keep Python hooks; a jsonl trace shows each call's time and
             # position, which calls logged by guest code do not carry: docs/time.md)
-            lt.guest_log = not self.hook_returns and not any(isinstance(k, JsonLines) for k in self._sinks)
+            lt = trace_calls(core, tracer, call_formatter(core, self.string_limit, self.demangle), load_prototypes(),
+                             _CallFilter(base, self._call_hooks), self.string_limit,
+                             guest_log=not self.hook_returns and not any(isinstance(k, JsonLines) for k in self._sinks))
+            lt.intercept = self._call_hooks
             self._call_hooks.tracer = lt
-            tracer.libcalls = lt
         core.add_observer(tracer)
 
     def run(self) -> Result:

@@ -20,7 +20,7 @@ from emutrace.loader.modules import module_at
 
 from .dwarfline import LineTable
 from .machine.reader import read_u64
-from .machine.record import record
+from emutrace.record import record
 from .sysgate import guest_realpath
 from .traceview import mem_view
 from .unwind import DWARF_REGS, RA, Unwinder

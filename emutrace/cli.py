@@ -79,14 +79,14 @@ def run(cfg) -> int:
 
 
 def _run(cfg) -> int:
-    from .session import EmutraceError, LimitReached, Result, Session     # deferred (and below): `emutrace diff`, `report` and --help load no emulator
+    from emutrace.session import EmutraceError, LimitReached, Result, Run     # deferred (and below): `emutrace diff`, `report` and --help load no emulator
     from .tracer import build_observers
     if cfg.gdb is not None:
         return _debug(cfg)
     from .machine.interrupt import Interrupted, arm, disarm     # deferred: the signal handling loads only for a run
     stop = None                 # the host signal that interrupted the run
     try:
-        session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
+        session = Run(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
         outputs = build_observers(session, cfg)
         report = _report(session, cfg)
         ended = result = None
@@ -156,14 +156,14 @@ def _status_line(session, cfg, outputs):
 def _smallest_max_mem(cfg) -> int:
     """The smallest --max-mem, in MiB, with which the program starts (its exec succeeds): found
     by bisection, each try a fresh session that only starts the program."""
-    from .session import Session, StartLimit     # deferred: only a --max-mem too small asks
+    from emutrace.session import Run, StartLimit     # deferred: only a --max-mem too small asks
     import copy     # deferred: the same
 
     def starts(mib: int) -> bool:
         opts = copy.copy(cfg.options)
         opts.max_mem = mib << 20
         try:
-            Session(cfg.argv, world=copy.deepcopy(cfg.world), options=opts, program=cfg.program).start()
+            Run(cfg.argv, world=copy.deepcopy(cfg.world), options=opts, program=cfg.program).start()
         except StartLimit:
             return False
         except Exception:           # (anything else: it got past the memory it needs)

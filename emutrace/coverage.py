@@ -21,7 +21,7 @@ from typing import Dict, List
 from emutrace.loader.modules import module_at
 
 from .dwarfline import LineTable
-from .machine.record import record
+from emutrace.record import record
 
 ANONYMOUS = "[anonymous]"
 

@@ -56,7 +56,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from .events import Call
 from .frames import Frame
-from .machine.errors import EmutraceError
+from emutrace.errors import EmutraceError
 from .machine.memory import OutOfMemory, page_up
 from .machine.native import native
 from .machine.reader import GuestReader

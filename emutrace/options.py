@@ -24,8 +24,8 @@ import os
 from typing import Callable, Dict, List, Optional
 
 from .kernel.world import World
-from .machine.record import field, record
-from .machine.version import __version__
+from emutrace.record import field, record
+from emutrace.version import __version__
 from emutrace.kernel.limits import LimitError, parse_limit
 from .session import Options
 

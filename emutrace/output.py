@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from .machine.record import asdict
+from emutrace.record import asdict
 from typing import Dict, List, Optional, TextIO
 
 from .events import Call, Exit, Return, Signal, Syscall

@@ -37,8 +37,8 @@ def syscall_injection(session, tc) -> None:
     if not tc.inject:
         return None
     from .inject import SyscallInjector     # deferred: only inject= and --inject-call need it
-    inj = SyscallInjector.from_exprs(tc.inject, inner=session.kernel.intercept)
-    session.kernel.intercept = inj
+    inj = SyscallInjector.from_exprs(tc.inject)
+    session.hooks.chain("intercept", inj)
     for warning in inj.warnings():
         session.kernel.notify(warning)
     return inj
@@ -54,14 +54,14 @@ def wire(session, tc, tracer) -> None:
     obs = tracer.syscalls
     if obs is not None:
         if inj is not None:
-            obs.marker = inj.mark
+            obs.configure(marker=inj.mark)
         if paths is not None or tc.status is not None:
             from .sysgate import SyscallGate     # deferred: only -P and status= need it
-            obs.gate = SyscallGate(paths, tc.status)
+            obs.configure(gate=SyscallGate(paths, tc.status))
         if tc.stack_trace:
             from .backtrace import Backtracer     # deferred: only -k and -w need the unwinder
             # strace -k demangles C++ names whether or not -C is given (libdw + libiberty)
-            obs.backtracer = Backtracer(session, source_lines=tc.stack_trace > 1, demangle=True)
+            obs.configure(backtracer=Backtracer(session, source_lines=tc.stack_trace > 1, demangle=True))
     elif tc.stack_trace or tc.status is not None:
         raise EmutraceError("-k, -z, -Z and -e status= act on system calls: add -S or --strace", 125)
     lt = tracer.libcalls

@@ -1,4 +1,5 @@
-"""A Session runs one program inside the emulator and reports what happens to observers.
+"""A Run runs one program inside the emulator and reports what happens to observers (the core of
+a session: the Python API's emutrace.Session drives one, as the command line does).
 
 It builds the World, the VFS and the Kernel, execs the program as the kernel would, installs
 the two hooks every run needs (the `syscall` instruction and invalid memory / CPU exceptions),
@@ -28,10 +29,10 @@ from emutrace.loader.exec import exec_into
 from emutrace.loader.modules import Module, module_at
 
 from .kernel.world import World
-from .machine.errors import EmutraceError
+from emutrace.errors import EmutraceError
 from .machine.faultaddr import exact_address
 from .machine.phases import Hooks
-from .machine.record import field, record
+from emutrace.record import field, record
 from .tsc import TscObserver
 from emutrace.linux.fcntl import O_RDONLY, O_WRONLY, S_IFREG
 from emutrace.linux.signal import (FPE_INTDIV, ILL_ILLOPN, SEGV_ACCERR, SEGV_MAPERR, SIGBUS, SIGFPE, SIGILL, SIGKILL, SIGSEGV, SIGTRAP,
@@ -93,7 +94,10 @@ class Result:
         return self.status == 0 and not self.signal
 
 
-class Session:
+class Run:
+    """One program's run: its World, VFS, Kernel and processes, and the loop that runs them. (Its
+    objects are called `session` where they are used: they are the core of a tracing session.)"""
+
     def __init__(self, argv: List[str], world: Optional[World] = None, options: Optional[Options] = None,
                  program: Optional[str] = None):
         self.argv = list(argv)
@@ -106,15 +110,14 @@ class Session:
         self.vfs = Vfs(self.opts.root, self.opts.rw, clock_ns=self.world.realtime_ns,
                        uid=self.world.uid, gid=self.world.gid, limits=self.limits)
         self.hooks = Hooks()                  # the one registry of hook phases (machine/phases.py)
-        self.kernel = Kernel(self.world, self.vfs, max_procs=self.opts.max_procs, hooks=self.hooks)
-        self.kernel.max_mem = self.opts.max_mem
-        self.kernel.net = self.opts.net                  # --net: Internet sockets reach the host
-        self.kernel.vdso = self.opts.vdso                # --no-vdso: execve maps none
+        # (--net: Internet sockets reach the host; --no-vdso: execve maps none)
+        self.kernel = Kernel(self.world, self.vfs, max_procs=self.opts.max_procs, hooks=self.hooks,
+                             max_mem=self.opts.max_mem, net=self.opts.net, vdso=self.opts.vdso)
         self.hooks.on("new_machine", self._attach)
         self.hooks.on("mmap", self._on_mmap)
         self.hooks.on("exec", self._on_exec)
         self.hooks.on("fork", self._on_fork)
-        self.kernel.binfmt = exec_into                   # execve reaches the loader through it
+        self.hooks.serve("binfmt", exec_into)            # execve reaches the loader through it
         procfs.install(self.vfs, self.kernel)
         self.observers.append(TscObserver(self.world, self.kernel))     # RDTSC from the virtual clock
         self.processes: List[Process] = []     # every process of the run, in creation order
@@ -137,7 +140,7 @@ class Session:
         cwd = self.opts.cwd or "/"
         proc = Process(self.kernel, self.world.pid, self.world.ppid, None, None, fds, cwd)
         self.processes.append(proc)
-        self.kernel.current = proc
+        self.kernel.switch_to(proc)
         if self.opts.host_fds:
             self._pass_host_fds(proc, born)
         return proc
@@ -312,10 +315,9 @@ class Session:
         main = self._main = self.processes[0]
         if self.follow is None:
             self.follow = any(_follows(o) for o in self.observers)
-        self.kernel.follow = self.follow
         sched.admit_process(main)
         deadline = _time.monotonic() + self.opts.timeout if self.opts.timeout else 0
-        self.kernel.wall_deadline = deadline            # host-socket waits stop there too
+        self.kernel.begin_run(self.follow, deadline)    # (host-socket waits stop there too)
         fanout = self._signal_observer()
         idle = 0                              # wake-ups in a row that ended blocked again
         engines = self.kernel.engines

@@ -48,15 +48,8 @@ class SyscallObserver:
     be printed as that line (StraceText.line_writer): a call of a compiled row with nothing
     to add to its line (no -P/-z gate, no injection mark, no -k stack)."""
 
-    # settings that add to a line or may drop it: setting one decides write_line again
+    # settings that add to a line or may drop it: configure() sets them and decides write_line
     _LINE_EXTRAS = frozenset({"gate", "marker", "backtracer", "lines"})
-
-    def __setattr__(self, name, value):
-        object.__setattr__(self, name, value)
-        if name in self._LINE_EXTRAS:
-            d = self.__dict__
-            plain = d.get("gate") is None and d.get("marker") is None and d.get("backtracer") is None
-            object.__setattr__(self, "write_line", d.get("lines") if plain else None)
 
     def __init__(self, session, emit, string_limit: int = 32, fd_paths: bool = False,
                  selection: Optional[SyscallSelection] = None, lines: Optional[Callable[[str], None]] = None):
@@ -67,10 +60,21 @@ class SyscallObserver:
         self.gate = None            # sysgate.SyscallGate: -P paths, -z/-Z/status=
         self.marker = None          # inject.SyscallInjector.mark: " (INJECTED)" / " (DELAYED)"
         self.backtracer = None      # backtrace.Backtracer: -k, -kk
-        self.lines = lines          # (sets write_line: lines, or None while an extra above is set)
+        self.lines = lines          # the sink's direct line writer, or None
+        self.write_line = lines     # lines, or None while an extra above is set (configure)
         self.dumper = None          # iodump.IoDumper: -e read=/write= hex dumps
         self._mem = None            # the memory view of the last traced call's process (_view)
         self._mem_of = None         # (that process, weakly: the observer keeps no process alive)
+
+    def configure(self, **extras) -> None:
+        """Set what adds to a line or may drop it (gate, marker, backtracer) or writes it
+        (lines), and decide again whether a call's line may be written directly."""
+        for name, value in extras.items():
+            if name not in self._LINE_EXTRAS:
+                raise TypeError(f"SyscallObserver.configure: no setting {name!r}")
+            setattr(self, name, value)
+        plain = self.gate is None and self.marker is None and self.backtracer is None
+        self.write_line = self.lines if plain else None
 
     def strace_options(self, tc) -> None:
         """strace's decoding options of the run (-x/-xx, -X, -e trace-fds=)."""
@@ -83,12 +87,12 @@ class SyscallObserver:
         if tc.read_fds is not None or tc.write_fds is not None:
             from emutrace.decode.strace.iodump import IoDumper     # deferred: only -e read=/write= dump data
             self.dumper = IoDumper(tc.read_fds, tc.write_fds)
-            self.lines = None                   # (every such call goes through its event)
+            self.configure(lines=None)          # (every such call goes through its event)
         if tc.trace_fds is not None:
             from .sysgate import SyscallGate     # deferred: only -P, -z and trace-fds= gate calls
             gate = self.gate or SyscallGate(None, None)
             gate.fds = tc.trace_fds
-            self.gate = gate
+            self.configure(gate=gate)
 
     def _fd_dev(self, fd: int):
         """('char' or 'block', major, minor) of a device open on fd (strace -yy's <char 1:5>)."""

@@ -12,7 +12,7 @@ from typing import List
 from emutrace.loader.modules import module_at
 
 from .events import Call, Exit, Return, Signal
-from .machine.errors import EmutraceError
+from emutrace.errors import EmutraceError
 
 
 class Tracer:
@@ -182,30 +182,24 @@ def build_observers(session, cfg) -> List:
     try:
         _timeline_sinks(session, tc, sinks)
         if tc.strace or tc.syscalls or sys_specs:
-            from .systrace import SyscallObserver, SyscallSelection, TraceSpecError     # deferred: loaded only when system calls are traced
+            from .systrace import SyscallSelection, TraceSpecError     # deferred: loaded only when system calls are traced
             try:
                 sel = SyscallSelection(sys_specs)
             except TraceSpecError as e:
                 raise EmutraceError(str(e), 125) from None
-            tracer.syscalls = SyscallObserver(session, tracer.call_emit(), tc.string_limit, tc.fd_paths, sel,
-                                               lines=tracer.syscall_lines())
-            tracer.syscalls.strace_options(tc)
-            session.kernel.observer = tracer.syscalls
+            trace_syscalls(session, tracer, tc.string_limit, tc.fd_paths, sel).strace_options(tc)
         libcalls = (tc.libcalls and not tc.strace) or bool(tc.inject_calls)
         if libcalls or functions:
             from .filters import CallFilter, FilterError     # deferred (this block): -L and --strace runs load no call tracer
             from .frames import CallStacks
-            from .libcalls import LibcallTracer
             from .protos import ConfError, load_prototypes
-            from .values import CallFormatter
             try:
                 protos = load_prototypes(extra_files=tc.proto_files)
             except ConfError as e:
                 raise EmutraceError(f"prototypes: {e}", 125) from None
             except OSError as e:
                 raise EmutraceError(f"-F {e.filename}: {e.strerror}", 125) from None
-            fmt = CallFormatter(string_limit=tc.string_limit, demangle=tc.demangle,
-                                symbolize=lambda addr: _symbolize(session, addr))
+            fmt = call_formatter(session, tc.string_limit, tc.demangle)
             calls = CallStacks()
             try:
                 flt = CallFilter(call_exprs, tc.libs) if libcalls else None
@@ -216,12 +210,11 @@ def build_observers(session, cfg) -> List:
             except FilterError as e:
                 raise EmutraceError(str(e), 125) from None
             if libcalls:
-                tracer.libcalls = LibcallTracer(session, tracer.call_emit(), fmt, protos, flt, tc.string_limit,
-                                                calls=calls)
                 # calls logged by guest code carry no time of their own (their records are read
                 # in bulk): an output that shows each call's time takes the hooked path, whose
                 # hooks read the work-driven clock at the call and at the return (docs/time.md)
-                tracer.libcalls.guest_log = tc.guest_log and not functions and not shows_call_times(tc)
+                trace_calls(session, tracer, fmt, protos, flt, tc.string_limit, calls=calls,
+                            guest_log=tc.guest_log and not functions and not shows_call_times(tc))
                 if len(sinks) == 1 and isinstance(sink, LtraceText) and sink.plain and not tracer.max_depth:
                     tracer.libcalls.leaf_out = sink
             if functions:
@@ -242,6 +235,37 @@ def build_observers(session, cfg) -> List:
         raise
     session.add_observer(tracer)
     return sinks + extra_outputs
+
+
+def trace_syscalls(session, tracer, string_limit: int, fd_paths: bool = False, selection=None):
+    """The run's system-call observer: made, given to the tracer and served as the kernel's
+    observer (a role of the session's hooks). The command line and the Python API both wire it
+    here."""
+    from .systrace import SyscallObserver     # deferred: loaded only when system calls are traced
+    obs = SyscallObserver(session, tracer.call_emit(), string_limit, fd_paths, selection,
+                          lines=tracer.syscall_lines())
+    tracer.syscalls = obs
+    session.hooks.serve("observer", obs)
+    return obs
+
+
+def call_formatter(session, string_limit: int, demangle: bool):
+    """The formatter of library-call and function arguments (addresses named from the session's
+    modules)."""
+    from .values import CallFormatter     # deferred: a run that traces no calls loads no formatter
+    return CallFormatter(string_limit=string_limit, demangle=demangle,
+                         symbolize=lambda addr: _symbolize(session, addr))
+
+
+def trace_calls(session, tracer, fmt, protos, call_filter, string_limit: int, calls=None,
+                guest_log: bool = True):
+    """The run's library-call tracer, given to the tracer (guest_log: calls may be logged by
+    guest code rather than hooked). The command line and the Python API both wire it here."""
+    from .libcalls import LibcallTracer     # deferred: a run that traces no calls loads no call tracer
+    lt = LibcallTracer(session, tracer.call_emit(), fmt, protos, call_filter, string_limit, calls=calls)
+    lt.guest_log = guest_log
+    tracer.libcalls = lt
+    return lt
 
 
 def _arg_types(session, tc):

@@ -20,7 +20,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from .funcs import PE_INDIRECT, PE_OMIT, PT_GNU_EH_FRAME, EhFrameError, read_encoded as _read_encoded, sleb, uleb
 from .dwarf.loc import value as dwarf_value
 from .machine.reader import GuestReader, read_u64 as reader_u64
-from .machine.record import record
+from emutrace.record import record
 
 # DWARF register numbers on x86-64 (System V psABI, figure 3.36); 16 is the return address
 DWARF_REGS = ("rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",

@@ -12,7 +12,7 @@ from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 from emutrace.machine.cache import cached
 from emutrace.machine.digest import blake2b
-from emutrace.machine.record import field, record
+from emutrace.record import field, record
 from emutrace.linux.elf import (PT_DYNAMIC, PT_INTERP, PT_LOAD, PT_NOTE, PT_PHDR, PT_TLS, SHN_ABS, SHN_UNDEF, SHT_DYNSYM, SHT_NOBITS,
                                 SHT_SYMTAB, STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_FILE, STT_FUNC, STT_GNU_IFUNC, STT_NOTYPE, STT_OBJECT,
                                 STT_SECTION, STT_TLS)

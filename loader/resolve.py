@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from emutrace.machine.record import record
+from emutrace.record import record
 
 from .elf import R_GLOB_DAT, R_JUMP_SLOT
 from .linker import Scope

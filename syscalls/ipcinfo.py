@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import struct
 
-from emutrace.machine.record import record
+from emutrace.record import record
 from emutrace.linux.ipc import IPC_INFO, MSG_INFO, SEM_INFO, SHM_INFO
 
 

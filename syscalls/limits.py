@@ -21,7 +21,7 @@ from __future__ import annotations
 import weakref
 from typing import Dict, Optional, Tuple
 
-from emutrace.machine.record import record
+from emutrace.record import record
 
 from . import errno as E
 from .errors import VfsError

@@ -359,7 +359,7 @@ def sys_execveat(proc, dirfd, path, argv, envp, flags, *_):
 
 
 def _execve(proc, dirfd, path_addr, argv_addr, envp_addr, flags):
-    binfmt = proc.kernel.binfmt
+    binfmt = proc.kernel.hooks.binfmt
     if binfmt is None:
         return -E.ENOEXEC           # no binary format registered: nothing can be executed
     path = guest_path(proc, path_addr)

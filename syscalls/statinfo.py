@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from emutrace.machine.record import record
+from emutrace.record import record
 from emutrace.linux.fcntl import (DT_BLK, DT_CHR, DT_DIR, DT_FIFO, DT_LNK, DT_REG, DT_SOCK, DT_UNKNOWN, S_IFBLK, S_IFCHR, S_IFDIR,
                                   S_IFIFO, S_IFLNK, S_IFMT, S_IFREG, S_IFSOCK)
 

@@ -85,7 +85,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
 
-from emutrace.machine.record import record
+from emutrace.record import record
 
 
 @record(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Optional
 
-from emutrace.machine.record import field, record
+from emutrace.record import field, record
 
 from . import jobctl
 from .files import FdTable

@@ -19,7 +19,7 @@ import zlib
 from typing import Callable, Dict, List, Optional, Tuple
 
 from emutrace.machine.hostmem import file_view
-from emutrace.machine.record import field, record
+from emutrace.record import field, record
 
 from . import errno as E
 from .errors import VfsError

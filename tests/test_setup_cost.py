@@ -14,7 +14,7 @@ def _run_in_process(args, monkeypatch=None, one_hook_per_entry=False):
     """Trace in this process; returns (trace text, the hook runs of the first engine when the
     program reached its entry: {hook: [entries]})."""
     from emutrace.options import parse
-    from emutrace.session import Session
+    from emutrace.session import Run
     from emutrace.tracer import build_observers
     at_entry = {}
     redirect = LibcallTracer._redirect_got
@@ -27,7 +27,7 @@ def _run_in_process(args, monkeypatch=None, one_hook_per_entry=False):
     if one_hook_per_entry:          # what emutrace did before: one exact hook per entry
         monkeypatch.setattr(LibcallTracer, "_runs", lambda self, entries: [[e] for e in entries])
     cfg = parse(args)
-    session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
+    session = Run(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
     sinks = build_observers(session, cfg)
     session.start()
     session.run()

@@ -147,3 +147,44 @@ def test_the_check_finds_a_stash_and_a_probe():
     )
     found = violations(planted, "planted.py", decls, by_name)
     assert [f.split(":")[1] for f in found] == ["2", "4", "5", "6", "7"]
+
+
+def kernel_sets(source: str, filename: str) -> list:
+    """Each assignment to an attribute of a Kernel object (`kernel.x = ...`, `session.kernel.x
+    = ...`, `proc.kernel.x += ...`), declared by Kernel or not, and each setattr on one."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for t in targets:
+            for e in (t.elts if isinstance(t, ast.Tuple) else [t]):
+                if isinstance(e, ast.Attribute) and _owner_of(e.value, {"kernel": "Kernel"}) == "Kernel":
+                    out.append(f"{filename}:{node.lineno}: sets {ast.unparse(e)}")
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr")
+                and node.args and _owner_of(node.args[0], {"kernel": "Kernel"}) == "Kernel"):
+            out.append(f"{filename}:{node.lineno}: {node.func.id}({ast.unparse(node.args[0])}, ...)")
+    return out
+
+
+def test_no_module_above_the_kernel_sets_an_attribute_on_the_kernel():
+    """The layers above give the kernel what it needs when they make it (Kernel's arguments), at
+    the run's start (begin_run) and through the session's hooks (serve, chain, on); the kernel
+    sets its own state. Not even an attribute Kernel declares is set from above."""
+    bad = []
+    for path, classes in upper_modules():
+        if "Kernel" in classes:
+            bad += kernel_sets(path.read_text(), str(path.relative_to(ROOT)))
+    assert not bad, "\n".join(bad)
+
+
+def test_the_kernel_check_finds_a_set_slot():
+    planted = ("def wire(session, tracer, kernel):\n"
+               "    session.kernel.observer = tracer.syscalls\n"
+               "    kernel.max_mem += 1\n"
+               "    setattr(self.kernel, 'follow', True)\n"
+               "    session.hooks.serve('observer', tracer.syscalls)\n"   # the registry: fine
+               "    kernel.vfs.root = '/'\n")                             # the kernel's own object's: not this check's
+    assert [f.split(":")[1] for f in kernel_sets(planted, "planted.py")] == ["2", "3", "4"]

@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Tuple
 from ..kernel.world import DEFAULT_ENV
 from ..loader.elf import ElfError, parse_elf
 from ..loader.linker import search_paths
-from ..machine.errors import EmutraceError
+from emutrace.errors import EmutraceError
 from emutrace.linux.fcntl import AT_FDCWD
 
 SYSROOT_USAGE = ("usage: emutrace sysroot [--add PATH]... [--from DIR] [--no-run] [--timeout S] "

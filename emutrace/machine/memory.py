@@ -28,7 +28,7 @@ from unicorn import unicorn_const as UCC
 
 from . import hostmem, tlb
 from .hostmem import HostBuffer
-from .record import record
+from emutrace.record import record
 from .tlb import uc_prot
 from .codewatch import CodeWatch
 from emutrace.linux.mman import PROT_EXEC, PROT_READ, PROT_WRITE
