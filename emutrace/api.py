@@ -63,7 +63,9 @@ from .events import Call, Exit, Return, Signal, Syscall
 from .filters import CallFilter, compile_pattern, FilterError
 from .kernel.world import World
 from .machine.cpu import REG
-from .machine.memory import GuestFault, OutOfMemory, PAGE, page_up
+from emutrace.machine.budget import OutOfMemory
+from emutrace.machine.guestaccess import GuestFault
+from emutrace.machine.pages import PAGE, page_up
 from emutrace.record import record
 from .options import TraceConfig
 from .output import JsonLines, LtraceText, open_stream, StraceText, Writer

@@ -57,7 +57,8 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 from .events import Call
 from .frames import Frame
 from emutrace.errors import EmutraceError
-from .machine.memory import OutOfMemory, page_up
+from emutrace.machine.budget import OutOfMemory
+from emutrace.machine.pages import page_up
 from .machine.native import native
 from .machine.reader import GuestReader
 from .machine.x86enc import ARG_REGS, Asm, JA, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32, rel32

@@ -28,7 +28,7 @@ from .events import Call, Return
 from .frames import CallStacks, Frame, Regs, Site, UNSET
 from .guestlog import (FastSite, GuestLog, HEAD, HOOKED_ONLY, LOG_TOP, OUT_MAX, RET_SIZE, RETURNS_TWICE, area_size, capture_plan,
                        free_near, patch_jmps)
-from .machine.memory import page_up
+from emutrace.machine.pages import page_up
 from .printflog import printf_site
 from .traceview import mem_view
 from .values import FastCallState

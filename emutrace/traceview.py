@@ -6,7 +6,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from weakref import WeakKeyDictionary
 
-from .machine.memory import MemView
+from emutrace.machine.guestaccess import MemView
 from .machine.native import native
 from emutrace.linux.mman import PROT_READ
 

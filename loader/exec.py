@@ -16,7 +16,8 @@ from emutrace.kernel.binfmt import ExecError      # raised here, caught by the k
 from emutrace.kernel.task import SigAction
 from emutrace.kernel.vfs import VfsError
 from emutrace.machine.cpu import cpuid
-from emutrace.machine.memory import OutOfMemory, PAGE, PIE_BASE, STACK_SIZE, STACK_TOP
+from emutrace.machine.budget import OutOfMemory
+from emutrace.machine.pages import PAGE, PIE_BASE, STACK_SIZE, STACK_TOP
 
 from . import linker
 from .vdso import AT_SYSINFO_EHDR, map_vdso

@@ -16,7 +16,7 @@ from unicorn import UcError
 from emutrace.kernel import errno as E
 from emutrace.kernel.binfmt import ExecError
 from emutrace.kernel.vfs import VfsError
-from emutrace.machine.memory import page_up
+from emutrace.machine.pages import page_up
 
 from .callguest import call_guest
 from .elf import (DT_INIT, DT_INIT_ARRAY, DT_INIT_ARRAYSZ, DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ, ET_DYN, R_32, R_32S, R_64, R_COPY, R_DTPMOD64, R_DTPOFF64, R_GLOB_DAT, R_IRELATIVE, R_JUMP_SLOT, R_NONE, R_PC32, R_RELATIVE, R_TPOFF64, ElfFile, Reloc, Symbol, read_elf)

@@ -51,7 +51,8 @@ import struct
 from typing import Dict, List, Optional, Tuple
 
 from emutrace.kernel.vvar import VVAR_NAME, write_vvar
-from emutrace.machine.memory import MMAP_TOP, OutOfMemory, PAGE
+from emutrace.machine.budget import OutOfMemory
+from emutrace.machine.pages import MMAP_TOP, PAGE
 from emutrace.linux.elf import PT_DYNAMIC, PT_LOAD, SHN_ABS, STB_GLOBAL, STB_WEAK, STT_FUNC, STT_OBJECT
 
 CODE_AT = 0x800

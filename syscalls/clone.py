@@ -15,7 +15,7 @@ from __future__ import annotations
 import struct
 
 from emutrace.machine.cpu import FORK_TCG_BUFFER
-from emutrace.machine.memory import OutOfMemory
+from emutrace.machine.budget import OutOfMemory
 
 from . import errno as E
 from . import jobctl

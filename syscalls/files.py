@@ -11,7 +11,7 @@ import os
 import weakref
 from typing import Dict, List, Optional
 
-from emutrace.machine.memory import SharedMemory
+from emutrace.machine.shm import SharedMemory
 
 from . import errno as E
 from .vfs import DirTree, Node, StatInfo, Vfs, VfsError, host_error

@@ -9,7 +9,8 @@ from __future__ import annotations
 import sys
 from typing import Callable, Dict, List, Optional
 
-from emutrace.machine.memory import GuestFault, MemoryBudget, OutOfMemory
+from emutrace.machine.budget import MemoryBudget, OutOfMemory
+from emutrace.machine.guestaccess import GuestFault
 from emutrace.machine.phases import Hooks
 
 from . import clone

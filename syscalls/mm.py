@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 
-from emutrace.machine.memory import OutOfMemory, SharedMemory, page_down, page_up, PAGE
+from emutrace.machine.budget import OutOfMemory
+from emutrace.machine.pages import page_down, page_up, PAGE
+from emutrace.machine.shm import SharedMemory
 
 from . import errno as E
 from .dispatch import s32

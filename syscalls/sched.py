@@ -37,7 +37,7 @@ import struct
 import time as _t
 from typing import Dict, List, Optional
 
-from emutrace.machine.memory import GuestFault
+from emutrace.machine.guestaccess import GuestFault
 from emutrace.machine.words import s32
 
 from . import errno as E

@@ -2,7 +2,7 @@
 rt_sigframe (the layout Linux pushes), undone by rt_sigreturn."""
 from __future__ import annotations
 
-from emutrace.machine.memory import GuestFault
+from emutrace.machine.guestaccess import GuestFault
 
 from . import errno as E
 from . import jobctl

@@ -16,7 +16,9 @@ from __future__ import annotations
 import struct
 from typing import Dict, List, Optional
 
-from emutrace.machine.memory import OutOfMemory, SharedMemory, page_up, PAGE
+from emutrace.machine.budget import OutOfMemory
+from emutrace.machine.pages import page_up, PAGE
+from emutrace.machine.shm import SharedMemory
 
 from . import errno as E
 from . import ipcinfo, ipcperm

@@ -170,7 +170,8 @@ def _plt_slots_by_scan(elf):
 
 def _slot_relocs_by_walk(elf):
     """The walk over every relocation LibcallTracer._slot_relocs made on every run before."""
-    from emutrace.loader.elf import R_GLOB_DAT, R_JUMP_SLOT, SHN_UNDEF, STT_FUNC, STT_GNU_IFUNC
+    from emutrace.loader.elf import R_GLOB_DAT, R_JUMP_SLOT
+    from emutrace.linux.elf import SHN_UNDEF, STT_FUNC, STT_GNU_IFUNC
     out = {}
     syms = elf.dynsyms
     for r in elf.plt_relocs + elf.relocs:

@@ -21,18 +21,20 @@ CLASSES = {
     "Thread": ("syscalls/task.py", ("thread",)),
     "Kernel": ("syscalls/kernel.py", ("kernel",)),
     "Machine": ("emutrace/machine/cpu.py", ("m", "cm", "pm", "machine")),
-    "AddressSpace": ("emutrace/machine/memory.py", ("aspace",)),
+    "AddressSpace": (("emutrace/machine/memory.py", "emutrace/machine/guestaccess.py"), ("aspace",)),
 }
 MACHINE_CLASSES = ("Machine", "AddressSpace")
 # the modules above the kernel and the machine: emutrace/ less its machine layer
 UPPER_SKIP = ("machine",)
 
 
-def declared(path: Path, cls_name: str) -> set:
+def declared(paths, cls_name: str) -> set:
     """Names a class declares: set on `self` in any of its methods, or bound in its body (methods,
-    properties, class attributes), and those of its bases defined in the same file."""
-    tree = ast.parse(path.read_text())
-    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    properties, class attributes), and those of its bases defined in the same files."""
+    classes = {}
+    for path in (paths if isinstance(paths, tuple) else (paths,)):
+        tree = ast.parse(path.read_text())
+        classes.update({n.name: n for n in tree.body if isinstance(n, ast.ClassDef)})
     names, todo = set(), [cls_name]
     while todo:
         node = classes.get(todo.pop())
@@ -98,7 +100,8 @@ def violations(source: str, filename: str, decls: dict, by_name: dict) -> list:
 
 
 def _tables():
-    decls = {cls: declared(ROOT / path, cls) for cls, (path, _names) in CLASSES.items()}
+    decls = {cls: declared(tuple(ROOT / p for p in path) if isinstance(path, tuple) else ROOT / path, cls)
+             for cls, (path, _names) in CLASSES.items()}
     by_name = {name: cls for cls, (_path, names) in CLASSES.items() for name in names}
     return decls, by_name
 

@@ -40,7 +40,33 @@ MOVES: Dict[str, str] = {
     "emutrace.machine.codecache": "emutrace.codecache",
 }
 # names that moved to another module: (old module, name) -> new module (filled as modules split)
-NAME_MOVES: Dict[Tuple[str, str], str] = {}
+NAME_MOVES: Dict[Tuple[str, str], str] = {
+    **{("emutrace.machine.memory", n): "emutrace.machine.pages"
+       for n in ("PAGE", "PIE_BASE", "MMAP_TOP", "STACK_TOP", "STACK_SIZE", "LOW_LIMIT", "ADDRESS_TOP",
+                 "page_up", "page_down")},
+    **{("emutrace.machine.memory", n): "emutrace.machine.budget" for n in ("OutOfMemory", "MemoryBudget")},
+    ("emutrace.machine.memory", "SharedMemory"): "emutrace.machine.shm",
+    **{("emutrace.machine.memory", n): "emutrace.machine.vma" for n in ("Vma", "Backing")},
+    **{("emutrace.machine.memory", n): "emutrace.machine.guestaccess" for n in ("GuestFault", "GuestAccess", "MemView")},
+}
+
+
+def linux_homes() -> Dict[str, str]:
+    """Each name emutrace/linux/ declares -> its module there: a Linux constant imported from
+    another module (which only imports it itself) is imported from its home."""
+    homes = {}
+    for path in sorted((ROOT / "emutrace" / "linux").glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if isinstance(t, ast.Name):
+                        homes[t.id] = f"emutrace.linux.{path.stem}"
+    return homes
+
+
+LINUX_HOMES = linux_homes()
 # names that changed: (module, old name) -> new name
 RENAMES: Dict[Tuple[str, str], str] = {
     ("emutrace.session", "Session"): "Run",
@@ -110,6 +136,8 @@ def respell_from(path: Path, node: ast.ImportFrom, renames: Dict[str, str]) -> O
             split.append(f"from {pkg} import {leaf}" + (f" as {asname}" if asname and asname != leaf else ""))
             continue
         home = NAME_MOVES.get((moved(target), alias.name))
+        if home is None and alias.name in LINUX_HOMES and not moved(target).startswith("emutrace.linux"):
+            home = LINUX_HOMES[alias.name]
         if home is not None:
             others.setdefault(home, []).append((alias.name, alias.asname))
             continue
@@ -133,7 +161,9 @@ def respell_from(path: Path, node: ast.ImportFrom, renames: Dict[str, str]) -> O
 def _touched(target: str, node: ast.ImportFrom) -> bool:
     """Whether a move or a rename applies to this statement."""
     return moved(target) != target or any(f"{target}.{a.name}" in MOVES or (moved(target), a.name) in RENAMES
-                                          or (moved(target), a.name) in NAME_MOVES for a in node.names)
+                                          or (moved(target), a.name) in NAME_MOVES
+                                          or (a.name in LINUX_HOMES and not target.startswith("emutrace.linux"))
+                                          for a in node.names)
 
 
 def respell_import(node: ast.Import) -> Optional[str]:
