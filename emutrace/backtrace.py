@@ -18,12 +18,12 @@ from typing import Dict, List
 
 from emutrace.loader.modules import module_at
 
-from .dwarfline import LineTable
+from emutrace.dwarf.lines import LineTable
 from .machine.reader import read_u64
 from emutrace.record import record
 from .sysgate import guest_realpath
 from .traceview import mem_view
-from .unwind import DWARF_REGS, RA, Unwinder
+from emutrace.dwarf.unwind import DWARF_REGS, RA, Unwinder
 
 
 @record

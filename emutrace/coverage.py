@@ -20,7 +20,7 @@ from typing import Dict, List
 
 from emutrace.loader.modules import module_at
 
-from .dwarfline import LineTable
+from emutrace.dwarf.lines import LineTable
 from emutrace.record import record
 
 ANONYMOUS = "[anonymous]"

@@ -13,7 +13,7 @@ from emutrace.machine.pages import PAGE
 from emutrace.machine.reader import GuestReader, read_u64
 from emutrace.machine.native import native
 from emutrace.traceview import CompiledTraceMem, TraceMem
-from emutrace.unwind import RA, SP, Unwinder
+from emutrace.dwarf.unwind import RA, SP, Unwinder
 
 BASE = 0x7F0000000000
 LIMIT = 8

@@ -38,6 +38,8 @@ MOVES: Dict[str, str] = {
     "emutrace.machine.version": "emutrace.version",
     "emutrace.machine.record": "emutrace.record",
     "emutrace.machine.codecache": "emutrace.codecache",
+    "emutrace.unwind": "emutrace.dwarf.unwind",
+    "emutrace.dwarfline": "emutrace.dwarf.lines",
 }
 # names that moved to another module: (old module, name) -> new module (filled as modules split)
 NAME_MOVES: Dict[Tuple[str, str], str] = {
@@ -48,6 +50,12 @@ NAME_MOVES: Dict[Tuple[str, str], str] = {
     ("emutrace.machine.memory", "SharedMemory"): "emutrace.machine.shm",
     **{("emutrace.machine.memory", n): "emutrace.machine.vma" for n in ("Vma", "Backing")},
     **{("emutrace.machine.memory", n): "emutrace.machine.guestaccess" for n in ("GuestFault", "GuestAccess", "MemView")},
+    **{(m, n): "emutrace.dwarf.leb" for m in ("emutrace.funcs", "emutrace.dwarf.info") for n in ("uleb", "sleb")},
+    **{("emutrace.funcs", n): "emutrace.dwarf.ehframe"
+       for n in ("eh_frame_image", "parse_eh_frame", "read_encoded", "EhFrameError", "PT_GNU_EH_FRAME", "PE_ABSPTR",
+                 "PE_ULEB128", "PE_UDATA2", "PE_UDATA4", "PE_UDATA8", "PE_SLEB128", "PE_SDATA2", "PE_SDATA4",
+                 "PE_SDATA8", "PE_PCREL", "PE_TEXTREL", "PE_DATAREL", "PE_FUNCREL", "PE_ALIGNED", "PE_INDIRECT",
+                 "PE_OMIT")},
 }
 
 

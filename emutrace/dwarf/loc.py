@@ -12,7 +12,7 @@ import struct
 from typing import List, Optional, Tuple
 
 from .errors import DwarfError
-from .info import sleb, uleb
+from emutrace.dwarf.leb import sleb, uleb
 
 MAX_STEPS = 1000
 MAX_STACK = 64
