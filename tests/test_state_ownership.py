@@ -70,21 +70,24 @@ def _owner_of(expr, by_name: dict):
     return None
 
 
+def _set_attributes(node) -> list:
+    """The attribute expressions an assignment statement sets (`x.a = `, `x.a, y.b = `, `x.a += `)."""
+    targets = []
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        targets = [node.target]
+    return [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t]) if isinstance(e, ast.Attribute)]
+
+
 def violations(source: str, filename: str, decls: dict, by_name: dict) -> list:
     """Each stashed or probed attribute in one module's source, as 'file:line: text'."""
     out = []
     for node in ast.walk(ast.parse(source)):
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        for t in targets:
-            for e in (t.elts if isinstance(t, ast.Tuple) else [t]):
-                if isinstance(e, ast.Attribute):
-                    cls = _owner_of(e.value, by_name)
-                    if cls is not None and e.attr not in decls[cls]:
-                        out.append(f"{filename}:{node.lineno}: sets {ast.unparse(e)} ({cls} declares no {e.attr})")
+        for e in _set_attributes(node):
+            cls = _owner_of(e.value, by_name)
+            if cls is not None and e.attr not in decls[cls]:
+                out.append(f"{filename}:{node.lineno}: sets {ast.unparse(e)} ({cls} declares no {e.attr})")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
             fn = node.func.id
             cls = _owner_of(node.args[0], by_name)
@@ -157,15 +160,9 @@ def kernel_sets(source: str, filename: str) -> list:
     = ...`, `proc.kernel.x += ...`), declared by Kernel or not, and each setattr on one."""
     out = []
     for node in ast.walk(ast.parse(source)):
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        for t in targets:
-            for e in (t.elts if isinstance(t, ast.Tuple) else [t]):
-                if isinstance(e, ast.Attribute) and _owner_of(e.value, {"kernel": "Kernel"}) == "Kernel":
-                    out.append(f"{filename}:{node.lineno}: sets {ast.unparse(e)}")
+        for e in _set_attributes(node):
+            if _owner_of(e.value, {"kernel": "Kernel"}) == "Kernel":
+                out.append(f"{filename}:{node.lineno}: sets {ast.unparse(e)}")
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr")
                 and node.args and _owner_of(node.args[0], {"kernel": "Kernel"}) == "Kernel"):
             out.append(f"{filename}:{node.lineno}: {node.func.id}({ast.unparse(node.args[0])}, ...)")

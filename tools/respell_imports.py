@@ -26,6 +26,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from rewrite import apply   # (tools/rewrite.py: the script's own folder is on sys.path)
+
 ROOT = Path(__file__).resolve().parent.parent
 # source folder -> the package it is installed as
 PACKAGE_DIRS = {"emutrace": "emutrace", "syscalls": "emutrace.kernel", "loader": "emutrace.loader"}
@@ -271,17 +273,7 @@ def main(argv) -> int:
     global MOVES_ONLY
     check = "--check" in argv
     MOVES_ONLY = "--moves-only" in argv
-    changed = []
-    for path in files():
-        source = path.read_text()
-        new = rewrite(path, source)
-        if new != source:
-            changed.append(path)
-            if not check:
-                path.write_text(new)
-    for path in changed:
-        print(("would change " if check else "rewrote ") + str(path.relative_to(ROOT)))
-    return 1 if check and changed else 0
+    return apply(files(), rewrite, check, ROOT)
 
 
 if __name__ == "__main__":

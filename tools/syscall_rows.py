@@ -18,6 +18,8 @@ import re
 import sys
 from pathlib import Path
 
+from rewrite import apply   # (tools/rewrite.py: the script's own folder is on sys.path)
+
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = ROOT / "syscalls"
 TABLE = KERNEL / "table.py"
@@ -68,36 +70,24 @@ def rows(text: str, decorated: dict, defined: dict) -> str:
     return "\n".join(out)
 
 
+DISPATCH = r"from (?:\.|emutrace\.kernel\.)dispatch import "
+
+
 def undecorate(text: str) -> str:
     text = DECORATOR.sub("", text)
     # `syscall` is no longer imported from dispatch
-    text = re.sub(r"^from \.dispatch import syscall\n", "", text, flags=re.M)
-    text = re.sub(r"^(from \.dispatch import [^\n]*?), syscall\b", r"\1", text, flags=re.M)
-    text = re.sub(r"^(from \.dispatch import )syscall, ", r"\1", text, flags=re.M)
+    text = re.sub(rf"^{DISPATCH}syscall\n", "", text, flags=re.M)
+    text = re.sub(rf"^({DISPATCH}[^\n]*?), syscall\b", r"\1", text, flags=re.M)
+    text = re.sub(rf"^({DISPATCH})syscall, ", r"\1", text, flags=re.M)
     return text
 
 
 def main(argv) -> int:
     check = "--check" in argv
     decorated, defined = scan()
-    changed = []
-    new_table = rows(TABLE.read_text(), decorated, defined)
-    if new_table != TABLE.read_text():
-        changed.append(TABLE)
-        if not check:
-            TABLE.write_text(new_table)
-    for path in sorted(KERNEL.glob("*.py")):
-        if path.name == "dispatch.py":
-            continue
-        text = path.read_text()
-        new = undecorate(text)
-        if new != text:
-            changed.append(path)
-            if not check:
-                path.write_text(new)
-    for path in changed:
-        print(("would change " if check else "rewrote ") + str(path.relative_to(ROOT)))
-    return 1 if check and changed else 0
+    status = apply([TABLE], lambda _path, text: rows(text, decorated, defined), check, ROOT)
+    handlers = [p for p in sorted(KERNEL.glob("*.py")) if p.name != "dispatch.py"]
+    return apply(handlers, lambda _path, text: undecorate(text), check, ROOT) or status
 
 
 if __name__ == "__main__":
