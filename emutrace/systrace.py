@@ -53,7 +53,9 @@ class SyscallObserver:
 
     def __init__(self, session, emit, string_limit: int = 32, fd_paths: bool = False,
                  selection: Optional[SyscallSelection] = None, lines: Optional[Callable[[str], None]] = None):
-        self.session = session
+        # what it reads of the run: the clock and the kernel (the current process), not the session
+        self.world = session.world
+        self.kernel = session.kernel
         self.emit = emit
         self.sel = selection or SyscallSelection([])
         self.fmt = SyscallFormatter(string_limit=string_limit, fd_paths=fd_paths, fd_path=self._fd_path)
@@ -96,7 +98,7 @@ class SyscallObserver:
 
     def _fd_dev(self, fd: int):
         """('char' or 'block', major, minor) of a device open on fd (strace -yy's <char 1:5>)."""
-        proc = self.session.kernel.current
+        proc = self.kernel.current
         f = proc.fds.fds.get(fd) if proc is not None else None
         if f is None:
             return None
@@ -113,7 +115,7 @@ class SyscallObserver:
         return kind, major, minor
 
     def _fd_path(self, fd: int):
-        proc = self.session.kernel.current
+        proc = self.kernel.current
         if proc is None:
             return None
         if fd == -100:                          # AT_FDCWD</cwd> under -y
@@ -152,7 +154,7 @@ class SyscallObserver:
             return
         state = self.fmt.enter(sc, args, mem, tid=proc.thread.tid)
         stack = self.backtracer.frames(proc) if self.backtracer is not None else None
-        self.emit(Syscall(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, "execve", sc.nr,
+        self.emit(Syscall(proc.pid, proc.thread.tid, self.world.elapsed_ns, "execve", sc.nr,
                           self.fmt.exit(state, 0, mem), list(args), 0, None, 0, stack=stack))
 
     def syscall_enter(self, proc, nr, sc, args):
@@ -176,10 +178,10 @@ class SyscallObserver:
             row = got[1]
             entry, kept = row.begin(args, mem)          # (fmt.enter, without its frame and _State)
             fmt.last_name[tid] = sc.name
-            return (sc, args, row, entry, kept, self.session.world.elapsed_ns, mem)
+            return (sc, args, row, entry, kept, self.world.elapsed_ns, mem)
         sp = proc.machine.reg("rsp") if sc.name == "rt_sigreturn" else None
         state = fmt.enter(sc, args, mem, tid=tid, sp=sp)
-        return (sc, args, None, state, None, self.session.world.elapsed_ns, mem)
+        return (sc, args, None, state, None, self.world.elapsed_ns, mem)
 
     def _view(self, proc):
         """mem_view(proc), kept for the next call: most calls come from the process before."""
@@ -221,7 +223,7 @@ class SyscallObserver:
         if self.gate is not None and not self.gate.shows(ret):
             return
         err = E.NAME.get(-ret) if ret is not None and -4096 < ret < 0 else None
-        now = self.session.world.elapsed_ns
+        now = self.world.elapsed_ns
         stack = self.backtracer.frames(proc) if self.backtracer is not None else None
         dump = self.dumper.dump(sc.name, args, ret, mem) if self.dumper is not None else None
         self.emit(Syscall(proc.pid, proc.thread.tid, now, sc.name, sc.nr, line, list(args), ret, err, now - t0,
@@ -233,7 +235,7 @@ class SyscallObserver:
         sc, args, row, entry, kept, t0, _mem = st
         if self.gate is not None and not self.gate.shows(None):
             return
-        now = self.session.world.elapsed_ns
+        now = self.world.elapsed_ns
         stack = self.backtracer.frames(proc) if self.backtracer is not None else None
         state = row.state(sc, args, entry, kept, proc.thread.tid) if row is not None else entry
         self.emit(Syscall(proc.pid, proc.thread.tid, now, sc.name, sc.nr, self.fmt.no_return(state),
@@ -242,11 +244,11 @@ class SyscallObserver:
     def signal(self, proc, info):
         fields = {k: v for k, v in info.items() if not k.startswith("_")}
         stack = self.backtracer.frames(proc) if self.backtracer is not None else None
-        self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],
+        self.emit(Signal(proc.pid, proc.thread.tid, self.world.elapsed_ns, info["si_signo"],
                          signal_name(info["si_signo"]), format_signal(fields), fields, stack=stack))
 
     def stopped(self, proc, sig):
         name = signal_name(sig)
-        self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, sig, name,
+        self.emit(Signal(proc.pid, proc.thread.tid, self.world.elapsed_ns, sig, name,
                          f"--- stopped by {name} ---", {}, type="stop"))
 
