@@ -6,11 +6,12 @@ their rules.
 from __future__ import annotations
 
 import struct
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from emutrace.dwarf.errors import DwarfError
 from emutrace.dwarf.leb import sleb, uleb
 from emutrace.loader.elf import ElfFile
+from emutrace.record import record
 
 PT_GNU_EH_FRAME = 0x6474E550
 
@@ -88,7 +89,7 @@ def parse_eh_frame(data: bytes, vaddr: int) -> List[Tuple[int, int]]:
         off += 4
         try:
             if cie_id == 0:
-                cies[start] = _parse_cie(data, off, end, vaddr)
+                cies[start] = parse_cie(data, off, end, lambda pos: vaddr + pos).fde_enc
             else:
                 cie_off = id_off - cie_id
                 enc = cies.get(cie_off)
@@ -101,61 +102,81 @@ def parse_eh_frame(data: bytes, vaddr: int) -> List[Tuple[int, int]]:
                     rng, _ = read_encoded(data, nxt, enc & 0x0F, vaddr + nxt)
                     if pc and rng:
                         out.append((pc, rng))
-        except (DwarfError, struct.error):
+        except (DwarfError, struct.error, IndexError):
             pass                        # one bad record does not hide the others
         off = end
     return out
 
 
-def _cie_at(data: bytes, off: int, vaddr: int) -> Optional[int]:
-    try:
-        (length,) = struct.unpack_from("<I", data, off)
-        body = off + 4
-        if length == 0xFFFFFFFF:
-            (length,) = struct.unpack_from("<Q", data, body)
-            body += 8
-        if struct.unpack_from("<I", data, body)[0] != 0:
-            return None
-        return _parse_cie(data, body + 4, body + length, vaddr)
-    except (DwarfError, struct.error):
-        return None
+def entry_span(d, off: int) -> Tuple[int, int]:
+    """(where the contents start, where the entry ends) of the CIE or FDE at off: a 32-bit
+    length, or 0xffffffff and a 64-bit one."""
+    length = struct.unpack_from("<I", d, off)[0]
+    pos = off + 4
+    if length == 0xFFFFFFFF:
+        length = struct.unpack_from("<Q", d, pos)[0]
+        pos += 8
+    return pos, pos + length
 
 
-def _parse_cie(data: bytes, off: int, end: int, vaddr: int) -> int:
-    """The FDE pointer encoding a CIE declares ('R' in a 'z' augmentation; absptr otherwise)."""
-    version = data[off]
-    off += 1
-    aug_end = data.find(b"\0", off, end)
-    if aug_end < 0:
+@record
+class Cie:
+    code_align: int
+    data_align: int
+    ra_reg: int
+    fde_enc: int
+    signal: bool
+    has_aug_data: bool
+    instructions: bytes
+
+
+def parse_cie(data, pos: int, end: int, vaddr_of: Callable[[int], int]) -> Cie:
+    """The CIE whose contents after its id are data[pos:end]. vaddr_of maps a position in data to
+    its link-time address (for pc-relative pointers). Its FDEs' pointer encoding is 'R' of a 'z'
+    augmentation (absptr otherwise); 'S' marks a signal frame's."""
+    version = data[pos]
+    pos += 1
+    z = data.find(b"\0", pos, end)             # (find: the data may be a file view, no .index)
+    if z < 0:
         raise EhFrameError("CIE augmentation string not terminated")
-    aug = data[off:aug_end].decode("ascii", "replace")
-    off = aug_end + 1
+    aug = data[pos:z].decode("ascii", "replace")
+    pos = z + 1
     if "eh" in aug:
-        off += 8
-    _, off = uleb(data, off)           # code alignment
-    _, off = sleb(data, off)           # data alignment
+        pos += 8
+    code_align, pos = uleb(data, pos)
+    data_align, pos = sleb(data, pos)
     if version == 1:
-        off += 1                        # return address register
+        ra, pos = data[pos], pos + 1
     else:
-        _, off = uleb(data, off)
-    enc = PE_ABSPTR
+        ra, pos = uleb(data, pos)
+    fde_enc, signal = PE_ABSPTR, False
     if aug.startswith("z"):
-        _, off = uleb(data, off)       # augmentation data length
+        alen, pos = uleb(data, pos)
+        apos, pos = pos, pos + alen
         for ch in aug[1:]:
             if ch == "R":
-                enc = data[off]
-                off += 1
-            elif ch == "P":
-                penc = data[off]
-                off += 1
-                _, off = read_encoded(data, off, penc & 0x7F, vaddr + off)
+                fde_enc, apos = data[apos], apos + 1
             elif ch == "L":
-                off += 1
-            elif ch in "SB":
-                pass
-            else:
+                apos += 1
+            elif ch == "P":
+                penc = data[apos]
+                _, apos = read_encoded(data, apos + 1, penc, vaddr_of(apos + 1), indirect=True)
+            elif ch == "S":
+                signal = True
+            elif ch != "B":
                 break                   # unknown augmentation: the rest cannot be read
-    return enc
+    return Cie(code_align, data_align, ra, fde_enc, signal, aug.startswith("z"), bytes(data[pos:end]))
+
+
+def _cie_at(data: bytes, off: int, vaddr: int) -> Optional[int]:
+    """The FDE pointer encoding of the CIE at off, or None where there is no CIE."""
+    try:
+        body, end = entry_span(data, off)
+        if struct.unpack_from("<I", data, body)[0] != 0:
+            return None
+        return parse_cie(data, body + 4, end, lambda pos: vaddr + pos).fde_enc
+    except (DwarfError, struct.error, IndexError):
+        return None
 
 
 def eh_frame_image(elf: ElfFile) -> Optional[Tuple[bytes, int]]:

@@ -17,7 +17,7 @@ import struct
 from functools import partial
 from typing import Callable, Dict, List, Optional, Tuple
 
-from emutrace.dwarf.ehframe import PT_GNU_EH_FRAME, EhFrameError, read_encoded
+from emutrace.dwarf.ehframe import PT_GNU_EH_FRAME, Cie, EhFrameError, entry_span, parse_cie, read_encoded
 from emutrace.dwarf.errors import DwarfError
 from emutrace.dwarf.leb import sleb, uleb
 from emutrace.dwarf.loc import value as dwarf_value
@@ -31,33 +31,11 @@ RA, SP, FP = 16, 7, 6
 MAX_FRAMES = 256
 
 
-def _entry_span(d, off: int):
-    """(where the contents start, where the entry ends) of the CIE or FDE at off: a 32-bit
-    length, or 0xffffffff and a 64-bit one."""
-    length = struct.unpack_from("<I", d, off)[0]
-    pos = off + 4
-    if length == 0xFFFFFFFF:
-        length = struct.unpack_from("<Q", d, pos)[0]
-        pos += 8
-    return pos, pos + length
-
-
 class CfiError(EhFrameError):
     pass
 
 
 # -- CIEs and FDEs -----------------------------------------------------------------------------
-
-@record
-class Cie:
-    code_align: int
-    data_align: int
-    ra_reg: int
-    fde_enc: int
-    signal: bool
-    has_aug_data: bool
-    instructions: bytes
-
 
 @record
 class Fde:
@@ -118,39 +96,8 @@ class EhFrame:
         if cie is not None:
             return cie
         d = self.data
-        pos, end = _entry_span(d, off)
-        pos += 4                                 # CIE id (0)
-        version = d[pos]
-        pos += 1
-        z = d.find(b"\0", pos, end)             # (find: the data may be a file view, no .index)
-        if z < 0:
-            raise CfiError("unterminated CIE augmentation")
-        aug = d[pos:z].decode("ascii", "replace")
-        pos = z + 1
-        if "eh" in aug:
-            pos += 8
-        code_align, pos = uleb(d, pos)
-        data_align, pos = sleb(d, pos)
-        if version == 1:
-            ra, pos = d[pos], pos + 1
-        else:
-            ra, pos = uleb(d, pos)
-        fde_enc, signal = 0, False
-        if aug.startswith("z"):
-            alen, pos = uleb(d, pos)
-            apos, pos = pos, pos + alen
-            for ch in aug[1:]:
-                if ch == "R":
-                    fde_enc, apos = d[apos], apos + 1
-                elif ch == "L":
-                    apos += 1
-                elif ch == "P":
-                    penc = d[apos]
-                    _, apos = read_encoded(d, apos + 1, penc, self._vaddr_of(apos + 1), indirect=True)
-                elif ch == "S":
-                    signal = True
-        cie = self.cies[off] = Cie(code_align, data_align, ra, fde_enc, signal, aug.startswith("z"),
-                                   bytes(d[pos:end]))
+        pos, end = entry_span(d, off)
+        cie = self.cies[off] = parse_cie(d, pos + 4, end, self._vaddr_of)     # (after the CIE id, 0)
         return cie
 
     def _fde(self, off: int) -> Optional[Fde]:
@@ -158,7 +105,7 @@ class EhFrame:
         if fde is not None:
             return fde
         d = self.data
-        pos, end = _entry_span(d, off)
+        pos, end = entry_span(d, off)
         cie_ptr = struct.unpack_from("<I", d, pos)[0]
         if cie_ptr == 0:
             return None                          # a CIE
