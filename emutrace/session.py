@@ -63,7 +63,7 @@ class Options:
     max_mem: int = DEFAULT_MAX_MEM
     max_procs: Optional[int] = None       # None: a bound on host memory (kernel.default_max_procs)
     max_disk: int = BY_NAME["disk"].default    # the overlay's quota (--max-disk)
-    limits: Tuple[Tuple[str, int], ...] = ()   # --limit NAME=N: other rows of syscalls.limits.BOUNDS
+    limits: Tuple[Tuple[str, int], ...] = ()   # --limit NAME=N: other rows of emutrace.kernel.limits.BOUNDS
     timeout: float = 0.0                  # wall seconds, 0 = none
     max_insns: int = 0                    # 0 = none
     net: bool = False

@@ -1,7 +1,7 @@
 """System-call tracing: the kernel's observer, turning each syscall into a decoded event.
 
-Decoding uses the one syscall table (syscalls.table) through syscalls.strace; `-e trace=`
-selects by strace's grammar (emutrace.syscallset: names, numbers, %classes, /regex, ?, !).
+Decoding uses the one syscall table (emutrace.kernel.table) through emutrace.decode.strace;
+`-e trace=` selects by strace's grammar (emutrace.syscallset: names, numbers, %classes, /regex, ?, !).
 """
 from __future__ import annotations
 

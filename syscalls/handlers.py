@@ -15,18 +15,23 @@ from here.
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Dict, Tuple
+from typing import Callable, Dict, List, Tuple
 
 from .dispatch import HANDLERS
-from .table import ROWS
+from .table import ROWS, Syscall
 
 # the modules imported at a guest's first call of theirs, not at start-up
 LAZY_MODULES = frozenset({"epoll", "eventfd", "inotify", "mqueue", "net", "pkeys", "residency", "signalfd",
                           "splice", "sysvipc", "timerfd"})
 
+# handler module -> its rows (one pass over the table)
+BY_MODULE: Dict[str, List[Syscall]] = {}
+for _row in ROWS:
+    if _row.handler:
+        BY_MODULE.setdefault(_row.handler_module, []).append(_row)
+
 # module -> the calls it handles, for the deferred modules (derived from the rows)
-LAZY: Dict[str, Tuple[str, ...]] = {
-    m: tuple(sorted(r.name for r in ROWS if r.handler_module == m)) for m in sorted(LAZY_MODULES)}
+LAZY: Dict[str, Tuple[str, ...]] = {m: tuple(sorted(r.name for r in BY_MODULE[m])) for m in sorted(LAZY_MODULES)}
 
 
 def _module(name: str):
@@ -36,9 +41,8 @@ def _module(name: str):
 def _bind(module: str) -> None:
     """Put a module's handlers in HANDLERS, one per row that names it."""
     mod = _module(module)
-    for row in ROWS:
-        if row.handler_module == module:
-            HANDLERS[row.name] = getattr(mod, row.handler_function)
+    for row in BY_MODULE[module]:
+        HANDLERS[row.name] = getattr(mod, row.handler_function)
 
 
 def _stand_in(module: str, name: str) -> Callable:
@@ -67,7 +71,7 @@ def _load(module: str, kernel) -> None:
     kernel.handlers = mine                  # (remakes the kernel's routes by number)
 
 
-for _m in sorted({r.handler_module for r in ROWS if r.handler} - LAZY_MODULES):
+for _m in sorted(set(BY_MODULE) - LAZY_MODULES):
     _bind(_m)
 for _m, _names in LAZY.items():
     for _name in _names:

@@ -91,7 +91,7 @@ class Process:
             RLIMIT_CORE: [0, RLIM_INFINITY], RLIMIT_NPROC: [kernel.max_procs, kernel.max_procs],
             RLIMIT_AS: [RLIM_INFINITY, RLIM_INFINITY], RLIMIT_DATA: [RLIM_INFINITY, RLIM_INFINITY],
         }
-        self.modules = []                   # loader.modules.Module, in load order
+        self.modules = []                   # emutrace.loader.modules.Module, in load order
         self.resume_at: Optional[int] = None   # set by handlers that change rip (execve, signals)
         self.stop_requested = False
         self.exit: Optional[ProcessExit] = None

@@ -1,5 +1,5 @@
 """The virtual file system the guest sees: a read-only root (a host directory, or a tar archive
-read in place: syscalls.tarfs), an in-memory overlay, granted host directories, and synthesized
+read in place: emutrace.kernel.tarfs), an in-memory overlay, granted host directories, and synthesized
 /proc and /dev. Root and granted files are reached only through a tree (DirTree, TarTree).
 
 Paths are resolved component by component inside the root, as under chroot: `..` stops at the

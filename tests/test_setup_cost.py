@@ -142,7 +142,7 @@ def test_real_programs_trampolines_by_shape(tmp_path, monkeypatch, cmd):
     assert len({shape for shape, _, _ in seen}) < len(seen) // 4     # (what makes them cheap)
 
 
-# -- what the call tracer hooks, found once per ELF file (loader.elf: plt_jumps, call_slots) ----
+# -- what the call tracer hooks, found once per ELF file (emutrace.loader.elf: plt_jumps, call_slots) ----
 
 def _plt_slots_by_scan(elf):
     """The scan libcalls.plt_slots made on every run before (the reference)."""

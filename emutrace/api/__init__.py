@@ -108,7 +108,7 @@ class Session:
     net           let sockets reach non-loopback hosts (default: ENETUNREACH; loopback is the guest's own)
     timeout       wall seconds before LimitReached (0: none); max_insns, max_mem, max_procs: limits
     max_disk      bytes the overlay may hold (default 1 GiB; ENOSPC past it); limits: {name: n} for
-                  the other rows of syscalls.limits.BOUNDS ("files", "buffers", "threads", ...)
+                  the other rows of emutrace.kernel.limits.BOUNDS ("files", "buffers", "threads", ...)
     loader        'auto', 'interp' (the program's ld.so) or 'builtin' (emutrace links)
     stdin         bytes for the guest's fd 0 (default None: the host's stdin)
     capture_output  the guest's fd 1 and 2 go to buffers: Result.stdout / Result.stderr

@@ -168,7 +168,7 @@ class Packer:
                     self.entries[g] = ("file", h)
 
     def closure(self, program: str) -> List[str]:
-        """The program, its PT_INTERP and its DT_NEEDED closure (search rules of loader.linker)."""
+        """The program, its PT_INTERP and its DT_NEEDED closure (search rules of emutrace.loader.linker)."""
         canon = self.add_file(program, required=True)
         done, out = set(), []
         queue: List[Tuple[str, str]] = [(program, canon)]
