@@ -50,6 +50,6 @@ __all__ = list(_API)
 
 def __getattr__(name):
     if name in _API:
-        from . import api     # deferred: `emutrace diff` and --help do not pay for the emulator
+        from emutrace import api     # deferred: `emutrace diff` and --help do not pay for the emulator
         return getattr(api, name)
     raise AttributeError(f"module 'emutrace' has no attribute {name!r}")

@@ -36,10 +36,10 @@ from unicorn import UC_HOOK_CODE
 
 from emutrace.loader.modules import Module, module_at
 
-from .events import Call, Return
-from .funcs import discover
-from .frames import CallStacks, Frame, Regs
-from .traceview import mem_view
+from emutrace.events import Call, Return
+from emutrace.funcs import discover
+from emutrace.frames import CallStacks, Frame, Regs
+from emutrace.traceview import mem_view
 from emutrace.linux.mman import PROT_EXEC
 
 

@@ -24,8 +24,8 @@ from emutrace.kernel.table import BY_NAME
 from emutrace.decode.xlat import SIGNAL_NUMBERS, SIGRTMAX
 
 from emutrace.record import field, record
-from .machine.words import s64
-from .systrace import SyscallSelection, TraceSpecError
+from emutrace.machine.words import s64
+from emutrace.systrace import SyscallSelection, TraceSpecError
 from emutrace.linux.signal import SI_KERNEL
 
 

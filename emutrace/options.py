@@ -23,11 +23,11 @@ from __future__ import annotations
 import os
 from typing import Callable, Dict, List, Optional
 
-from .kernel.world import World
+from emutrace.kernel.world import World
 from emutrace.record import field, record
 from emutrace.version import __version__
 from emutrace.kernel.limits import LimitError, parse_limit
-from .session import Options
+from emutrace.session import Options
 
 class UsageError(Exception):
     pass
@@ -144,7 +144,7 @@ def _int(text: str, what: str, lo: int = 0) -> int:
 
 def _inject(fault: bool):
     def add(tc, text: str) -> None:
-        from .inject import InjectError, parse_inject     # deferred: only -e inject= and --inject-call need the parser
+        from emutrace.inject import InjectError, parse_inject     # deferred: only -e inject= and --inject-call need the parser
         try:
             parse_inject(text, fault)
         except InjectError as e:
@@ -154,7 +154,7 @@ def _inject(fault: bool):
 
 
 def _status(tc, text: str) -> None:
-    from .sysgate import StatusError, parse_status     # deferred: only -e status= needs the parser
+    from emutrace.sysgate import StatusError, parse_status     # deferred: only -e status= needs the parser
     try:
         tc.status = parse_status(text)
     except StatusError as e:
@@ -162,7 +162,7 @@ def _status(tc, text: str) -> None:
 
 
 def _inject_call(tc, text: str) -> None:
-    from .inject import InjectError, parse_inject_call     # deferred: only -e inject= and --inject-call need the parser
+    from emutrace.inject import InjectError, parse_inject_call     # deferred: only -e inject= and --inject-call need the parser
     try:
         parse_inject_call(text)
     except InjectError as e:
@@ -503,7 +503,7 @@ def _help(st, v):
 
 
 def _version(st, v):
-    from .machine.native import PATH as event_path     # deferred: only --version asks which event path runs (it loads the compiled module)
+    from emutrace.machine.native import PATH as event_path     # deferred: only --version asks which event path runs (it loads the compiled module)
     raise InfoRequested(f"emutrace {__version__}\nevent path: {event_path}")
 
 

@@ -28,12 +28,12 @@ from emutrace.loader.elf import ElfError, memoized, read_elf
 from emutrace.loader.exec import exec_into
 from emutrace.loader.modules import Module, module_at
 
-from .kernel.world import World
+from emutrace.kernel.world import World
 from emutrace.errors import EmutraceError
-from .machine.faultaddr import exact_address
-from .machine.phases import Hooks
+from emutrace.machine.faultaddr import exact_address
+from emutrace.machine.phases import Hooks
 from emutrace.record import field, record
-from .tsc import TscObserver
+from emutrace.tsc import TscObserver
 from emutrace.linux.fcntl import O_RDONLY, O_WRONLY, S_IFREG
 from emutrace.linux.signal import (FPE_INTDIV, ILL_ILLOPN, SEGV_ACCERR, SEGV_MAPERR, SIGBUS, SIGFPE, SIGILL, SIGKILL, SIGSEGV, SIGTRAP,
                                    SI_KERNEL, TRAP_BRKPT)

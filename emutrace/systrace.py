@@ -13,9 +13,9 @@ from emutrace.decode.xlat import signal_name
 from emutrace.kernel import errno as E
 from emutrace.kernel.table import BY_NAME, Syscall as Row
 
-from .events import Signal, Syscall
-from .syscallset import SyscallSetError, syscalls_of
-from .traceview import mem_view
+from emutrace.events import Signal, Syscall
+from emutrace.syscallset import SyscallSetError, syscalls_of
+from emutrace.traceview import mem_view
 
 class TraceSpecError(ValueError):
     pass
@@ -91,7 +91,7 @@ class SyscallObserver:
             self.dumper = IoDumper(tc.read_fds, tc.write_fds)
             self.configure(lines=None)          # (every such call goes through its event)
         if tc.trace_fds is not None:
-            from .sysgate import SyscallGate     # deferred: only -P, -z and trace-fds= gate calls
+            from emutrace.sysgate import SyscallGate     # deferred: only -P, -z and trace-fds= gate calls
             gate = self.gate or SyscallGate(None, None)
             gate.fds = tc.trace_fds
             self.configure(gate=gate)

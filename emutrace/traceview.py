@@ -7,7 +7,7 @@ from bisect import bisect_right
 from weakref import WeakKeyDictionary
 
 from emutrace.machine.guestaccess import MemView
-from .machine.native import native
+from emutrace.machine.native import native
 from emutrace.linux.mman import PROT_READ
 
 # process → its view; weak, so an ended process is freed with its view. A view is made again

@@ -19,11 +19,11 @@ from emutrace.machine.cpu import cpuid
 from emutrace.machine.budget import OutOfMemory
 from emutrace.machine.pages import PAGE, PIE_BASE, STACK_SIZE, STACK_TOP
 
-from . import linker
-from .vdso import AT_SYSINFO_EHDR, map_vdso
-from .elf import ET_DYN, PF_X, ElfError, ElfFile, read_elf
-from .image import choose_bias, map_elf
-from .modules import Module
+from emutrace.loader import linker
+from emutrace.loader.vdso import AT_SYSINFO_EHDR, map_vdso
+from emutrace.loader.elf import ET_DYN, PF_X, ElfError, ElfFile, read_elf
+from emutrace.loader.image import choose_bias, map_elf
+from emutrace.loader.modules import Module
 from emutrace.linux.auxv import AT_BASE, AT_ENTRY, AT_FLAGS, AT_NULL, AT_PAGESZ, AT_PHDR, AT_PHENT, AT_PHNUM
 from emutrace.linux.elf import PT_PHDR
 from emutrace.linux.fcntl import S_IFDIR, S_IFREG

@@ -13,9 +13,9 @@ from typing import Dict, List, Optional
 
 from emutrace.record import record
 
-from .elf import R_GLOB_DAT, R_JUMP_SLOT
-from .linker import Scope
-from .modules import Module
+from emutrace.loader.elf import R_GLOB_DAT, R_JUMP_SLOT
+from emutrace.loader.linker import Scope
+from emutrace.loader.modules import Module
 from emutrace.linux.elf import STT_FUNC, STT_GNU_IFUNC, STT_TLS
 
 

@@ -17,14 +17,14 @@ import struct
 from emutrace.machine.cpu import FORK_TCG_BUFFER
 from emutrace.machine.budget import OutOfMemory
 
-from . import errno as E
-from . import jobctl
-from .anonfd import install as install_fd
-from .layouts import CLONE_ARGS, RUSAGE, SIGINFO
-from .pidfd import PidFd, pidfd_of
-from .posix_timers import drop_timers
-from .sched import Block, Wait
-from .task import NORETURN, ProcessExit, Process, SigAction, Thread
+from emutrace.kernel import errno as E
+from emutrace.kernel import jobctl
+from emutrace.kernel.anonfd import install as install_fd
+from emutrace.kernel.layouts import CLONE_ARGS, RUSAGE, SIGINFO
+from emutrace.kernel.pidfd import PidFd, pidfd_of
+from emutrace.kernel.posix_timers import drop_timers
+from emutrace.kernel.sched import Block, Wait
+from emutrace.kernel.task import NORETURN, ProcessExit, Process, SigAction, Thread
 from emutrace.linux.fcntl import O_NONBLOCK
 from emutrace.linux.resource import RLIMIT_NPROC
 from emutrace.linux.sched import (CLONE_CHILD_CLEARTID, CLONE_CHILD_SETTID, CLONE_CLEAR_SIGHAND, CLONE_DETACHED, CLONE_FILES, CLONE_FS,

@@ -3,13 +3,13 @@ EPOLLONESHOT are honoured in their effect on what is reported)."""
 from __future__ import annotations
 
 
-from . import errno as E
-from .dispatch import s32
-from .files import OpenFile
-from .fs import _poll_once
-from .layouts import EPOLL_EVENT
-from .time import read_timespec
-from .vfs import StatInfo, VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.files import OpenFile
+from emutrace.kernel.fs import _poll_once
+from emutrace.kernel.layouts import EPOLL_EVENT
+from emutrace.kernel.time import read_timespec
+from emutrace.kernel.vfs import StatInfo, VfsError
 from emutrace.linux.fcntl import O_CLOEXEC, O_RDWR
 from emutrace.linux.poll import (EPOLLERR, EPOLLHUP, EPOLLIN, EPOLLOUT, EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLL_CTL_MOD)
 

@@ -4,7 +4,7 @@ Its own module so that everything below the VFS (the kernel's limits, the overla
 raise it; emutrace.kernel.vfs re-exports it, where most handlers import it from."""
 from __future__ import annotations
 
-from . import errno as E
+from emutrace.kernel import errno as E
 
 
 class VfsError(Exception):

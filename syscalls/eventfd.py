@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import struct
 
-from . import errno as E
-from .anonfd import AnonInodeFile, install
-from .files import WouldBlock
-from .vfs import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.anonfd import AnonInodeFile, install
+from emutrace.kernel.files import WouldBlock
+from emutrace.kernel.vfs import VfsError
 from emutrace.linux.fcntl import O_CLOEXEC, O_NONBLOCK
 from emutrace.linux.poll import EFD_SEMAPHORE, POLLIN, POLLOUT
 

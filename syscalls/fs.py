@@ -6,13 +6,14 @@ import os
 import shutil
 import struct
 
-from . import errno as E
-from . import locks
-from .dispatch import s32, s64
-from .files import (UNREADABLE, DeviceFile, DirFile, HostFile, HostRwFile, MemFile, OpenFile, Pipe, PipeEnd, SynthFile, WouldBlock)
-from .layouts import DIRENT64, IOVEC, POLLFD, STAT, STATFS, STATX, TERMIOS, TIMESPEC, WINSIZE
-from .limits import PAGE
-from .vfs import Node, StatInfo, VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel import locks
+from emutrace.kernel.dispatch import s32, s64
+from emutrace.kernel.files import (UNREADABLE, DeviceFile, DirFile, HostFile, HostRwFile, MemFile, OpenFile, Pipe,
+                                   PipeEnd, SynthFile, WouldBlock)
+from emutrace.kernel.layouts import DIRENT64, IOVEC, POLLFD, STAT, STATFS, STATX, TERMIOS, TIMESPEC, WINSIZE
+from emutrace.kernel.limits import PAGE
+from emutrace.kernel.vfs import Node, StatInfo, VfsError
 from emutrace.linux.fcntl import (AT_EACCESS, AT_EMPTY_PATH, AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, AT_SYMLINK_NOFOLLOW, FD_CLOEXEC,
                                   F_DUPFD, F_GETFD, F_GETFL, F_GETLK, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETFD, F_SETFL,
                                   F_SETLK, F_SETLKW, O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW,

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import struct
 
-from . import errno as E
-from .dispatch import s32
-from .layouts import TIMESPEC
+from emutrace.kernel import errno as E
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.layouts import TIMESPEC
 from emutrace.linux.futex import (FUTEX_CLOCK_REALTIME, FUTEX_CMP_REQUEUE, FUTEX_FD, FUTEX_OWNER_DIED, FUTEX_PRIVATE_FLAG, FUTEX_REQUEUE,
                                   FUTEX_TID_MASK, FUTEX_WAIT, FUTEX_WAITERS, FUTEX_WAKE, FUTEX_WAKE_OP)
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import importlib
 from typing import Callable, Dict, List, Tuple
 
-from .dispatch import HANDLERS
-from .table import ROWS, Syscall
+from emutrace.kernel.dispatch import HANDLERS
+from emutrace.kernel.table import ROWS, Syscall
 
 # the modules imported at a guest's first call of theirs, not at start-up
 LAZY_MODULES = frozenset({"epoll", "eventfd", "inotify", "mqueue", "net", "pkeys", "residency", "signalfd",

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from typing import List, Tuple
 
-from .files import HostStream
+from emutrace.kernel.files import HostStream
 from emutrace.linux.fcntl import O_ACCMODE, O_APPEND, O_RDONLY, O_RDWR
 
 MAX_SCANNED = 1024              # descriptors looked at (a shell's are below 10; RLIMIT_NOFILE's default)

@@ -28,12 +28,12 @@ import struct
 from collections import deque
 from typing import Optional
 
-from . import errno as E
-from .files import OpenFile, Pipe, WouldBlock
-from .fs import blocking, raise_sigpipe
-from .timewait import TimeWaits
-from .wait import Block, Wait
-from .vfs import StatInfo, VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.files import OpenFile, Pipe, WouldBlock
+from emutrace.kernel.fs import blocking, raise_sigpipe
+from emutrace.kernel.timewait import TimeWaits
+from emutrace.kernel.wait import Block, Wait
+from emutrace.kernel.vfs import StatInfo, VfsError
 from emutrace.linux.fcntl import O_NONBLOCK, O_RDWR, S_IFSOCK
 from emutrace.linux.net import (AF_INET, AF_INET6, AF_UNSPEC, IPPROTO_IP, IPPROTO_IPV6, IPPROTO_TCP, IPPROTO_UDP, MSG_DONTWAIT,
                                 MSG_NOSIGNAL, MSG_PEEK, MSG_TRUNC, SHUT_RD, SHUT_RDWR, SHUT_WR, SOCK_DGRAM, SOCK_STREAM, SOL_SOCKET,

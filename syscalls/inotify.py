@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-from . import errno as E
-from .anonfd import AnonInodeFile, install
-from .dispatch import s32
-from .files import WouldBlock
-from .fs import guest_path, resolve_at
-from .layouts import INOTIFY_EVENT
-from .vfs import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.anonfd import AnonInodeFile, install
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.files import WouldBlock
+from emutrace.kernel.fs import guest_path, resolve_at
+from emutrace.kernel.layouts import INOTIFY_EVENT
+from emutrace.kernel.vfs import VfsError
 from emutrace.linux.fcntl import (AT_FDCWD, O_ACCMODE, O_CLOEXEC, O_CREAT, O_NONBLOCK, O_RDONLY, O_TRUNC, S_IFDIR)
 from emutrace.linux.poll import (IN_ACCESS, IN_ATTRIB, IN_CLOSE_NOWRITE, IN_CLOSE_WRITE, IN_CREATE, IN_DELETE, IN_DELETE_SELF,
                                  IN_DONT_FOLLOW, IN_EXCL_UNLINK, IN_IGNORED, IN_ISDIR, IN_MASK_ADD, IN_MASK_CREATE, IN_MODIFY,

@@ -13,16 +13,16 @@ from emutrace.machine.budget import MemoryBudget, OutOfMemory
 from emutrace.machine.guestaccess import GuestFault
 from emutrace.machine.phases import Hooks
 
-from . import clone
-from .engines import Engines
-from . import errno as E
-from .handlers import load_all
-from .sched import Block, Scheduler
-from .table import BY_NR, Syscall, by_class
-from .task import NORETURN, Process, ProcessExit
-from .time import check_alarm
-from .vfs import Vfs, VfsError
-from .vvar import wall_clock_stepped
+from emutrace.kernel import clone
+from emutrace.kernel.engines import Engines
+from emutrace.kernel import errno as E
+from emutrace.kernel.handlers import load_all
+from emutrace.kernel.sched import Block, Scheduler
+from emutrace.kernel.table import BY_NR, Syscall, by_class
+from emutrace.kernel.task import NORETURN, Process, ProcessExit
+from emutrace.kernel.time import check_alarm
+from emutrace.kernel.vfs import Vfs, VfsError
+from emutrace.kernel.vvar import wall_clock_stepped
 
 
 # The default process limit: one per 8 MiB of --max-mem (a live small C process costs the host

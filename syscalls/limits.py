@@ -23,8 +23,8 @@ from typing import Dict, Optional, Tuple
 
 from emutrace.record import record
 
-from . import errno as E
-from .errors import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.errors import VfsError
 
 PAGE = 4096
 

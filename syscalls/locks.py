@@ -14,10 +14,10 @@ import struct
 import weakref
 from typing import List
 
-from . import errno as E
-from .files import CLOSE_HOOKS, OpenFile
-from .wait import Block, Wait
-from .vfs import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.files import CLOSE_HOOKS, OpenFile
+from emutrace.kernel.wait import Block, Wait
+from emutrace.kernel.vfs import VfsError
 from emutrace.linux.fcntl import (F_RDLCK, F_UNLCK, F_WRLCK, LOCK_EX, LOCK_NB, LOCK_SH, LOCK_UN, SEEK_CUR, SEEK_END, SEEK_SET)
 
 FLOCK = struct.Struct("<hh4xqqi4x")          # struct flock: l_type, l_whence, l_start, l_len, l_pid

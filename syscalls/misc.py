@@ -1,9 +1,9 @@
 """System calls that fit no other area: getrandom, eventfd, memfd, and the like."""
 from __future__ import annotations
 
-from . import errno as E
-from .files import MemFile
-from .vfs import Node
+from emutrace.kernel import errno as E
+from emutrace.kernel.files import MemFile
+from emutrace.kernel.vfs import Node
 from emutrace.linux.fcntl import MFD_CLOEXEC, S_IFREG
 from emutrace.linux.poll import GRND_INSECURE, GRND_NONBLOCK, GRND_RANDOM
 

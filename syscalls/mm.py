@@ -15,9 +15,9 @@ from emutrace.machine.budget import OutOfMemory
 from emutrace.machine.pages import page_down, page_up, PAGE
 from emutrace.machine.shm import SharedMemory
 
-from . import errno as E
-from .dispatch import s32
-from .files import DeviceFile, HostFile, HostRwFile, MemFile, PipeEnd, shared_memory_of
+from emutrace.kernel import errno as E
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.files import DeviceFile, HostFile, HostRwFile, MemFile, PipeEnd, shared_memory_of
 from emutrace.linux.mman import (MADV_DONTNEED, MADV_FREE, MADV_REMOVE, MAP_ANONYMOUS, MAP_FIXED, MAP_FIXED_NOREPLACE, MAP_GROWSDOWN,
                                  MAP_NORESERVE, MREMAP_DONTUNMAP, MREMAP_FIXED, MREMAP_MAYMOVE)
 from emutrace.linux.resource import RLIMIT_AS

@@ -14,13 +14,13 @@ from __future__ import annotations
 import struct
 from typing import Dict, List, Optional
 
-from . import errno as E
-from .dispatch import s32, s64
-from .files import CLOSE_HOOKS, OpenFile
-from .layouts import TIMESPEC
-from .netlink import NetlinkSocket
-from .wait import Block, Wait
-from .vfs import StatInfo, VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.dispatch import s32, s64
+from emutrace.kernel.files import CLOSE_HOOKS, OpenFile
+from emutrace.kernel.layouts import TIMESPEC
+from emutrace.kernel.netlink import NetlinkSocket
+from emutrace.kernel.wait import Block, Wait
+from emutrace.kernel.vfs import StatInfo, VfsError
 from emutrace.linux.fcntl import O_ACCMODE, O_CLOEXEC, O_CREAT, O_EXCL, O_NONBLOCK, O_RDONLY, O_WRONLY
 from emutrace.linux.signal import SIGEV_NONE, SIGEV_SIGNAL, SIGEV_THREAD, SIGEV_THREAD_ID, SI_MESGQ
 

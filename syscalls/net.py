@@ -19,13 +19,13 @@ from __future__ import annotations
 import struct
 import time as _t
 
-from . import errno as E
-from . import inet, netlink
-from .datagrams import DatagramQueue
-from .dispatch import s32
-from .files import OpenFile, Pipe, WouldBlock
-from .fs import TRANSFER_PIECE, _cut, blocking
-from .vfs import StatInfo, VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel import inet, netlink
+from emutrace.kernel.datagrams import DatagramQueue
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.files import OpenFile, Pipe, WouldBlock
+from emutrace.kernel.fs import TRANSFER_PIECE, _cut, blocking
+from emutrace.kernel.vfs import StatInfo, VfsError
 from emutrace.linux.fcntl import O_NONBLOCK, O_RDWR, S_IFSOCK
 from emutrace.linux.net import (AF_INET, AF_INET6, AF_UNIX, IPPROTO_TCP, MSG_DONTWAIT, MSG_NOSIGNAL, MSG_PEEK, MSG_TRUNC, SHUT_RD,
                                 SHUT_WR, SOCK_CLOEXEC, SOCK_DGRAM, SOCK_NONBLOCK, SOCK_SEQPACKET, SOCK_STREAM, SOCK_TYPE_MASK,

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import struct
 
-from . import errno as E
-from .datagrams import DatagramQueue
-from .files import OpenFile, WouldBlock
-from .vfs import StatInfo, VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.datagrams import DatagramQueue
+from emutrace.kernel.files import OpenFile, WouldBlock
+from emutrace.kernel.vfs import StatInfo, VfsError
 from emutrace.linux.fcntl import O_RDWR, S_IFSOCK
 from emutrace.linux.net import (AF_NETLINK, MSG_PEEK, SOCK_DGRAM, SOCK_RAW, SOL_SOCKET, SO_DOMAIN, SO_ERROR, SO_PROTOCOL, SO_TYPE)
 from emutrace.linux.poll import POLLIN, POLLOUT

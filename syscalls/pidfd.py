@@ -5,11 +5,11 @@ child with poll/epoll; it keeps naming that process, never a later one with the 
 """
 from __future__ import annotations
 
-from . import errno as E
-from .anonfd import AnonInodeFile, install
-from .dispatch import s32
-from .layouts import SIGINFO
-from .vfs import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.anonfd import AnonInodeFile, install
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.layouts import SIGINFO
+from emutrace.kernel.vfs import VfsError
 from emutrace.linux.fcntl import O_NONBLOCK
 from emutrace.linux.poll import POLLIN
 from emutrace.linux.signal import NSIG, SI_TKILL, SI_USER

@@ -7,7 +7,7 @@ free. pkey_mprotect with key -1 is plain mprotect (mm.py).
 """
 from __future__ import annotations
 
-from . import errno as E
+from emutrace.kernel import errno as E
 from emutrace.linux.mman import PKEY_DISABLE_ACCESS, PKEY_DISABLE_WRITE
 
 

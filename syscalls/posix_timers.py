@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Dict, Optional
 
-from . import errno as E
-from .dispatch import s32
-from .ktimers import Expiry, read_itimerspec, timers_of, to_monotonic
-from .layouts import ITIMERSPEC, SIGEVENT
+from emutrace.kernel import errno as E
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.ktimers import Expiry, read_itimerspec, timers_of, to_monotonic
+from emutrace.kernel.layouts import ITIMERSPEC, SIGEVENT
 from emutrace.linux.resource import TIMER_ABSTIME
 from emutrace.linux.signal import (NSIG, SIGALRM, SIGEV_NONE, SIGEV_SIGNAL, SIGEV_THREAD, SIGEV_THREAD_ID, SI_TIMER)
 

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import struct
 
-from . import errno as E
-from .binfmt import ExecError
-from .dispatch import s32
-from .fs import base_dir, guest_path
-from .task import ProcessExit
-from .layouts import RLIMIT, RUSAGE, SYSINFO, UTSNAME
+from emutrace.kernel import errno as E
+from emutrace.kernel.binfmt import ExecError
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.fs import base_dir, guest_path
+from emutrace.kernel.task import ProcessExit
+from emutrace.kernel.layouts import RLIMIT, RUSAGE, SYSINFO, UTSNAME
 from emutrace.linux.prctl import (ARCH_GET_FS, ARCH_GET_GS, ARCH_SET_FS, ARCH_SET_GS, PR_CAPBSET_READ, PR_GET_DUMPABLE, PR_GET_NAME,
                                   PR_GET_NO_NEW_PRIVS, PR_GET_PDEATHSIG, PR_GET_SECCOMP, PR_SET_DUMPABLE, PR_SET_NAME, PR_SET_NO_NEW_PRIVS,
                                   PR_SET_PDEATHSIG, PR_SET_SECCOMP, PR_SET_VMA)

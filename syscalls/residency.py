@@ -7,7 +7,7 @@ as on Linux.
 """
 from __future__ import annotations
 
-from . import errno as E
+from emutrace.kernel import errno as E
 
 PAGE = 4096
 TASK_SIZE = 0x7FFFFFFFF000

@@ -7,13 +7,13 @@ reads (or polls) it. A signalfd passed across fork reads the child's own signals
 """
 from __future__ import annotations
 
-from . import errno as E
-from .anonfd import AnonInodeFile, install
-from .dispatch import s32
-from .files import WouldBlock
-from .layouts import SIGNALFD_SIGINFO
-from .signals import bit
-from .vfs import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.anonfd import AnonInodeFile, install
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.files import WouldBlock
+from emutrace.kernel.layouts import SIGNALFD_SIGINFO
+from emutrace.kernel.signals import bit
+from emutrace.kernel.vfs import VfsError
 from emutrace.linux.fcntl import O_CLOEXEC, O_NONBLOCK
 from emutrace.linux.poll import POLLIN
 from emutrace.linux.signal import SIGKILL, SIGSTOP

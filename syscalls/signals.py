@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from emutrace.machine.guestaccess import GuestFault
 
-from . import errno as E
-from . import jobctl
-from .dispatch import s32
-from .layouts import FXSAVE, KSIGACTION, RT_SIGFRAME_SIZE, SIGCONTEXT_GREGS, SIGINFO, STACK_T, UCONTEXT
-from .task import NORETURN, ProcessExit, SigAction
-from .time import read_timespec
-from .wait import Block, Wait
+from emutrace.kernel import errno as E
+from emutrace.kernel import jobctl
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.layouts import FXSAVE, KSIGACTION, RT_SIGFRAME_SIZE, SIGCONTEXT_GREGS, SIGINFO, STACK_T, UCONTEXT
+from emutrace.kernel.task import NORETURN, ProcessExit, SigAction
+from emutrace.kernel.time import read_timespec
+from emutrace.kernel.wait import Block, Wait
 from emutrace.linux.signal import (NSIG, SA_NOCLDSTOP, SA_NOCLDWAIT, SA_NODEFER, SA_ONSTACK, SA_RESETHAND, SA_RESTART, SA_RESTORER,
                                    SA_SIGINFO, SIGABRT, SIGALRM, SIGBUS, SIGCHLD, SIGCONT, SIGFPE, SIGHUP, SIGILL, SIGINT, SIGKILL,
                                    SIGPIPE, SIGQUIT, SIGSEGV, SIGSTOP, SIGTERM, SIGTRAP, SIGUSR1, SIGUSR2, SIG_BLOCK, SIG_DFL, SIG_IGN,

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import struct
 
-from . import errno as E
-from .dispatch import s32, s64
-from .files import Pipe, PipeEnd, WouldBlock
-from .fs import _cut, _iovecs, raise_sigpipe
-from .vfs import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.dispatch import s32, s64
+from emutrace.kernel.files import Pipe, PipeEnd, WouldBlock
+from emutrace.kernel.fs import _cut, _iovecs, raise_sigpipe
+from emutrace.kernel.vfs import VfsError
 from emutrace.linux.fcntl import (O_APPEND, O_NONBLOCK, SPLICE_F_GIFT, SPLICE_F_MORE, SPLICE_F_MOVE, SPLICE_F_NONBLOCK)
 
 SPLICE_F_ALL = SPLICE_F_MOVE | SPLICE_F_NONBLOCK | SPLICE_F_MORE | SPLICE_F_GIFT

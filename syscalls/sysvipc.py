@@ -20,12 +20,12 @@ from emutrace.machine.budget import OutOfMemory
 from emutrace.machine.pages import page_up, PAGE
 from emutrace.machine.shm import SharedMemory
 
-from . import errno as E
-from . import ipcinfo, ipcperm
-from .ipcinfo import MSGMAX, SEMAEM, SEMMSL, SEMOPM, SEMVMX, SHMMAX, SHMMIN
-from .dispatch import s32, s64
-from .layouts import TIMESPEC
-from .wait import Block, Wait
+from emutrace.kernel import errno as E
+from emutrace.kernel import ipcinfo, ipcperm
+from emutrace.kernel.ipcinfo import MSGMAX, SEMAEM, SEMMSL, SEMOPM, SEMVMX, SHMMAX, SHMMIN
+from emutrace.kernel.dispatch import s32, s64
+from emutrace.kernel.layouts import TIMESPEC
+from emutrace.kernel.wait import Block, Wait
 from emutrace.linux.ipc import (IPC_CREAT, IPC_EXCL, IPC_INFO, IPC_NOWAIT, IPC_PRIVATE, IPC_RMID, IPC_SET, IPC_STAT, MSG_COPY,
                                 MSG_EXCEPT, MSG_INFO, MSG_NOERROR, MSG_STAT, SEM_UNDO, SHM_EXEC, SHM_INFO, SHM_LOCK, SHM_RDONLY,
                                 SHM_REMAP, SHM_RND, SHM_STAT, SHM_UNLOCK)

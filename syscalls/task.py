@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 
 from emutrace.record import field, record
 
-from . import jobctl
-from .files import FdTable
+from emutrace.kernel import jobctl
+from emutrace.kernel.files import FdTable
 from emutrace.linux.resource import (RLIMIT_AS, RLIMIT_CORE, RLIMIT_CPU, RLIMIT_DATA, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_NPROC, RLIMIT_STACK,
                                      RLIM_INFINITY)
 
 if TYPE_CHECKING:                     # (annotation only: the Kernel imports every handler)
-    from .kernel import Kernel
+    from emutrace.kernel.kernel import Kernel
 
 
 

@@ -5,9 +5,9 @@ The CPU-time clocks count the calling thread's (CLOCK_THREAD_CPUTIME_ID) or proc
 from __future__ import annotations
 
 
-from . import errno as E
-from .dispatch import s32
-from .layouts import ITIMERVAL, TIMESPEC, TIMEVAL, TMS
+from emutrace.kernel import errno as E
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.layouts import ITIMERVAL, TIMESPEC, TIMEVAL, TMS
 from emutrace.linux.resource import ITIMER_REAL, TIMER_ABSTIME
 
 CLOCK_IDS = set(range(12))

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import struct
 
-from . import errno as E
-from .anonfd import AnonInodeFile, install
-from .dispatch import s32
-from .files import WouldBlock
-from .ktimers import Expiry, read_itimerspec, timers_of, to_monotonic
-from .layouts import ITIMERSPEC
-from .vfs import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.anonfd import AnonInodeFile, install
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.files import WouldBlock
+from emutrace.kernel.ktimers import Expiry, read_itimerspec, timers_of, to_monotonic
+from emutrace.kernel.layouts import ITIMERSPEC
+from emutrace.kernel.vfs import VfsError
 from emutrace.linux.fcntl import O_CLOEXEC, O_NONBLOCK
 from emutrace.linux.poll import POLLIN, TFD_TIMER_ABSTIME, TFD_TIMER_CANCEL_ON_SET
 

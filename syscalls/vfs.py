@@ -21,13 +21,13 @@ from typing import Callable, Dict, List, Optional, Tuple
 from emutrace.machine.hostmem import file_view
 from emutrace.record import field, record
 
-from . import errno as E
-from .errors import VfsError
-from .filedata import PAGE, FileData
-from .hostjournal import HostJournal
-from .limits import DENTRY_COST, INODE_COST, Held, KernelLimits, pages
+from emutrace.kernel import errno as E
+from emutrace.kernel.errors import VfsError
+from emutrace.kernel.filedata import PAGE, FileData
+from emutrace.kernel.hostjournal import HostJournal
+from emutrace.kernel.limits import DENTRY_COST, INODE_COST, Held, KernelLimits, pages
 # all of them: handlers take the file types from the VFS, whose nodes carry them
-from .statinfo import DT_OF_MODE, StatInfo
+from emutrace.kernel.statinfo import DT_OF_MODE, StatInfo
 from emutrace.linux.fcntl import (DT_BLK, DT_CHR, DT_DIR, DT_FIFO, DT_LNK, DT_REG, DT_SOCK, DT_UNKNOWN, S_IFBLK, S_IFCHR, S_IFDIR,
                                   S_IFIFO, S_IFLNK, S_IFMT, S_IFREG, S_IFSOCK)
 
@@ -315,7 +315,7 @@ def open_tree(root: str, ids: Optional[HostIds] = None):
     """The tree for --root: a host directory, or a tar archive (read in place)."""
     if os.path.isdir(root):
         return DirTree(root, ids)
-    from .tarfs import TarTree      # deferred: tarfile, gzip, lzma and bz2 cost start-up time
+    from emutrace.kernel.tarfs import TarTree      # deferred: tarfile, gzip, lzma and bz2 cost start-up time
     return TarTree(root)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Dict
 
-from ..machine.digest import sha256
+from emutrace.machine.digest import sha256
 from emutrace.record import field, record
 
 DEFAULT_CLOCK_START = 1704067200          # 2024-01-01T00:00:00Z

@@ -12,7 +12,7 @@ import struct
 import zlib
 from typing import Dict, Optional
 
-from .errors import DwarfError
+from emutrace.dwarf.errors import DwarfError
 from emutrace.linux.elf import SHT_NOBITS
 
 SHF_COMPRESSED = 0x800

@@ -11,7 +11,7 @@ import bisect
 import struct
 from typing import Dict, List, Optional, Tuple
 
-from .errors import DwarfError
+from emutrace.dwarf.errors import DwarfError
 from emutrace.dwarf.leb import sleb, uleb
 
 MAX_DIES = 2_000_000

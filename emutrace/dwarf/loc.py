@@ -11,7 +11,7 @@ from __future__ import annotations
 import struct
 from typing import List, Optional, Tuple
 
-from .errors import DwarfError
+from emutrace.dwarf.errors import DwarfError
 from emutrace.dwarf.leb import sleb, uleb
 
 MAX_STEPS = 1000

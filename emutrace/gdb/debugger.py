@@ -23,9 +23,9 @@ import os
 from typing import Dict, List, Optional, Set
 
 
-from .breaks import Points
-from .positions import NEVER, Counter
-from .xfer import HostIO
+from emutrace.gdb.breaks import Points
+from emutrace.gdb.positions import NEVER, Counter
+from emutrace.gdb.xfer import HostIO
 from emutrace.linux.signal import SIGINT, SIGTRAP
 
 POLL = 1 << 22                 # instructions between two looks for gdb's Ctrl-C

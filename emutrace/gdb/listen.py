@@ -21,10 +21,10 @@ from typing import Optional, Tuple
 from emutrace.machine import gil
 from emutrace.errors import EmutraceError
 
-from .debugger import Debugger, Killed, Stop
-from .packets import Channel
-from .server import Server
-from .timeline import Plan, Timeline, Travel, _Replan
+from emutrace.gdb.debugger import Debugger, Killed, Stop
+from emutrace.gdb.packets import Channel
+from emutrace.gdb.server import Server
+from emutrace.gdb.timeline import Plan, Timeline, Travel, _Replan
 
 USAGE = 125
 

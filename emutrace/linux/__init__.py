@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Dict
 
-from . import auxv, elf, fcntl, futex, ipc, mman, net, poll, prctl, resource, sched, signal
+from emutrace.linux import auxv, elf, fcntl, futex, ipc, mman, net, poll, prctl, resource, sched, signal
 
 SUBJECTS = (auxv, elf, fcntl, futex, ipc, mman, net, poll, prctl, resource, sched, signal)
 

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from emutrace.codecache import cache_dir  # noqa: F401  (the cache's directory; users take it from here too)
 from emutrace.version import __version__
-from .digest import sha256
+from emutrace.machine.digest import sha256
 
 
 def key_of(parts: Iterable[bytes]) -> str:

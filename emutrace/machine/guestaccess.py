@@ -10,7 +10,7 @@ import bisect
 import mmap
 import struct
 from typing import List, Optional, Tuple
-from . import tlb
+from emutrace.machine import tlb
 from emutrace.linux.mman import PROT_EXEC, PROT_READ, PROT_WRITE
 from emutrace.machine.pages import PAGE, page_down
 

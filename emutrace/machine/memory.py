@@ -25,8 +25,8 @@ from unicorn import UC_HOOK_MEM_WRITE, UcError
 
 from unicorn import unicorn_const as UCC
 
-from . import hostmem, tlb
-from .codewatch import CodeWatch
+from emutrace.machine import hostmem, tlb
+from emutrace.machine.codewatch import CodeWatch
 from emutrace.linux.mman import PROT_EXEC, PROT_READ, PROT_WRITE
 from emutrace.machine.budget import MemoryBudget, OutOfMemory
 from emutrace.machine.guestaccess import GuestAccess, GuestFault

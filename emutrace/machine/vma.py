@@ -4,7 +4,7 @@ Backing (the host memory Unicorn maps a range onto).
 from __future__ import annotations
 
 from typing import Optional, Tuple
-from .hostmem import HostBuffer
+from emutrace.machine.hostmem import HostBuffer
 from emutrace.record import record
 from emutrace.machine.shm import SharedMemory
 

@@ -19,10 +19,10 @@ from emutrace.kernel.vfs import VfsError
 from emutrace.decode.xlat import signal_name
 from emutrace.machine.words import s32, s64
 
-from . import extract, rules
-from .calls import CallWatch
-from .target import describe
-from .unpacked import Unpacked
+from emutrace.report import extract, rules
+from emutrace.report.calls import CallWatch
+from emutrace.report.target import describe
+from emutrace.report.unpacked import Unpacked
 from emutrace.linux.fcntl import AT_FDCWD, S_IFMT, S_IFREG
 
 MAX_EVENTS = 20000            # notable events kept (the rest are counted in events_dropped)

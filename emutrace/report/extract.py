@@ -10,7 +10,7 @@ import struct
 from collections import Counter
 from typing import Dict, List, Optional
 
-from .rules import FAMILY
+from emutrace.report.rules import FAMILY
 from emutrace.linux.net import AF_INET, AF_INET6, AF_UNIX
 
 MIN_STRING = 6

@@ -6,7 +6,7 @@ from typing import Optional
 
 from emutrace.kernel.vfs import VfsError
 
-from . import extract
+from emutrace.report import extract
 from emutrace.linux.elf import SHT_NOBITS, STT_FUNC, STT_GNU_IFUNC
 
 ET_NAMES = {1: "REL", 2: "EXEC", 3: "DYN", 4: "CORE"}
