@@ -1,5 +1,9 @@
 """LEB128 numbers (DWARF 5 §7.6), the one reader of them for debug information, line programs
-and the unwind tables (.eh_frame)."""
+and the unwind tables (.eh_frame).
+
+The unsigned and the signed reader are written out each (they differ in the sign extension
+only): a DIE's attributes are mostly LEB128 numbers, and a shared core would cost a Python call
+per number on the DWARF index's hot path."""
 from __future__ import annotations
 
 from typing import Tuple
