@@ -1,3 +1,3 @@
-from .cli import entry
+from emutrace.cli import entry
 
 entry()

@@ -18,12 +18,12 @@ from typing import Dict, List
 
 from emutrace.loader.modules import module_at
 
-from .dwarfline import LineTable
-from .machine.reader import read_u64
-from .machine.record import record
-from .sysgate import guest_realpath
-from .traceview import mem_view
-from .unwind import DWARF_REGS, RA, Unwinder
+from emutrace.dwarf.lines import LineTable
+from emutrace.machine.reader import read_u64
+from emutrace.record import record
+from emutrace.sysgate import guest_realpath
+from emutrace.traceview import mem_view
+from emutrace.dwarf.unwind import DWARF_REGS, RA, Unwinder
 
 
 @record
@@ -116,7 +116,7 @@ class Backtracer:
             return name
         got = self._names.get(name)
         if got is None:
-            from .demangle import demangle     # deferred: only C++ names are demangled
+            from emutrace.demangle import demangle     # deferred: only C++ names are demangled
             got = self._names[name] = demangle(name) or name
         return got
 

@@ -10,8 +10,9 @@ import os
 import sys
 from typing import List, Optional
 
-from . import cmds, gcpause
-from .machine import gil
+from emutrace import cmds, gcpause
+from emutrace.machine import gil
+from emutrace.linux.fcntl import S_IFMT, S_IFREG
 
 USAGE_STATUS, NOEXEC_STATUS, NOTFOUND_STATUS, TIMEOUT_STATUS = 125, 126, 127, 124
 
@@ -27,8 +28,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     if argv and argv[0] in cmds.NAMES:
         gcpause.resume()                # (a subcommand may run long: batch)
         return cmds.load(argv[0])(argv[1:])
-    from .options import InfoRequested, UsageError, parse     # deferred (and below): a subcommand loads only its own modules
-    from .kernel.hostfds import inherited
+    from emutrace.options import InfoRequested, UsageError, parse     # deferred (and below): a subcommand loads only its own modules
+    from emutrace.kernel.hostfds import inherited
     host_fds = inherited()              # (first: the shell's 3<file, 9>>/dev/full reach the guest)
     try:
         cfg = parse(argv)
@@ -70,7 +71,7 @@ def entry() -> None:
 
 
 def run(cfg) -> int:
-    from .machine.interrupt import restore     # deferred: the signal handling loads only for a run
+    from emutrace.machine.interrupt import restore     # deferred: the signal handling loads only for a run
     try:
         return _run(cfg)
     finally:
@@ -78,14 +79,14 @@ def run(cfg) -> int:
 
 
 def _run(cfg) -> int:
-    from .session import EmutraceError, LimitReached, Result, Session     # deferred (and below): `emutrace diff`, `report` and --help load no emulator
-    from .tracer import build_observers
+    from emutrace.session import EmutraceError, LimitReached, Result, Run     # deferred (and below): `emutrace diff`, `report` and --help load no emulator
+    from emutrace.tracer import build_observers
     if cfg.gdb is not None:
         return _debug(cfg)
-    from .machine.interrupt import Interrupted, arm, disarm     # deferred: the signal handling loads only for a run
+    from emutrace.machine.interrupt import Interrupted, arm, disarm     # deferred: the signal handling loads only for a run
     stop = None                 # the host signal that interrupted the run
     try:
-        session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
+        session = Run(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
         outputs = build_observers(session, cfg)
         report = _report(session, cfg)
         ended = result = None
@@ -115,7 +116,7 @@ def _run(cfg) -> int:
     except Interrupted as e:            # (before the guest ran)
         stop = e.signum
     except EmutraceError as e:
-        from .session import StartLimit     # deferred: the same module, loaded by now
+        from emutrace.session import StartLimit     # deferred: the same module, loaded by now
         if isinstance(e, StartLimit):
             return fail(f"{e}; it starts with --max-mem {_smallest_max_mem(cfg)}M "
                         f"(it may need more to run)", e.status)
@@ -143,7 +144,7 @@ def _run(cfg) -> int:
 
 def _status_line(session, cfg, outputs):
     """On a terminal, with the trace in a file or none: a status line (emutrace/statusline.py)."""
-    from . import statusline     # deferred: the same
+    from emutrace import statusline     # deferred: the same
     if not statusline.wanted(cfg, sys.stderr):
         return None
     gil.keep_while_running(False)       # (its thread must run while the guest computes)
@@ -155,14 +156,14 @@ def _status_line(session, cfg, outputs):
 def _smallest_max_mem(cfg) -> int:
     """The smallest --max-mem, in MiB, with which the program starts (its exec succeeds): found
     by bisection, each try a fresh session that only starts the program."""
-    from .session import Session, StartLimit     # deferred: only a --max-mem too small asks
+    from emutrace.session import Run, StartLimit     # deferred: only a --max-mem too small asks
     import copy     # deferred: the same
 
     def starts(mib: int) -> bool:
         opts = copy.copy(cfg.options)
         opts.max_mem = mib << 20
         try:
-            Session(cfg.argv, world=copy.deepcopy(cfg.world), options=opts, program=cfg.program).start()
+            Run(cfg.argv, world=copy.deepcopy(cfg.world), options=opts, program=cfg.program).start()
         except StartLimit:
             return False
         except Exception:           # (anything else: it got past the memory it needs)
@@ -180,7 +181,6 @@ def _smallest_max_mem(cfg) -> int:
 def _note_dropped(session) -> None:
     """Files the program wrote into the sandbox's overlay vanish with it: say so in one line, with
     how to keep them (-q: not a word)."""
-    from emutrace.kernel.vfs import S_IFMT, S_IFREG     # deferred: only a run that ended needs it
     files = sorted((path, len(ov.data)) for path, ov in list(session.vfs.overlay.items())
                    if ov.stat.mode & S_IFMT == S_IFREG and ov.data is not None)
     if not files:
@@ -200,8 +200,8 @@ def _bytes(n: int) -> str:
     return f"{n} bytes"
 def _debug(cfg) -> int:
     """--gdb: the run is gdb's (emutrace/gdb/)."""
-    from .gdb.listen import serve     # deferred: only --gdb loads the debugger
-    from .session import EmutraceError, LimitReached
+    from emutrace.gdb.listen import serve     # deferred: only --gdb loads the debugger
+    from emutrace.session import EmutraceError, LimitReached
     gcpause.resume()                    # (a replay leaves a whole session behind for the collector)
     try:
         status = serve(cfg)
@@ -219,18 +219,18 @@ def _report(session, cfg):
     """--report: the behaviour report's collector, beside whatever trace was asked for."""
     if not cfg.report and not cfg.dump_dropped:
         return None
-    from .report import attach     # deferred (and below): only --report loads the report's collector
-    from .tracer import Tracer
+    from emutrace.report import attach     # deferred (and below): only --report loads the report's collector
+    from emutrace.tracer import Tracer
     tracer = next((o for o in session.observers if isinstance(o, Tracer)), None)
     collector = attach(session, tracer)
     if cfg.yara:
-        from .report.yarascan import Yara     # deferred: only --yara loads the rules (and yara-x)
+        from emutrace.report.yarascan import Yara     # deferred: only --yara loads the rules (and yara-x)
         collector.yara = Yara(cfg.yara)
     return collector
 
 
 def _write_report(collector, cfg) -> None:
-    from .report.document import build, dump_code, dump_dropped, write     # deferred: only --report writes a report
+    from emutrace.report.document import build, dump_code, dump_dropped, write     # deferred: only --report writes a report
     if cfg.report:
         write(build(collector), cfg.report)
     if cfg.dump_dropped:

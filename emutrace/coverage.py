@@ -20,8 +20,8 @@ from typing import Dict, List
 
 from emutrace.loader.modules import module_at
 
-from .dwarfline import LineTable
-from .machine.record import record
+from emutrace.dwarf.lines import LineTable
+from emutrace.record import record
 
 ANONYMOUS = "[anonymous]"
 

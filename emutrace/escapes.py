@@ -6,7 +6,7 @@ render operations of emutrace.renderops and the generic type interpreter of emut
 """
 from __future__ import annotations
 
-from .machine.native import native
+from emutrace.machine.native import native
 
 __all__ = ["ESC_TABLE", "esc_char", "esc_wchar", "escape_bytes", "escape_wide"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from .machine.record import field, record
+from emutrace.record import field, record
 
 
 @record

@@ -12,7 +12,7 @@ import fnmatch
 import re
 from typing import List, Optional
 
-from .machine.record import record
+from emutrace.record import record
 
 
 class FilterError(ValueError):

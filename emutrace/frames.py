@@ -11,7 +11,7 @@ from weakref import WeakKeyDictionary
 
 from emutrace.loader.modules import Module
 
-from .machine.record import record
+from emutrace.record import record
 
 UNSET = object()                 # Site.plan before the formatter has compiled one
 

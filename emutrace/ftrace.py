@@ -37,12 +37,11 @@ from unicorn import UC_HOOK_CODE
 from emutrace.loader.modules import Module, module_at
 from emutrace.machine.tlb import host_lookups
 
-from .events import Call, Return
-from .funcs import discover
-from .frames import CallStacks, Frame, Regs
-from .traceview import mem_view
-
-PROT_EXEC = 4
+from emutrace.events import Call, Return
+from emutrace.funcs import discover
+from emutrace.frames import CallStacks, Frame, Regs
+from emutrace.traceview import mem_view
+from emutrace.linux.mman import PROT_EXEC
 
 
 _UNSET = object()

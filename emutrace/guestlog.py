@@ -54,17 +54,19 @@ from __future__ import annotations
 import struct
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from .events import Call
-from .frames import Frame
-from .machine.errors import EmutraceError
-from .machine.memory import OutOfMemory, page_up
-from .machine.native import native
-from .machine.reader import GuestReader
-from .machine.x86enc import ARG_REGS, Asm, JA, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI, RSP, in_rel32, rel32
-from .escapes import escape_bytes
-from .nativelog import native_site
-from .renderops import BLOCK, CSTR, CSTRN, FIXED_SIZE, LENGTH, RAXRDX, RETLEN, WORD
-from .values import DEFAULT_ALIGN, FastCallState
+from emutrace.events import Call
+from emutrace.frames import Frame
+from emutrace.errors import EmutraceError
+from emutrace.machine.budget import OutOfMemory
+from emutrace.machine.pages import page_up
+from emutrace.machine.native import native
+from emutrace.machine.reader import GuestReader
+from emutrace.machine.x86enc import (ARG_REGS, Asm, JA, JAE, JB, JBE, JE, JNE, R10, R11, RAX, RBX, RCX, RDI, RDX, RSI,
+                                     RSP, in_rel32, rel32)
+from emutrace.escapes import escape_bytes
+from emutrace.nativelog import native_site
+from emutrace.renderops import BLOCK, CSTR, CSTRN, FIXED_SIZE, LENGTH, RAXRDX, RETLEN, WORD
+from emutrace.values import DEFAULT_ALIGN, FastCallState
 
 # control page: the running thread's pointers, then where the trampolines keep the registers
 # they borrow (never the stack: what they left below the stack pointer would show up in the

@@ -20,13 +20,13 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 from emutrace.kernel import errno as E
-from emutrace.kernel.signals import SI_KERNEL
 from emutrace.kernel.table import BY_NAME
 from emutrace.decode.xlat import SIGNAL_NUMBERS, SIGRTMAX
 
-from .machine.record import field, record
-from .machine.words import s64
-from .systrace import SyscallSelection, TraceSpecError
+from emutrace.record import field, record
+from emutrace.machine.words import s64
+from emutrace.systrace import SyscallSelection, TraceSpecError
+from emutrace.linux.signal import SI_KERNEL
 
 
 class InjectError(ValueError):
@@ -229,23 +229,23 @@ INJECTED, DELAYED = " (INJECTED)", " (DELAYED)"
 
 class SyscallInjector:
     """The kernel's intercept for -e inject=: enter() may replace a call, exit() may delay its
-    return and poke memory. Another intercept (the API's hooks) runs behind it."""
+    return and poke memory. Chained in the session's hooks (machine/phases.py): an intercept
+    chained before it (the API's hooks) sees the calls it does not replace."""
 
-    def __init__(self, rules: Dict[str, Tamper], inner=None):
+    def __init__(self, rules: Dict[str, Tamper]):
         self.rules = rules
-        self.inner = inner
         self.counts: Dict[Tuple[int, str], int] = {}
         self.marks: Dict[int, str] = {}         # tid → the marker of the call it is in
         self.at_exit: Dict[int, Tamper] = {}    # tid → the tampering left for the call's exit
 
     @classmethod
-    def from_exprs(cls, exprs: List[Tuple[str, bool]], inner=None) -> "SyscallInjector":
+    def from_exprs(cls, exprs: List[Tuple[str, bool]]) -> "SyscallInjector":
         rules: Dict[str, Tamper] = {}
         for expr, fault in exprs:
             names, tamper = parse_inject(expr, fault)
             for n in names:
                 rules[n] = tamper                   # a later expression for a call replaces it
-        return cls(rules, inner)
+        return cls(rules)
 
     def _picked(self, proc, sc) -> Optional[Tamper]:
         t = self.rules.get(sc.name) if sc is not None else None
@@ -272,11 +272,9 @@ class SyscallInjector:
                 self.at_exit[tid] = t
             if t.replaces:
                 return -t.error if t.error is not None else s64(t.retval)
-        return self.inner.enter(proc, nr, sc, args) if self.inner is not None else None
+        return None
 
     def exit(self, proc, nr, sc, args, ret):
-        if self.inner is not None:
-            ret = self.inner.exit(proc, nr, sc, args, ret)
         t = self.at_exit.pop(proc.thread.tid, None)
         if t is not None:
             _poke(proc, args, t.poke_exit)

@@ -20,18 +20,19 @@ from weakref import WeakKeyDictionary
 
 from unicorn import UC_HOOK_CODE
 
-from emutrace.loader.elf import R_IRELATIVE, STT_FUNC, STT_GNU_IFUNC
+from emutrace.loader.elf import R_IRELATIVE
 from emutrace.loader.modules import Module
 from emutrace.loader.resolve import GotResolver
 
-from .events import Call, Return
-from .frames import CallStacks, Frame, Regs, Site, UNSET
-from .guestlog import (FastSite, GuestLog, HEAD, HOOKED_ONLY, LOG_TOP, OUT_MAX, RET_SIZE, RETURNS_TWICE, area_size, capture_plan,
-                       free_near, patch_jmps)
-from .machine.memory import page_up
-from .printflog import printf_site
-from .traceview import mem_view
-from .values import FastCallState
+from emutrace.events import Call, Return
+from emutrace.frames import CallStacks, Frame, Regs, Site, UNSET
+from emutrace.guestlog import (FastSite, GuestLog, HEAD, HOOKED_ONLY, LOG_TOP, OUT_MAX, RET_SIZE, RETURNS_TWICE,
+                               area_size, capture_plan, free_near, patch_jmps)
+from emutrace.machine.pages import page_up
+from emutrace.printflog import printf_site
+from emutrace.traceview import mem_view
+from emutrace.values import FastCallState
+from emutrace.linux.elf import STT_FUNC, STT_GNU_IFUNC
 
 STUB_SIZE = 16
 
@@ -584,7 +585,7 @@ class LibcallTracer:
             if self._proc(proc).resolver is not None else (None, None)
         if dm is None or sym is None or not getattr(sym, "value", 0):
             return None
-        from .dwarf.protos import prototype     # deferred: only -a reads debug information
+        from emutrace.dwarf.protos import prototype     # deferred: only -a reads debug information
         sig = self.dwarf.signature(dm, sym.value + dm.base, name)
         return prototype(sig) if sig is not None else None
 

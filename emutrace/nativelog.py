@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .machine.native import native
-from .renderops import CSTR, CSTRN, FIXED_SIZE, LENGTH, RAXRDX, WORD
+from emutrace.machine.native import native
+from emutrace.renderops import CSTR, CSTRN, FIXED_SIZE, LENGTH, RAXRDX, WORD
 
 # what a returned value may be in C: a word, or a string the return trampoline copied, or a
 # structure in rax and rdx (whose rdx it copied)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from .kernel.world import World
-from .machine.record import field, record
-from .session import Options
+from emutrace.kernel.world import World
+from emutrace.record import field, record
+from emutrace.session import Options
 
 class UsageError(Exception):
     pass

@@ -27,17 +27,16 @@ from __future__ import annotations
 import os
 from typing import Callable, Dict, List, Optional
 
-from .kernel.world import World
-from .machine.record import record
-from .machine.version import __version__
+from emutrace.kernel.world import World
+from emutrace.record import record
+from emutrace.version import __version__
 from emutrace.kernel.limits import LimitError, parse_limit
-from .session import Options
-from . import optshelp
-from .optconfig import Config, InfoRequested, TraceConfig, UsageError, _int, parse_size
-from .straceopts import (STRACE_QUALIFIERS, _abbrev, _columns, _coverage_format, _decode_fds,
-                         _decode_pids, _fds, _hex_strings, _inject, _inject_call, _namespace,
-                         _no_effect, _raw, _signals, _status, _strace_q, _strace_version, _strace_y,
-                         _tc, _trace, _verbose, _xlat_style)
+from emutrace.session import Options
+from emutrace import optshelp
+from emutrace.optconfig import Config, InfoRequested, TraceConfig, UsageError, _int, parse_size
+from emutrace.straceopts import (STRACE_QUALIFIERS, _abbrev, _columns, _coverage_format, _decode_fds, _decode_pids,
+                                 _fds, _hex_strings, _inject, _inject_call, _namespace, _no_effect, _raw, _signals,
+                                 _status, _strace_q, _strace_version, _strace_y, _tc, _trace, _verbose, _xlat_style)
 
 __all__ = ["Config", "InfoRequested", "TraceConfig", "UsageError", "parse_size", "OPTIONS", "BY_FLAG",
            "help_text", "argparse_parser", "parse"]
@@ -170,7 +169,7 @@ def _help(st, v):
 
 
 def _version(st, v):
-    from .machine.native import PATH as event_path     # deferred: only --version asks which event path runs (it loads the compiled module)
+    from emutrace.machine.native import PATH as event_path     # deferred: only --version asks which event path runs (it loads the compiled module)
     raise InfoRequested(f"emutrace {__version__}\nevent path: {event_path}")
 
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 import sys
 import time
-from .machine.record import asdict
+from emutrace.record import asdict
 from typing import Dict, List, Optional, TextIO
 
-from .events import Call, Exit, Return, Signal, Syscall
-from .values import close_call, DEFAULT_ALIGN
+from emutrace.events import Call, Exit, Return, Signal, Syscall
+from emutrace.values import close_call, DEFAULT_ALIGN
 
 
 def open_stream(path: Optional[str]) -> TextIO:
@@ -282,7 +282,7 @@ class LtraceText:
 
     def close(self) -> None:
         if self.cfg.summary:
-            from .values import format_summary     # deferred: only -c prints a summary
+            from emutrace.values import format_summary     # deferred: only -c prints a summary
             rows = [(name, calls, ns / 1e9) for name, (calls, ns) in self.summary.items()]
             self.w.write(format_summary(rows))
         else:
@@ -296,7 +296,7 @@ def _stack_lines(stack) -> str:
     """strace -k's frame lines under an event ('' without a stack)."""
     if not stack:
         return ""
-    from .backtrace import format_frame     # deferred: only -k and -w print frames
+    from emutrace.backtrace import format_frame     # deferred: only -k and -w print frames
     return "".join(format_frame(f) + "\n" for f in stack)
 
 
@@ -304,7 +304,7 @@ def _ltrace_stack_lines(stack) -> str:
     """ltrace -w's frame lines under a call, and the blank line ltrace ends them with."""
     if not stack:
         return ""
-    from .backtrace import format_ltrace_frame     # deferred: only -k and -w print frames
+    from emutrace.backtrace import format_ltrace_frame     # deferred: only -k and -w print frames
     return "".join(format_ltrace_frame(f) + "\n" for f in stack) + "\n"
 
 

@@ -8,7 +8,7 @@ are imported only when their option is given: a plain run loads none of them.
 """
 from __future__ import annotations
 
-from .events import Call
+from emutrace.events import Call
 
 
 class CoverageOutput:
@@ -25,7 +25,7 @@ class CoverageOutput:
 def coverage(session, tc) -> list:
     if not tc.coverage:
         return []
-    from .coverage import BlockRecorder, open_output     # deferred: only --coverage needs it
+    from emutrace.coverage import BlockRecorder, open_output     # deferred: only --coverage needs it
     f = open_output(tc.coverage, tc.coverage_format)      # (an OSError here: one line, status 125)
     rec = BlockRecorder(session)
     session.add_observer(rec)
@@ -36,44 +36,44 @@ def syscall_injection(session, tc) -> None:
     """-e inject=/fault=: the kernel's intercept (any API intercept runs behind it)."""
     if not tc.inject:
         return None
-    from .inject import SyscallInjector     # deferred: only inject= and --inject-call need it
-    inj = SyscallInjector.from_exprs(tc.inject, inner=session.kernel.intercept)
-    session.kernel.intercept = inj
+    from emutrace.inject import SyscallInjector     # deferred: only inject= and --inject-call need it
+    inj = SyscallInjector.from_exprs(tc.inject)
+    session.hooks.chain("intercept", inj)
     for warning in inj.warnings():
         session.kernel.notify(warning)
     return inj
 
 
 def wire(session, tc, tracer) -> None:
-    from .session import EmutraceError     # deferred: the session imports the tracer's modules that import this one
+    from emutrace.session import EmutraceError     # deferred: the session imports the tracer's modules that import this one
     inj = syscall_injection(session, tc)
     paths = None
     if tc.trace_paths:
-        from .sysgate import PathSelection, guest_realpath     # deferred: only -P and status= need it
+        from emutrace.sysgate import PathSelection, guest_realpath     # deferred: only -P and status= need it
         paths = PathSelection(tc.trace_paths, lambda p: guest_realpath(session, p), session.kernel.notify)
     obs = tracer.syscalls
     if obs is not None:
         if inj is not None:
-            obs.marker = inj.mark
+            obs.configure(marker=inj.mark)
         if paths is not None or tc.status is not None:
-            from .sysgate import SyscallGate     # deferred: only -P and status= need it
-            obs.gate = SyscallGate(paths, tc.status)
+            from emutrace.sysgate import SyscallGate     # deferred: only -P and status= need it
+            obs.configure(gate=SyscallGate(paths, tc.status))
         if tc.stack_trace:
-            from .backtrace import Backtracer     # deferred: only -k and -w need the unwinder
+            from emutrace.backtrace import Backtracer     # deferred: only -k and -w need the unwinder
             # strace -k demangles C++ names whether or not -C is given (libdw + libiberty)
-            obs.backtracer = Backtracer(session, source_lines=tc.stack_trace > 1, demangle=True)
+            obs.configure(backtracer=Backtracer(session, source_lines=tc.stack_trace > 1, demangle=True))
     elif tc.stack_trace or tc.status is not None:
         raise EmutraceError("-k, -z, -Z and -e status= act on system calls: add -S or --strace", 125)
     lt = tracer.libcalls
     if tc.inject_calls:
         if lt is None:
             raise EmutraceError("--inject-call needs library calls caught (not with -L)", 125)
-        from .inject import CallInjector, InjectingFilter, parse_inject_call     # deferred: only inject= and --inject-call need it
+        from emutrace.inject import CallInjector, InjectingFilter, parse_inject_call     # deferred: only inject= and --inject-call need it
         ci = CallInjector([parse_inject_call(t) for t in tc.inject_calls], inner=lt.intercept)
         lt.intercept = ci
         lt.filter = InjectingFilter(lt.filter, ci)
     if tc.call_stack and lt is not None:
-        from .backtrace import Backtracer     # deferred: only -k and -w need the unwinder
+        from emutrace.backtrace import Backtracer     # deferred: only -k and -w need the unwinder
         bt = Backtracer(session, demangle=tc.demangle, depth=tc.call_stack)
         lt.guest_log = False                 # each call must reach Python to take its stack
         lt.leaf_out = None
@@ -96,7 +96,7 @@ def wire(session, tc, tracer) -> None:
 def _calls_naming(paths, session, emit):
     """-P for library calls: only the calls one of whose arguments is a selected path (a C
     string equal to it), and their returns."""
-    from .events import Return     # deferred: only -P with call tracing needs it
+    from emutrace.events import Return     # deferred: only -P with call tracing needs it
     shown = set()
 
     def emit_if_named(ev):

@@ -26,11 +26,11 @@ from typing import Dict, List, Optional, Tuple
 from unicorn import x86_const as X
 from unicorn.unicorn_py3.unicorn import uclib
 
-from .guestlog import FastSite, HEAD, RET_SIZE, RET_TAG
-from .machine.native import native
-from .protos import ArgRef, Array, Const, Pointer, Prim, Zero
-from .renderops import WORD
-from .values import DEFAULT_ALIGN
+from emutrace.guestlog import FastSite, HEAD, RET_SIZE, RET_TAG
+from emutrace.machine.native import native
+from emutrace.protos import ArgRef, Array, Const, Pointer, Prim, Zero
+from emutrace.renderops import WORD
+from emutrace.values import DEFAULT_ALIGN
 
 _ALIGN_PAD = DEFAULT_ALIGN - 3          # as guestlog's leaf lines: text + ") " + padding + "= " + ret
 _Q = struct.Struct("<Q")

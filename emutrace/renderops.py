@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Optional, Sequence, Tuple
 
-from .escapes import ESC_TABLE, esc_wchar, escape_bytes, escape_wide
+from emutrace.escapes import ESC_TABLE, esc_wchar, escape_bytes, escape_wide
 
 __all__ = ["RenderOp", "KINDS", "WORD", "CSTR", "CSTRN", "LENGTH", "FIXED_SIZE", "BLOCK", "RETLEN", "RAXRDX", "LIVE",
            "read_prefix"]

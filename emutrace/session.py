@@ -1,4 +1,5 @@
-"""A Session runs one program inside the emulator and reports what happens to observers.
+"""A Run runs one program inside the emulator and reports what happens to observers (the core of
+a session: the Python API's emutrace.Session drives one, as the command line does).
 
 It builds the World, the VFS and the Kernel, execs the program as the kernel would, installs
 the two hooks every run needs (the `syscall` instruction and invalid memory / CPU exceptions),
@@ -18,24 +19,26 @@ from emutrace.kernel import errno as E
 from emutrace.kernel import procfs
 from emutrace.kernel.binfmt import ExecError
 from emutrace.kernel.guestlocale import default_lang
-from emutrace.kernel.files import FdTable, HostStream, O_RDONLY, O_WRONLY
+from emutrace.kernel.files import FdTable, HostStream
 from emutrace.kernel.kernel import Kernel
 from emutrace.kernel.limits import BY_NAME, KernelLimits
-from emutrace.kernel.signals import SIGBUS, SIGFPE, SIGILL, SIGKILL, SIGSEGV, SIGTRAP, deliver_pending, force_signal
+from emutrace.kernel.signals import deliver_pending, force_signal
 from emutrace.kernel.task import GuestDeadlock, Process, ProcessExit
-from emutrace.kernel.vfs import S_IFREG, Vfs, VfsError
+from emutrace.kernel.vfs import Vfs, VfsError
 from emutrace.loader.elf import ElfError, memoized, read_elf
 from emutrace.loader.exec import exec_into
 from emutrace.loader.modules import Module, module_at
 
-from .kernel.world import World
-from .machine.errors import EmutraceError
-from .machine.faultaddr import exact_address
-from .machine.phases import Hooks
-from .machine.record import field, record
-from .tsc import TscObserver
+from emutrace.kernel.world import World
+from emutrace.errors import EmutraceError
+from emutrace.machine.faultaddr import exact_address
+from emutrace.machine.phases import Hooks
+from emutrace.record import field, record
+from emutrace.tsc import TscObserver
+from emutrace.linux.fcntl import O_RDONLY, O_WRONLY, S_IFREG
+from emutrace.linux.signal import (FPE_INTDIV, ILL_ILLOPN, SEGV_ACCERR, SEGV_MAPERR, SIGBUS, SIGFPE, SIGILL, SIGKILL, SIGSEGV, SIGTRAP,
+                                   SI_KERNEL, TRAP_BRKPT)
 
-SEGV_MAPERR, SEGV_ACCERR, FPE_INTDIV, ILL_ILLOPN, TRAP_BRKPT, SI_KERNEL = 1, 2, 1, 2, 1, 0x80
 DEFAULT_MAX_MEM = 4 << 30
 # the x86-64 level the CPU model offers (machine/cpu.py's CPUID): Unicorn 2.1 has no AVX
 CPU_LEVEL = "x86-64-v2"
@@ -61,7 +64,7 @@ class Options:
     max_mem: int = DEFAULT_MAX_MEM
     max_procs: Optional[int] = None       # None: a bound on host memory (kernel.default_max_procs)
     max_disk: int = BY_NAME["disk"].default    # the overlay's quota (--max-disk)
-    limits: Tuple[Tuple[str, int], ...] = ()   # --limit NAME=N: other rows of syscalls.limits.BOUNDS
+    limits: Tuple[Tuple[str, int], ...] = ()   # --limit NAME=N: other rows of emutrace.kernel.limits.BOUNDS
     timeout: float = 0.0                  # wall seconds, 0 = none
     max_insns: int = 0                    # 0 = none
     net: bool = False
@@ -92,7 +95,10 @@ class Result:
         return self.status == 0 and not self.signal
 
 
-class Session:
+class Run:
+    """One program's run: its World, VFS, Kernel and processes, and the loop that runs them. (Its
+    objects are called `session` where they are used: they are the core of a tracing session.)"""
+
     def __init__(self, argv: List[str], world: Optional[World] = None, options: Optional[Options] = None,
                  program: Optional[str] = None):
         self.argv = list(argv)
@@ -107,15 +113,14 @@ class Session:
         if self.world.auto_locale and "LANG" in self.world.env:
             self.world.env["LANG"] = default_lang(self.vfs)
         self.hooks = Hooks()                  # the one registry of hook phases (machine/phases.py)
-        self.kernel = Kernel(self.world, self.vfs, max_procs=self.opts.max_procs, hooks=self.hooks)
-        self.kernel.max_mem = self.opts.max_mem
-        self.kernel.net = self.opts.net                  # --net: Internet sockets reach the host
-        self.kernel.vdso = self.opts.vdso                # --no-vdso: execve maps none
+        # (--net: Internet sockets reach the host; --no-vdso: execve maps none)
+        self.kernel = Kernel(self.world, self.vfs, max_procs=self.opts.max_procs, hooks=self.hooks,
+                             max_mem=self.opts.max_mem, net=self.opts.net, vdso=self.opts.vdso)
         self.hooks.on("new_machine", self._attach)
         self.hooks.on("mmap", self._on_mmap)
         self.hooks.on("exec", self._on_exec)
         self.hooks.on("fork", self._on_fork)
-        self.kernel.binfmt = exec_into                   # execve reaches the loader through it
+        self.hooks.serve("binfmt", exec_into)            # execve reaches the loader through it
         procfs.install(self.vfs, self.kernel)
         self.observers.append(TscObserver(self.world, self.kernel))     # RDTSC from the virtual clock
         self.processes: List[Process] = []     # every process of the run, in creation order
@@ -138,7 +143,7 @@ class Session:
         cwd = self.opts.cwd or "/"
         proc = Process(self.kernel, self.world.pid, self.world.ppid, None, None, fds, cwd)
         self.processes.append(proc)
-        self.kernel.current = proc
+        self.kernel.switch_to(proc)
         if self.opts.host_fds:
             self._pass_host_fds(proc, born)
         return proc
@@ -313,10 +318,9 @@ class Session:
         main = self._main = self.processes[0]
         if self.follow is None:
             self.follow = any(_follows(o) for o in self.observers)
-        self.kernel.follow = self.follow
         sched.admit_process(main)
         deadline = _time.monotonic() + self.opts.timeout if self.opts.timeout else 0
-        self.kernel.wall_deadline = deadline            # host-socket waits stop there too
+        self.kernel.begin_run(self.follow, deadline)    # (host-socket waits stop there too)
         fanout = self._signal_observer()
         idle = 0                              # wake-ups in a row that ended blocked again
         engines = self.kernel.engines

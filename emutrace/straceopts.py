@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .machine.version import __version__
-from .optconfig import InfoRequested, UsageError, _int
+from emutrace.version import __version__
+from emutrace.optconfig import InfoRequested, UsageError, _int
 
 # -- the power tools' options: strace's -e qualifiers and long forms ---------------------------
 
 def _inject(fault: bool):
     def add(tc, text: str) -> None:
-        from .inject import InjectError, parse_inject     # deferred: only -e inject= and --inject-call need the parser
+        from emutrace.inject import InjectError, parse_inject     # deferred: only -e inject= and --inject-call need the parser
         try:
             parse_inject(text, fault)
         except InjectError as e:
@@ -23,7 +23,7 @@ def _inject(fault: bool):
 
 
 def _status(tc, text: str) -> None:
-    from .sysgate import StatusError, parse_status     # deferred: only -e status= needs the parser
+    from emutrace.sysgate import StatusError, parse_status     # deferred: only -e status= needs the parser
     try:
         tc.status = parse_status(text)
     except StatusError as e:
@@ -31,7 +31,7 @@ def _status(tc, text: str) -> None:
 
 
 def _inject_call(tc, text: str) -> None:
-    from .inject import InjectError, parse_inject_call     # deferred: only -e inject= and --inject-call need the parser
+    from emutrace.inject import InjectError, parse_inject_call     # deferred: only -e inject= and --inject-call need the parser
     try:
         parse_inject_call(text)
     except InjectError as e:

@@ -1,7 +1,7 @@
 """System-call tracing: the kernel's observer, turning each syscall into a decoded event.
 
-Decoding uses the one syscall table (syscalls.table) through syscalls.strace; `-e trace=`
-selects by strace's grammar (emutrace.syscallset: names, numbers, %classes, /regex, ?, !).
+Decoding uses the one syscall table (emutrace.kernel.table) through emutrace.decode.strace;
+`-e trace=` selects by strace's grammar (emutrace.syscallset: names, numbers, %classes, /regex, ?, !).
 """
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from emutrace.decode.xlat import signal_name
 from emutrace.kernel import errno as E
 from emutrace.kernel.table import BY_NAME, Syscall as Row
 
-from .events import Signal, Syscall
-from .syscallset import SyscallSetError, syscalls_of
-from .traceview import mem_view
+from emutrace.events import Signal, Syscall
+from emutrace.syscallset import SyscallSetError, syscalls_of
+from emutrace.traceview import mem_view
 
 class TraceSpecError(ValueError):
     pass
@@ -52,29 +52,35 @@ class SyscallObserver:
     # the call writes (ttyorder.SyscallEntries: ltrace -S's order); None off a terminal
     enter_line = None
 
-    # settings that add to a line or may drop it: setting one decides write_line again
+    # settings that add to a line or may drop it: configure() sets them and decides write_line
     _LINE_EXTRAS = frozenset({"gate", "marker", "backtracer", "lines"})
-
-    def __setattr__(self, name, value):
-        object.__setattr__(self, name, value)
-        if name in self._LINE_EXTRAS:
-            d = self.__dict__
-            plain = d.get("gate") is None and d.get("marker") is None and d.get("backtracer") is None
-            object.__setattr__(self, "write_line", d.get("lines") if plain else None)
 
     def __init__(self, session, emit, string_limit: int = 32, fd_paths: bool = False,
                  selection: Optional[SyscallSelection] = None, lines: Optional[Callable[[str], None]] = None):
-        self.session = session
+        # what it reads of the run: the clock and the kernel (the current process), not the session
+        self.world = session.world
+        self.kernel = session.kernel
         self.emit = emit
         self.sel = selection or SyscallSelection([])
         self.fmt = SyscallFormatter(string_limit=string_limit, fd_paths=fd_paths, fd_path=self._fd_path)
         self.gate = None            # sysgate.SyscallGate: -P paths, -z/-Z/status=
         self.marker = None          # inject.SyscallInjector.mark: " (INJECTED)" / " (DELAYED)"
         self.backtracer = None      # backtrace.Backtracer: -k, -kk
-        self.lines = lines          # (sets write_line: lines, or None while an extra above is set)
+        self.lines = lines          # the sink's direct line writer, or None
+        self.write_line = lines     # lines, or None while an extra above is set (configure)
         self.dumper = None          # iodump.IoDumper: -e read=/write= hex dumps
         self._mem = None            # the memory view of the last traced call's process (_view)
         self._mem_of = None         # (that process, weakly: the observer keeps no process alive)
+
+    def configure(self, **extras) -> None:
+        """Set what adds to a line or may drop it (gate, marker, backtracer) or writes it
+        (lines), and decide again whether a call's line may be written directly."""
+        for name, value in extras.items():
+            if name not in self._LINE_EXTRAS:
+                raise TypeError(f"SyscallObserver.configure: no setting {name!r}")
+            setattr(self, name, value)
+        plain = self.gate is None and self.marker is None and self.backtracer is None
+        self.write_line = self.lines if plain else None
 
     def strace_options(self, tc) -> None:
         """strace's decoding options of the run (-x/-xx, -X, -e trace-fds=)."""
@@ -87,16 +93,16 @@ class SyscallObserver:
         if tc.read_fds is not None or tc.write_fds is not None:
             from emutrace.decode.strace.iodump import IoDumper     # deferred: only -e read=/write= dump data
             self.dumper = IoDumper(tc.read_fds, tc.write_fds)
-            self.lines = None                   # (every such call goes through its event)
+            self.configure(lines=None)          # (every such call goes through its event)
         if tc.trace_fds is not None:
-            from .sysgate import SyscallGate     # deferred: only -P, -z and trace-fds= gate calls
+            from emutrace.sysgate import SyscallGate     # deferred: only -P, -z and trace-fds= gate calls
             gate = self.gate or SyscallGate(None, None)
             gate.fds = tc.trace_fds
-            self.gate = gate
+            self.configure(gate=gate)
 
     def _fd_dev(self, fd: int):
         """('char' or 'block', major, minor) of a device open on fd (strace -yy's <char 1:5>)."""
-        proc = self.session.kernel.current
+        proc = self.kernel.current
         f = proc.fds.fds.get(fd) if proc is not None else None
         if f is None:
             return None
@@ -113,7 +119,7 @@ class SyscallObserver:
         return kind, major, minor
 
     def _fd_path(self, fd: int):
-        proc = self.session.kernel.current
+        proc = self.kernel.current
         if proc is None:
             return None
         if fd == -100:                          # AT_FDCWD</cwd> under -y
@@ -152,7 +158,7 @@ class SyscallObserver:
             return
         state = self.fmt.enter(sc, args, mem, tid=proc.thread.tid)
         stack = self.backtracer.frames(proc) if self.backtracer is not None else None
-        self.emit(Syscall(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, "execve", sc.nr,
+        self.emit(Syscall(proc.pid, proc.thread.tid, self.world.elapsed_ns, "execve", sc.nr,
                           self.fmt.exit(state, 0, mem), list(args), 0, None, 0, stack=stack))
 
     def syscall_enter(self, proc, nr, sc, args):
@@ -178,12 +184,12 @@ class SyscallObserver:
             fmt.last_name[tid] = sc.name
             if self.enter_line is not None:
                 self.enter_line(proc, sc.name, entry)
-            return (sc, args, row, entry, kept, self.session.world.elapsed_ns, mem)
+            return (sc, args, row, entry, kept, self.world.elapsed_ns, mem)
         sp = proc.machine.reg("rsp") if sc.name == "rt_sigreturn" else None
         state = fmt.enter(sc, args, mem, tid=tid, sp=sp)
         if self.enter_line is not None:
             self.enter_line(proc, sc.name, state.a.entry)
-        return (sc, args, None, state, None, self.session.world.elapsed_ns, mem)
+        return (sc, args, None, state, None, self.world.elapsed_ns, mem)
 
     def _view(self, proc):
         """mem_view(proc), kept for the next call: most calls come from the process before."""
@@ -225,7 +231,7 @@ class SyscallObserver:
         if self.gate is not None and not self.gate.shows(ret):
             return
         err = E.NAME.get(-ret) if ret is not None and -4096 < ret < 0 else None
-        now = self.session.world.elapsed_ns
+        now = self.world.elapsed_ns
         stack = self.backtracer.frames(proc) if self.backtracer is not None else None
         dump = self.dumper.dump(sc.name, args, ret, mem) if self.dumper is not None else None
         self.emit(Syscall(proc.pid, proc.thread.tid, now, sc.name, sc.nr, line, list(args), ret, err, now - t0,
@@ -237,7 +243,7 @@ class SyscallObserver:
         sc, args, row, entry, kept, t0, _mem = st
         if self.gate is not None and not self.gate.shows(None):
             return
-        now = self.session.world.elapsed_ns
+        now = self.world.elapsed_ns
         stack = self.backtracer.frames(proc) if self.backtracer is not None else None
         state = row.state(sc, args, entry, kept, proc.thread.tid) if row is not None else entry
         self.emit(Syscall(proc.pid, proc.thread.tid, now, sc.name, sc.nr, self.fmt.no_return(state),
@@ -246,11 +252,11 @@ class SyscallObserver:
     def signal(self, proc, info):
         fields = {k: v for k, v in info.items() if not k.startswith("_")}
         stack = self.backtracer.frames(proc) if self.backtracer is not None else None
-        self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],
+        self.emit(Signal(proc.pid, proc.thread.tid, self.world.elapsed_ns, info["si_signo"],
                          signal_name(info["si_signo"]), format_signal(fields), fields, stack=stack))
 
     def stopped(self, proc, sig):
         name = signal_name(sig)
-        self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, sig, name,
+        self.emit(Signal(proc.pid, proc.thread.tid, self.world.elapsed_ns, sig, name,
                          f"--- stopped by {name} ---", {}, type="stop"))
 

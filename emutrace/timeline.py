@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 from typing import Dict, List, Optional, TextIO
 
-from .events import Call, Exit, Return, Signal, Syscall
+from emutrace.events import Call, Exit, Return, Signal, Syscall
 
 UNTRACED = "[untraced]"
 

@@ -26,7 +26,7 @@ import re
 from collections import Counter
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .machine.record import field, record
+from emutrace.record import field, record
 
 STEP_TYPES = ("call", "syscall", "signal", "exit")
 _POINTER = re.compile(r"0x[0-9a-fA-F]{6,}")

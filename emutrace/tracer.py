@@ -11,8 +11,8 @@ from typing import List
 
 from emutrace.loader.modules import module_at
 
-from .events import Call, Exit, Return, Signal
-from .machine.errors import EmutraceError
+from emutrace.events import Call, Exit, Return, Signal
+from emutrace.errors import EmutraceError
 
 
 class Tracer:
@@ -37,7 +37,7 @@ class Tracer:
     def syscall_lines(self):
         """Where a system call's line may go without its event (SyscallObserver's lines): the
         one sink's line writer, when it is the only thing the event would reach."""
-        from .output import StraceText      # deferred: output loads only where a trace is written
+        from emutrace.output import StraceText      # deferred: output loads only where a trace is written
         if len(self.sinks) == 1 and not self.max_depth and isinstance(self.sinks[0], StraceText):
             return self.sinks[0].line_writer()
         return None
@@ -140,7 +140,7 @@ def split_filters(cfg):
 def build_observers(session, cfg) -> List:
     """Attach what the command line asks for; return the formatters to close at the end."""
     tc = cfg.trace
-    from . import powertools     # deferred: the power tools load only when an option asks for one
+    from emutrace import powertools     # deferred: the power tools load only when an option asks for one
     extra_outputs = powertools.coverage(session, tc)       # --coverage (with --no-trace too)
     if not tc.enabled:
         if not tc.inject_calls:
@@ -151,7 +151,7 @@ def build_observers(session, cfg) -> List:
         tc.output, tc.filters, tc.syscalls, tc.strace = os.devnull, ["-*"], False, False
         tc.format, tc.summary = "text", False
     # deferred: a --no-trace run writes no trace (output loads values, protos and json, ~3 ms)
-    from .output import FtraceText, JsonLines, LtraceText, PerProcessFiles, StraceText, Writer, open_stream
+    from emutrace.output import FtraceText, JsonLines, LtraceText, PerProcessFiles, StraceText, Writer, open_stream
     sys_specs, call_exprs = split_filters(tc)
     if tc.inject_calls and not tc.libcalls:
         call_exprs = ["-*"]         # (-L or --strace: the calls are answered, not shown)
@@ -178,7 +178,7 @@ def build_observers(session, cfg) -> List:
             sink.position = session.position
     entries = None
     if writer.interactive and isinstance(sink, LtraceText) and tc.syscalls and not tc.summary:
-        from .ttyorder import SyscallEntries    # deferred: only a terminal prints a call's entry
+        from emutrace.ttyorder import SyscallEntries    # deferred: only a terminal prints a call's entry
         entries = SyscallEntries(sink, session.world)
     sinks = [sink]
     tracer = Tracer(session, sinks)
@@ -186,32 +186,27 @@ def build_observers(session, cfg) -> List:
     try:
         _timeline_sinks(session, tc, sinks)
         if tc.strace or tc.syscalls or sys_specs:
-            from .systrace import SyscallObserver, SyscallSelection, TraceSpecError     # deferred: loaded only when system calls are traced
+            from emutrace.systrace import SyscallSelection, TraceSpecError     # deferred: loaded only when system calls are traced
             try:
                 sel = SyscallSelection(sys_specs)
             except TraceSpecError as e:
                 raise EmutraceError(str(e), 125) from None
-            tracer.syscalls = SyscallObserver(session, tracer.call_emit(), tc.string_limit, tc.fd_paths, sel,
-                                               lines=tracer.syscall_lines())
-            tracer.syscalls.strace_options(tc)
-            if entries is not None and tracer.syscalls.gate is None:
-                tracer.syscalls.enter_line = entries.entered
-            session.kernel.observer = tracer.syscalls
+            obs = trace_syscalls(session, tracer, tc.string_limit, tc.fd_paths, sel)
+            obs.strace_options(tc)
+            if entries is not None and obs.gate is None:
+                obs.enter_line = entries.entered
         libcalls = (tc.libcalls and not tc.strace) or bool(tc.inject_calls)
         if libcalls or functions:
-            from .filters import CallFilter, FilterError     # deferred (this block): -L and --strace runs load no call tracer
-            from .frames import CallStacks
-            from .libcalls import LibcallTracer
-            from .protos import ConfError, load_prototypes
-            from .values import CallFormatter
+            from emutrace.filters import CallFilter, FilterError     # deferred (this block): -L and --strace runs load no call tracer
+            from emutrace.frames import CallStacks
+            from emutrace.protos import ConfError, load_prototypes
             try:
                 protos = load_prototypes(extra_files=tc.proto_files)
             except ConfError as e:
                 raise EmutraceError(f"prototypes: {e}", 125) from None
             except OSError as e:
                 raise EmutraceError(f"-F {e.filename}: {e.strerror}", 125) from None
-            fmt = CallFormatter(string_limit=tc.string_limit, demangle=tc.demangle,
-                                symbolize=lambda addr: _symbolize(session, addr))
+            fmt = call_formatter(session, tc.string_limit, tc.demangle)
             calls = CallStacks()
             try:
                 flt = CallFilter(call_exprs, tc.libs) if libcalls else None
@@ -222,16 +217,15 @@ def build_observers(session, cfg) -> List:
             except FilterError as e:
                 raise EmutraceError(str(e), 125) from None
             if libcalls:
-                tracer.libcalls = LibcallTracer(session, tracer.call_emit(), fmt, protos, flt, tc.string_limit,
-                                                calls=calls)
                 # calls logged by guest code carry no time of their own (their records are read
                 # in bulk): an output that shows each call's time takes the hooked path, whose
                 # hooks read the work-driven clock at the call and at the return (docs/time.md)
-                tracer.libcalls.guest_log = tc.guest_log and not functions and not shows_call_times(tc)
+                trace_calls(session, tracer, fmt, protos, flt, tc.string_limit, calls=calls,
+                            guest_log=tc.guest_log and not functions and not shows_call_times(tc))
                 if len(sinks) == 1 and isinstance(sink, LtraceText) and sink.plain and not tracer.max_depth:
                     tracer.libcalls.leaf_out = sink
             if functions:
-                from .ftrace import FunctionTracer     # deferred: only --ftrace and -x need it
+                from emutrace.ftrace import FunctionTracer     # deferred: only --ftrace and -x need it
                 # --ftrace's formats show names; -x alone is ltrace's: arguments decoded
                 arg_types = _arg_types(session, tc)
                 tracer.functions = FunctionTracer(session, tracer.emit, calls, select, fmt, protos,
@@ -250,12 +244,43 @@ def build_observers(session, cfg) -> List:
     return sinks + extra_outputs
 
 
+def trace_syscalls(session, tracer, string_limit: int, fd_paths: bool = False, selection=None):
+    """The run's system-call observer: made, given to the tracer and served as the kernel's
+    observer (a role of the session's hooks). The command line and the Python API both wire it
+    here."""
+    from emutrace.systrace import SyscallObserver     # deferred: loaded only when system calls are traced
+    obs = SyscallObserver(session, tracer.call_emit(), string_limit, fd_paths, selection,
+                          lines=tracer.syscall_lines())
+    tracer.syscalls = obs
+    session.hooks.serve("observer", obs)
+    return obs
+
+
+def call_formatter(session, string_limit: int, demangle: bool):
+    """The formatter of library-call and function arguments (addresses named from the session's
+    modules)."""
+    from emutrace.values import CallFormatter     # deferred: a run that traces no calls loads no formatter
+    return CallFormatter(string_limit=string_limit, demangle=demangle,
+                         symbolize=lambda addr: _symbolize(session, addr))
+
+
+def trace_calls(session, tracer, fmt, protos, call_filter, string_limit: int, calls=None,
+                guest_log: bool = True):
+    """The run's library-call tracer, given to the tracer (guest_log: calls may be logged by
+    guest code rather than hooked). The command line and the Python API both wire it here."""
+    from emutrace.libcalls import LibcallTracer     # deferred: a run that traces no calls loads no call tracer
+    lt = LibcallTracer(session, tracer.call_emit(), fmt, protos, call_filter, string_limit, calls=calls)
+    lt.guest_log = guest_log
+    tracer.libcalls = lt
+    return lt
+
+
 def _arg_types(session, tc):
     """--ftrace -a / -A: (DebugTypes, [(CallFilter, ArgSpec)] or None) for the function tracer."""
     if tc.ftrace_args is None:
         return None
-    from .dwarf.calls import ArgSpec, DebugTypes     # deferred: only -a reads debug information
-    from .filters import CallFilter, FilterError
+    from emutrace.dwarf.calls import ArgSpec, DebugTypes     # deferred: only -a reads debug information
+    from emutrace.filters import CallFilter, FilterError
     types = DebugTypes(session.opts.root, session.kernel.notify, tc.string_limit,
                        lambda addr: _symbolize(session, addr))
     specs = None
@@ -275,7 +300,7 @@ def _on_terminal(stream) -> bool:
 
 def _timeline_sinks(session, tc, sinks) -> None:
     """--chrome FILE and --folded FILE: extra sinks beside the text or jsonl one."""
-    from .timeline import ChromeTrace, FoldedStacks     # deferred: only --chrome and --folded need it
+    from emutrace.timeline import ChromeTrace, FoldedStacks     # deferred: only --chrome and --folded need it
     if tc.chrome:
         name = os.path.basename(session.program)
         sinks.append(ChromeTrace(open(tc.chrome, "w", encoding="utf-8"), name))

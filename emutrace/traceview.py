@@ -6,8 +6,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from weakref import WeakKeyDictionary
 
-from .machine.memory import MemView, PROT_READ
-from .machine.native import native
+from emutrace.machine.guestaccess import MemView
+from emutrace.machine.native import native
+from emutrace.linux.mman import PROT_READ
 
 # process → its view; weak, so an ended process is freed with its view. A view is made again
 # when the process's address space is replaced (execve).

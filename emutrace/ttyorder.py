@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from .events import Syscall
-from .output import _stack_lines
-from .values import close_call
+from emutrace.events import Syscall
+from emutrace.output import _stack_lines
+from emutrace.values import close_call
 
 
 class SyscallEntries:

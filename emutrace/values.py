@@ -76,7 +76,7 @@ import math
 import struct
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from emutrace.machine.memory import MemView
+from emutrace.machine.guestaccess import MemView
 from emutrace.machine.reader import GuestReader
 from emutrace.protos import (Array, ArgRef, Const, EltRef, Expr, Pointer, Prim, Prototype,
                              Struct, Type, Zero, default_prototype, FLOATING, SIGNED)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import struct
 from typing import List
 
-from emutrace.machine.memory import PAGE
+from emutrace.machine.pages import PAGE
 
 ARG_REGS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 SERVICE_NAME = "[emutrace]"

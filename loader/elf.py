@@ -12,7 +12,10 @@ from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 from emutrace.machine.cache import cached
 from emutrace.machine.digest import blake2b
-from emutrace.machine.record import field, record
+from emutrace.record import field, record
+from emutrace.linux.elf import (PT_DYNAMIC, PT_INTERP, PT_LOAD, PT_NOTE, PT_PHDR, PT_TLS, SHN_ABS, SHN_UNDEF, SHT_DYNSYM, SHT_NOBITS,
+                                SHT_SYMTAB, STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_FILE, STT_FUNC, STT_GNU_IFUNC, STT_NOTYPE, STT_OBJECT,
+                                STT_SECTION, STT_TLS)
 
 
 class ElfError(Exception):
@@ -21,13 +24,9 @@ class ElfError(Exception):
 
 ET_EXEC, ET_DYN = 2, 3
 EM_X86_64 = 62
-PT_LOAD, PT_DYNAMIC, PT_INTERP, PT_NOTE, PT_PHDR, PT_TLS = 1, 2, 3, 4, 6, 7
 PT_GNU_STACK, PT_GNU_RELRO = 0x6474E551, 0x6474E552
 PF_X, PF_W, PF_R = 1, 2, 4
-SHT_SYMTAB, SHT_DYNSYM, SHT_NOBITS = 2, 11, 8
-STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_SECTION, STT_FILE, STT_TLS, STT_GNU_IFUNC = 0, 1, 2, 3, 4, 6, 10
-STB_LOCAL, STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 0, 1, 2, 10
-SHN_UNDEF, SHN_ABS = 0, 0xFFF1
+STB_GNU_UNIQUE = 10
 
 # dynamic tags
 DT_NULL, DT_NEEDED, DT_PLTRELSZ, DT_PLTGOT, DT_HASH, DT_STRTAB, DT_SYMTAB = 0, 1, 2, 3, 4, 5, 6

@@ -14,17 +14,20 @@ from typing import List, Optional
 from emutrace.kernel import errno as E
 from emutrace.kernel.binfmt import ExecError      # raised here, caught by the kernel's execve
 from emutrace.kernel.task import SigAction
-from emutrace.kernel.vfs import S_IFDIR, S_IFREG, VfsError
+from emutrace.kernel.vfs import VfsError
 from emutrace.machine.cpu import cpuid
-from emutrace.machine.memory import OutOfMemory, PAGE, PIE_BASE, STACK_SIZE, STACK_TOP
+from emutrace.machine.budget import OutOfMemory
+from emutrace.machine.pages import PAGE, PIE_BASE, STACK_SIZE, STACK_TOP
 
-from . import linker
-from .vdso import AT_SYSINFO_EHDR, map_vdso
-from .elf import ET_DYN, PF_X, PT_PHDR, ElfError, ElfFile, read_elf
-from .image import choose_bias, map_elf
-from .modules import Module
+from emutrace.loader import linker
+from emutrace.loader.vdso import AT_SYSINFO_EHDR, map_vdso
+from emutrace.loader.elf import ET_DYN, PF_X, ElfError, ElfFile, read_elf
+from emutrace.loader.image import choose_bias, map_elf
+from emutrace.loader.modules import Module
+from emutrace.linux.auxv import AT_BASE, AT_ENTRY, AT_FLAGS, AT_NULL, AT_PAGESZ, AT_PHDR, AT_PHENT, AT_PHNUM
+from emutrace.linux.elf import PT_PHDR
+from emutrace.linux.fcntl import S_IFDIR, S_IFREG
 
-AT_NULL, AT_PHDR, AT_PHENT, AT_PHNUM, AT_PAGESZ, AT_BASE, AT_FLAGS, AT_ENTRY = 0, 3, 4, 5, 6, 7, 8, 9
 AT_UID, AT_EUID, AT_GID, AT_EGID, AT_PLATFORM, AT_HWCAP, AT_CLKTCK = 11, 12, 13, 14, 15, 16, 17
 AT_SECURE, AT_RANDOM, AT_HWCAP2, AT_EXECFN, AT_MINSIGSTKSZ = 23, 25, 26, 31, 51
 MAX_SCRIPT_DEPTH = 4

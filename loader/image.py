@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Optional
 
 from emutrace.machine.hostmem import forget_resident
-from emutrace.machine.memory import AddressSpace, page_down, page_up
+from emutrace.machine.memory import AddressSpace
+from emutrace.machine.pages import page_down, page_up
 
-from .elf import ET_DYN, PF_R, PF_W, PF_X, ElfFile
+from emutrace.loader.elf import ET_DYN, PF_R, PF_W, PF_X, ElfFile
 
 COPY_PIECE = 4 << 20           # a segment goes into guest memory this much at a time
 

@@ -16,15 +16,15 @@ from unicorn import UcError
 from emutrace.kernel import errno as E
 from emutrace.kernel.binfmt import ExecError
 from emutrace.kernel.vfs import VfsError
-from emutrace.machine.memory import page_up
+from emutrace.machine.pages import page_up
 
-from .callguest import call_guest
-from .elf import (DT_INIT, DT_INIT_ARRAY, DT_INIT_ARRAYSZ, DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ, ET_DYN,
-                  R_32, R_32S, R_64, R_COPY, R_DTPMOD64, R_DTPOFF64, R_GLOB_DAT, R_IRELATIVE, R_JUMP_SLOT, R_NONE,
-                  R_PC32, R_RELATIVE, R_TPOFF64, SHN_UNDEF, STB_LOCAL, STB_WEAK, STT_GNU_IFUNC, ElfFile, Reloc, Symbol,
-                  read_elf)
-from .image import choose_bias, map_elf
-from .modules import Module
+from emutrace.loader.callguest import call_guest
+from emutrace.loader.elf import (DT_INIT, DT_INIT_ARRAY, DT_INIT_ARRAYSZ, DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ, ET_DYN,
+                                 R_32, R_32S, R_64, R_COPY, R_DTPMOD64, R_DTPOFF64, R_GLOB_DAT, R_IRELATIVE,
+                                 R_JUMP_SLOT, R_NONE, R_PC32, R_RELATIVE, R_TPOFF64, ElfFile, Reloc, Symbol, read_elf)
+from emutrace.loader.image import choose_bias, map_elf
+from emutrace.loader.modules import Module
+from emutrace.linux.elf import SHN_UNDEF, STB_LOCAL, STB_WEAK, STT_GNU_IFUNC
 
 DEFAULT_DIRS = ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib")
 LIBC_NAMES = ("libc.so", "ld-linux", "libc.musl", "ld-musl", "ld64.so")

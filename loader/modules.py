@@ -4,7 +4,8 @@ from __future__ import annotations
 import bisect
 from typing import List, Optional, Tuple
 
-from .elf import ElfFile, STT_FUNC, STT_GNU_IFUNC
+from emutrace.loader.elf import ElfFile
+from emutrace.linux.elf import STT_FUNC, STT_GNU_IFUNC
 
 
 class Module:

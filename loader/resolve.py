@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from emutrace.machine.record import record
+from emutrace.record import record
 
-from .elf import R_GLOB_DAT, R_JUMP_SLOT, STT_FUNC, STT_GNU_IFUNC, STT_TLS
-from .linker import Scope
-from .modules import Module
+from emutrace.loader.elf import R_GLOB_DAT, R_JUMP_SLOT
+from emutrace.loader.linker import Scope
+from emutrace.loader.modules import Module
+from emutrace.linux.elf import STT_FUNC, STT_GNU_IFUNC, STT_TLS
 
 
 

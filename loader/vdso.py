@@ -51,7 +51,9 @@ import struct
 from typing import Dict, List, Optional, Tuple
 
 from emutrace.kernel.vvar import VVAR_NAME, write_vvar
-from emutrace.machine.memory import MMAP_TOP, OutOfMemory, PAGE
+from emutrace.machine.budget import OutOfMemory
+from emutrace.machine.pages import MMAP_TOP, PAGE
+from emutrace.linux.elf import PT_DYNAMIC, PT_LOAD, SHN_ABS, STB_GLOBAL, STB_WEAK, STT_FUNC, STT_OBJECT
 
 CODE_AT = 0x800
 CODE = bytes.fromhex(
@@ -75,11 +77,9 @@ VDSO_PAGES = 2                # (as Linux's: a program that unmaps "the vDSO" un
 # vDSO near the top of the address space
 VVAR_AT = MMAP_TOP
 
-PT_LOAD, PT_DYNAMIC = 1, 2
 DT = {"NULL": 0, "HASH": 4, "STRTAB": 5, "SYMTAB": 6, "STRSZ": 10, "SYMENT": 11, "SONAME": 14,
       "VERSYM": 0x6FFFFFF0, "VERDEF": 0x6FFFFFFC, "VERDEFNUM": 0x6FFFFFFD}
-STB_GLOBAL, STB_WEAK, STT_FUNC, STT_OBJECT = 1, 2, 2, 1
-SHN_ABS, TEXT_SHNDX = 0xFFF1, 1         # (no section headers: any defined index will do)
+TEXT_SHNDX = 1         # (no section headers: any defined index will do)
 VER_FLG_BASE = 1
 
 

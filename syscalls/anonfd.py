@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Optional
 
-from . import errno as E
-from .files import O_RDWR, OpenFile
-from .vfs import StatInfo, VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.files import OpenFile
+from emutrace.kernel.vfs import StatInfo, VfsError
+from emutrace.linux.fcntl import O_RDWR
 
 ANON_INODE_DEV = 0xE             # the anon_inode filesystem's device number (as epoll's)
 

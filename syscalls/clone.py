@@ -15,45 +15,35 @@ from __future__ import annotations
 import struct
 
 from emutrace.machine.cpu import FORK_TCG_BUFFER
-from emutrace.machine.memory import OutOfMemory
+from emutrace.machine.budget import OutOfMemory
 
-from . import errno as E
-from . import jobctl
-from .anonfd import install as install_fd
-from .dispatch import syscall
-from .files import O_NONBLOCK
-from .layouts import CLONE_ARGS, RUSAGE, SIGINFO
-from .pidfd import PidFd, pidfd_of
-from .posix_timers import drop_timers
-from .sched import Block, Wait
-from .signals import NSIG
-from .task import NORETURN, ProcessExit, Process, RLIMIT_NPROC, SigAction, Thread
+from emutrace.kernel import errno as E
+from emutrace.kernel import jobctl
+from emutrace.kernel.anonfd import install as install_fd
+from emutrace.kernel.layouts import CLONE_ARGS, RUSAGE, SIGINFO
+from emutrace.kernel.pidfd import PidFd, pidfd_of
+from emutrace.kernel.posix_timers import drop_timers
+from emutrace.kernel.sched import Block, Wait
+from emutrace.kernel.task import NORETURN, ProcessExit, Process, SigAction, Thread
+from emutrace.linux.fcntl import O_NONBLOCK
+from emutrace.linux.resource import RLIMIT_NPROC
+from emutrace.linux.sched import (CLONE_CHILD_CLEARTID, CLONE_CHILD_SETTID, CLONE_CLEAR_SIGHAND, CLONE_DETACHED, CLONE_FILES, CLONE_FS,
+                                  CLONE_INTO_CGROUP, CLONE_IO, CLONE_NEWCGROUP, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID,
+                                  CLONE_NEWUSER, CLONE_NEWUTS, CLONE_PARENT, CLONE_PARENT_SETTID, CLONE_PIDFD, CLONE_PTRACE, CLONE_SETTLS,
+                                  CLONE_SIGHAND, CLONE_SYSVSEM, CLONE_THREAD, CLONE_UNTRACED, CLONE_VFORK, CLONE_VM, P_ALL, P_PGID,
+                                  P_PID, P_PIDFD, WCONTINUED, WEXITED, WNOHANG, WNOWAIT, WSTOPPED, WUNTRACED)
+from emutrace.linux.signal import (CLD_DUMPED, CLD_EXITED, CLD_KILLED, NSIG, SA_NOCLDWAIT, SIGCHLD, SIGKILL, SIG_IGN)
 
 CSIGNAL = 0x000000FF
-CLONE_VM, CLONE_FS, CLONE_FILES, CLONE_SIGHAND = 0x100, 0x200, 0x400, 0x800
-CLONE_PIDFD, CLONE_PTRACE, CLONE_VFORK, CLONE_PARENT = 0x1000, 0x2000, 0x4000, 0x8000
-CLONE_THREAD, CLONE_NEWNS, CLONE_SYSVSEM, CLONE_SETTLS = 0x10000, 0x20000, 0x40000, 0x80000
-CLONE_PARENT_SETTID, CLONE_CHILD_CLEARTID, CLONE_DETACHED = 0x100000, 0x200000, 0x400000
-CLONE_UNTRACED, CLONE_CHILD_SETTID, CLONE_NEWCGROUP = 0x800000, 0x1000000, 0x2000000
-CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID = 0x4000000, 0x8000000, 0x10000000, 0x20000000
-CLONE_NEWNET, CLONE_IO = 0x40000000, 0x80000000
-CLONE_CLEAR_SIGHAND, CLONE_INTO_CGROUP = 0x100000000, 0x200000000
 NAMESPACES = (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID
               | CLONE_NEWNET)
 CLONE_ARGS_SIZE_VER0 = 64
 
-SIGKILL, SIGCHLD = 9, 17
-CLD_EXITED, CLD_KILLED, CLD_DUMPED = 1, 2, 3
-WNOHANG, WUNTRACED, WSTOPPED, WEXITED, WCONTINUED, WNOWAIT = 1, 2, 2, 4, 8, 0x01000000
 __WNOTHREAD, __WALL, __WCLONE = 0x20000000, 0x40000000, 0x80000000
-P_ALL, P_PID, P_PGID, P_PIDFD = 0, 1, 2, 3
-SA_NOCLDWAIT = 2
-SIG_IGN = 1
 
 
 # ---------------------------------------------------------------- creation
 
-@syscall("clone")
 def sys_clone(proc, flags, stack, ptid, ctid, tls, *_):
     # x86-64 argument order: flags, stack, parent_tid, child_tid, tls
     if flags & CLONE_PIDFD and flags & CLONE_PARENT_SETTID:
@@ -62,7 +52,6 @@ def sys_clone(proc, flags, stack, ptid, ctid, tls, *_):
                     pidfd_at=ptid)
 
 
-@syscall("clone3")
 def sys_clone3(proc, uargs, size, *_):
     if size < CLONE_ARGS_SIZE_VER0:
         return -E.EINVAL
@@ -86,12 +75,10 @@ def sys_clone3(proc, uargs, size, *_):
                     pidfd_at=a["pidfd"])
 
 
-@syscall("fork")
 def sys_fork(proc, *_):
     return do_clone(proc, 0, SIGCHLD, 0, 0, 0, 0)
 
 
-@syscall("vfork")
 def sys_vfork(proc, *_):
     return do_clone(proc, CLONE_VM | CLONE_VFORK, SIGCHLD, 0, 0, 0, 0)
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections import deque
 
-from . import errno as E
-from .files import Pipe, WouldBlock
-from .vfs import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.files import Pipe, WouldBlock
+from emutrace.kernel.vfs import VfsError
 
 # Linux: net.core.wmem_default, and the skb header room unix_dgram_sendmsg keeps free of it
 SNDBUF = 212992

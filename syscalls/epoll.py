@@ -3,16 +3,16 @@ EPOLLONESHOT are honoured in their effect on what is reported)."""
 from __future__ import annotations
 
 
-from . import errno as E
-from .dispatch import s32, syscall
-from .files import O_CLOEXEC, O_RDWR, OpenFile
-from .fs import _poll_once
-from .layouts import EPOLL_EVENT
-from .time import read_timespec
-from .vfs import StatInfo, VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.files import OpenFile
+from emutrace.kernel.fs import _poll_once
+from emutrace.kernel.layouts import EPOLL_EVENT
+from emutrace.kernel.time import read_timespec
+from emutrace.kernel.vfs import StatInfo, VfsError
+from emutrace.linux.fcntl import O_CLOEXEC, O_RDWR
+from emutrace.linux.poll import (EPOLLERR, EPOLLHUP, EPOLLIN, EPOLLOUT, EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLL_CTL_MOD)
 
-EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLL_CTL_MOD = 1, 2, 3
-EPOLLIN, EPOLLOUT, EPOLLERR, EPOLLHUP = 0x1, 0x4, 0x8, 0x10
 EPOLLONESHOT, EPOLLET = 1 << 30, 1 << 31
 EPOLL_CLOEXEC = O_CLOEXEC
 
@@ -63,21 +63,18 @@ def raise_einval():
     raise VfsError(E.EINVAL)
 
 
-@syscall("epoll_create")
 def sys_epoll_create(proc, size, *_):
     if s32(size) <= 0:
         return -E.EINVAL
     return proc.fds.install(EpollFile(proc.kernel.vfs.new_ino(), proc.kernel.limits))
 
 
-@syscall("epoll_create1")
 def sys_epoll_create1(proc, flags, *_):
     if flags & ~EPOLL_CLOEXEC:
         return -E.EINVAL
     return proc.fds.install(EpollFile(proc.kernel.vfs.new_ino(), proc.kernel.limits), cloexec=bool(flags & EPOLL_CLOEXEC))
 
 
-@syscall("epoll_ctl")
 def sys_epoll_ctl(proc, epfd, op, fd, event, *_):
     ep = _epoll(proc, epfd)
     fd = s32(fd)
@@ -123,19 +120,16 @@ def _wait(proc, epfd, events, maxevents, timeout_ns):
     return len(ready)
 
 
-@syscall("epoll_wait")
 def sys_epoll_wait(proc, epfd, events, maxevents, timeout, *_):
     t = s32(timeout)
     return _wait(proc, epfd, events, maxevents, -1 if t < 0 else t * 1_000_000)
 
 
-@syscall("epoll_pwait")
 def sys_epoll_pwait(proc, epfd, events, maxevents, timeout, *_):
     t = s32(timeout)
     return _wait(proc, epfd, events, maxevents, -1 if t < 0 else t * 1_000_000)
 
 
-@syscall("epoll_pwait2")
 def sys_epoll_pwait2(proc, epfd, events, maxevents, tsp, *_):
     try:
         ns = read_timespec(proc, tsp) if tsp else -1

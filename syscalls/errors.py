@@ -1,10 +1,10 @@
 """The one exception the emulated kernel raises for a failed operation: a Linux errno.
 
 Its own module so that everything below the VFS (the kernel's limits, the overlay's quota) can
-raise it; syscalls.vfs re-exports it, where most handlers import it from."""
+raise it; emutrace.kernel.vfs re-exports it, where most handlers import it from."""
 from __future__ import annotations
 
-from . import errno as E
+from emutrace.kernel import errno as E
 
 
 class VfsError(Exception):

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import struct
 
-from . import errno as E
-from .anonfd import AnonInodeFile, install
-from .dispatch import syscall
-from .files import O_CLOEXEC, O_NONBLOCK, WouldBlock
-from .vfs import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.anonfd import AnonInodeFile, install
+from emutrace.kernel.files import WouldBlock
+from emutrace.kernel.vfs import VfsError
+from emutrace.linux.fcntl import O_CLOEXEC, O_NONBLOCK
+from emutrace.linux.poll import EFD_SEMAPHORE, POLLIN, POLLOUT
 
-EFD_SEMAPHORE, EFD_CLOEXEC, EFD_NONBLOCK = 1, O_CLOEXEC, O_NONBLOCK
+EFD_CLOEXEC, EFD_NONBLOCK = O_CLOEXEC, O_NONBLOCK
 EFD_FLAGS = EFD_SEMAPHORE | EFD_CLOEXEC | EFD_NONBLOCK
 COUNTER_MAX = 0xFFFFFFFFFFFFFFFE
-POLLIN, POLLOUT = 1, 4
 
 
 class EventFd(AnonInodeFile):
@@ -58,11 +58,9 @@ def _create(proc, initval: int, flags: int) -> int:
     return install(proc, EventFd(proc.kernel, initval & 0xFFFFFFFF, flags), bool(flags & EFD_CLOEXEC))
 
 
-@syscall("eventfd")
 def sys_eventfd(proc, initval, *_):
     return _create(proc, initval, 0)
 
 
-@syscall("eventfd2")
 def sys_eventfd2(proc, initval, flags, *_):
     return _create(proc, initval, flags & 0xFFFFFFFF)

@@ -11,15 +11,14 @@ import os
 import weakref
 from typing import Dict, List, Optional
 
-from emutrace.machine.memory import SharedMemory
+from emutrace.machine.shm import SharedMemory
 
-from . import errno as E
-from .vfs import (DirTree, Node, S_IFCHR, S_IFIFO, S_IFREG, StatInfo, Vfs, VfsError, host_error)
+from emutrace.kernel import errno as E
+from emutrace.kernel.vfs import DirTree, Node, StatInfo, Vfs, VfsError, host_error
+from emutrace.linux.fcntl import (O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_EXCL, O_NOCTTY, O_NOFOLLOW, O_NONBLOCK,
+                                  O_PATH, O_RDONLY, O_RDWR, O_TMPFILE, O_TRUNC, O_WRONLY, SEEK_CUR, SEEK_DATA, SEEK_END, SEEK_HOLE,
+                                  SEEK_SET, S_IFCHR, S_IFIFO, S_IFREG)
 
-O_ACCMODE, O_RDONLY, O_WRONLY, O_RDWR = 3, 0, 1, 2
-O_CREAT, O_EXCL, O_NOCTTY, O_TRUNC, O_APPEND, O_NONBLOCK = 0o100, 0o200, 0o400, 0o1000, 0o2000, 0o4000
-O_DIRECTORY, O_NOFOLLOW, O_CLOEXEC, O_PATH, O_TMPFILE = 0o200000, 0o400000, 0o2000000, 0o10000000, 0o20200000
-SEEK_SET, SEEK_CUR, SEEK_END, SEEK_DATA, SEEK_HOLE = 0, 1, 2, 3, 4
 # flags & UNREADABLE: not open for reading. The access mode is readable when it is O_RDONLY (0)
 # or O_RDWR (2), i.e. when its low bit is clear (O_WRONLY is 1; 3 is neither), and O_PATH is not set.
 UNREADABLE = O_WRONLY | O_PATH

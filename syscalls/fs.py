@@ -6,27 +6,27 @@ import os
 import shutil
 import struct
 
-from . import errno as E
-from . import locks
-from .dispatch import s32, s64, syscall
-from .files import (UNREADABLE, O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_NONBLOCK,
-                    O_PATH, O_RDONLY, O_RDWR, O_TRUNC, O_WRONLY, DeviceFile, DirFile, HostFile, HostRwFile, MemFile,
-                    OpenFile, Pipe, PipeEnd, SynthFile, WouldBlock)
-from .layouts import DIRENT64, IOVEC, POLLFD, STAT, STATFS, STATX, TERMIOS, TIMESPEC, WINSIZE
-from .limits import PAGE
-from .vfs import S_IFDIR, S_IFMT, S_IFREG, Node, StatInfo, VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel import locks
+from emutrace.kernel.dispatch import s32, s64
+from emutrace.kernel.files import (UNREADABLE, DeviceFile, DirFile, HostFile, HostRwFile, MemFile, OpenFile, Pipe,
+                                   PipeEnd, SynthFile, WouldBlock)
+from emutrace.kernel.layouts import DIRENT64, IOVEC, POLLFD, STAT, STATFS, STATX, TERMIOS, TIMESPEC, WINSIZE
+from emutrace.kernel.limits import PAGE
+from emutrace.kernel.vfs import Node, StatInfo, VfsError
+from emutrace.linux.fcntl import (AT_EACCESS, AT_EMPTY_PATH, AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, AT_SYMLINK_NOFOLLOW, FD_CLOEXEC,
+                                  F_DUPFD, F_GETFD, F_GETFL, F_GETLK, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETFD, F_SETFL,
+                                  F_SETLK, F_SETLKW, O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW,
+                                  O_NONBLOCK, O_PATH, O_RDONLY, O_RDWR, O_TRUNC, O_WRONLY, R_OK, STATX_BASIC_STATS, STATX_MNT_ID,
+                                  ST_RDONLY, ST_RELATIME, ST_VALID, S_IFDIR, S_IFMT, S_IFREG, W_OK, X_OK)
+from emutrace.linux.poll import POLLERR, POLLHUP, POLLIN, POLLNVAL, POLLOUT, POLLPRI, POLLRDHUP
+from emutrace.linux.resource import RLIMIT_FSIZE, RLIM_INFINITY
+from emutrace.linux.signal import SIGXFSZ
 
-AT_FDCWD = -100
-AT_SYMLINK_NOFOLLOW, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, AT_EACCESS, AT_EMPTY_PATH = 0x100, 0x200, 0x400, 0x200, 0x1000
-F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_GETLK, F_SETLK, F_SETLKW = 0, 1, 2, 3, 4, 5, 6, 7
 F_SETOWN, F_GETOWN, F_SETSIG, F_GETSIG = 8, 9, 10, 11
-F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW = 36, 37, 38
 F_DUPFD_CLOEXEC, F_SETPIPE_SZ, F_GETPIPE_SZ, F_ADD_SEALS, F_GET_SEALS = 1030, 1031, 1032, 1033, 1034
-FD_CLOEXEC = 1
 TCGETS, TCSETS, TCSETSW, TCSETSF, TIOCGWINSZ, TIOCSWINSZ = 0x5401, 0x5402, 0x5403, 0x5404, 0x5413, 0x5414
 TIOCGPGRP, TIOCSPGRP, FIONREAD, FIONBIO, FIOCLEX, FIONCLEX, TCFLSH = 0x540F, 0x5410, 0x541B, 0x5421, 0x5451, 0x5450, 0x540B
-STATX_BASIC_STATS, STATX_MNT_ID = 0x7FF, 0x1000
-R_OK, W_OK, X_OK = 4, 2, 1
 SETTABLE_FL = O_APPEND | O_NONBLOCK | 0o40000 | 0o1000000 | 0o4010000   # APPEND NONBLOCK DIRECT NOATIME ASYNC
 
 
@@ -233,8 +233,6 @@ def blocking_after(proc, f: OpenFile, op, *args):
     return blocking(proc, f, op, *args)
 
 
-RLIMIT_FSIZE, RLIM_INFINITY, SIGXFSZ = 1, 0xFFFFFFFFFFFFFFFF, 25
-
 
 def fsize_room(proc, f: OpenFile, off: int, n: int) -> int:
     """How many of n bytes written at `off` a regular file may take under RLIMIT_FSIZE: a
@@ -259,34 +257,28 @@ def raise_sigpipe(proc):
 
 # ---------------------------------------------------------------- open/close
 
-@syscall("open")
 def sys_open(proc, path, flags, mode, *_):
     return do_open(proc, AT_FDCWD, path, flags, mode)
 
 
-@syscall("creat")
 def sys_creat(proc, path, mode, *_):
     return do_open(proc, AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode)
 
 
-@syscall("openat")
 def sys_openat(proc, dirfd, path, flags, mode, *_):
     return do_open(proc, dirfd, path, flags, mode)
 
 
-@syscall("openat2")
 def sys_openat2(proc, dirfd, path, how, size, *_):
     flags, mode, _resolve = struct.unpack("<QQQ", proc.aspace.read(how, 24))
     return do_open(proc, dirfd, path, flags, mode)
 
 
-@syscall("close")
 def sys_close(proc, fd, *_):
     proc.fds.close(s32(fd))
     return 0
 
 
-@syscall("close_range")
 def sys_close_range(proc, first, last, flags, *_):
     for fd in [fd for fd in proc.fds.fds if first <= fd <= last]:
         if flags & 4:       # CLOSE_RANGE_CLOEXEC
@@ -296,12 +288,10 @@ def sys_close_range(proc, first, last, flags, *_):
     return 0
 
 
-@syscall("dup")
 def sys_dup(proc, fd, *_):
     return _install(proc, proc.fds.get(s32(fd)), False)
 
 
-@syscall("dup2")
 def sys_dup2(proc, old, new, *_):
     f = proc.fds.get(s32(old))
     if s32(old) == s32(new):
@@ -311,7 +301,6 @@ def sys_dup2(proc, old, new, *_):
     return proc.fds.install(f, cloexec=False, at=s32(new))
 
 
-@syscall("dup3")
 def sys_dup3(proc, old, new, flags, *_):
     if s32(old) == s32(new) or flags & ~O_CLOEXEC:
         return -E.EINVAL
@@ -321,7 +310,6 @@ def sys_dup3(proc, old, new, flags, *_):
     return proc.fds.install(f, cloexec=bool(flags & O_CLOEXEC), at=s32(new))
 
 
-@syscall("fcntl")
 def sys_fcntl(proc, fd, cmd, arg, *_):
     fd = s32(fd)
     f = proc.fds.get(fd)
@@ -368,7 +356,6 @@ def _set_pipe_size(proc, pipe: Pipe, want: int) -> int:
     return size
 
 
-@syscall("flock")
 def sys_flock(proc, fd, op, *_):
     return locks.flock(proc, proc.fds.get(s32(fd)), s32(op))
 
@@ -418,7 +405,6 @@ def _write_pieces(proc, f: OpenFile, spans, write) -> int:
     return total
 
 
-@syscall("read")
 def sys_read(proc, fd, buf, count, _a3=0, _a4=0, _a5=0):     # (no *_: no tuple made per call)
     # (s32, FdTable.get and f.readable, written out: the hottest call. No fd the table holds
     # is 2^31 or more (RLIMIT_NOFILE stops at 2^20), so an fd negative as an s32 is not found.)
@@ -459,7 +445,6 @@ def sys_read(proc, fd, buf, count, _a3=0, _a4=0, _a5=0):     # (no *_: no tuple 
     return n
 
 
-@syscall("write")
 def sys_write(proc, fd, buf, count, *_):
     f = proc.fds.fds.get(s32(fd))
     if f is None or not f.writable:
@@ -475,7 +460,6 @@ def sys_write(proc, fd, buf, count, *_):
         raise
 
 
-@syscall("pread64")
 def sys_pread(proc, fd, buf, count, off, *_):
     f = proc.fds.get(s32(fd))
     if not f.readable:
@@ -493,7 +477,6 @@ MAX_LFS_FILESIZE = (1 << 63) - 1          # the largest offset a Linux regular f
 MAX_RW_COUNT = 0x7ffff000                 # what one read or write moves at most
 
 
-@syscall("pwrite64")
 def sys_pwrite(proc, fd, buf, count, off, *_):
     f = proc.fds.get(s32(fd))
     if not f.writable:
@@ -551,12 +534,10 @@ def _cut(spans, room: int):
         room -= n
 
 
-@syscall("readv")
 def sys_readv(proc, fd, iov, cnt, *_):
     return _readv(proc, fd, iov, cnt, None)
 
 
-@syscall("preadv", "preadv2")
 def sys_preadv(proc, fd, iov, cnt, off, *_):
     if s64(off) == -1:
         return _readv(proc, fd, iov, cnt, None)
@@ -565,7 +546,6 @@ def sys_preadv(proc, fd, iov, cnt, off, *_):
     return _readv(proc, fd, iov, cnt, off)
 
 
-@syscall("writev", "pwritev", "pwritev2")
 def sys_writev(proc, fd, iov, cnt, *_):
     f = proc.fds.get(s32(fd))
     if not f.writable:
@@ -584,12 +564,10 @@ def sys_writev(proc, fd, iov, cnt, *_):
         raise
 
 
-@syscall("lseek")
 def sys_lseek(proc, fd, off, whence, *_):
     return proc.fds.get(s32(fd)).seek(s64(off), whence)
 
 
-@syscall("sendfile")
 def sys_sendfile(proc, out_fd, in_fd, offp, count, *_):
     fin, fout = proc.fds.get(s32(in_fd)), proc.fds.get(s32(out_fd))
     count = min(count, TRANSFER_PIECE)
@@ -603,7 +581,6 @@ def sys_sendfile(proc, out_fd, in_fd, offp, count, *_):
     return fout.write(data) if data else 0
 
 
-@syscall("copy_file_range")
 def sys_copy_file_range(proc, in_fd, off_in, out_fd, off_out, length, flags):
     fin, fout = proc.fds.get(s32(in_fd)), proc.fds.get(s32(out_fd))
     if not fin.seekable or not fout.seekable or isinstance(fin, HostFile) is False and fin.kind != "file":
@@ -625,24 +602,20 @@ def sys_copy_file_range(proc, in_fd, off_in, out_fd, off_out, length, flags):
     return fout.write(data[:fsize_room(proc, fout, _write_pos(fout), len(data))])
 
 
-@syscall("fsync", "fdatasync", "syncfs")
 def sys_fsync(proc, fd, *_):
     proc.fds.get(s32(fd))
     return 0
 
 
-@syscall("sync")
 def sys_sync(proc, *_):
     return 0
 
 
-@syscall("fadvise64", "readahead")
 def sys_fadvise(proc, fd, *_):
     f = proc.fds.get(s32(fd))
     return -E.ESPIPE if isinstance(f, PipeEnd) else 0
 
 
-@syscall("fallocate")
 def sys_fallocate(proc, fd, mode, off, length, *_):
     f = proc.fds.get(s32(fd))
     if mode == 0 and off + length > f.size():
@@ -659,7 +632,6 @@ def _fsize_length(proc, f: OpenFile, length: int) -> None:
         fsize_room(proc, f, length - 1, 1)
 
 
-@syscall("ftruncate")
 def sys_ftruncate(proc, fd, length, *_):
     f = proc.fds.get(s32(fd))
     if not f.writable:
@@ -669,7 +641,6 @@ def sys_ftruncate(proc, fd, length, *_):
     return 0
 
 
-@syscall("truncate")
 def sys_truncate(proc, path, length, *_):
     p, node = resolve_at(proc, AT_FDCWD, path)
     if node.is_dir:
@@ -683,12 +654,10 @@ def sys_truncate(proc, path, length, *_):
 
 # ---------------------------------------------------------------- pipes
 
-@syscall("pipe")
 def sys_pipe(proc, fds, *_):
     return sys_pipe2(proc, fds, 0)
 
 
-@syscall("pipe2")
 def sys_pipe2(proc, fds, flags, *_):
     if flags & ~(O_CLOEXEC | O_NONBLOCK | 0o40000):
         return -E.EINVAL
@@ -715,21 +684,18 @@ def shown(proc, st: StatInfo) -> StatInfo:
     return proc.kernel.vfs.host_ids.shown(st)
 
 
-@syscall("stat")
 def sys_stat(proc, path, buf, *_):
     _, node = resolve_at(proc, AT_FDCWD, path)
     proc.aspace.write(buf, pack_stat(shown(proc, node.stat)))
     return 0
 
 
-@syscall("lstat")
 def sys_lstat(proc, path, buf, *_):
     _, node = resolve_at(proc, AT_FDCWD, path, follow=False)
     proc.aspace.write(buf, pack_stat(shown(proc, node.stat)))
     return 0
 
 
-@syscall("fstat")
 def sys_fstat(proc, fd, buf, *_):
     proc.aspace.write(buf, pack_stat(shown(proc, proc.fds.get(s32(fd)).stat())))
     return 0
@@ -744,19 +710,15 @@ def _stat_at(proc, dirfd, path, flags) -> StatInfo:
     return node.stat
 
 
-@syscall("newfstatat")
 def sys_newfstatat(proc, dirfd, path, buf, flags, *_):
     proc.aspace.write(buf, pack_stat(shown(proc, _stat_at(proc, dirfd, path, flags))))
     return 0
 
 
-@syscall("statx")
 def sys_statx(proc, dirfd, path, flags, mask, buf, *_):
     proc.aspace.write(buf, pack_statx(shown(proc, _stat_at(proc, dirfd, path, flags))))
     return 0
 
-
-ST_RDONLY, ST_VALID, ST_RELATIME = 0x1, 0x20, 0x400
 
 
 def _statfs_bytes(proc, node) -> bytes:
@@ -776,14 +738,12 @@ def _statfs_bytes(proc, node) -> bytes:
                        f_frsize=PAGE, f_flags=ST_VALID | ST_RELATIME)
 
 
-@syscall("statfs")
 def sys_statfs(proc, path, buf, *_):
     _, node = resolve_at(proc, AT_FDCWD, path)
     proc.aspace.write(buf, _statfs_bytes(proc, node))
     return 0
 
 
-@syscall("fstatfs")
 def sys_fstatfs(proc, fd, buf, *_):
     f = proc.fds.get(s32(fd))
     proc.aspace.write(buf, _statfs_bytes(proc, f.node or Node("/", f.stat())))
@@ -792,7 +752,6 @@ def sys_fstatfs(proc, fd, buf, *_):
 
 # ---------------------------------------------------------------- directories
 
-@syscall("getdents64")
 def sys_getdents64(proc, fd, buf, count, *_):
     f = proc.fds.get(s32(fd))
     if not isinstance(f, DirFile):
@@ -814,7 +773,6 @@ def sys_getdents64(proc, fd, buf, count, *_):
     return len(out)
 
 
-@syscall("getdents")
 def sys_getdents(proc, fd, buf, count, *_):
     f = proc.fds.get(s32(fd))
     if not isinstance(f, DirFile):
@@ -836,7 +794,6 @@ def sys_getdents(proc, fd, buf, count, *_):
     return len(out)
 
 
-@syscall("getcwd")
 def sys_getcwd(proc, buf, size, *_):
     raw = proc.cwd.encode("utf-8", "surrogateescape") + b"\0"
     if size < len(raw):
@@ -845,7 +802,6 @@ def sys_getcwd(proc, buf, size, *_):
     return len(raw)
 
 
-@syscall("chdir")
 def sys_chdir(proc, path, *_):
     p, node = resolve_at(proc, AT_FDCWD, path)
     if not node.is_dir:
@@ -856,7 +812,6 @@ def sys_chdir(proc, path, *_):
     return 0
 
 
-@syscall("fchdir")
 def sys_fchdir(proc, fd, *_):
     f = proc.fds.get(s32(fd))
     if f.node is None or not f.node.is_dir:
@@ -865,7 +820,6 @@ def sys_fchdir(proc, fd, *_):
     return 0
 
 
-@syscall("chroot")
 def sys_chroot(proc, *_):
     return -E.EPERM
 
@@ -883,17 +837,14 @@ def _mkdir(proc, dirfd, path, mode):
     return 0
 
 
-@syscall("mkdir")
 def sys_mkdir(proc, path, mode, *_):
     return _mkdir(proc, AT_FDCWD, path, mode)
 
 
-@syscall("mkdirat")
 def sys_mkdirat(proc, dirfd, path, mode, *_):
     return _mkdir(proc, dirfd, path, mode)
 
 
-@syscall("mknod", "mknodat")
 def sys_mknod(proc, *_):
     return -E.EPERM
 
@@ -904,17 +855,14 @@ def _unlink(proc, dirfd, path, flags):
     return 0
 
 
-@syscall("unlink")
 def sys_unlink(proc, path, *_):
     return _unlink(proc, AT_FDCWD, path, 0)
 
 
-@syscall("rmdir")
 def sys_rmdir(proc, path, *_):
     return _unlink(proc, AT_FDCWD, path, AT_REMOVEDIR)
 
 
-@syscall("unlinkat")
 def sys_unlinkat(proc, dirfd, path, flags, *_):
     return _unlink(proc, dirfd, path, flags)
 
@@ -930,17 +878,14 @@ def _rename(proc, olddir, old, newdir, new, flags=0):
     return 0
 
 
-@syscall("rename")
 def sys_rename(proc, old, new, *_):
     return _rename(proc, AT_FDCWD, old, AT_FDCWD, new)
 
 
-@syscall("renameat")
 def sys_renameat(proc, od, old, nd, new, *_):
     return _rename(proc, od, old, nd, new)
 
 
-@syscall("renameat2")
 def sys_renameat2(proc, od, old, nd, new, flags, *_):
     return _rename(proc, od, old, nd, new, flags)
 
@@ -951,12 +896,10 @@ def _symlink(proc, target, dirfd, path):
     return 0
 
 
-@syscall("symlink")
 def sys_symlink(proc, target, path, *_):
     return _symlink(proc, target, AT_FDCWD, path)
 
 
-@syscall("symlinkat")
 def sys_symlinkat(proc, target, dirfd, path, *_):
     return _symlink(proc, target, dirfd, path)
 
@@ -967,12 +910,10 @@ def _link(proc, od, old, nd, new, flags):
     return 0
 
 
-@syscall("link")
 def sys_link(proc, old, new, *_):
     return _link(proc, AT_FDCWD, old, AT_FDCWD, new, 0)
 
 
-@syscall("linkat")
 def sys_linkat(proc, od, old, nd, new, flags, *_):
     return _link(proc, od, old, nd, new, flags)
 
@@ -988,12 +929,10 @@ def _readlink(proc, dirfd, path, buf, size):
     return len(raw)
 
 
-@syscall("readlink")
 def sys_readlink(proc, path, buf, size, *_):
     return _readlink(proc, AT_FDCWD, path, buf, size)
 
 
-@syscall("readlinkat")
 def sys_readlinkat(proc, dirfd, path, buf, size, *_):
     return _readlink(proc, dirfd, path, buf, size)
 
@@ -1009,17 +948,14 @@ def _access(proc, dirfd, path, mode, flags):
     return 0 if permitted(proc, node.stat, mode) else -E.EACCES
 
 
-@syscall("access")
 def sys_access(proc, path, mode, *_):
     return _access(proc, AT_FDCWD, path, mode, 0)
 
 
-@syscall("faccessat")
 def sys_faccessat(proc, dirfd, path, mode, *_):
     return _access(proc, dirfd, path, mode, 0)
 
 
-@syscall("faccessat2")
 def sys_faccessat2(proc, dirfd, path, mode, flags, *_):
     return _access(proc, dirfd, path, mode, flags)
 
@@ -1044,17 +980,14 @@ def _set_attr(proc, node, **changes):
     return 0
 
 
-@syscall("chmod")
 def sys_chmod(proc, path, mode, *_):
     return _set_attr(proc, resolve_at(proc, AT_FDCWD, path)[1], mode=mode)
 
 
-@syscall("fchmodat")
 def sys_fchmodat(proc, dirfd, path, mode, *_):
     return _set_attr(proc, resolve_at(proc, dirfd, path)[1], mode=mode)
 
 
-@syscall("fchmod")
 def sys_fchmod(proc, fd, mode, *_):
     f = proc.fds.get(s32(fd))
     return _set_attr(proc, f.node, mode=mode) if f.node else -E.EINVAL
@@ -1067,24 +1000,20 @@ def _chown(proc, node, uid, gid):
     return _set_attr(proc, node, uid=uid & 0xFFFFFFFF, gid=gid & 0xFFFFFFFF)
 
 
-@syscall("chown", "lchown")
 def sys_chown(proc, path, uid, gid, *_):
     return _chown(proc, resolve_at(proc, AT_FDCWD, path, follow=False)[1], uid, gid)
 
 
-@syscall("fchownat")
 def sys_fchownat(proc, dirfd, path, uid, gid, flags, *_):
     return _chown(proc, resolve_at(proc, dirfd, path, follow=not flags & AT_SYMLINK_NOFOLLOW,
                                    empty_ok=bool(flags & AT_EMPTY_PATH))[1], uid, gid)
 
 
-@syscall("fchown")
 def sys_fchown(proc, fd, uid, gid, *_):
     f = proc.fds.get(s32(fd))
     return _chown(proc, f.node, uid, gid) if f.node else -E.EINVAL
 
 
-@syscall("umask")
 def sys_umask(proc, mask, *_):
     old, proc.umask = proc.umask, mask & 0o777
     return old
@@ -1093,7 +1022,6 @@ def sys_umask(proc, mask, *_):
 UTIME_NOW, UTIME_OMIT = (1 << 30) - 1, (1 << 30) - 2
 
 
-@syscall("utimensat")
 def sys_utimensat(proc, dirfd, path, times, flags, *_):
     if path:
         _, node = resolve_at(proc, dirfd, path, follow=not flags & AT_SYMLINK_NOFOLLOW)
@@ -1118,23 +1046,19 @@ def sys_utimensat(proc, dirfd, path, times, flags, *_):
     return _set_attr(proc, node, **changes)
 
 
-@syscall("utime", "utimes", "futimesat")
 def sys_utimes(proc, *_):
     return 0
 
 
 # xattrs: the sandbox's files carry none (ENODATA), and setting them is not supported
-@syscall("getxattr", "lgetxattr", "fgetxattr")
 def sys_getxattr(proc, *_):
     return -E.ENODATA
 
 
-@syscall("listxattr", "llistxattr", "flistxattr")
 def sys_listxattr(proc, *_):
     return 0
 
 
-@syscall("setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr")
 def sys_setxattr(proc, *_):
     return -E.ENOTSUP
 
@@ -1145,7 +1069,6 @@ _TERMIOS_DEFAULT = TERMIOS.pack(c_iflag=0x500, c_oflag=0x5, c_cflag=0xBF, c_lfla
                                 c_cc=bytes([3, 28, 127, 21, 4, 0, 1, 0, 17, 19, 26, 0, 18, 15, 23, 22, 0, 0, 0]))
 
 
-@syscall("ioctl")
 def sys_ioctl(proc, fd, req, arg, *_):
     f = proc.fds.get(s32(fd))
     req &= 0xFFFFFFFF
@@ -1186,8 +1109,6 @@ def sys_ioctl(proc, fd, req, arg, *_):
     return -E.ENOTTY
 
 
-POLLIN, POLLPRI, POLLOUT, POLLERR, POLLHUP, POLLNVAL = 1, 2, 4, 8, 16, 32
-POLLRDHUP = 0x2000
 
 
 def _poll_once(proc, entries):
@@ -1232,13 +1153,11 @@ def _poll(proc, fds_addr, nfds, timeout_ns):
     return ready
 
 
-@syscall("poll")
 def sys_poll(proc, fds, nfds, timeout, *_):
     t = s32(timeout)
     return _poll(proc, fds, nfds, -1 if t < 0 else t * 1_000_000)
 
 
-@syscall("ppoll")
 def sys_ppoll(proc, fds, nfds, tsp, *_):
     t = -1
     if tsp:
@@ -1278,7 +1197,6 @@ def _select(proc, nfds, rfds, wfds, efds, timeout_ns):
     return count
 
 
-@syscall("select")
 def sys_select(proc, nfds, r, w, e, tv, *_):
     t = -1
     if tv:
@@ -1287,7 +1205,6 @@ def sys_select(proc, nfds, r, w, e, tv, *_):
     return _select(proc, nfds, r, w, e, t)
 
 
-@syscall("pselect6")
 def sys_pselect6(proc, nfds, r, w, e, tsp, *_):
     t = -1
     if tsp:

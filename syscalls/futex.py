@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import struct
 
-from . import errno as E
-from .dispatch import s32, syscall
-from .layouts import TIMESPEC
+from emutrace.kernel import errno as E
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.layouts import TIMESPEC
+from emutrace.linux.futex import (FUTEX_CLOCK_REALTIME, FUTEX_CMP_REQUEUE, FUTEX_FD, FUTEX_OWNER_DIED, FUTEX_PRIVATE_FLAG, FUTEX_REQUEUE,
+                                  FUTEX_TID_MASK, FUTEX_WAIT, FUTEX_WAITERS, FUTEX_WAKE, FUTEX_WAKE_OP)
 
-FUTEX_WAIT, FUTEX_WAKE, FUTEX_FD, FUTEX_REQUEUE, FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP = 0, 1, 2, 3, 4, 5
 FUTEX_LOCK_PI, FUTEX_UNLOCK_PI, FUTEX_TRYLOCK_PI, FUTEX_WAIT_BITSET, FUTEX_WAKE_BITSET = 6, 7, 8, 9, 10
 FUTEX_WAIT_REQUEUE_PI, FUTEX_CMP_REQUEUE_PI, FUTEX_LOCK_PI2 = 11, 12, 13
-FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
 FUTEX_CMD_MASK = ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)
-FUTEX_OWNER_DIED, FUTEX_WAITERS, FUTEX_TID_MASK = 0x40000000, 0x80000000, 0x3FFFFFFF
 
 
 def _u32(proc, addr):
@@ -48,7 +47,6 @@ def _sext12(v: int) -> int:
     return v - 0x1000 if v & 0x800 else v
 
 
-@syscall("futex")
 def sys_futex(proc, uaddr, op, val, timeout, uaddr2, val3):
     cmd = op & FUTEX_CMD_MASK & 0x7F
     sched = proc.kernel.sched.futex

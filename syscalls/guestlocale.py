@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Optional
 
-from .vfs import VfsError
+from emutrace.kernel.vfs import VfsError
 
 LOCALE_DIR = "/usr/lib/locale"                      # glibc's compiled locales, one directory each
 SYSTEM_CONFIGS = ("/etc/default/locale", "/etc/locale.conf")

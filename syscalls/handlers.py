@@ -1,40 +1,48 @@
-"""Every handler module, each registering its rows with dispatch.syscall: most imported here, the
-others (LAZY) at the guest's first call of one of theirs.
+"""The handler map, made from the table's rows: each row names its handler's module and function
+(table.py), so a system call's name is spelled once, in its row.
+
+Most modules are imported here; those of calls most programs never make (sockets, epoll, SysV
+and POSIX IPC, inotify, ...: LAZY_MODULES) at the guest's first call of one of theirs: importing
+them took ~3.5 ms of every start-up. Until one is imported, each of its calls maps to a stand-in
+that imports it (its rows' handlers then replace the stand-ins in HANDLERS), points the calling
+kernel's routes at the real handlers and runs the call; the guest sees the same call either way.
+LAZY (module -> its calls) is derived from the rows; tests/test_lazy_handlers.py checks that
+nothing imports a deferred module early.
 
 The handlers import dispatch; dispatch never imports them. The Kernel takes its handler map
 from here.
-
-LAZY holds the modules of calls most programs never make (sockets, epoll, SysV and POSIX IPC,
-inotify, ...): importing them took ~3.5 ms of every start-up. Until one is imported, each of its
-names maps to a stand-in that imports it (its rows then replace the stand-ins in HANDLERS),
-points the calling kernel's routes at the real handlers and runs the call; the guest sees the
-same call either way. tests/test_lazy_handlers.py checks that LAZY names exactly the rows each
-module registers.
 """
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Dict, Tuple
+from typing import Callable, Dict, List, Tuple
 
-from . import clone, fs, futex, misc, mm, process, signals, time  # noqa: F401  (they register)
-from .dispatch import HANDLERS
+from emutrace.kernel.dispatch import HANDLERS
+from emutrace.kernel.table import ROWS, Syscall
 
-LAZY: Dict[str, Tuple[str, ...]] = {
-    "epoll": ("epoll_create", "epoll_create1", "epoll_ctl", "epoll_pwait", "epoll_pwait2", "epoll_wait"),
-    "eventfd": ("eventfd", "eventfd2"),
-    "inotify": ("inotify_add_watch", "inotify_init", "inotify_init1", "inotify_rm_watch"),
-    "mqueue": ("mq_getsetattr", "mq_notify", "mq_open", "mq_timedreceive", "mq_timedsend", "mq_unlink"),
-    "net": ("accept", "accept4", "bind", "connect", "getpeername", "getsockname", "getsockopt", "listen",
-            "recvfrom", "recvmmsg", "recvmsg", "sendmmsg", "sendmsg", "sendto", "setsockopt", "shutdown",
-            "socket", "socketpair"),
-    "pkeys": ("pkey_alloc", "pkey_free"),
-    "residency": ("mincore",),
-    "signalfd": ("signalfd", "signalfd4"),
-    "splice": ("splice", "tee", "vmsplice"),
-    "sysvipc": ("msgctl", "msgget", "msgrcv", "msgsnd", "semctl", "semget", "semop", "semtimedop",
-                "shmat", "shmctl", "shmdt", "shmget"),
-    "timerfd": ("timerfd_create", "timerfd_gettime", "timerfd_settime"),
-}
+# the modules imported at a guest's first call of theirs, not at start-up
+LAZY_MODULES = frozenset({"epoll", "eventfd", "inotify", "mqueue", "net", "pkeys", "residency", "signalfd",
+                          "splice", "sysvipc", "timerfd"})
+
+# handler module -> its rows (one pass over the table)
+BY_MODULE: Dict[str, List[Syscall]] = {}
+for _row in ROWS:
+    if _row.handler:
+        BY_MODULE.setdefault(_row.handler_module, []).append(_row)
+
+# module -> the calls it handles, for the deferred modules (derived from the rows)
+LAZY: Dict[str, Tuple[str, ...]] = {m: tuple(sorted(r.name for r in BY_MODULE[m])) for m in sorted(LAZY_MODULES)}
+
+
+def _module(name: str):
+    return importlib.import_module(f"{__package__}.{name}")
+
+
+def _bind(module: str) -> None:
+    """Put a module's handlers in HANDLERS, one per row that names it."""
+    mod = _module(module)
+    for row in BY_MODULE[module]:
+        HANDLERS[row.name] = getattr(mod, row.handler_function)
 
 
 def _stand_in(module: str, name: str) -> Callable:
@@ -51,9 +59,10 @@ def _stand_in(module: str, name: str) -> Callable:
 
 
 def _load(module: str, kernel) -> None:
-    """Import a LAZY module (its rows replace its stand-ins in HANDLERS) and route kernel's calls
-    to it. A kernel made before then routes through the stand-ins, which call the real handlers."""
-    importlib.import_module(f"{__package__}.{module}")
+    """Import a LAZY module (its rows' handlers replace its stand-ins in HANDLERS) and route
+    kernel's calls to it. A kernel made before then routes through the stand-ins, which call the
+    real handlers."""
+    _bind(module)
     mine = kernel.handlers
     if mine is not HANDLERS:                # a kernel's own copy (inotify wraps some handlers)
         for n in LAZY[module]:
@@ -62,9 +71,11 @@ def _load(module: str, kernel) -> None:
     kernel.handlers = mine                  # (remakes the kernel's routes by number)
 
 
-for _module, _names in LAZY.items():
+for _m in sorted(set(BY_MODULE) - LAZY_MODULES):
+    _bind(_m)
+for _m, _names in LAZY.items():
     for _name in _names:
-        HANDLERS.setdefault(_name, _stand_in(_module, _name))
+        HANDLERS.setdefault(_name, _stand_in(_m, _name))
 
 
 def load_all() -> Dict[str, Callable]:

@@ -21,7 +21,8 @@ from __future__ import annotations
 import os
 from typing import List, Tuple
 
-from .files import O_ACCMODE, O_APPEND, O_RDONLY, O_RDWR, HostStream
+from emutrace.kernel.files import HostStream
+from emutrace.linux.fcntl import O_ACCMODE, O_APPEND, O_RDONLY, O_RDWR
 
 MAX_SCANNED = 1024              # descriptors looked at (a shell's are below 10; RLIMIT_NOFILE's default)
 DEVICES = {(1, 3): "null", (1, 5): "zero", (1, 7): "full", (1, 8): "random", (1, 9): "urandom"}

@@ -13,7 +13,7 @@ import stat
 from typing import Dict, Optional
 
 from emutrace.machine.digest import sha256
-from emutrace.machine.record import record
+from emutrace.record import record
 
 MAX_KEPT = 64 << 20        # bytes of a removed file's content kept for the report (and hashed)
 

@@ -28,23 +28,20 @@ import struct
 from collections import deque
 from typing import Optional
 
-from . import errno as E
-from .files import O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
-from .fs import blocking, raise_sigpipe
-from .timewait import TimeWaits
-from .wait import Block, Wait
-from .vfs import S_IFSOCK, StatInfo, VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.files import OpenFile, Pipe, WouldBlock
+from emutrace.kernel.fs import blocking, raise_sigpipe
+from emutrace.kernel.timewait import TimeWaits
+from emutrace.kernel.wait import Block, Wait
+from emutrace.kernel.vfs import StatInfo, VfsError
+from emutrace.linux.fcntl import O_NONBLOCK, O_RDWR, S_IFSOCK
+from emutrace.linux.net import (AF_INET, AF_INET6, AF_UNSPEC, IPPROTO_IP, IPPROTO_IPV6, IPPROTO_TCP, IPPROTO_UDP, MSG_DONTWAIT,
+                                MSG_NOSIGNAL, MSG_PEEK, MSG_TRUNC, SHUT_RD, SHUT_RDWR, SHUT_WR, SOCK_DGRAM, SOCK_STREAM, SOL_SOCKET,
+                                SO_ACCEPTCONN, SO_DOMAIN, SO_ERROR, SO_PROTOCOL, SO_RCVBUF, SO_REUSEADDR, SO_REUSEPORT, SO_SNDBUF,
+                                SO_TYPE)
+from emutrace.linux.poll import POLLERR, POLLHUP, POLLIN, POLLOUT, POLLRDHUP
 
-AF_UNSPEC, AF_INET, AF_INET6 = 0, 2, 10
-SOCK_STREAM, SOCK_DGRAM = 1, 2
-IPPROTO_IP, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_IPV6 = 0, 6, 17, 41
-SOL_SOCKET = 1
-SO_REUSEADDR, SO_TYPE, SO_ERROR, SO_SNDBUF, SO_RCVBUF, SO_REUSEPORT = 2, 3, 4, 7, 8, 15
-SO_ACCEPTCONN, SO_PROTOCOL, SO_DOMAIN = 30, 38, 39
 IPV6_V6ONLY = 26
-MSG_PEEK, MSG_TRUNC, MSG_DONTWAIT, MSG_NOSIGNAL = 0x2, 0x20, 0x40, 0x4000
-SHUT_RD, SHUT_WR, SHUT_RDWR = 0, 1, 2
-POLLIN, POLLOUT, POLLERR, POLLHUP, POLLRDHUP = 0x1, 0x4, 0x8, 0x10, 0x2000
 
 # Linux's defaults: net.ipv4.ip_local_port_range, net.core.somaxconn, socket buffer sizes
 EPHEMERAL_FIRST, EPHEMERAL_LAST = 32768, 60999

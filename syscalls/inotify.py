@@ -16,26 +16,24 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-from . import errno as E
-from .anonfd import AnonInodeFile, install
-from .dispatch import s32, syscall
-from .files import O_ACCMODE, O_CLOEXEC, O_CREAT, O_NONBLOCK, O_RDONLY, O_TRUNC, WouldBlock
-from .fs import AT_FDCWD, guest_path, resolve_at
-from .layouts import INOTIFY_EVENT
-from .vfs import S_IFDIR, VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.anonfd import AnonInodeFile, install
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.files import WouldBlock
+from emutrace.kernel.fs import guest_path, resolve_at
+from emutrace.kernel.layouts import INOTIFY_EVENT
+from emutrace.kernel.vfs import VfsError
+from emutrace.linux.fcntl import (AT_FDCWD, O_ACCMODE, O_CLOEXEC, O_CREAT, O_NONBLOCK, O_RDONLY, O_TRUNC, S_IFDIR)
+from emutrace.linux.poll import (IN_ACCESS, IN_ATTRIB, IN_CLOSE_NOWRITE, IN_CLOSE_WRITE, IN_CREATE, IN_DELETE, IN_DELETE_SELF,
+                                 IN_DONT_FOLLOW, IN_EXCL_UNLINK, IN_IGNORED, IN_ISDIR, IN_MASK_ADD, IN_MASK_CREATE, IN_MODIFY,
+                                 IN_MOVED_FROM, IN_MOVED_TO, IN_MOVE_SELF, IN_ONESHOT, IN_ONLYDIR, IN_OPEN, IN_Q_OVERFLOW, IN_UNMOUNT,
+                                 POLLIN)
 
-IN_ACCESS, IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE = 0x1, 0x2, 0x4, 0x8
-IN_CLOSE_NOWRITE, IN_OPEN, IN_MOVED_FROM, IN_MOVED_TO = 0x10, 0x20, 0x40, 0x80
-IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_MOVE_SELF = 0x100, 0x200, 0x400, 0x800
-IN_UNMOUNT, IN_Q_OVERFLOW, IN_IGNORED = 0x2000, 0x4000, 0x8000
-IN_ONLYDIR, IN_DONT_FOLLOW, IN_EXCL_UNLINK = 0x01000000, 0x02000000, 0x04000000
-IN_MASK_CREATE, IN_MASK_ADD, IN_ISDIR, IN_ONESHOT = 0x10000000, 0x20000000, 0x40000000, 0x80000000
 IN_ALL_EVENTS = 0xFFF
 IN_ADD_FLAGS = IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK | IN_MASK_CREATE | IN_MASK_ADD | IN_ONESHOT
 IN_CLOEXEC, IN_NONBLOCK = O_CLOEXEC, O_NONBLOCK
 # what Linux gives a user by default (/proc/sys/fs/inotify/*)
 MAX_QUEUED_EVENTS, MAX_USER_INSTANCES, MAX_USER_WATCHES = 16384, 128, 8192
-POLLIN = 1
 
 
 class Inotify(AnonInodeFile):
@@ -410,12 +408,10 @@ def _init(proc, flags: int) -> int:
     return install(proc, Inotify(proc.kernel, flags), bool(flags & IN_CLOEXEC))
 
 
-@syscall("inotify_init")
 def sys_inotify_init(proc, *_):
     return _init(proc, 0)
 
 
-@syscall("inotify_init1")
 def sys_inotify_init1(proc, flags, *_):
     return _init(proc, flags & 0xFFFFFFFF)
 
@@ -427,7 +423,6 @@ def _instance(proc, fd) -> Inotify:
     return f
 
 
-@syscall("inotify_add_watch")
 def sys_inotify_add_watch(proc, fd, path, mask, *_):
     mask &= 0xFFFFFFFF
     inst = _instance(proc, fd)
@@ -442,7 +437,6 @@ def sys_inotify_add_watch(proc, fd, path, mask, *_):
     return inst.add(node.stat.ino, mask & (IN_ALL_EVENTS | IN_ADD_FLAGS))
 
 
-@syscall("inotify_rm_watch")
 def sys_inotify_rm_watch(proc, fd, wd, *_):
     inst = _instance(proc, fd)
     wd = s32(wd)

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import struct
 
-from emutrace.machine.record import record
+from emutrace.record import record
+from emutrace.linux.ipc import IPC_INFO, MSG_INFO, SEM_INFO, SHM_INFO
 
-IPC_INFO = 3
-SHM_INFO, SEM_INFO, MSG_INFO = 14, 19, 12
 
 SHMMIN, SHMMNI = 1, 4096
 SHMMAX = (1 << 64) - 1 - (1 << 24)                # ULONG_MAX - (1 << 24)

@@ -12,7 +12,7 @@ guest process runs as that one user.
 """
 from __future__ import annotations
 
-from . import errno as E
+from emutrace.kernel import errno as E
 
 S_IRUGO, S_IWUGO, S_IXUGO = 0o444, 0o222, 0o111
 

@@ -14,11 +14,10 @@ of both, as Linux's prepare_signal and do_signal_stop have it:
 No terminal is emulated, so nothing sends SIGTSTP/SIGTTIN/SIGTTOU but the guest itself, and a
 run whose every process is stopped ends as a deadlock ("cannot continue"), naming the signal."""
 from __future__ import annotations
+from emutrace.linux.signal import SA_NOCLDSTOP, SIGCHLD, SIGCONT, SIGKILL
 
-SIGKILL, SIGCHLD, SIGCONT = 9, 17, 18
 STOP_NAMES = {19: "SIGSTOP", 20: "SIGTSTP", 21: "SIGTTIN", 22: "SIGTTOU"}
 STOP_SIGNALS = frozenset(STOP_NAMES)
-SA_NOCLDSTOP = 1
 CLD_STOPPED, CLD_CONTINUED = 5, 6
 
 

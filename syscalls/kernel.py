@@ -9,19 +9,20 @@ from __future__ import annotations
 import sys
 from typing import Callable, Dict, List, Optional
 
-from emutrace.machine.memory import GuestFault, MemoryBudget, OutOfMemory
+from emutrace.machine.budget import MemoryBudget, OutOfMemory
+from emutrace.machine.guestaccess import GuestFault
 from emutrace.machine.phases import Hooks
 
-from . import clone
-from .engines import Engines
-from . import errno as E
-from .handlers import load_all
-from .sched import Block, Scheduler
-from .table import BY_NR, Syscall, by_class
-from .task import NORETURN, Process, ProcessExit
-from .time import check_alarm
-from .vfs import Vfs, VfsError
-from .vvar import wall_clock_stepped
+from emutrace.kernel import clone
+from emutrace.kernel.engines import Engines
+from emutrace.kernel import errno as E
+from emutrace.kernel.handlers import load_all
+from emutrace.kernel.sched import Block, Scheduler
+from emutrace.kernel.table import BY_NR, Syscall, by_class
+from emutrace.kernel.task import NORETURN, Process, ProcessExit
+from emutrace.kernel.time import check_alarm
+from emutrace.kernel.vfs import Vfs, VfsError
+from emutrace.kernel.vvar import wall_clock_stepped
 
 
 # The default process limit: one per 8 MiB of --max-mem (a live small C process costs the host
@@ -65,26 +66,26 @@ def handler_error(e: Exception) -> int:
 
 class Kernel:
     def __init__(self, world, vfs: Vfs, max_procs: Optional[int] = None, notify: Callable[[str], None] = None,
-                 hooks: Optional[Hooks] = None):
+                 hooks: Optional[Hooks] = None, max_mem: int = 4 << 30, net: bool = False, vdso: bool = True):
         self.world = world
-        self.hooks = hooks if hooks is not None else Hooks()   # the session's registry (phases.py)
+        # the session's registry (phases.py): its phases, and its roles the kernel reads, which
+        # the layers above fill: hooks.observer (the syscall trace), hooks.intercept (the API's
+        # hooks, injection, the report: they may replace a result), hooks.binfmt (the loader)
+        self.hooks = hooks if hooks is not None else Hooks()
         self._on_enter = self.hooks.listeners("syscall_enter")   # (live lists: on_syscall tests them)
         self._on_exit = self.hooks.listeners("syscall_exit")
         self.vfs = vfs
         self.chosen_max_procs = max_procs   # --max-procs, or None: default_max_procs(max_mem)
         self.limits = vfs.limits            # every bound on what the guest makes the host hold (limits.py)
         self.handlers = load_all()          # (its setter makes the routes by number: see below)
-        self.observer = None                # receives syscall_enter/syscall_exit
-        self.intercept = None               # the API's hook: enter() may fake a result, exit() may change it
-        self.binfmt = None                  # the loader's exec_into, registered by the session (binfmt.py)
         self.current: Optional[Process] = None   # the process running (its syscalls, /proc/self)
-        self.net = False                    # --net: Internet sockets reach the host
+        self.net = net                      # --net: Internet sockets reach the host
         self.loopnet = None                 # the guest's own loopback network (inet.LoopNet), on first use
         self.objects = None                 # live anonymous-inode objects by kind (anonfd.KernelObjects)
         self.timers = None                  # every armed timer of the run (ktimers.KernelTimers)
         self.inotify = None                 # inotify instances and watches (inotify.InotifyHub)
         self.wall_deadline = 0              # host time.monotonic() at which --timeout ends the run; 0: none
-        self.memory = MemoryBudget(4 << 30)  # --max-mem: what all processes' address spaces hold together
+        self.memory = MemoryBudget(max_mem)  # --max-mem: what all processes' address spaces hold together
         self.engines = Engines(self.memory)  # every process's engine: made, charged, retired, closed
         self.notify = notify or (lambda msg: print(f"emutrace: {msg}", file=sys.stderr, flush=True))
         self.unimplemented_seen: set = set()
@@ -100,7 +101,7 @@ class Kernel:
         self.lockbook = None                # record and file locks (locks.LockBook)
         self.unix_listeners: Optional[dict] = None   # listening AF_UNIX sockets by path (net.py)
         self.counts: Dict[str, int] = {}
-        self.vdso = True                    # execve maps emutrace's vDSO (--no-vdso: off)
+        self.vdso = vdso                    # execve maps emutrace's vDSO (--no-vdso: off)
         self.vvar_step = 0                  # the wall-clock step the vDSO data pages show
 
 
@@ -113,6 +114,26 @@ class Kernel:
     def handlers(self, handlers: Dict[str, Callable]) -> None:
         self._handlers = handlers
         self.routes = routes_by_number(handlers)
+
+    @property
+    def observer(self):
+        """The syscall observer (the hooks' role), or None."""
+        return self.hooks.observer
+
+    @property
+    def intercept(self):
+        """The syscall intercept, or its chain (the hooks' role), or None."""
+        return self.hooks.intercept
+
+    def begin_run(self, follow: bool, wall_deadline: float) -> None:
+        """The run starts: -f (children traced too) and the host time at which --timeout ends it
+        (0: none; host-socket waits stop there too)."""
+        self.follow = follow
+        self.wall_deadline = wall_deadline
+
+    def switch_to(self, proc: Process) -> None:
+        """proc is the process running (its system calls, /proc/self)."""
+        self.current = proc
 
     @property
     def max_mem(self) -> int:
@@ -147,10 +168,11 @@ class Kernel:
         m = proc.machine
         if m.flush_log is not None:
             m.flush_log(proc, syscall=nr)        # library calls logged by guest code come first
+        hooks = self.hooks
         try:
-            if self.intercept is None:
+            if hooks.intercept is None:
                 # (syscall(), written out for the calls no intercept sees, traced or not)
-                obs = self.observer
+                obs = hooks.observer
                 if obs is not None and not proc.traced:
                     obs = None
                 try:
@@ -159,7 +181,7 @@ class Kernel:
                     sc = handler = None
                 args = (a0, a1, a2, a3, a4, a5)
                 if self._on_enter:
-                    self.hooks.fire("syscall_enter", proc, nr, args)
+                    hooks.fire("syscall_enter", proc, nr, args)
                 state = obs.syscall_enter(proc, nr, sc, args) if obs is not None else None
                 thread = proc.thread
                 call = thread.call = (nr, sc, args, state)
@@ -182,7 +204,7 @@ class Kernel:
                 if obs is not None:
                     obs.syscall_exit(proc, state, ret)
                 if self._on_exit and ret is not NORETURN:
-                    self.hooks.fire("syscall_exit", proc, nr, args, ret)
+                    hooks.fire("syscall_exit", proc, nr, args, ret)
             else:
                 ret = self.syscall(proc, nr, (a0, a1, a2, a3, a4, a5))
         except Block as b:                       # the thread sleeps; another one runs
@@ -204,7 +226,7 @@ class Kernel:
             m.uc.emu_stop()
         elif nr in PURE_NUMBERS and ret is not None and m.syscall_answers is not None and m.flush_log is None \
                 and len(sched.tasks) < 2 and not proc.alarm_at_ns and (timers is None or not timers.armed) \
-                and self.intercept is None and (self.observer is None or not proc.traced):
+                and hooks.intercept is None and (hooks.observer is None or not proc.traced):
             # the next such call repeats this answer in C, with nothing to do after it: no
             # trace, no intercept, no logged calls to flush, no alarm or timer to check, no other
             # thread to make room for (what changes any of these is a call of another number)
@@ -219,12 +241,13 @@ class Kernel:
         (`wait.call`), and the scheduler later ends the call with `finish` or runs the handler
         again with `rerun`, so the trace shows each call once, when it returns."""
         sc, _ = self.routes.get(nr, NO_ROUTE)
-        obs = self.observer if proc.traced else None         # (observer_for, without a call)
+        hooks = self.hooks
+        obs = hooks.observer if proc.traced else None         # (observer_for, without a call)
         if self._on_enter:
-            self.hooks.fire("syscall_enter", proc, nr, args)
+            hooks.fire("syscall_enter", proc, nr, args)
         state = obs.syscall_enter(proc, nr, sc, args) if obs is not None else None
         call = (nr, sc, args, state)
-        faked = self.intercept.enter(proc, nr, sc, args)
+        faked = hooks.intercept.enter(proc, nr, sc, args)
         if faked is not None:               # denied or faked: the handler does not run
             ret = faked
         else:
@@ -241,7 +264,7 @@ class Kernel:
 
     def observer_for(self, proc: Process):
         """The syscall observer, if this process is traced (without -f: the first one only)."""
-        return self.observer if proc.traced else None
+        return self.hooks.observer if proc.traced else None
 
     def rerun(self, proc: Process, call):
         """Run a blocked call's handler again (its thread was woken); may raise Block again."""
@@ -293,7 +316,7 @@ class Kernel:
         if self.world.realtime_step_ns != self.vvar_step:
             wall_clock_stepped(self)
         nr, sc, args, state = call
-        ic = self.intercept
+        ic = self.hooks.intercept
         if ic is not None and ret is not NORETURN:
             ret = ic.exit(proc, nr, sc, args, ret)
         obs = self.observer_for(proc)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from .layouts import ITIMERSPEC
+from emutrace.kernel.layouts import ITIMERSPEC
 
 NS = 1_000_000_000
 REALTIME_CLOCKS = frozenset({0, 5, 8, 11})      # REALTIME, REALTIME_COARSE, REALTIME_ALARM, TAI

@@ -21,10 +21,10 @@ from __future__ import annotations
 import weakref
 from typing import Dict, Optional, Tuple
 
-from emutrace.machine.record import record
+from emutrace.record import record
 
-from . import errno as E
-from .errors import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.errors import VfsError
 
 PAGE = 4096
 

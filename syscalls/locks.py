@@ -14,14 +14,12 @@ import struct
 import weakref
 from typing import List
 
-from . import errno as E
-from .files import CLOSE_HOOKS, OpenFile
-from .wait import Block, Wait
-from .vfs import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.files import CLOSE_HOOKS, OpenFile
+from emutrace.kernel.wait import Block, Wait
+from emutrace.kernel.vfs import VfsError
+from emutrace.linux.fcntl import (F_RDLCK, F_UNLCK, F_WRLCK, LOCK_EX, LOCK_NB, LOCK_SH, LOCK_UN, SEEK_CUR, SEEK_END, SEEK_SET)
 
-F_RDLCK, F_WRLCK, F_UNLCK = 0, 1, 2
-SEEK_SET, SEEK_CUR, SEEK_END = 0, 1, 2
-LOCK_SH, LOCK_EX, LOCK_NB, LOCK_UN = 1, 2, 4, 8
 FLOCK = struct.Struct("<hh4xqqi4x")          # struct flock: l_type, l_whence, l_start, l_len, l_pid
 OFFSET_MAX = (1 << 63) - 1
 TYPE_NAMES = {F_RDLCK: "read", F_WRLCK: "write"}

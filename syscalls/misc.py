@@ -1,16 +1,14 @@
 """System calls that fit no other area: getrandom, eventfd, memfd, and the like."""
 from __future__ import annotations
 
-from . import errno as E
-from .dispatch import syscall
-from .files import MemFile
-from .vfs import S_IFREG, Node
-
-GRND_NONBLOCK, GRND_RANDOM, GRND_INSECURE = 1, 2, 4
-MFD_CLOEXEC = 1
+from emutrace.kernel import errno as E
+from emutrace.kernel.files import MemFile
+from emutrace.kernel.vfs import Node
+from emutrace.linux.fcntl import MFD_CLOEXEC, S_IFREG
+from emutrace.linux.poll import GRND_INSECURE, GRND_NONBLOCK, GRND_RANDOM
 
 
-@syscall("getrandom")
+
 def sys_getrandom(proc, buf, count, flags, *_):
     if flags & ~7:
         return -E.EINVAL
@@ -19,7 +17,6 @@ def sys_getrandom(proc, buf, count, flags, *_):
     return count
 
 
-@syscall("memfd_create")
 def sys_memfd_create(proc, name, flags, *_):
     label = proc.aspace.read_cstr(name, 249).decode("utf-8", "replace")
     vfs = proc.kernel.vfs

@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import os
 
-from emutrace.machine.memory import OutOfMemory, SharedMemory, page_down, page_up, PAGE
+from emutrace.machine.budget import OutOfMemory
+from emutrace.machine.pages import page_down, page_up, PAGE
+from emutrace.machine.shm import SharedMemory
 
-from . import errno as E
-from .dispatch import s32, syscall
-from .files import DeviceFile, HostFile, HostRwFile, MemFile, PipeEnd, shared_memory_of
+from emutrace.kernel import errno as E
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.files import DeviceFile, HostFile, HostRwFile, MemFile, PipeEnd, shared_memory_of
+from emutrace.linux.mman import (MADV_DONTNEED, MADV_FREE, MADV_REMOVE, MAP_ANONYMOUS, MAP_FIXED, MAP_FIXED_NOREPLACE, MAP_GROWSDOWN,
+                                 MAP_NORESERVE, MREMAP_DONTUNMAP, MREMAP_FIXED, MREMAP_MAYMOVE)
+from emutrace.linux.resource import RLIMIT_AS
 
 MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE, MAP_TYPE = 1, 2, 3, 0xF
-MAP_FIXED, MAP_ANONYMOUS, MAP_GROWSDOWN, MAP_FIXED_NOREPLACE = 0x10, 0x20, 0x100, 0x100000
-MAP_NORESERVE = 0x4000
-MREMAP_MAYMOVE, MREMAP_FIXED, MREMAP_DONTUNMAP = 1, 2, 4
-MADV_DONTNEED, MADV_REMOVE, MADV_FREE = 4, 9, 8
-RLIMIT_AS = 9
 
 
 def _check_as(proc, grow: int) -> None:
@@ -31,7 +31,6 @@ def _check_as(proc, grow: int) -> None:
         raise OutOfMemory("RLIMIT_AS")
 
 
-@syscall("mmap")
 def sys_mmap(proc, addr, length, prot, flags, fd, off):
     aspace = proc.aspace
     fd = s32(fd)
@@ -111,7 +110,6 @@ def _host_file(f, off):
         return None                                 # (a member of a tar root)
 
 
-@syscall("munmap")
 def sys_munmap(proc, addr, length, *_):
     if addr & (PAGE - 1) or length == 0:
         return -E.EINVAL
@@ -119,7 +117,6 @@ def sys_munmap(proc, addr, length, *_):
     return 0
 
 
-@syscall("mprotect", "pkey_mprotect")
 def sys_mprotect(proc, addr, length, prot, *_):
     if addr & (PAGE - 1):
         return -E.EINVAL
@@ -130,7 +127,6 @@ def sys_mprotect(proc, addr, length, prot, *_):
     return 0 if proc.aspace.protect(addr, length, prot & 7) else -E.ENOMEM
 
 
-@syscall("mremap")
 def sys_mremap(proc, old, old_size, new_size, flags, new_addr, *_):
     aspace = proc.aspace
     if old & (PAGE - 1) or new_size == 0 or flags & ~7:
@@ -189,14 +185,12 @@ def sys_mremap(proc, old, old_size, new_size, flags, new_addr, *_):
     return target
 
 
-@syscall("brk")
 def sys_brk(proc, addr, *_):
     if addr and addr - proc.aspace.brk_start + proc.aspace.mapped > proc.rlimit(RLIMIT_AS):
         return proc.aspace.brk
     return proc.aspace.set_brk(addr) if addr else proc.aspace.brk
 
 
-@syscall("madvise")
 def sys_madvise(proc, addr, length, advice, *_):
     if addr & (PAGE - 1):
         return -E.EINVAL
@@ -215,12 +209,10 @@ def sys_madvise(proc, addr, length, advice, *_):
     return 0
 
 
-@syscall("msync", "mlock", "munlock", "mlock2", "mlockall", "munlockall")
 def sys_mlock(proc, *_):
     return 0
 
 
-@syscall("membarrier")
 def sys_membarrier(proc, cmd, *_):
     # MEMBARRIER_CMD_QUERY answers "no commands supported"; one CPU runs at a time anyway
     return 0 if cmd == 0 else -E.EINVAL

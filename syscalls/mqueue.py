@@ -14,18 +14,18 @@ from __future__ import annotations
 import struct
 from typing import Dict, List, Optional
 
-from . import errno as E
-from .dispatch import s32, s64, syscall
-from .files import CLOSE_HOOKS, O_ACCMODE, O_CLOEXEC, O_CREAT, O_EXCL, O_NONBLOCK, O_RDONLY, O_WRONLY, OpenFile
-from .layouts import TIMESPEC
-from .netlink import NetlinkSocket
-from .wait import Block, Wait
-from .vfs import StatInfo, VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.dispatch import s32, s64
+from emutrace.kernel.files import CLOSE_HOOKS, OpenFile
+from emutrace.kernel.layouts import TIMESPEC
+from emutrace.kernel.netlink import NetlinkSocket
+from emutrace.kernel.wait import Block, Wait
+from emutrace.kernel.vfs import StatInfo, VfsError
+from emutrace.linux.fcntl import O_ACCMODE, O_CLOEXEC, O_CREAT, O_EXCL, O_NONBLOCK, O_RDONLY, O_WRONLY
+from emutrace.linux.signal import SIGEV_NONE, SIGEV_SIGNAL, SIGEV_THREAD, SIGEV_THREAD_ID, SI_MESGQ
 
 MQ_ATTR = struct.Struct("<qqqq32x")               # struct mq_attr: flags, maxmsg, msgsize, curmsgs
 SIGEVENT = struct.Struct("<Qii")                  # sigev_value, sigev_signo, sigev_notify
-SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD, SIGEV_THREAD_ID = 0, 1, 2, 4
-SI_MESGQ = -3
 # the cookie a SIGEV_THREAD registration hands the kernel, and what its last byte then says
 NOTIFY_COOKIE_LEN, NOTIFY_WOKENUP, NOTIFY_REMOVED = 32, 1, 2
 MQ_PRIO_MAX = 32768
@@ -134,7 +134,6 @@ def _abs_deadline(proc, addr) -> Optional[int]:
     return world.monotonic_ns() + (ts["tv_sec"] * 10**9 + ts["tv_nsec"] - world.realtime_ns())
 
 
-@syscall("mq_open")
 def sys_mq_open(proc, name, oflag, mode, attr, *_):
     name, oflag = _name(proc, name), s32(oflag)
     names = _names(proc.kernel)
@@ -162,7 +161,6 @@ def sys_mq_open(proc, name, oflag, mode, attr, *_):
     return proc.fds.install(f, cloexec=bool(oflag & O_CLOEXEC))
 
 
-@syscall("mq_unlink")
 def sys_mq_unlink(proc, name, *_):
     name = _name(proc, name)
     if _names(proc.kernel).pop(name, None) is None:
@@ -178,7 +176,6 @@ def _block(proc, f: MqFile, what: str, ready, deadline):
 
 
 
-@syscall("mq_timedsend")
 def sys_mq_timedsend(proc, fd, msg, length, prio, timeout, *_):
     f = _mqd(proc, fd)
     if f.flags & O_ACCMODE == O_RDONLY:
@@ -203,7 +200,6 @@ def sys_mq_timedsend(proc, fd, msg, length, prio, timeout, *_):
     return 0
 
 
-@syscall("mq_timedreceive")
 def sys_mq_timedreceive(proc, fd, msg, length, prio_ptr, timeout, *_):
     f = _mqd(proc, fd)
     if f.flags & O_ACCMODE == O_WRONLY:
@@ -228,7 +224,6 @@ def sys_mq_timedreceive(proc, fd, msg, length, prio_ptr, timeout, *_):
     return len(data)
 
 
-@syscall("mq_notify")
 def sys_mq_notify(proc, fd, sevp, *_):
     # Linux's order (do_mq_notify): the sigevent, then its netlink socket, then the queue
     sock = cookie = None
@@ -272,7 +267,6 @@ def _on_close(table, f) -> None:
 CLOSE_HOOKS.append(_on_close)
 
 
-@syscall("mq_getsetattr")
 def sys_mq_getsetattr(proc, fd, new, old, *_):
     f = _mqd(proc, fd)
     q = f.queue

@@ -19,20 +19,18 @@ from __future__ import annotations
 import struct
 import time as _t
 
-from . import errno as E
-from . import inet, netlink
-from .datagrams import DatagramQueue
-from .dispatch import s32, syscall
-from .files import O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
-from .fs import TRANSFER_PIECE, _cut, blocking
-from .vfs import S_IFSOCK, StatInfo, VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel import inet, netlink
+from emutrace.kernel.datagrams import DatagramQueue
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.files import OpenFile, Pipe, WouldBlock
+from emutrace.kernel.fs import TRANSFER_PIECE, _cut, blocking
+from emutrace.kernel.vfs import StatInfo, VfsError
+from emutrace.linux.fcntl import O_NONBLOCK, O_RDWR, S_IFSOCK
+from emutrace.linux.net import (AF_INET, AF_INET6, AF_UNIX, IPPROTO_TCP, MSG_DONTWAIT, MSG_NOSIGNAL, MSG_PEEK, MSG_TRUNC, SHUT_RD,
+                                SHUT_WR, SOCK_CLOEXEC, SOCK_DGRAM, SOCK_NONBLOCK, SOCK_SEQPACKET, SOCK_STREAM, SOCK_TYPE_MASK,
+                                SOL_SOCKET, SO_ACCEPTCONN, SO_DOMAIN, SO_ERROR, SO_TYPE)
 
-AF_UNIX = 1
-SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET = 1, 2, 5
-SOCK_TYPE_MASK, SOCK_NONBLOCK, SOCK_CLOEXEC = 0xF, 0o4000, 0o2000000
-SOL_SOCKET, SO_TYPE, SO_ERROR, SO_DOMAIN, SO_ACCEPTCONN = 1, 3, 4, 39, 30
-SHUT_RD, SHUT_WR = 0, 1
-MSG_DONTWAIT, MSG_PEEK, MSG_TRUNC, MSG_NOSIGNAL = 0x40, 0x2, 0x20, 0x4000
 
 
 class UnixSocket(OpenFile):
@@ -149,7 +147,6 @@ def _new(proc, domain, stype, protocol=0):
     return UnixSocket(kind, flags, proc.kernel.vfs.new_ino()), 0
 
 
-@syscall("socket")
 def sys_socket(proc, domain, stype, protocol, *_):
     if stype & ~(SOCK_TYPE_MASK | SOCK_NONBLOCK | SOCK_CLOEXEC):
         return -E.EINVAL
@@ -159,7 +156,6 @@ def sys_socket(proc, domain, stype, protocol, *_):
     return proc.fds.install(sock, cloexec=bool(stype & SOCK_CLOEXEC))
 
 
-@syscall("socketpair")
 def sys_socketpair(proc, domain, stype, protocol, sv, *_):
     if domain != AF_UNIX:
         return -E.EOPNOTSUPP if domain in (AF_INET, AF_INET6) else -E.EACCES
@@ -192,7 +188,6 @@ def _deadline(proc):
     return proc.kernel.wall_deadline
 
 
-@syscall("connect")
 def sys_connect(proc, fd, addr, length, *_):
     sock = _sock(proc, fd)
     if isinstance(sock, netlink.NetlinkSocket):
@@ -253,7 +248,6 @@ def _host_opt(level: str, name: str):
     return getattr(hs, level), getattr(hs, name)
 
 
-@syscall("bind")
 def sys_bind(proc, fd, addr, length, *_):
     sock = _sock(proc, fd)
     if isinstance(sock, netlink.NetlinkSocket):
@@ -282,7 +276,6 @@ def sys_bind(proc, fd, addr, length, *_):
     return 0
 
 
-@syscall("listen")
 def sys_listen(proc, fd, backlog, *_):
     sock = _sock(proc, fd)
     if isinstance(sock, netlink.NetlinkSocket):
@@ -304,12 +297,10 @@ def sys_listen(proc, fd, backlog, *_):
     return 0
 
 
-@syscall("accept")
 def sys_accept(proc, fd, addr=0, alen=0, *_):
     return sys_accept4(proc, fd, addr, alen, 0)     # (accept has no flags: r10 holds anything)
 
 
-@syscall("accept4")
 def sys_accept4(proc, fd, addr=0, alen=0, flags=0, *_):
     sock = _sock(proc, fd)
     if flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC):
@@ -419,14 +410,12 @@ def _discards(sock, flags) -> bool:
     return bool(flags & MSG_TRUNC) and isinstance(sock, inet.LoopSocket) and sock.stype == SOCK_STREAM
 
 
-@syscall("sendto")
 def sys_sendto(proc, fd, buf, length, flags, addr, alen):
     sock = _sock(proc, fd)
     return _send(proc, sock, proc.aspace.read(buf, min(length, TRANSFER_PIECE)), flags,
                  _target(proc, sock, addr, alen))
 
 
-@syscall("recvfrom")
 def sys_recvfrom(proc, fd, buf, length, flags, addr, alen):
     sock = _sock(proc, fd)
     try:
@@ -448,7 +437,6 @@ def _msg(proc, msg):
     return name, namelen, out
 
 
-@syscall("sendmsg")
 def sys_sendmsg(proc, fd, msg, flags, *_):
     sock = _sock(proc, fd)
     name, namelen, iov = _msg(proc, msg)
@@ -456,7 +444,6 @@ def sys_sendmsg(proc, fd, msg, flags, *_):
     return _send(proc, sock, data, flags, _target(proc, sock, name, namelen))
 
 
-@syscall("recvmsg")
 def sys_recvmsg(proc, fd, msg, flags, *_):
     sock = _sock(proc, fd)
     name, namelen, iov = _msg(proc, msg)
@@ -478,7 +465,6 @@ def sys_recvmsg(proc, fd, msg, flags, *_):
     return full if flags & MSG_TRUNC else len(data)
 
 
-@syscall("sendmmsg")
 def sys_sendmmsg(proc, fd, vec, vlen, flags, *_):
     _sock(proc, fd)                             # ENOTSOCK before anything is sent
     sent = 0
@@ -492,7 +478,6 @@ def sys_sendmmsg(proc, fd, vec, vlen, flags, *_):
     return sent
 
 
-@syscall("recvmmsg")
 def sys_recvmmsg(proc, fd, vec, vlen, flags, timeout, *_):
     _sock(proc, fd)
     got = 0
@@ -506,7 +491,6 @@ def sys_recvmmsg(proc, fd, vec, vlen, flags, timeout, *_):
     return got
 
 
-@syscall("shutdown")
 def sys_shutdown(proc, fd, how, *_):
     sock = _sock(proc, fd)
     if how not in (SHUT_RD, SHUT_WR, 2):
@@ -551,17 +535,14 @@ def _sockname(proc, fd, addr, alen, peer: bool):
     return 0
 
 
-@syscall("getsockname")
 def sys_getsockname(proc, fd, addr, alen, *_):
     return _sockname(proc, fd, addr, alen, peer=False)
 
 
-@syscall("getpeername")
 def sys_getpeername(proc, fd, addr, alen, *_):
     return _sockname(proc, fd, addr, alen, peer=True)
 
 
-@syscall("setsockopt")
 def sys_setsockopt(proc, fd, level, name, val, length, *_):
     sock = _sock(proc, fd)
     if isinstance(sock, inet.LoopSocket):
@@ -578,7 +559,6 @@ def sys_setsockopt(proc, fd, level, name, val, length, *_):
     return 0
 
 
-@syscall("getsockopt")
 def sys_getsockopt(proc, fd, level, name, val, lenp, *_):
     sock = _sock(proc, fd)
     if isinstance(sock, inet.LoopSocket):
@@ -606,8 +586,6 @@ def sys_getsockopt(proc, fd, level, name, val, lenp, *_):
 
 # ---------------------------------------------------------------- --net: host sockets
 
-AF_INET, AF_INET6 = 2, 10
-IPPROTO_TCP = 6
 _HOST_FAMILY = {AF_INET: "AF_INET", AF_INET6: "AF_INET6"}
 _HOST_TYPE = {SOCK_STREAM: "SOCK_STREAM", SOCK_DGRAM: "SOCK_DGRAM"}
 # (level, option) in Linux numbers → the host constant's name

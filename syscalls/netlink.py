@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import struct
 
-from . import errno as E
-from .datagrams import DatagramQueue
-from .files import O_RDWR, OpenFile, WouldBlock
-from .vfs import S_IFSOCK, StatInfo, VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.datagrams import DatagramQueue
+from emutrace.kernel.files import OpenFile, WouldBlock
+from emutrace.kernel.vfs import StatInfo, VfsError
+from emutrace.linux.fcntl import O_RDWR, S_IFSOCK
+from emutrace.linux.net import (AF_NETLINK, MSG_PEEK, SOCK_DGRAM, SOCK_RAW, SOL_SOCKET, SO_DOMAIN, SO_ERROR, SO_PROTOCOL, SO_TYPE)
+from emutrace.linux.poll import POLLIN, POLLOUT
 
-AF_NETLINK = 16
-SOCK_DGRAM, SOCK_RAW = 2, 3
 MAX_LINKS = 32                         # netlink protocols are numbered below this
-MSG_PEEK = 0x2
-POLLIN, POLLOUT = 0x1, 0x4
-SOL_SOCKET, SO_TYPE, SO_ERROR, SO_PROTOCOL, SO_DOMAIN = 1, 3, 4, 38, 39
 # struct sockaddr_nl {nl_family, nl_pad, nl_pid, nl_groups}: where the kernel's messages come from
 KERNEL_ADDRESS = struct.pack("<HHII", AF_NETLINK, 0, 0, 0)
 

@@ -5,16 +5,16 @@ child with poll/epoll; it keeps naming that process, never a later one with the 
 """
 from __future__ import annotations
 
-from . import errno as E
-from .anonfd import AnonInodeFile, install
-from .dispatch import s32, syscall
-from .files import O_NONBLOCK
-from .layouts import SIGINFO
-from .signals import NSIG, SI_TKILL, SI_USER
-from .vfs import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.anonfd import AnonInodeFile, install
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.layouts import SIGINFO
+from emutrace.kernel.vfs import VfsError
+from emutrace.linux.fcntl import O_NONBLOCK
+from emutrace.linux.poll import POLLIN
+from emutrace.linux.signal import NSIG, SI_TKILL, SI_USER
 
 PIDFD_NONBLOCK = O_NONBLOCK
-POLLIN = 1
 
 
 class PidFd(AnonInodeFile):
@@ -49,7 +49,6 @@ def pidfd_of(proc, fd) -> PidFd:
     return f
 
 
-@syscall("pidfd_open")
 def sys_pidfd_open(proc, pid, flags, *_):
     pid, flags = s32(pid), flags & 0xFFFFFFFF
     if flags & ~PIDFD_NONBLOCK or pid <= 0:
@@ -61,7 +60,6 @@ def sys_pidfd_open(proc, pid, flags, *_):
     return install(proc, PidFd(proc.kernel, target, flags), True)      # always close-on-exec
 
 
-@syscall("pidfd_send_signal")
 def sys_pidfd_send_signal(proc, fd, sig, info, flags, *_):
     if flags & 0xFFFFFFFF:
         return -E.EINVAL                       # (the PIDFD_SIGNAL_* flags are Linux 6.9's; this is 6.1)
@@ -87,7 +85,6 @@ def sys_pidfd_send_signal(proc, fd, sig, info, flags, *_):
     return 0
 
 
-@syscall("pidfd_getfd")
 def sys_pidfd_getfd(proc, pidfd, targetfd, flags, *_):
     if flags & 0xFFFFFFFF:
         return -E.EINVAL

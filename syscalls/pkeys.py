@@ -7,19 +7,15 @@ free. pkey_mprotect with key -1 is plain mprotect (mm.py).
 """
 from __future__ import annotations
 
-from . import errno as E
-from .dispatch import syscall
-
-PKEY_DISABLE_ACCESS, PKEY_DISABLE_WRITE = 1, 2
+from emutrace.kernel import errno as E
+from emutrace.linux.mman import PKEY_DISABLE_ACCESS, PKEY_DISABLE_WRITE
 
 
-@syscall("pkey_alloc")
 def sys_pkey_alloc(proc, flags, access_rights, *_):
     if flags or access_rights & ~(PKEY_DISABLE_ACCESS | PKEY_DISABLE_WRITE):
         return -E.EINVAL
     return -E.ENOSPC
 
 
-@syscall("pkey_free")
 def sys_pkey_free(proc, pkey, *_):
     return -E.EINVAL                 # no key was ever allocated

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 from typing import Dict, Optional
 
-from . import errno as E
-from .dispatch import s32, syscall
-from .ktimers import Expiry, read_itimerspec, timers_of, to_monotonic
-from .layouts import ITIMERSPEC, SIGEVENT
+from emutrace.kernel import errno as E
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.ktimers import Expiry, read_itimerspec, timers_of, to_monotonic
+from emutrace.kernel.layouts import ITIMERSPEC, SIGEVENT
+from emutrace.linux.resource import TIMER_ABSTIME
+from emutrace.linux.signal import (NSIG, SIGALRM, SIGEV_NONE, SIGEV_SIGNAL, SIGEV_THREAD, SIGEV_THREAD_ID, SI_TIMER)
 
-SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD, SIGEV_THREAD_ID = 0, 1, 2, 4
-SIGALRM, NSIG = 14, 64
-SI_TIMER = -2
-TIMER_ABSTIME = 1
 # CLOCK_REALTIME, MONOTONIC, PROCESS_CPUTIME_ID, THREAD_CPUTIME_ID, MONOTONIC_RAW is refused,
 # BOOTTIME, REALTIME_ALARM, BOOTTIME_ALARM, TAI
 TIMER_CLOCKS = frozenset({0, 1, 2, 3, 7, 8, 9, 11})
@@ -122,7 +120,6 @@ def _read_sigevent(proc, raw: bytes):
     return notify, signo, ev["sigev_value"], thread
 
 
-@syscall("timer_create")
 def sys_timer_create(proc, clockid, sevp, timerid, *_):
     clockid = s32(clockid)
     if clockid not in TIMER_CLOCKS and clockid >= 0:
@@ -150,7 +147,6 @@ def sys_timer_create(proc, clockid, sevp, timerid, *_):
     return 0
 
 
-@syscall("timer_settime")
 def sys_timer_settime(proc, timerid, flags, new, old, *_):
     t = _timer(proc, timerid)
     if t is None or not new:
@@ -176,7 +172,6 @@ def sys_timer_settime(proc, timerid, flags, new, old, *_):
     return 0
 
 
-@syscall("timer_gettime")
 def sys_timer_gettime(proc, timerid, cur, *_):
     t = _timer(proc, timerid)
     if t is None:
@@ -185,7 +180,6 @@ def sys_timer_gettime(proc, timerid, cur, *_):
     return 0
 
 
-@syscall("timer_getoverrun")
 def sys_timer_getoverrun(proc, timerid, *_):
     t = _timer(proc, timerid)
     if t is None:
@@ -194,7 +188,6 @@ def sys_timer_getoverrun(proc, timerid, *_):
     return min(t.overrun_last, 0x7FFFFFFF)       # DELAYTIMER_MAX
 
 
-@syscall("timer_delete")
 def sys_timer_delete(proc, timerid, *_):
     table = timers_of_process(proc)
     t = table.pop(s32(timerid), None)

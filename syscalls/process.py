@@ -3,70 +3,62 @@ from __future__ import annotations
 
 import struct
 
-from . import errno as E
-from .binfmt import ExecError
-from .dispatch import s32, syscall
-from .fs import base_dir, guest_path
-from .task import RLIMIT_NOFILE, ProcessExit
-from .layouts import RLIMIT, RUSAGE, SYSINFO, UTSNAME
+from emutrace.kernel import errno as E
+from emutrace.kernel.binfmt import ExecError
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.fs import base_dir, guest_path
+from emutrace.kernel.task import ProcessExit
+from emutrace.kernel.layouts import RLIMIT, RUSAGE, SYSINFO, UTSNAME
+from emutrace.linux.prctl import (ARCH_GET_FS, ARCH_GET_GS, ARCH_SET_FS, ARCH_SET_GS, PR_CAPBSET_READ, PR_GET_DUMPABLE, PR_GET_NAME,
+                                  PR_GET_NO_NEW_PRIVS, PR_GET_PDEATHSIG, PR_GET_SECCOMP, PR_SET_DUMPABLE, PR_SET_NAME, PR_SET_NO_NEW_PRIVS,
+                                  PR_SET_PDEATHSIG, PR_SET_SECCOMP, PR_SET_VMA)
+from emutrace.linux.resource import RLIMIT_NOFILE, RLIM_INFINITY
 
-ARCH_SET_GS, ARCH_SET_FS, ARCH_GET_FS, ARCH_GET_GS = 0x1001, 0x1002, 0x1003, 0x1004
-RLIM_INFINITY = 0xFFFFFFFFFFFFFFFF
 RLIMIT_NLIMITS = 16
 
 
-@syscall("exit")
 def sys_exit(proc, status, *_):
     if len(proc.threads) > 1:
         return proc.kernel.life.exit_thread(proc, status & 0xFF)
     raise ProcessExit(status & 0xFF)
 
 
-@syscall("exit_group")
 def sys_exit_group(proc, status, *_):
     raise ProcessExit(status & 0xFF)
 
 
-@syscall("getpid")
 def sys_getpid(proc, *_):
     return proc.pid
 
 
-@syscall("gettid")
 def sys_gettid(proc, *_):
     return proc.thread.tid
 
 
-@syscall("getppid")
 def sys_getppid(proc, *_):
     return proc.ppid
 
 
-@syscall("getuid", "geteuid")
 def sys_getuid(proc, *_):
     return proc.kernel.world.uid
 
 
-@syscall("getgid", "getegid")
 def sys_getgid(proc, *_):
     return proc.kernel.world.gid
 
 
-@syscall("getresuid")
 def sys_getresuid(proc, r, e, s, *_):
     for a in (r, e, s):
         proc.aspace.write_u32(a, proc.kernel.world.uid)
     return 0
 
 
-@syscall("getresgid")
 def sys_getresgid(proc, r, e, s, *_):
     for a in (r, e, s):
         proc.aspace.write_u32(a, proc.kernel.world.gid)
     return 0
 
 
-@syscall("setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setfsuid", "setfsgid")
 def sys_setid(proc, *args):
     # changing identity needs privilege; succeed only when nothing would change
     world = proc.kernel.world
@@ -76,7 +68,6 @@ def sys_setid(proc, *args):
     return -E.EPERM
 
 
-@syscall("getgroups")
 def sys_getgroups(proc, size, lst, *_):
     size = s32(size)                    # (an int: the register's upper half is not looked at)
     if size < 0:
@@ -87,12 +78,10 @@ def sys_getgroups(proc, size, lst, *_):
     return 1
 
 
-@syscall("setgroups")
 def sys_setgroups(proc, *_):
     return -E.EPERM if proc.kernel.world.uid else 0
 
 
-@syscall("getpgrp")
 def sys_getpgrp(proc, *_):
     return proc.pgid
 
@@ -105,19 +94,16 @@ def _process(proc, pid):
     return p if p is not None and not getattr(p, "reaped", False) else None
 
 
-@syscall("getpgid")
 def sys_getpgid(proc, pid, *_):
     p = _process(proc, pid)
     return p.pgid if p is not None else -E.ESRCH
 
 
-@syscall("getsid")
 def sys_getsid(proc, pid, *_):
     p = _process(proc, pid)
     return p.sid if p is not None else -E.ESRCH
 
 
-@syscall("setpgid")
 def sys_setpgid(proc, pid, pgid, *_):
     pgid = s32(pgid)
     if pgid < 0:
@@ -131,7 +117,6 @@ def sys_setpgid(proc, pid, pgid, *_):
     return 0
 
 
-@syscall("setsid")
 def sys_setsid(proc, *_):
     if proc.pgid == proc.pid:
         return -E.EPERM                  # already a process group leader
@@ -139,7 +124,6 @@ def sys_setsid(proc, *_):
     return proc.pid
 
 
-@syscall("uname")
 def sys_uname(proc, buf, *_):
     w = proc.kernel.world
     proc.aspace.write(buf, UTSNAME.pack(sysname=b"Linux", nodename=w.hostname.encode(),
@@ -148,12 +132,10 @@ def sys_uname(proc, buf, *_):
     return 0
 
 
-@syscall("sethostname", "setdomainname")
 def sys_sethostname(proc, *_):
     return -E.EPERM
 
 
-@syscall("arch_prctl")
 def sys_arch_prctl(proc, code, addr, *_):
     m = proc.machine
     if code == ARCH_SET_FS:
@@ -171,13 +153,11 @@ def sys_arch_prctl(proc, code, addr, *_):
     return -E.EINVAL
 
 
-@syscall("set_tid_address")
 def sys_set_tid_address(proc, addr, *_):
     proc.thread.clear_child_tid = addr
     return proc.thread.tid
 
 
-@syscall("set_robust_list")
 def sys_set_robust_list(proc, head, length, *_):
     if length != 24:
         return -E.EINVAL
@@ -185,7 +165,6 @@ def sys_set_robust_list(proc, head, length, *_):
     return 0
 
 
-@syscall("get_robust_list")
 def sys_get_robust_list(proc, pid, head_ptr, len_ptr, *_):
     if pid and pid != proc.pid and pid != proc.thread.tid:
         t = next((t for t in proc.threads if t.tid == pid), None)
@@ -201,7 +180,6 @@ def sys_get_robust_list(proc, pid, head_ptr, len_ptr, *_):
 RSEQ_FLAG_UNREGISTER, RSEQ_SIG_MIN_LEN = 1, 32
 
 
-@syscall("rseq")
 def sys_rseq(proc, area, length, flags, sig, *_):
     """Registration only: the area gets cpu_id_start = cpu_id = 0 (the one emulated CPU), which
     is what glibc's sched_getcpu reads. Critical sections are not aborted on preemption; glibc
@@ -225,7 +203,6 @@ def _rlimit_get(proc, res):
     return proc.rlimits.get(res, [RLIM_INFINITY, RLIM_INFINITY])
 
 
-@syscall("prlimit64")
 def sys_prlimit64(proc, pid, res, new, old, *_):
     if pid and pid != proc.pid:
         return -E.ESRCH
@@ -247,17 +224,14 @@ def sys_prlimit64(proc, pid, res, new, old, *_):
     return 0
 
 
-@syscall("getrlimit")
 def sys_getrlimit(proc, res, old, *_):
     return sys_prlimit64(proc, 0, res, 0, old)
 
 
-@syscall("setrlimit")
 def sys_setrlimit(proc, res, new, *_):
     return sys_prlimit64(proc, 0, res, new, 0)
 
 
-@syscall("getrusage")
 def sys_getrusage(proc, who, buf, *_):
     ns = proc.kernel.world.elapsed_ns if s32(who) != -1 else 0
     proc.aspace.write(buf, RUSAGE.pack(ru_utime_sec=ns // 10**9, ru_utime_usec=ns % 10**9 // 1000,
@@ -265,7 +239,6 @@ def sys_getrusage(proc, who, buf, *_):
     return 0
 
 
-@syscall("sysinfo")
 def sys_sysinfo(proc, buf, *_):
     w = proc.kernel.world
     total = proc.aspace.max_mem
@@ -274,7 +247,6 @@ def sys_sysinfo(proc, buf, *_):
     return 0
 
 
-@syscall("sched_getaffinity")
 def sys_sched_getaffinity(proc, pid, size, mask, *_):
     if size < 8 or size & 7:
         return -E.EINVAL
@@ -282,34 +254,28 @@ def sys_sched_getaffinity(proc, pid, size, mask, *_):
     return 8
 
 
-@syscall("sched_setaffinity")
 def sys_sched_setaffinity(proc, *_):
     return 0
 
 
-@syscall("sched_yield")
 def sys_sched_yield(proc, *_):
     proc.kernel.sched.yield_thread(proc)
     return 0
 
 
-@syscall("sched_getscheduler")
 def sys_sched_getscheduler(proc, *_):
     return 0
 
 
-@syscall("sched_getparam")
 def sys_sched_getparam(proc, pid, param, *_):
     proc.aspace.write_u32(param, 0)
     return 0
 
 
-@syscall("sched_setscheduler", "sched_setparam")
 def sys_sched_setscheduler(proc, *_):
     return -E.EPERM
 
 
-@syscall("sched_rr_get_interval")
 def sys_sched_rr_get_interval(proc, pid, tp, *_):
     """Every guest thread runs SCHED_OTHER (sched_setscheduler is refused), whose round-robin
     interval Linux's fair class reports as 0 (SCHED_RR's would be 100 ms)."""
@@ -322,32 +288,24 @@ def sys_sched_rr_get_interval(proc, pid, tp, *_):
     return 0
 
 
-@syscall("sched_get_priority_max")
 def sys_prio_max(proc, policy, *_):
     return 99 if policy in (1, 2) else 0
 
 
-@syscall("sched_get_priority_min")
 def sys_prio_min(proc, policy, *_):
     return 1 if policy in (1, 2) else 0
 
 
-@syscall("getpriority")
 def sys_getpriority(proc, *_):
     return 20        # the kernel returns 20 - nice
 
 
-@syscall("setpriority")
 def sys_setpriority(proc, which, who, prio, *_):
     return 0 if s32(prio) >= 0 else -E.EACCES
 
 
-PR_SET_PDEATHSIG, PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_DUMPABLE = 1, 2, 3, 4
-PR_SET_NAME, PR_GET_NAME, PR_SET_NO_NEW_PRIVS, PR_GET_NO_NEW_PRIVS = 15, 16, 38, 39
-PR_CAPBSET_READ, PR_SET_VMA, PR_SET_SECCOMP, PR_GET_SECCOMP = 23, 0x53564D41, 22, 21
 
 
-@syscall("prctl")
 def sys_prctl(proc, option, a2, *_):
     if option == PR_SET_NAME:
         proc.comm = proc.aspace.read_cstr(a2, 16)[:15].decode("utf-8", "replace")
@@ -370,24 +328,20 @@ def sys_prctl(proc, option, a2, *_):
     return -E.EINVAL
 
 
-@syscall("capget")
 def sys_capget(proc, hdr, data, *_):
     if data:
         proc.aspace.write(data, bytes(24))
     return 0
 
 
-@syscall("capset")
 def sys_capset(proc, *_):
     return -E.EPERM
 
 
-@syscall("personality")
 def sys_personality(proc, persona, *_):
     return 0        # PER_LINUX; changing it is accepted and ignored
 
 
-@syscall("getcpu")
 def sys_getcpu(proc, cpu, node, *_):
     if cpu:
         proc.aspace.write_u32(cpu, 0)
@@ -396,18 +350,16 @@ def sys_getcpu(proc, cpu, node, *_):
     return 0
 
 
-@syscall("execve")
 def sys_execve(proc, path, argv, envp, *_):
     return _execve(proc, -100, path, argv, envp, 0)
 
 
-@syscall("execveat")
 def sys_execveat(proc, dirfd, path, argv, envp, flags, *_):
     return _execve(proc, dirfd, path, argv, envp, flags)
 
 
 def _execve(proc, dirfd, path_addr, argv_addr, envp_addr, flags):
-    binfmt = proc.kernel.binfmt
+    binfmt = proc.kernel.hooks.binfmt
     if binfmt is None:
         return -E.ENOEXEC           # no binary format registered: nothing can be executed
     path = guest_path(proc, path_addr)
@@ -422,33 +374,25 @@ def _execve(proc, dirfd, path_addr, argv_addr, envp_addr, flags):
     return 0            # (as strace shows it; the new image starts with its own registers)
 
 
-@syscall("wait4")
 def sys_wait4(proc, pid, status, options, rusage, *_):
     return proc.kernel.life.wait_child(proc, s32(pid), status, options, rusage)
 
 
-@syscall("waitid")
 def sys_waitid(proc, idtype, id_, infop, options, rusage, *_):
     return proc.kernel.life.waitid_child(proc, idtype, s32(id_), infop, options)
 
 
-@syscall("ptrace")
 def sys_ptrace(proc, *_):
     return -E.EPERM
 
 
-@syscall("kcmp")
 def sys_kcmp(proc, *_):
     return -E.EPERM
 
 
-@syscall("seccomp")
 def sys_seccomp(proc, *_):
     return -E.EINVAL
 
 
-@syscall("unshare", "setns", "mount", "umount2", "pivot_root", "swapon", "swapoff", "reboot",
-         "init_module", "delete_module", "finit_module", "acct", "settimeofday", "clock_settime",
-         "adjtimex", "clock_adjtime", "iopl", "ioperm", "quotactl", "vhangup", "syslog")
 def sys_privileged(proc, *_):
     return -E.EPERM

@@ -5,7 +5,8 @@ from typing import Callable, Optional
 
 from emutrace.machine.cpu import CPU_FLAGS
 
-from .vfs import DT_DIR, DT_LNK, DT_REG, S_IFCHR, S_IFDIR, S_IFLNK, S_IFREG, SynthNode, Vfs
+from emutrace.kernel.vfs import SynthNode, Vfs
+from emutrace.linux.fcntl import DT_DIR, DT_LNK, DT_REG, S_IFCHR, S_IFDIR, S_IFLNK, S_IFREG
 
 DEVICES = ("null", "zero", "full", "random", "urandom")
 # the list a Linux 6.1 kernel as distributions build it prints

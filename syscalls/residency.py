@@ -7,14 +7,12 @@ as on Linux.
 """
 from __future__ import annotations
 
-from . import errno as E
-from .dispatch import syscall
+from emutrace.kernel import errno as E
 
 PAGE = 4096
 TASK_SIZE = 0x7FFFFFFFF000
 
 
-@syscall("mincore")
 def sys_mincore(proc, addr, length, vec, *_):
     if addr & (PAGE - 1):
         return -E.EINVAL

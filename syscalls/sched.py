@@ -37,18 +37,21 @@ import struct
 import time as _t
 from typing import Dict, List, Optional
 
-from emutrace.machine.memory import GuestFault
+from emutrace.machine.guestaccess import GuestFault
 from emutrace.machine.words import s32
 
-from . import errno as E
-from . import jobctl
-from .fs import POLLIN, POLLOUT, _poll_once
-from .ktimers import timers_of
-from .layouts import POLLFD
-from .signals import SA_RESTART, SIG_DFL, SIG_IGN, SIGKILL, _action, bit, default_action
-from .task import GuestDeadlock, NORETURN
-from .time import check_alarm
-from .wait import Block, Wait
+from emutrace.kernel import errno as E
+from emutrace.kernel import jobctl
+from emutrace.kernel.fs import _poll_once
+from emutrace.kernel.ktimers import timers_of
+from emutrace.kernel.layouts import POLLFD
+from emutrace.kernel.signals import _action, bit, default_action
+from emutrace.kernel.task import GuestDeadlock, NORETURN
+from emutrace.kernel.time import check_alarm
+from emutrace.kernel.wait import Block, Wait
+from emutrace.linux.futex import FUTEX_OWNER_DIED, FUTEX_PRIVATE_FLAG, FUTEX_TID_MASK, FUTEX_WAITERS
+from emutrace.linux.poll import POLLIN, POLLOUT
+from emutrace.linux.signal import SA_RESTART, SIGKILL, SIG_DFL, SIG_IGN
 
 QUANTUM = 100_000            # instructions per slice while another thread is runnable (100 µs of the clock)
 SYSCALL_QUANTUM = 64         # ... or this many system calls
@@ -512,10 +515,6 @@ def _poll_ready(proc, call):
 
 # ---------------------------------------------------------------------- futexes
 
-FUTEX_OWNER_DIED, FUTEX_WAITERS, FUTEX_TID_MASK = 0x40000000, 0x80000000, 0x3FFFFFFF
-
-
-FUTEX_PRIVATE_FLAG = 128
 
 
 class Futexes:

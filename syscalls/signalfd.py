@@ -7,17 +7,19 @@ reads (or polls) it. A signalfd passed across fork reads the child's own signals
 """
 from __future__ import annotations
 
-from . import errno as E
-from .anonfd import AnonInodeFile, install
-from .dispatch import s32, syscall
-from .files import O_CLOEXEC, O_NONBLOCK, WouldBlock
-from .layouts import SIGNALFD_SIGINFO
-from .signals import SIGKILL, SIGSTOP, bit
-from .vfs import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.anonfd import AnonInodeFile, install
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.files import WouldBlock
+from emutrace.kernel.layouts import SIGNALFD_SIGINFO
+from emutrace.kernel.signals import bit
+from emutrace.kernel.vfs import VfsError
+from emutrace.linux.fcntl import O_CLOEXEC, O_NONBLOCK
+from emutrace.linux.poll import POLLIN
+from emutrace.linux.signal import SIGKILL, SIGSTOP
 
 SFD_CLOEXEC, SFD_NONBLOCK = O_CLOEXEC, O_NONBLOCK
 UNBLOCKABLE = bit(SIGKILL) | bit(SIGSTOP)
-POLLIN = 1
 
 # siginfo (the kernel's queue entries) field -> signalfd_siginfo field
 _SSI_FIELDS = (("si_signo", "ssi_signo"), ("si_errno", "ssi_errno"), ("si_code", "ssi_code"),
@@ -92,11 +94,9 @@ def _signalfd(proc, fd, mask_addr, size, flags) -> int:
     return install(proc, SignalFd(proc.kernel, mask, flags, proc), bool(flags & SFD_CLOEXEC))
 
 
-@syscall("signalfd")
 def sys_signalfd(proc, fd, mask, size, *_):
     return _signalfd(proc, fd, mask, size, 0)
 
 
-@syscall("signalfd4")
 def sys_signalfd4(proc, fd, mask, size, flags, *_):
     return _signalfd(proc, fd, mask, size, flags & 0xFFFFFFFF)

@@ -2,26 +2,21 @@
 rt_sigframe (the layout Linux pushes), undone by rt_sigreturn."""
 from __future__ import annotations
 
-from emutrace.machine.memory import GuestFault
+from emutrace.machine.guestaccess import GuestFault
 
-from . import errno as E
-from . import jobctl
-from .dispatch import s32, syscall
-from .layouts import FXSAVE, KSIGACTION, RT_SIGFRAME_SIZE, SIGCONTEXT_GREGS, SIGINFO, STACK_T, UCONTEXT
-from .task import NORETURN, ProcessExit, SigAction
-from .time import read_timespec
-from .wait import Block, Wait
+from emutrace.kernel import errno as E
+from emutrace.kernel import jobctl
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.layouts import FXSAVE, KSIGACTION, RT_SIGFRAME_SIZE, SIGCONTEXT_GREGS, SIGINFO, STACK_T, UCONTEXT
+from emutrace.kernel.task import NORETURN, ProcessExit, SigAction
+from emutrace.kernel.time import read_timespec
+from emutrace.kernel.wait import Block, Wait
+from emutrace.linux.signal import (NSIG, SA_NOCLDSTOP, SA_NOCLDWAIT, SA_NODEFER, SA_ONSTACK, SA_RESETHAND, SA_RESTART, SA_RESTORER,
+                                   SA_SIGINFO, SIGABRT, SIGALRM, SIGBUS, SIGCHLD, SIGCONT, SIGFPE, SIGHUP, SIGILL, SIGINT, SIGKILL,
+                                   SIGPIPE, SIGQUIT, SIGSEGV, SIGSTOP, SIGTERM, SIGTRAP, SIGUSR1, SIGUSR2, SIG_BLOCK, SIG_DFL, SIG_IGN,
+                                   SIG_SETMASK, SIG_UNBLOCK, SIGSYS, SIGTSTP, SIGTTIN, SIGTTOU, SIGURG, SIGWINCH,
+                                   SI_KERNEL, SI_TKILL, SI_USER, SS_DISABLE, SS_ONSTACK)
 
-SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGKILL = 1, 2, 3, 4, 5, 6, 7, 8, 9
-SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGCHLD, SIGCONT, SIGSTOP = 10, 11, 12, 13, 14, 15, 17, 18, 19
-SIGTSTP, SIGTTIN, SIGTTOU, SIGURG, SIGWINCH, SIGSYS = 20, 21, 22, 23, 28, 31
-NSIG = 64
-SIG_DFL, SIG_IGN = 0, 1
-SA_NOCLDSTOP, SA_NOCLDWAIT, SA_SIGINFO, SA_RESTORER = 1, 2, 4, 0x04000000
-SA_ONSTACK, SA_RESTART, SA_NODEFER, SA_RESETHAND = 0x08000000, 0x10000000, 0x40000000, 0x80000000
-SIG_BLOCK, SIG_UNBLOCK, SIG_SETMASK = 0, 1, 2
-SS_ONSTACK, SS_DISABLE = 1, 2
-SI_USER, SI_KERNEL, SI_TKILL = 0, 0x80, -6
 UNBLOCKABLE = (1 << (SIGKILL - 1)) | (1 << (SIGSTOP - 1))
 MINSIGSTKSZ = 2048
 
@@ -50,7 +45,6 @@ def _action(proc, sig) -> SigAction:
 
 # ---------------------------------------------------------------- syscalls
 
-@syscall("rt_sigaction")
 def sys_rt_sigaction(proc, sig, act, oact, size, *_):
     sig = s32(sig)
     if size != 8 or not 1 <= sig <= NSIG:
@@ -72,7 +66,6 @@ def sys_rt_sigaction(proc, sig, act, oact, size, *_):
     return 0
 
 
-@syscall("rt_sigprocmask")
 def sys_rt_sigprocmask(proc, how, set_, oset, size, *_):
     if size != 8:
         return -E.EINVAL
@@ -96,7 +89,6 @@ def sys_rt_sigprocmask(proc, how, set_, oset, size, *_):
     return 0
 
 
-@syscall("rt_sigpending")
 def sys_rt_sigpending(proc, set_, size, *_):
     m = 0
     for i in proc.pending + proc.thread.pending:
@@ -105,7 +97,6 @@ def sys_rt_sigpending(proc, set_, size, *_):
     return 0
 
 
-@syscall("sigaltstack")
 def sys_sigaltstack(proc, ss, old, *_):
     t = proc.thread
     if old:
@@ -129,7 +120,6 @@ def _info(proc, sig, code=SI_USER):
     return {"si_signo": sig, "si_code": code, "si_pid": proc.pid, "si_uid": proc.kernel.world.uid}
 
 
-@syscall("kill")
 def sys_kill(proc, pid, sig, *_):
     pid, sig = s32(pid), s32(sig)
     if not 0 <= sig <= NSIG:
@@ -137,12 +127,10 @@ def sys_kill(proc, pid, sig, *_):
     return proc.kernel.life.kill_process(proc, pid, sig)      # every emulated process, this one included
 
 
-@syscall("tgkill")
 def sys_tgkill(proc, tgid, tid, sig, *_):
     return _tkill(proc, s32(tid), s32(sig), tgid=s32(tgid))
 
 
-@syscall("tkill")
 def sys_tkill(proc, tid, sig, *_):
     return _tkill(proc, s32(tid), s32(sig))
 
@@ -160,12 +148,10 @@ def _tkill(proc, tid, sig, tgid=None):
     return 0
 
 
-@syscall("rt_sigqueueinfo", "rt_tgsigqueueinfo")
 def sys_rt_sigqueueinfo(proc, *args):
     return -E.EPERM
 
 
-@syscall("rt_sigreturn")
 def sys_rt_sigreturn(proc, *_):
     m = proc.machine
     uc_addr = m.reg("rsp")                       # the handler's `ret` popped pretcode
@@ -185,7 +171,6 @@ def sys_rt_sigreturn(proc, *_):
     return NORETURN
 
 
-@syscall("rt_sigsuspend")
 def sys_rt_sigsuspend(proc, mask, size, *_):
     if size != 8:
         return -E.EINVAL
@@ -198,13 +183,11 @@ def sys_rt_sigsuspend(proc, mask, size, *_):
     return -E.EINTR
 
 
-@syscall("pause")
 def sys_pause(proc, *_):
     proc.kernel.sched.wait_signal(proc)
     return -E.EINTR
 
 
-@syscall("rt_sigtimedwait")
 def sys_rt_sigtimedwait(proc, set_, info, timeout, size, *_):
     """sigwaitinfo/sigtimedwait: take a pending signal of `set` (usually blocked) off the queue."""
     if size != 8:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import struct
 
-from . import errno as E
-from .dispatch import s32, s64, syscall
-from .files import O_APPEND, O_NONBLOCK, Pipe, PipeEnd, WouldBlock
-from .fs import _cut, _iovecs, raise_sigpipe
-from .vfs import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.dispatch import s32, s64
+from emutrace.kernel.files import Pipe, PipeEnd, WouldBlock
+from emutrace.kernel.fs import _cut, _iovecs, raise_sigpipe
+from emutrace.kernel.vfs import VfsError
+from emutrace.linux.fcntl import (O_APPEND, O_NONBLOCK, SPLICE_F_GIFT, SPLICE_F_MORE, SPLICE_F_MOVE, SPLICE_F_NONBLOCK)
 
-SPLICE_F_MOVE, SPLICE_F_NONBLOCK, SPLICE_F_MORE, SPLICE_F_GIFT = 1, 2, 4, 8
 SPLICE_F_ALL = SPLICE_F_MOVE | SPLICE_F_NONBLOCK | SPLICE_F_MORE | SPLICE_F_GIFT
 MAX_RW_COUNT = 0x7FFFF000            # Linux caps one transfer so (INT_MAX rounded down to a page)
 
@@ -82,7 +82,6 @@ def _ends(proc, fd_in, fd_out, flags):
     return fin, fout
 
 
-@syscall("splice")
 def sys_splice(proc, fd_in, off_in, fd_out, off_out, length, flags, *_):
     if not length:
         return 0
@@ -130,7 +129,6 @@ def sys_splice(proc, fd_in, off_in, fd_out, off_out, length, flags, *_):
     return _run(proc, flags, move)
 
 
-@syscall("tee")
 def sys_tee(proc, fd_in, fd_out, length, flags, *_):
     if not length:
         return 0
@@ -147,7 +145,6 @@ def sys_tee(proc, fd_in, fd_out, length, flags, *_):
     return _run(proc, flags, copy)
 
 
-@syscall("vmsplice")
 def sys_vmsplice(proc, fd, iov, nr_segs, flags, *_):
     if flags & ~SPLICE_F_ALL:
         return -E.EINVAL

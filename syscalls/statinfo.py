@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from emutrace.machine.record import record
+from emutrace.record import record
+from emutrace.linux.fcntl import (DT_BLK, DT_CHR, DT_DIR, DT_FIFO, DT_LNK, DT_REG, DT_SOCK, DT_UNKNOWN, S_IFBLK, S_IFCHR, S_IFDIR,
+                                  S_IFIFO, S_IFLNK, S_IFMT, S_IFREG, S_IFSOCK)
 
-S_IFMT, S_IFSOCK, S_IFLNK, S_IFREG, S_IFBLK = 0o170000, 0o140000, 0o120000, 0o100000, 0o060000
-S_IFDIR, S_IFCHR, S_IFIFO = 0o040000, 0o020000, 0o010000
-DT_UNKNOWN, DT_FIFO, DT_CHR, DT_DIR, DT_BLK, DT_REG, DT_LNK, DT_SOCK = 0, 1, 2, 4, 6, 8, 10, 12
 DT_OF_MODE = {S_IFIFO: DT_FIFO, S_IFCHR: DT_CHR, S_IFDIR: DT_DIR, S_IFBLK: DT_BLK,
               S_IFREG: DT_REG, S_IFLNK: DT_LNK, S_IFSOCK: DT_SOCK}
 

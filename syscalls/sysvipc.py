@@ -16,26 +16,25 @@ from __future__ import annotations
 import struct
 from typing import Dict, List, Optional
 
-from emutrace.machine.memory import OutOfMemory, SharedMemory, page_up, PAGE
+from emutrace.machine.budget import OutOfMemory
+from emutrace.machine.pages import page_up, PAGE
+from emutrace.machine.shm import SharedMemory
 
-from . import errno as E
-from . import ipcinfo, ipcperm
-from .ipcinfo import MSGMAX, SEMAEM, SEMMSL, SEMOPM, SEMVMX, SHMMAX, SHMMIN
-from .dispatch import s32, s64, syscall
-from .layouts import TIMESPEC
-from .wait import Block, Wait
+from emutrace.kernel import errno as E
+from emutrace.kernel import ipcinfo, ipcperm
+from emutrace.kernel.ipcinfo import MSGMAX, SEMAEM, SEMMSL, SEMOPM, SEMVMX, SHMMAX, SHMMIN
+from emutrace.kernel.dispatch import s32, s64
+from emutrace.kernel.layouts import TIMESPEC
+from emutrace.kernel.wait import Block, Wait
+from emutrace.linux.ipc import (IPC_CREAT, IPC_EXCL, IPC_INFO, IPC_NOWAIT, IPC_PRIVATE, IPC_RMID, IPC_SET, IPC_STAT, MSG_COPY,
+                                MSG_EXCEPT, MSG_INFO, MSG_NOERROR, MSG_STAT, SEM_UNDO, SHM_EXEC, SHM_INFO, SHM_LOCK, SHM_RDONLY,
+                                SHM_REMAP, SHM_RND, SHM_STAT, SHM_UNLOCK)
 
-IPC_PRIVATE = 0
-IPC_CREAT, IPC_EXCL, IPC_NOWAIT = 0o1000, 0o2000, 0o4000
-IPC_RMID, IPC_SET, IPC_STAT, IPC_INFO = 0, 1, 2, 3
 IPC_64 = 0x100
-SHM_LOCK, SHM_UNLOCK, SHM_STAT, SHM_INFO, SHM_STAT_ANY = 11, 12, 13, 14, 15
-SHM_RDONLY, SHM_RND, SHM_REMAP, SHM_EXEC = 0o10000, 0o20000, 0o40000, 0o100000
+SHM_STAT_ANY = 15
 SHM_DEST, SHM_LOCKED = 0o1000, 0o2000
 GETPID, GETVAL, GETALL, GETNCNT, GETZCNT, SETVAL, SETALL, SEM_STAT, SEM_INFO, SEM_STAT_ANY = range(11, 21)
-SEM_UNDO = 0x1000
-MSG_STAT, MSG_INFO, MSG_STAT_ANY = 11, 12, 13
-MSG_NOERROR, MSG_EXCEPT, MSG_COPY = 0o10000, 0o20000, 0o40000
+MSG_STAT_ANY = 13
 INVALID_ID = 0xFFFFFFFF
 RLIMIT_MEMLOCK = 8
 
@@ -247,7 +246,6 @@ def _reap_segment(proc, seg: Segment) -> None:
         Ipc.of(proc.kernel).shm.drop(seg)
 
 
-@syscall("shmget")
 @ipc_call
 def sys_shmget(proc, key, size, flags, *_):
     ns = Ipc.of(proc.kernel)
@@ -264,7 +262,6 @@ def sys_shmget(proc, key, size, flags, *_):
     return seg.id
 
 
-@syscall("shmat")
 @ipc_call
 def sys_shmat(proc, ident, addr, flags, *_):
     seg = _segment(proc, ident)
@@ -291,7 +288,6 @@ def sys_shmat(proc, ident, addr, flags, *_):
     return start
 
 
-@syscall("shmdt")
 @ipc_call
 def sys_shmdt(proc, addr, *_):
     if addr & (PAGE - 1):
@@ -310,7 +306,6 @@ def sys_shmdt(proc, addr, *_):
     return 0
 
 
-@syscall("shmctl")
 @ipc_call
 def sys_shmctl(proc, ident, cmd, buf, *_):
     ns = Ipc.of(proc.kernel)
@@ -417,7 +412,6 @@ def _semset(proc, ident) -> SemSet:
     return s
 
 
-@syscall("semget")
 @ipc_call
 def sys_semget(proc, key, nsems, flags, *_):
     ns = Ipc.of(proc.kernel)
@@ -475,13 +469,11 @@ def _semop(proc, ident, sops, nsops, timeout_ns):
     raise Block(wait)
 
 
-@syscall("semop")
 @ipc_call
 def sys_semop(proc, ident, sops, nsops, *_):
     return _semop(proc, ident, sops, nsops, None)
 
 
-@syscall("semtimedop")
 @ipc_call
 def sys_semtimedop(proc, ident, sops, nsops, timeout, *_):
     ns = None
@@ -493,7 +485,6 @@ def sys_semtimedop(proc, ident, sops, nsops, timeout, *_):
     return _semop(proc, ident, sops, nsops, ns)
 
 
-@syscall("semctl")
 @ipc_call
 def sys_semctl(proc, ident, num, cmd, arg, *_):
     ns = Ipc.of(proc.kernel)
@@ -599,7 +590,6 @@ def _queue(proc, ident) -> MsgQueue:
     return Ipc.of(proc.kernel).msg.get(s32(ident))
 
 
-@syscall("msgget")
 @ipc_call
 def sys_msgget(proc, key, flags, *_):
     ns = Ipc.of(proc.kernel)
@@ -617,7 +607,6 @@ def _wait_queue(proc, q: MsgQueue, what: str, ready):
     raise Block(wait)
 
 
-@syscall("msgsnd")
 @ipc_call
 def sys_msgsnd(proc, ident, msgp, size, flags, *_):
     size, flags = s64(size), s32(flags)
@@ -655,7 +644,6 @@ def _pick(q: MsgQueue, mtype: int, flags: int) -> Optional[int]:
     return best
 
 
-@syscall("msgrcv")
 @ipc_call
 def sys_msgrcv(proc, ident, msgp, size, mtype, flags, *_):
     size, mtype, flags = s64(size), s64(mtype), s32(flags)
@@ -689,7 +677,6 @@ def sys_msgrcv(proc, ident, msgp, size, mtype, flags, *_):
     return len(text)
 
 
-@syscall("msgctl")
 @ipc_call
 def sys_msgctl(proc, ident, cmd, buf, *_):
     ns = Ipc.of(proc.kernel)

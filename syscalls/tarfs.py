@@ -26,10 +26,10 @@ import tarfile
 import zlib
 from typing import Dict, List, Optional, Tuple
 
-from emutrace.machine.record import record, replace as replace_record
+from emutrace.record import record, replace as replace_record
 
-from .statinfo import (DT_OF_MODE, DT_UNKNOWN, S_IFBLK, S_IFCHR, S_IFDIR, S_IFIFO, S_IFLNK, S_IFMT,
-                       S_IFREG, StatInfo)
+from emutrace.kernel.statinfo import DT_OF_MODE, StatInfo
+from emutrace.linux.fcntl import DT_UNKNOWN, S_IFBLK, S_IFCHR, S_IFDIR, S_IFIFO, S_IFLNK, S_IFMT, S_IFREG
 
 TAR_DEV = 0x7A0001              # the device number every member reports
 MAX_LINKS = 40

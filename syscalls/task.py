@@ -6,17 +6,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Optional
 
-from emutrace.machine.record import field, record
+from emutrace.record import field, record
 
-from . import jobctl
-from .files import FdTable
+from emutrace.kernel import jobctl
+from emutrace.kernel.files import FdTable
+from emutrace.linux.resource import (RLIMIT_AS, RLIMIT_CORE, RLIMIT_CPU, RLIMIT_DATA, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_NPROC, RLIMIT_STACK,
+                                     RLIM_INFINITY)
 
 if TYPE_CHECKING:                     # (annotation only: the Kernel imports every handler)
-    from .kernel import Kernel
+    from emutrace.kernel.kernel import Kernel
 
-RLIM_INFINITY = 0xFFFFFFFFFFFFFFFF
-RLIMIT_CPU, RLIMIT_FSIZE, RLIMIT_DATA, RLIMIT_STACK, RLIMIT_CORE = 0, 1, 2, 3, 4
-RLIMIT_NOFILE, RLIMIT_AS, RLIMIT_NPROC = 7, 9, 6
 
 
 class ProcessExit(Exception):
@@ -92,7 +91,7 @@ class Process:
             RLIMIT_CORE: [0, RLIM_INFINITY], RLIMIT_NPROC: [kernel.max_procs, kernel.max_procs],
             RLIMIT_AS: [RLIM_INFINITY, RLIM_INFINITY], RLIMIT_DATA: [RLIM_INFINITY, RLIM_INFINITY],
         }
-        self.modules = []                   # loader.modules.Module, in load order
+        self.modules = []                   # emutrace.loader.modules.Module, in load order
         self.resume_at: Optional[int] = None   # set by handlers that change rip (execve, signals)
         self.stop_requested = False
         self.exit: Optional[ProcessExit] = None

@@ -5,13 +5,12 @@ The CPU-time clocks count the calling thread's (CLOCK_THREAD_CPUTIME_ID) or proc
 from __future__ import annotations
 
 
-from . import errno as E
-from .dispatch import s32, syscall
-from .layouts import ITIMERVAL, TIMESPEC, TIMEVAL, TMS
+from emutrace.kernel import errno as E
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.layouts import ITIMERVAL, TIMESPEC, TIMEVAL, TMS
+from emutrace.linux.resource import ITIMER_REAL, TIMER_ABSTIME
 
 CLOCK_IDS = set(range(12))
-TIMER_ABSTIME = 1
-ITIMER_REAL = 0
 
 
 def _ts(ns: int) -> bytes:
@@ -49,7 +48,6 @@ def clock_ns(proc, clk: int) -> int:
     return proc.kernel.world.clock_ns(clk)
 
 
-@syscall("clock_gettime")
 def sys_clock_gettime(proc, clk, tp, *_):
     if not _clock_ok(clk):
         return -E.EINVAL
@@ -57,7 +55,6 @@ def sys_clock_gettime(proc, clk, tp, *_):
     return 0
 
 
-@syscall("clock_getres")
 def sys_clock_getres(proc, clk, res, *_):
     if not _clock_ok(clk):
         return -E.EINVAL
@@ -67,7 +64,6 @@ def sys_clock_getres(proc, clk, res, *_):
     return 0
 
 
-@syscall("gettimeofday")
 def sys_gettimeofday(proc, tv, tz, *_):
     ns = proc.kernel.world.realtime_ns()
     if tv:
@@ -77,7 +73,6 @@ def sys_gettimeofday(proc, tv, tz, *_):
     return 0
 
 
-@syscall("time")
 def sys_time(proc, tloc, *_):
     t = proc.kernel.world.realtime_ns() // 10**9
     if tloc:
@@ -89,7 +84,6 @@ def _sleep(proc, ns: int) -> int:
     return proc.kernel.sched.sleep(proc, ns)
 
 
-@syscall("nanosleep")
 def sys_nanosleep(proc, req, rem, *_):
     try:
         ns = read_timespec(proc, req)
@@ -98,7 +92,6 @@ def sys_nanosleep(proc, req, rem, *_):
     return _sleep(proc, ns)
 
 
-@syscall("clock_nanosleep")
 def sys_clock_nanosleep(proc, clk, flags, req, rem, *_):
     if not _clock_ok(clk):
         return -E.EINVAL           # the system call returns -errno; glibc's wrapper turns it positive
@@ -111,7 +104,6 @@ def sys_clock_nanosleep(proc, clk, flags, req, rem, *_):
     return _sleep(proc, ns)
 
 
-@syscall("times")
 def sys_times(proc, buf, *_):
     ticks = cpu_ns(proc, False) // 10_000_000
     if buf:
@@ -119,7 +111,6 @@ def sys_times(proc, buf, *_):
     return proc.kernel.world.monotonic_ns() // 10_000_000
 
 
-@syscall("alarm")
 def sys_alarm(proc, seconds, *_):
     w = proc.kernel.world
     now = w.monotonic_ns()
@@ -129,7 +120,6 @@ def sys_alarm(proc, seconds, *_):
     return (left + 999_999_999) // 10**9 if left else 0
 
 
-@syscall("setitimer")
 def sys_setitimer(proc, which, new, old, *_):
     if which != ITIMER_REAL:
         return -E.EINVAL if which > 2 else 0
@@ -152,7 +142,6 @@ def _itimerval(proc, now) -> bytes:
                           it_value_sec=left // 10**9, it_value_usec=left % 10**9 // 1000)
 
 
-@syscall("getitimer")
 def sys_getitimer(proc, which, cur, *_):
     if which > 2:
         return -E.EINVAL

@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import struct
 
-from . import errno as E
-from .anonfd import AnonInodeFile, install
-from .dispatch import s32, syscall
-from .files import O_CLOEXEC, O_NONBLOCK, WouldBlock
-from .ktimers import Expiry, read_itimerspec, timers_of, to_monotonic
-from .layouts import ITIMERSPEC
-from .vfs import VfsError
+from emutrace.kernel import errno as E
+from emutrace.kernel.anonfd import AnonInodeFile, install
+from emutrace.kernel.dispatch import s32
+from emutrace.kernel.files import WouldBlock
+from emutrace.kernel.ktimers import Expiry, read_itimerspec, timers_of, to_monotonic
+from emutrace.kernel.layouts import ITIMERSPEC
+from emutrace.kernel.vfs import VfsError
+from emutrace.linux.fcntl import O_CLOEXEC, O_NONBLOCK
+from emutrace.linux.poll import POLLIN, TFD_TIMER_ABSTIME, TFD_TIMER_CANCEL_ON_SET
 
 TFD_CLOEXEC, TFD_NONBLOCK = O_CLOEXEC, O_NONBLOCK
-TFD_TIMER_ABSTIME, TFD_TIMER_CANCEL_ON_SET = 1, 2
 # CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM
 TIMERFD_CLOCKS = frozenset({0, 1, 7, 8, 9})
-POLLIN = 1
 
 
 class TimerFd(AnonInodeFile):
@@ -85,7 +85,6 @@ def _timerfd(proc, fd) -> TimerFd:
     return f
 
 
-@syscall("timerfd_create")
 def sys_timerfd_create(proc, clockid, flags, *_):
     clockid, flags = s32(clockid), flags & 0xFFFFFFFF
     if clockid not in TIMERFD_CLOCKS or flags & ~(TFD_CLOEXEC | TFD_NONBLOCK):
@@ -93,7 +92,6 @@ def sys_timerfd_create(proc, clockid, flags, *_):
     return install(proc, TimerFd(proc.kernel, clockid, flags), bool(flags & TFD_CLOEXEC))
 
 
-@syscall("timerfd_settime")
 def sys_timerfd_settime(proc, fd, flags, new, old, *_):
     flags &= 0xFFFFFFFF
     if flags & ~(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET):
@@ -111,7 +109,6 @@ def sys_timerfd_settime(proc, fd, flags, new, old, *_):
     return 0
 
 
-@syscall("timerfd_gettime")
 def sys_timerfd_gettime(proc, fd, cur, *_):
     f = _timerfd(proc, fd)
     proc.aspace.write(cur, f.expiry.packed(f._now()))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List
 
-from emutrace.machine.record import record
+from emutrace.record import record
 
 TIME_WAIT_NS = 60 * 10**9
 

@@ -1,5 +1,5 @@
 """The virtual file system the guest sees: a read-only root (a host directory, or a tar archive
-read in place: syscalls.tarfs), an in-memory overlay, granted host directories, and synthesized
+read in place: emutrace.kernel.tarfs), an in-memory overlay, granted host directories, and synthesized
 /proc and /dev. Root and granted files are reached only through a tree (DirTree, TarTree).
 
 Paths are resolved component by component inside the root, as under chroot: `..` stops at the
@@ -19,17 +19,17 @@ import zlib
 from typing import Callable, Dict, List, Optional, Tuple
 
 from emutrace.machine.hostmem import file_view
-from emutrace.machine.record import field, record
+from emutrace.record import field, record
 
-from . import errno as E
-from .errors import VfsError
-from .filedata import PAGE, FileData
-from .hostjournal import HostJournal
-from .limits import DENTRY_COST, INODE_COST, Held, KernelLimits, pages
+from emutrace.kernel import errno as E
+from emutrace.kernel.errors import VfsError
+from emutrace.kernel.filedata import PAGE, FileData
+from emutrace.kernel.hostjournal import HostJournal
+from emutrace.kernel.limits import DENTRY_COST, INODE_COST, Held, KernelLimits, pages
 # all of them: handlers take the file types from the VFS, whose nodes carry them
-from .statinfo import (DT_BLK, DT_CHR, DT_DIR, DT_FIFO, DT_LNK, DT_OF_MODE, DT_REG, DT_SOCK,  # noqa: F401
-                       DT_UNKNOWN, S_IFBLK, S_IFCHR, S_IFDIR, S_IFIFO, S_IFLNK, S_IFMT, S_IFREG, S_IFSOCK,
-                       StatInfo)
+from emutrace.kernel.statinfo import DT_OF_MODE, StatInfo
+from emutrace.linux.fcntl import (DT_BLK, DT_CHR, DT_DIR, DT_FIFO, DT_LNK, DT_REG, DT_SOCK, DT_UNKNOWN, S_IFBLK, S_IFCHR, S_IFDIR,
+                                  S_IFIFO, S_IFLNK, S_IFMT, S_IFREG, S_IFSOCK)
 
 MAX_SYMLINKS = 40
 OVERLAY_DEV = 0x2D
@@ -315,7 +315,7 @@ def open_tree(root: str, ids: Optional[HostIds] = None):
     """The tree for --root: a host directory, or a tar archive (read in place)."""
     if os.path.isdir(root):
         return DirTree(root, ids)
-    from .tarfs import TarTree      # deferred: tarfile, gzip, lzma and bz2 cost start-up time
+    from emutrace.kernel.tarfs import TarTree      # deferred: tarfile, gzip, lzma and bz2 cost start-up time
     return TarTree(root)
 
 

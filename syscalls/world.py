@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Dict
 
-from ..machine.digest import sha256
-from ..machine.record import field, record
+from emutrace.machine.digest import sha256
+from emutrace.record import field, record
 
 DEFAULT_CLOCK_START = 1704067200          # 2024-01-01T00:00:00Z
 MONOTONIC_AT_START = 10_000_000_000       # CLOCK_MONOTONIC when the program starts

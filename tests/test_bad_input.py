@@ -175,7 +175,7 @@ def test_loader_fuzz_raises_only_elferror(mutations, cut):
 def test_exec_fuzz_header_only_own_errors(mutations):
     """Header mutations run through a whole Session start: only EmutraceError may escape."""
     import tempfile
-    from emutrace.session import EmutraceError, Options, Session
+    from emutrace.session import EmutraceError, Options, Run
     data = bytearray(HELLO.read_bytes())
     for off, val in mutations:
         data[off] = val
@@ -184,7 +184,7 @@ def test_exec_fuzz_header_only_own_errors(mutations):
         with open(p, "wb") as f:
             f.write(data)
         os.chmod(p, 0o755)
-        s = Session([p], options=Options(cwd=d, max_insns=0))
+        s = Run([p], options=Options(cwd=d, max_insns=0))
         try:
             s.start()
         except EmutraceError:

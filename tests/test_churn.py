@@ -93,8 +93,8 @@ def test_churn_pure_path_stays_flat():
 def test_engines_are_closed_as_processes_end():
     """The Python API's view of the same: every engine but the first process's is closed by the
     end of the run, and a closed engine's machine holds nothing (uc_close ran)."""
-    from emutrace.session import Session
-    s = Session(["sh", "-c", "for i in 1 2 3 4 5; do (:); /bin/true; done"])
+    from emutrace.session import Run
+    s = Run(["sh", "-c", "for i in 1 2 3 4 5; do (:); /bin/true; done"])
     s.start()
     s.run()
     engines = s.kernel.engines

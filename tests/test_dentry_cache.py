@@ -9,7 +9,8 @@ import pytest
 from conftest import built, same_as_native
 from emutrace.kernel import errno as E
 from emutrace.kernel.errors import VfsError
-from emutrace.kernel.vfs import S_IFDIR, S_IFLNK, S_IFREG, SynthNode, Vfs
+from emutrace.kernel.vfs import SynthNode, Vfs
+from emutrace.linux.fcntl import S_IFDIR, S_IFLNK, S_IFREG
 
 
 def _vfs(root) -> Vfs:

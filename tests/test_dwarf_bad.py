@@ -169,7 +169,7 @@ def test_the_reader_is_freed_with_its_session(good, monkeypatch):
 def test_cfi_expressions_share_the_bounded_evaluator():
     """The unwinder's CFI expressions (DW_CFA_expression) go through the same evaluator: one
     that loops in a guest's .eh_frame ends (it hung before), the others compute as they did."""
-    from emutrace.unwind import eval_expr
+    from emutrace.dwarf.unwind import eval_expr
     reg = lambda r: 0x1000 if r == 7 else None
     assert eval_expr(bytes([0x77, 0x08]), reg, lambda a: None) == 0x1008             # breg7 +8
     assert eval_expr(bytes([0x77, 0x08, 0x06]), reg, lambda a: 0x42) == 0x42        # ... deref

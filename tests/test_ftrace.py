@@ -383,7 +383,7 @@ def test_folded_stacks_sum_to_total(tmp_path):
 @pytest.mark.parametrize("prog", ["fib", "cxx"])
 def test_eh_frame_parser_agrees_with_readelf(prog):
     from emutrace.loader.elf import parse_elf
-    from emutrace.funcs import eh_frame_image, parse_eh_frame
+    from emutrace.dwarf.ehframe import eh_frame_image, parse_eh_frame
     exe = built(prog, "stripped")
     dump = subprocess.run(["readelf", "--debug-dump=frames", exe], capture_output=True,
                           universal_newlines=True, check=True).stdout

@@ -4,7 +4,7 @@ import struct
 import pytest
 from unicorn import UC_HOOK_CODE
 
-from emutrace.session import Options, Session
+from emutrace.session import Options, Run
 from emutrace.kernel.world import World
 from emutrace.loader.resolve import GotResolver
 
@@ -53,7 +53,7 @@ def in_vdso(proc, addr: int) -> bool:
 def test_resolution_equals_ld_so(argv):
     world = World()
     world.env["LD_BIND_NOW"] = "1"           # make ld.so fill every slot before the entry
-    s = Session(argv, world=world, options=Options(cwd="/"))
+    s = Run(argv, world=world, options=Options(cwd="/"))
     check = CheckAtEntry()
     s.add_observer(check)
     s.start()

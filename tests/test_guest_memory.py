@@ -9,7 +9,9 @@ import pytest
 from conftest import built, emutrace, native, status_of
 
 from emutrace.machine.cpu import Machine
-from emutrace.machine.memory import MAX_MAP_COUNT, PAGE, AddressSpace, OutOfMemory
+from emutrace.machine.memory import MAX_MAP_COUNT, AddressSpace
+from emutrace.machine.budget import OutOfMemory
+from emutrace.machine.pages import PAGE
 
 GiB = 1 << 30
 BASE = 0x7F0000000000

@@ -100,10 +100,10 @@ def test_real_programs_same_trace(tmp_path, cmd):
 def _run_in_process(args):
     """Run the command line's tracing in this process; returns the Session and its Result."""
     from emutrace.options import parse
-    from emutrace.session import Session
+    from emutrace.session import Run
     from emutrace.tracer import build_observers
     cfg = parse(args)
-    session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
+    session = Run(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
     sinks = build_observers(session, cfg)
     session.start()
     result = session.run()

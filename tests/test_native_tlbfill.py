@@ -84,7 +84,7 @@ def test_the_cache_is_a_dict(seq):
 def test_a_large_change_forgets_only_its_own_pages(compiled):
     """munmap or mmap of a large range forgets the cached permissions of its pages and keeps the
     others' (it emptied the whole cache: each page touched afterwards asked Python again)."""
-    from emutrace.machine.memory import PROT_READ, PROT_WRITE
+    from emutrace.linux.mman import PROT_READ, PROT_WRITE
     m, a = _registered()
     if not compiled:
         a.page_perms = {}                   # (the pure path's cache: a dict)

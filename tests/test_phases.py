@@ -35,6 +35,6 @@ def test_kernel_has_no_callback_slots():
 
 
 def test_session_registers_on_its_own_registry():
-    from emutrace.session import Session
-    s = Session(["/bin/true"])
+    from emutrace.session import Run
+    s = Run(["/bin/true"])
     assert s.kernel.hooks is s.hooks and all(s.hooks.wants(p) for p in ("new_machine", "mmap", "exec", "fork"))

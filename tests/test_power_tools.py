@@ -402,7 +402,7 @@ def test_line_table_matches_addr2line(tmp_path):
         pytest.skip("no addr2line")
     exe = _gcc(tmp_path, "cov", COV_SRC, "-g", "-O1")
     from emutrace.loader.elf import read_elf
-    from emutrace.dwarfline import LineTable
+    from emutrace.dwarf.lines import LineTable
     data = open(exe, "rb").read()
     table = LineTable.of_elf(read_elf(exe, data))
     syms = _symbols(exe)

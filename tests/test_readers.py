@@ -6,11 +6,14 @@ import pytest
 from emutrace.decode.strace.common import NoMem
 from emutrace.guestlog import _Captured
 from emutrace.machine.cpu import Machine
-from emutrace.machine.memory import PAGE, PROT_READ, PROT_WRITE, AddressSpace, MemView
+from emutrace.machine.memory import AddressSpace
+from emutrace.linux.mman import PROT_READ, PROT_WRITE
+from emutrace.machine.guestaccess import MemView
+from emutrace.machine.pages import PAGE
 from emutrace.machine.reader import GuestReader, read_u64
 from emutrace.machine.native import native
 from emutrace.traceview import CompiledTraceMem, TraceMem
-from emutrace.unwind import RA, SP, Unwinder
+from emutrace.dwarf.unwind import RA, SP, Unwinder
 
 BASE = 0x7F0000000000
 LIMIT = 8

@@ -1,11 +1,11 @@
-"""emutrace.machine.record (the cheap dataclass) and the cached ELF model built from it."""
+"""emutrace.record (the cheap dataclass) and the cached ELF model built from it."""
 import pickle
 from typing import ClassVar, List, Optional
 
 import pytest
 from conftest import system_program
 
-from emutrace.machine.record import FrozenInstanceError, asdict, field, fields, record, replace
+from emutrace.record import FrozenInstanceError, asdict, field, fields, record, replace
 
 
 @record
@@ -227,10 +227,10 @@ def test_memoized_gives_the_model_of_a_version_read_before_without_reading(tmp_p
 
 
 def test_record_inits_are_compiled_once_across_runs(tmp_path, monkeypatch):
-    """emutrace.machine.codecache: a source compiled in one run is read back in the next (here:
+    """emutrace.codecache: a source compiled in one run is read back in the next (here:
     the module's memory emptied, as a new process has it); a changed source compiles afresh; a
     corrupt file or no cache directory only means compiling."""
-    from emutrace.machine import codecache as C
+    from emutrace import codecache as C
     monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
     compiles = []
     monkeypatch.setattr(C, "_compile", lambda *a: (compiles.append(a[0]), compile(*a))[1])

@@ -14,7 +14,7 @@ def _run_in_process(args, monkeypatch=None, one_hook_per_entry=False):
     """Trace in this process; returns (trace text, the hook runs of the first engine when the
     program reached its entry: {hook: [entries]})."""
     from emutrace.options import parse
-    from emutrace.session import Session
+    from emutrace.session import Run
     from emutrace.tracer import build_observers
     at_entry = {}
     redirect = LibcallTracer._redirect_got
@@ -27,7 +27,7 @@ def _run_in_process(args, monkeypatch=None, one_hook_per_entry=False):
     if one_hook_per_entry:          # what emutrace did before: one exact hook per entry
         monkeypatch.setattr(LibcallTracer, "_runs", lambda self, entries: [[e] for e in entries])
     cfg = parse(args)
-    session = Session(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
+    session = Run(cfg.argv, world=cfg.world, options=cfg.options, program=cfg.program)
     sinks = build_observers(session, cfg)
     session.start()
     session.run()
@@ -142,7 +142,7 @@ def test_real_programs_trampolines_by_shape(tmp_path, monkeypatch, cmd):
     assert len({shape for shape, _, _ in seen}) < len(seen) // 4     # (what makes them cheap)
 
 
-# -- what the call tracer hooks, found once per ELF file (loader.elf: plt_jumps, call_slots) ----
+# -- what the call tracer hooks, found once per ELF file (emutrace.loader.elf: plt_jumps, call_slots) ----
 
 def _plt_slots_by_scan(elf):
     """The scan libcalls.plt_slots made on every run before (the reference)."""
@@ -170,7 +170,8 @@ def _plt_slots_by_scan(elf):
 
 def _slot_relocs_by_walk(elf):
     """The walk over every relocation LibcallTracer._slot_relocs made on every run before."""
-    from emutrace.loader.elf import R_GLOB_DAT, R_JUMP_SLOT, SHN_UNDEF, STT_FUNC, STT_GNU_IFUNC
+    from emutrace.loader.elf import R_GLOB_DAT, R_JUMP_SLOT
+    from emutrace.linux.elf import SHN_UNDEF, STT_FUNC, STT_GNU_IFUNC
     out = {}
     syms = elf.dynsyms
     for r in elf.plt_relocs + elf.relocs:

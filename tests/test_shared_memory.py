@@ -315,7 +315,10 @@ def test_shared_mappings_count_against_max_mem():
 
 def test_address_spaces_share_memory():
     from emutrace.machine.cpu import Machine
-    from emutrace.machine.memory import PROT_READ, PROT_WRITE, AddressSpace, OutOfMemory, SharedMemory
+    from emutrace.machine.memory import AddressSpace
+    from emutrace.linux.mman import PROT_READ, PROT_WRITE
+    from emutrace.machine.budget import OutOfMemory
+    from emutrace.machine.shm import SharedMemory
     from emutrace.kernel.clone import copy_address_space
     rw = PROT_READ | PROT_WRITE
     a = AddressSpace(Machine().uc, 1 << 30)

@@ -21,18 +21,20 @@ CLASSES = {
     "Thread": ("syscalls/task.py", ("thread",)),
     "Kernel": ("syscalls/kernel.py", ("kernel",)),
     "Machine": ("emutrace/machine/cpu.py", ("m", "cm", "pm", "machine")),
-    "AddressSpace": ("emutrace/machine/memory.py", ("aspace",)),
+    "AddressSpace": (("emutrace/machine/memory.py", "emutrace/machine/guestaccess.py"), ("aspace",)),
 }
 MACHINE_CLASSES = ("Machine", "AddressSpace")
 # the modules above the kernel and the machine: emutrace/ less its machine layer
 UPPER_SKIP = ("machine",)
 
 
-def declared(path: Path, cls_name: str) -> set:
+def declared(paths, cls_name: str) -> set:
     """Names a class declares: set on `self` in any of its methods, or bound in its body (methods,
-    properties, class attributes), and those of its bases defined in the same file."""
-    tree = ast.parse(path.read_text())
-    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    properties, class attributes), and those of its bases defined in the same files."""
+    classes = {}
+    for path in (paths if isinstance(paths, tuple) else (paths,)):
+        tree = ast.parse(path.read_text())
+        classes.update({n.name: n for n in tree.body if isinstance(n, ast.ClassDef)})
     names, todo = set(), [cls_name]
     while todo:
         node = classes.get(todo.pop())
@@ -68,21 +70,24 @@ def _owner_of(expr, by_name: dict):
     return None
 
 
+def _set_attributes(node) -> list:
+    """The attribute expressions an assignment statement sets (`x.a = `, `x.a, y.b = `, `x.a += `)."""
+    targets = []
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        targets = [node.target]
+    return [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t]) if isinstance(e, ast.Attribute)]
+
+
 def violations(source: str, filename: str, decls: dict, by_name: dict) -> list:
     """Each stashed or probed attribute in one module's source, as 'file:line: text'."""
     out = []
     for node in ast.walk(ast.parse(source)):
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        for t in targets:
-            for e in (t.elts if isinstance(t, ast.Tuple) else [t]):
-                if isinstance(e, ast.Attribute):
-                    cls = _owner_of(e.value, by_name)
-                    if cls is not None and e.attr not in decls[cls]:
-                        out.append(f"{filename}:{node.lineno}: sets {ast.unparse(e)} ({cls} declares no {e.attr})")
+        for e in _set_attributes(node):
+            cls = _owner_of(e.value, by_name)
+            if cls is not None and e.attr not in decls[cls]:
+                out.append(f"{filename}:{node.lineno}: sets {ast.unparse(e)} ({cls} declares no {e.attr})")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
             fn = node.func.id
             cls = _owner_of(node.args[0], by_name)
@@ -98,7 +103,8 @@ def violations(source: str, filename: str, decls: dict, by_name: dict) -> list:
 
 
 def _tables():
-    decls = {cls: declared(ROOT / path, cls) for cls, (path, _names) in CLASSES.items()}
+    decls = {cls: declared(tuple(ROOT / p for p in path) if isinstance(path, tuple) else ROOT / path, cls)
+             for cls, (path, _names) in CLASSES.items()}
     by_name = {name: cls for cls, (_path, names) in CLASSES.items() for name in names}
     return decls, by_name
 
@@ -147,3 +153,38 @@ def test_the_check_finds_a_stash_and_a_probe():
     )
     found = violations(planted, "planted.py", decls, by_name)
     assert [f.split(":")[1] for f in found] == ["2", "4", "5", "6", "7"]
+
+
+def kernel_sets(source: str, filename: str) -> list:
+    """Each assignment to an attribute of a Kernel object (`kernel.x = ...`, `session.kernel.x
+    = ...`, `proc.kernel.x += ...`), declared by Kernel or not, and each setattr on one."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        for e in _set_attributes(node):
+            if _owner_of(e.value, {"kernel": "Kernel"}) == "Kernel":
+                out.append(f"{filename}:{node.lineno}: sets {ast.unparse(e)}")
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr")
+                and node.args and _owner_of(node.args[0], {"kernel": "Kernel"}) == "Kernel"):
+            out.append(f"{filename}:{node.lineno}: {node.func.id}({ast.unparse(node.args[0])}, ...)")
+    return out
+
+
+def test_no_module_above_the_kernel_sets_an_attribute_on_the_kernel():
+    """The layers above give the kernel what it needs when they make it (Kernel's arguments), at
+    the run's start (begin_run) and through the session's hooks (serve, chain, on); the kernel
+    sets its own state. Not even an attribute Kernel declares is set from above."""
+    bad = []
+    for path, classes in upper_modules():
+        if "Kernel" in classes:
+            bad += kernel_sets(path.read_text(), str(path.relative_to(ROOT)))
+    assert not bad, "\n".join(bad)
+
+
+def test_the_kernel_check_finds_a_set_slot():
+    planted = ("def wire(session, tracer, kernel):\n"
+               "    session.kernel.observer = tracer.syscalls\n"
+               "    kernel.max_mem += 1\n"
+               "    setattr(self.kernel, 'follow', True)\n"
+               "    session.hooks.serve('observer', tracer.syscalls)\n"   # the registry: fine
+               "    kernel.vfs.root = '/'\n")                             # the kernel's own object's: not this check's
+    assert [f.split(":")[1] for f in kernel_sets(planted, "planted.py")] == ["2", "3", "4"]

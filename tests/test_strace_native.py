@@ -150,6 +150,8 @@ def test_pure_python_has_no_compiled_rows():
 
 
 class _Session:
+    kernel = None
+
     class world:
         elapsed_ns = 0
 
@@ -159,11 +161,13 @@ def test_the_line_path_is_off_while_something_adds_to_a_line():
     obs = SyscallObserver(_Session(), lambda ev: None, lines=lines.append)
     assert obs.write_line == lines.append
     for extra in ("gate", "marker", "backtracer"):
-        setattr(obs, extra, object())
+        obs.configure(**{extra: object()})
         assert obs.write_line is None
-        setattr(obs, extra, None)
+        obs.configure(**{extra: None})
         assert obs.write_line == lines.append
     assert SyscallObserver(_Session(), lambda ev: None).write_line is None
+    with pytest.raises(TypeError):
+        obs.configure(colour=True)          # (a misspelt setting is not silently kept)
 
 
 @pytest.mark.parametrize("pure", ["0", "1"])

@@ -244,7 +244,7 @@ def test_pure_calls_answered_in_c_are_pythons_answers(tmp_path):
     if native is not None:
         import subprocess
         import sys
-        probe = ("import sys; from emutrace.session import Session; s = Session(sys.argv[1:]); s.run(); "
+        probe = ("import sys; from emutrace.session import Run; s = Run(sys.argv[1:]); s.run(); "
                  "m = s.processes[0].machine; print(m.syscall_answers.answered)")
         out = subprocess.run([sys.executable, "-c", probe, built("idcalls"), "500"], capture_output=True,
                              check=True, text=True).stdout.splitlines()[-1]

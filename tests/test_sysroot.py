@@ -10,7 +10,8 @@ import pytest
 
 import emutrace
 from emutrace.kernel.tarfs import TarRootError, TarTree, is_tar_archive
-from emutrace.kernel.vfs import S_IFDIR, S_IFLNK, S_IFREG, Vfs
+from emutrace.kernel.vfs import Vfs
+from emutrace.linux.fcntl import S_IFDIR, S_IFLNK, S_IFREG
 
 from conftest import built, emutrace as cli, native, system_program
 

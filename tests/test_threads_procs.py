@@ -297,8 +297,8 @@ def test_without_follow_only_the_first_process(tmp_path):
 # ---------------------------------------------------------------- the Python API of the core
 
 def test_session_processes_and_result():
-    from emutrace.session import Session
-    s = Session([built("forkwait")])
+    from emutrace.session import Run
+    s = Run([built("forkwait")])
     r = s.run()
     assert r.status == 0
     assert [p.pid for p in s.processes] == [1000, 1001, 1002]
@@ -307,8 +307,8 @@ def test_session_processes_and_result():
 
 
 def test_session_deadlock_is_limit_reached(cprog):
-    from emutrace.session import LimitReached, Session
-    s = Session([cprog("deadlock")])
+    from emutrace.session import LimitReached, Run
+    s = Run([cprog("deadlock")])
     with pytest.raises(LimitReached) as e:
         s.run()
     assert "every thread is blocked" in str(e.value)

@@ -111,7 +111,7 @@ def test_yara_bad_rules_and_missing_binding(tmp_path, monkeypatch):
     # without yara-x: one line saying how to get it
     import sys
     from emutrace.report import yarascan
-    from emutrace.machine.errors import EmutraceError
+    from emutrace.errors import EmutraceError
     monkeypatch.setitem(sys.modules, "yara_x", None)
     with pytest.raises(EmutraceError) as e:
         yarascan.Yara(str(bad))

@@ -10,7 +10,8 @@ import struct
 import pytest
 
 from emutrace.machine.cpu import Machine
-from emutrace.machine.memory import AddressSpace, MemView
+from emutrace.machine.memory import AddressSpace
+from emutrace.machine.guestaccess import MemView
 from emutrace.protos import load_prototypes
 from emutrace.values import CallFormatter
 

@@ -38,7 +38,7 @@ import signal
 import sys
 from typing import List, Optional
 
-from . import executors, jobs as jobs_mod, summary
+from emutrace.batch import executors, jobs as jobs_mod, summary
 
 USAGE = ("usage: emutrace batch [--jobs N] --out DIR [--timeout S] [--max-mem B] [--max-insns N] "
          "[--max-disk B] [--executor local|ray] [--ray-address ADDR] [--no-resume] [--quiet] "
@@ -60,7 +60,7 @@ def _cpus() -> int:
 
 def _supports(option: str) -> bool:
     """Does this emutrace's command line know `option` (--max-disk is newer than the rest)?"""
-    from ..options import UsageError, parse     # deferred: options imports the session and the emulator, which the batch parent needs for nothing else
+    from emutrace.options import UsageError, parse     # deferred: options imports the session and the emulator, which the batch parent needs for nothing else
     try:
         parse([option, "1", "true"])
     except UsageError as e:
@@ -151,7 +151,7 @@ def _main(args: List[str]) -> int:
 
 def _check_options(options: List[str]) -> Optional[str]:
     """The options every run gets must parse (checked once here, not failed N times)."""
-    from ..options import UsageError, parse     # deferred: options imports the session and the emulator, which the batch parent needs for nothing else
+    from emutrace.options import UsageError, parse     # deferred: options imports the session and the emulator, which the batch parent needs for nothing else
     try:
         parse(options + ["--", "true"])
     except UsageError as e:

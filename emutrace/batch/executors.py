@@ -13,7 +13,7 @@ import os
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Iterator, List, Optional, Tuple
 
-from . import worker
+from emutrace.batch import worker
 
 
 class ExecutorError(Exception):

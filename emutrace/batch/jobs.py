@@ -10,7 +10,7 @@ import re
 import shlex
 from typing import List, Optional
 
-from ..machine.record import field, record
+from emutrace.record import field, record
 
 
 @record

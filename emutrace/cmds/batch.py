@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List
 
-from ..batch import main as run_batch
+from emutrace.batch import main as run_batch
 
 
 def main(args: List[str]) -> int:

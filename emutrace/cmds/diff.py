@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import List
 
-from ..tracediff import TraceError, compare, format_report, load
+from emutrace.tracediff import TraceError, compare, format_report, load
 
 DIFF_USAGE = "usage: emutrace diff [-C N] [--all] [--args] A.jsonl B.jsonl"
 DIFF_HELP = DIFF_USAGE + """

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import List
 
-from ..report.render import main as render
+from emutrace.report.render import main as render
 
 
 def main(args: List[str]) -> int:

@@ -19,10 +19,11 @@ import sys
 import tarfile
 from typing import Dict, List, Optional, Tuple
 
-from ..kernel.world import DEFAULT_ENV
-from ..loader.elf import ElfError, parse_elf
-from ..loader.linker import search_paths
-from ..machine.errors import EmutraceError
+from emutrace.kernel.world import DEFAULT_ENV
+from emutrace.loader.elf import ElfError, parse_elf
+from emutrace.loader.linker import search_paths
+from emutrace.errors import EmutraceError
+from emutrace.linux.fcntl import AT_FDCWD
 
 SYSROOT_USAGE = ("usage: emutrace sysroot [--add PATH]... [--from DIR] [--no-run] [--timeout S] "
                  "PROGRAM OUT.tar [-- ARGS...]")
@@ -167,7 +168,7 @@ class Packer:
                     self.entries[g] = ("file", h)
 
     def closure(self, program: str) -> List[str]:
-        """The program, its PT_INTERP and its DT_NEEDED closure (search rules of loader.linker)."""
+        """The program, its PT_INTERP and its DT_NEEDED closure (search rules of emutrace.loader.linker)."""
         canon = self.add_file(program, required=True)
         done, out = set(), []
         queue: List[Tuple[str, str]] = [(program, canon)]
@@ -250,8 +251,7 @@ class Packer:
 def discover(packer: Packer, argv: List[str], timeout: float) -> List[str]:
     """Run the program once under emutrace (sandboxed, output discarded) and add every regular
     file it opened successfully and every program it executed (with their closures)."""
-    from ..api import Session          # deferred: only a run loads the emulator (--no-run does not)
-    AT_FDCWD = -100
+    from emutrace.api import Session          # deferred: only a run loads the emulator (--no-run does not)
     opened: List[Tuple[str, str]] = []
     execs: List[str] = []
     s = Session(argv, root=packer.source, cwd="/", stdin=b"", capture_output=True, trace_calls=False,

@@ -15,8 +15,8 @@ from __future__ import annotations
 import struct
 from typing import List, Optional
 
-from . import loc as L
-from .types import Array, Enum, Float, Int, Pointer, Signature, Struct, Type
+from emutrace.dwarf import loc as L
+from emutrace.dwarf.types import Array, Enum, Float, Int, Pointer, Signature, Struct, Type
 
 GP = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 DWARF_GP = ("rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11",

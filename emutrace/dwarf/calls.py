@@ -8,10 +8,10 @@ from __future__ import annotations
 import struct
 from typing import Callable, Dict, List, Optional, Tuple
 
-from . import abi
-from .index import DebugInfo, for_file
-from .render import Renderer, typed
-from .types import Enum, Float, Int, Pointer, Qual, Signature, Struct, Unknown, type_name
+from emutrace.dwarf import abi
+from emutrace.dwarf.index import DebugInfo, for_file
+from emutrace.dwarf.render import Renderer, typed
+from emutrace.dwarf.types import Enum, Float, Int, Pointer, Qual, Signature, Struct, Unknown, type_name
 
 UNSET = object()
 # what types that lie (sizes, encodings, cycles) can make rendering raise
@@ -175,7 +175,7 @@ def _fast_int(t) -> Optional[bool]:
 
 def definition(modules, name: str):
     """(module, absolute address) where the dynamic linker binds `name`, or None."""
-    from ..loader.resolve import GotResolver     # deferred: only the API asks by name
+    from emutrace.loader.resolve import GotResolver     # deferred: only the API asks by name
     dm, sym = GotResolver(modules).lookup(name, None, for_plt=True)
     if dm is None or sym is None or not getattr(sym, "value", 0):
         return None

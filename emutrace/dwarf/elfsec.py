@@ -12,11 +12,11 @@ import struct
 import zlib
 from typing import Dict, Optional
 
-from .errors import DwarfError
+from emutrace.dwarf.errors import DwarfError
+from emutrace.linux.elf import SHT_NOBITS
 
 SHF_COMPRESSED = 0x800
 ELFCOMPRESS_ZLIB = 1
-SHT_NOBITS = 8
 MAX_SECTION = 1 << 30            # an inflated section larger than this is refused (a zip bomb)
 WANTED = (".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str", ".debug_aranges",
           ".debug_loc", ".debug_loclists", ".debug_ranges", ".debug_rnglists", ".debug_addr",

@@ -12,12 +12,12 @@ import hashlib
 import struct
 from typing import Callable, Dict, Optional
 
-from ..machine.cache import cached
-from . import elfsec
-from . import info as I
-from . import loc as L
-from .errors import DwarfError
-from .types import Builder, Signature, T_cu, T_subprogram
+from emutrace.machine.cache import cached
+from emutrace.dwarf import elfsec
+from emutrace.dwarf import info as I
+from emutrace.dwarf import loc as L
+from emutrace.dwarf.errors import DwarfError
+from emutrace.dwarf.types import Builder, Signature, T_cu, T_subprogram
 
 FORMAT = b"dwarf-1:"
 

@@ -11,7 +11,8 @@ import bisect
 import struct
 from typing import Dict, List, Optional, Tuple
 
-from .errors import DwarfError
+from emutrace.dwarf.errors import DwarfError
+from emutrace.dwarf.leb import sleb, uleb
 
 MAX_DIES = 2_000_000
 MAX_DEPTH = 256
@@ -26,32 +27,6 @@ AT_data_bit_offset, AT_enum_class, AT_linkage_name, AT_str_offsets_base = 0x6B, 
 AT_addr_base, AT_rnglists_base, AT_loclists_base, AT_MIPS_linkage_name = 0x73, 0x74, 0x8C, 0x2007
 NAME_ATTRS = {AT_name, AT_linkage_name, AT_MIPS_linkage_name}
 REF_ATTRS = {AT_type, AT_abstract_origin, AT_specification, AT_sibling}
-
-
-def uleb(b: bytes, i: int) -> Tuple[int, int]:
-    r = s = 0
-    while True:
-        x = b[i]
-        i += 1
-        r |= (x & 0x7F) << s
-        if x < 0x80:
-            return r, i
-        s += 7
-        if s > 70:
-            raise DwarfError("LEB128 number too long")
-
-
-def sleb(b: bytes, i: int) -> Tuple[int, int]:
-    r = s = 0
-    while True:
-        x = b[i]
-        i += 1
-        r |= (x & 0x7F) << s
-        s += 7
-        if x < 0x80:
-            return (r - (1 << s) if x & 0x40 else r), i
-        if s > 70:
-            raise DwarfError("LEB128 number too long")
 
 
 class Unit:

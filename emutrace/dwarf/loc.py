@@ -11,8 +11,8 @@ from __future__ import annotations
 import struct
 from typing import List, Optional, Tuple
 
-from .errors import DwarfError
-from .info import sleb, uleb
+from emutrace.dwarf.errors import DwarfError
+from emutrace.dwarf.leb import sleb, uleb
 
 MAX_STEPS = 1000
 MAX_STACK = 64

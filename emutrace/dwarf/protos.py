@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..protos.types import Array as PArray, Pointer as PPointer, Prim, Prototype, Struct as PStruct, Zero
-from .types import Array, Enum, Float, FuncType, Int, Pointer, Signature, Struct, Void
+from emutrace.protos.types import Array as PArray, Pointer as PPointer, Prim, Prototype, Struct as PStruct, Zero
+from emutrace.dwarf.types import Array, Enum, Float, FuncType, Int, Pointer, Signature, Struct, Void
 
 _INTS = {(1, True): "char", (1, False): "char", (2, True): "short", (2, False): "ushort",
          (4, True): "int", (4, False): "uint", (8, True): "long", (8, False): "ulong"}

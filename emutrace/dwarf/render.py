@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 from typing import Callable, Optional
 
-from .types import Array, Enum, Float, FuncType, Int, Pointer, Struct, Type, Unknown, type_name
+from emutrace.dwarf.types import Array, Enum, Float, FuncType, Int, Pointer, Struct, Type, Unknown, type_name
 
 OPTIMIZED_OUT = "<optimized out>"
 DEPTH = 2                    # structure levels shown with their members

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from . import info as I
+from emutrace.dwarf import info as I
 
 # tags (DWARF 5 §7.5.3)
 T_array, T_class, T_enum, T_formal, T_lexical, T_member, T_pointer, T_reference = 0x01, 0x02, 0x04, 0x05, 0x0B, 0x0D, 0x0F, 0x10

@@ -17,7 +17,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from unicorn import UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE
 
-from .memory import read_memory
+from emutrace.gdb.memory import read_memory
 
 WATCH_KINDS = {2: "watch", 3: "rwatch", 4: "awatch"}
 MAX_WATCH = 1 << 30          # one watchpoint's length (a snapshot of it is copied per system call)

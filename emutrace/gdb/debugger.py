@@ -22,14 +22,13 @@ from __future__ import annotations
 import os
 from typing import Dict, List, Optional, Set
 
-from emutrace.kernel.signals import SIGTRAP
 
-from .breaks import Points
-from .checkpoints import Checkpoints
-from .positions import NEVER, Counter
-from .xfer import HostIO
+from emutrace.gdb.breaks import Points
+from emutrace.gdb.checkpoints import Checkpoints
+from emutrace.gdb.positions import NEVER, Counter
+from emutrace.gdb.xfer import HostIO
+from emutrace.linux.signal import SIGINT, SIGTRAP
 
-SIGINT = 2
 POLL = 1 << 22                 # instructions between two looks for gdb's Ctrl-C
 NR_EXECVE, NR_EXECVEAT = 59, 322
 

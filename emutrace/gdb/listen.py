@@ -19,13 +19,13 @@ import sys
 from typing import Optional, Tuple
 
 from emutrace.machine import gil
-from emutrace.machine.errors import EmutraceError
+from emutrace.errors import EmutraceError
 
-from . import checkpoints as ckpt
-from .debugger import Debugger, Killed, Stop
-from .packets import Channel
-from .server import Server
-from .timeline import Plan, Timeline, Travel, _Replan
+from emutrace.gdb import checkpoints as ckpt
+from emutrace.gdb.debugger import Debugger, Killed, Stop
+from emutrace.gdb.packets import Channel
+from emutrace.gdb.server import Server
+from emutrace.gdb.timeline import Plan, Timeline, Travel, _Replan
 
 USAGE = 125
 
@@ -78,14 +78,14 @@ def connect(spec: Optional[str]):
 
 
 def _build(cfg, pristine_world, replay: bool):
-    from emutrace.session import Session        # (the tracer level: the session and its observers)
+    from emutrace.session import Run        # (the tracer level: the session and its observers)
     from emutrace.tracer import build_observers
     run_cfg = copy.copy(cfg)
     run_cfg.world = copy.deepcopy(pristine_world)
     if replay:
         run_cfg.trace = copy.copy(cfg.trace)
         run_cfg.trace.output = os.devnull       # (a replay traces to nowhere: see timeline.py)
-    session = Session(run_cfg.argv, world=run_cfg.world, options=run_cfg.options, program=run_cfg.program)
+    session = Run(run_cfg.argv, world=run_cfg.world, options=run_cfg.options, program=run_cfg.program)
     outputs = build_observers(session, run_cfg)
     return session, outputs
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Optional
 
 from unicorn import UcError
+from emutrace.linux.mman import PROT_EXEC
 
-from emutrace.machine.memory import PROT_EXEC
 
 
 def _mapped_run(proc, addr: int, length: int) -> int:

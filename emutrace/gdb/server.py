@@ -12,12 +12,12 @@ import sys
 import traceback
 from typing import Callable, Dict, Optional, Tuple
 
-from .debugger import Killed, Resume, Stop
-from .memory import read_memory, write_memory
-from .packets import INTERRUPT, MAX_PACKET, Channel, Disconnected, escape, unescape
-from .regs import REGS, RegisterFile, target_xml
-from .timeline import Travel, _Replan
-from . import xfer
+from emutrace.gdb.debugger import Killed, Resume, Stop
+from emutrace.gdb.memory import read_memory, write_memory
+from emutrace.gdb.packets import INTERRUPT, MAX_PACKET, Channel, Disconnected, escape, unescape
+from emutrace.gdb.regs import REGS, RegisterFile, target_xml
+from emutrace.gdb.timeline import Travel, _Replan
+from emutrace.gdb import xfer
 
 MAX_READ = (MAX_PACKET - 8) // 2         # bytes one m reply can hold in hex
 

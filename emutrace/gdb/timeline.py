@@ -25,9 +25,9 @@ import bisect
 import os
 from typing import List, Optional, Tuple
 
-from .debugger import Stop
-from .memory import write_memory
-from .positions import NEVER
+from emutrace.gdb.debugger import Stop
+from emutrace.gdb.memory import write_memory
+from emutrace.gdb.positions import NEVER
 
 
 class Travel(Exception):

@@ -14,12 +14,12 @@ import struct
 from typing import Dict, Optional
 from xml.sax.saxutils import quoteattr
 
-from emutrace.kernel.files import O_RDONLY
 from emutrace.kernel.fs import open_node
 from emutrace.kernel.vfs import VfsError
+from emutrace.linux.auxv import AT_NULL
+from emutrace.linux.elf import PT_DYNAMIC
+from emutrace.linux.fcntl import O_RDONLY
 
-PT_DYNAMIC = 2
-AT_NULL = 0
 
 # gdb's File-I/O errno values (gdb/include/gdb/fileio.h): Linux's, but for these two
 _FILEIO_ERRNO = {38: 88, 36: 91}

@@ -13,16 +13,9 @@ import pickle
 import tempfile
 from typing import Any, Callable, Iterable, Optional
 
-from .version import __version__
-from .digest import sha256
-
-
-def cache_dir() -> Optional[str]:
-    d = os.environ.get("EMUTRACE_CACHE")
-    if d is None:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        d = os.path.join(base, "emutrace")
-    return d or None
+from emutrace.codecache import cache_dir  # noqa: F401  (the cache's directory; users take it from here too)
+from emutrace.version import __version__
+from emutrace.machine.digest import sha256
 
 
 def key_of(parts: Iterable[bytes]) -> str:

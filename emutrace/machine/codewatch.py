@@ -34,7 +34,7 @@ from typing import Dict, Optional, Set
 from unicorn import unicorn_const as UCC
 from unicorn.x86_const import UC_X86_REG_RIP
 
-from .tlb import flush
+from emutrace.machine.tlb import flush
 
 PAGE = 0x1000
 MAX_ROUNDS = 4                  # write -> execute rounds before a page counts as a JIT's

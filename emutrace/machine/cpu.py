@@ -15,11 +15,11 @@ from unicorn import unicorn_const as UCC
 from unicorn import x86_const as X
 from unicorn.unicorn_py3.unicorn import uclib
 
-from . import gil, interrupt
-from .layout import FXSAVE
-from .blockcount import PyBlockCounter
-from .native import native
-from .workcount import PyInsnCounter, capstone_functions
+from emutrace.machine import gil, interrupt
+from emutrace.machine.layout import FXSAVE
+from emutrace.machine.blockcount import PyBlockCounter
+from emutrace.machine.native import native
+from emutrace.machine.workcount import PyInsnCounter, capstone_functions
 
 # General-purpose registers in the order the syscall ABI and the signal frame use them
 REG = {

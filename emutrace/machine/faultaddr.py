@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from unicorn import unicorn_const as UCC
 
-from .cpu import REG
+from emutrace.machine.cpu import REG
 
 PAGE_MASK = ~0xFFF
 _FETCH = (UCC.UC_ERR_FETCH_UNMAPPED, UCC.UC_ERR_FETCH_PROT)

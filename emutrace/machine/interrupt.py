@@ -22,7 +22,7 @@ import signal
 import threading
 from typing import List
 
-from . import gil
+from emutrace.machine import gil
 
 SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
 
@@ -36,7 +36,7 @@ class Interrupted(KeyboardInterrupt):
 
 
 try:
-    from . import _interrupt as _ext
+    from emutrace.machine import _interrupt as _ext
 except ImportError:                      # (not built: no compiler at install)
     _ext = None
 

@@ -10,262 +10,39 @@ space is, and how much the guest has mapped and committed, so a memory bomb gets
 the guest's behalf (syscall buffers) check the guest's permissions and raise GuestFault,
 which the syscall layer turns into EFAULT.
 
-MAP_SHARED mappings are backed by a SharedMemory: host memory allocated once and mapped into
-every engine that maps it (Unicorn's mem_map_ptr), so processes see each other's writes.
+MAP_SHARED mappings are backed by a SharedMemory (shm.py): host memory allocated once and mapped
+into every engine that maps it (Unicorn's mem_map_ptr), so processes see each other's writes.
+Beside this module: the mapping records (vma.py), pages and the fixed layout (pages.py), the
+--max-mem budget (budget.py), and the guest-checked reads and writes (guestaccess.py).
 """
 from __future__ import annotations
 
 import bisect
 import ctypes
-import mmap
-import os
-import struct
-from typing import Callable, Iterator, List, Optional, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 from unicorn import UC_HOOK_MEM_WRITE, UcError
 
 from unicorn import unicorn_const as UCC
 
-from . import hostmem, tlb
-from .hostmem import HostBuffer
-from .record import record
-from .tlb import uc_prot
-from .codewatch import CodeWatch
+from emutrace.machine import hostmem, tlb
+from emutrace.machine.codewatch import CodeWatch
+from emutrace.linux.mman import PROT_EXEC, PROT_READ, PROT_WRITE
+from emutrace.machine.budget import MemoryBudget, OutOfMemory
+from emutrace.machine.guestaccess import GuestAccess, GuestFault
+from emutrace.machine.pages import ADDRESS_TOP, LOW_LIMIT, MMAP_TOP, PAGE, page_down, page_up
+from emutrace.machine.shm import SharedMemory
+from emutrace.machine.vma import Backing, Vma
 
-PAGE = 0x1000
-PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4
-
-# Fixed addresses (no ASLR): what Linux picks with randomisation off.
-PIE_BASE = 0x555555554000
-MMAP_TOP = 0x7FFFF7FFF000
-STACK_TOP = 0x7FFFFFFFF000
-STACK_SIZE = 8 << 20
-LOW_LIMIT = 0x10000          # vm.mmap_min_addr
-ADDRESS_TOP = 1 << 47        # the end of a 4-level-paging user address space
 MAX_MAP_COUNT = 65530        # vm.max_map_count's default
 SLAB = 2 << 20               # host memory comes in Backings aligned to this
-WINDOWS_KEPT = 64            # write windows an address space remembers (write_window)
-
-
-class GuestFault(Exception):
-    """An access on the guest's behalf to memory the guest may not access (EFAULT)."""
-
-    def __init__(self, addr: int):
-        super().__init__(f"bad guest address {addr:#x}")
-        self.addr = addr
-
-
-class OutOfMemory(Exception):
-    """The guest asked for more memory than --max-mem allows (ENOMEM)."""
-
-
-class MemoryBudget:
-    """What all the address spaces of a run may hold together: --max-mem, one bound for every
-    process, as a machine's RAM and swap bound all of Linux's (its CommitLimit). Each address
-    space keeps its own figures and puts the difference here whenever they change, so N
-    processes cannot hold N times --max-mem. `used` counts each address space's committed
-    bytes, its touched MAP_NORESERVE pages, and the host cost of the engine under it."""
-
-    __slots__ = ("limit", "used")
-
-    def __init__(self, limit: int):
-        self.limit = limit
-        self.used = 0
-
-    def fits(self, size: int) -> bool:
-        return self.used + size <= self.limit
-
-    def refuse(self) -> OutOfMemory:
-        return OutOfMemory(f"guest memory limit ({self.limit} bytes) reached")
-
-
-def page_up(x: int) -> int:
-    return (x + PAGE - 1) & ~(PAGE - 1)
-
-
-def page_down(x: int) -> int:
-    return x & ~(PAGE - 1)
-
-
-def _pread(fd: int, n: int, off: int) -> bytes:
-    """n bytes at off of a host file, without moving its offset where the host has pread
-    (Windows has none: seek, read and seek back)."""
-    if hasattr(os, "pread"):
-        return os.pread(fd, n, off)
-    here = os.lseek(fd, 0, os.SEEK_CUR)
-    try:
-        os.lseek(fd, off, os.SEEK_SET)
-        return os.read(fd, n)
-    finally:
-        os.lseek(fd, here, os.SEEK_SET)
-
-
-class SharedMemory:
-    """The pages behind MAP_SHARED mappings: of one shmem/tmpfs file (an overlay file, a memfd)
-    or of one shared anonymous mapping. Several address spaces (engines) map the same host
-    memory, as Linux's page cache does.
-
-    The host memory comes in extents (page-aligned ranges of the object, each one anonymous host
-    mmap), created when a mapping first needs that range; a file mapped further on later gets
-    a new extent, never a moved one, so the engines that map the older ones stay valid. A new
-    extent starts as `fill(offset, size)` says (the file's bytes; zeros by default). The object
-    lives as long as a Vma (or a futex queue) refers to it."""
-
-    def __init__(self, fill: Optional[Callable[[int, int], bytes]] = None,
-                 host_file: Optional[Tuple[int, int, int]] = None):
-        self.fill = fill
-        # (host fd, offset in it, its size): extents inside the file map it copy-on-write, so
-        # pages come from the host's page cache as they are read (a JVM maps its 130 MiB
-        # class image); writes stay in this host process, shared by every engine that maps it
-        self.host_file = None
-        if host_file is not None:
-            fd, base, fsize = host_file
-            fd = os.dup(fd)
-            self.host_file = (fd, base, fsize)
-            self.fill = lambda o, n: _pread(fd, n, base + o)       # (the last, partial page)
-        self.extents: List[Tuple[int, int, mmap.mmap, int]] = []     # (offset, size, buffer, host address)
-
-    def __del__(self):
-        if self.host_file is not None:
-            os.close(self.host_file[0])
-
-    def _split_at_file_end(self, holes):
-        """Holes cut where the file's last whole page ends (Python maps no more of a file)."""
-        if self.host_file is None:
-            return holes
-        fd, base, fsize = self.host_file
-        cut = page_down(fsize - base)
-        out = []
-        for lo, hi in holes:
-            if lo < cut < hi:
-                out += [(lo, cut), (cut, hi)]
-            else:
-                out.append((lo, hi))
-        return out
-
-    def _extent(self, lo: int, hi: int) -> mmap.mmap:
-        if self.host_file is not None:
-            fd, base, fsize = self.host_file
-            if hi <= page_down(fsize - base) and (base + lo) % mmap.ALLOCATIONGRANULARITY == 0:
-                try:
-                    return mmap.mmap(fd, hi - lo, flags=mmap.MAP_PRIVATE,
-                                     prot=mmap.PROT_READ | mmap.PROT_WRITE, offset=base + lo)
-                except (OSError, ValueError, AttributeError, TypeError):
-                    pass                                    # (filled from fill() below)
-        buf = mmap.mmap(-1, hi - lo)
-        if self.fill is not None:
-            data = self.fill(lo, hi - lo)
-            if data:
-                buf[:len(data)] = data
-        return buf
-
-    def ensure(self, off: int, end: int) -> None:
-        """Give [off, end) host memory (page-aligned)."""
-        off, end = page_down(off), page_up(end)
-        holes = []
-        pos = off
-        for o, n, _, _ in self.extents:
-            if o + n <= pos:
-                continue
-            if o >= end:
-                break
-            if o > pos:
-                holes.append((pos, o))
-            pos = max(pos, o + n)
-        if pos < end:
-            holes.append((pos, end))
-        for lo, hi in self._split_at_file_end(holes):
-            buf = self._extent(lo, hi)
-            addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))   # the export pins the buffer
-            self.extents.append((lo, hi - lo, buf, addr))
-        if holes:
-            self.extents.sort(key=lambda e: e[0])
-
-    def pieces(self, off: int, end: int) -> Iterator[Tuple[int, int, int]]:
-        """(object offset, size, host address) covering [off, end), which must exist (ensure)."""
-        for o, n, _, addr in self.extents:
-            lo, hi = max(o, off), min(o + n, end)
-            if lo < hi:
-                yield lo, hi - lo, addr + (lo - o)
-
-    def read_into(self, data: bytearray, off: int = 0) -> None:
-        """Copy the host memory that overlaps data's range [off, off+len(data)) into data."""
-        end = off + len(data)
-        for o, n, buf, _ in self.extents:
-            lo, hi = max(o, off), min(o + n, end)
-            if lo < hi:
-                data[lo - off:hi - off] = buf[lo - o:hi - o]
-
-    def write(self, off: int, data: bytes) -> None:
-        """Write `data` at `off` into the host memory that exists there (the rest is not mapped)."""
-        end = off + len(data)
-        for o, n, buf, _ in self.extents:
-            lo, hi = max(o, off), min(o + n, end)
-            if lo < hi:
-                buf[lo - o:hi - o] = data[lo - off:hi - off]
-
-    def zero(self, off: int, end: int) -> None:
-        for o, n, buf, _ in self.extents:
-            lo, hi = max(o, off), min(o + n, end)
-            if lo < hi:
-                buf[lo - o:hi - o] = bytes(hi - lo)
-
-
-@record
-class Vma:
-    start: int
-    end: int
-    prot: int
-    name: str = ""
-    offset: int = 0
-    shm: Optional[SharedMemory] = None      # MAP_SHARED: the memory it shows ...
-    shm_off: int = 0                        # ... from this offset of it
-    noreserve: bool = False                 # MAP_NORESERVE: charged by the pages it touches
-    account: bool = False                   # its size counts as committed (Linux's VM_ACCOUNT)
-
-    def split(self, at: int) -> Tuple["Vma", "Vma"]:
-        left = Vma(self.start, at, self.prot, self.name, self.offset, self.shm, self.shm_off,
-                   self.noreserve, self.account)
-        right = Vma(at, self.end, self.prot, self.name, self.offset + (at - self.start) if self.name else 0,
-                    self.shm, self.shm_off + (at - self.start) if self.shm is not None else 0,
-                    self.noreserve, self.account)
-        return left, right
-
-    def piece(self, lo: int, hi: int) -> "Vma":
-        """The part [lo, hi) of this mapping, as a mapping of its own (always a new record)."""
-        d = lo - self.start
-        return Vma(lo, hi, self.prot, self.name, self.offset + d if self.name else 0, self.shm,
-                   self.shm_off + d if self.shm is not None else 0, self.noreserve, self.account)
-
-    def joins(self, right: "Vma") -> bool:
-        """Linux would merge this mapping with `right`, which starts where it ends."""
-        return (self.end == right.start and self.prot == right.prot and self.name == right.name
-                and self.shm is None and right.shm is None and self.noreserve == right.noreserve
-                and self.account == right.account
-                and (not self.name or self.offset + (self.end - self.start) == right.offset))
-
-
-@record(eq=False)
-class Backing:
-    """A range of guest addresses Unicorn maps onto host memory (uc_mem_map_ptr): [start, end)
-    shows buf from buf_off. Unicorn sees every permission on it; the guest's come from the VMAs
-    (emutrace/tlb.py). It outlives the mappings in it: unmapping a range inside returns its
-    pages to the host and leaves Unicorn as it is, because Unicorn's own unmap and split walk
-    every page of the whole region (its TLB flush), which costs seconds for large ones."""
-    start: int
-    end: int
-    buf: HostBuffer
-    buf_off: int = 0
-
-    def host(self, addr: int) -> int:
-        return self.buf.address + self.buf_off + (addr - self.start)
 
 
 def _closed_access(addr: int, *_):
     raise GuestFault(addr)
 
 
-class AddressSpace:
+class AddressSpace(GuestAccess):
     """The guest's mappings (VMAs) and the host memory under them (Backings).
 
     Memory counts: `mapped` is every byte of every mapping (what RLIMIT_AS limits); `committed`
@@ -875,156 +652,6 @@ class AddressSpace:
         self.brk = new
         return new
 
-    # -- guest-checked access ---------------------------------------------
-    def check(self, addr: int, size: int, want: int) -> bool:
-        """GuestFault unless the guest may access [addr, addr+size) as `want` says; then True
-        when part of it may hold code (a mapping with exec, or a shared one, which another view
-        may show with exec): a write there must drop_written_code."""
-        end = addr + size
-        start = addr
-        starts, vmas = self._starts, self.vmas
-        code = False
-        while addr < end:
-            i = bisect.bisect_right(starts, addr) - 1        # (find, written out: most system
-            v = vmas[i] if i >= 0 else None                  # calls check a buffer)
-            if v is None or v.end <= addr or (v.prot & want) != want:
-                raise GuestFault(addr)
-            if v.prot & PROT_EXEC or v.shm is not None:
-                code = True
-            if v.noreserve and want & PROT_WRITE:
-                # written on the guest's behalf: charged as the guest's own stores are (tlb.py)
-                for page in range(page_down(addr), min(v.end, end), PAGE):
-                    if not self.touch(page):
-                        raise self.budget.refuse()
-            addr = v.end
-        if want & PROT_WRITE and self.code_watch is not None:
-            # written on the guest's behalf: a page that may hold code must come back to the fill
-            if self.code_watch.system_write(start, end) or code:
-                tlb.forget(self.page_perms, start, end)
-                tlb.flush(self.uc)
-        return code
-
-    def drop_written_code(self, start: int, end: int) -> None:
-        """Unicorn forgets code translated from [start, end), which was just written on the
-        guest's behalf, and from the executable views of shared memory written there. Unicorn's
-        own writes (uc_mem_write) do not: code a read(2) stored into an RWX page, over code that
-        had run, ran stale (bins/codeio). The guest's own stores to such pages are watched by
-        Unicorn (RWX) or by the alias hooks (_watch_code_aliases)."""
-        code = []
-        for v in self.overlapping(start, end):
-            lo, hi = max(v.start, start), min(v.end, end)
-            if v.prot & PROT_EXEC:
-                code.append((lo, hi))
-            if v.shm is not None and self._alias_hooks:     # (a writable view with code elsewhere
-                for x in self.vmas:                           # has its alias hook)
-                    if x is not v and x.shm is v.shm and x.prot & PROT_EXEC:
-                        # the part of x showing the same bytes of the shared memory as [lo, hi)
-                        a = max(x.start, x.start + (v.shm_off + (lo - v.start)) - x.shm_off)
-                        b = min(x.end, x.start + (v.shm_off + (hi - v.start)) - x.shm_off)
-                        if a < b:
-                            code.append((a, b))
-        if code:
-            with tlb.host_lookups(self, flush_after=False):
-                for a, b in code:
-                    self.uc.ctl_remove_cache(a, b)
-
-    def write_window(self, addr: int, size: int) -> Optional[Tuple[int, "mmap.mmap", int]]:
-        """Where a write of up to `size` bytes at addr, which check(addr, size, PROT_WRITE) has
-        allowed, may go straight into host memory: (room, host memory, offset of addr in it),
-        with room >= size bytes from addr inside one mapping and one Backing; or None, and the
-        write goes through raw_write. Remembered in `windows` until the mappings change.
-
-        Only private mappings without exec and without MAP_NORESERVE have windows. Unicorn
-        drops translated code when it writes memory itself (uc_mem_write: QEMU's check for
-        self-modifying code); a store into host memory is unseen by it. No code is translated
-        from a page without exec (the TLB fill refuses the fetch), and code translated while a
-        page had exec is dropped when mprotect takes exec away or gives it (protect), so such a
-        store is what the guest's own store to that page is: a fast one. Shared mappings may be
-        executable in another view (_watch_code_aliases), and a MAP_NORESERVE page is charged
-        by check() when first written."""
-        v = self.find(addr)
-        if v is None or v.prot & (PROT_WRITE | PROT_EXEC) != PROT_WRITE or v.shm is not None or v.noreserve:
-            return None
-        k = bisect.bisect_right(self._bstarts, addr) - 1
-        if k < 0:
-            return None
-        b = self.backs[k]
-        room = min(v.end, b.end) - addr
-        if room < size:
-            return None
-        if len(self.windows) >= WINDOWS_KEPT:
-            self.windows = {}
-        window = self.windows[addr] = (room, b.buf.memory, b.buf_off + (addr - b.start))
-        return window
-
-    def read(self, addr: int, size: int) -> bytes:
-        if size <= 0:
-            return b""
-        self.check(addr, size, PROT_READ)
-        return self.raw_read(addr, size)
-
-    def write(self, addr: int, data: bytes) -> None:
-        if not data:
-            return
-        if self.check(addr, len(data), PROT_WRITE):
-            self.raw_write(addr, data)
-            self.drop_written_code(addr, addr + len(data))
-        else:
-            self.raw_write(addr, data)
-
-    def read_u64(self, addr: int) -> int:
-        return struct.unpack("<Q", self.read(addr, 8))[0]
-
-    def write_u64(self, addr: int, v: int) -> None:
-        self.write(addr, struct.pack("<Q", v & 0xFFFFFFFFFFFFFFFF))
-
-    def write_u32(self, addr: int, v: int) -> None:
-        self.write(addr, struct.pack("<I", v & 0xFFFFFFFF))
-
-    def read_cstr(self, addr: int, limit: int = 4096) -> bytes:
-        """A NUL-terminated string; GuestFault if it starts unmapped, ENAMETOOLONG-style cut at limit."""
-        out = bytearray()
-        while len(out) < limit:
-            v = self.find(addr)
-            if v is None or not v.prot & PROT_READ:
-                raise GuestFault(addr)
-            chunk = self.raw_read(addr, min(v.end - addr, 256, limit - len(out)))
-            nul = chunk.find(b"\0")
-            if nul >= 0:
-                out += chunk[:nul]
-                return bytes(out)
-            out += chunk
-            addr += len(chunk)
-        return bytes(out)
-
-    def read_ptr_array(self, addr: int, limit: int = 1 << 16) -> List[int]:
-        out = []
-        while addr and len(out) < limit:
-            p = self.read_u64(addr)
-            if p == 0:
-                break
-            out.append(p)
-            addr += 8
-        return out
-
-    # -- decoder-facing (never raises) --------------------------------------
-    def peek(self, addr: int, size: int) -> Optional[bytes]:
-        try:
-            return self.read(addr, size)
-        except GuestFault:
-            return None
-
-    def cstring(self, addr: int, limit: int):
-        """(bytes, terminated) for trace decoders, or None when unreadable."""
-        if not addr:
-            return None
-        try:
-            s = self.read_cstr(addr, limit + 1)
-        except GuestFault:
-            return None
-        if len(s) > limit:
-            return s[:limit], False
-        return s, True
 
     def maps_text(self) -> str:
         lines = []
@@ -1036,17 +663,3 @@ class AddressSpace:
             lines.append(f"{v.start:08x}-{v.end:08x} {perms} {v.offset:08x} 00:00 {ino:<10d}" + (f" {name}" if name else ""))
         return "\n".join(lines) + "\n"
 
-
-class MemView:
-    """The `mem` object trace decoders receive: an address space as a reader.GuestReader."""
-
-    __slots__ = ("aspace",)
-
-    def __init__(self, aspace: AddressSpace):
-        self.aspace = aspace
-
-    def read(self, addr: int, size: int) -> Optional[bytes]:
-        return self.aspace.peek(addr, size)
-
-    def cstring(self, addr: int, limit: int):
-        return self.aspace.cstring(addr, limit)

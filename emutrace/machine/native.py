@@ -23,7 +23,7 @@ def _load():
     if _chosen_pure():
         return None, "pure Python (EMUTRACE_PURE=1)"
     try:
-        from . import _native as mod     # deferred: EMUTRACE_PURE=1 must not load the compiled module at all
+        from emutrace.machine import _native as mod     # deferred: EMUTRACE_PURE=1 must not load the compiled module at all
     except Exception as e:          # ImportError, or a broken build failing on load
         why = str(e).splitlines()[0] if str(e) else type(e).__name__
         print(f"emutrace: the compiled event path is not available ({why}); running pure Python",

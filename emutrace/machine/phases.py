@@ -8,6 +8,13 @@ makes one `Hooks`, hands it to the Kernel it builds, and registers on it.
 Each phase is declared once, below, with the arguments its callbacks receive. Registering on or
 firing an undeclared phase is a programming error and raises at once, so a misspelt phase cannot
 silently never fire.
+
+Besides phases (any number of listeners, each told), the registry holds the kernel's *roles*:
+an object that answers the kernel (the syscall observer, the loader's binary format) or a
+chain of them (syscall intercepts, which may replace a call's result). The session and the
+layers above fill a role with serve() or chain(); the kernel reads `hooks.observer`,
+`hooks.intercept` and `hooks.binfmt` (one attribute each on its hot path). Chaining is the
+registry's job: no intercept holds the one installed before it.
 """
 from __future__ import annotations
 
@@ -31,13 +38,74 @@ PHASES: Dict[str, str] = {
 }
 
 
-class Hooks:
-    """Callbacks by phase, called in registration order."""
+# role -> what fills it (ROLES' keys are the names serve() and chain() take)
+ROLES: Dict[str, str] = {
+    "observer": "one object tracing the system calls of traced processes: syscall_enter(proc, nr, "
+                "sc, args) -> state, syscall_exit(proc, state, ret), syscall_noreturn(proc, state)",
+    "intercept": "a chain of objects seeing every system call: enter(proc, nr, sc, args) -> a "
+                 "result that replaces the call, or None; exit(proc, nr, sc, args, ret) -> the result. "
+                 "The one chained last is outermost: its enter runs first (the first result stops "
+                 "the others' enter), its exit last",
+    "binfmt": "the loader's exec_into(proc, path, argv, envp, ...): execve reaches it (as Linux's "
+              "registered binary formats)",
+}
 
-    __slots__ = ("_by_phase",)
+
+class InterceptChain:
+    """The kernel's intercept when more than one is chained: the outermost first at entry, the
+    innermost first at exit (as each wrapping the one before would)."""
+
+    __slots__ = ("links",)
+
+    def __init__(self, links) -> None:
+        self.links = tuple(links)           # outermost first
+
+    def enter(self, proc, nr, sc, args):
+        for link in self.links:
+            faked = link.enter(proc, nr, sc, args)
+            if faked is not None:
+                return faked
+        return None
+
+    def exit(self, proc, nr, sc, args, ret):
+        for link in reversed(self.links):
+            ret = link.exit(proc, nr, sc, args, ret)
+        return ret
+
+
+class Hooks:
+    """Callbacks by phase, called in registration order, and the kernel's roles."""
+
+    __slots__ = ("_by_phase", "observer", "intercept", "binfmt", "_intercepts")
 
     def __init__(self) -> None:
         self._by_phase: Dict[str, List[Callable]] = {p: [] for p in PHASES}
+        self.observer = None                # (roles: see ROLES; set through serve() and chain())
+        self.intercept = None
+        self.binfmt = None
+        self._intercepts: List = []         # chained intercepts, outermost first
+
+    def serve(self, role: str, obj) -> None:
+        """Fill a one-object role (observer, binfmt); None empties it."""
+        if role not in ROLES or role == "intercept":
+            raise ValueError(f"no one-object role {role!r} (roles: observer, binfmt; intercepts are chained)")
+        setattr(self, role, obj)
+
+    def chain(self, role: str, obj) -> None:
+        """Put obj outermost in a chained role (intercept)."""
+        if role != "intercept":
+            raise ValueError(f"no chained role {role!r} (chained: intercept)")
+        self._intercepts.insert(0, obj)
+        self._relink()
+
+    def unchain(self, role: str, obj) -> None:
+        if role == "intercept" and obj in self._intercepts:
+            self._intercepts.remove(obj)
+            self._relink()
+
+    def _relink(self) -> None:
+        links = self._intercepts
+        self.intercept = None if not links else links[0] if len(links) == 1 else InterceptChain(links)
 
     def _list(self, phase: str) -> List[Callable]:
         try:

@@ -37,8 +37,8 @@ import unicorn
 from unicorn import UcError, unicorn_const as UCC
 from unicorn.unicorn_py3.unicorn import uclib
 
-from .errors import EmutraceError
-from .native import native
+from emutrace.errors import EmutraceError
+from emutrace.machine.native import native
 
 # uc_mem_type of a TLB fill -> (the access's permission bit, error if unmapped, if forbidden)
 _ACCESS = {

@@ -210,7 +210,7 @@ class PyPositions:
 def new_positions(callback: Callable[[int], None], compiled: bool):
     """The run's positions: compiled (native.Positions) or pure (PyPositions)."""
     if compiled:
-        from .native import native      # (deferred: this module stays importable without it)
+        from emutrace.machine.native import native      # (deferred: this module stays importable without it)
         return native.Positions(callback)
     return PyPositions(callback)
 

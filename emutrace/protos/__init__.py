@@ -23,10 +23,10 @@ database.py; this module re-exports their public names.
 """
 from __future__ import annotations
 
-from .database import PrototypeDB, builtin_conf_files, load_prototypes
-from .parser import ConfError, parse_conf
-from .types import (FLOATING, INTEGRAL, PRIM_SIZES, SIGNED, UNSIGNED, ArgRef, Array, Const, EltRef,
-                    Expr, FormatPack, Pointer, Prim, Prototype, Struct, Type, Zero, default_prototype)
+from emutrace.protos.database import PrototypeDB, builtin_conf_files, load_prototypes
+from emutrace.protos.parser import ConfError, parse_conf
+from emutrace.protos.types import (FLOATING, INTEGRAL, PRIM_SIZES, SIGNED, UNSIGNED, ArgRef, Array, Const, EltRef, Expr,
+                                   FormatPack, Pointer, Prim, Prototype, Struct, Type, Zero, default_prototype)
 
 __all__ = [
     "ConfError", "Prototype", "Type", "Prim", "Pointer", "Array", "Struct",

@@ -6,9 +6,9 @@ import os
 import pickle
 from typing import Dict, Iterable, List, Optional
 
-from ..machine.cache import cached, key_of
-from .parser import parse_conf
-from .types import Prototype, Type
+from emutrace.machine.cache import cached, key_of
+from emutrace.protos.parser import parse_conf
+from emutrace.protos.types import Prototype, Type
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _ORDER = ["libc.conf", "libm.conf", "libstdcxx.conf"]

@@ -57,8 +57,8 @@ from __future__ import annotations
 import re
 from typing import Callable, Dict, List, Optional, Tuple
 
-from .types import (INTEGRAL, ArgRef, Array, Const, EltRef, Expr, FormatPack, Pointer, Prim,
-                    Prototype, Struct, Type, Zero)
+from emutrace.protos.types import (INTEGRAL, ArgRef, Array, Const, EltRef, Expr, FormatPack, Pointer, Prim, Prototype,
+                                   Struct, Type, Zero)
 
 
 class ConfError(Exception):

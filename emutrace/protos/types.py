@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import List, Optional, Tuple
 
-from ..machine.record import field, record
+from emutrace.record import field, record
 
 
 # ----------------------------------------------------------------------------

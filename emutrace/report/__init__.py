@@ -13,8 +13,8 @@ the limits it hit, findings with their evidence, and strings.
 """
 from __future__ import annotations
 
-from .rules import WATCHED_CALLS
-from .schema import SCHEMA_ID, SCHEMA_VERSION
+from emutrace.report.rules import WATCHED_CALLS
+from emutrace.report.schema import SCHEMA_ID, SCHEMA_VERSION
 
 WATCHED_FILTER = "+".join(WATCHED_CALLS)
 
@@ -23,7 +23,7 @@ def attach(session, tracer=None) -> ReportCollector:
     """A ReportCollector on `session`, before it starts. Library calls are read through the
     trace's library-call tracer when there is one; otherwise a tracer of its own catches just the
     watched calls and formats nothing."""
-    from .collector import ReportCollector     # deferred: `emutrace report` reads reports without the emulator
+    from emutrace.report.collector import ReportCollector     # deferred: `emutrace report` reads reports without the emulator
     c = ReportCollector(session)
     c.install()
     lt = getattr(tracer, "libcalls", None) if tracer is not None else None
@@ -34,10 +34,10 @@ def attach(session, tracer=None) -> ReportCollector:
 
 
 def _own_libcall_tracer(session):
-    from ..filters import CallFilter     # deferred (and below): a report loads a call tracer of its own only when none traces calls
-    from ..libcalls import LibcallTracer
-    from ..protos import load_prototypes
-    from .calls import NoFormatter
+    from emutrace.filters import CallFilter     # deferred (and below): a report loads a call tracer of its own only when none traces calls
+    from emutrace.libcalls import LibcallTracer
+    from emutrace.protos import load_prototypes
+    from emutrace.report.calls import NoFormatter
     lt = LibcallTracer(session, _discard, NoFormatter(), load_prototypes(), CallFilter([WATCHED_FILTER]))
     lt.guest_log = False             # the watched sites are hooked in Python anyway: nothing to log
     lt.quiet = True
@@ -73,7 +73,7 @@ class _LibcallHooks:
 
 def __getattr__(name):
     if name == "ReportCollector":
-        from .collector import ReportCollector      # deferred (see attach)
+        from emutrace.report.collector import ReportCollector      # deferred (see attach)
         return ReportCollector
     raise AttributeError(name)
 

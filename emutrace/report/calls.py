@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from . import extract, rules
+from emutrace.report import extract, rules
 
 MAX_STRING = 256
 MAX_COMPARES = 2000              # different compares kept

@@ -16,11 +16,11 @@ from emutrace.loader.modules import module_at
 from emutrace.kernel.vfs import VfsError
 from emutrace.decode.xlat import signal_name
 
-from . import extract, rules
-from .calls import CallWatch
-from .target import describe
-from .unpacked import Unpacked
-from .watched import MAX_REFS, SYSCALLS, _clock_read, _errno_name
+from emutrace.report import extract, rules
+from emutrace.report.calls import CallWatch
+from emutrace.report.target import describe
+from emutrace.report.unpacked import Unpacked
+from emutrace.report.watched import MAX_REFS, SYSCALLS, _clock_read, _errno_name
 
 MAX_EVENTS = 20000            # notable events kept (the rest are counted in events_dropped)
 MAX_STRINGS = 4000            # printable strings kept from memory at exit
@@ -54,7 +54,6 @@ class ReportCollector:
         self._pending: Dict[int, tuple] = {}         # id(thread) → (handler, info) between enter and exit
         self._exec_pending: Dict[int, dict] = {}     # pid → the execve attempt in flight
         self._socks: Dict[tuple, dict] = {}          # (pid, fd) → socket entry
-        self._next_intercept = None
         session.hooks.on("oom_kill", self._oom_killed)
         self._interp_paths: Dict[str, str] = {}
         self.clock_steps: Dict[int, tuple] = {}      # id(thread) → the clock/sleep step it is at
@@ -65,8 +64,7 @@ class ReportCollector:
     # -- hooking --------------------------------------------------------------------------
     def install(self) -> None:
         s = self.session
-        self._next_intercept = s.kernel.intercept
-        s.kernel.intercept = self
+        s.hooks.chain("intercept", self)
         s.add_observer(self)
         tsc = next((o for o in s.observers if hasattr(o, "listeners")), None)
         if tsc is not None:
@@ -118,13 +116,9 @@ class ReportCollector:
             self._pending[id(proc.thread)] = (leave, info, sc.name)
             if sc.name in ("execve", "execveat") and info is not None:
                 self._exec_pending[proc.pid] = info
-        nxt = self._next_intercept
-        return nxt.enter(proc, nr, sc, args) if nxt is not None else None
+        return None                         # (the report never changes a call; the hooks chain it)
 
     def exit(self, proc, nr, sc, args, ret):
-        nxt = self._next_intercept
-        if nxt is not None:
-            ret = nxt.exit(proc, nr, sc, args, ret)
         pending = self._pending.pop(id(proc.thread), None)
         if pending is not None and isinstance(ret, int):
             leave, info, name = pending

@@ -8,11 +8,10 @@ from typing import Dict, List, Optional
 
 from emutrace.decode.xlat import signal_name
 
-from . import extract, findings
-from .hostwrites import host_dropped
-from .schema import SCHEMA_ID, SCHEMA_VERSION
-
-S_IFMT, S_IFREG = 0o170000, 0o100000
+from emutrace.report import extract, findings
+from emutrace.report.hostwrites import host_dropped
+from emutrace.report.schema import SCHEMA_ID, SCHEMA_VERSION
+from emutrace.linux.fcntl import S_IFMT, S_IFREG
 
 
 def build(collector) -> dict:
@@ -169,7 +168,7 @@ HTML_SUFFIXES = (".html", ".htm")
 def write(report: dict, path: str) -> None:
     """The report as JSON, or as one HTML page when the file's name ends in .html (.htm)."""
     if path.lower().endswith(HTML_SUFFIXES):
-        from .htmlpage import render      # deferred: only an .html report builds a page
+        from emutrace.report.htmlpage import render      # deferred: only an .html report builds a page
         text = render(report)
     else:
         text = json.dumps(report, indent=1, ensure_ascii=False) + "\n"

@@ -10,7 +10,8 @@ import struct
 from collections import Counter
 from typing import Dict, List, Optional
 
-from .rules import AF_INET, AF_INET6, AF_UNIX, FAMILY
+from emutrace.report.rules import FAMILY
+from emutrace.linux.net import AF_INET, AF_INET6, AF_UNIX
 
 MIN_STRING = 6
 PRINTABLE = re.compile(rb"[\x20-\x7e\t]{%d,}" % MIN_STRING)
@@ -137,7 +138,7 @@ def printable_strings(data: bytes, seen: set, out: List[str], cap: int, max_len:
 
 
 def guest_string(aspace, addr: int, limit: int = 256) -> Optional[bytes]:
-    from ..machine.memory import GuestFault     # deferred: reading reports needs no emulator
+    from emutrace.machine.guestaccess import GuestFault     # deferred: reading reports needs no emulator
     if not addr:
         return None
     try:
@@ -147,7 +148,7 @@ def guest_string(aspace, addr: int, limit: int = 256) -> Optional[bytes]:
 
 
 def guest_bytes(aspace, addr: int, size: int) -> Optional[bytes]:
-    from ..machine.memory import GuestFault     # deferred (see guest_string)
+    from emutrace.machine.guestaccess import GuestFault     # deferred (see guest_string)
     if not addr or size <= 0:
         return b"" if size == 0 else None
     try:

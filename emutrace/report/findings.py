@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-from .attack import techniques
+from emutrace.report.attack import techniques
 
 # (name, category, severity, marks, description)
 FINDINGS = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
-from .htmlkit import anchor, code, esc, page, table
+from emutrace.report.htmlkit import anchor, code, esc, page, table
 
 SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2, None: 3}
 VERDICT = {"high": "malicious", "medium": "suspicious", "low": "notable", None: "no findings"}

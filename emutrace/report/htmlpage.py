@@ -12,10 +12,10 @@ from __future__ import annotations
 import os
 from typing import Dict, List
 
-from . import attack
-from .htmlkit import anchor, code, esc, hexdump, page, table
-from .readable import SEVERITY_ORDER, is_stream, value_text
-from .extract import worth_keeping
+from emutrace.report import attack
+from emutrace.report.htmlkit import anchor, code, esc, hexdump, page, table
+from emutrace.report.readable import SEVERITY_ORDER, is_stream, value_text
+from emutrace.report.extract import worth_keeping
 
 MAX_TIMELINE = 2000             # events shown beyond those that findings and processes point at
 MAX_ROWS = 500                  # rows of a file, socket, signal or string table

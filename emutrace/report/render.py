@@ -9,9 +9,9 @@ import json
 import sys
 from typing import List
 
-from .extract import worth_keeping
-from .readable import SEVERITY_ORDER, is_stream, value_text
-from .schema import SCHEMA_ID, SCHEMA_VERSION
+from emutrace.report.extract import worth_keeping
+from emutrace.report.readable import SEVERITY_ORDER, is_stream, value_text
+from emutrace.report.schema import SCHEMA_ID, SCHEMA_VERSION
 
 USAGE = "usage: emutrace report [--all] [--limit N] [--html [-o PAGE.html]] REPORT.json"
 HELP = USAGE + """
@@ -88,7 +88,7 @@ def main(args: List[str]) -> int:
 
 
 def _write_html(doc: dict, source: str, out) -> int:
-    from .htmlpage import render as page      # deferred: only --html builds a page
+    from emutrace.report.htmlpage import render as page      # deferred: only --html builds a page
     try:
         text = page(doc, source if source != "-" else "")
     except (KeyError, TypeError, ValueError, AttributeError) as e:

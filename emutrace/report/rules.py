@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from fnmatch import fnmatchcase
 from typing import Optional
+from emutrace.linux.fcntl import (AT_FDCWD, AT_REMOVEDIR, O_ACCMODE, O_APPEND, O_CREAT, O_RDWR, O_TRUNC, O_WRONLY)
+from emutrace.linux.mman import MAP_ANONYMOUS, PROT_EXEC, PROT_WRITE
+from emutrace.linux.net import AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, SOCK_TYPE_MASK
+from emutrace.linux.prctl import PR_SET_DUMPABLE, PR_SET_MM, PR_SET_NAME, PTRACE_TRACEME
 
 # Files whose creation or change makes a program start again later (guest paths, fnmatch
 # patterns; `*` crosses `/`, so "*/.bashrc" is every user's).
@@ -48,18 +52,9 @@ RESOLVE_CALLS = {"getaddrinfo": 0, "gethostbyname": 0, "gethostbyname2": 0, "get
 WATCHED_CALLS = tuple(COMPARE_CALLS) + tuple(n for n, i in RESOLVE_CALLS.items() if i is not None)
 
 # Linux numbers (x86-64 ABI)
-AT_FDCWD = -100
-O_ACCMODE, O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND = 3, 1, 2, 0o100, 0o1000, 0o2000
-PROT_WRITE, PROT_EXEC = 2, 4
-MAP_ANONYMOUS = 0x20
-AT_REMOVEDIR = 0x200
-PR_SET_NAME, PR_SET_MM, PR_SET_DUMPABLE = 15, 35, 4
-PTRACE_TRACEME = 0
-AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
 FAMILY = {AF_UNIX: "AF_UNIX", AF_INET: "AF_INET", AF_INET6: "AF_INET6", AF_NETLINK: "AF_NETLINK",
           17: "AF_PACKET"}
 SOCK_TYPE = {1: "SOCK_STREAM", 2: "SOCK_DGRAM", 3: "SOCK_RAW", 5: "SOCK_SEQPACKET"}
-SOCK_TYPE_MASK = 0xF
 DNS_PORT = 53
 
 # errno names that mean a limit of the sandbox was met, by the calls that meet it

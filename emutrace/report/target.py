@@ -6,7 +6,8 @@ from typing import Optional
 
 from emutrace.kernel.vfs import VfsError
 
-from . import extract
+from emutrace.report import extract
+from emutrace.linux.elf import SHT_NOBITS, STT_FUNC, STT_GNU_IFUNC
 
 ET_NAMES = {1: "REL", 2: "EXEC", 3: "DYN", 4: "CORE"}
 # section types by name (the ELF gABI, and GNU's)
@@ -14,10 +15,8 @@ SHT_NAMES = {0: "NULL", 1: "PROGBITS", 2: "SYMTAB", 3: "STRTAB", 4: "RELA", 5: "
              8: "NOBITS", 9: "REL", 11: "DYNSYM", 14: "INIT_ARRAY", 15: "FINI_ARRAY", 16: "PREINIT_ARRAY",
              17: "GROUP", 18: "SYMTAB_SHNDX", 19: "RELR", 0x6FFFFFF5: "GNU_ATTRIBUTES", 0x6FFFFFF6: "GNU_HASH",
              0x6FFFFFFD: "VERDEF", 0x6FFFFFFE: "VERNEED", 0x6FFFFFFF: "VERSYM"}
-SHT_NOBITS = 8
 MAX_SECTIONS = 64               # sections listed (a file may claim 65,535)
 ENTROPY_SPAN = 4 << 20          # bytes of a section its entropy is measured over
-STT_FUNC, STT_GNU_IFUNC = 2, 10
 
 
 def describe(session, proc) -> Optional[dict]:

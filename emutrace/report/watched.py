@@ -9,12 +9,13 @@ import posixpath
 from typing import List, Optional
 
 from emutrace.kernel import errno as E
-from emutrace.kernel.vfs import S_IFMT, S_IFREG, VfsError
+from emutrace.kernel.vfs import VfsError
+from emutrace.linux.fcntl import S_IFMT, S_IFREG
 from emutrace.decode.xlat import signal_name
 from emutrace.machine.words import s32
 
-from . import extract, rules
-from .rules import AT_FDCWD
+from emutrace.report import extract, rules
+from emutrace.linux.fcntl import AT_FDCWD
 
 MAX_REFS = 32                 # event ids kept per file, socket or process
 

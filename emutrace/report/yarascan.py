@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import List, Optional
 
-from emutrace.machine.errors import EmutraceError
+from emutrace.errors import EmutraceError
 
 USAGE_STATUS = 125
 RULE_SUFFIXES = (".yar", ".yara")

@@ -33,14 +33,14 @@ reads), fields.py (structs as layouts) and kinds.py (the argument kinds of every
 formatter.py merges the tables; returns.py renders results, notices.py the lines between calls,
 summary.py strace -c's table. This module re-exports the public names.
 """
-from .common import PATH_MAX, quote_string
-from .formatter import CUSTOM_DECODERS, NEVER_FAILS, STRUCT_DECODERS, SyscallFormatter
-from .net import format_sockaddr
-from .notices import format_exited, format_killed, format_signal
-from .process import format_wait_status
-from .returns import format_return
-from .signal import format_siginfo, siginfo_from_bytes
-from .summary import format_summary
+from emutrace.decode.strace.common import PATH_MAX, quote_string
+from emutrace.decode.strace.formatter import CUSTOM_DECODERS, NEVER_FAILS, STRUCT_DECODERS, SyscallFormatter
+from emutrace.decode.strace.net import format_sockaddr
+from emutrace.decode.strace.notices import format_exited, format_killed, format_signal
+from emutrace.decode.strace.process import format_wait_status
+from emutrace.decode.strace.returns import format_return
+from emutrace.decode.strace.signal import format_siginfo, siginfo_from_bytes
+from emutrace.decode.strace.summary import format_summary
 
 __all__ = ["SyscallFormatter", "format_signal", "format_exited", "format_killed", "format_summary",
            "quote_string", "format_return", "format_siginfo", "format_sockaddr",

@@ -2,10 +2,10 @@
 time(2)'s date comment."""
 from __future__ import annotations
 
-from ...machine.words import s64
-from .. import xlat as _x
-from .common import date_text, hexval, is_error, pointer, read_u64
-from .fields import TIMESPEC, TIMEVAL, StructText, decoders, flags
+from emutrace.machine.words import s64
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import date_text, hexval, is_error, pointer, read_u64
+from emutrace.decode.strace.fields import TIMESPEC, TIMEVAL, StructText, decoders, flags
 
 TIMEZONE = StructText("timezone", 8, [("tz_minuteswest", 0, "i"), ("tz_dsttime", 4, "i")])
 ITIMERVAL = StructText("itimerval", 32, [("it_interval", 0, TIMEVAL), ("it_value", 16, TIMEVAL)])

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import struct
 
-from ...machine.words import s32
-from .. import xlat as _x
-from .common import hexval, read_bytes
-from .fields import StructText, decoders, enum
+from emutrace.machine.words import s32
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import hexval, read_bytes
+from emutrace.decode.strace.fields import StructText, decoders, enum
 
 
 def gids(f, mem, addr: int, n: int) -> str:

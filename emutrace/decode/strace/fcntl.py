@@ -1,10 +1,10 @@
 """File control (strace's fcntl.c): fcntl's commands and their locks and owners."""
 from __future__ import annotations
 
-from ...machine.words import s32
-from .. import xlat as _x
-from .common import hexval, is_error, pointer
-from .fields import StructText, decoders, enum
+from emutrace.machine.words import s32
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import hexval, is_error, pointer
+from emutrace.decode.strace.fields import StructText, decoders, enum
 
 
 def _fcntl_ret(label, set_name, always=False):

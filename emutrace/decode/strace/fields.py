@@ -18,7 +18,7 @@ from __future__ import annotations
 import struct
 from typing import Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
-from .. import xlat as _x
+from emutrace.decode import xlat as _x
 
 Render = Callable[[object], str]                 # a field's value -> its text
 Shown = Callable[[Mapping[str, object]], object]  # the struct's values -> is the field printed (truthy)

@@ -9,16 +9,16 @@ import re
 import struct
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from ...kernel import table as _table
-from ...machine.native import native as _native
-from ...machine.reader import GuestReader
-from ...machine.words import s32, s64
-from .. import xlat as _x
-from . import (clock, creds, fcntl, fs, futex, ioctl, ipc, keyctl, kinds, mm, net, poll, prctl, process,
-               resource, sched, signal, stat, system)
-from .common import (HEX, PATH_MAX, MASK64, NoMem, _SHORT_MAX, _SHORT_QUOTED, hexval, is_error, pointer,
-                     quote_string, read_bytes, read_cstring)
-from .returns import format_return
+from emutrace.kernel import table as _table
+from emutrace.machine.native import native as _native
+from emutrace.machine.reader import GuestReader
+from emutrace.machine.words import s32, s64
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace import (clock, creds, fcntl, fs, futex, ioctl, ipc, keyctl, kinds, mm, net, poll, prctl,
+                                    process, resource, sched, signal, stat, system)
+from emutrace.decode.strace.common import (HEX, PATH_MAX, MASK64, NoMem, _SHORT_MAX, _SHORT_QUOTED, hexval, is_error,
+                                           pointer, quote_string, read_bytes, read_cstring)
+from emutrace.decode.strace.returns import format_return
 
 
 # syscalls whose return value is never an error (strace's NF flag): getpid() = -5 is a value

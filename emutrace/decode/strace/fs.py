@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import struct
 
-from ...machine.words import s32
-from .. import xlat as _x
-from .common import PATH_MAX, date_text, hexval, is_error, pointer, quote_string, read_bytes
-from .fields import TIMESPEC, TIMEVAL, StructText, decoders, flags
+from emutrace.machine.words import s32
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import PATH_MAX, date_text, hexval, is_error, pointer, quote_string, read_bytes
+from emutrace.decode.strace.fields import TIMESPEC, TIMEVAL, StructText, decoders, flags
 
 
 def path_out(f, mem, addr, ret):

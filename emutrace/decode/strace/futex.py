@@ -1,8 +1,8 @@
 """Futexes (strace's futex.c): the arguments each operation uses."""
 from __future__ import annotations
 
-from .. import xlat as _x
-from .common import hexval, pointer
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import hexval, pointer
 
 
 def _c_futex(f, st, mem):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import functools
 
-from ...machine.words import s32
-from .. import xlat as _x
-from .common import hexval, is_error, pointer, read_u32
-from .fields import StructText, decoders
+from emutrace.machine.words import s32
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import hexval, is_error, pointer, read_u32
+from emutrace.decode.strace.fields import StructText, decoders
 
 
 def _c_ioctl(f, st, mem):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .common import read_bytes
+from emutrace.decode.strace.common import read_bytes
 
 # call -> (data address argument, length: 'ret' or an argument index) for the plain buffers
 _WRITES = {"write": (1, 2), "pwrite64": (1, 2), "sendto": (1, 2), "mq_timedsend": (1, 2)}

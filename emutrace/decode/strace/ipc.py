@@ -2,10 +2,10 @@
 messages, the *ctl commands' structs."""
 from __future__ import annotations
 
-from ...machine.words import s32, s64
-from .. import xlat as _x
-from .common import hexval, is_error, pointer, read_bytes, read_u64
-from .fields import StructText, decoders, flags, in_sequence
+from emutrace.machine.words import s32, s64
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import hexval, is_error, pointer, read_bytes, read_u64
+from emutrace.decode.strace.fields import StructText, decoders, flags, in_sequence
 
 
 SEMBUF = StructText("sembuf", 6, [("sem_num", 0, "H"), ("sem_op", 2, "h"),

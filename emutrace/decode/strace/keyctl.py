@@ -1,9 +1,9 @@
 """Kernel keys (strace's keyctl.c)."""
 from __future__ import annotations
 
-from ...machine.words import s32
-from .. import xlat as _x
-from .common import hexval, is_error, pointer
+from emutrace.machine.words import s32
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import hexval, is_error, pointer
 
 
 def _keyserial(v: int) -> str:

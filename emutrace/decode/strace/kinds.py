@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import functools
 
-from ...machine.words import s32, s64
-from .. import xlat as _x
-from .common import hexval, is_error, pointer
+from emutrace.machine.words import s32, s64
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import hexval, is_error, pointer
 
 
 # sets whose argument strace prints as a 64-bit value (kernel_ulong_t arguments)

@@ -1,8 +1,8 @@
 """Memory mappings (strace's mem.c, numa.c): mremap, mincore, memory policies."""
 from __future__ import annotations
 
-from .. import xlat as _x
-from .common import hexval, is_error, pointer, read_bytes
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import hexval, is_error, pointer, read_bytes
 
 
 def _mpol_mode(v: int, wide: bool) -> str:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import struct
 
-from ...machine.words import s32
-from .. import xlat as _x
-from .common import hexval, is_error, pointer, quote_string, read_bytes, read_u32
-from .fields import StructText
+from emutrace.machine.words import s32
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import hexval, is_error, pointer, quote_string, read_bytes, read_u32
+from emutrace.decode.strace.fields import StructText
 
 
 def _inet_ntop6(b: bytes) -> str:

@@ -1,8 +1,8 @@
 """The lines strace prints between calls: a signal delivered, the process gone."""
 from __future__ import annotations
 
-from .. import xlat as _x
-from .signal import format_siginfo, siginfo_from_bytes
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.signal import format_siginfo, siginfo_from_bytes
 
 
 def format_signal(siginfo) -> str:

@@ -1,9 +1,9 @@
 """Process controls (strace's prctl.c): prctl and arch_prctl."""
 from __future__ import annotations
 
-from ...machine.words import s32
-from .. import xlat as _x
-from .common import MASK64, hexval, is_error, pointer, read_u32, read_u64
+from emutrace.machine.words import s32
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import MASK64, hexval, is_error, pointer, read_u32, read_u64
 
 
 def _c_arch_prctl(f, st, mem):

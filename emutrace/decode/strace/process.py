@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import struct
 
-from ...machine.words import s32
-from .. import xlat as _x
-from .common import hexval, is_error, pointer, read_bytes, read_u32, read_u64
+from emutrace.machine.words import s32
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import hexval, is_error, pointer, read_bytes, read_u32, read_u64
 
 
 def personality_text(v: int) -> str:

@@ -1,8 +1,8 @@
 """Resource limits and usage (strace's resource.c, times.c): rlimit, rusage, tms."""
 from __future__ import annotations
 
-from .common import MASK64, clock_ticks
-from .fields import TIMEVAL, StructText, decoders
+from emutrace.decode.strace.common import MASK64, clock_ticks
+from emutrace.decode.strace.fields import TIMEVAL, StructText, decoders
 
 
 def _rlim(v: int) -> str:

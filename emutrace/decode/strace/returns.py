@@ -2,11 +2,11 @@
 with its meaning ('10 (SIGUSR1)'), by the return kind of the syscall table's row."""
 from __future__ import annotations
 
-from ...kernel import errno as _errno
-from ...machine.words import s64
-from .. import xlat as _x
-from .common import hexval, is_error
-from .process import personality_text
+from emutrace.kernel import errno as _errno
+from emutrace.machine.words import s64
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import hexval, is_error
+from emutrace.decode.strace.process import personality_text
 
 _ERESTART = {512: ("ERESTARTSYS", "To be restarted if SA_RESTART is set"),
              513: ("ERESTARTNOINTR", "To be restarted"),

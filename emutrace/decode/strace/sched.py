@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import struct
 
-from .. import xlat as _x
-from .common import hexval, read_bytes
-from .fields import StructText, decoders, enum, flags
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import hexval, read_bytes
+from emutrace.decode.strace.fields import StructText, decoders, enum, flags
 
 
 def cpuset(f, mem, addr: int, size: int) -> str:

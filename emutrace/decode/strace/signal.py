@@ -5,13 +5,13 @@ from __future__ import annotations
 import struct
 from typing import Dict
 
-from ...kernel import errno as _errno
-from ...kernel import table as _table
-from ...kernel.layouts import SIGINFO
-from ...machine.words import s32, s64
-from .. import xlat as _x
-from .common import MASK64, clock_ticks, hexval, pointer, read_u64
-from .fields import StructText, decoders, flags
+from emutrace.kernel import errno as _errno
+from emutrace.kernel import table as _table
+from emutrace.kernel.layouts import SIGINFO
+from emutrace.machine.words import s32, s64
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import MASK64, clock_ticks, hexval, pointer, read_u64
+from emutrace.decode.strace.fields import StructText, decoders, flags
 
 
 def _sa_handler(h: int) -> str:

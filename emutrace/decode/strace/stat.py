@@ -1,10 +1,10 @@
 """File status (strace's stat.c, statx.c, statfs.c): stat, statx, statfs."""
 from __future__ import annotations
 
-from ...kernel.layouts import STAT, STATX
-from .. import xlat as _x
-from .common import hexval
-from .fields import StructText, decoders, flags
+from emutrace.kernel.layouts import STAT, STATX
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import hexval
+from emutrace.decode.strace.fields import StructText, decoders, flags
 
 
 def _is_device(values) -> bool:

@@ -1,7 +1,7 @@
 """strace -c's table."""
 from __future__ import annotations
 
-from ...kernel import table as _table
+from emutrace.kernel import table as _table
 
 
 def format_summary(rows) -> str:

@@ -2,10 +2,10 @@
 that fit no other subject: membarrier, seccomp, getrandom, quotactl's command)."""
 from __future__ import annotations
 
-from ...machine.words import s32
-from .. import xlat as _x
-from .common import hexval, is_error, pointer, quote_string
-from .fields import StructText, decoders
+from emutrace.machine.words import s32
+from emutrace.decode import xlat as _x
+from emutrace.decode.strace.common import hexval, is_error, pointer, quote_string
+from emutrace.decode.strace.fields import StructText, decoders
 
 
 def _cfield(raw: bytes) -> str:

@@ -7,7 +7,7 @@ of the start-up of a traced `/bin/true`. Here only __init__ is compiled, because
 paths (an event per traced call); repr, ==, hash and freezing are functions shared by all
 records, reading the class's field names. It is compiled at the first instance (most runs make
 instances of only some of the record classes they import), and the compiled code is kept across
-runs (emutrace.machine.codecache).
+runs (emutrace.codecache).
 
 Supported, with dataclasses' meaning: annotated fields in order (a record's record bases first;
 `ClassVar` annotations are not fields), defaults, `field(default=, default_factory=, repr=,
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Tuple
 
-from .codecache import compiled
+from emutrace.codecache import compiled
 
 __all__ = ["record", "field", "fields", "asdict", "replace", "Field", "FrozenInstanceError"]
 

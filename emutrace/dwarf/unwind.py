@@ -17,10 +17,12 @@ import struct
 from functools import partial
 from typing import Callable, Dict, List, Optional, Tuple
 
-from .funcs import PE_INDIRECT, PE_OMIT, PT_GNU_EH_FRAME, EhFrameError, read_encoded as _read_encoded, sleb, uleb
-from .dwarf.loc import value as dwarf_value
-from .machine.reader import GuestReader, read_u64 as reader_u64
-from .machine.record import record
+from emutrace.dwarf.ehframe import PT_GNU_EH_FRAME, Cie, EhFrameError, entry_span, parse_cie, read_encoded
+from emutrace.dwarf.errors import DwarfError
+from emutrace.dwarf.leb import sleb, uleb
+from emutrace.dwarf.loc import value as dwarf_value
+from emutrace.machine.reader import GuestReader, read_u64 as reader_u64
+from emutrace.record import record
 
 # DWARF register numbers on x86-64 (System V psABI, figure 3.36); 16 is the return address
 DWARF_REGS = ("rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
@@ -29,44 +31,11 @@ RA, SP, FP = 16, 7, 6
 MAX_FRAMES = 256
 
 
-def _entry_span(d, off: int):
-    """(where the contents start, where the entry ends) of the CIE or FDE at off: a 32-bit
-    length, or 0xffffffff and a 64-bit one."""
-    length = struct.unpack_from("<I", d, off)[0]
-    pos = off + 4
-    if length == 0xFFFFFFFF:
-        length = struct.unpack_from("<Q", d, pos)[0]
-        pos += 8
-    return pos, pos + length
-
-
 class CfiError(EhFrameError):
     pass
 
 
-# -- little readers: the .eh_frame ones of emutrace.funcs -----------------------------------
-
-def read_encoded(data, pos: int, enc: int, vaddr_of: Callable[[int], int], datarel: int = 0):
-    """A DW_EH_PE-encoded pointer at data[pos]: (value, next pos). vaddr_of maps a position in
-    data to its unbiased virtual address (for pc-relative values). An indirect pointer is read
-    as the address where the value is (the unwinder reads no memory through it)."""
-    if enc == PE_OMIT:
-        return None, pos
-    return _read_encoded(data, pos, enc & ~PE_INDIRECT, vaddr_of(pos), datarel)
-
-
 # -- CIEs and FDEs -----------------------------------------------------------------------------
-
-@record
-class Cie:
-    code_align: int
-    data_align: int
-    ra_reg: int
-    fde_enc: int
-    signal: bool
-    has_aug_data: bool
-    instructions: bytes
-
 
 @record
 class Fde:
@@ -106,8 +75,8 @@ class EhFrame:
             version, ptr_enc, count_enc, table_enc = data[base_off:base_off + 4]
             if version != 1:
                 return
-            frame_ptr, pos = read_encoded(data, base_off + 4, ptr_enc, vaddr_of)
-            count, pos = read_encoded(data, pos, count_enc, vaddr_of)
+            frame_ptr, pos = read_encoded(data, base_off + 4, ptr_enc, vaddr_of(base_off + 4), indirect=True)
+            count, pos = read_encoded(data, pos, count_enc, vaddr_of(pos), indirect=True)
             if self.frame_off is None:
                 off = self.elf.vaddr_to_offset(frame_ptr)
                 if off is None:
@@ -119,7 +88,7 @@ class EhFrame:
             pcs = [base_addr + v for v in rows[0::2]]
             fdes = [self.frame_off + (base_addr + v - self.frame_addr) for v in rows[1::2]]
             self.table = (pcs, fdes)
-        except (struct.error, IndexError, EhFrameError):
+        except (struct.error, IndexError, DwarfError):
             self.table = None
 
     def _cie(self, off: int) -> Cie:
@@ -127,39 +96,8 @@ class EhFrame:
         if cie is not None:
             return cie
         d = self.data
-        pos, end = _entry_span(d, off)
-        pos += 4                                 # CIE id (0)
-        version = d[pos]
-        pos += 1
-        z = d.find(b"\0", pos, end)             # (find: the data may be a file view, no .index)
-        if z < 0:
-            raise CfiError("unterminated CIE augmentation")
-        aug = d[pos:z].decode("ascii", "replace")
-        pos = z + 1
-        if "eh" in aug:
-            pos += 8
-        code_align, pos = uleb(d, pos)
-        data_align, pos = sleb(d, pos)
-        if version == 1:
-            ra, pos = d[pos], pos + 1
-        else:
-            ra, pos = uleb(d, pos)
-        fde_enc, signal = 0, False
-        if aug.startswith("z"):
-            alen, pos = uleb(d, pos)
-            apos, pos = pos, pos + alen
-            for ch in aug[1:]:
-                if ch == "R":
-                    fde_enc, apos = d[apos], apos + 1
-                elif ch == "L":
-                    apos += 1
-                elif ch == "P":
-                    penc = d[apos]
-                    _, apos = read_encoded(d, apos + 1, penc & ~PE_INDIRECT, self._vaddr_of)
-                elif ch == "S":
-                    signal = True
-        cie = self.cies[off] = Cie(code_align, data_align, ra, fde_enc, signal, aug.startswith("z"),
-                                   bytes(d[pos:end]))
+        pos, end = entry_span(d, off)
+        cie = self.cies[off] = parse_cie(d, pos + 4, end, self._vaddr_of)     # (after the CIE id, 0)
         return cie
 
     def _fde(self, off: int) -> Optional[Fde]:
@@ -167,14 +105,14 @@ class EhFrame:
         if fde is not None:
             return fde
         d = self.data
-        pos, end = _entry_span(d, off)
+        pos, end = entry_span(d, off)
         cie_ptr = struct.unpack_from("<I", d, pos)[0]
         if cie_ptr == 0:
             return None                          # a CIE
         cie = self._cie(pos - cie_ptr)
         pos += 4
-        begin, pos = read_encoded(d, pos, cie.fde_enc, self._vaddr_of)
-        size, pos = read_encoded(d, pos, cie.fde_enc & 0x0F, self._vaddr_of)
+        begin, pos = read_encoded(d, pos, cie.fde_enc, self._vaddr_of(pos), indirect=True)
+        size, pos = read_encoded(d, pos, cie.fde_enc & 0x0F, self._vaddr_of(pos), indirect=True)
         if cie.has_aug_data:
             alen, pos = uleb(d, pos)
             pos += alen
@@ -402,7 +340,7 @@ class Unwinder:
                 continue
             try:
                 cfa_rule, rules = run_cfa(fde, (pc if exact else pc - 1) - m.base)
-            except (EhFrameError, IndexError, struct.error):
+            except (DwarfError, IndexError, struct.error):
                 break
             try:
                 nxt = _apply(cfa_rule, rules, regs, read_u64, fde.cie.ra_reg)

@@ -1,8 +1,8 @@
-"""Compiled code of generated source, kept across runs: a record's __init__ (emutrace.machine.record)
+"""Compiled code of generated source, kept across runs: a record's __init__ (emutrace.record)
 takes ~0.1 ms to compile, and a run compiles one for each record class it makes instances of (a
 dozen or more: ~1.5 ms of every start-up).
 
-One file in the metadata cache's directory (emutrace.machine.cache.cache_dir) per bytecode format
+One file in the metadata cache's directory (cache_dir, beside it) per bytecode format
 holds {source: marshalled code}, read once, at the first compile; a code object is unmarshalled
 when its source is asked for (~20 us; all of them, every record's, would cost more than the few a
 run compiles). The source is the key, so a changed record compiles afresh and nothing stale is
@@ -22,6 +22,16 @@ _FILE = f"code-{sys.implementation.cache_tag}-{sys.hexversion:x}.marshal"
 _compile = compile              # (a test counts the compiles through this name)
 
 _codes: Optional[Dict[str, bytes]] = None        # source -> marshalled code, loaded at the first compile
+
+
+def cache_dir() -> Optional[str]:
+    """The metadata cache's directory ($EMUTRACE_CACHE, else the XDG cache's emutrace/), or None
+    when $EMUTRACE_CACHE is empty (no cache)."""
+    d = os.environ.get("EMUTRACE_CACHE")
+    if d is None:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        d = os.path.join(base, "emutrace")
+    return d or None
 
 
 def compiled(src: str) -> CodeType:
@@ -44,7 +54,6 @@ def compiled(src: str) -> CodeType:
 
 
 def _path() -> Optional[str]:
-    from .cache import cache_dir     # deferred: the cache module loads pickle and tempfile, which most modules importing records need later or never
     d = cache_dir()
     return os.path.join(d, _FILE) if d else None
 

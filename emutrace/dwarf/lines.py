@@ -13,7 +13,7 @@ import posixpath
 import struct
 from typing import Dict, List, Optional, Tuple
 
-from .funcs import sleb, uleb
+from emutrace.dwarf.leb import sleb, uleb
 
 # DW_FORM codes that can appear in v5 directory / file entry formats
 _FORM_FIXED = {0x0B: 1, 0x05: 2, 0x06: 4, 0x07: 8, 0x1E: 16}

@@ -1,0 +1,48 @@
+"""Linux x86-64: readiness and the descriptors that signal it: poll, epoll, eventfd, timerfd, inotify, getrandom.
+
+Each constant is declared once, here, with its Linux value (never the host's): the kernel, the
+decoders (decode/xlat.py names its sets by these names) and the report import it from here.
+"""
+
+EFD_SEMAPHORE = 1
+EPOLL_CTL_ADD = 1
+EPOLL_CTL_DEL = 2
+EPOLL_CTL_MOD = 3
+EPOLLERR = 0x8
+EPOLLHUP = 0x10
+EPOLLIN = 0x1
+EPOLLOUT = 0x4
+GRND_NONBLOCK = 1
+GRND_RANDOM = 2
+GRND_INSECURE = 4
+IN_ACCESS = 0x1
+IN_MODIFY = 0x2
+IN_ATTRIB = 0x4
+IN_CLOSE_WRITE = 0x8
+IN_CLOSE_NOWRITE = 0x10
+IN_OPEN = 0x20
+IN_MOVED_FROM = 0x40
+IN_MOVED_TO = 0x80
+IN_CREATE = 0x100
+IN_DELETE = 0x200
+IN_DELETE_SELF = 0x400
+IN_MOVE_SELF = 0x800
+IN_UNMOUNT = 0x2000
+IN_Q_OVERFLOW = 0x4000
+IN_IGNORED = 0x8000
+IN_ONLYDIR = 0x01000000
+IN_DONT_FOLLOW = 0x02000000
+IN_EXCL_UNLINK = 0x04000000
+IN_MASK_CREATE = 0x10000000
+IN_MASK_ADD = 0x20000000
+IN_ISDIR = 0x40000000
+IN_ONESHOT = 0x80000000
+POLLERR = 8
+POLLHUP = 16
+POLLIN = 1
+POLLNVAL = 32
+POLLOUT = 4
+POLLPRI = 2
+POLLRDHUP = 0x2000
+TFD_TIMER_ABSTIME = 1
+TFD_TIMER_CANCEL_ON_SET = 2

@@ -1,0 +1,65 @@
+"""Linux x86-64: signals, sigaction flags, si_code values (include/uapi/asm-generic/signal*.h, siginfo.h).
+
+Each constant is declared once, here, with its Linux value (never the host's): the kernel, the
+decoders (decode/xlat.py names its sets by these names) and the report import it from here.
+"""
+
+CLD_EXITED = 1
+CLD_KILLED = 2
+CLD_DUMPED = 3
+FPE_INTDIV = 1
+ILL_ILLOPN = 2
+# the signals
+SIGHUP = 1
+SIGINT = 2
+SIGQUIT = 3
+SIGILL = 4
+SIGTRAP = 5
+SIGABRT = 6
+SIGBUS = 7
+SIGFPE = 8
+SIGKILL = 9
+SIGUSR1 = 10
+SIGSEGV = 11
+SIGUSR2 = 12
+SIGPIPE = 13
+SIGALRM = 14
+SIGTERM = 15
+SIGCHLD = 17
+SIGCONT = 18
+SIGSTOP = 19
+SIGTSTP = 20
+SIGTTIN = 21
+SIGTTOU = 22
+SIGURG = 23
+SIGXFSZ = 25
+SIGWINCH = 28
+SIGSYS = 31
+NSIG = 64
+SA_NOCLDSTOP = 1
+SA_NOCLDWAIT = 2
+SA_SIGINFO = 4
+SA_RESTORER = 0x04000000
+SA_ONSTACK = 0x08000000
+SA_RESTART = 0x10000000
+SA_NODEFER = 0x40000000
+SA_RESETHAND = 0x80000000
+SEGV_MAPERR = 1
+SEGV_ACCERR = 2
+SI_USER = 0
+SI_KERNEL = 0x80
+SI_TKILL = -6
+SI_MESGQ = -3
+SI_TIMER = -2
+SIG_BLOCK = 0
+SIG_DFL = 0
+SIG_IGN = 1
+SIG_UNBLOCK = 1
+SIG_SETMASK = 2
+SIGEV_SIGNAL = 0
+SIGEV_NONE = 1
+SIGEV_THREAD = 2
+SIGEV_THREAD_ID = 4
+SS_ONSTACK = 1
+SS_DISABLE = 2
+TRAP_BRKPT = 1
