@@ -9,6 +9,7 @@ starting from the file's bytes, and is not written back to the host.
 """
 from __future__ import annotations
 
+import ctypes
 import os
 
 from emutrace.machine.budget import OutOfMemory
@@ -71,12 +72,40 @@ def sys_mmap(proc, addr, length, prot, flags, fd, off):
         aspace.map(start, size, prot, name, off if f is not None else 0, noreserve,
                    contents=f is not None and not isinstance(f, DeviceFile))
     if f is not None and not isinstance(f, DeviceFile):
-        if mtype == MAP_PRIVATE:
+        if mtype == MAP_PRIVATE and not _read_into(proc.aspace, f, start, length, off):
             data = f.pread(length, off)
             if data:
                 proc.machine.write(start, data)
         proc.kernel.hooks.fire("mmap", proc, start, size, prot, f, off)
     return start
+
+
+def _read_into(aspace, f, start: int, length: int, off: int) -> bool:
+    """A host file's bytes [off, off+length) read by the host kernel straight into the fresh
+    private mapping at start: one copy, from the host's page cache into guest memory, where
+    pread + uc_mem_write made two and a Python bytes object as large as the mapping (a C
+    library: ~2 MB at every exec, ~10% of a fork+exec of /bin/true, docs/processes.md). True when
+    done; False (the caller reads a copy) for anything but a host file with host memory under
+    every page, or where the host has no preadv. The mapping was just made (map() unmapped what
+    was there and dropped its translated code), so no translation can be stale, as for
+    uc_mem_write; a short read (the file ends) leaves the rest zero, as Linux does."""
+    fd = getattr(f, "host_fd", None)
+    if fd is None or not isinstance(f, HostFile) or not hasattr(os, "preadv"):
+        return False
+    pieces = list(aspace.host_pieces(start, start + length))
+    if sum(n for _, n, _ in pieces) != length:
+        return False
+    try:
+        for addr, n, host in pieces:
+            pos, done = off + (addr - start), 0
+            while done < n:
+                got = os.preadv(fd, [(ctypes.c_char * (n - done)).from_address(host + done)], pos + done)
+                if got <= 0:
+                    return True                     # (end of file: the rest stays zero)
+                done += got
+    except OSError:
+        return False                                # (the copying path reports the error)
+    return True
 
 
 def _map_shared(proc, start, size, prot, f, off, length, name, noreserve) -> None:

@@ -86,7 +86,8 @@ def cpuid(leaf: int, sub: int):
 # check nothing (~0.4 µs a call saved), so every argument is passed as an exact ctypes value. They
 # keep the GIL (PyDLL): the calls are short and releasing it costs more than they do.
 _RAW = ctypes.PyDLL(uclib._name, handle=uclib._handle)
-for _fn in ("uc_reg_read", "uc_reg_write", "uc_reg_read_batch", "uc_mem_write", "uc_mem_read"):
+for _fn in ("uc_reg_read", "uc_reg_write", "uc_reg_read_batch", "uc_reg_write_batch", "uc_mem_write",
+            "uc_mem_read"):
     getattr(_RAW, _fn).restype = ctypes.c_int
 _SC_N, _CA_N = ctypes.c_int(len(SYSCALL_ARGS)), ctypes.c_int(len(CALL_ARGS))
 _RAW.uc_emu_start.argtypes = (ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_size_t)
@@ -118,6 +119,36 @@ ENGINE_BASE_COST = 4 << 20
 # For bench/ only (the counter's cost: bench/counter_workload.py): the compiled counter is made
 # but not hooked, so nothing counts (no clock, no slices, no --max-insns): never for a real run.
 _BENCH_NO_COUNTER = os.environ.get("EMUTRACE_BENCH_NO_COUNTER") == "1"
+
+
+# The x87/SSE registers of fp_state (XMM0-15, ST0-7, then the control registers) and of
+# set_fp_state (FPCW, MXCSR, XMM0-15, ST0-7), each in a 16-byte slot of one buffer: one C call
+# each way. Made once, on first use.
+_FP_CTRL = 24
+_FP_READ = ([X.UC_X86_REG_XMM0 + i for i in range(16)] + [X.UC_X86_REG_FP0 + i for i in range(8)]
+            + [X.UC_X86_REG_FPCW, X.UC_X86_REG_FPSW, X.UC_X86_REG_FPTAG, X.UC_X86_REG_MXCSR])
+_FP_WRITE = ([X.UC_X86_REG_FPCW, X.UC_X86_REG_MXCSR] + [X.UC_X86_REG_XMM0 + i for i in range(16)]
+             + [X.UC_X86_REG_FP0 + i for i in range(8)])
+_FP = []
+
+
+class _FpBatch:
+    def __init__(self):
+        self.n, self.wn = ctypes.c_int(len(_FP_READ)), ctypes.c_int(len(_FP_WRITE))
+        self.ids = (ctypes.c_int * len(_FP_READ))(*_FP_READ)
+        self.vals = ctypes.create_string_buffer(16 * len(_FP_READ))
+        self.ptrs = (ctypes.c_void_p * len(_FP_READ))(*[ctypes.addressof(self.vals) + 16 * i
+                                                        for i in range(len(_FP_READ))])
+        self.wids = (ctypes.c_int * len(_FP_WRITE))(*_FP_WRITE)
+        self.wvals = ctypes.create_string_buffer(16 * len(_FP_WRITE))
+        self.wptrs = (ctypes.c_void_p * len(_FP_WRITE))(*[ctypes.addressof(self.wvals) + 16 * i
+                                                          for i in range(len(_FP_WRITE))])
+
+
+def _fp_batch() -> _FpBatch:
+    if not _FP:
+        _FP.append(_FpBatch())
+    return _FP[0]
 
 
 def _address(fn) -> int:
@@ -304,28 +335,32 @@ class Machine:
         self.uc.reg_write(X.UC_X86_REG_MXCSR, 0x1F80)
 
     def fp_state(self) -> bytes:
-        """FXSAVE-format image of the x87/SSE state (for signal frames)."""
-        xmm = b"".join(self.xmm(i) for i in range(16))
-        st = b"".join(self._st(i) for i in range(8))
-        return FXSAVE.pack(cwd=self.uc.reg_read(X.UC_X86_REG_FPCW) & 0xFFFF,
-                           swd=self.uc.reg_read(X.UC_X86_REG_FPSW) & 0xFFFF,
-                           ftw=self.uc.reg_read(X.UC_X86_REG_FPTAG) & 0xFFFF,
-                           mxcsr=self.uc.reg_read(X.UC_X86_REG_MXCSR) & 0xFFFFFFFF,
+        """FXSAVE-format image of the x87/SSE state (for signal frames and fork): one batch read
+        (28 registers through the binding cost ~1 ms a fork and a signal, docs/processes.md)."""
+        fp = _fp_batch()
+        ctypes.memset(fp.vals, 0, len(fp.vals))        # (registers narrower than their 16-byte slot)
+        _RAW.uc_reg_read_batch(self._hc, fp.ids, fp.ptrs, fp.n)
+        raw = fp.vals.raw
+        cwd, swd, ftw, mxcsr = (struct.unpack_from("<Q", raw, (_FP_CTRL + k) * 16)[0] for k in range(4))
+        xmm = b"".join(raw[16 * i:16 * i + 16] for i in range(16))
+        st = b"".join(struct.pack("<QH6x", *struct.unpack_from("<QH", raw, 16 * (16 + i))) for i in range(8))
+        return FXSAVE.pack(cwd=cwd & 0xFFFF, swd=swd & 0xFFFF, ftw=ftw & 0xFFFF, mxcsr=mxcsr & 0xFFFFFFFF,
                            mxcsr_mask=0xFFFF, st_space=st, xmm_space=xmm)
 
-    def _st(self, i):
-        mant, exp = self.uc.reg_read(X.UC_X86_REG_FP0 + i)
-        return struct.pack("<QH6x", mant & 0xFFFFFFFFFFFFFFFF, exp & 0xFFFF)
-
     def set_fp_state(self, image: bytes) -> None:
+        """The x87/SSE state of an FXSAVE image, in one batch write (in the order the single
+        writes had: control word, MXCSR, XMM0-15, ST0-7)."""
         f = FXSAVE.unpack(image)
-        self.uc.reg_write(X.UC_X86_REG_FPCW, f["cwd"])
-        self.uc.reg_write(X.UC_X86_REG_MXCSR, f["mxcsr"] & 0xFFFF)
-        for i in range(16):
-            self.set_xmm(i, f["xmm_space"][16 * i:16 * i + 16])
+        fp = _fp_batch()
+        vals = bytearray(len(fp.wvals))
+        struct.pack_into("<QQ", vals, 0, f["cwd"], 0)
+        struct.pack_into("<QQ", vals, 16, f["mxcsr"] & 0xFFFF, 0)
+        vals[32:32 + 256] = f["xmm_space"][:256]
         for i in range(8):
             mant, exp = struct.unpack_from("<QH", f["st_space"], 16 * i)
-            self.uc.reg_write(X.UC_X86_REG_FP0 + i, (mant, exp))
+            struct.pack_into("<QH6x", vals, 32 + 256 + 16 * i, mant, exp)
+        ctypes.memmove(fp.wvals, bytes(vals), len(vals))
+        _RAW.uc_reg_write_batch(self._hc, fp.wids, fp.wptrs, fp.wn)
 
     # -- hooks on exact addresses, without the binding's per-call wrappers ----
     _CODE_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_void_p)
