@@ -245,7 +245,7 @@ def build_observers(session, cfg) -> List:
 
 
 def _arg_types(session, tc):
-    """--ftrace -a / -A: (DebugTypes, [(CallFilter, ArgSpec)] or None) for the function tracer."""
+    """--ftrace -a / -A: (DebugTypes, [(CallFilter, ArgSpec)] or None, typed) for the function tracer."""
     if tc.ftrace_args is None:
         return None
     from .dwarf.calls import ArgSpec, DebugTypes     # deferred: only -a reads debug information
@@ -259,7 +259,9 @@ def _arg_types(session, tc):
                      for pat, _, rest in (a.partition("@") for a in tc.ftrace_args)]
         except FilterError as e:
             raise EmutraceError(f"-A: {e}", 125) from None
-    return types, specs
+    # typed values (name, type, value, text) are made for the outputs that carry them (jsonl,
+    # the Chrome timeline); --ftrace's text shows the text alone
+    return types, specs, tc.format == "jsonl" or bool(tc.chrome)
 def _on_terminal(stream) -> bool:
     try:
         return stream.isatty()
