@@ -215,9 +215,15 @@ def build_observers(session, cfg) -> List:
                     if functions else None
             except FilterError as e:
                 raise EmutraceError(str(e), 125) from None
+            # library functions no prototype names take their types from the defining library's
+            # DWARF (docs/dwarf.md); the reader reads nothing until such a call
+            from .dwarf.calls import DebugTypes     # deferred with the call tracer (a small module: its reader loads at its first use)
+            dwarf = DebugTypes(session.opts.root, session.kernel.notify, tc.string_limit,
+                               lambda addr: _symbolize(session, addr))
             if libcalls:
                 tracer.libcalls = LibcallTracer(session, tracer.call_emit(), fmt, protos, flt, tc.string_limit,
                                                 calls=calls)
+                tracer.libcalls.dwarf = dwarf
                 # calls logged by guest code carry no time of their own (their records are read
                 # in bulk): an output that shows each call's time takes the hooked path, whose
                 # hooks read the work-driven clock at the call and at the return (docs/time.md)
@@ -227,11 +233,9 @@ def build_observers(session, cfg) -> List:
             if functions:
                 from .ftrace import FunctionTracer     # deferred: only --ftrace and -x need it
                 # --ftrace's formats show names; -x alone is ltrace's: arguments decoded
-                arg_types = _arg_types(session, tc)
+                arg_types = _arg_types(tc, dwarf)
                 tracer.functions = FunctionTracer(session, tracer.emit, calls, select, fmt, protos,
                                                   decode=not tc.ftrace, args=arg_types)
-                if arg_types is not None and tracer.libcalls is not None:
-                    tracer.libcalls.dwarf = arg_types[0]     # library calls no prototype names
                 if isinstance(sink, FtraceText):
                     sink.stack_use = tracer.functions.stack_use
         powertools.wire(session, tc, tracer)
@@ -244,14 +248,12 @@ def build_observers(session, cfg) -> List:
     return sinks + extra_outputs
 
 
-def _arg_types(session, tc):
+def _arg_types(tc, types):
     """--ftrace -a / -A: (DebugTypes, [(CallFilter, ArgSpec)] or None, typed) for the function tracer."""
     if tc.ftrace_args is None:
         return None
-    from .dwarf.calls import ArgSpec, DebugTypes     # deferred: only -a reads debug information
+    from .dwarf.calls import ArgSpec     # deferred: only -a reads debug information
     from .filters import CallFilter, FilterError
-    types = DebugTypes(session.opts.root, session.kernel.notify, tc.string_limit,
-                       lambda addr: _symbolize(session, addr))
     specs = None
     if tc.ftrace_args:
         try:
@@ -262,6 +264,8 @@ def _arg_types(session, tc):
     # typed values (name, type, value, text) are made for the outputs that carry them (jsonl,
     # the Chrome timeline); --ftrace's text shows the text alone
     return types, specs, tc.format == "jsonl" or bool(tc.chrome)
+
+
 def _on_terminal(stream) -> bool:
     try:
         return stream.isatty()

@@ -5,11 +5,12 @@ One DebugTypes per session: each module's DWARF found once (its own sections, el
 separate debug file under the root), each function's signature read at its first call."""
 from __future__ import annotations
 
-from typing import Callable, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Optional, Tuple
 
-from .index import DebugInfo, for_file
-from .plan import CallValues, Plan
-from .types import Signature
+if TYPE_CHECKING:
+    from .index import DebugInfo
+    from .plan import CallValues, Plan
+    from .types import Signature
 
 UNSET = object()
 
@@ -34,12 +35,24 @@ class DebugTypes:
         self.warn = warn
         self.limit = string_limit
         self.symbolize = symbolize
-        self._files: Dict[str, Optional[DebugInfo]] = {}
+        self._files: Dict[str, Optional["DebugInfo"]] = {}
+        self._has: Dict[str, bool] = {}
         self._sigs: Dict[Tuple[str, int], Optional[Signature]] = {}
         self._plans: Dict[tuple, tuple] = {}   # (id(signature), id(spec)) → (them, Plan)
         self._said_lying = False
 
-    def signature(self, module, addr: int, symbol: str = "") -> Optional[Signature]:
+    def has_debug(self, module) -> bool:
+        """Might the module have debug information (its own .debug_info, or a separate debug
+        file under the root by build-id or .gnu_debuglink)? Asked without reading any DWARF:
+        a few stat calls, once per module."""
+        got = self._has.get(module.path)
+        if got is None:
+            from .index import may_have     # deferred: a trace that asks nothing loads no reader
+            got = self._has[module.path] = bool(module.elf.data) and may_have(self.root, module.path,
+                                                                                module.elf.data)
+        return got
+
+    def signature(self, module, addr: int, symbol: str = "") -> Optional["Signature"]:
         """The signature of the function at absolute addr in module, or None. A symbol with a
         suffix (foo.constprop.0, foo.isra.0, foo.part.1) is a specialised clone."""
         key = (module.path, addr - module.base)
@@ -47,6 +60,7 @@ class DebugTypes:
         if sig is UNSET:
             di = self._files.get(module.path, UNSET)
             if di is UNSET:
+                from .index import for_file     # deferred: a trace that asks nothing loads no reader
                 di = self._files[module.path] = for_file(self.root, module.path, module.elf.data, self.warn) \
                     if module.elf.data else None
             sig = self._sigs[key] = di.signature(key[1]) if di is not None else None
@@ -54,20 +68,21 @@ class DebugTypes:
                 sig.clone = True
         return sig
 
-    def plan(self, sig: Signature, spec: Optional[ArgSpec] = None) -> Plan:
+    def plan(self, sig: "Signature", spec: Optional[ArgSpec] = None) -> "Plan":
         """The function's fetch and render plan for this selection, made once."""
         key = (id(sig), id(spec))
         got = self._plans.get(key)
         if got is None or got[0] is not sig or got[1] is not spec:
+            from .plan import Plan     # deferred: library calls typed from DWARF need no plan
             got = self._plans[key] = (sig, spec, Plan(sig, spec, self.limit, self.symbolize, self._lying))
         return got[2]
 
-    def enter(self, sig: Signature, machine, mem, spec: Optional[ArgSpec] = None) -> Optional[CallValues]:
+    def enter(self, sig: "Signature", machine, mem, spec: Optional[ArgSpec] = None) -> Optional["CallValues"]:
         """The call's arguments with their typed values (the API's one-off read at an entry);
         None (shown without them) when the types lie beyond rendering."""
         return self.plan(sig, spec).enter(machine.call_words(), machine, lambda: mem, typed=True)
 
-    def _lying(self, sig: Signature, e: Exception) -> None:
+    def _lying(self, sig: "Signature", e: Exception) -> None:
         if not self._said_lying:
             self._said_lying = True
             self.warn(f"debug information of {sig.name} cannot be rendered ({type(e).__name__}: {e}); "

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import struct
 import zlib
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 from .errors import DwarfError
 
@@ -121,11 +121,12 @@ def in_root(root: str, guest_path: str, hops: int = 16) -> Optional[str]:
     return host if os.path.isfile(host) else None
 
 
-def find_debug_file(root: str, guest_path: str, secs: Dict[str, bytes], warn):
-    """(guest path, bytes) of the separate debug file of the file at guest_path (with sections secs),
-    when the root has one that matches; warn(path, why) for one that does not."""
+def candidates(guest_path: str, secs: Dict[str, bytes]) -> List[str]:
+    """Where gdb looks for the separate debug file of the file at guest_path, in its order:
+    by build-id under /usr/lib/debug/.build-id, then by .gnu_debuglink beside the file, in its
+    .debug/ and under /usr/lib/debug."""
     bid = build_id(secs)
-    name, crc = _debuglink(secs)
+    name, _crc = _debuglink(secs)
     cands = []
     if bid and len(bid) >= 2:
         h = bid.hex()
@@ -133,7 +134,15 @@ def find_debug_file(root: str, guest_path: str, secs: Dict[str, bytes], warn):
     if name and "/" not in name:
         d = os.path.dirname(guest_path)
         cands += [f"{d}/{name}", f"{d}/.debug/{name}", f"/usr/lib/debug{d}/{name}"]
-    for guest in cands:
+    return cands
+
+
+def find_debug_file(root: str, guest_path: str, secs: Dict[str, bytes], warn):
+    """(guest path, bytes) of the separate debug file of the file at guest_path (with sections secs),
+    when the root has one that matches; warn(path, why) for one that does not."""
+    bid = build_id(secs)
+    _name, crc = _debuglink(secs)
+    for guest in candidates(guest_path, secs):
         host = in_root(root, guest)
         if host is None:
             continue
