@@ -898,6 +898,7 @@ class Session:
             lt = LibcallTracer(core, tracer.emit, fmt, load_prototypes(), _CallFilter(base, self._call_hooks),
                                self.string_limit)
             lt.intercept = self._call_hooks
+            lt.dwarf = self._debug_types()     # functions no prototype names: their library's DWARF, as the CLI's
             # (sites the hooks name keep Python hooks; a jsonl trace shows each call's time and
             # position, which calls logged by guest code do not carry: docs/time.md)
             lt.guest_log = not self.hook_returns and not any(isinstance(k, JsonLines) for k in self._sinks)
