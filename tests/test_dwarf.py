@@ -400,6 +400,8 @@ def test_dash_A_selects_functions_and_arguments():
     assert "&add(1, 2)" in out and "&add = 3" in out
     assert "&many(2, 8)\n" in out and "&many = " not in out
     assert "&upper\n" in out                      # not selected: the name only
+    out = _run(["--ftrace", "-A", "add@retval", _bin("dwargs", "g")]).stderr
+    assert "&add()\n" in out and "&add = 3\n" in out   # the return value only (uftrace's retval)
 
 
 def test_jsonl_and_chrome_carry_typed_values(tmp_path):

@@ -21,7 +21,8 @@ class ArgSpec:
 
     def __init__(self, text: str = ""):
         items = [x for x in text.split(",") if x]
-        self.args = [x for x in items if x not in ("retval", "ret")] or None
+        # (no items: every argument and the return; `retval` alone: the return only)
+        self.args = [x for x in items if x not in ("retval", "ret")] if items else None
         self.ret = not items or any(x in ("retval", "ret") for x in items)
 
     def shows(self, i: int, name: str) -> bool:

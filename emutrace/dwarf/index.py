@@ -20,7 +20,7 @@ from .errors import DwarfError
 from .lazy import LazyUnit
 from .types import Builder, Signature
 
-FORMAT = b"dwarf-3:"
+FORMAT = b"dwarf-4:"
 
 
 class DebugInfo:

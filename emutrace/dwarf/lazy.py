@@ -20,6 +20,9 @@ from .errors import DwarfError
 # types). Structures, classes and unions are walked: a method of a local class is defined
 # inside its class; their members are stepped over without decoding (fixed-size abbreviations)
 NO_CODE_TAGS = frozenset({0x01, 0x04, 0x15})
+# in C (which has no member functions) structures and unions hold no code either: jumped over
+C_NO_CODE_TAGS = NO_CODE_TAGS | {0x13, 0x17}
+C_LANGUAGES = frozenset({0x01, 0x02, 0x0C, 0x1D, 0x2C})      # DW_LANG_C89, C, C99, C11, C17
 T_subprogram = 0x2E
 
 
@@ -136,11 +139,12 @@ class LazyUnit:
             off = self._after(c)
 
     def subprograms(self) -> Iterator[LazyDie]:
-        """Every subprogram DIE of the unit outside arrays, enums and function types, in
-        offset order."""
+        """Every subprogram DIE of the unit outside arrays, enums and function types (and, in
+        C, structures and unions), in offset order."""
         root = self.get(self.u.die_off)
         if root is None:
             return
+        no_code = C_NO_CODE_TAGS if root.attrs.get(I.AT_language) in C_LANGUAGES else NO_CODE_TAGS
         stack = [self._scan(root)]
         while stack:
             got = next(stack[-1], None)
@@ -150,7 +154,7 @@ class LazyUnit:
             off, tag, kids = got
             if tag == T_subprogram:
                 yield self.get(off)
-            if kids and tag not in NO_CODE_TAGS:
+            if kids and tag not in no_code:
                 if len(stack) >= I.MAX_DEPTH:
                     raise DwarfError(f"DIE at {off:#x}: nested too deep")
                 stack.append(self._scan(self.get(off)))
