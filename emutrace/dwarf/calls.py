@@ -48,7 +48,7 @@ class DebugTypes:
         a few stat calls, once per module."""
         got = self._has.get(module.path)
         if got is None:
-            from .index import may_have     # deferred: a trace that asks nothing loads no reader
+            from .elfsec import may_have     # deferred: a trace that asks nothing loads no reader
             got = self._has[module.path] = bool(module.elf.data) and may_have(self.root, module.path,
                                                                                 module.elf.data)
         return got

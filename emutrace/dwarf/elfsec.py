@@ -167,3 +167,18 @@ def find_debug_file(root: str, guest_path: str, secs: Dict[str, bytes], warn):
         if ".debug_info" in table:
             return guest, data
     return None
+
+
+def may_have(root: str, guest_path: str, data: bytes) -> bool:
+    """Has the ELF file (its bytes `data`) debug information of its own, or a separate debug
+    file under root where gdb would look? Nothing is read but the file's section headers and
+    notes, and the candidates' existence (for_file then checks the build-id)."""
+    try:
+        table = section_table(data)
+        if ".debug_info" in table and table[".debug_info"][3]:
+            return True
+        secs = {n: data[t[2]:t[2] + t[3]] for n, t in table.items()
+                if n in (".note.gnu.build-id", ".gnu_debuglink") and t[2] + t[3] <= len(data)}
+    except DwarfError:
+        return False
+    return any(in_root(root, guest) is not None for guest in candidates(guest_path, secs))
