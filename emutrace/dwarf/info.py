@@ -142,6 +142,10 @@ _FIXED = {0x0B: 1, 0x05: 2, 0x06: 4, 0x07: 8, 0x11: 1, 0x12: 2, 0x13: 4, 0x14: 8
           0x25: 1, 0x26: 2, 0x27: 3, 0x28: 4, 0x29: 1, 0x2A: 2, 0x2B: 3, 0x2C: 4, 0x1C: 4, 0x24: 8,
           0x20: 8, 0x1E: 16}
 FIXED_FORMS = _FIXED                 # (lazy.py steps over DIEs made of these alone)
+# forms of an offset's size (strp, line_strp, sec_offset, strp_sup, GNU alt ref and strp) and
+# of one LEB128 number (udata, ref_udata, strx, addrx, loclistx, rnglistx, GNU addr/str index)
+OFFSET_FORMS = frozenset({0x0E, 0x1F, 0x17, 0x1D, 0x1F20, 0x1F21})
+ULEB_FORMS = frozenset({0x0F, 0x15, 0x1A, 0x1B, 0x22, 0x23, 0x1F01, 0x1F02})
 _REF_LOCAL = {0x11, 0x12, 0x13, 0x14, 0x15}
 _STRX = {0x1A, 0x25, 0x26, 0x27, 0x28, 0x1F02}
 _ADDRX = {0x1B, 0x29, 0x2A, 0x2B, 0x2C, 0x1F01}
@@ -300,12 +304,12 @@ class Reader:
             return int.from_bytes(info[i:i + n], "little"), i + n
         if form == 0x01:                                  # addr
             return int.from_bytes(info[i:i + u.addr_size], "little"), i + u.addr_size
-        if form in (0x0E, 0x1F, 0x17, 0x1D, 0x1F20, 0x1F21):   # strp, line_strp, sec_offset, sup/alt
+        if form in OFFSET_FORMS:
             return int.from_bytes(info[i:i + u.off_size], "little"), i + u.off_size
         if form == 0x10:                                  # ref_addr
             n = u.addr_size if u.version == 2 else u.off_size
             return int.from_bytes(info[i:i + n], "little"), i + n
-        if form in (0x0F, 0x15, 0x1A, 0x1B, 0x22, 0x23, 0x1F01, 0x1F02):
+        if form in ULEB_FORMS:
             return uleb(info, i)
         if form == 0x0D:
             return sleb(info, i)

@@ -160,7 +160,7 @@ class LazyUnit:
                 stack.append(self._scan(self.get(off)))
 
 
-_LEB = frozenset({0x0F, 0x15, 0x1A, 0x1B, 0x22, 0x23, 0x1F01, 0x1F02, 0x0D})   # udata, sdata, ...x
+_LEB = I.ULEB_FORMS | {0x0D}             # (and sdata: stepped over alike)
 
 
 def skip_program(specs, u: "I.Unit") -> Optional[tuple]:
@@ -173,7 +173,7 @@ def skip_program(specs, u: "I.Unit") -> Optional[tuple]:
         if k is None:
             if form == 0x01:                                # addr
                 k = u.addr_size
-            elif form in (0x0E, 0x1F, 0x17, 0x1D, 0x1F20, 0x1F21):   # strp, line_strp, sec_offset, sup/alt
+            elif form in I.OFFSET_FORMS:
                 k = u.off_size
             elif form in (0x19, 0x21):                      # flag_present, implicit_const
                 k = 0
