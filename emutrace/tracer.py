@@ -223,7 +223,8 @@ def build_observers(session, cfg) -> List:
             if libcalls:
                 tracer.libcalls = LibcallTracer(session, tracer.call_emit(), fmt, protos, flt, tc.string_limit,
                                                 calls=calls)
-                tracer.libcalls.dwarf = dwarf
+                if not (tc.ftrace and tc.ftrace_args is None and tc.format != "jsonl" and not tc.chrome):
+                    tracer.libcalls.dwarf = dwarf     # (--ftrace's text names library calls only: none read)
                 # calls logged by guest code carry no time of their own (their records are read
                 # in bulk): an output that shows each call's time takes the hooked path, whose
                 # hooks read the work-driven clock at the call and at the return (docs/time.md)
