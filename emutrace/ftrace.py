@@ -29,6 +29,7 @@ library) pays a few microseconds per event more.
 from __future__ import annotations
 
 import struct
+from functools import partial
 from typing import Dict, Optional
 from weakref import WeakKeyDictionary
 
@@ -50,15 +51,14 @@ OTHER_STACK = 8 << 20          # past Linux's default RLIMIT_STACK: not the thre
 
 class FuncSite:
     """One hooked function entry."""
-    __slots__ = ("name", "module", "display", "proto", "sig", "spec")
+    __slots__ = ("name", "module", "display", "proto", "plan")
 
     def __init__(self, name: str, module: Module, proto=None):
         self.name = name
         self.module = module
         self.display = None          # demangled (-C) at the first call: most functions never run
         self.proto = proto
-        self.sig = _UNSET            # -a: its DWARF signature, read at the first call
-        self.spec = None             # -a: which arguments (uftrace's -A FUNC@arg1,retval)
+        self.plan = _UNSET           # -a: its arguments' plan (dwarf.plan), made at the first call
 
 
 class _Plain:
@@ -72,7 +72,7 @@ class _Plain:
         self.args = []
         self.right = ""
         self.ret = ""
-        self.values = None           # -a: the call's decoded arguments (dwarf.calls.CallValues)
+        self.values = None           # -a: the call's decoded arguments (dwarf.plan.CallValues)
 
 
 class _ProcFunctions:
@@ -100,8 +100,9 @@ class FunctionTracer:
         self.fmt = formatter
         self.protos = protos
         self.decode = decode and formatter is not None
-        # -a: (dwarf.calls.DebugTypes, [(CallFilter, ArgSpec)] or None for every function)
-        self.args, self.arg_specs = args if args is not None else (None, None)
+        # -a: (dwarf.calls.DebugTypes, [(CallFilter, ArgSpec)] or None for every function,
+        # whether an output shows typed values: jsonl, Chrome)
+        self.args, self.arg_specs, self.typed = args if args is not None else (None, None, False)
         self._discovered: Dict[str, Dict[int, str]] = {}
         self.tops: Dict[tuple, int] = {}         # (pid, tid) → stack top (for stack use)
         # per attached process, kept here rather than on the kernel's Process; weak, so an ended
@@ -151,7 +152,11 @@ class FunctionTracer:
     def _on_entry(self, uc, addr, size, ud):
         proc, site = ud
         m = proc.machine
-        rsp = m.reg("rsp")
+        if self.args is None:
+            rsp = m.reg("rsp")
+        else:
+            words = m.call_words()              # (rdi, rsi, rdx, rcx, r8, r9, rsp): -a's arguments
+            rsp = words[6]
         ret_addr = struct.unpack("<Q", m.read(rsp, 8))[0]
         stack = self.calls.stack(proc)
         if stack:
@@ -174,8 +179,16 @@ class FunctionTracer:
             if site.display is None:
                 site.display = self.fmt.display_name(site.name) if self.fmt is not None else site.name
             st = _Plain(site.display)
-            if self.args is not None:
-                self._values(proc, site, addr, st)
+            if self.args is not None:               # -a: the arguments, decoded by the function's plan
+                plan = site.plan
+                if plan is _UNSET:
+                    plan = self._plan(site, addr)
+                if plan is not None:
+                    st.values = plan.enter(words, m, partial(mem_view, proc), self.typed)
+                    if st.values is None:
+                        site.plan = None            # its types cannot be rendered: names only
+                    else:
+                        st.left_args = st.values.texts
         fid = self.calls.new_id()
         frame = Frame(fid, site, rsp, ret_addr, st, len(stack), now, kind="function", owner=self, entry=addr)
         stack.append(frame)
@@ -186,21 +199,16 @@ class FunctionTracer:
         if caller is not None:
             self.calls.hook_return(proc, uc, ret_addr)
 
-    def _values(self, proc, site: FuncSite, addr: int, st: _Plain) -> None:
-        """-a: the arguments of a function with DWARF, decoded at its entry."""
-        if site.sig is _UNSET:
-            site.sig = None
-            for flt, spec in self.arg_specs or [(None, None)]:
-                if flt is None or flt.matches(site.name, site.module.name, True, None):
-                    site.spec = spec
-                    site.sig = self.args.signature(site.module, addr, site.name)
-                    break
-        if site.sig is not None:
-            st.values = self.args.enter(site.sig, proc.machine, mem_view(proc), site.spec)
-            if st.values is None:
-                site.sig = None                  # its types cannot be rendered: names only
-            else:
-                st.left_args = st.values.texts
+    def _plan(self, site: FuncSite, addr: int):
+        """-a: the plan of a function with DWARF (dwarf.plan), made at its first call; None
+        for one without, or not selected by -A."""
+        site.plan = None
+        for flt, spec in self.arg_specs or [(None, None)]:
+            if flt is None or flt.matches(site.name, site.module.name, True, None):
+                sig = self.args.signature(site.module, addr, site.name)
+                site.plan = self.args.plan(sig, spec) if sig is not None else None
+                break
+        return site.plan
 
     def _caller(self, proc, ret_addr: int) -> Optional[str]:
         """The module a return address is in; None when it cannot be one (not executable code:
@@ -224,9 +232,14 @@ class FunctionTracer:
         if self.decode:
             self.fmt.exit(st, Regs(proc.machine, proc.aspace), mem_view(proc))
         elif st.values is not None:
-            st.ret, ret_typed, outs = self.args.leave(st.values, proc.machine, mem_view(proc))
-            st.args = [f"{name}={text}" for name, text in outs]
-            typed = {"return": ret_typed, "outputs": [{"name": n, "text": t} for n, t in outs]}
+            calls = self.calls
+            rax = calls.ret_rax if calls.ret_frame is frame else proc.machine.reg("rax")
+            st.ret, ret_typed, outs = st.values.plan.leave(st.values, rax, proc.machine, partial(mem_view, proc),
+                                                           self.typed)
+            if outs:
+                st.args = [f"{name}={text}" for name, text in outs]
+            typed = {"return": ret_typed, "outputs": [{"name": n, "text": t} for n, t in outs]} \
+                if self.typed else None
         now = self.session.world.elapsed_ns
         self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
                          list(st.args), st.ret, now - frame.time_ns, kind="function", typed=typed))

@@ -95,7 +95,7 @@ class LibcallTracer:
         self.fast_by_site: Dict[int, object] = {}  # id(Site) → its FastSite
         self.leaf_out = None                      # the sink taking leaf_lines, when its output is plain
         self.quiet = False                        # no notes to the user (the behaviour report's own tracer)
-        self.dwarf = None                         # --ftrace -a: dwarf.calls.DebugTypes, for functions no prototype names
+        self.dwarf = None                         # dwarf.calls.DebugTypes, for functions no prototype names
         # per process and per engine, kept here rather than on the kernel's and machine's objects;
         # weak, so an ended process and its engine are freed with it
         self._procs: "WeakKeyDictionary[object, _ProcSites]" = WeakKeyDictionary()
@@ -416,6 +416,8 @@ class LibcallTracer:
                 site.traced = self.filter.matches(site.name, site.caller.name, site.is_main, site.definer)
             if not site.traced:
                 return None
+            if site.proto is None and self._dwarf_may_type(proc, site.name):
+                return None                     # typed from its library's DWARF at its first call
             plan = site.plan
             if plan is UNSET:
                 plan = site.plan = self._plan(site)
@@ -578,14 +580,30 @@ class LibcallTracer:
             return                  # closed by the return record of the call it replaced
         calls.hook_return(proc, uc, ret_addr)           # (once per return address and engine)
 
+    def _definition(self, proc, name: str):
+        """(module, symbol) where ld.so binds `name`, or (None, None)."""
+        resolver = self._proc(proc).resolver
+        dm, sym = resolver[1].lookup(name, None, for_plt=True) if resolver is not None else (None, None)
+        if dm is None or sym is None or not getattr(sym, "value", 0):
+            return None, None
+        return dm, sym
+
+    def _dwarf_may_type(self, proc, name: str) -> bool:
+        """Could the defining library's debug information type `name` (the prototype database
+        does not)? Asked without reading DWARF; the call is then kept on the hooked path, whose
+        first call reads it (_dwarf_proto), so a run that never calls it reads none."""
+        if self.dwarf is None:
+            return False
+        dm, _sym = self._definition(proc, name)
+        return dm is not None and self.dwarf.has_debug(dm)
+
     def _dwarf_proto(self, proc, name: str):
         """The prototype the defining library's DWARF gives `name` (its own sections, else its
         debug file under the root: libc6-dbg), or None."""
-        dm, sym = self._proc(proc).resolver[1].lookup(name, None, for_plt=True) \
-            if self._proc(proc).resolver is not None else (None, None)
-        if dm is None or sym is None or not getattr(sym, "value", 0):
+        dm, sym = self._definition(proc, name)
+        if dm is None:
             return None
-        from emutrace.dwarf.protos import prototype     # deferred: only -a reads debug information
+        from emutrace.dwarf.protos import prototype     # deferred: only a call no prototype names reads debug information
         sig = self.dwarf.signature(dm, sym.value + dm.base, name)
         return prototype(sig) if sig is not None else None
 

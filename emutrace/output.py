@@ -424,7 +424,7 @@ class FtraceText:
         self.frames: Dict[tuple, List[list]] = {}     # (pid, tid) → [[id, name, start, children]]
         self.rows: Dict[str, List[int]] = {}           # name → [calls, total ns, self ns]
         self.active: Dict[tuple, Dict[str, int]] = {}  # (pid, tid) → name → open instances
-        self.uses: Dict[int, int] = {}                 # -a: call id → stack use, for its RET line
+        self.uses: Dict[int, str] = {}                 # -a: call id → its stack use's text, for its RET line
         self.last_ns = 0
 
     def _prefix(self, tag: str, ev) -> str:
@@ -438,10 +438,10 @@ class FtraceText:
         if isinstance(ev, Call):
             use = self.stack_use(ev)
             name = ev.name if ev.kind == "function" or not ev.lib else f"{ev.name}@{ev.lib}"
+            used = "-" if use == -1 else _grouped(use or 0)      # (-1: on another stack, see ftrace.py)
             if self.cfg.ftrace_args is not None and (ev.typed is not None or ev.kind != "function"):
                 name += "(" + ", ".join(ev.args) + ")"     # -a: uftrace's notation
-                self.uses[ev.id] = use or 0
-            used = "-" if use == -1 else _grouped(use or 0)      # (-1: on another stack, see ftrace.py)
+                self.uses[ev.id] = _grouped(use or 0) if use == -1 else used
             self.w.write(self._prefix("FUN", ev) + f"{used:>{self.STACK_DIGITS}} "
                          + "  " * ev.depth + "&" + name + "\n")
         elif isinstance(ev, Return):
@@ -449,7 +449,7 @@ class FtraceText:
             lib = ev.kind != "function"
             if use is not None and ((ev.ret and ev.ret != "<void>") or (ev.args and not lib)) and not ev.unwound:
                 outs = "(" + ", ".join(ev.args) + ")" if ev.args and not lib else ""
-                self.w.write(self._prefix("RET", ev) + f"{_grouped(use):>{self.STACK_DIGITS}} " + "  " * ev.depth
+                self.w.write(self._prefix("RET", ev) + f"{use:>{self.STACK_DIGITS}} " + "  " * ev.depth
                              + "&" + ev.name + outs + (" = " + ev.ret if ev.ret else "") + "\n")
         elif isinstance(ev, Syscall):
             self.w.write(self._prefix("SYS", ev) + ev.line + "\n", urgent=self.w.sync_syscalls)

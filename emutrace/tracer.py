@@ -216,22 +216,27 @@ def build_observers(session, cfg) -> List:
                     if functions else None
             except FilterError as e:
                 raise EmutraceError(str(e), 125) from None
+            # library functions no prototype names take their types from the defining library's
+            # DWARF (docs/dwarf.md); the reader reads nothing until such a call
+            from emutrace.dwarf.calls import DebugTypes     # deferred with the call tracer (a small module: its reader loads at its first use)
+            dwarf = DebugTypes(session.opts.root, session.kernel.notify, tc.string_limit,
+                               lambda addr: _symbolize(session, addr))
             if libcalls:
                 # calls logged by guest code carry no time of their own (their records are read
                 # in bulk): an output that shows each call's time takes the hooked path, whose
                 # hooks read the work-driven clock at the call and at the return (docs/time.md)
-                trace_calls(session, tracer, fmt, protos, flt, tc.string_limit, calls=calls,
-                            guest_log=tc.guest_log and not functions and not shows_call_times(tc))
+                lt = trace_calls(session, tracer, fmt, protos, flt, tc.string_limit, calls=calls,
+                                 guest_log=tc.guest_log and not functions and not shows_call_times(tc))
+                if not (tc.ftrace and tc.ftrace_args is None and tc.format != "jsonl" and not tc.chrome):
+                    lt.dwarf = dwarf     # (--ftrace's text names library calls only: none read)
                 if len(sinks) == 1 and isinstance(sink, LtraceText) and sink.plain and not tracer.max_depth:
                     tracer.libcalls.leaf_out = sink
             if functions:
                 from emutrace.ftrace import FunctionTracer     # deferred: only --ftrace and -x need it
                 # --ftrace's formats show names; -x alone is ltrace's: arguments decoded
-                arg_types = _arg_types(session, tc)
+                arg_types = _arg_types(tc, dwarf)
                 tracer.functions = FunctionTracer(session, tracer.emit, calls, select, fmt, protos,
                                                   decode=not tc.ftrace, args=arg_types)
-                if arg_types is not None and tracer.libcalls is not None:
-                    tracer.libcalls.dwarf = arg_types[0]     # library calls no prototype names
                 if isinstance(sink, FtraceText):
                     sink.stack_use = tracer.functions.stack_use
         powertools.wire(session, tc, tracer)
@@ -275,14 +280,12 @@ def trace_calls(session, tracer, fmt, protos, call_filter, string_limit: int, ca
     return lt
 
 
-def _arg_types(session, tc):
-    """--ftrace -a / -A: (DebugTypes, [(CallFilter, ArgSpec)] or None) for the function tracer."""
+def _arg_types(tc, types):
+    """--ftrace -a / -A: (DebugTypes, [(CallFilter, ArgSpec)] or None, typed) for the function tracer."""
     if tc.ftrace_args is None:
         return None
-    from emutrace.dwarf.calls import ArgSpec, DebugTypes     # deferred: only -a reads debug information
+    from emutrace.dwarf.calls import ArgSpec     # deferred: only -a reads debug information
     from emutrace.filters import CallFilter, FilterError
-    types = DebugTypes(session.opts.root, session.kernel.notify, tc.string_limit,
-                       lambda addr: _symbolize(session, addr))
     specs = None
     if tc.ftrace_args:
         try:
@@ -290,7 +293,11 @@ def _arg_types(session, tc):
                      for pat, _, rest in (a.partition("@") for a in tc.ftrace_args)]
         except FilterError as e:
             raise EmutraceError(f"-A: {e}", 125) from None
-    return types, specs
+    # typed values (name, type, value, text) are made for the outputs that carry them (jsonl,
+    # the Chrome timeline); --ftrace's text shows the text alone
+    return types, specs, tc.format == "jsonl" or bool(tc.chrome)
+
+
 def _on_terminal(stream) -> bool:
     try:
         return stream.isatty()

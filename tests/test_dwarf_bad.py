@@ -175,3 +175,28 @@ def test_cfi_expressions_share_the_bounded_evaluator():
     assert eval_expr(bytes([0x77, 0x08, 0x06]), reg, lambda a: 0x42) == 0x42        # ... deref
     assert eval_expr(bytes([0x23, 0x10]), reg, lambda a: None, push=0x100) == 0x110  # CFA + 16
     assert eval_expr(bytes([0x2F, 0xFD, 0xFF]), reg, lambda a: None) is None         # skip onto itself
+
+
+@pytest.mark.parametrize("where", ["back", "inside", "past"])
+def test_lying_siblings_end(good, monkeypatch, where):
+    """The lazy walker (dwarf/lazy.py) jumps over subtrees by DW_AT_sibling: one that points
+    back (a loop), into the middle of an entry or past the unit ends, never hangs, and at
+    worst names the file once."""
+    monkeypatch.setenv("EMUTRACE_CACHE", "")
+    _path, data, secs, funcs = good
+    real = I.Reader.die_body
+    calls = []
+
+    def lying(self, u, table, code, off, i):
+        tag, kids, attrs, end = real(self, u, table, code, off, i)
+        calls.append(off)
+        if kids:
+            attrs[I.AT_sibling] = {"back": u.die_off, "inside": end + 1, "past": u.end + 64}[where]
+        return tag, kids, attrs, end
+    monkeypatch.setattr(I.Reader, "die_body", lying)
+    said = []
+    di = DebugInfo("lying", data, lambda: secs, said.append)
+    sigs = [di.signature(a) for a in funcs]
+    assert len(said) <= 1 and calls            # (DIEs were decoded: not from the cache)
+    if where != "inside":                   # a sibling behind or past the unit is not trusted
+        assert not said and sum(s is not None for s in sigs) >= 20, said

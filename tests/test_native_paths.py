@@ -93,6 +93,13 @@ def test_ftrace_arguments_same_bytes_both_paths(prog, variant, mode, tmp_path):
     assert_same(["--ftrace", "-a", *mode, built(prog, variant)], cwd=str(tmp_path))
 
 
+@needs_native
+def test_library_calls_typed_from_dwarf_same_bytes_both_paths(tmp_path):
+    """ltrace's default mode: libc functions the database lacks typed from libc6-dbg's DWARF
+    (issue 38), kept on the hooked path beside the guest log."""
+    assert_same([built("dwlibc", "g")], cwd=str(tmp_path))
+
+
 REAL = {"ls": ["/bin/ls", "-l", "/usr/share"], "sort": ["/usr/bin/sort"],
         "python3": ["/usr/bin/python3", "-c", "pass"]}
 

@@ -75,9 +75,9 @@ class Entry:
     """The machine at a function's entry (or return): registers, memory, the stack pointer."""
     __slots__ = ("m", "mem", "_rsp")
 
-    def __init__(self, machine, mem):
+    def __init__(self, machine, mem, rsp: Optional[int] = None):
         self.m, self.mem = machine, mem
-        self._rsp = None
+        self._rsp = rsp
 
     @property
     def rsp(self) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import struct
 import zlib
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 from emutrace.dwarf.errors import DwarfError
 from emutrace.linux.elf import SHT_NOBITS
@@ -121,11 +121,12 @@ def in_root(root: str, guest_path: str, hops: int = 16) -> Optional[str]:
     return host if os.path.isfile(host) else None
 
 
-def find_debug_file(root: str, guest_path: str, secs: Dict[str, bytes], warn):
-    """(guest path, bytes) of the separate debug file of the file at guest_path (with sections secs),
-    when the root has one that matches; warn(path, why) for one that does not."""
+def candidates(guest_path: str, secs: Dict[str, bytes]) -> List[str]:
+    """Where gdb looks for the separate debug file of the file at guest_path, in its order:
+    by build-id under /usr/lib/debug/.build-id, then by .gnu_debuglink beside the file, in its
+    .debug/ and under /usr/lib/debug."""
     bid = build_id(secs)
-    name, crc = _debuglink(secs)
+    name, _crc = _debuglink(secs)
     cands = []
     if bid and len(bid) >= 2:
         h = bid.hex()
@@ -133,7 +134,15 @@ def find_debug_file(root: str, guest_path: str, secs: Dict[str, bytes], warn):
     if name and "/" not in name:
         d = os.path.dirname(guest_path)
         cands += [f"{d}/{name}", f"{d}/.debug/{name}", f"/usr/lib/debug{d}/{name}"]
-    for guest in cands:
+    return cands
+
+
+def find_debug_file(root: str, guest_path: str, secs: Dict[str, bytes], warn):
+    """(guest path, bytes) of the separate debug file of the file at guest_path (with sections secs),
+    when the root has one that matches; warn(path, why) for one that does not."""
+    bid = build_id(secs)
+    _name, crc = _debuglink(secs)
+    for guest in candidates(guest_path, secs):
         host = in_root(root, guest)
         if host is None:
             continue
@@ -158,3 +167,18 @@ def find_debug_file(root: str, guest_path: str, secs: Dict[str, bytes], warn):
         if ".debug_info" in table:
             return guest, data
     return None
+
+
+def may_have(root: str, guest_path: str, data: bytes) -> bool:
+    """Has the ELF file (its bytes `data`) debug information of its own, or a separate debug
+    file under root where gdb would look? Nothing is read but the file's section headers and
+    notes, and the candidates' existence (for_file then checks the build-id)."""
+    try:
+        table = section_table(data)
+        if ".debug_info" in table and table[".debug_info"][3]:
+            return True
+        secs = {n: data[t[2]:t[2] + t[3]] for n, t in table.items()
+                if n in (".note.gnu.build-id", ".gnu_debuglink") and t[2] + t[3] <= len(data)}
+    except DwarfError:
+        return False
+    return any(in_root(root, guest) is not None for guest in candidates(guest_path, secs))

@@ -17,9 +17,10 @@ from emutrace.dwarf import elfsec
 from emutrace.dwarf import info as I
 from emutrace.dwarf import loc as L
 from emutrace.dwarf.errors import DwarfError
-from emutrace.dwarf.types import Builder, Signature, T_cu, T_subprogram
+from emutrace.dwarf.lazy import LazyUnit
+from emutrace.dwarf.types import Builder, Signature
 
-FORMAT = b"dwarf-1:"
+FORMAT = b"dwarf-4:"
 
 
 class DebugInfo:
@@ -62,7 +63,7 @@ class DebugInfo:
     def _unit_signatures(self, unit_off: int) -> Dict[int, Signature]:
         r = self._read()
         u = I.unit_header(r.info, unit_off)
-        dies = r.parse_unit(u)
+        dies = LazyUnit(r, u)            # (the DIEs the functions reach, not the whole unit)
         cu = dies.get(u.die_off)
         if cu is None:
             return {}
@@ -73,8 +74,8 @@ class DebugInfo:
         def loc_of(value, pc, base):
             return L.entry_expr(r.secs, u.version, value, pc, base)
         out: Dict[int, Signature] = {}
-        for d in dies.values():
-            if d.tag != T_subprogram or I.AT_declaration in d.attrs:
+        for d in dies.subprograms():
+            if I.AT_declaration in d.attrs:
                 continue
             ranges = r.die_ranges(u, d, cu_base)
             if not ranges:

@@ -116,6 +116,11 @@ def parse_abbrevs(abbrev: bytes, off: int) -> Dict[int, tuple]:
 _FIXED = {0x0B: 1, 0x05: 2, 0x06: 4, 0x07: 8, 0x11: 1, 0x12: 2, 0x13: 4, 0x14: 8, 0x0C: 1,
           0x25: 1, 0x26: 2, 0x27: 3, 0x28: 4, 0x29: 1, 0x2A: 2, 0x2B: 3, 0x2C: 4, 0x1C: 4, 0x24: 8,
           0x20: 8, 0x1E: 16}
+FIXED_FORMS = _FIXED                 # (lazy.py steps over DIEs made of these alone)
+# forms of an offset's size (strp, line_strp, sec_offset, strp_sup, GNU alt ref and strp) and
+# of one LEB128 number (udata, ref_udata, strx, addrx, loclistx, rnglistx, GNU addr/str index)
+OFFSET_FORMS = frozenset({0x0E, 0x1F, 0x17, 0x1D, 0x1F20, 0x1F21})
+ULEB_FORMS = frozenset({0x0F, 0x15, 0x1A, 0x1B, 0x22, 0x23, 0x1F01, 0x1F02})
 _REF_LOCAL = {0x11, 0x12, 0x13, 0x14, 0x15}
 _STRX = {0x1A, 0x25, 0x26, 0x27, 0x28, 0x1F02}
 _ADDRX = {0x1B, 0x29, 0x2A, 0x2B, 0x2C, 0x1F01}
@@ -220,7 +225,6 @@ class Reader:
         dies: Dict[int, Die] = {}
         parents: List[Optional[int]] = [None]
         i = u.die_off
-        base = u.off
         try:
             while i < u.end and len(dies) < limit:
                 off = i
@@ -229,20 +233,7 @@ class Reader:
                     if len(parents) > 1:
                         parents.pop()
                     continue
-                ab = table.get(code)
-                if ab is None:
-                    raise DwarfError(f"DIE at {off:#x}: abbreviation {code} is not in its table")
-                tag, has_children, specs = ab
-                attrs = {}
-                for at, form, ic in specs:
-                    v, i = self._form(u, form, i, ic, 0)
-                    if at in REF_ATTRS and (form in _REF_LOCAL):
-                        v += base
-                    elif at in NAME_ATTRS:
-                        v = self._string(u, form, v)
-                    attrs[at] = v
-                if i > u.end:
-                    raise DwarfError(f"DIE at {off:#x} runs past its unit")
+                tag, has_children, attrs, i = self.die_body(u, table, code, off, i)
                 d = Die(off, tag, attrs, parents[-1])
                 dies[off] = d
                 if parents[-1] is not None:
@@ -259,6 +250,26 @@ class Reader:
             raise DwarfError(f"unit at {u.off:#x} has too many entries")
         return dies
 
+    def die_body(self, u: Unit, table: Dict[int, tuple], code: int, off: int, i: int):
+        """(tag, has children, attributes, end) of the DIE at off whose abbreviation code
+        (read up to i) is code."""
+        ab = table.get(code)
+        if ab is None:
+            raise DwarfError(f"DIE at {off:#x}: abbreviation {code} is not in its table")
+        tag, has_children, specs = ab
+        attrs = {}
+        base = u.off
+        for at, form, ic in specs:
+            v, i = self._form(u, form, i, ic, 0)
+            if at in REF_ATTRS and (form in _REF_LOCAL):
+                v += base
+            elif at in NAME_ATTRS:
+                v = self._string(u, form, v)
+            attrs[at] = v
+        if i > u.end:
+            raise DwarfError(f"DIE at {off:#x} runs past its unit")
+        return tag, has_children, attrs, i
+
     def _form(self, u: Unit, form: int, i: int, ic, depth: int):
         info = self.info
         n = _FIXED.get(form)
@@ -268,12 +279,12 @@ class Reader:
             return int.from_bytes(info[i:i + n], "little"), i + n
         if form == 0x01:                                  # addr
             return int.from_bytes(info[i:i + u.addr_size], "little"), i + u.addr_size
-        if form in (0x0E, 0x1F, 0x17, 0x1D, 0x1F20, 0x1F21):   # strp, line_strp, sec_offset, sup/alt
+        if form in OFFSET_FORMS:
             return int.from_bytes(info[i:i + u.off_size], "little"), i + u.off_size
         if form == 0x10:                                  # ref_addr
             n = u.addr_size if u.version == 2 else u.off_size
             return int.from_bytes(info[i:i + n], "little"), i + n
-        if form in (0x0F, 0x15, 0x1A, 0x1B, 0x22, 0x23, 0x1F01, 0x1F02):
+        if form in ULEB_FORMS:
             return uleb(info, i)
         if form == 0x0D:
             return sleb(info, i)

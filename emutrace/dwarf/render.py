@@ -67,6 +67,31 @@ def fmt_float(v: float, size: int) -> str:
     return s[:-2] if s.endswith(".0") else s             # gdb's 4, not 4.0
 
 
+def int_text(s: Int, v: int) -> str:
+    """An integer, bool or char's text from its value."""
+    if s.boolean:
+        return "true" if v == 1 else "false" if v == 0 else str(v)
+    if s.char and s.size == 1 and s.name == "char":      # signed/unsigned char: numbers (uftrace)
+        return "'" + c_escape(bytes([v & 0xFF]), "'") + "'"
+    return str(v)
+
+
+def enum_text(s: Enum, v: int) -> str:
+    """An enum's name for v; a flag enum's names joined by |; else the number."""
+    for n, x in s.values:
+        if x == v:
+            return n
+    if s.flags and v > 0:
+        names, rest = [], v
+        for n, x in s.values:
+            if x and rest & x == x:
+                names.append(n)
+                rest &= ~x
+        if names:
+            return "|".join(names + (["%#x" % rest] if rest else []))
+    return str(v)
+
+
 class Renderer:
     """render(type, bytes) → text; value(type, bytes) → a JSON value. `mem` reads guest memory,
     `symbolize` names a code address."""
@@ -97,27 +122,10 @@ class Renderer:
         return "0x%x" % int.from_bytes(data[:8], "little") if data else "?"
 
     def _int(self, s: Int, data: bytes) -> str:
-        v = int.from_bytes(data[:s.size or 1], "little", signed=s.signed)
-        if s.boolean:
-            return "true" if v == 1 else "false" if v == 0 else str(v)
-        if s.char and s.size == 1 and s.name == "char":      # signed/unsigned char: numbers (uftrace)
-            return "'" + c_escape(bytes([v & 0xFF]), "'") + "'"
-        return str(v)
+        return int_text(s, int.from_bytes(data[:s.size or 1], "little", signed=s.signed))
 
     def _enum(self, s: Enum, data: bytes) -> str:
-        v = int.from_bytes(data[:s.size], "little", signed=s.signed)
-        for n, x in s.values:
-            if x == v:
-                return n
-        if s.flags and v > 0:
-            names, rest = [], v
-            for n, x in s.values:
-                if x and rest & x == x:
-                    names.append(n)
-                    rest &= ~x
-            if names:
-                return "|".join(names + (["%#x" % rest] if rest else []))
-        return str(v)
+        return enum_text(s, int.from_bytes(data[:s.size], "little", signed=s.signed))
 
     def _pointer(self, p: Pointer, data: bytes, depth: int) -> str:
         addr = int.from_bytes(data[:8], "little")
