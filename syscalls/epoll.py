@@ -6,7 +6,7 @@ from __future__ import annotations
 from . import errno as E
 from .dispatch import s32, syscall
 from .files import O_CLOEXEC, O_RDWR, OpenFile
-from .fs import _poll_once
+from .poll import _poll_once
 from .layouts import EPOLL_EVENT
 from .time import read_timespec
 from .vfs import StatInfo, VfsError

@@ -14,7 +14,8 @@ from typing import Dict, List, Optional
 from emutrace.machine.memory import SharedMemory
 
 from . import errno as E
-from .vfs import (DirTree, Node, S_IFCHR, S_IFIFO, S_IFREG, StatInfo, Vfs, VfsError, host_error)
+from .hosttree import DirTree, host_error
+from .vfs import Node, S_IFCHR, S_IFIFO, S_IFREG, StatInfo, Vfs, VfsError
 
 O_ACCMODE, O_RDONLY, O_WRONLY, O_RDWR = 3, 0, 1, 2
 O_CREAT, O_EXCL, O_NOCTTY, O_TRUNC, O_APPEND, O_NONBLOCK = 0o100, 0o200, 0o400, 0o1000, 0o2000, 0o4000
@@ -65,7 +66,7 @@ class OpenFile:
         raise VfsError(E.EINVAL)
 
     def version(self) -> Optional[tuple]:
-        """The host file's version (vfs.host_version) behind this open file, if it is one."""
+        """The host file's version (hosttree.host_version) behind this open file, if it is one."""
         return None
 
     def pwrite(self, data: bytes, off: int) -> int:

@@ -16,7 +16,8 @@ from __future__ import annotations
 import importlib
 from typing import Callable, Dict, Tuple
 
-from . import clone, fs, futex, misc, mm, process, signals, time  # noqa: F401  (they register)
+from . import (clone, dirs, fs, fsstat, futex, ioctl, misc, mm, poll, process, rw, signals, time,  # noqa: F401
+               xattr)                                                          # (they register)
 from .dispatch import HANDLERS
 
 LAZY: Dict[str, Tuple[str, ...]] = {

@@ -30,7 +30,7 @@ from typing import Optional
 
 from . import errno as E
 from .files import O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
-from .fs import blocking, raise_sigpipe
+from .rw import blocking, raise_sigpipe
 from .timewait import TimeWaits
 from .wait import Block, Wait
 from .vfs import S_IFSOCK, StatInfo, VfsError

@@ -24,7 +24,7 @@ from . import inet, netlink
 from .datagrams import DatagramQueue
 from .dispatch import s32, syscall
 from .files import O_NONBLOCK, O_RDWR, OpenFile, Pipe, WouldBlock
-from .fs import TRANSFER_PIECE, _cut, blocking
+from .rw import TRANSFER_PIECE, _cut, blocking
 from .vfs import S_IFSOCK, StatInfo, VfsError
 
 AF_UNIX = 1

@@ -42,7 +42,7 @@ from emutrace.machine.words import s32
 
 from . import errno as E
 from . import jobctl
-from .fs import POLLIN, POLLOUT, _poll_once
+from .poll import POLLIN, POLLOUT, _poll_once
 from .ktimers import timers_of
 from .layouts import POLLFD
 from .signals import SA_RESTART, SIG_DFL, SIG_IGN, SIGKILL, _action, bit, default_action

@@ -14,7 +14,7 @@ import struct
 from . import errno as E
 from .dispatch import s32, s64, syscall
 from .files import O_APPEND, O_NONBLOCK, Pipe, PipeEnd, WouldBlock
-from .fs import _cut, _iovecs, raise_sigpipe
+from .rw import _cut, _iovecs, raise_sigpipe
 from .vfs import VfsError
 
 SPLICE_F_MOVE, SPLICE_F_NONBLOCK, SPLICE_F_MORE, SPLICE_F_GIFT = 1, 2, 4, 8
