@@ -76,6 +76,8 @@ class SyscallObserver:
         """strace's decoding options of the run (-x/-xx, -X, -e trace-fds=)."""
         self.fmt.hex_strings = tc.hex_strings
         self.fmt.xlat_style = tc.xlat_style
+        if tc.raw:
+            self.fmt.raw_calls = frozenset(tc.raw)
         if tc.decode_fds:
             self.fmt.fd_paths = True
             self.fmt.decode_fds = frozenset(tc.decode_fds)
@@ -113,9 +115,13 @@ class SyscallObserver:
         if proc is None:
             return None
         if fd == -100:                          # AT_FDCWD</cwd> under -y
-            return proc.cwd
-        f = proc.fds.fds.get(fd)
-        return f.path if f is not None else None
+            path = proc.cwd
+        else:
+            f = proc.fds.fds.get(fd)
+            path = f.path if f is not None else None
+        # strace reads the link /proc/PID/fd/N (or cwd) into PATH_MAX bytes: a longer path
+        # (Linux's d_path fails with ENAMETOOLONG) gets no decoration
+        return path if path is None or len(path.encode("utf-8", "surrogateescape")) < 4096 else None
 
     def started(self, proc):
         """strace's first line: the execve that started the program, decoded from the initial stack."""
