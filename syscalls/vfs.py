@@ -420,6 +420,22 @@ class Vfs:
             raise VfsError(E.ENOTDIR)
         return f.path, Node(f.path, f.stat(), opened=f)
 
+    def unlinked(self, node: Node) -> bool:
+        """Whether the name a node was opened by no longer leads to it (removed, or replaced):
+        Linux's d_unlinked, which makes /proc/PID/fd/N read 'PATH (deleted)'."""
+        if node.synth is not None or node.opened is not None or node.writable_host:
+            return False
+        if node.ov is not None:
+            return self.overlay.get(node.path) is not node.ov
+        return node.host is not None and (node.path in self.whiteouts or node.path in self.overlay)
+
+    def fd_link(self, f) -> str:
+        """What the link /proc/PID/fd/N reads for the open file f."""
+        node = f.node
+        if node is not None and self.unlinked(node):
+            return f.path + " (deleted)"
+        return f.path
+
     def _root_node(self) -> Node:
         host, writable = self.host_path("/")
         ov = self.overlay.get("/")

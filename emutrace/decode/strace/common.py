@@ -16,6 +16,12 @@ PATH_MAX = 4096
 MASK64 = (1 << 64) - 1
 
 
+class UnlinkedPath(str):
+    """A descriptor's path whose file is no longer reached by it: strace prints '(deleted)'
+    after the brackets (fd_path returns one)."""
+    __slots__ = ()
+
+
 def hexval(v: int) -> str:
     v &= MASK64
     return "0" if v == 0 else "%#x" % v

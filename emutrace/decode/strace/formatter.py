@@ -16,7 +16,7 @@ from ...machine.words import s32, s64
 from .. import xlat as _x
 from . import (clock, creds, fcntl, fs, futex, ioctl, ipc, keyctl, kinds, mm, net, poll, prctl, process,
                resource, sched, signal, stat, system)
-from .common import (HEX, PATH_MAX, MASK64, NoMem, _SHORT_MAX, _SHORT_QUOTED, hexval, is_error, pointer,
+from .common import (HEX, PATH_MAX, MASK64, NoMem, UnlinkedPath, _SHORT_MAX, _SHORT_QUOTED, hexval, is_error, pointer,
                      quote_string, read_bytes, read_cstring)
 from .returns import format_return
 
@@ -309,12 +309,14 @@ class SyscallFormatter:
         if self.fd_paths and self.fd_path is not None and fd >= 0:
             path = self.fd_path(fd)
             if path:
-                dev = ""
+                dev = deleted = ""
+                if path.__class__ is UnlinkedPath:
+                    deleted = "(deleted)"
                 if self.fd_dev is not None and "dev" in self.decode_fds:
                     got = self.fd_dev(fd)
                     if got is not None:
                         dev = f"<{got[0]} {got[1]}:{got[2]}>"
-                return f"{fd}<{quote_string(_path_bytes(path), quotes=False, extra_escape='<>')}{dev}>"
+                return f"{fd}<{quote_string(_path_bytes(path), quotes=False, extra_escape='<>')}{dev}>{deleted}"
         return str(fd)
 
     def dirfd(self, v: int) -> str:
