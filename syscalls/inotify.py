@@ -40,6 +40,7 @@ POLLIN = 1
 
 class Inotify(AnonInodeFile):
     kind = "inotify"
+    link = "anon_inode:inotify"         # (Linux names it without brackets)
 
     def __init__(self, kernel, flags: int):
         super().__init__(kernel, flags & O_NONBLOCK)

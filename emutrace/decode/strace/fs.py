@@ -111,10 +111,21 @@ def _k_open_mode(f, st, mem, v, param, i, base):
         st.a.now(_x.octal(v & 0xffff))
 
 
+CACHESTAT_RANGE = StructText("cachestat_range", 16, [("off", 0, "Q", hexval), ("len", 8, "Q")])
+
+
+def _fan_dirfd(f, st, mem, v, param, n) -> str:
+    """fanotify_mark's dirfd: FAN_NOFD (-1) is a constant of its set, -X prints it as one."""
+    if s32(v) != -1:
+        return f.dirfd(v)
+    style = _x.STYLE.xlat
+    return "FAN_NOFD" if style == "abbrev" else "-1" if style == "raw" else "-1 /* FAN_NOFD */"
+
+
 CALLS = {"sendfile": _c_sendfile, "mknod": _c_mknod, "mknodat": _c_mknod}
 STRUCTS = {"timeval_pair": (32, _d_timeval_pair), "timespec_pair": (32, _d_timespec_pair),
-           "utimbuf": (16, _d_utimbuf), **decoders(OPEN_HOW, MOUNT_ATTR)}
-AT_ENTRY = {"fan_dirfd": lambda f, st, mem, v, param, n: "FAN_NOFD" if s32(v) == -1 else f.dirfd(v)}
+           "utimbuf": (16, _d_utimbuf), **decoders(OPEN_HOW, MOUNT_ATTR, CACHESTAT_RANGE)}
+AT_ENTRY = {"fan_dirfd": _fan_dirfd}
 AT_EXIT = {
     "dirents": lambda f, m, v, param, n, base, ret: dirents(f, m, v, ret, base),
     "dirents64": lambda f, m, v, param, n, base, ret: dirents(f, m, v, ret, base),
