@@ -95,6 +95,7 @@ class SyscallObserver:
         """strace's decoding options of the run (-x/-xx, -X, -e trace-fds=)."""
         self.fmt.hex_strings = tc.hex_strings
         self.fmt.xlat_style = tc.xlat_style
+        self.fmt.verbose = bool(tc.verbose)
         if tc.raw:
             self.fmt.raw_calls = frozenset(tc.raw)
         if tc.decode_fds:

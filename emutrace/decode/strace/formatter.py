@@ -137,7 +137,7 @@ def _path_bytes(path) -> bytes:
 class SyscallFormatter:
     # settings a compiled row depends on: setting one forgets the compiled rows
     _COMPILED_ON = frozenset({"string_limit", "fd_paths", "fd_path", "hex_strings", "xlat_style", "decode_fds",
-                              "fd_dev", "raw_calls"})
+                              "fd_dev", "raw_calls", "verbose"})
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
@@ -157,6 +157,7 @@ class SyscallFormatter:
         self.fd_dev = None                       # fd -> ('char', major, minor) | None (decode-fds=dev)
         self.xlat_style = "abbrev"               # strace -X (xlat.STYLE while decoding)
         self.raw_calls: Optional[frozenset] = None   # strace -e raw=: calls printed undecoded ("all": every one)
+        self.verbose = False                     # strace -v: structures in full (the decoders that know how)
         self.last_name: Dict[object, str] = {}     # each thread's last call (restart_syscall names it)
         # id(row) -> (row, its CompiledRow or None: _compile_row); SyscallObserver runs a
         # compiled one itself
@@ -166,7 +167,7 @@ class SyscallFormatter:
     def enter(self, sc, args: Sequence[int], mem: GuestReader, tid=None, sp: Optional[int] = None) -> _State:
         """Decode the arguments known at entry. tid keys restart_syscall's 'interrupted' name;
         sp (the stack pointer) lets rt_sigreturn print the mask of the signal frame."""
-        if self.hex_strings or self.xlat_style != "abbrev":
+        if self.hex_strings or self.xlat_style != "abbrev" or self.verbose:
             return self._styled(self._enter, sc, args, mem, tid, sp)
         return self._enter(sc, args, mem, tid, sp)
 
@@ -262,7 +263,7 @@ class SyscallFormatter:
     def styled(self) -> bool:
         """Whether this run prints strings or constants another way than by default (then no
         compiled row serves it: each call is decoded with the styles set, _styled)."""
-        return bool(self.hex_strings) or self.xlat_style != "abbrev"
+        return bool(self.hex_strings) or self.xlat_style != "abbrev" or self.verbose
 
     def _styled(self, fn, *args, **kw):
         hex_before, xlat_before = HEX.level, _x.STYLE.xlat
