@@ -44,7 +44,9 @@ def styled(raw: str, abbrev: str) -> str:
 
 def _time(name: str, sec: int, nsec: int, local: bool) -> str:
     """st_atime=SEC /* DATE */, st_atime_nsec=NSEC (strace -v)."""
-    date = date_text(sec, nsec, local=local) if 0 <= nsec < 10**9 else ""
+    # (strace's sprinttime_ex: no date for 0.0 or a bad nsec, no fraction for nsec 0)
+    date = "" if (sec == 0 and nsec == 0) or not 0 <= nsec < 10**9 else \
+        date_text(sec, nsec or None, local=local)
     return f"{name}={sec}" + (f" /* {date} */" if date else "") + f", {name}_nsec={nsec}"
 
 
