@@ -122,7 +122,35 @@ def _fan_dirfd(f, st, mem, v, param, n) -> str:
     return "FAN_NOFD" if style == "abbrev" else "-1" if style == "raw" else "-1 /* FAN_NOFD */"
 
 
-CALLS = {"sendfile": _c_sendfile, "mknod": _c_mknod, "mknodat": _c_mknod}
+_MS_MGC_VAL, _MS_MGC_MSK = 0xc0ed0000, 0xffff0000
+_MS_REMOUNT, _MS_NO_TYPE_OR_DATA = 0x20, 0x1000 | 0x2000 | 0x100000 | 0x40000 | 0x80000 | 0x20000
+
+
+def _c_mount(f, st, mem):
+    """strace's mount.c: the old magic MS_MGC_VAL apart from the flags; the type is an address
+    for a remount, type and data are addresses for bind, move and propagation changes."""
+    a = st.a
+    src, target, fstype, flags, data = st.args[:5]
+    magic = flags & _MS_MGC_MSK == _MS_MGC_VAL
+    if magic:
+        flags &= ~_MS_MGC_MSK
+    no_type = bool(flags & (_MS_REMOUNT | _MS_NO_TYPE_OR_DATA))
+    no_data = not flags & _MS_REMOUNT and bool(flags & _MS_NO_TYPE_OR_DATA)
+    a.now(f.path(mem, src))
+    a.now(f.path(mem, target))
+    a.now(pointer(fstype) if no_type else f.cstr(mem, fstype))
+    parts = []
+    if magic:
+        style = _x.STYLE.xlat
+        parts.append("MS_MGC_VAL" if style == "abbrev" else hexval(_MS_MGC_VAL) if style == "raw"
+                     else f"{hexval(_MS_MGC_VAL)} /* MS_MGC_VAL */")
+    if flags or not magic:
+        parts.append(_x.format_flags("mount_flags", flags))
+    a.now("|".join(parts))
+    a.now(pointer(data) if no_data else f.cstr(mem, data))
+
+
+CALLS = {"sendfile": _c_sendfile, "mknod": _c_mknod, "mknodat": _c_mknod, "mount": _c_mount}
 STRUCTS = {"timeval_pair": (32, _d_timeval_pair), "timespec_pair": (32, _d_timespec_pair),
            "utimbuf": (16, _d_utimbuf), **decoders(OPEN_HOW, MOUNT_ATTR, CACHESTAT_RANGE)}
 AT_ENTRY = {"fan_dirfd": _fan_dirfd}

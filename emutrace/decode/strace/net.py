@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 
+from ...kernel import errno as _errno
 from ...machine.words import s32
 from .. import xlat as _x
 from .common import hexval, is_error, pointer, quote_string, read_bytes, read_u32
@@ -100,12 +101,13 @@ def socklen(f, mem, addr, inlen, ret):
         return "NULL"
     if inlen is None:
         return hexval(addr)
+    inlen = s32(inlen)                          # (an int to strace: [-1], not [4294967295])
     if is_error(ret):
         return f"[{inlen}]"
     out = read_u32(mem, addr)
-    if out is None or out == inlen:
+    if out is None or s32(out) == inlen:
         return f"[{inlen}]"
-    return f"[{inlen} => {out}]"
+    return f"[{inlen} => {s32(out)}]"
 
 
 def addr_out(f, mem, addr, lenptr, ret):
@@ -148,10 +150,21 @@ LINGER = StructText("linger", 8, [("l_onoff", 0, "i"), ("l_linger", 4, "i")])
 _SOCKOPT_STRUCTS = {(1, 13): LINGER, (1, 17): UCRED}          # SO_LINGER, SO_PEERCRED
 
 
-def _sockopt_value(f, mem, level, name, addr, length) -> str:
+def _errno_name(v: int) -> str:
+    return _errno.NAME.get(v) or str(v)
+
+
+# the int options strace prints by name: (level, name) -> the value's text
+_SOCKOPT_INTS = {(1, 4): _errno_name,                                   # SO_ERROR: ECONNREFUSED
+                 (0, 52): lambda v: _x.format_enum("ipprotos", v & 0xffffffff)}     # IP_PROTOCOL
+
+
+def _sockopt_value(f, mem, level, name, addr, length, got: bool = False) -> str:
+    """The option's value of `length` bytes (got: what getsockopt wrote, where 0 bytes is
+    nothing to show: the address)."""
     if addr == 0:
         return "NULL"
-    if length < 0:
+    if length < 0 or length == 0 and got:
         return hexval(addr)
     shape = _SOCKOPT_STRUCTS.get((level, name))
     if shape is not None and length >= shape.size:
@@ -161,8 +174,10 @@ def _sockopt_value(f, mem, level, name, addr, length) -> str:
     if length == 4:
         v = read_u32(mem, addr)
         if v is not None:
-            return f"[{s32(v)}]"
-    return f.buf(mem, addr, length)
+            render = _SOCKOPT_INTS.get((level, name))
+            return f"[{render(s32(v)) if render else s32(v)}]"
+    # any other length: the bytes, in hex (strace's print_quoted_string with QUOTE_FORCE_HEX)
+    return f.buf(mem, addr, length, force_hex=True)
 
 
 def _c_sockopt(f, st, mem):
@@ -186,7 +201,7 @@ def _c_sockopt(f, st, mem):
         n = read_u32(m, ln)
         if n is None:
             return pointer(val)
-        return _sockopt_value(f, m, level, name, val, n)
+        return _sockopt_value(f, m, level, name, val, s32(n), got=True)
     a.later(value)
     a.later(lambda ret, m: socklen(f, m, ln, inlen, ret))
 
