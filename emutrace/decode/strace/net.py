@@ -154,9 +154,20 @@ def _errno_name(v: int) -> str:
     return _errno.NAME.get(v) or str(v)
 
 
+def _port_range(v: int) -> str:
+    """IP_LOCAL_PORT_RANGE: 0x... /* LO..HI */ (a bound of 0 is left out; no comment for -X raw)."""
+    v &= 0xffffffff
+    lo, hi = v & 0xffff, v >> 16
+    text = hexval(v)
+    if _x.STYLE.xlat != "raw" and v and (not lo or not hi or lo <= hi):
+        text += f" /* {lo or ''}..{hi or ''} */"
+    return text
+
+
 # the int options strace prints by name: (level, name) -> the value's text
 _SOCKOPT_INTS = {(1, 4): _errno_name,                                   # SO_ERROR: ECONNREFUSED
-                 (0, 52): lambda v: _x.format_enum("ipprotos", v & 0xffffffff)}     # IP_PROTOCOL
+                 (0, 52): lambda v: _x.format_enum("ipprotos", v & 0xffffffff),     # IP_PROTOCOL
+                 (0, 51): _port_range}                                  # IP_LOCAL_PORT_RANGE
 
 
 def _sockopt_value(f, mem, level, name, addr, length, got: bool = False) -> str:
