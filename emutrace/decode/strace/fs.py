@@ -6,7 +6,7 @@ import struct
 
 from ...machine.words import s32
 from .. import xlat as _x
-from .common import PATH_MAX, date_text, hexval, is_error, pointer, quote_string, read_bytes
+from .common import PATH_MAX, date_text, hexval, is_error, pointer, quote_string, read_bytes, time_comment
 from .fields import TIMESPEC, TIMEVAL, StructText, decoders, flags
 
 
@@ -36,7 +36,7 @@ def dirents(f, mem, addr: int, size: int, kind: str) -> str:
 def _utimes_tv(b: bytes, lt: bool) -> str:
     """One timeval of utimes/futimesat, with its date."""
     sec, usec = struct.unpack("<qq", b)
-    return f"{TIMEVAL.text(b)} /* {date_text(sec, (usec % 1000000) * 1000, 6, lt)} */"
+    return TIMEVAL.text(b) + time_comment(sec, usec, 999999, 6, lt)
 
 
 def _d_timeval_pair(f, b, mem):
@@ -46,11 +46,11 @@ def _d_timeval_pair(f, b, mem):
 def _utimens_ts(b: bytes, lt: bool) -> str:
     """One timespec of utimensat: UTIME_NOW, UTIME_OMIT or a time with its date."""
     sec, nsec = struct.unpack("<qq", b)
-    if nsec == 0x3fffffff:
-        return "UTIME_NOW"
-    if nsec == 0x3ffffffe:
-        return "UTIME_OMIT"
-    return f"{TIMESPEC.text(b)} /* {date_text(sec, nsec % 1000000000, local=lt)} */"
+    if nsec in (0x3fffffff, 0x3ffffffe):       # (constants of their set under -X)
+        name = "UTIME_NOW" if nsec == 0x3fffffff else "UTIME_OMIT"
+        style = _x.STYLE.xlat
+        return name if style == "abbrev" else TIMESPEC.text(b) + ("" if style == "raw" else f" /* {name} */")
+    return TIMESPEC.text(b) + time_comment(sec, nsec, local=lt)
 
 
 def _d_timespec_pair(f, b, mem):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ...kernel.layouts import STAT, STATX
 from .. import xlat as _x
-from .common import date_text, hexval
+from .common import hexval, time_comment
 from .fields import StructText, decoders, flags
 
 
@@ -44,10 +44,7 @@ def styled(raw: str, abbrev: str) -> str:
 
 def _time(name: str, sec: int, nsec: int, local: bool) -> str:
     """st_atime=SEC /* DATE */, st_atime_nsec=NSEC (strace -v)."""
-    # (strace's sprinttime_ex: no date for 0.0 or a bad nsec, no fraction for nsec 0)
-    date = "" if (sec == 0 and nsec == 0) or not 0 <= nsec < 10**9 else \
-        date_text(sec, nsec or None, local=local)
-    return f"{name}={sec}" + (f" /* {date} */" if date else "") + f", {name}_nsec={nsec}"
+    return f"{name}={sec}{time_comment(sec, nsec, local=local)}, {name}_nsec={nsec}"
 
 
 def stat_verbose(v, local: bool = False) -> str:
