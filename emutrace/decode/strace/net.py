@@ -8,7 +8,7 @@ from ...kernel import errno as _errno
 from ...machine.words import s32
 from .. import xlat as _x
 from .common import hexval, is_error, pointer, quote_string, read_bytes, read_u32
-from .fields import StructText
+from .fields import StructText, enum, flags
 
 
 def _inet_ntop6(b: bytes) -> str:
@@ -142,12 +142,19 @@ def _c_socket(f, st, mem):
         a.later(lambda ret, m: pointer(sv) if is_error(ret) else f.fdpair(m, sv))
 
 
-_SOCKOPT_SETS = {0: "sockopt_ip", 1: "sockopt_socket", 6: "sockopt_tcp", 41: "sockopt_ipv6"}
+_SOCKOPT_SETS = {0: "sockopt_ip", 1: "sockopt_socket", 6: "sockopt_tcp", 41: "sockopt_ipv6", 271: "sockopt_tipc"}
 
 UCRED = StructText("ucred", 12, [("pid", 0, "i"), ("uid", 4, "I"), ("gid", 8, "I")])
 LINGER = StructText("linger", 8, [("l_onoff", 0, "i"), ("l_linger", 4, "i")])
+TIPC_GROUP_REQ = StructText("tipc_group_req", 16, [
+    ("type", 0, "I"), ("instance", 4, "I"), ("scope", 8, "I", enum("tipc_scopes")),
+    ("flags", 12, "I", flags("tipc_group_flags"))])
 # the options whose value is a struct: (level, name) -> its layout
 _SOCKOPT_STRUCTS = {(1, 13): LINGER, (1, 17): UCRED}          # SO_LINGER, SO_PEERCRED
+# options strace reads as their own type whatever the length, and shows by address when it is
+# shorter (sol_tipc's): (level, name) -> an int's renderer or the struct
+_SOCKOPT_SIZED = {(271, 127): lambda v: _x.format_enum("tipc_importance", v & 0xffffffff),   # TIPC_IMPORTANCE
+                  (271, 135): TIPC_GROUP_REQ}                                               # TIPC_GROUP_JOIN
 
 
 def _errno_name(v: int) -> str:
@@ -177,6 +184,13 @@ def _sockopt_value(f, mem, level, name, addr, length, got: bool = False) -> str:
         return "NULL"
     if length < 0 or length == 0 and got:
         return hexval(addr)
+    sized = _SOCKOPT_SIZED.get((level, name))
+    if sized is not None:
+        size = sized.size if isinstance(sized, StructText) else 4
+        d = read_bytes(mem, addr, size) if length >= size else None
+        if d is None:
+            return hexval(addr)
+        return sized.text(d) if isinstance(sized, StructText) else f"[{sized(int.from_bytes(d, 'little'))}]"
     shape = _SOCKOPT_STRUCTS.get((level, name))
     if shape is not None and length >= shape.size:
         d = read_bytes(mem, addr, shape.size)
