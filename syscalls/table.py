@@ -522,7 +522,7 @@ ROWS = (
     _row(450, "set_mempolicy_home_node", "ptr, ulong, ulong, hex", "int", "%memory"),
     _row(451, "cachestat", "fd, struct_in:cachestat_range, ptr, hex32", "int", "%desc"),
     _row(452, "fchmodat2", "dirfd, path, mode, flags:at_nofollow_empty_flags", "int", "%desc %file"),
-    _row(453, "map_shadow_stack", "ptr, ulong, hex32", "ptr", "%memory"),
+    _row(453, "map_shadow_stack", "ptr, ulong, flags:shadow_stack_flags", "ptr", "%memory"),
     _row(454, "futex_wake", "ptr, hex, int, hex", "int", ""),
     _row(455, "futex_wait", "ptr, hex, hex, hex, struct_in:timespec, enum:clocks", "int", ""),
     _row(456, "futex_requeue", "ptr, hex, int, int", "int", ""),
