@@ -196,6 +196,8 @@ def why(result: str, first: str, log: str) -> str:
             return f"the guest skips itself (a call it probes fails): `{head}`"
         if rc in _SIGNALS:
             return f"the guest dies by {_SIGNALS[rc]}: `{head}`"
+        if "the program cannot continue" in log:       # (emutrace's own stop, status 125)
+            return f"emutrace stops the guest, which would wait forever: `{head}`"
         return f"the guest's own check fails (exit {rc}): `{head}`"
     missing = _NOT_IMPLEMENTED.findall(log)
     if first.startswith("-") and "(INJECTED)" in first:
