@@ -106,7 +106,8 @@ CASES = {
     "--raw": ([(["--strace", "--raw=openat", "-e", "trace=openat"], matches(r"openat\(0xffffff9c, 0x"))],
               [["--strace", "--raw"]]),
     "--namespace": ([(["--strace", "--namespace=new"], has("write(1, "))], [["--strace", "--namespace=other"]]),
-    "--always-show-pid": ([(["--strace", "--always-show-pid"], matches(r"^\[pid +\d+\] write\(1"))],
+    # (into a file, strace's prefix is the pid alone: '1000  write(1, ...')
+    "--always-show-pid": ([(["--strace", "--always-show-pid"], matches(r"^(\[pid +\d+\] |\d+ +)write\(1"))],
                           [["--always-show-pid=1"]]),
     "--no-abbrev-signals": ([(["--strace", "--no-abbrev-signals"], has("write(1, "))], []),
     "--no-host-fds": ([(["--no-host-fds"], has("puts("))], [["--no-host-fds=1"]]),
