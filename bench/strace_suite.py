@@ -45,10 +45,13 @@ PIN = "3e4d70a5e497dc924fba50766f1dc31081c7a59b"          # v7.2-3-g3e4d70a5e
 DEFAULT_GIT = "https://github.com/strace/strace.git"
 
 # A fixed sample: a few tests from each of the suite's big groups (file, memory, process, signal,
-# network, -a/-X/-v/-y/-x options, fault injection), chosen to pass and to run in about a minute.
+# network, -a/-X/-v/-y/-x/-f options, fault injection), chosen to pass and to run in about a minute.
 SAMPLE = (
     "access", "chdir", "chmod", "close_range", "dev--decode-fds-path", "dev-yy", "dup", "dup2",
     "epoll_create1", "fchmod", "fsync-y", "getcwd", "getgroups", "getrandom", "ioprio-Xabbrev", "kill",
+    # issue 39's second round: -v structures, -f -o prefixes, (deleted), socket options, -X, tails
+    "fstat-Xverbose", "fork-f", "fchmod-y", "ip_protocol", "mount-Xraw", "sol_tipc-group_join",
+    "utimensat-Xverbose", "clone3-success",
 )
 
 
@@ -175,18 +178,56 @@ def run_one(tests: Path, name: str, strace: str, timeout: int) -> Tuple[str, str
     return name, res, "" if res in ("pass", "skip") else _why(out), dt
 
 
+_SIGNALS = {134: "SIGABRT", 135: "SIGBUS", 136: "SIGFPE", 137: "SIGKILL", 139: "SIGSEGV", 142: "SIGALRM"}
+_NOT_IMPLEMENTED = re.compile(r"^emutrace: system call (\w+) \(\d+\) is not implemented", re.M)
+
+
+def why(result: str, first: str, log: str) -> str:
+    """The group a failing test falls in, from its log: what stopped it, or what differs."""
+    if result == "timeout":
+        return "time limit: the test waits for CPU-time clocks or a signal that never comes"
+    if "Traceback" in log:
+        return "emutrace ended in a Python traceback"
+    code = re.search(r"failed with code (\d+)", log)
+    if code:
+        rc = int(code.group(1))
+        head = (log.splitlines() or [""])[0].strip()[:90].replace("|", "\\|")
+        if rc == 77:
+            return f"the guest skips itself (a call it probes fails): `{head}`"
+        if rc in _SIGNALS:
+            return f"the guest dies by {_SIGNALS[rc]}: `{head}`"
+        if "the program cannot continue" in log:       # (emutrace's own stop, status 125)
+            return f"emutrace stops the guest, which would wait forever: `{head}`"
+        return f"the guest's own check fails (exit {rc}): `{head}`"
+    missing = _NOT_IMPLEMENTED.findall(log)
+    if first.startswith("-") and "(INJECTED)" in first:
+        return "decoding differs on an injected call (its structures)"
+    if missing:
+        return f"decoding differs on a call emutrace does not implement ({', '.join(sorted(set(missing)))})"
+    if first.startswith("+"):
+        return "emutrace prints a line strace does not"
+    return "decoding differs"
+
+
 def markdown(results: Path) -> int:
-    """The failing tests of a results file, one table row each: the test and the first line
-    where the trace differs (or why the run stopped)."""
+    """The failing tests of a results file, one table row each: the test, why it fails (from its
+    log in the logs directory beside the results), and the first line where the trace differs."""
     rows = [ln.split("\t") for ln in results.read_text().splitlines() if ln.count("\t") == 2]
     bad = [(n, r, w) for n, r, w in rows if r in ("fail", "timeout")]
     runnable = sum(1 for _, r, _ in rows if r != "skip")
     print(f"{runnable - len(bad)} of {runnable} runnable tests pass ({len(rows)} run).\n")
-    print("| test | result | first difference (- expected, + emutrace) or why it stopped |")
-    print("|---|---|---|")
+    print("| test | result | why | first difference (- expected, + emutrace) |")
+    print("|---|---|---|---|")
+    logs = results.parent / "logs"
     for n, r, w in bad:
-        w = w.replace("|", "\\|").replace("/tmp/et-snap2/strace-wrap", "$STRACE")
-        print(f"| {n} | {r} | `{w[:150]}` |" if w else f"| {n} | {r} | |")
+        try:
+            log = (logs / f"{n}.log").read_text(errors="replace")
+        except OSError:
+            log = ""
+        reason = why(r, w, log)
+        w = re.sub(r"\S*emutrace-strace|\S*strace-wrap", "$STRACE", w).replace("|", "\\|")
+        w = "" if "failed with code" in w else f"`{w[:140]}`"
+        print(f"| {n} | {r} | {reason} | {w} |")
     return 0
 
 

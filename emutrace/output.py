@@ -44,8 +44,8 @@ class PerProcessFiles:
         for line in lines:
             if line.startswith("[pid "):
                 tid, _, body = line[5:].partition("] ")
-                if tid.isdigit():
-                    self.tid, line = tid, body
+                if tid.strip().isdigit():           # (strace pads it: '[pid  1000] ')
+                    self.tid, line = tid.strip(), body
             if self.tid is not None:
                 self._file(self.tid).write(line + "\n")
 
@@ -334,12 +334,19 @@ class StraceText:
         self.cfg = cfg
         self.ts = Timestamps(world, cfg.timestamps, cfg.relative)
         self.multi = multi_pid or cfg.follow or cfg.always_show_pid
+        # strace's prefix: '[pid  1000] ' on a terminal or pipe; into one -o file with -f (or
+        # --always-show-pid) the pid alone, '1000  ' (strace's print_pid_pfx)
+        self.pid_column = bool(cfg.output) and not getattr(cfg, "separate", False) \
+            and (cfg.follow or cfg.always_show_pid)
         self.summary: Dict[str, List] = {}
         self.col = (cfg.align or 40) - 1            # -a N: ' = ' starts at column N
         self.numbers = cfg.syscall_numbers          # -n: '[ nr] ' before each call
 
     def _prefix(self, ev) -> str:
-        return (f"[pid {ev.tid}] " if self.multi else "") + self.ts.prefix(ev.time_ns)
+        if not self.multi:
+            return self.ts.prefix(ev.time_ns)
+        pid = f"{ev.tid:<5} " if self.pid_column else f"[pid {ev.tid:5}] "
+        return pid + self.ts.prefix(ev.time_ns)
 
     def line_writer(self):
         """What a system call's whole line may be written with, without its Syscall event
@@ -370,7 +377,7 @@ class StraceText:
             line = ev.line
             head, sep, ret = line.rpartition(") = ")             # (strace_align, written out)
             # (-ff: the `[pid N] ` that PerProcessFiles takes off is not part of the alignment)
-            width = self.col + (len(str(ev.tid)) + 7 if self.multi and getattr(cfg, "separate", False) else 0)
+            width = self.col + (len(f"{ev.tid:5}") + 7 if self.multi and getattr(cfg, "separate", False) else 0)
             line = (prefix + head + ")").ljust(width) + " = " + ret if sep else prefix + line
             self.w.write_syscall(line + spent + "\n" + (_stack_lines(ev.stack) if ev.stack else "")
                                  + (ev.dump or ""))

@@ -9,13 +9,32 @@ import weakref
 from typing import Callable, List, Optional
 
 from emutrace.decode.strace import format_signal, SyscallFormatter
+from emutrace.decode.strace.common import UnlinkedPath
 from emutrace.decode.xlat import signal_name
 from emutrace.kernel import errno as E
 from emutrace.kernel.table import BY_NAME, Syscall as Row
+from emutrace.kernel.vfs import VfsError
 
 from emutrace.events import Signal, Syscall
 from emutrace.syscallset import SyscallSetError, syscalls_of
 from emutrace.traceview import mem_view
+
+def _link_path(vfs, f):
+    """strace's reading of /proc/PID/fd/N: a link ending in ' (deleted)' loses that mark, as an
+    UnlinkedPath, unless the whole text names that very file (a file so named)."""
+    link = vfs.fd_link(f)
+    if not link.endswith(" (deleted)"):
+        return link
+    path = link[:-len(" (deleted)")]
+    try:
+        node = vfs.lookup(link, "/", follow=False)
+    except VfsError:
+        return UnlinkedPath(path)
+    mine = f.node
+    same = mine is not None and (node.ov is mine.ov if node.ov is not None or mine.ov is not None
+                                 else node.host == mine.host)
+    return link if same else UnlinkedPath(path)
+
 
 class TraceSpecError(ValueError):
     pass
@@ -86,6 +105,9 @@ class SyscallObserver:
         """strace's decoding options of the run (-x/-xx, -X, -e trace-fds=)."""
         self.fmt.hex_strings = tc.hex_strings
         self.fmt.xlat_style = tc.xlat_style
+        self.fmt.verbose = bool(tc.verbose)
+        if tc.raw:
+            self.fmt.raw_calls = frozenset(tc.raw)
         if tc.decode_fds:
             self.fmt.fd_paths = True
             self.fmt.decode_fds = frozenset(tc.decode_fds)
@@ -123,9 +145,13 @@ class SyscallObserver:
         if proc is None:
             return None
         if fd == -100:                          # AT_FDCWD</cwd> under -y
-            return proc.cwd
-        f = proc.fds.fds.get(fd)
-        return f.path if f is not None else None
+            path = proc.cwd
+        else:
+            f = proc.fds.fds.get(fd)
+            path = _link_path(proc.kernel.vfs, f) if f is not None else None
+        # strace reads the link /proc/PID/fd/N (or cwd) into PATH_MAX bytes: a longer path
+        # (Linux's d_path fails with ENAMETOOLONG) gets no decoration
+        return path if path is None or len(path.encode("utf-8", "surrogateescape")) < 4096 else None
 
     def started(self, proc):
         """strace's first line: the execve that started the program, decoded from the initial stack."""

@@ -571,7 +571,7 @@ def read_elf(path: str, data: bytes, version: Optional[tuple] = None) -> ElfFile
     loop maps the same ld.so and libc) and cached on disk (emutrace.machine.cache) so a warm run parses
     nothing. The cached model leaves out the file's bytes, which the caller already holds.
 
-    `version` names the host file's exact version (vfs.host_version: inode, size, modification
+    `version` names the host file's exact version (hosttree.host_version: inode, size, modification
     and change times), when the caller read one: then nothing hashes the contents, which cost
     more than the rest of a warm read (libc is 2 MB, and a run reads it twice). Without one (a
     file the guest wrote, a tar root's member) the contents are hashed."""

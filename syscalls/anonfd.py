@@ -44,9 +44,10 @@ class AnonInodeFile(OpenFile):
     """An open file of the anon_inode filesystem; `kind` names it ("eventfd", "timerfd", ...)."""
     kind = "anon"
     seekable = False
+    link = ""           # the name /proc/PID/fd/N shows, when not "anon_inode:[kind]"
 
     def __init__(self, kernel, flags: int):
-        super().__init__(f"anon_inode:[{self.kind}]", O_RDWR | flags, None)
+        super().__init__(self.link or f"anon_inode:[{self.kind}]", O_RDWR | flags, None)
         self.kernel = kernel
         self.ino = kernel.vfs.new_ino()
         self._objects = objects_of(kernel)

@@ -52,15 +52,31 @@ def sys_clone(proc, flags, stack, ptid, ctid, tls, *_):
                     pidfd_at=ptid)
 
 
+CLONE_ARGS_SIZE_VER2 = 88     # with set_tid and cgroup: all the fields this kernel knows
+
+
+def _tail_not_zero(proc, addr: int, n: int) -> bool:
+    """Linux's check_zeroed_user: the bytes a newer caller added, read a word at a time until
+    one is not zero (E2BIG then, even when later bytes cannot be read); a fault before that is
+    EFAULT (GuestFault, raised)."""
+    end = addr + max(0, n)
+    while addr < end:
+        step = min(8 - (addr & 7), end - addr)
+        if any(proc.aspace.read(addr, step)):
+            return True
+        addr += step
+    return False
+
+
 def sys_clone3(proc, uargs, size, *_):
     if size < CLONE_ARGS_SIZE_VER0:
         return -E.EINVAL
     if size > 4096:
         return -E.E2BIG
-    raw = proc.aspace.read(uargs, size)
+    raw = proc.aspace.read(uargs, min(size, CLONE_ARGS_SIZE_VER2))
     a = CLONE_ARGS.unpack(raw[:CLONE_ARGS.size])
-    if size > CLONE_ARGS.size and any(raw[88:]):          # fields this kernel does not know
-        return -E.E2BIG
+    if _tail_not_zero(proc, uargs + CLONE_ARGS_SIZE_VER2, size - CLONE_ARGS_SIZE_VER2):
+        return -E.E2BIG                                   # fields this kernel does not know
     set_tid_size = struct.unpack_from("<Q", raw, 72)[0] if size >= 80 else 0
     flags = a["flags"]
     if set_tid_size or flags & (CLONE_INTO_CGROUP | CSIGNAL | CLONE_DETACHED):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from emutrace.kernel import errno as E
 from emutrace.kernel.dispatch import s32
 from emutrace.kernel.files import OpenFile
-from emutrace.kernel.fs import _poll_once
+from emutrace.kernel.poll import _poll_once
 from emutrace.kernel.layouts import EPOLL_EVENT
 from emutrace.kernel.time import read_timespec
 from emutrace.kernel.vfs import StatInfo, VfsError

@@ -14,7 +14,8 @@ from typing import Dict, List, Optional
 from emutrace.machine.shm import SharedMemory
 
 from emutrace.kernel import errno as E
-from emutrace.kernel.vfs import DirTree, Node, StatInfo, Vfs, VfsError, host_error
+from emutrace.kernel.hosttree import DirTree, host_error
+from emutrace.kernel.vfs import Node, StatInfo, Vfs, VfsError
 from emutrace.linux.fcntl import (O_ACCMODE, O_APPEND, O_CLOEXEC, O_CREAT, O_DIRECTORY, O_EXCL, O_NOCTTY, O_NOFOLLOW, O_NONBLOCK,
                                   O_PATH, O_RDONLY, O_RDWR, O_TMPFILE, O_TRUNC, O_WRONLY, SEEK_CUR, SEEK_DATA, SEEK_END, SEEK_HOLE,
                                   SEEK_SET, S_IFCHR, S_IFIFO, S_IFREG)
@@ -64,7 +65,7 @@ class OpenFile:
         raise VfsError(E.EINVAL)
 
     def version(self) -> Optional[tuple]:
-        """The host file's version (vfs.host_version) behind this open file, if it is one."""
+        """The host file's version (hosttree.host_version) behind this open file, if it is one."""
         return None
 
     def pwrite(self, data: bytes, off: int) -> int:

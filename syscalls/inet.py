@@ -30,7 +30,7 @@ from typing import Optional
 
 from emutrace.kernel import errno as E
 from emutrace.kernel.files import OpenFile, Pipe, WouldBlock
-from emutrace.kernel.fs import blocking, raise_sigpipe
+from emutrace.kernel.rw import blocking, raise_sigpipe
 from emutrace.kernel.timewait import TimeWaits
 from emutrace.kernel.wait import Block, Wait
 from emutrace.kernel.vfs import StatInfo, VfsError

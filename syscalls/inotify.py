@@ -38,6 +38,7 @@ MAX_QUEUED_EVENTS, MAX_USER_INSTANCES, MAX_USER_WATCHES = 16384, 128, 8192
 
 class Inotify(AnonInodeFile):
     kind = "inotify"
+    link = "anon_inode:inotify"         # (Linux names it without brackets)
 
     def __init__(self, kernel, flags: int):
         super().__init__(kernel, flags & O_NONBLOCK)

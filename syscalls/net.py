@@ -24,7 +24,7 @@ from emutrace.kernel import inet, netlink
 from emutrace.kernel.datagrams import DatagramQueue
 from emutrace.kernel.dispatch import s32
 from emutrace.kernel.files import OpenFile, Pipe, WouldBlock
-from emutrace.kernel.fs import TRANSFER_PIECE, _cut, blocking
+from emutrace.kernel.rw import TRANSFER_PIECE, _cut, blocking
 from emutrace.kernel.vfs import StatInfo, VfsError
 from emutrace.linux.fcntl import O_NONBLOCK, O_RDWR, S_IFSOCK
 from emutrace.linux.net import (AF_INET, AF_INET6, AF_UNIX, IPPROTO_TCP, MSG_DONTWAIT, MSG_NOSIGNAL, MSG_PEEK, MSG_TRUNC, SHUT_RD,

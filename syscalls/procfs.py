@@ -165,7 +165,7 @@ def install(vfs: Vfs, kernel) -> None:
                 return _dir(lambda: [(str(fd), DT_LNK) for fd in sorted(p.fds.fds)])
             if tail.isdigit() and int(tail) in p.fds.fds:
                 fd = int(tail)
-                return SynthNode(S_IFLNK | 0o777, target=lambda: p.fds.fds[fd].path,
+                return SynthNode(S_IFLNK | 0o777, target=lambda: kernel.vfs.fd_link(p.fds.fds[fd]),
                                  opened=lambda: p.fds.fds.get(fd))
         return None
 

@@ -42,7 +42,7 @@ from emutrace.machine.words import s32
 
 from emutrace.kernel import errno as E
 from emutrace.kernel import jobctl
-from emutrace.kernel.fs import _poll_once
+from emutrace.kernel.poll import _poll_once
 from emutrace.kernel.ktimers import timers_of
 from emutrace.kernel.layouts import POLLFD
 from emutrace.kernel.signals import _action, bit, default_action

@@ -14,7 +14,7 @@ import struct
 from emutrace.kernel import errno as E
 from emutrace.kernel.dispatch import s32, s64
 from emutrace.kernel.files import Pipe, PipeEnd, WouldBlock
-from emutrace.kernel.fs import _cut, _iovecs, raise_sigpipe
+from emutrace.kernel.rw import _cut, _iovecs, raise_sigpipe
 from emutrace.kernel.vfs import VfsError
 from emutrace.linux.fcntl import (O_APPEND, O_NONBLOCK, SPLICE_F_GIFT, SPLICE_F_MORE, SPLICE_F_MOVE, SPLICE_F_NONBLOCK)
 

@@ -6,7 +6,7 @@ distribution's rootfs tarball, or what `emutrace sysroot` packs. The archive is 
 Compressed archives (.tar.gz, .tar.xz, .tar.bz2, recognized by their magic bytes) are
 decompressed into memory once, since a compressed stream has no random access.
 
-The tree speaks the same small interface as vfs.DirTree (lstat, stat, readlink, listdir, open,
+The tree speaks the same small interface as hosttree.DirTree (lstat, stat, readlink, listdir, open,
 fstat, read) over `host` strings of the form `ARCHIVE!/guest/path`, which is also what
 `Vfs.reads` records: an audit can tell that nothing outside the archive was read. Everything a
 guest can see comes from the archive: modes, owners, sizes, mtimes, symlink targets, hard links.
@@ -238,7 +238,7 @@ class TarTree:
             raise _oserror(_errno.ENOENT, host)
         return key, e
 
-    # -- the tree interface (see vfs.DirTree) ----------------------------------------------
+    # -- the tree interface (see hosttree.DirTree) ----------------------------------------------
     def lstat(self, host: str) -> StatInfo:
         return replace_record(self._entry(host)[1].stat)
 

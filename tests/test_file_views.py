@@ -10,7 +10,7 @@ import pytest
 from conftest import system_program
 
 
-from emutrace.kernel.vfs import DirTree
+from emutrace.kernel.hosttree import DirTree
 from emutrace.machine.hostmem import FILE_VIEW_MIN, file_view, forget_resident
 
 

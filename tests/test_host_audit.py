@@ -281,7 +281,7 @@ def test_no_variadic_call_without_a_fixed_prototype():
 def test_directory_listing_without_the_host_libc(monkeypatch, tmp_path):
     """Where CDLL(None) fails (Windows, a static host Python), listings come from scandir."""
     import ctypes
-    from emutrace.kernel import vfs
+    from emutrace.kernel import hosttree
 
     (tmp_path / "a").write_text("x")
     (tmp_path / "sub").mkdir()
@@ -289,7 +289,7 @@ def test_directory_listing_without_the_host_libc(monkeypatch, tmp_path):
     def no_libc(*_a, **_k):
         raise OSError("no host C library")
     monkeypatch.setattr(ctypes, "CDLL", no_libc)
-    names = sorted(n for n, _t, _i in vfs.DirTree(str(tmp_path)).listdir(str(tmp_path)))
+    names = sorted(n for n, _t, _i in hosttree.DirTree(str(tmp_path)).listdir(str(tmp_path)))
     assert names == ["a", "sub"]
 
 
@@ -323,9 +323,9 @@ def test_lseek_on_a_host_pipe_is_espipe_by_name():
 def test_case_insensitive_host_tree_keeps_linux_names_exact(monkeypatch, tmp_path):
     """macOS and Windows file systems fold case: /etc/Passwd would open /etc/passwd. A guest
     sees a case-sensitive Linux tree, so on such a host a name must match an entry exactly."""
-    from emutrace.kernel import vfs
+    from emutrace.kernel import hosttree
     (tmp_path / "passwd").write_text("root")
-    tree = vfs.DirTree(str(tmp_path))
+    tree = hosttree.DirTree(str(tmp_path))
     real_lstat, real_stat = os.lstat, os.stat
 
     def folding(fn):
@@ -340,8 +340,8 @@ def test_case_insensitive_host_tree_keeps_linux_names_exact(monkeypatch, tmp_pat
                     return fn(os.path.join(d, e), *a, **k)
             return fn(p, *a, **k)
         return call
-    monkeypatch.setattr(vfs.os, "lstat", folding(real_lstat))
-    monkeypatch.setattr(vfs.os, "stat", folding(real_stat))
+    monkeypatch.setattr(hosttree.os, "lstat", folding(real_lstat))
+    monkeypatch.setattr(hosttree.os, "stat", folding(real_stat))
     tree.case_insensitive = True
     assert tree.lstat(tree.join("/passwd")).size == 4
     with pytest.raises(FileNotFoundError):
@@ -351,6 +351,6 @@ def test_case_insensitive_host_tree_keeps_linux_names_exact(monkeypatch, tmp_pat
 
 
 def test_a_case_sensitive_host_is_detected_as_such(tmp_path):
-    from emutrace.kernel import vfs
+    from emutrace.kernel import hosttree
     (tmp_path / "Makefile").write_text("")
-    assert vfs.DirTree(str(tmp_path)).case_insensitive is False
+    assert hosttree.DirTree(str(tmp_path)).case_insensitive is False

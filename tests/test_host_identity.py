@@ -154,7 +154,7 @@ def test_a_host_stat_in_one_step_is_the_stat_in_two(tmp_path):
     """HostIds.from_host (what DirTree.lstat/stat/fstat make) gives, field for field, what
     stat_from_host and guest_stat give: for a file, a directory, a symlink, a device, a file of
     the host user (shown as the guest's) and one of another user (kept)."""
-    from emutrace.kernel.vfs import HostIds, stat_from_host
+    from emutrace.kernel.hosttree import HostIds, stat_from_host
     (tmp_path / "f").write_text("x" * 5000)
     (tmp_path / "l").symlink_to("f")
     ids = HostIds(uid=1000, gid=1001)

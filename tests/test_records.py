@@ -184,7 +184,7 @@ def test_elf_models_of_host_files_are_keyed_by_version_not_contents(tmp_path, mo
     rewritten in place has a new version and is parsed again."""
     import shutil
     from emutrace.loader import elf as E
-    from emutrace.kernel.vfs import DirTree
+    from emutrace.kernel.hosttree import DirTree
     monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
     hashed = []
     real = E.blake2b                                            # (the loader's name for the digest)
@@ -213,7 +213,7 @@ def test_memoized_gives_the_model_of_a_version_read_before_without_reading(tmp_p
     """session._on_mmap asks memoized first: the loader read libc (2 MB) before ld.so maps it."""
     import shutil
     from emutrace.loader import elf as E
-    from emutrace.kernel.vfs import DirTree
+    from emutrace.kernel.hosttree import DirTree
     monkeypatch.setenv("EMUTRACE_CACHE", str(tmp_path / "cache"))
     tree = DirTree("/")
     E._MEMO.clear()

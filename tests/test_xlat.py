@@ -342,7 +342,8 @@ STRACE = {
         (5, 'KEXEC_FILE_UNLOAD|KEXEC_FILE_NO_INITRAMFS'),
         (6, 'KEXEC_FILE_ON_CRASH|KEXEC_FILE_NO_INITRAMFS'),
         (7, 'KEXEC_FILE_UNLOAD|KEXEC_FILE_ON_CRASH|KEXEC_FILE_NO_INITRAMFS'),
-        (0x15, 'KEXEC_FILE_UNLOAD|KEXEC_FILE_NO_INITRAMFS|0x10'),
+        # (KEXEC_FILE_NO_CMA=0x10 is the strace suite's kernel ABI, Linux 6.19; strace 6.1: 0x10)
+        (0x15, 'KEXEC_FILE_UNLOAD|KEXEC_FILE_NO_INITRAMFS|KEXEC_FILE_NO_CMA'),
         (0x40000, '0x40000 /* KEXEC_FILE_??? */'), (0x400001, 'KEXEC_FILE_UNLOAD|0x400000'),
         (0x400004, 'KEXEC_FILE_NO_INITRAMFS|0x400000'),
     ],
@@ -350,7 +351,8 @@ STRACE = {
         (0, 'KEXEC_ARCH_DEFAULT'), (1, 'KEXEC_ARCH_DEFAULT|KEXEC_ON_CRASH'),
         (2, 'KEXEC_ARCH_DEFAULT|KEXEC_PRESERVE_CONTEXT'),
         (3, 'KEXEC_ARCH_DEFAULT|KEXEC_ON_CRASH|KEXEC_PRESERVE_CONTEXT'),
-        (9, 'KEXEC_ARCH_DEFAULT|KEXEC_ON_CRASH|0x8'),
+        # (KEXEC_CRASH_HOTPLUG_SUPPORT=8: the suite's kernel ABI, Linux 6.19; strace 6.1: 0x8)
+        (9, 'KEXEC_ARCH_DEFAULT|KEXEC_ON_CRASH|KEXEC_CRASH_HOTPLUG_SUPPORT'),
         (0x1003, 'KEXEC_ARCH_DEFAULT|KEXEC_ON_CRASH|KEXEC_PRESERVE_CONTEXT|0x1000'),
         (0x40000, 'KEXEC_ARCH_68K'), (0x1000000, '0x1000000 /* KEXEC_ARCH_??? */'),
         (0x10000000, '0x10000000 /* KEXEC_ARCH_??? */'),
@@ -1246,7 +1248,7 @@ def test_header_values(set_name, name, value):
     ("fan_init_flags", 0xc, "0xc /* FAN_CLASS_??? */"),
     ("fan_init_flags", 0x2004, "FAN_CLASS_CONTENT|0x2000 /* FAN_??? */"),
     ("kexec_load_flags", 0x3e0001, "KEXEC_ARCH_X86_64|KEXEC_ON_CRASH"),
-    ("kexec_load_flags", 0xc0004, "0xc0000 /* KEXEC_ARCH_??? */|0x4 /* KEXEC_??? */"),
+    ("kexec_load_flags", 0xc0004, "0xc0000 /* KEXEC_ARCH_??? */|KEXEC_UPDATE_ELFCOREHDR"),   # (Linux 6.19's ABI)
     ("swap_flags", 0x8005, "SWAP_FLAG_PREFER|5"),
     ("swap_flags", 0x10000, "SWAP_FLAG_DISCARD|0"),
     ("swap_flags", 0, "0"),

@@ -16,6 +16,12 @@ PATH_MAX = 4096
 MASK64 = (1 << 64) - 1
 
 
+class UnlinkedPath(str):
+    """A descriptor's path whose file is no longer reached by it: strace prints '(deleted)'
+    after the brackets (fd_path returns one)."""
+    __slots__ = ()
+
+
 def hexval(v: int) -> str:
     v &= MASK64
     return "0" if v == 0 else "%#x" % v
@@ -48,6 +54,15 @@ def date_text(sec: int, nsec: Optional[int] = None, digits: int = 9, local: bool
     if nsec is not None:
         text += "." + ("%09d" % nsec)[:digits]
     return text + (_time.strftime("%z", tm) if local else "+0000")
+
+
+def time_comment(sec: int, frac: int, frac_max: int = 999999999, digits: int = 9, local: bool = False) -> str:
+    """' /* DATE */' after a time, as strace's sprinttime_ex: none for 0.0, for a fraction out of
+    range or a date out of range; no fraction when it is 0."""
+    if (sec == 0 and frac == 0) or not 0 <= frac <= frac_max:
+        return ""
+    date = date_text(sec, frac * (10 ** (9 - digits)) if frac else None, digits, local)
+    return f" /* {date} */" if date else ""
 
 
 _ESCAPES = {ord('"'): '\\"', ord("\\"): "\\\\", ord("\f"): "\\f", ord("\n"): "\\n",

@@ -16,8 +16,8 @@ from emutrace.machine.words import s32, s64
 from emutrace.decode import xlat as _x
 from emutrace.decode.strace import (clock, creds, fcntl, fs, futex, ioctl, ipc, keyctl, kinds, mm, net, poll, prctl,
                                     process, resource, sched, signal, stat, system)
-from emutrace.decode.strace.common import (HEX, PATH_MAX, MASK64, NoMem, _SHORT_MAX, _SHORT_QUOTED, hexval, is_error,
-                                           pointer, quote_string, read_bytes, read_cstring)
+from emutrace.decode.strace.common import (HEX, PATH_MAX, MASK64, NoMem, UnlinkedPath, _SHORT_MAX, _SHORT_QUOTED,
+                                           hexval, is_error, pointer, quote_string, read_bytes, read_cstring)
 from emutrace.decode.strace.returns import format_return
 
 
@@ -101,6 +101,12 @@ def _plan_of(arg_kinds) -> list:
 _PLANS: Dict[tuple, list] = {}
 
 
+def _raw_hex(v: int) -> str:
+    """strace's PRINT_VAL_X of a kernel word: '%#llx' of its unsigned value (0 is '0')."""
+    v &= MASK64
+    return hex(v) if v else "0"
+
+
 class _State:
     """What enter() learned; pass it back to exit()/unfinished()/resumed()/no_return()."""
 
@@ -131,7 +137,7 @@ def _path_bytes(path) -> bytes:
 class SyscallFormatter:
     # settings a compiled row depends on: setting one forgets the compiled rows
     _COMPILED_ON = frozenset({"string_limit", "fd_paths", "fd_path", "hex_strings", "xlat_style", "decode_fds",
-                              "fd_dev"})
+                              "fd_dev", "raw_calls", "verbose"})
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
@@ -150,6 +156,8 @@ class SyscallFormatter:
         self.decode_fds = frozenset({"path"})    # strace --decode-fds=: what -y shows (with fd_paths)
         self.fd_dev = None                       # fd -> ('char', major, minor) | None (decode-fds=dev)
         self.xlat_style = "abbrev"               # strace -X (xlat.STYLE while decoding)
+        self.raw_calls: Optional[frozenset] = None   # strace -e raw=: calls printed undecoded ("all": every one)
+        self.verbose = False                     # strace -v: structures in full (the decoders that know how)
         self.last_name: Dict[object, str] = {}     # each thread's last call (restart_syscall names it)
         # id(row) -> (row, its CompiledRow or None: _compile_row); SyscallObserver runs a
         # compiled one itself
@@ -159,7 +167,7 @@ class SyscallFormatter:
     def enter(self, sc, args: Sequence[int], mem: GuestReader, tid=None, sp: Optional[int] = None) -> _State:
         """Decode the arguments known at entry. tid keys restart_syscall's 'interrupted' name;
         sp (the stack pointer) lets rt_sigreturn print the mask of the signal frame."""
-        if self.hex_strings or self.xlat_style != "abbrev":
+        if self.hex_strings or self.xlat_style != "abbrev" or self.verbose:
             return self._styled(self._enter, sc, args, mem, tid, sp)
         return self._enter(sc, args, mem, tid, sp)
 
@@ -179,7 +187,12 @@ class SyscallFormatter:
         if sc.name in NEVER_FAILS:
             st.saved["never_fails"] = True
         custom = _CUSTOM.get(sc.name)
-        if custom is not None:
+        if self.is_raw(sc.name):
+            # strace's printargs: every argument word of the row in hex, the result too (_ret_text)
+            st.saved["raw"] = True
+            for v in st.args[:len(sc.args)]:
+                st.a.now(_raw_hex(v))
+        elif custom is not None:
             custom(self, st, mem)
         else:
             self._generic(st, mem, sc.args)
@@ -242,10 +255,15 @@ class SyscallFormatter:
         return self.exit(st, ret, mem_exit if mem_exit is not None else mem_entry)
 
     # ------------------------------------------------------------------ strace's -x and -X
+    def is_raw(self, name: str) -> bool:
+        """Whether -e raw= asks for this call's arguments and result as plain hex words."""
+        raw = self.raw_calls
+        return raw is not None and (name in raw or "all" in raw)
+
     def styled(self) -> bool:
         """Whether this run prints strings or constants another way than by default (then no
         compiled row serves it: each call is decoded with the styles set, _styled)."""
-        return bool(self.hex_strings) or self.xlat_style != "abbrev"
+        return bool(self.hex_strings) or self.xlat_style != "abbrev" or self.verbose
 
     def _styled(self, fn, *args, **kw):
         hex_before, xlat_before = HEX.level, _x.STYLE.xlat
@@ -264,6 +282,8 @@ class SyscallFormatter:
         return f"{head} = {ret_text}"
 
     def _ret_text(self, st: _State, ret: int, mem) -> str:
+        if st.saved.get("raw"):
+            return format_return(ret, "int") if is_error(ret) else _raw_hex(ret)
         if st.ret_kind == "void":
             return "?"
         never_fails = bool(st.saved.get("never_fails"))
@@ -290,17 +310,22 @@ class SyscallFormatter:
         if self.fd_paths and self.fd_path is not None and fd >= 0:
             path = self.fd_path(fd)
             if path:
-                dev = ""
+                dev = deleted = ""
+                if path.__class__ is UnlinkedPath:
+                    deleted = "(deleted)"
                 if self.fd_dev is not None and "dev" in self.decode_fds:
                     got = self.fd_dev(fd)
                     if got is not None:
                         dev = f"<{got[0]} {got[1]}:{got[2]}>"
-                return f"{fd}<{quote_string(_path_bytes(path), quotes=False, extra_escape='<>')}{dev}>"
+                return f"{fd}<{quote_string(_path_bytes(path), quotes=False, extra_escape='<>')}{dev}>{deleted}"
         return str(fd)
 
     def dirfd(self, v: int) -> str:
         fd = s32(v)
         if fd == -100:
+            style = _x.STYLE.xlat              # (-X: strace prints AT_FDCWD as a constant of its set)
+            if style != "abbrev":
+                return "-100" if style == "raw" else "-100 /* AT_FDCWD */"
             if self.fd_paths and self.fd_path is not None and "path" in self.decode_fds:
                 path = self.fd_path(-100)
                 if path:
@@ -552,7 +577,7 @@ class CompiledRow:
 def _compile_row(fmt: "SyscallFormatter", sc) -> Optional[CompiledRow]:
     """The row's CompiledRow, or None for the rows _generic does not run (a hand-written decoder,
     a kind with its own protocol)."""
-    if sc.name in _CUSTOM or fmt.styled():
+    if sc.name in _CUSTOM or fmt.styled() or fmt.is_raw(sc.name):
         return None
     never_fails = sc.name in NEVER_FAILS
     plain = not never_fails and (sc.ret in _PLAIN_RET or (sc.ret == "fd" and not fmt.fd_paths))

@@ -6,7 +6,8 @@ import struct
 
 from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import PATH_MAX, date_text, hexval, is_error, pointer, quote_string, read_bytes
+from emutrace.decode.strace.common import (PATH_MAX, date_text, hexval, is_error, pointer, quote_string, read_bytes,
+                                           time_comment)
 from emutrace.decode.strace.fields import TIMESPEC, TIMEVAL, StructText, decoders, flags
 
 
@@ -36,7 +37,7 @@ def dirents(f, mem, addr: int, size: int, kind: str) -> str:
 def _utimes_tv(b: bytes, lt: bool) -> str:
     """One timeval of utimes/futimesat, with its date."""
     sec, usec = struct.unpack("<qq", b)
-    return f"{TIMEVAL.text(b)} /* {date_text(sec, (usec % 1000000) * 1000, 6, lt)} */"
+    return TIMEVAL.text(b) + time_comment(sec, usec, 999999, 6, lt)
 
 
 def _d_timeval_pair(f, b, mem):
@@ -46,11 +47,11 @@ def _d_timeval_pair(f, b, mem):
 def _utimens_ts(b: bytes, lt: bool) -> str:
     """One timespec of utimensat: UTIME_NOW, UTIME_OMIT or a time with its date."""
     sec, nsec = struct.unpack("<qq", b)
-    if nsec == 0x3fffffff:
-        return "UTIME_NOW"
-    if nsec == 0x3ffffffe:
-        return "UTIME_OMIT"
-    return f"{TIMESPEC.text(b)} /* {date_text(sec, nsec % 1000000000, local=lt)} */"
+    if nsec in (0x3fffffff, 0x3ffffffe):       # (constants of their set under -X)
+        name = "UTIME_NOW" if nsec == 0x3fffffff else "UTIME_OMIT"
+        style = _x.STYLE.xlat
+        return name if style == "abbrev" else TIMESPEC.text(b) + ("" if style == "raw" else f" /* {name} */")
+    return TIMESPEC.text(b) + time_comment(sec, nsec, local=lt)
 
 
 def _d_timespec_pair(f, b, mem):
@@ -111,10 +112,49 @@ def _k_open_mode(f, st, mem, v, param, i, base):
         st.a.now(_x.octal(v & 0xffff))
 
 
-CALLS = {"sendfile": _c_sendfile, "mknod": _c_mknod, "mknodat": _c_mknod}
+CACHESTAT_RANGE = StructText("cachestat_range", 16, [("off", 0, "Q", hexval), ("len", 8, "Q")])
+
+
+def _fan_dirfd(f, st, mem, v, param, n) -> str:
+    """fanotify_mark's dirfd: FAN_NOFD (-1) is a constant of its set, -X prints it as one."""
+    if s32(v) != -1:
+        return f.dirfd(v)
+    style = _x.STYLE.xlat
+    return "FAN_NOFD" if style == "abbrev" else "-1" if style == "raw" else "-1 /* FAN_NOFD */"
+
+
+_MS_MGC_VAL, _MS_MGC_MSK = 0xc0ed0000, 0xffff0000
+_MS_REMOUNT, _MS_NO_TYPE_OR_DATA = 0x20, 0x1000 | 0x2000 | 0x100000 | 0x40000 | 0x80000 | 0x20000
+
+
+def _c_mount(f, st, mem):
+    """strace's mount.c: the old magic MS_MGC_VAL apart from the flags; the type is an address
+    for a remount, type and data are addresses for bind, move and propagation changes."""
+    a = st.a
+    src, target, fstype, flags, data = st.args[:5]
+    magic = flags & _MS_MGC_MSK == _MS_MGC_VAL
+    if magic:
+        flags &= ~_MS_MGC_MSK
+    no_type = bool(flags & (_MS_REMOUNT | _MS_NO_TYPE_OR_DATA))
+    no_data = not flags & _MS_REMOUNT and bool(flags & _MS_NO_TYPE_OR_DATA)
+    a.now(f.path(mem, src))
+    a.now(f.path(mem, target))
+    a.now(pointer(fstype) if no_type else f.cstr(mem, fstype))
+    parts = []
+    if magic:
+        style = _x.STYLE.xlat
+        parts.append("MS_MGC_VAL" if style == "abbrev" else hexval(_MS_MGC_VAL) if style == "raw"
+                     else f"{hexval(_MS_MGC_VAL)} /* MS_MGC_VAL */")
+    if flags or not magic:
+        parts.append(_x.format_flags("mount_flags", flags))
+    a.now("|".join(parts))
+    a.now(pointer(data) if no_data else f.cstr(mem, data))
+
+
+CALLS = {"sendfile": _c_sendfile, "mknod": _c_mknod, "mknodat": _c_mknod, "mount": _c_mount}
 STRUCTS = {"timeval_pair": (32, _d_timeval_pair), "timespec_pair": (32, _d_timespec_pair),
-           "utimbuf": (16, _d_utimbuf), **decoders(OPEN_HOW, MOUNT_ATTR)}
-AT_ENTRY = {"fan_dirfd": lambda f, st, mem, v, param, n: "FAN_NOFD" if s32(v) == -1 else f.dirfd(v)}
+           "utimbuf": (16, _d_utimbuf), **decoders(OPEN_HOW, MOUNT_ATTR, CACHESTAT_RANGE)}
+AT_ENTRY = {"fan_dirfd": _fan_dirfd}
 AT_EXIT = {
     "dirents": lambda f, m, v, param, n, base, ret: dirents(f, m, v, ret, base),
     "dirents64": lambda f, m, v, param, n, base, ret: dirents(f, m, v, ret, base),

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import struct
 
+from emutrace.kernel import errno as _errno
 from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
 from emutrace.decode.strace.common import hexval, is_error, pointer, quote_string, read_bytes, read_u32
-from emutrace.decode.strace.fields import StructText
+from emutrace.decode.strace.fields import StructText, enum, flags
 
 
 def _inet_ntop6(b: bytes) -> str:
@@ -100,12 +101,13 @@ def socklen(f, mem, addr, inlen, ret):
         return "NULL"
     if inlen is None:
         return hexval(addr)
+    inlen = s32(inlen)                          # (an int to strace: [-1], not [4294967295])
     if is_error(ret):
         return f"[{inlen}]"
     out = read_u32(mem, addr)
-    if out is None or out == inlen:
+    if out is None or s32(out) == inlen:
         return f"[{inlen}]"
-    return f"[{inlen} => {out}]"
+    return f"[{inlen} => {s32(out)}]"
 
 
 def addr_out(f, mem, addr, lenptr, ret):
@@ -140,19 +142,55 @@ def _c_socket(f, st, mem):
         a.later(lambda ret, m: pointer(sv) if is_error(ret) else f.fdpair(m, sv))
 
 
-_SOCKOPT_SETS = {0: "sockopt_ip", 1: "sockopt_socket", 6: "sockopt_tcp", 41: "sockopt_ipv6"}
+_SOCKOPT_SETS = {0: "sockopt_ip", 1: "sockopt_socket", 6: "sockopt_tcp", 41: "sockopt_ipv6", 271: "sockopt_tipc"}
 
 UCRED = StructText("ucred", 12, [("pid", 0, "i"), ("uid", 4, "I"), ("gid", 8, "I")])
 LINGER = StructText("linger", 8, [("l_onoff", 0, "i"), ("l_linger", 4, "i")])
+TIPC_GROUP_REQ = StructText("tipc_group_req", 16, [
+    ("type", 0, "I"), ("instance", 4, "I"), ("scope", 8, "I", enum("tipc_scopes")),
+    ("flags", 12, "I", flags("tipc_group_flags"))])
 # the options whose value is a struct: (level, name) -> its layout
 _SOCKOPT_STRUCTS = {(1, 13): LINGER, (1, 17): UCRED}          # SO_LINGER, SO_PEERCRED
+# options strace reads as their own type whatever the length, and shows by address when it is
+# shorter (sol_tipc's): (level, name) -> an int's renderer or the struct
+_SOCKOPT_SIZED = {(271, 127): lambda v: _x.format_enum("tipc_importance", v & 0xffffffff),   # TIPC_IMPORTANCE
+                  (271, 135): TIPC_GROUP_REQ}                                               # TIPC_GROUP_JOIN
 
 
-def _sockopt_value(f, mem, level, name, addr, length) -> str:
+def _errno_name(v: int) -> str:
+    return _errno.NAME.get(v) or str(v)
+
+
+def _port_range(v: int) -> str:
+    """IP_LOCAL_PORT_RANGE: 0x... /* LO..HI */ (a bound of 0 is left out; no comment for -X raw)."""
+    v &= 0xffffffff
+    lo, hi = v & 0xffff, v >> 16
+    text = hexval(v)
+    if _x.STYLE.xlat != "raw" and v and (not lo or not hi or lo <= hi):
+        text += f" /* {lo or ''}..{hi or ''} */"
+    return text
+
+
+# the int options strace prints by name: (level, name) -> the value's text
+_SOCKOPT_INTS = {(1, 4): _errno_name,                                   # SO_ERROR: ECONNREFUSED
+                 (0, 52): lambda v: _x.format_enum("ipprotos", v & 0xffffffff),     # IP_PROTOCOL
+                 (0, 51): _port_range}                                  # IP_LOCAL_PORT_RANGE
+
+
+def _sockopt_value(f, mem, level, name, addr, length, got: bool = False) -> str:
+    """The option's value of `length` bytes (got: what getsockopt wrote, where 0 bytes is
+    nothing to show: the address)."""
     if addr == 0:
         return "NULL"
-    if length < 0:
+    if length < 0 or length == 0 and got:
         return hexval(addr)
+    sized = _SOCKOPT_SIZED.get((level, name))
+    if sized is not None:
+        size = sized.size if isinstance(sized, StructText) else 4
+        d = read_bytes(mem, addr, size) if length >= size else None
+        if d is None:
+            return hexval(addr)
+        return sized.text(d) if isinstance(sized, StructText) else f"[{sized(int.from_bytes(d, 'little'))}]"
     shape = _SOCKOPT_STRUCTS.get((level, name))
     if shape is not None and length >= shape.size:
         d = read_bytes(mem, addr, shape.size)
@@ -161,8 +199,10 @@ def _sockopt_value(f, mem, level, name, addr, length) -> str:
     if length == 4:
         v = read_u32(mem, addr)
         if v is not None:
-            return f"[{s32(v)}]"
-    return f.buf(mem, addr, length)
+            render = _SOCKOPT_INTS.get((level, name))
+            return f"[{render(s32(v)) if render else s32(v)}]"
+    # any other length: the bytes, in hex (strace's print_quoted_string with QUOTE_FORCE_HEX)
+    return f.buf(mem, addr, length, force_hex=True)
 
 
 def _c_sockopt(f, st, mem):
@@ -186,7 +226,7 @@ def _c_sockopt(f, st, mem):
         n = read_u32(m, ln)
         if n is None:
             return pointer(val)
-        return _sockopt_value(f, m, level, name, val, n)
+        return _sockopt_value(f, m, level, name, val, s32(n), got=True)
     a.later(value)
     a.later(lambda ret, m: socklen(f, m, ln, inlen, ret))
 

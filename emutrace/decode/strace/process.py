@@ -120,7 +120,7 @@ def _c_clone(f, st, mem):
     a.tail(rest)
 
 
-def _clone3_text(f, b, mem, size):
+def _clone3_text(f, b, mem, size, addr=None):
     (flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls) = \
         struct.unpack_from("<8Q", b)
     parts = [f"flags={_x.format_flags('clone3_flags', flags)}"]
@@ -130,7 +130,11 @@ def _clone3_text(f, b, mem, size):
         parts.append(f"child_tid={pointer(child_tid)}")
     if flags & 0x100000:
         parts.append(f"parent_tid={pointer(parent_tid)}")
-    parts.append(f"exit_signal={_x.signal_name(exit_signal) if exit_signal else '0'}")
+    if exit_signal == 0 or exit_signal >= 0x7fffffff:
+        parts.append(f"exit_signal={exit_signal}")
+    else:                                       # (a constant of the signals under -X)
+        style, name = _x.STYLE.xlat, _x.signal_name(exit_signal)
+        parts.append(f"exit_signal={name if style == 'abbrev' or not name.startswith('SIG') else exit_signal if style == 'raw' else f'{exit_signal} /* {name} */'}")
     parts.append(f"stack={pointer(stack)}")
     parts.append(f"stack_size={hexval(stack_size)}")
     if flags & 0x80000:
@@ -150,7 +154,29 @@ def _clone3_text(f, b, mem, size):
         cgroup = struct.unpack_from("<Q", b, 80)[0]
         if cgroup or flags & 0x200000000:
             parts.append(f"cgroup={cgroup}")
+    if addr is not None:
+        tail = _clone3_tail(f, mem, addr, size)
+        if tail:
+            parts.append(tail)
     return "{" + ", ".join(parts) + "}"
+
+
+_CLONE_ARGS_SIZE = 88           # sizeof(struct clone_args) strace knows (to cgroup)
+
+
+def _clone3_tail(f, mem, addr: int, size: int) -> str:
+    """strace's print_nonzero_bytes for the bytes of a bigger clone_args than it knows (up to a
+    page): '???' when they cannot be read, nothing when all are zero, else
+    '/* bytes 88..N */' and the bytes in hex, cut at the string limit."""
+    end = min(size, 4096)
+    if end <= _CLONE_ARGS_SIZE:
+        return ""
+    data = read_bytes(mem, addr + _CLONE_ARGS_SIZE, end - _CLONE_ARGS_SIZE)
+    if data is None:
+        return "???"
+    if not any(data):
+        return ""
+    return f"/* bytes {_CLONE_ARGS_SIZE}..{end - 1} */ " + f.buf(mem, addr + _CLONE_ARGS_SIZE, len(data), force_hex=True)
 
 
 def _c_clone3(f, st, mem):
@@ -167,12 +193,12 @@ def _c_clone3(f, st, mem):
         a.now(str(size))
         return
     flags = struct.unpack_from("<Q", b)[0]
-    a.now(_clone3_text(f, b, mem, size))
+    a.now(_clone3_text(f, b, mem, size, addr))
     pidfd, _child_tid, parent_tid = struct.unpack_from("<QQQ", b, 8)
 
     def rest(ret, m):
         out = ""
-        if not is_error(ret) and flags & (0x1000 | 0x100000):
+        if not is_error(ret):
             parts = []
             if flags & 0x1000:
                 v = read_u32(m, pidfd) if pidfd else None
@@ -180,7 +206,11 @@ def _c_clone3(f, st, mem):
             if flags & 0x100000:
                 v = read_u32(m, parent_tid) if parent_tid else None
                 parts.append(f"parent_tid={pointer(parent_tid) if v is None else f'[{s32(v)}]'}")
-            out = " => {" + ", ".join(parts) + "}"
+            tail = _clone3_tail(f, m, addr, size)       # (read again at exit, as strace does)
+            if tail:
+                parts.append(tail)
+            if parts:
+                out = " => {" + ", ".join(parts) + "}"
         return out + f", {size}"
     a.tail(rest)
 
@@ -218,8 +248,15 @@ def _c_kcmp(f, st, mem):
     a.now(_x.format_enum("kcmp_types", typ))
     if typ == 0:                                   # KCMP_FILE
         a.now(f.fd(st.args[3])); a.now(f.fd(st.args[4]))
-    elif typ == 7:                                 # KCMP_EPOLL_TFD
-        a.now(f.fd(st.args[3])); a.now(hexval(st.args[4]))
+    elif typ == 7:                                 # KCMP_EPOLL_TFD: struct kcmp_epoll_slot
+        a.now(f.fd(st.args[3]))
+        slot = st.args[4]
+        d = read_bytes(mem, slot, 12) if slot else None
+        if d is None:
+            a.now(pointer(slot))
+        else:
+            efd, tfd, toff = struct.unpack("<iiI", d)
+            a.now(f"{{efd={efd}, tfd={tfd}, toff={toff}}}")
     elif _x.lookup("kcmp_types", typ) is None:
         a.now(hexval(st.args[3])); a.now(hexval(st.args[4]))
 

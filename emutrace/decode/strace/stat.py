@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from emutrace.kernel.layouts import STAT, STATX
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import hexval
+from emutrace.decode.strace.common import hexval, time_comment
 from emutrace.decode.strace.fields import StructText, decoders, flags
 
 
@@ -36,4 +36,37 @@ STATFS = StructText("statfs", 120, [
     ("f_namelen", 64, "q"), ("f_frsize", 72, "q"), ("f_flags", 80, "q", flags("statfs_flags"))])
 
 
-STRUCTS = decoders(STAT_TEXT, STATX_TEXT, STATFS)
+def styled(raw: str, abbrev: str) -> str:
+    """A constant as -X prints it: its name (abbrev), its number (raw), or both (verbose)."""
+    style = _x.STYLE.xlat
+    return abbrev if style == "abbrev" else raw if style == "raw" else f"{raw} /* {abbrev} */"
+
+
+def _time(name: str, sec: int, nsec: int, local: bool) -> str:
+    """st_atime=SEC /* DATE */, st_atime_nsec=NSEC (strace -v)."""
+    return f"{name}={sec}{time_comment(sec, nsec, local=local)}, {name}_nsec={nsec}"
+
+
+def stat_verbose(v, local: bool = False) -> str:
+    """strace -v's struct stat: every field (device files show st_rdev instead of st_size)."""
+    mode = v["st_mode"]
+    parts = [f"st_dev={styled(hexval(v['st_dev']), _x.format_stat_dev(v['st_dev']))}", f"st_ino={v['st_ino']}",
+             f"st_mode={styled(_x.octal(mode & 0xffff) if mode & 0o170000 else _x.octal(mode), _x.format_mode(mode))}",
+             f"st_nlink={v['st_nlink']}", f"st_uid={v['st_uid']}", f"st_gid={v['st_gid']}",
+             f"st_blksize={v['st_blksize']}", f"st_blocks={v['st_blocks']}"]
+    if _is_device(v):
+        parts.append(f"st_rdev={styled(hexval(v['st_rdev']), _x.format_stat_dev(v['st_rdev']))}")
+    else:
+        parts.append(f"st_size={v['st_size']}")
+    for t in ("st_atime", "st_mtime", "st_ctime"):
+        parts.append(_time(t, v[t], v[t + "_nsec"], local))
+    return "{" + ", ".join(parts) + "}"
+
+
+def _d_stat(f, data: bytes, mem) -> str:
+    if getattr(f, "verbose", False):
+        return stat_verbose(STAT.unpack(data), f.localtime)
+    return STAT_TEXT.text(data)
+
+
+STRUCTS = {**decoders(STATX_TEXT, STATFS), "stat": (STAT.size, _d_stat)}
