@@ -223,8 +223,8 @@ def _holding(monkeypatch, tmp_path, name, args, hold):
     records, the reference)."""
     from emutrace import guestlog
     if not hold:
-        monkeypatch.setattr(guestlog, "QUIET_SYSCALLS", frozenset())
-        monkeypatch.setattr(guestlog, "QUIET_WRITES", frozenset())
+        monkeypatch.setattr(guestlog.ring, "QUIET_SYSCALLS", frozenset())
+        monkeypatch.setattr(guestlog.ring, "QUIET_WRITES", frozenset())
     held = _held_syscalls(monkeypatch)
     out = tmp_path / name
     _, result = _run_in_process(["-o", str(out), *args])
