@@ -900,7 +900,7 @@ class Session:
             lt.intercept = self._call_hooks
             # (sites the hooks name keep Python hooks; a jsonl trace shows each call's time and
             # position, which calls logged by guest code do not carry: docs/time.md)
-            lt.guest_log = not self.hook_returns and not any(isinstance(k, JsonLines) for k in self._sinks)
+            lt.log_in_guest = not self.hook_returns and not any(isinstance(k, JsonLines) for k in self._sinks)
             self._call_hooks.tracer = lt
             tracer.libcalls = lt
         core.add_observer(tracer)

@@ -95,12 +95,11 @@ class Tracer:
             self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],
                              signal_name(info["si_signo"]), "", fields))
 
-    @staticmethod
-    def _settle(proc) -> None:
+    def _settle(self, proc) -> None:
         """A call the guest log held back at a system call (GuestLog.flush) is decoded before
         a signal's or an exit's line, which it precedes."""
         m = proc.machine
-        gl = m.guest_log if m is not None else None
+        gl = self.libcalls.guest_log_of(m) if m is not None and self.libcalls is not None else None
         if gl is not None and gl.held and gl.m is m:
             gl.settle(proc)
 
@@ -221,7 +220,7 @@ def build_observers(session, cfg) -> List:
                 # calls logged by guest code carry no time of their own (their records are read
                 # in bulk): an output that shows each call's time takes the hooked path, whose
                 # hooks read the work-driven clock at the call and at the return (docs/time.md)
-                tracer.libcalls.guest_log = tc.guest_log and not functions and not shows_call_times(tc)
+                tracer.libcalls.log_in_guest = tc.guest_log and not functions and not shows_call_times(tc)
                 if len(sinks) == 1 and isinstance(sink, LtraceText) and sink.plain and not tracer.max_depth:
                     tracer.libcalls.leaf_out = sink
             if functions:

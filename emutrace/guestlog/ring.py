@@ -114,13 +114,10 @@ class RingSide:
     def attach_machine(self, proc) -> None:
         """Hooks and callbacks on this engine (the first one, or a forked child's copy)."""
         m = self.m = proc.machine
-        m.guest_log = self
-        m.flush_log = self.flush
-        m.thread_switch = self.switch
-        m.fault_fixup = self.fault_fixup
-        m.in_guest_code = self.in_code
+        self.tracer.guest_logs[id(m)] = self    # (the guest-log phases reach this engine's log so)
         for lo, hi in self.code_ranges:         # (a forked child's engine: the ranges it copied)
-            m.counter.skip(lo, hi)
+            if (lo, hi) not in m.own_code:
+                m.add_own_code(lo, hi)
         m.hook_code(self._on_lost, self.lost, self.lost)
         m.hook_code(self._on_twice_miss, self.twice_miss, self.twice_miss)
         m.hook_code(self._on_twice_full, self.twice_full, self.twice_full)
@@ -212,13 +209,10 @@ class RingSide:
         """[lo, hi) holds guest code of ours: never stopped inside, and not counted as the
         guest's work (tracing does not move the guest's clock: docs/time.md)."""
         self.code_ranges.append((lo, hi))
-        m.counter.skip(lo, hi)
+        m.add_own_code(lo, hi)
 
     def in_code(self, addr: int) -> bool:
-        for lo, hi in self.code_ranges:
-            if lo <= addr < hi:
-                return True
-        return False
+        return self.m.in_own_code(addr)
 
     def _on_twice_miss(self, addr: int) -> None:
         """A returns-twice call whose return address has no stub yet: make one; the trampoline
