@@ -12,6 +12,7 @@ from .machine.record import asdict
 from typing import Dict, List, Optional, TextIO
 
 from .events import Call, Exit, Return, Signal, Syscall
+from .machine.abi import STRACE_COLUMN, result_at
 from .values import close_call, DEFAULT_ALIGN
 
 
@@ -313,7 +314,7 @@ def strace_align(prefix: str, line: str) -> str:
     head, sep, ret = line.rpartition(") = ")
     if not sep:
         return prefix + line
-    return (prefix + head + ")").ljust(39) + " = " + ret
+    return result_at(prefix + head + ")", ret, STRACE_COLUMN)
 
 
 def cfg_signals_hide(cfg, signo: int) -> bool:
@@ -335,7 +336,7 @@ class StraceText:
         self.ts = Timestamps(world, cfg.timestamps, cfg.relative)
         self.multi = multi_pid or cfg.follow or cfg.always_show_pid
         self.summary: Dict[str, List] = {}
-        self.col = (cfg.align or 40) - 1            # -a N: ' = ' starts at column N
+        self.col = cfg.align - 1 if cfg.align else STRACE_COLUMN    # -a N: ' = ' starts at column N
         self.numbers = cfg.syscall_numbers          # -n: '[ nr] ' before each call
 
     def _prefix(self, ev) -> str:
@@ -348,7 +349,7 @@ class StraceText:
         something else (-c's table)."""
         cfg = self.cfg
         if cfg.summary or self.multi or cfg.timestamps or cfg.relative or cfg.show_time_spent \
-                or self.col != 39 or self.numbers:
+                or self.col != STRACE_COLUMN or self.numbers:
             return None
         return self.w.write_syscall
 
@@ -371,7 +372,7 @@ class StraceText:
             head, sep, ret = line.rpartition(") = ")             # (strace_align, written out)
             # (-ff: the `[pid N] ` that PerProcessFiles takes off is not part of the alignment)
             width = self.col + (len(str(ev.tid)) + 7 if self.multi and getattr(cfg, "separate", False) else 0)
-            line = (prefix + head + ")").ljust(width) + " = " + ret if sep else prefix + line
+            line = result_at(prefix + head + ")", ret, width) if sep else prefix + line
             self.w.write_syscall(line + spent + "\n" + (_stack_lines(ev.stack) if ev.stack else "")
                                  + (ev.dump or ""))
         elif isinstance(ev, Signal):

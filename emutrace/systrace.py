@@ -14,6 +14,7 @@ from emutrace.kernel import errno as E
 from emutrace.kernel.table import BY_NAME, Syscall as Row
 
 from .events import Signal, Syscall
+from .machine.abi import STRACE_COLUMN, result_at
 from .syscallset import SyscallSetError, syscalls_of
 from .traceview import mem_view
 
@@ -207,7 +208,7 @@ class SyscallObserver:
             head, text = row.finish(entry, kept, ret, mem)
             if write is not None and ") = " not in text:
                 # (StraceText.event's line, without the event: its ' = ' at column 40)
-                write(f"{head.ljust(39)} = {text}\n")
+                write(result_at(head, text, STRACE_COLUMN) + "\n")
                 return
             line = head + " = " + text
         else:

@@ -3,38 +3,26 @@ stack's entries, where emutrace's pages go. What the trampolines write (assemble
 runtime reads (ring.py) and decode reads back (replay.py)."""
 import struct
 
+from ..machine.abi import (HEAD, IN_CSTR, IN_WSTR, OUTLEN_32, OUTLEN_WIDE, RET_CSTR, RET_OUTLEN, RET_PAIR,  # noqa: F401
+                           RET_SIZE, RET_TAG, RET_WSTR, RPTR, SHTOP)
+
 # control page: the running thread's pointers, then where the trampolines keep the registers
 # they borrow (never the stack: what they left below the stack pointer would show up in the
 # program's uninitialized variables)
-RPTR, REND, SHTOP, SHEND, SHBASE = 0, 8, 16, 24, 32
+REND, SHEND, SHBASE = 8, 24, 32      # (RPTR 0 and SHTOP 16: abi.py's, which C reads too)
 CTRL_WORDS = 5
 S_RAX, S_R10, S_RBX, S_RCX, S_RSI, S_RDI, S_JMP, S_RDX = 64, 72, 80, 88, 96, 104, 112, 120
 S2_RCX, S2_RDX = 128, 136          # the return trampoline's copies keep rcx and rdx here
 S_OUTP, S_OUTN = 144, 152          # ... and the output argument's address and size
 S_INP, S_KIND = 160, 168           # ... and the string shown at the return's, and the return kind
 S_STUB = 176                       # a returns-twice site's trampoline keeps its return stub here
-HEAD = 72                          # call record: tag, 6 argument words, slot, return address
-RET_SIZE = 48                      # return record: RET_TAG, slot, return address, rax, captured?,
-                                   # output bytes; then the returned string's bytes when captured,
-                                   # then the output argument's bytes
+# the call and return records (HEAD, RET_SIZE, RET_TAG) and the return record's "captured" word
+# (RET_CSTR, RET_WSTR, RET_OUTLEN and its OUTLEN_* flags, RET_PAIR, IN_CSTR, IN_WSTR): abi.py's
 SHADOW_ENTRY = 64                  # shadow stack entry: return slot, return address, return kind
                                    # | output size << 8, output argument's address, (unused),
                                    # string shown at the return's address, (unused x2): a power of
                                    # two, so that no entry straddles a page's end (the guard's)
 OUT_MAX = 512                      # the largest output argument copied at the return
-RET_TAG = (1 << 64) - 1
-RET_CSTR, RET_WSTR = 1, 2          # a return record's "captured" word: what the area after it holds
-# ... or, for an output string whose length is the returned value (read's buffer), RET_OUTLEN and
-# its flags: the output copy is min(rax, the shadow entry's size word) characters of 4 bytes
-# (OUTLEN_WIDE) or of 1 and the byte after them; rax read as 32 bits (OUTLEN_32) or 64
-RET_OUTLEN, OUTLEN_WIDE, OUTLEN_32 = 4, 1, 2
-# ... or, for a structure returned in rax and rdx, RET_PAIR: the output copy is rdx (8 bytes)
-RET_PAIR = 8
-# ... with, for a site whose arguments after the split show a string besides the output argument
-# (mbstowcs's source), a flag: that string's copy follows the output copy, a C string of ret_cap
-# bytes (IN_CSTR) or a wide one of wret_cap (IN_WSTR), copied at the return as the hooked path
-# reads it there
-IN_CSTR, IN_WSTR = 16, 32
 _KIND_MASK = 15                    # (the return kind without those flags)
 _NO_FRAME = 1 << 64                # above every stack address: no frame open
 RING_SIZE = 1 << 20                # (a full ring ends the time slice by a fault: a larger ring fills
@@ -49,8 +37,6 @@ SHADOW_GUARD = 4096                # (past the shadow stack: a push there faults
 LOG_TOP = 0x100000000000
 TRAMPOLINE_GAP = 1 << 30
 
-# Never logged by guest code: they read their own return address (the caller's object for
-# dlsym/dlopen), return twice or switch stacks, or exist only to unwind or never return.
 
 STUB_SIZE = 256                    # bytes of code per return stub (194 used)
 STUBS_MAX = 2047                   # distinct return addresses of such calls (the table ends in 0)

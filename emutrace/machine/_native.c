@@ -23,56 +23,15 @@
 #include "_cover.h"             /* BlockCounter (--coverage), in _cover.c */
 #include "_poscount.h"         /* PosCounter (the gdb server's positions), in _poscount.c */
 
-/* Bumped whenever the Python side's expectations change (emutrace/machine/native.py checks it). */
-#define ABI_VERSION 13
-
-#define RET_TAG UINT64_C(0xFFFFFFFFFFFFFFFF)
-#define HEAD 72                 /* call record: tag, rdi..r9, slot, return address */
-#define RET_SIZE 48             /* return record: tag, slot, return address, rax, captured, outn */
-/* the return record's "captured" word's flags for a string shown at the return besides the output
- * argument (mbstowcs's source): its copy follows the output copy (guestlog.IN_CSTR, IN_WSTR) */
-#define IN_CSTR 16
-#define IN_WSTR 32
-/* a printf-family call record (emutrace/printflog.py): the head and the sequence number of the
- * texts the hooks rendered into the PrintfStore */
-#define PRINTF_RECORD (HEAD + 8)
+/* The record layout, the op kinds and the struct tokens shared with Python, and ABI_VERSION:
+ * generated from emutrace/machine/abi.py (see there). */
+#include "_abi.h"
 
 /* _printfcap.c: the PrintfLeaf type, whose leaf lines leaf_run makes from the PrintfStore */
 int emutrace_is_printf_leaf(PyObject *o);
 PyObject *emutrace_printf_leaf_line(PyObject *leaf, uint64_t seq, uint64_t rax, PyObject *suffix);
 
-enum op_kind {
-    OP_UNSIGNED = 1,            /* str(w & mask) */
-    OP_SIGNED = 2,              /* the low `size` bytes as a signed integer */
-    OP_HEX = 3,                 /* "0x%x" % (w & mask), "0" for zero */
-    OP_GUESS = 4,               /* ltrace's guess for a 64-bit word: decimal near zero, else hex */
-    OP_ADDR = 5,                /* a pointer: "0x%x", "0" for NULL */
-    OP_CSTR = 6,                /* a C string copied at the call (its area: limit + 2 bytes, of
-                                   which the renderer reads limit + 1) */
-    OP_BUF = 7,                 /* a buffer whose length is another argument word */
-    OP_WSTR = 8,                /* a wide string copied at the call (4 * (limit + 1) bytes) */
-    OP_CHAR = 9,                /* a char: its escape between single quotes */
-    OP_BOOL = 10,               /* "false" when w & mask is 0, else "true" */
-    OP_ENUM = 11,               /* the first name whose value & mask is w & mask, else `fallback` */
-    OP_WCHAR = 12,              /* a wchar_t: its escape between L' and ' */
-    OP_RETSTR = 13,             /* an output C string of at most the returned value's characters */
-    OP_RETWSTR = 14,            /* ... a wide one: both copied by the return (the "output copy") */
-    OP_BITVEC = 15,             /* a pointer to a `size`-byte set of bits, copied at the call or
-                                   (area 0) by the return */
-    OP_INTSTRUCT = 16,          /* a returned structure of integers in rax and rdx (the return's
-                                   output copy holds rdx) */
-    OP_STRN = 17,               /* a C string of at most the length word's characters (ltrace's
-                                   stringN), copied at the call as a C string (limit + 2 bytes) */
-    OP_FLAGS = 18,              /* the names of the flags set in w & mask, "|"-joined (render_flags) */
-    OP_OCT = 19,                /* "0%o" % (w & mask) */
-    OP_STRUCT = 20,             /* a pointer to a `size`-byte structure of integers, copied as
-                                   OP_BITVEC's set: its fields by its layout's tokens (render_struct) */
-    OP_MAX = 20
-};
 
-/* an OP_STRUCT layout's tokens (renderops.STRUCT_*) */
-enum { TOK_OPEN, TOK_CLOSE, TOK_UNSIGNED, TOK_SIGNED, TOK_HEX, TOK_OCT };
-#define STRUCT_TOKENS_MAX 512
 #define STRUCT_DEPTH_MAX 32
 
 typedef struct {
@@ -810,7 +769,7 @@ static int render_line(Buf *b, SiteObject *s, const unsigned char *rec, uint64_t
                        const char *suffix, Py_ssize_t suffix_len, int suffix_ascii, int *ascii)
 {
     uint64_t w[MAX_ARGS];
-    for (int i = 0; i < MAX_ARGS; i++) w[i] = rd64(rec + 8 + 8 * i);
+    for (int i = 0; i < MAX_ARGS; i++) w[i] = rd64(rec + REC_ARGS + 8 * i);
     Py_ssize_t start = b->len;
     char *o = buf_room(b, prefix_room(s->prefix_len));
     if (o == NULL) return -1;
@@ -1271,11 +1230,11 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
              * nothing copied; the line from the texts its hooks left in the store */
             if (PRINTF_RECORD + RET_SIZE > n - off) break;
             const unsigned char *rec = d + off, *r = rec + PRINTF_RECORD;
-            uint64_t slot = rd64(rec + 56), ret = rd64(rec + 64);
-            if (rd64(r) != RET_TAG || rd64(r + 8) != slot || rd64(r + 16) != ret || rd64(r + 32) != 0 ||
-                rd64(r + 40) != 0 || (!no_top && top <= slot))
+            uint64_t slot = rd64(rec + REC_SLOT), ret = rd64(rec + REC_RET);
+            if (rd64(r) != RET_TAG || rd64(r + RET_SLOT) != slot || rd64(r + RET_ADDR) != ret || rd64(r + RET_CAPTURED) != 0 ||
+                rd64(r + RET_OUTN) != 0 || (!no_top && top <= slot))
                 break;
-            PyObject *line = emutrace_printf_leaf_line(so, rd64(rec + HEAD), rd64(r + 24), suffix);
+            PyObject *line = emutrace_printf_leaf_line(so, rd64(rec + HEAD), rd64(r + RET_RAX), suffix);
             if (line == NULL) goto done;
             Py_ssize_t ln;
             const char *u = PyUnicode_AsUTF8AndSize(line, &ln);
@@ -1289,19 +1248,19 @@ static PyObject *leaf_run(PyObject *mod, PyObject *args)
         }
         SiteObject *s = (SiteObject *)so;
         int ret_string = s->has_ret && (s->ret.kind == OP_CSTR || s->ret.kind == OP_WSTR);
-        /* the return record's "captured" word: guestlog's RET_CSTR (1) or RET_WSTR (2) */
-        uint64_t captured = !ret_string ? 0 : s->ret.kind == OP_WSTR ? 2 : 1;
+        /* the return record's "captured" word */
+        uint64_t captured = !ret_string ? 0 : s->ret.kind == OP_WSTR ? RET_WSTR : RET_CSTR;
         if (s->pair_end > n - off) break;
         const unsigned char *rec = d + off, *r = rec + s->size;
-        uint64_t slot = rd64(rec + 56), ret = rd64(rec + 64);
+        uint64_t slot = rd64(rec + REC_SLOT), ret = rd64(rec + REC_RET);
         /* (a returned structure's rdx: 8 bytes) */
         int pair = s->has_ret && s->ret.kind == OP_INTSTRUCT;
         if (s->out >= 0 || pair) captured = s->out_captured;
         /* a leaf: its own return record next; nothing copied at the return but a returned
          * string, which is there exactly when the site returns one, or the output argument,
          * exactly as many bytes as the site's copy makes */
-        uint64_t rax = rd64(r + 24), outn = rd64(r + 40);
-        if (rd64(r) != RET_TAG || rd64(r + 8) != slot || rd64(r + 16) != ret || rd64(r + 32) != captured ||
+        uint64_t rax = rd64(r + RET_RAX), outn = rd64(r + RET_OUTN);
+        if (rd64(r) != RET_TAG || rd64(r + RET_SLOT) != slot || rd64(r + RET_ADDR) != ret || rd64(r + RET_CAPTURED) != captured ||
             outn != (s->out >= 0 ? out_bytes(&s->args[s->out], rax) : pair ? 8 : 0))
             break;
         if (!no_top && top <= slot) break;
@@ -1766,14 +1725,7 @@ PyMODINIT_FUNC PyInit__native(void)
     if (emutrace_register_printfcap(m) < 0) { Py_DECREF(m); return NULL; }
     if (emutrace_register_strace(m) < 0) { Py_DECREF(m); return NULL; }
     if (emutrace_register_insncount(m) < 0) { Py_DECREF(m); return NULL; }
-    struct { const char *name; long value; } consts[] = {
-        {"ABI_VERSION", ABI_VERSION}, {"OP_UNSIGNED", OP_UNSIGNED}, {"OP_SIGNED", OP_SIGNED},
-        {"OP_HEX", OP_HEX}, {"OP_GUESS", OP_GUESS}, {"OP_ADDR", OP_ADDR}, {"OP_CSTR", OP_CSTR},
-        {"OP_BUF", OP_BUF}, {"OP_WSTR", OP_WSTR}, {"OP_CHAR", OP_CHAR}, {"OP_BOOL", OP_BOOL},
-        {"OP_ENUM", OP_ENUM}, {"OP_WCHAR", OP_WCHAR}, {"OP_RETSTR", OP_RETSTR}, {"OP_RETWSTR", OP_RETWSTR},
-        {"OP_BITVEC", OP_BITVEC}, {"OP_INTSTRUCT", OP_INTSTRUCT}, {"OP_STRN", OP_STRN},
-        {"OP_FLAGS", OP_FLAGS}, {"OP_OCT", OP_OCT}, {"OP_STRUCT", OP_STRUCT},
-    };
+    struct { const char *name; long value; } consts[] = { ABI_CONSTS };
     for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++) {
         if (PyModule_AddIntConstant(m, consts[i].name, consts[i].value) < 0) { Py_DECREF(m); return NULL; }
     }

@@ -47,12 +47,8 @@ typedef int (*uc_mem_read_fn)(void *uc, uint64_t address, void *bytes, uint64_t 
 typedef int (*uc_mem_write_fn)(void *uc, uint64_t address, const void *bytes, uint64_t size);
 
 #define UC_HOOK_CODE 4
-#define HEAD 72                         /* guestlog's call record head: the sequence number follows */
-#define RPTR 0                          /* guestlog's control page: the record being written */
-#define SHTOP 16                        /* ... and the shadow stack's top */
-#define REC_ARGS 8                      /* a call record: the six argument words, then the slot */
-#define REC_SLOT 56
-#define FORMAT_READ_LIMIT 65536         /* values.FORMAT_READ_LIMIT */
+/* the guest log's record layout and FORMAT_READ_LIMIT: from emutrace/machine/abi.py */
+#include "_abi.h"
 #define MAX_CONVERSIONS 4096            /* CallFormatter._fetch's bound */
 #define MAX_FIXED 8
 #define STORE_SLOTS 4096                /* texts kept for the decoder (a power of two) */

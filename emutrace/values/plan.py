@@ -7,6 +7,7 @@ from emutrace.machine.reader import GuestReader
 from emutrace.protos import (Array, ArgRef, Const, EltRef, Pointer, Prim, Prototype, Struct, Type, Zero, default_prototype, FLOATING, SIGNED)
 from emutrace.renderops import BLOCK, LIVE, RAXRDX, RETLEN, WORD, RenderOp
 from emutrace.renderops import STRUCT_HEX, STRUCT_OCT, STRUCT_SIGNED, STRUCT_UNSIGNED
+from emutrace.machine.abi import STRUCT_TOKENS_MAX
 from .state import CallState, _Ctx
 from .fetch import _classify
 
@@ -44,7 +45,6 @@ _PRIM_OPS = {
 _STRUCT_FIELD = {("signed", None): STRUCT_SIGNED, ("unsigned", None): STRUCT_UNSIGNED,
                  ("signed", "hex"): STRUCT_HEX, ("unsigned", "hex"): STRUCT_HEX,
                  ("signed", "oct"): STRUCT_OCT, ("unsigned", "oct"): STRUCT_OCT}
-STRUCT_TOKENS_MAX = 512             # (the C renderer's bound)
 
 # integers _fmt_prim renders as plain decimal numbers (no lens): as fields of the op intstruct
 _PLAIN_INTS = {"short", "ushort", "int", "uint", "long", "ulong"}

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
+from emutrace.machine.abi import FORMAT_READ_LIMIT, result_at
 from emutrace.protos import Prototype, Struct, Type
 
 
@@ -12,7 +13,6 @@ if TYPE_CHECKING:
 DEFAULT_ALIGN = 50          # ltrace -a
 DEFAULT_STRING_LIMIT = 32   # ltrace -s
 DEFAULT_ARRAY_LIMIT = 4     # ltrace -A
-FORMAT_READ_LIMIT = 1 << 16
 _M64 = (1 << 64) - 1
 _CHUNK = 256                    # bytes of a zero-ended array read at a time (a power of two)
 
@@ -21,10 +21,7 @@ def close_call(line: str, ret: str, align: int = DEFAULT_ALIGN) -> str:
     """``line`` is what is already on the output line (everything up to the
     last argument); returns it with ``") "``, padding to column ``align - 1``
     and ``"= " + ret``, as ltrace's output_right does."""
-    s = line + ") "
-    if len(s) < align - 1:
-        s += " " * (align - 1 - len(s))
-    return s + "= " + ret
+    return result_at(line + ")", ret, align - 2)
 
 
 class _Val:
