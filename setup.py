@@ -35,12 +35,12 @@ class optional_build_ext(build_ext):
 
 setup(
     ext_modules=[Extension("emutrace.machine._native",
-                          ["emutrace/machine/_native.c", "emutrace/machine/_cover.c",
+                          ["emutrace/machine/_native.c", "emutrace/machine/_syscallhook.c", "emutrace/machine/_cover.c",
                            "emutrace/machine/_tlbfill.c", "emutrace/machine/_guestmem.c",
                            "emutrace/machine/_printfcap.c",
                            "emutrace/machine/_strace.c", "emutrace/machine/_insncount.c",
                            "emutrace/machine/_poscount.c"],
-                          depends=["emutrace/machine/_abi.h", "emutrace/machine/abi.py", "emutrace/machine/_cover.h", "emutrace/machine/_poscount.h", "emutrace/machine/_uchook.h"],
+                          depends=["emutrace/machine/_abi.h", "emutrace/machine/_textbuf.h", "emutrace/machine/_oprender.h", "emutrace/machine/abi.py", "emutrace/machine/_cover.h", "emutrace/machine/_poscount.h", "emutrace/machine/_uchook.h"],
                           optional=True),
                  # the interrupt: its own module, loaded on both event paths (machine/interrupt.py)
                  Extension("emutrace.machine._interrupt", ["emutrace/machine/_interrupt.c"], optional=True)],
