@@ -40,7 +40,7 @@ setup(
                            "emutrace/machine/_printfcap.c",
                            "emutrace/machine/_strace.c", "emutrace/machine/_insncount.c",
                            "emutrace/machine/_poscount.c"],
-                          depends=["emutrace/machine/_abi.h", "emutrace/machine/_textbuf.h", "emutrace/machine/_oprender.h", "emutrace/machine/abi.py", "emutrace/machine/_cover.h", "emutrace/machine/_poscount.h", "emutrace/machine/_uchook.h"],
+                          depends=["emutrace/machine/_abi.h", "emutrace/machine/_module.h", "emutrace/machine/_textbuf.h", "emutrace/machine/_oprender.h", "emutrace/machine/_printftext.h", "emutrace/machine/_printfstore.h", "emutrace/machine/_printfitems.h", "emutrace/machine/abi.py", "emutrace/machine/_cover.h", "emutrace/machine/_poscount.h", "emutrace/machine/_uchook.h"],
                           optional=True),
                  # the interrupt: its own module, loaded on both event paths (machine/interrupt.py)
                  Extension("emutrace.machine._interrupt", ["emutrace/machine/_interrupt.c"], optional=True)],

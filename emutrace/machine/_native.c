@@ -28,6 +28,7 @@
 /* The record layout, the op kinds and the struct tokens shared with Python, and ABI_VERSION:
  * generated from emutrace/machine/abi.py (see there). */
 #include "_abi.h"
+#include "_module.h"            /* emutrace_add_type */
 
 /* _printfcap.c: the PrintfLeaf type, whose leaf lines leaf_run makes from the PrintfStore */
 int emutrace_is_printf_leaf(PyObject *o);
@@ -647,13 +648,27 @@ int emutrace_register_printfcap(PyObject *m);      /* _printfcap.c: printf-famil
 int emutrace_register_strace(PyObject *m);         /* _strace.c: strace rows rendered in C */
 int emutrace_register_insncount(PyObject *m);      /* _insncount.c: retired instructions (docs/time.md) */
 
+/* _module.h: a type added to the module (ready first, with emutrace_add_type) */
+int emutrace_add_type_ready(PyObject *m, const char *name, PyTypeObject *type)
+{
+    Py_INCREF(type);
+    if (PyModule_AddObject(m, name, (PyObject *)type) < 0) {
+        Py_DECREF(type);
+        return -1;
+    }
+    return 0;
+}
+
+int emutrace_add_type(PyObject *m, const char *name, PyTypeObject *type)
+{
+    return PyType_Ready(type) < 0 ? -1 : emutrace_add_type_ready(m, name, type);
+}
+
 PyMODINIT_FUNC PyInit__native(void)
 {
-    if (PyType_Ready(&SiteType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
-    Py_INCREF(&SiteType);
-    if (PyModule_AddObject(m, "Site", (PyObject *)&SiteType) < 0) { Py_DECREF(&SiteType); Py_DECREF(m); return NULL; }
+    if (emutrace_add_type(m, "Site", &SiteType) < 0) { Py_DECREF(m); return NULL; }
     if (emutrace_register_syscallhook(m) < 0) { Py_DECREF(m); return NULL; }
     init_hex_pairs();
     if (emutrace_register_tlbfill(m) < 0) { Py_DECREF(m); return NULL; }

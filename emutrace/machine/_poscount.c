@@ -22,6 +22,7 @@
 
 #include "_poscount.h"
 #include "_uchook.h"
+#include "_module.h"            /* emutrace_add_type */
 
 typedef struct {
     PyObject_HEAD
@@ -135,11 +136,6 @@ static PyTypeObject PosCounterType = {
 
 int emutrace_poscount_init(PyObject *module)
 {
-    if (PyType_Ready(&PosCounterType) < 0) return -1;
-    Py_INCREF(&PosCounterType);
-    if (PyModule_AddObject(module, "PosCounter", (PyObject *)&PosCounterType) < 0) {
-        Py_DECREF(&PosCounterType);
-        return -1;
-    }
+    if (emutrace_add_type(module, "PosCounter", &PosCounterType) < 0) return -1;
     return 0;
 }

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "_abi.h"              /* STRACE_COLUMN: from emutrace/machine/abi.py */
+#include "_module.h"            /* emutrace_add_type */
 
 /* argument kinds (formatter.py's _C_KINDS gives their numbers) */
 enum {
@@ -769,18 +770,8 @@ int emutrace_register_strace(PyObject *m)
         || (s_start = PyUnicode_InternFromString("start")) == NULL || (s_end = PyUnicode_InternFromString("end")) == NULL
         || (s_prot = PyUnicode_InternFromString("prot")) == NULL)
         return -1;
-    if (PyType_Ready(&ReaderType) < 0) return -1;
-    Py_INCREF(&ReaderType);
-    if (PyModule_AddObject(m, "MappedReader", (PyObject *)&ReaderType) < 0) {
-        Py_DECREF(&ReaderType);
-        return -1;
-    }
-    if (PyType_Ready(&RowType) < 0) return -1;
-    Py_INCREF(&RowType);
-    if (PyModule_AddObject(m, "StraceRow", (PyObject *)&RowType) < 0) {
-        Py_DECREF(&RowType);
-        return -1;
-    }
+    if (emutrace_add_type(m, "MappedReader", &ReaderType) < 0) return -1;
+    if (emutrace_add_type(m, "StraceRow", &RowType) < 0) return -1;
     if (PyModule_AddFunctions(m, strace_functions) < 0) return -1;
     return 0;
 }

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "_module.h"            /* emutrace_add_type */
 
 /* ------------------------------------------------------------------------------------------
  * SyscallHook(uc_hook_add, uc_reg_read_batch, uc_reg_write, uc_emu_stop, engine, hook_type, insn,
@@ -373,11 +374,6 @@ static PyTypeObject SyscallHookType = {
 /* the module's SyscallHook type (PyInit__native calls this) */
 int emutrace_register_syscallhook(PyObject *m)
 {
-    if (PyType_Ready(&SyscallHookType) < 0) return -1;
-    Py_INCREF(&SyscallHookType);
-    if (PyModule_AddObject(m, "SyscallHook", (PyObject *)&SyscallHookType) < 0) {
-        Py_DECREF(&SyscallHookType);
-        return -1;
-    }
+    if (emutrace_add_type(m, "SyscallHook", &SyscallHookType) < 0) return -1;
     return 0;
 }
