@@ -49,6 +49,9 @@ def _c_hexfloat(x: float) -> str:
 # formatting
 
 
+_HIDDEN = object()           # (_lens_shown: a value not shown)
+
+
 class CallFormatter(Fetching, Compiling):
     def __init__(self, string_limit: int = DEFAULT_STRING_LIMIT,
                  symbolize: Optional[Callable[[int], Optional[str]]] = None,
@@ -149,14 +152,8 @@ class CallFormatter(Fetching, Compiling):
 
     def _fmt(self, t: Type, data: Optional[bytes], addr: Optional[int], ctx: _Ctx,
              lens_override: Optional[str] = None) -> Optional[str]:
-        lens = t.lens if lens_override is None else lens_override
-        if lens == "cond":
-            argn, mask = t.cond
-            w = self._eval(ArgRef(argn), ctx)
-            if w is None or (w & mask) == 0:
-                return None
-            lens = t.inner_lens
-        if lens == "hide":
+        lens = self._lens_shown(t, t.lens if lens_override is None else lens_override, ctx)
+        if lens is _HIDDEN:
             return None
         if data is None:
             return "?"
@@ -173,6 +170,17 @@ class CallFormatter(Fetching, Compiling):
         return "?"
 
     # -- scalars
+    def _lens_shown(self, t, lens: Optional[str], ctx: _Ctx):
+        """The lens t is shown with (cond(...)'s inner lens when its argument's bits are set), or
+        _HIDDEN: not shown (hide, or an unset cond)."""
+        if lens == "cond":
+            argn, mask = t.cond
+            w = self._eval(ArgRef(argn), ctx)
+            if w is None or (w & mask) == 0:
+                return _HIDDEN
+            lens = t.inner_lens
+        return _HIDDEN if lens == "hide" else lens
+
     def _fmt_prim(self, t: Prim, data: bytes, lens: Optional[str]) -> str:
         k = t.kind
         if k == "void":
@@ -503,14 +511,8 @@ class CallFormatter(Fetching, Compiling):
             ctx.structs.pop()
 
     def _fmt_inline_array(self, f: Array, addr: Optional[int], inline: Optional[bytes], ctx: _Ctx):
-        lens = f.lens
-        if lens == "cond":
-            argn, mask = f.cond
-            w = self._eval(ArgRef(argn), ctx)
-            if w is None or (w & mask) == 0:
-                return None
-            lens = f.inner_lens
-        if lens == "hide":
+        lens = self._lens_shown(f, f.lens, ctx)
+        if lens is _HIDDEN:
             return None
         if lens == "bitvec" and inline is not None:
             return _bitvec(inline)
