@@ -4,8 +4,21 @@ Everything else about the package is in pyproject.toml. The extension is optiona
 compiler, or when it fails to build, the install goes on and emutrace runs its pure-Python path
 (saying so in one line on stderr; see emutrace/machine/native.py).
 """
+import importlib.util
+from pathlib import Path
+
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+
+
+def write_abi_header():
+    """emutrace/machine/_abi.h from emutrace/machine/abi.py, the one definition of what C and Python
+    share (loaded by its path: the package is not importable yet)."""
+    path = Path(__file__).resolve().parent / "emutrace" / "machine" / "abi.py"
+    spec = importlib.util.spec_from_file_location("_emutrace_abi", path)
+    abi = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(abi)
+    abi.write_header()
 
 
 class optional_build_ext(build_ext):
@@ -13,6 +26,7 @@ class optional_build_ext(build_ext):
     `optional` covers a failed compile, not a platform with no compiler at all)."""
 
     def run(self):
+        write_abi_header()
         try:
             super().run()
         except Exception as e:          # (distutils' errors differ between setuptools versions)
@@ -21,11 +35,11 @@ class optional_build_ext(build_ext):
 
 setup(
     ext_modules=[Extension("emutrace.machine._native",
-                          ["emutrace/machine/_native.c", "emutrace/machine/_cover.c",
+                          ["emutrace/machine/_native.c", "emutrace/machine/_syscallhook.c", "emutrace/machine/_cover.c",
                            "emutrace/machine/_tlbfill.c", "emutrace/machine/_guestmem.c",
                            "emutrace/machine/_printfcap.c",
                            "emutrace/machine/_strace.c", "emutrace/machine/_insncount.c"],
-                          depends=["emutrace/machine/_cover.h", "emutrace/machine/_u64table.h", "emutrace/machine/_uchook.h"],
+                          depends=["emutrace/machine/_abi.h", "emutrace/machine/_module.h", "emutrace/machine/_textbuf.h", "emutrace/machine/_oprender.h", "emutrace/machine/_printftext.h", "emutrace/machine/_printfstore.h", "emutrace/machine/_printfitems.h", "emutrace/machine/abi.py", "emutrace/machine/_cover.h", "emutrace/machine/_u64table.h", "emutrace/machine/_uchook.h"],
                           optional=True),
                  # the interrupt: its own module, loaded on both event paths (machine/interrupt.py)
                  Extension("emutrace.machine._interrupt", ["emutrace/machine/_interrupt.c"], optional=True)],

@@ -124,8 +124,8 @@ class CallStacks:
     def _return_at(self, kernel, first, addr):
         # the process running on this engine now (a vfork child shares its parent's)
         proc = kernel.current or first
-        if proc.machine.flush_log is not None:
-            proc.machine.flush_log(proc)               # calls logged by guest code come first
+        if proc.machine.own_code:                      # calls logged by guest code come first
+            kernel.hooks.fire("guest_log_flush", proc, None)
         stack = self.stacks.get((proc.pid, proc.thread.tid))
         if not stack:
             return

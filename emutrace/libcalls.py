@@ -16,7 +16,7 @@ from __future__ import annotations
 import struct
 from functools import partial
 from typing import Dict, List, Optional
-from weakref import WeakKeyDictionary
+from weakref import WeakKeyDictionary, WeakValueDictionary
 
 from unicorn import UC_HOOK_CODE
 
@@ -90,7 +90,14 @@ class LibcallTracer:
         # calls logged by guest code from the program's entry on (emutrace.guestlog); off with
         # --hook-returns and beside --ftrace (which needs every return hooked); the sites the
         # API's hooks name keep Python hooks
-        self.guest_log = False
+        self.log_in_guest = False
+        # engine (by id) → its GuestLog, which the guest-log phases reach it by (machine/phases.py);
+        # weak: an engine's hooks hold its log, which ends with it
+        self.guest_logs: "WeakValueDictionary[int, GuestLog]" = WeakValueDictionary()
+        hooks = session.hooks
+        hooks.on("guest_log_flush", self._log_flush)
+        hooks.on("thread_switch", self._log_switch)
+        hooks.on("guest_code_fault", self._log_fault)
         self.fast_sites: list = [None]            # tag → guestlog.FastSite (tag 0 is never used)
         self.fast_by_site: Dict[int, object] = {}  # id(Site) → its FastSite
         self.leaf_out = None                      # the sink taking leaf_lines, when its output is plain
@@ -100,6 +107,26 @@ class LibcallTracer:
         # weak, so an ended process and its engine are freed with it
         self._procs: "WeakKeyDictionary[object, _ProcSites]" = WeakKeyDictionary()
         self._engines: "WeakKeyDictionary[object, _EngineSites]" = WeakKeyDictionary()
+
+    # -- the guest log's phases (fired only for engines with code of ours: Machine.own_code) ---
+    def guest_log_of(self, m) -> Optional[GuestLog]:
+        """The guest log of engine m, or None."""
+        gl = self.guest_logs.get(id(m))
+        return gl if gl is not None and gl.m is m else None
+
+    def _log_flush(self, proc, syscall) -> None:
+        gl = self.guest_logs.get(id(proc.machine))
+        if gl is not None:
+            gl.flush(proc, syscall=syscall)
+
+    def _log_switch(self, m, old, new) -> None:
+        gl = self.guest_logs.get(id(m))
+        if gl is not None:
+            gl.switch(old, new)
+
+    def _log_fault(self, proc, rip: int) -> bool:
+        gl = self.guest_logs.get(id(proc.machine))
+        return gl is not None and gl.fault_fixup(proc, rip)
 
     def _proc(self, proc) -> _ProcSites:
         ps = self._procs.get(proc)
@@ -149,10 +176,9 @@ class LibcallTracer:
         (GuestLog.flush). The entries still hooked one by one run unhooked, as untraced code."""
         self._clone_guest_log(parent, child)
 
-    @staticmethod
-    def _clone_guest_log(parent, child) -> None:
+    def _clone_guest_log(self, parent, child) -> None:
         """The child's engine gets the guest log's hooks (GuestLog.clone_for) and the unwinders'."""
-        gl = parent.machine.guest_log
+        gl = self.guest_log_of(parent.machine)
         if gl is not None:
             gl = gl.clone_for(child)
             for module in child.modules:
@@ -188,7 +214,7 @@ class LibcallTracer:
         if not self.filter.traces_module(module.name, is_main):
             return
         hooked.add(module.path)
-        gl = proc.machine.guest_log
+        gl = self.guest_log_of(proc.machine)
         if gl is not None:
             gl.hook_unwinders(proc, module)
         if is_main and module.elf.is_static and not module.elf.needed:
@@ -329,7 +355,7 @@ class LibcallTracer:
         es.entry_done = True
         ps = self._proc(proc)
         pending, ps.pending_got = ps.pending_got, []
-        if self.guest_log:
+        if self.log_in_guest:
             pending = self._to_guest_log(proc, pending)
         self._stub_hooked_entries(proc)
         self._exact_entry_hooks(proc)
@@ -398,7 +424,7 @@ class LibcallTracer:
         if not fmt.compiled or limit + 1 > 4096:
             return pending
         m = proc.machine
-        gl = m.guest_log
+        gl = self.guest_log_of(m)
         if gl is None:
             area = area_size(limit + 2)             # (a C string's copy: GuestLog.ret_cap)
             wide = area_size(4 * (limit + 1))       # (a returned wide string: GuestLog.wret_cap)
@@ -523,8 +549,8 @@ class LibcallTracer:
         if not proc.traced:                             # a child run without -f
             return
         m = proc.machine
-        if m.flush_log is not None:
-            m.flush_log(proc)                           # calls logged by guest code come first
+        if m.own_code:
+            self._log_flush(proc, None)                 # calls logged by guest code come first
         if site.definer is None:
             site.definer = self._definer(proc, site.name) if not site.static else "libc"
             site.traced = self.filter.matches(site.name, site.caller.name, site.is_main, site.definer)
@@ -544,7 +570,7 @@ class LibcallTracer:
                 return
             if stack and stack[-1].rsp == rsp:     # a traced function tail-calling another
                 return
-        gl = m.guest_log
+        gl = self.guest_log_of(m)
         logged_frame = gl is not None and gl.is_return_entry(ret_addr)   # tail-called by a logged call
         if stack:
             top = stack[-1]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from emutrace.machine.abi import OP
 from emutrace.machine.native import native
 from emutrace.renderops import CSTR, CSTRN, FIXED_SIZE, LENGTH, RAXRDX, WORD
 
@@ -21,7 +22,7 @@ _RET_CAPTURES = (WORD, CSTR, FIXED_SIZE, RAXRDX)
 
 def opcode(kind: str) -> Optional[int]:
     """The C renderer's operation for an op kind (None: it has none)."""
-    return getattr(native, "OP_" + kind.upper(), None)
+    return OP.get(kind) if native is not None else None
 
 
 def _op(op, word: int, area: int) -> Optional[tuple]:

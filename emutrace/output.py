@@ -13,6 +13,7 @@ from typing import Dict, List, Optional, TextIO
 
 from emutrace.events import Call, Exit, Return, Signal, Syscall
 from emutrace.values import close_call, DEFAULT_ALIGN
+from emutrace.machine.abi import STRACE_COLUMN, result_at
 
 
 def open_stream(path: Optional[str]) -> TextIO:
@@ -313,7 +314,7 @@ def strace_align(prefix: str, line: str) -> str:
     head, sep, ret = line.rpartition(") = ")
     if not sep:
         return prefix + line
-    return (prefix + head + ")").ljust(39) + " = " + ret
+    return result_at(prefix + head + ")", ret, STRACE_COLUMN)
 
 
 def cfg_signals_hide(cfg, signo: int) -> bool:
@@ -339,7 +340,7 @@ class StraceText:
         self.pid_column = bool(cfg.output) and not getattr(cfg, "separate", False) \
             and (cfg.follow or cfg.always_show_pid)
         self.summary: Dict[str, List] = {}
-        self.col = (cfg.align or 40) - 1            # -a N: ' = ' starts at column N
+        self.col = cfg.align - 1 if cfg.align else STRACE_COLUMN    # -a N: ' = ' starts at column N
         self.numbers = cfg.syscall_numbers          # -n: '[ nr] ' before each call
 
     def _prefix(self, ev) -> str:
@@ -355,7 +356,7 @@ class StraceText:
         something else (-c's table)."""
         cfg = self.cfg
         if cfg.summary or self.multi or cfg.timestamps or cfg.relative or cfg.show_time_spent \
-                or self.col != 39 or self.numbers:
+                or self.col != STRACE_COLUMN or self.numbers:
             return None
         return self.w.write_syscall
 
@@ -378,7 +379,7 @@ class StraceText:
             head, sep, ret = line.rpartition(") = ")             # (strace_align, written out)
             # (-ff: the `[pid N] ` that PerProcessFiles takes off is not part of the alignment)
             width = self.col + (len(f"{ev.tid:5}") + 7 if self.multi and getattr(cfg, "separate", False) else 0)
-            line = (prefix + head + ")").ljust(width) + " = " + ret if sep else prefix + line
+            line = result_at(prefix + head + ")", ret, width) if sep else prefix + line
             self.w.write_syscall(line + spent + "\n" + (_stack_lines(ev.stack) if ev.stack else "")
                                  + (ev.dump or ""))
         elif isinstance(ev, Signal):

@@ -75,7 +75,7 @@ def wire(session, tc, tracer) -> None:
     if tc.call_stack and lt is not None:
         from emutrace.backtrace import Backtracer     # deferred: only -k and -w need the unwinder
         bt = Backtracer(session, demangle=tc.demangle, depth=tc.call_stack)
-        lt.guest_log = False                 # each call must reach Python to take its stack
+        lt.log_in_guest = False                 # each call must reach Python to take its stack
         lt.leaf_out = None
         emit = lt.emit
 
@@ -88,7 +88,7 @@ def wire(session, tc, tracer) -> None:
             emit(ev)
         lt.emit = emit_with_stack
     if paths is not None and lt is not None:
-        lt.guest_log = False                 # each call's arguments are read at its entry
+        lt.log_in_guest = False                 # each call's arguments are read at its entry
         lt.leaf_out = None
         lt.emit = _calls_naming(paths.paths, session, lt.emit)
 

@@ -10,9 +10,10 @@ every consumer:
 - `capture`: what the guest call log (emutrace.guestlog) must copy for the op so that it renders
   without live memory, and `from_bytes`: how Python renders it from those bytes;
 - `inline`: where guestlog's per-site code inlines the op, its Python expression;
-- `native`: whether emutrace.machine._native renders it too, as its operation OP_<KIND>
-  (emutrace.nativelog builds those). The C renderer implements exactly the kinds marked so:
-  tests/test_native_render.py checks the two sets and fuzzes C against these functions.
+- `native`: whether emutrace.machine._native renders it too, as its operation OP_<KIND>: exactly
+  the kinds emutrace/machine/abi.py numbers (OP_KINDS, from which C's _abi.h is generated;
+  emutrace.nativelog builds the operations). tests/test_native_render.py fuzzes C against these
+  functions.
 
 The kind `typed` is the fallback: it defers to the generic type interpreter
 (CallFormatter._fmt), for every type the other kinds do not describe (octal, flags, bitvec,
@@ -23,6 +24,7 @@ from __future__ import annotations
 from typing import Callable, Dict, Optional, Sequence, Tuple
 
 from emutrace.escapes import ESC_TABLE, esc_wchar, escape_bytes, escape_wide
+from emutrace.machine.abi import OP, STRUCT_CLOSE, STRUCT_HEX, STRUCT_OCT, STRUCT_OPEN, STRUCT_SIGNED, STRUCT_UNSIGNED
 
 __all__ = ["RenderOp", "KINDS", "WORD", "CSTR", "CSTRN", "LENGTH", "FIXED_SIZE", "BLOCK", "RETLEN", "RAXRDX", "LIVE",
            "read_prefix"]
@@ -463,7 +465,7 @@ class Kind:
     __slots__ = ("word", "capture", "cap", "from_bytes", "inline", "native")
 
     def __init__(self, word: Callable, capture: Optional[str] = WORD, cap: Optional[Callable] = None,
-                 from_bytes: Optional[Callable] = None, inline: Optional[str] = None, native: bool = True):
+                 from_bytes: Optional[Callable] = None, inline: Optional[str] = None):
         self.word = word                # builder(op, typed) -> the Python renderer of the word
         self.capture = capture          # what the guest log copies (None: the op says)
         self.cap = cap                  # fn(op) -> the bytes it copies
@@ -473,7 +475,7 @@ class Kind:
         # of its bytes in `data` (the record) and {n} the length word's variable; `esc` is
         # escape_bytes. Only where every byte was copied (guestlog's quick path).
         self.inline = inline
-        self.native = native            # emutrace.machine._native has OP_<KIND>
+        self.native = False             # emutrace.machine._native has OP_<KIND> (set below, from abi.OP)
 
 
 def _string_cap(op) -> int:
@@ -522,15 +524,15 @@ KINDS: Dict[str, Kind] = {
     # the call as an input, at the return as an output, and rendered by the generic interpreter
     # (the reference); `names` is its layout for the C renderer (values.py _struct_tokens)
     "struct": Kind(_typed, BLOCK, lambda op: op.size),
-    "hide": Kind(_hide, native=False),                  # shows nothing
-    "typed": Kind(_typed, None, native=False),          # the generic type interpreter
+    "hide": Kind(_hide),                                # shows nothing
+    "typed": Kind(_typed, None),                        # the generic type interpreter
 }
+for _name, _kind in KINDS.items():
+    _kind.native = _name in OP                   # (the C renderer's ops: machine/abi.py numbers them)
 
 
-# the tokens of a struct op's layout (the C renderer's render_struct reads them): a brace, or an
-# integer field shown as _fmt_integer shows it ("u", "i", "x", "o")
-STRUCT_OPEN, STRUCT_CLOSE, STRUCT_UNSIGNED, STRUCT_SIGNED, STRUCT_HEX, STRUCT_OCT = range(6)
-
+# the tokens of a struct op's layout (STRUCT_OPEN... the C renderer's render_struct reads them): a
+# brace, or an integer field shown as _fmt_integer shows it; numbered in machine/abi.py
 
 class RenderOp:
     """One argument's or return value's rendering: a kind of KINDS and its parameters, and what

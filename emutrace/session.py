@@ -399,7 +399,7 @@ class Run:
         except UcError as e:
             counter.stop_at = -1
             self._slice_ended(proc, t)
-            if m.fault_fixup is not None and m.fault_fixup(proc, m.reg("rip")):
+            if m.own_code and self.hooks.first("guest_code_fault", proc, m.reg("rip")):
                 return                           # a string copy of the call log hit a bad pointer
             denied = proc.aspace.denied       # (error, address): a page access emutrace/machine/tlb.py refused
             self._flush_log(proc, m)
@@ -432,20 +432,19 @@ class Run:
         t.insns += n
         proc.cpu_insns += n
 
-    @staticmethod
-    def _flush_log(proc: Process, m) -> None:
+    def _flush_log(self, proc: Process, m) -> None:
         """At the end of a slice: a thread stopped inside emutrace's guest code (its budget ran
         out there) is stepped out of it, then the calls it logged are reported."""
-        if m.flush_log is None or proc.machine is not m:
+        if not m.own_code or proc.machine is not m:
             return
-        inside = m.in_guest_code
+        inside = m.in_own_code
         while inside(m.reg("rip")):
             try:
                 m.emu_start(m.reg("rip"), 0, count=1)
             except UcError:
-                if not (m.fault_fixup is not None and m.fault_fixup(proc, m.reg("rip"))):
+                if not self.hooks.first("guest_code_fault", proc, m.reg("rip")):
                     break
-        m.flush_log(proc)
+        self.hooks.fire("guest_log_flush", proc, None)
 
     @staticmethod
     def _apply_resume(proc: Process) -> None:

@@ -35,6 +35,7 @@ def _link_path(vfs, f):
                                  else node.host == mine.host)
     return link if same else UnlinkedPath(path)
 
+from emutrace.machine.abi import STRACE_COLUMN, result_at
 
 class TraceSpecError(ValueError):
     pass
@@ -247,7 +248,7 @@ class SyscallObserver:
             head, text = row.finish(entry, kept, ret, mem)
             if write is not None and ") = " not in text:
                 # (StraceText.event's line, without the event: its ' = ' at column 40)
-                write(f"{head.ljust(39)} = {text}\n")
+                write(result_at(head, text, STRACE_COLUMN) + "\n")
                 return
             line = head + " = " + text
         else:

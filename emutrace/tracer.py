@@ -95,12 +95,11 @@ class Tracer:
             self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],
                              signal_name(info["si_signo"]), "", fields))
 
-    @staticmethod
-    def _settle(proc) -> None:
+    def _settle(self, proc) -> None:
         """A call the guest log held back at a system call (GuestLog.flush) is decoded before
         a signal's or an exit's line, which it precedes."""
         m = proc.machine
-        gl = m.guest_log if m is not None else None
+        gl = self.libcalls.guest_log_of(m) if m is not None and self.libcalls is not None else None
         if gl is not None and gl.held and gl.m is m:
             gl.settle(proc)
 
@@ -275,7 +274,7 @@ def trace_calls(session, tracer, fmt, protos, call_filter, string_limit: int, ca
     guest code rather than hooked). The command line and the Python API both wire it here."""
     from emutrace.libcalls import LibcallTracer     # deferred: a run that traces no calls loads no call tracer
     lt = LibcallTracer(session, tracer.call_emit(), fmt, protos, call_filter, string_limit, calls=calls)
-    lt.guest_log = guest_log
+    lt.log_in_guest = guest_log
     tracer.libcalls = lt
     return lt
 

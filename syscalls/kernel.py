@@ -74,6 +74,7 @@ class Kernel:
         self.hooks = hooks if hooks is not None else Hooks()
         self._on_enter = self.hooks.listeners("syscall_enter")   # (live lists: on_syscall tests them)
         self._on_exit = self.hooks.listeners("syscall_exit")
+        self._log_flush = self.hooks.listeners("guest_log_flush")
         self.vfs = vfs
         self.chosen_max_procs = max_procs   # --max-procs, or None: default_max_procs(max_mem)
         self.limits = vfs.limits            # every bound on what the guest makes the host hold (limits.py)
@@ -166,8 +167,9 @@ class Kernel:
         intercepted one takes syscall()."""
         proc = self.current
         m = proc.machine
-        if m.flush_log is not None:
-            m.flush_log(proc, syscall=nr)        # library calls logged by guest code come first
+        if m.own_code:                           # library calls logged by guest code come first
+            for fn in self._log_flush:
+                fn(proc, nr)
         hooks = self.hooks
         try:
             if hooks.intercept is None:
@@ -224,7 +226,7 @@ class Kernel:
         if proc.stop_requested or proc.machine is not m or (len(sched.tasks) >= 2 and sched.should_stop(proc.thread)):
             proc.stop_requested = True
             m.uc.emu_stop()
-        elif nr in PURE_NUMBERS and ret is not None and m.syscall_answers is not None and m.flush_log is None \
+        elif nr in PURE_NUMBERS and ret is not None and m.syscall_answers is not None and not m.own_code \
                 and len(sched.tasks) < 2 and not proc.alarm_at_ns and (timers is None or not timers.armed) \
                 and hooks.intercept is None and (hooks.observer is None or not proc.traced):
             # the next such call repeats this answer in C, with nothing to do after it: no

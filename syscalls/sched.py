@@ -126,9 +126,9 @@ class Scheduler:
             if t.ctx is not None:
                 m.uc.context_restore(t.ctx)
                 t.ctx = None
-            if m.thread_switch is not None:
-                m.thread_switch(loaded, t)          # per-thread guest state of the tracer
-            m.loaded = t
+            if m.own_code:                          # per-thread guest state of the tracer
+                self.kernel.hooks.fire("thread_switch", m, loaded, t)
+            m.hold(t)
         proc.thread = t
         self.kernel.current = proc
         self.current = t
@@ -136,7 +136,7 @@ class Scheduler:
     def load_new_machine(self, proc) -> None:
         """exec (or fork) gave proc a fresh machine whose CPU state is its current thread's."""
         m = proc.machine
-        m.loaded = proc.thread
+        m.hold(proc.thread)
 
     # -- who can run -----------------------------------------------------------------
     def runnable(self, t) -> bool:

@@ -97,6 +97,13 @@ def test_real_programs_same_trace(tmp_path, cmd):
     assert len(ta.splitlines()) > 50
 
 
+def guest_log_of(session, m):
+    """Engine m's GuestLog: the library-call tracer keeps it, and registered its phases on the
+    session's hooks (the machine holds no slot for it)."""
+    tracer = session.hooks.listeners("guest_log_flush")[0].__self__
+    return tracer.guest_log_of(m)
+
+
 def _run_in_process(args):
     """Run the command line's tracing in this process; returns the Session and its Result."""
     from emutrace.options import parse
@@ -123,7 +130,7 @@ def test_calls_are_logged_in_guest_code(tmp_path):
     session, result = _run_in_process(["-o", str(out), built("callloop"), "300"])
     assert result.status == 0
     proc = session.processes[0]
-    gl = proc.machine.guest_log
+    gl = guest_log_of(session, proc.machine)
     assert gl is not None and len(gl.patched) >= 4
     m = proc.machine
     for entry in gl.patched:
@@ -177,7 +184,7 @@ def test_more_open_calls_than_the_shadow_stack_holds(tmp_path):
     assert result.status == 0
     fast = _fast_sites((session, result))
     assert "raise" in fast
-    gl = session.processes[0].machine.guest_log
+    gl = guest_log_of(session, session.processes[0].machine)
     assert SHADOW_SIZE // SHADOW_ENTRY < 3000 and max(tl.shadow_size for tl in gl.threads.values()) >= 4 * SHADOW_SIZE
     ta, tb = _both(tmp_path, [built("jmp"), "3000"])
     assert ta == tb == out.read_text() and ta.count("raise(") == 3000
@@ -223,8 +230,8 @@ def _holding(monkeypatch, tmp_path, name, args, hold):
     records, the reference)."""
     from emutrace import guestlog
     if not hold:
-        monkeypatch.setattr(guestlog, "QUIET_SYSCALLS", frozenset())
-        monkeypatch.setattr(guestlog, "QUIET_WRITES", frozenset())
+        monkeypatch.setattr(guestlog.ring, "QUIET_SYSCALLS", frozenset())
+        monkeypatch.setattr(guestlog.ring, "QUIET_WRITES", frozenset())
     held = _held_syscalls(monkeypatch)
     out = tmp_path / name
     _, result = _run_in_process(["-o", str(out), *args])

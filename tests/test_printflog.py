@@ -17,7 +17,7 @@ from conftest import built
 from emutrace.machine.native import native
 from emutrace.printflog import printf_spec
 from emutrace.protos import parse_conf
-from test_guestlog import _fast_sites, _run_in_process
+from test_guestlog import _fast_sites, _run_in_process, guest_log_of
 
 needs_native = pytest.mark.skipif(native is None, reason="the compiled event path is not built")
 
@@ -67,7 +67,7 @@ def test_printf_sites_are_logged_and_rendered_in_c(tmp_path):
     logged = {name for name, fs in fast.items() if fs.native_point}
     assert PRINTF_NAMES <= logged, logged
     session, _ = run
-    hooks = session.processes[0].machine.guest_log.printf_hooks
+    hooks = guest_log_of(session, session.processes[0].machine).printf_hooks
     calls, returns, refreshes = hooks.counts
     # (every printf call of printfs returns; only they return through the hooked entry)
     assert calls >= 30 and returns == calls
@@ -90,7 +90,7 @@ def test_only_printf_returns_run_the_return_hook(tmp_path):
     n = 300
     out = tmp_path / "t.txt"
     session, _ = _run_in_process(["-o", str(out), built("freshcalls"), str(n)])
-    gl = session.processes[0].machine.guest_log
+    gl = guest_log_of(session, session.processes[0].machine)
     calls, returns, _ = gl.printf_hooks.counts
     lines = out.read_text().splitlines()
     printfs = sum(1 for line in lines if line.startswith(("snprintf(", "printf(")))

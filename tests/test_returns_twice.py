@@ -17,7 +17,7 @@ import re
 import pytest
 
 from conftest import built, native, status_of
-from test_guestlog import _fast_sites, _run_in_process
+from test_guestlog import _fast_sites, _run_in_process, guest_log_of
 from test_retcap import _three
 
 
@@ -60,7 +60,7 @@ def test_setjmp_family_is_logged_in_guest_code(tmp_path):
     assert result.status == 0
     fast = _fast_sites((session, result))
     assert "__sigsetjmp" in fast and "_setjmp" in fast
-    gl = session.processes[0].machine.guest_log
+    gl = guest_log_of(session, session.processes[0].machine)
     assert gl.stub_count == 3                          # three return addresses: three stubs
     text = (tmp_path / "t.txt").read_text()
     assert text.count("__sigsetjmp(") == 2 and text.count("= 0\n") >= 8

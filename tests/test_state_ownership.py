@@ -125,7 +125,7 @@ def test_declarations_are_found():
     decls, _ = _tables()
     assert {"machine", "aspace", "traced", "stop_requested", "modules"} <= decls["Process"]
     assert {"observer", "intercept", "current", "sched", "syscall"} <= decls["Kernel"]
-    assert {"uc", "guest_log", "flush_log", "hook_code", "read_fast"} <= decls["Machine"]
+    assert {"uc", "own_code", "add_own_code", "hook_code", "read_fast"} <= decls["Machine"]
 
 
 def test_no_module_above_the_kernel_stashes_or_probes_attributes_on_its_objects():
@@ -188,3 +188,42 @@ def test_the_kernel_check_finds_a_set_slot():
                "    session.hooks.serve('observer', tracer.syscalls)\n"   # the registry: fine
                "    kernel.vfs.root = '/'\n")                             # the kernel's own object's: not this check's
     assert [f.split(":")[1] for f in kernel_sets(planted, "planted.py")] == ["2", "3", "4"]
+
+
+def assignments_on(source: str, filename: str, by_name: dict) -> list:
+    """Every attribute assigned on an object of by_name's classes in one module's source, declared
+    or not, as 'file:line: text'."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for t in targets:
+            for e in (t.elts if isinstance(t, ast.Tuple) else [t]):
+                if isinstance(e, ast.Attribute) and _owner_of(e.value, by_name) is not None:
+                    out.append(f"{filename}:{node.lineno}: sets {ast.unparse(e)}")
+    return out
+
+
+def test_no_layer_above_the_machine_sets_any_attribute_on_a_machine():
+    """A Machine's state is the machine layer's own: the kernel, the loader, the session and the
+    tracer call its methods (hold, add_own_code...) and register on the session's hooks
+    (machine/phases.py: guest_log_flush, thread_switch, guest_code_fault), never assign to it,
+    even an attribute its class declares (as the guest log's five slots once were)."""
+    _, by_name = _tables()
+    machine_names = {name: cls for name, cls in by_name.items() if cls == "Machine"}
+    bad = []
+    for path, _classes in upper_modules():
+        bad += assignments_on(path.read_text(), str(path.relative_to(ROOT)), machine_names)
+    assert not bad, "\n".join(bad)
+
+
+def test_the_machine_check_finds_a_declared_slot_set_from_above():
+    _, by_name = _tables()
+    machine_names = {name: cls for name, cls in by_name.items() if cls == "Machine"}
+    planted = ("def attach_machine(self, proc):\n"
+               "    m = self.m = proc.machine\n"
+               "    m.loaded = None\n"
+               "    proc.machine.own_code = []\n"
+               "    self.m.x = 1\n")            # (self.m: named m, a Machine's name)
+    found = assignments_on(planted, "planted.py", machine_names)
+    assert [f.split(":")[1] for f in found] == ["3", "4", "5"]

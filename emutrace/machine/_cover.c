@@ -28,6 +28,7 @@
 #include "_cover.h"
 #include "_u64table.h"
 #include "_uchook.h"
+#include "_module.h"            /* emutrace_add_type */
 
 typedef int (*cover_emu_stop_fn)(void *uc);
 
@@ -200,11 +201,6 @@ static PyTypeObject BlockCounterType = {
 
 int emutrace_cover_init(PyObject *module)
 {
-    if (PyType_Ready(&BlockCounterType) < 0) return -1;
-    Py_INCREF(&BlockCounterType);
-    if (PyModule_AddObject(module, "BlockCounter", (PyObject *)&BlockCounterType) < 0) {
-        Py_DECREF(&BlockCounterType);
-        return -1;
-    }
+    if (emutrace_add_type(module, "BlockCounter", &BlockCounterType) < 0) return -1;
     return 0;
 }

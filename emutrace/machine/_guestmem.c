@@ -13,6 +13,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include "_module.h"            /* emutrace_add_type */
 
 typedef int (*uc_mem_read_fn)(void *uc, uint64_t address, void *bytes, uint64_t size);
 typedef int (*uc_mem_write_fn)(void *uc, uint64_t address, const void *bytes, uint64_t size);
@@ -165,11 +166,6 @@ static PyTypeObject GuestMemoryType = {
 
 int emutrace_register_guestmem(PyObject *m)
 {
-    if (PyType_Ready(&GuestMemoryType) < 0) return -1;
-    Py_INCREF(&GuestMemoryType);
-    if (PyModule_AddObject(m, "GuestMemory", (PyObject *)&GuestMemoryType) < 0) {
-        Py_DECREF(&GuestMemoryType);
-        return -1;
-    }
+    if (emutrace_add_type(m, "GuestMemory", &GuestMemoryType) < 0) return -1;
     return 0;
 }

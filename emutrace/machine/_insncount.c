@@ -50,6 +50,7 @@
 
 #include "_u64table.h"
 #include "_uchook.h"
+#include "_module.h"            /* emutrace_add_type */
 
 typedef int (*ic_emu_stop_fn)(void *uc);
 typedef int (*ic_mem_read_fn)(void *uc, uint64_t address, void *bytes, uint64_t size);
@@ -874,17 +875,7 @@ static PyTypeObject InsnCounterType = {
 
 int emutrace_register_insncount(PyObject *module)
 {
-    if (PyType_Ready(&PositionsType) < 0) return -1;
-    Py_INCREF(&PositionsType);
-    if (PyModule_AddObject(module, "Positions", (PyObject *)&PositionsType) < 0) {
-        Py_DECREF(&PositionsType);
-        return -1;
-    }
-    if (PyType_Ready(&InsnCounterType) < 0) return -1;
-    Py_INCREF(&InsnCounterType);
-    if (PyModule_AddObject(module, "InsnCounter", (PyObject *)&InsnCounterType) < 0) {
-        Py_DECREF(&InsnCounterType);
-        return -1;
-    }
+    if (emutrace_add_type(module, "Positions", &PositionsType) < 0) return -1;
+    if (emutrace_add_type(module, "InsnCounter", &InsnCounterType) < 0) return -1;
     return 0;
 }

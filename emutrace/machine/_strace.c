@@ -20,6 +20,8 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include "_abi.h"              /* STRACE_COLUMN: from emutrace/machine/abi.py */
+#include "_module.h"            /* emutrace_add_type */
 
 /* argument kinds (formatter.py's _C_KINDS gives their numbers) */
 enum {
@@ -413,7 +415,7 @@ done:
 }
 
 /* line(entry, kept, ret, mem): the whole line of a call whose result is a plain number, as
- * StraceText writes it (the head padded to 39 columns, " = ", the number, a newline); None for
+ * StraceText writes it (the head padded to STRACE_COLUMN columns, " = ", the number, a newline); None for
  * any other result or unusual input (finish then renders it) */
 static PyObject *Row_line(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -429,7 +431,7 @@ static PyObject *Row_line(RowObject *self, PyObject *const *args, Py_ssize_t nar
     text_init(&t);
     int r = finish_head(self, args, &t, &ret);
     if (r == 0) {
-        Py_ssize_t pad = t.len < 39 ? 39 - t.len : 0;
+        Py_ssize_t pad = t.len < STRACE_COLUMN ? STRACE_COLUMN - t.len : 0;
         if (text_room(&t, pad) == 0) {
             memset(t.p + t.len, ' ', (size_t)pad);
             t.len += pad;
@@ -768,18 +770,8 @@ int emutrace_register_strace(PyObject *m)
         || (s_start = PyUnicode_InternFromString("start")) == NULL || (s_end = PyUnicode_InternFromString("end")) == NULL
         || (s_prot = PyUnicode_InternFromString("prot")) == NULL)
         return -1;
-    if (PyType_Ready(&ReaderType) < 0) return -1;
-    Py_INCREF(&ReaderType);
-    if (PyModule_AddObject(m, "MappedReader", (PyObject *)&ReaderType) < 0) {
-        Py_DECREF(&ReaderType);
-        return -1;
-    }
-    if (PyType_Ready(&RowType) < 0) return -1;
-    Py_INCREF(&RowType);
-    if (PyModule_AddObject(m, "StraceRow", (PyObject *)&RowType) < 0) {
-        Py_DECREF(&RowType);
-        return -1;
-    }
+    if (emutrace_add_type(m, "MappedReader", &ReaderType) < 0) return -1;
+    if (emutrace_add_type(m, "StraceRow", &RowType) < 0) return -1;
     if (PyModule_AddFunctions(m, strace_functions) < 0) return -1;
     return 0;
 }

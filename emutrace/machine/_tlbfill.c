@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "_uchook.h"
+#include "_module.h"            /* emutrace_add_type */
 
 #define PAGE_MASK (~(uint64_t)0xFFF)
 #define MIN_CAP 1024                    /* slots; a power of two */
@@ -465,11 +466,6 @@ int emutrace_tlbfill_generation(PyObject *obj, unsigned long long *gen)
 
 int emutrace_register_tlbfill(PyObject *m)
 {
-    if (PyType_Ready(&TlbFillType) < 0) return -1;
-    Py_INCREF(&TlbFillType);
-    if (PyModule_AddObject(m, "TlbFill", (PyObject *)&TlbFillType) < 0) {
-        Py_DECREF(&TlbFillType);
-        return -1;
-    }
+    if (emutrace_add_type(m, "TlbFill", &TlbFillType) < 0) return -1;
     return 0;
 }

@@ -159,12 +159,11 @@ def _address(fn) -> int:
 class Machine:
     """A Unicorn engine with emutrace's CPU model and fast register access."""
 
-    # set by emutrace.guestlog when library calls are logged by guest code on this engine
-    guest_log = None
-    flush_log = None            # flush_log(proc): report the records of the loaded thread
-    thread_switch = None        # thread_switch(old, new): the scheduler loads another thread
-    fault_fixup = None          # fault_fixup(proc, rip) -> True: the fault was ours and is handled
-    in_guest_code = None        # in_guest_code(addr) -> True inside emutrace's own guest code
+    # emutrace's own code in this engine's guest memory ((lo, hi), ...: the guest log's
+    # trampolines, see add_own_code). Non-empty, it also says that the guest-log phases
+    # (machine/phases.py: guest_log_flush, thread_switch, guest_code_fault) concern this engine,
+    # which the kernel and the scheduler test before firing them
+    own_code: tuple = ()
     # set by the kernel's scheduler: the thread whose registers the engine holds (None: the
     # process's only thread, never switched)
     loaded = None
@@ -175,7 +174,7 @@ class Machine:
     def __init__(self, tcg_buffer: int = TCG_BUFFER):
         # (on the instance too: Kernel.on_syscall reads it at every call, and CPython 3.11 looks
         # a class attribute up through an instance the slow, generic way)
-        self.flush_log = None
+        self.own_code: list = []
         self.uc = Uc(UC_ARCH_X86, UC_MODE_64)
         self.uc.ctl_set_tcg_buffer_size(tcg_buffer)        # (before anything starts the engine)
         self.host_cost = ENGINE_BASE_COST + tcg_buffer
@@ -361,6 +360,23 @@ class Machine:
             struct.pack_into("<QH6x", vals, 32 + 256 + 16 * i, mant, exp)
         ctypes.memmove(fp.wvals, bytes(vals), len(vals))
         _RAW.uc_reg_write_batch(self._hc, fp.wids, fp.wptrs, fp.wn)
+
+    def hold(self, thread) -> None:
+        """The scheduler loaded thread's registers into this engine (its `loaded`)."""
+        self.loaded = thread
+
+    # -- emutrace's own guest code ---------------------------------------------
+    def add_own_code(self, lo: int, hi: int) -> None:
+        """[lo, hi) holds guest code of emutrace's (a trampoline): never stopped inside, and not
+        counted as the guest's work (tracing does not move the guest's clock: docs/time.md)."""
+        self.own_code.append((lo, hi))
+        self.counter.skip(lo, hi)
+
+    def in_own_code(self, addr: int) -> bool:
+        for lo, hi in self.own_code:
+            if lo <= addr < hi:
+                return True
+        return False
 
     # -- hooks on exact addresses, without the binding's per-call wrappers ----
     _CODE_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_void_p)

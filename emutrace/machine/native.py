@@ -11,7 +11,7 @@ import os
 import sys
 from typing import Optional
 
-ABI_VERSION = 13                 # must match _native.c's ABI_VERSION
+from emutrace.machine.abi import ABI_VERSION    # (the compiled module's own comes from the same file: _abi.h)
 PURE_ENV = "EMUTRACE_PURE"
 
 

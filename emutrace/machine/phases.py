@@ -35,6 +35,14 @@ PHASES: Dict[str, str] = {
                     "stored into guest memory (watchpoints compare what they watch)",
     "resume": "(proc, thread): the run loop is about to run thread, its pending signals not yet "
               "delivered (a debugger reports and may discard them)",
+    # the guest log's (emutrace/guestlog), fired only for an engine with code of emutrace's own
+    # (Machine.own_code): the kernel, the scheduler and the session test that first
+    "guest_log_flush": "(proc, syscall): the calls the guest logged are due: before system call "
+                       "`syscall`, or at a slice's end or before a hooked event (None)",
+    "thread_switch": "(machine, old, new): the scheduler loads thread new on machine (old: the thread "
+                     "it held, or None); per-thread guest state of the tracer follows",
+    "guest_code_fault": "(proc, rip) -> bool: a fault stopped the engine; a callback returns True when "
+                        "rip is in its own guest code and it handled the fault (the others are not called)",
 }
 
 
@@ -131,6 +139,13 @@ class Hooks:
     def wants(self, phase: str) -> bool:
         """True when some callback is registered: callers skip building arguments otherwise."""
         return bool(self._list(phase))
+
+    def first(self, phase: str, *args) -> bool:
+        """Call phase's callbacks with args until one returns true; returns whether one did."""
+        for fn in tuple(self._list(phase)):
+            if fn(*args):
+                return True
+        return False
 
     def fire(self, phase: str, *args) -> int:
         """Call every callback of phase with args; returns how many were called."""

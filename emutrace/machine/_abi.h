@@ -1,0 +1,88 @@
+/* Generated from emutrace/machine/abi.py (python -m emutrace.machine.abi; setup.py's
+ * build_ext writes it at every build). Do not edit: edit abi.py. */
+#ifndef EMUTRACE_ABI_H
+#define EMUTRACE_ABI_H
+
+#include <stdint.h>
+
+#define ABI_VERSION 13
+
+#define RET_TAG UINT64_C(0xFFFFFFFFFFFFFFFF)
+#define HEAD 72
+#define REC_ARGS 8
+#define REC_SLOT 56
+#define REC_RET 64
+#define RET_SIZE 48
+#define RET_SLOT 8
+#define RET_ADDR 16
+#define RET_RAX 24
+#define RET_CAPTURED 32
+#define RET_OUTN 40
+#define RET_CSTR 1
+#define RET_WSTR 2
+#define RET_OUTLEN 4
+#define OUTLEN_WIDE 1
+#define OUTLEN_32 2
+#define RET_PAIR 8
+#define IN_CSTR 16
+#define IN_WSTR 32
+#define PRINTF_RECORD 80
+#define RPTR 0
+#define SHTOP 16
+
+#define FORMAT_READ_LIMIT 65536
+#define STRUCT_TOKENS_MAX 512
+#define STRACE_COLUMN 39
+
+enum op_kind {
+    OP_UNSIGNED = 1,        /* str(w & mask) */
+    OP_SIGNED = 2,          /* the low `size` bytes as a signed integer */
+    OP_HEX = 3,             /* "0x%x" % (w & mask), "0" for zero */
+    OP_GUESS = 4,           /* ltrace's guess for a 64-bit word: decimal near zero, else hex */
+    OP_ADDR = 5,            /* a pointer: "0x%x", "0" for NULL */
+    OP_CSTR = 6,            /* a C string copied at the call (limit + 2 bytes, of which limit + 1 are read) */
+    OP_BUF = 7,             /* a buffer whose length is another argument word */
+    OP_WSTR = 8,            /* a wide string copied at the call (4 * (limit + 1) bytes) */
+    OP_CHAR = 9,            /* a char: its escape between single quotes */
+    OP_BOOL = 10,           /* "false" when w & mask is 0, else "true" */
+    OP_ENUM = 11,           /* the first name whose value & mask is w & mask, else `fallback` */
+    OP_WCHAR = 12,          /* a wchar_t: its escape between L' and ' */
+    OP_RETSTR = 13,         /* an output C string of at most the returned value's characters */
+    OP_RETWSTR = 14,        /* ... a wide one: both copied by the return (the "output copy") */
+    OP_BITVEC = 15,         /* a pointer to a `size`-byte set of bits, copied at the call or (area 0) by the return */
+    OP_INTSTRUCT = 16,      /* a returned structure of integers in rax and rdx (the output copy holds rdx) */
+    OP_STRN = 17,           /* a C string of at most the length word's characters (ltrace's stringN) */
+    OP_FLAGS = 18,          /* the names of the flags set in w & mask, "|"-joined */
+    OP_OCT = 19,            /* "0%o" % (w & mask) */
+    OP_STRUCT = 20,         /* a pointer to a `size`-byte structure of integers: its fields by its layout's tokens */
+    OP_MAX = 20
+};
+
+/* a struct op's layout tokens (renderops.STRUCT_*) */
+enum { TOK_OPEN, TOK_CLOSE, TOK_UNSIGNED, TOK_SIGNED, TOK_HEX, TOK_OCT };
+
+/* the constants the module exports (PyModule_AddIntConstant) */
+#define ABI_CONSTS \
+    {"ABI_VERSION", ABI_VERSION}, \
+    {"OP_UNSIGNED", OP_UNSIGNED}, \
+    {"OP_SIGNED", OP_SIGNED}, \
+    {"OP_HEX", OP_HEX}, \
+    {"OP_GUESS", OP_GUESS}, \
+    {"OP_ADDR", OP_ADDR}, \
+    {"OP_CSTR", OP_CSTR}, \
+    {"OP_BUF", OP_BUF}, \
+    {"OP_WSTR", OP_WSTR}, \
+    {"OP_CHAR", OP_CHAR}, \
+    {"OP_BOOL", OP_BOOL}, \
+    {"OP_ENUM", OP_ENUM}, \
+    {"OP_WCHAR", OP_WCHAR}, \
+    {"OP_RETSTR", OP_RETSTR}, \
+    {"OP_RETWSTR", OP_RETWSTR}, \
+    {"OP_BITVEC", OP_BITVEC}, \
+    {"OP_INTSTRUCT", OP_INTSTRUCT}, \
+    {"OP_STRN", OP_STRN}, \
+    {"OP_FLAGS", OP_FLAGS}, \
+    {"OP_OCT", OP_OCT}, \
+    {"OP_STRUCT", OP_STRUCT}, \
+
+#endif

@@ -1,0 +1,129 @@
+"""What the compiled event path and Python agree on, written once: the guest log's record layout,
+the render ops' numbers and the struct layouts' tokens, strace's column. C reads it as the header
+_abi.h, generated from this file (`python -m emutrace.machine.abi` writes it; setup.py's build_ext
+does at every build, and tests/test_abi.py fails when the committed header is not current).
+
+This module imports nothing of emutrace (setup.py loads it by its path, before the package is
+installed). The Python side takes its numbers from here: emutrace/guestlog/format.py (the record
+layout), emutrace/renderops.py (the struct tokens), emutrace/nativelog.py (the op numbers),
+emutrace/output.py and emutrace/systrace.py (strace's column).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+# Bumped whenever the Python side's expectations of the compiled module change
+# (emutrace/machine/native.py refuses a module built with another).
+ABI_VERSION = 13
+
+# -- the guest log's records (emutrace/guestlog/format.py has the rest of the format) --------
+RET_TAG = (1 << 64) - 1     # a return record's first word (a call record's is its site's tag)
+HEAD = 72                   # call record: tag, rdi..r9, slot, return address; then the copies at the call
+REC_ARGS = 8                # ... its six argument words
+REC_SLOT = 56               # ... its return slot (the stack address of the return address)
+REC_RET = 64                # ... its return address
+RET_SIZE = 48               # return record: RET_TAG, slot, return address, rax, captured, output bytes
+RET_SLOT, RET_ADDR, RET_RAX, RET_CAPTURED, RET_OUTN = 8, 16, 24, 32, 40     # ... its words' offsets
+RET_CSTR = 1                # a return record's "captured" word: a returned C string's copy follows
+RET_WSTR = 2                # ... a returned wide string's copy follows
+RET_OUTLEN = 4              # ... an output string as long as the returned value (flags OUTLEN_*)
+OUTLEN_WIDE = 1             # (RET_OUTLEN's flag: characters of 4 bytes)
+OUTLEN_32 = 2               # (RET_OUTLEN's flag: rax read as 32 bits)
+RET_PAIR = 8                # ... a structure returned in rax and rdx: the output copy is rdx
+IN_CSTR = 16                # flag: a C string shown at the return besides the output argument follows it
+IN_WSTR = 32                # flag: ... a wide one
+PRINTF_RECORD = HEAD + 8    # a printf-family call record: the head, then the sequence number of
+                            # the texts the hooks rendered (emutrace/printflog.py)
+RPTR = 0                    # the control page: the record being written
+SHTOP = 16                  # ... the shadow stack's top
+# what _abi.h defines of the above
+RECORD = ("RET_TAG", "HEAD", "REC_ARGS", "REC_SLOT", "REC_RET", "RET_SIZE", "RET_SLOT", "RET_ADDR", "RET_RAX",
+          "RET_CAPTURED", "RET_OUTN", "RET_CSTR", "RET_WSTR", "RET_OUTLEN",
+          "OUTLEN_WIDE", "OUTLEN_32", "RET_PAIR", "IN_CSTR", "IN_WSTR", "PRINTF_RECORD", "RPTR", "SHTOP")
+
+# -- the render ops the C renderer has (emutrace/renderops.py's KINDS whose `native` is true) --
+# numbered from 1 in this order; emutrace.machine._native exports each as OP_<KIND>
+OP_KINDS = (
+    ("unsigned", "str(w & mask)"),
+    ("signed", "the low `size` bytes as a signed integer"),
+    ("hex", "\"0x%x\" % (w & mask), \"0\" for zero"),
+    ("guess", "ltrace's guess for a 64-bit word: decimal near zero, else hex"),
+    ("addr", "a pointer: \"0x%x\", \"0\" for NULL"),
+    ("cstr", "a C string copied at the call (limit + 2 bytes, of which limit + 1 are read)"),
+    ("buf", "a buffer whose length is another argument word"),
+    ("wstr", "a wide string copied at the call (4 * (limit + 1) bytes)"),
+    ("char", "a char: its escape between single quotes"),
+    ("bool", "\"false\" when w & mask is 0, else \"true\""),
+    ("enum", "the first name whose value & mask is w & mask, else `fallback`"),
+    ("wchar", "a wchar_t: its escape between L' and '"),
+    ("retstr", "an output C string of at most the returned value's characters"),
+    ("retwstr", "... a wide one: both copied by the return (the \"output copy\")"),
+    ("bitvec", "a pointer to a `size`-byte set of bits, copied at the call or (area 0) by the return"),
+    ("intstruct", "a returned structure of integers in rax and rdx (the output copy holds rdx)"),
+    ("strn", "a C string of at most the length word's characters (ltrace's stringN)"),
+    ("flags", "the names of the flags set in w & mask, \"|\"-joined"),
+    ("oct", "\"0%o\" % (w & mask)"),
+    ("struct", "a pointer to a `size`-byte structure of integers: its fields by its layout's tokens"),
+)
+OP = {kind: i + 1 for i, (kind, _what) in enumerate(OP_KINDS)}
+
+# -- a struct op's layout tokens: a brace, or an integer field shown as _fmt_integer shows it --
+STRUCT_TOKENS = ("open", "close", "unsigned", "signed", "hex", "oct")
+STRUCT_OPEN, STRUCT_CLOSE, STRUCT_UNSIGNED, STRUCT_SIGNED, STRUCT_HEX, STRUCT_OCT = range(len(STRUCT_TOKENS))
+
+# -- bounds both renderers keep --------------------------------------------------------------
+FORMAT_READ_LIMIT = 1 << 16     # bytes of a printf format read
+STRUCT_TOKENS_MAX = 512         # tokens of a struct op's layout
+
+# -- strace's line: the head padded to this column, then " = " and the result (strace's own) --
+STRACE_COLUMN = 39
+
+
+
+def result_at(head: str, result: str, column: int) -> str:
+    """The rule of every trace line with a result: `head` padded with spaces to `column`, then
+    " = " and the result (strace: column STRACE_COLUMN; ltrace: -a's align - 2, values.close_call).
+    The compiled renderers and the written-out hot paths pad to the same column."""
+    return head.ljust(column) + " = " + result
+
+
+HEADER = Path(__file__).with_name("_abi.h")
+
+
+def _c_value(v: int) -> str:
+    return f"UINT64_C({v:#X})".replace("0X", "0x") if v >= 1 << 63 else str(v)
+
+
+def c_header() -> str:
+    """The text of _abi.h."""
+    out = ["/* Generated from emutrace/machine/abi.py (python -m emutrace.machine.abi; setup.py's",
+           " * build_ext writes it at every build). Do not edit: edit abi.py. */",
+           "#ifndef EMUTRACE_ABI_H", "#define EMUTRACE_ABI_H", "", "#include <stdint.h>", "",
+           f"#define ABI_VERSION {ABI_VERSION}", ""]
+    out += [f"#define {name} {_c_value(globals()[name])}" for name in RECORD]
+    out += ["", f"#define FORMAT_READ_LIMIT {FORMAT_READ_LIMIT}", f"#define STRUCT_TOKENS_MAX {STRUCT_TOKENS_MAX}",
+            f"#define STRACE_COLUMN {STRACE_COLUMN}", "", "enum op_kind {"]
+    for kind, what in OP_KINDS:
+        out.append(f"    OP_{kind.upper()} = {OP[kind]},".ljust(28) + f"/* {what} */")
+    out += [f"    OP_MAX = {len(OP_KINDS)}", "};", "",
+            "/* a struct op's layout tokens (renderops.STRUCT_*) */",
+            "enum { " + ", ".join(f"TOK_{t.upper()}" for t in STRUCT_TOKENS) + " };", "",
+            "/* the constants the module exports (PyModule_AddIntConstant) */",
+            "#define ABI_CONSTS \\",
+            "    {\"ABI_VERSION\", ABI_VERSION}, \\"]
+    out += [f"    {{\"OP_{kind.upper()}\", OP_{kind.upper()}}}, \\" for kind, _ in OP_KINDS]
+    out += ["", "#endif", ""]
+    return "\n".join(out)
+
+
+def write_header(path: Path = HEADER) -> bool:
+    """Write _abi.h when its text changed; returns whether it did."""
+    text = c_header()
+    if path.exists() and path.read_text() == text:
+        return False
+    path.write_text(text)
+    return True
+
+
+if __name__ == "__main__":
+    print(f"{HEADER}: {'written' if write_header() else 'current'}")
