@@ -57,11 +57,13 @@ def test_ftrace_c_ranks_like_uftrace(tmp_path):
         assert abs(got - want) <= 10, (emu, native)
 
 
-def test_ltrace_c_ranks_memcmp_above_sigaction(tmp_path):
-    r = emutrace(["-c", "/usr/bin/sort", "/etc/services"])
+@pytest.mark.parametrize("env, compare", [([], "strcoll"), (["--env", "LANG=C"], "memcmp")])
+def test_ltrace_c_ranks_the_comparison_above_sigaction(tmp_path, env, compare):
+    # sort compares lines with strcoll in the default UTF-8 locale and with memcmp under LANG=C
+    r = emutrace(env + ["-c", "/usr/bin/sort", "/etc/services"])
     rows = [l.split() for l in r.stderr.decode().splitlines() if re.match(r"\s*\d+\.\d+\s", l)]
     seconds = {row[-1]: float(row[1]) for row in rows}
-    assert seconds["memcmp"] > seconds["sigaction"] > 0
+    assert seconds[compare] > seconds["sigaction"] > 0
 
 
 def test_a_thread_spinning_without_system_calls_meets_its_alarm():
