@@ -74,9 +74,7 @@ class TraceConfig:
     write_fds: Optional[set] = None     # -e write=FDS: hex dumps of what is written to them
     trace_fds: Optional[set] = None     # -e trace-fds=FDS: only calls on these fds
     syscall_numbers: bool = False       # -n, --syscall-number: '[ nr] ' before each call
-    arg_names: bool = False             # -N, --arg-names
     always_show_pid: bool = False       # --always-show-pid
-    decode_pids: set = field(default_factory=set)   # -Y comm, --decode-pids=comm|pidns
 
 
 @record

@@ -38,6 +38,14 @@ from emutrace.straceopts import (STRACE_QUALIFIERS, _abbrev, _columns, _coverage
                                  _fds, _hex_strings, _inject, _inject_call, _namespace, _no_effect, _raw, _signals,
                                  _status, _strace_q, _strace_version, _strace_y, _tc, _trace, _verbose, _xlat_style)
 
+def _unsupported(what: str, why: str):
+    """An option strace has that emutrace cannot honour yet: refused with one line (status 125),
+    never accepted and ignored."""
+    def refuse(st, v) -> None:
+        raise UsageError(f"{what} is not supported: {why}")
+    return refuse
+
+
 __all__ = ["Config", "InfoRequested", "TraceConfig", "UsageError", "parse_size", "OPTIONS", "BY_FLAG",
            "help_text", "argparse_parser", "parse"]
 
@@ -250,15 +258,15 @@ OPTIONS: List[Opt] = [
         optional=True),
     Opt(("-n", "--syscall-number"), None, "each call's number before it: [ 1] write(...)", G,
         _set("tc", "syscall_numbers", True), mode="strace"),
-    Opt(("-N", "--arg-names"), None, "arguments' names (accepted; not shown yet)", G,
-        _set("tc", "arg_names", True), mode="strace"),
+    Opt(("-N", "--arg-names"), None, "arguments' names: refused (the syscall rows name no arguments yet)", G,
+        _unsupported("-N (--arg-names)", "the syscall table names no arguments yet"), mode="strace"),
     Opt(("-q", "--quiet", "--silent", "--silence"), "[=SET]", "no notes (attach, personality; -qq: exit too)", G,
         _strace_q, optional=True, repeat=True, mode="strace"),
     Opt(("-v", "--no-abbrev"), None, "structures in full (accepted; most decoders print them in full)", G,
         _set("tc", "verbose", True), mode="strace"),
     Opt(("-V",), None, "strace's version line, then emutrace's", G, _strace_version, mode="strace"),
-    Opt(("-Y", "--decode-pids"), "[=comm|pidns]", "process ids with their command names (accepted)", G,
-        lambda st, v: _decode_pids(st.tc, v or "comm"), optional=True, mode="strace"),
+    Opt(("-Y", "--decode-pids"), "[=comm|pidns]", "process ids with command names: refused (no decoder marks pids yet)", G,
+        lambda st, v: _decode_pids(st.tc, v), optional=True, mode="strace"),
     Opt(("--trace",), "SET", "strace's -e trace=SET", G, _tc(_trace), repeat=True),
     Opt(("--signal", "--signals"), "SET", "only these signals shown (-e signal=SET)", G, _tc(_signals)),
     Opt(("--read",), "FDS", "hex dumps of what is read from these descriptors (-e read=)", G, _tc(_fds("read_fds"))),
