@@ -16,7 +16,22 @@ from emutrace.kernel.vfs import VfsError
 from emutrace.linux.fcntl import S_IFMT
 
 
-def sys_getdents64(proc, fd, buf, count, *_):
+def _dirent64(raw: bytes, ino: int, off: int, dtype: int):
+    """linux_dirent64: the type before the name."""
+    reclen = (DIRENT64.size + len(raw) + 1 + 7) & ~7
+    rec = DIRENT64.pack(d_ino=ino, d_off=off, d_reclen=reclen, d_type=dtype) + raw
+    return reclen, rec + b"\0" * (reclen - len(rec))
+
+
+def _dirent(raw: bytes, ino: int, off: int, dtype: int):
+    """The old linux_dirent: the type in the record's last byte, after the name's NUL."""
+    reclen = (18 + len(raw) + 2 + 7) & ~7
+    rec = struct.pack("<QqH", ino, off, reclen) + raw + b"\0"
+    return reclen, rec + b"\0" * (reclen - len(rec) - 1) + bytes([dtype])
+
+
+def _getdents(proc, fd, buf, count, record):
+    """Fill buf with whole records from the directory's position; EINVAL when not even one fits."""
     f = proc.fds.get(s32(fd))
     if not isinstance(f, DirFile):
         return -E.ENOTDIR
@@ -24,38 +39,23 @@ def sys_getdents64(proc, fd, buf, count, *_):
     out = bytearray()
     while f.pos < len(entries):
         name, dtype, ino = entries[f.pos]
-        raw = name.encode("utf-8", "surrogateescape")
-        reclen = (DIRENT64.size + len(raw) + 1 + 7) & ~7
+        reclen, rec = record(name.encode("utf-8", "surrogateescape"), ino or 1, f.pos + 1, dtype)
         if len(out) + reclen > count:
             if not out:
                 return -E.EINVAL
             break
-        rec = DIRENT64.pack(d_ino=ino or 1, d_off=f.pos + 1, d_reclen=reclen, d_type=dtype) + raw
-        out += rec + b"\0" * (reclen - len(rec))
+        out += rec
         f.pos += 1
     proc.aspace.write(buf, bytes(out))
     return len(out)
+
+
+def sys_getdents64(proc, fd, buf, count, *_):
+    return _getdents(proc, fd, buf, count, _dirent64)
 
 
 def sys_getdents(proc, fd, buf, count, *_):
-    f = proc.fds.get(s32(fd))
-    if not isinstance(f, DirFile):
-        return -E.ENOTDIR
-    entries = f.listing()
-    out = bytearray()
-    while f.pos < len(entries):
-        name, dtype, ino = entries[f.pos]
-        raw = name.encode("utf-8", "surrogateescape")
-        reclen = (18 + len(raw) + 2 + 7) & ~7
-        if len(out) + reclen > count:
-            if not out:
-                return -E.EINVAL
-            break
-        rec = struct.pack("<QqH", ino or 1, f.pos + 1, reclen) + raw + b"\0"
-        out += rec + b"\0" * (reclen - len(rec) - 1) + bytes([dtype])
-        f.pos += 1
-    proc.aspace.write(buf, bytes(out))
-    return len(out)
+    return _getdents(proc, fd, buf, count, _dirent)
 
 
 def sys_getcwd(proc, buf, size, *_):
