@@ -62,6 +62,7 @@ HOST_API = {
     "ctypes.memset": (PORTABLE, "clears released guest pages where madvise cannot"),
     "os.SEEK_SET": (PORTABLE, ""), "os.SEEK_CUR": (PORTABLE, ""), "os.SEEK_END": (PORTABLE, ""),
     "os.pread": (GUARDED, "hasattr(os, 'pread'): Windows reads at the offset with lseek and restores it"),
+    "os.preadv": (GUARDED, "mm: hasattr(os, 'preadv') (absent on Windows and older macOS): a private file mapping is then filled from a pread copy"),
     "os.getuid": (GUARDED, "hasattr: Windows has no uids; -1 there (host files then show as the guest's own)"),
     "os.getgid": (GUARDED, "hasattr, as os.getuid"),
     "os.supports_fd": (PORTABLE, "asks whether utime takes an fd on this host, else the path"),

@@ -60,7 +60,9 @@ def test_a_sparse_terabyte_file_like_tmpfs():
     """truncate -s 1T succeeds under the default 1 GiB quota and holds no pages until one is
     written, as on Linux's tmpfs (/dev/shm, natively)."""
     n = native(["/bin/sh", "-c", SCRIPT.format(d="/dev/shm")])
-    e = emutrace(["--no-trace", "/bin/sh", "-c", SCRIPT.format(d="/tmp")])
+    # (a fresh directory: the guest sees the host's /tmp through its overlay, and a host /tmp/big
+    # must not change the answer)
+    e = emutrace(["--no-trace", "/bin/sh", "-c", 'd=$(mktemp -d) && ' + SCRIPT.format(d="$d")])
     assert e.returncode == 0, e.stderr
     assert e.stdout == n.stdout, (e.stdout, n.stdout)
     assert e.stdout.startswith(b"1099511627776 0\n1099511627777 8\nx")
@@ -69,8 +71,8 @@ def test_a_sparse_terabyte_file_like_tmpfs():
 def test_writes_into_holes_are_charged_to_the_quota():
     """Writes scattered over a huge sparse file still stop at --max-disk with ENOSPC."""
     e = emutrace(["--no-trace", "--max-disk", "8M", "/bin/sh", "-c",
-                  "truncate -s 1T /tmp/big; i=0; while [ $i -lt 64 ]; do "
-                  "dd if=/dev/zero of=/tmp/big bs=1M count=1 seek=$((i * 1024)) conv=notrunc 2>/dev/null "
+                  "d=$(mktemp -d); truncate -s 1T $d/big; i=0; while [ $i -lt 64 ]; do "
+                  "dd if=/dev/zero of=$d/big bs=1M count=1 seek=$((i * 1024)) conv=notrunc 2>/dev/null "
                   "|| break; i=$((i + 1)); done; echo $i"])
     assert e.returncode == 0, e.stderr
     assert e.stdout == b"7\n", e.stdout
