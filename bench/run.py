@@ -15,18 +15,14 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import hashlib
 import importlib.util
 import os
-import platform
 import random
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,10 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-# The environment every measured program gets (emutrace passes it on with --inherit-env), so
-# that native and emulated runs see the same locale, PATH and HOME.
-STD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-BENCH_ENV = {"PATH": STD_PATH, "HOME": "/root", "LANG": "C", "LC_ALL": "C", "TERM": "dumb"}
 
 ALL_TOOLS = ("native", "emutrace", "emutrace-pure", "emutrace-notrace", "ltrace", "strace", "uftrace", "qemu",
              "qiling", "py-unicorn", "emutrace-coverage", "emutrace-coverage-pure", "emutrace-report",
@@ -65,6 +57,10 @@ TOOL_LABEL = {
 }
 SLOW_RUN = 60.0            # seconds: a run this slow is measured once, not --reps times
 WORKLOADS = ("callloop", "sort", "ls", "sha256sum", "python", "readloop", "startup", "freshcalls", "bashread")
+from bench.measure import (  # noqa: E402  (one run measured: time, CPU, RSS, output)
+    BENCH_ENV, Run, STD_PATH, _clear, measure, rss_method)
+from bench.cells import (  # noqa: E402  (the report's cells and the machine it ran on)
+    fmt_bytes, fmt_cost, fmt_time, loadavg, machine_info, output_cell, ratio_cell, time_cell)
 from bench import memory_workloads  # noqa: E402  (guest-memory workloads: java, go, ... mprotect)
 WORKLOADS += memory_workloads.NAMES
 from bench import program_workloads  # noqa: E402  (real programs traced: git, xz, perl, ...)
@@ -91,129 +87,6 @@ BASH_LINES = 5000
 
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
-
-
-# ----------------------------------------------------------------------------------------------
-# Measuring one run
-
-
-@dataclass
-class Run:
-    wall: float                 # seconds (the timeout when timed_out)
-    rc: Optional[int]           # exit status (negative: killed by that signal)
-    maxrss_kb: Optional[int]    # ru_maxrss of the measured process tree (see rss_method)
-    timed_out: bool
-    stdout_sha: str
-    stdout_head: bytes          # first bytes, to show a mismatch
-    stderr_tail: str
-    trace_bytes: Optional[int]
-    cpu: Optional[float] = None  # host CPU seconds (user + system) of the measured process tree
-
-
-def _find_gnu_time() -> Optional[str]:
-    path = shutil.which("time", path=STD_PATH)
-    if not path:
-        return None
-    with tempfile.NamedTemporaryFile() as f:
-        p = subprocess.run([path, "-f", "%M", "-o", f.name, "--", "true"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            ok = p.returncode == 0 and int(Path(f.name).read_text().split()[-1]) > 0
-        except (ValueError, IndexError):
-            ok = False
-    return path if ok else None
-
-
-GNU_TIME = _find_gnu_time()
-
-
-def rss_method() -> str:
-    if GNU_TIME:
-        return (f"Peak RSS: GNU time's `%M` ({GNU_TIME} forks the measured command and reports "
-                "`ru_maxrss` from `wait4()`): the largest peak resident set of any single process "
-                "of the tree (tracer or tracee) that was reaped, not a sum. The few hundred "
-                "microseconds GNU time adds are in every tool's wall time alike.")
-    return ("Peak RSS: `ru_maxrss` from `wait4()` on the measured process, forked from this "
-            "Python process (GNU time not found): the peak survives execve, so every figure has "
-            "this benchmark's own RSS as a floor. Install `time` for real figures.")
-
-
-def _kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _tree_bytes(path: Path) -> Optional[int]:
-    if path.is_file():
-        return path.stat().st_size
-    if path.is_dir():
-        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-    return None
-
-
-def _clear(path: Optional[Path]) -> None:
-    if path is None:
-        return
-    if path.is_dir():
-        shutil.rmtree(path, ignore_errors=True)
-    elif path.exists():
-        path.unlink()
-
-
-def measure(argv: Sequence[str], cwd: Path, timeout: float, scratch: Path,
-            trace: Optional[Path] = None, env: Optional[Dict[str, str]] = None) -> Run:
-    """Run argv once in its own session; whole-process wall time from fork to reaping.
-    On timeout the whole process group is killed (a tracer and its tracee alike)."""
-    _clear(trace)
-    out_path, err_path = scratch / "stdout", scratch / "stderr"
-    rusage = scratch / "rusage"
-    _clear(rusage)
-    cmd = list(argv)
-    if GNU_TIME:
-        # A fork of this Python process would carry its RSS into ru_maxrss (the peak survives
-        # execve), so let GNU time, a small program, fork the measured process and report it.
-        cmd = [GNU_TIME, "-f", "%M", "-o", str(rusage), "--"] + cmd
-    with open(out_path, "wb") as out, open(err_path, "wb") as err:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                cwd=str(cwd), env=env if env is not None else BENCH_ENV,
-                                start_new_session=True)
-        fired = threading.Event()
-
-        def on_timeout() -> None:
-            fired.set()
-            _kill_group(proc.pid)
-
-        timer = threading.Timer(timeout, on_timeout)
-        timer.daemon = True
-        timer.start()
-        while True:
-            try:
-                _pid, status, ru = os.wait4(proc.pid, 0)
-                break
-            except InterruptedError:
-                continue
-        wall = time.perf_counter() - t0
-        timer.cancel()
-    proc.returncode = os.waitstatus_to_exitcode(status)     # keep Popen from waiting again
-    _kill_group(proc.pid)                   # leftovers (an orphaned tracee, a daemon child)
-    timed_out = fired.is_set()
-    maxrss: Optional[int] = ru.ru_maxrss
-    if GNU_TIME:
-        maxrss = None
-        try:
-            maxrss = int(rusage.read_text().split()[-1])
-        except (OSError, ValueError, IndexError):
-            pass                        # killed on timeout: GNU time died with its child
-    data = out_path.read_bytes()
-    err_text = err_path.read_bytes().decode("utf-8", "replace").strip().splitlines()
-    return Run(wall=timeout if timed_out else wall, rc=proc.returncode, maxrss_kb=maxrss,
-               timed_out=timed_out, stdout_sha=hashlib.sha256(data).hexdigest(),
-               stdout_head=data[:4096], stderr_tail=err_text[-1] if err_text else "",
-               trace_bytes=_tree_bytes(trace) if trace is not None else None,
-               cpu=ru.ru_utime + ru.ru_stime)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -613,140 +486,6 @@ def extend_marginal(results, cases: List[Case], workload: str, tools: Sequence[s
             n_hi, tb = n3, statistics.median(walls)
         out[t] = (n_lo, n_hi, ta, tb)
     return out
-
-
-# ----------------------------------------------------------------------------------------------
-# Formatting
-
-
-def fmt_time(s: Optional[float]) -> str:
-    if s is None:
-        return "-"
-    if s < 0.9995e-3:
-        return f"{s * 1e6:.0f} µs"
-    if s < 0.09995:
-        return f"{s * 1e3:.1f} ms"
-    if s < 0.9995:
-        return f"{s * 1e3:.0f} ms"
-    return f"{s:.2f} s" if s < 9.995 else f"{s:.1f} s"
-
-
-def fmt_cost(s: Optional[float]) -> str:
-    if s is None:
-        return "-"
-    if s < 1e-6:
-        return f"{s * 1e9:.1f} ns"
-    if s < 1e-3:
-        return f"{s * 1e6:.2f} µs" if s < 1e-5 else f"{s * 1e6:.1f} µs"
-    return f"{s * 1e3:.2f} ms"
-
-
-def fmt_ratio(x: Optional[float]) -> str:
-    if x is None:
-        return "-"
-    if x >= 100:
-        return f"×{x:,.0f}"
-    if x >= 10:
-        return f"×{x:.1f}"
-    if x >= 0.1:
-        return f"×{x:.2f}"
-    return f"×{x:.2g}"
-
-
-def fmt_bytes(n: Optional[int]) -> str:
-    if n is None:
-        return "-"
-    if n < 1024:
-        return f"{n} B"
-    if n < 1 << 20:
-        return f"{n / 1024:.1f} KiB"
-    if n < 1 << 30:
-        return f"{n / (1 << 20):.1f} MiB"
-    return f"{n / (1 << 30):.2f} GiB"
-
-
-def time_cell(res: Optional[Result]) -> str:
-    if res is None or not res.runs:
-        return "-"
-    if res.timed_out:
-        return f">{res.runs[-1].wall:.0f} s (timeout)"
-    return fmt_time(res.median)
-
-
-def ratio_cell(res: Optional[Result], base: Optional[Result]) -> str:
-    if res is None or base is None or not res.runs or not base.runs or base.timed_out:
-        return "-"
-    if res.timed_out:
-        return ">" + fmt_ratio(res.runs[-1].wall / base.median)
-    if base.median <= 0:
-        return "-"
-    return fmt_ratio(res.median / base.median)
-
-
-def output_cell(res: Result, native: Optional[Result]) -> str:
-    """Did the tool leave the program's stdout and exit status as they are natively?"""
-    if res.tool in ("native", "py-unicorn") or native is None or not native.runs:
-        return ""
-    done = [r for r in res.runs if not r.timed_out]
-    if not done:
-        return "n/a (timeout)"
-    ref = native.runs[0]
-    bad = []
-    if any(r.stdout_sha != ref.stdout_sha for r in done):
-        bad.append("**stdout DIFFERS**")
-    rcs = sorted({r.rc for r in done})
-    if rcs != [ref.rc]:
-        bad.append(f"**exit {','.join(map(str, rcs))}** (native {ref.rc})")
-    return "; ".join(bad) if bad else "same"
-
-
-def loadavg() -> str:
-    try:
-        return open("/proc/loadavg").read().split()[0]
-    except (OSError, IndexError):
-        return "?"
-
-
-def machine_info() -> List[Tuple[str, str]]:
-    cpu = "?"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:
-        usable = os.cpu_count()
-    mem = "?"
-    try:
-        for line in open("/proc/meminfo"):
-            if line.startswith("MemTotal"):
-                mem = f"{int(line.split()[1]) / (1 << 20):.1f} GiB"
-                break
-    except OSError:
-        pass
-    try:
-        import unicorn
-        uc = unicorn.__version__
-    except Exception as e:          # noqa: BLE001  (report whatever went wrong)
-        uc = f"not importable ({e})"
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=str(ROOT),
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                timeout=10).stdout.decode().strip() or "?"
-    except (OSError, subprocess.TimeoutExpired):
-        commit = "?"
-    return [
-        ("emutrace", f"working tree at commit {commit} (plus any uncommitted changes in it)"),
-        ("CPU", f"{cpu}, {os.cpu_count()} cores ({usable} usable)"),
-        ("Memory", mem),
-        ("Kernel", f"{platform.system()} {platform.release()} {platform.machine()}"),
-        ("Python", f"{platform.python_version()} ({sys.executable})"),
-        ("Unicorn", uc),
-    ]
 
 
 def render(cases: List[Case], results, marginals, tools: Sequence[str], cfg: Config, env: Env,
