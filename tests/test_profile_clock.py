@@ -45,14 +45,20 @@ def test_ftrace_c_ranks_like_uftrace(tmp_path):
     # the work is 8000 : 4000 : 2000 : 500 rounds of one loop
     for got, want in zip(emu, (55.2, 27.6, 13.8, 3.4)):
         assert abs(got - want) < 1
-    data = tmp_path / "uftrace.data"
-    rec = subprocess.run(["uftrace", "record", "-d", str(data), built("costs", "pg")], capture_output=True,
-                         timeout=300)
-    if rec.returncode != 0:
-        pytest.skip(f"uftrace record failed: {rec.stderr[-200:]!r}")
-    rep = subprocess.run(["uftrace", "report", "-d", str(data)], capture_output=True, text=True, timeout=120)
-    native = shares(self_times(rep.stdout))
-    assert native == sorted(native, reverse=True), rep.stdout
+    # the native run lasts ~15 ms, so one preemption or page fault can swap two functions: each
+    # function's least self time over five recorded runs is its cost
+    best = {}
+    for i in range(5):
+        data = tmp_path / f"uftrace.data.{i}"
+        rec = subprocess.run(["uftrace", "record", "-d", str(data), built("costs", "pg")], capture_output=True,
+                             timeout=300)
+        if rec.returncode != 0:
+            pytest.skip(f"uftrace record failed: {rec.stderr[-200:]!r}")
+        rep = subprocess.run(["uftrace", "report", "-d", str(data)], capture_output=True, text=True, timeout=120)
+        for f, t in self_times(rep.stdout).items():
+            best[f] = min(t, best.get(f, t))
+    native = shares(best)
+    assert native == sorted(native, reverse=True), (best, rep.stdout)
     for got, want in zip(emu, native):
         assert abs(got - want) <= 10, (emu, native)
 
