@@ -162,14 +162,23 @@ def sys_write(proc, fd, buf, count, *_):
         raise
 
 
-def sys_pread(proc, fd, buf, count, off, *_):
+def _at_offset(proc, fd, off, right: str):
+    """pread's and pwrite's checks, in Linux's order: the descriptor open for `right`
+    ("readable" or "writable"), seekable, and a non-negative offset. The file, or -errno."""
     f = proc.fds.get(s32(fd))
-    if not f.readable:
+    if not getattr(f, right):
         return -E.EBADF
     if not f.seekable:
         return -E.ESPIPE
     if s64(off) < 0:
         return -E.EINVAL
+    return f
+
+
+def sys_pread(proc, fd, buf, count, off, *_):
+    f = _at_offset(proc, fd, off, "readable")
+    if isinstance(f, int):
+        return f
     data = f.pread(min(count, TRANSFER_PIECE), off)
     proc.aspace.write(buf, data)
     return len(data)
@@ -179,13 +188,9 @@ MAX_LFS_FILESIZE = (1 << 63) - 1          # the largest offset a Linux regular f
 
 
 def sys_pwrite(proc, fd, buf, count, off, *_):
-    f = proc.fds.get(s32(fd))
-    if not f.writable:
-        return -E.EBADF
-    if not f.seekable:
-        return -E.ESPIPE
-    if s64(off) < 0:
-        return -E.EINVAL
+    f = _at_offset(proc, fd, off, "writable")
+    if isinstance(f, int):
+        return f
     if count and off + min(count, MAX_RW_COUNT) > MAX_LFS_FILESIZE:     # (Linux's s_maxbytes)
         return -E.EFBIG
     count = fsize_room(proc, f, off, count)

@@ -14,12 +14,11 @@ import struct
 from emutrace.kernel import errno as E
 from emutrace.kernel.dispatch import s32, s64
 from emutrace.kernel.files import Pipe, PipeEnd, WouldBlock
-from emutrace.kernel.rw import _cut, _iovecs, raise_sigpipe
+from emutrace.kernel.rw import MAX_RW_COUNT, _cut, _iovecs, raise_sigpipe
 from emutrace.kernel.vfs import VfsError
 from emutrace.linux.fcntl import (O_APPEND, O_NONBLOCK, SPLICE_F_GIFT, SPLICE_F_MORE, SPLICE_F_MOVE, SPLICE_F_NONBLOCK)
 
 SPLICE_F_ALL = SPLICE_F_MOVE | SPLICE_F_NONBLOCK | SPLICE_F_MORE | SPLICE_F_GIFT
-MAX_RW_COUNT = 0x7FFFF000            # Linux caps one transfer so (INT_MAX rounded down to a page)
 
 
 class _Blocked(Exception):
