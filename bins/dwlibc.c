@@ -8,7 +8,7 @@
 
 int main(void)
 {
-    char buf[32];
+    char buf[32] = "";  /* zeroed: the trace shows dest at the call, which must not be stack left by the path */
     int decpt, sign;
     const char argz[] = "one\0two\0three";
     int n = strfromd(buf, sizeof buf, "%.3f", 2.5);
