@@ -17,10 +17,10 @@ from emutrace.dwarf import elfsec
 from emutrace.dwarf import info as I
 from emutrace.dwarf import loc as L
 from emutrace.dwarf.errors import DwarfError
-from emutrace.dwarf.lazy import LazyUnit
+from emutrace.dwarf.lazy import C_LANGUAGES, LazyUnit
 from emutrace.dwarf.types import Builder, Signature
 
-FORMAT = b"dwarf-4:"
+FORMAT = b"dwarf-5:"
 
 
 class DebugInfo:
@@ -69,7 +69,7 @@ class DebugInfo:
             return {}
         lo = cu.attrs.get(I.AT_low_pc)
         cu_base = lo if isinstance(lo, int) else 0
-        b = Builder(r, u, dies)
+        b = Builder(r, u, dies, c_unit=cu.attrs.get(I.AT_language) in C_LANGUAGES)
 
         def loc_of(value, pc, base):
             return L.entry_expr(r.secs, u.version, value, pc, base)

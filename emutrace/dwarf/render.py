@@ -9,11 +9,11 @@ from __future__ import annotations
 import struct
 from typing import Callable, Optional
 
-from emutrace.dwarf.types import Array, Enum, Float, FuncType, Int, Pointer, Struct, Type, Unknown, type_name
+from emutrace.dwarf.types import SHOWN, Array, Enum, Float, FuncType, Int, Pointer, Struct, Type, Unknown, type_name
 
 OPTIMIZED_OUT = "<optimized out>"
 DEPTH = 2                    # structure levels shown with their members
-MAX_ITEMS = 16               # members or elements shown, then "..."
+MAX_ITEMS = SHOWN            # members or elements shown, then "..."
 _ESC = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\"}
 
 
@@ -201,7 +201,7 @@ class Renderer:
                 chunk = data[m.offset:m.offset + size]
                 text = self.render(m.type, chunk, depth + 1) if len(chunk) == size else "?"
             parts.append(f"{m.name}={text}" if m.name else text)
-        if len(s.members) > MAX_ITEMS:
+        if len(s.members) > MAX_ITEMS or s.more:
             parts.append("...")
         return "{" + ", ".join(parts) + "}"
 
