@@ -187,10 +187,15 @@ class Renderer:
             return sp
         if depth > DEPTH:
             return "{...}"
+        shown = s.shown
+        if shown is None:
+            shown = s.shown = _shown(s)
         parts = []
-        for m in s.members[:MAX_ITEMS]:
-            ms = m.type.strip()
-            if m.bit_size:
+        for label, m, ms, size, signed in shown:
+            if size:                             # a plain integer: its number, read here
+                chunk = data[m.offset:m.offset + size]
+                text = str(int.from_bytes(chunk, "little", signed=signed)) if len(chunk) == size else "?"
+            elif m.bit_size:
                 raw = int.from_bytes(data[m.offset:m.offset + 8], "little")
                 v = (raw >> m.bit_offset) & ((1 << m.bit_size) - 1)
                 if getattr(ms, "signed", False) and v >> (m.bit_size - 1):
@@ -200,7 +205,7 @@ class Renderer:
                 size = ms.size
                 chunk = data[m.offset:m.offset + size]
                 text = self.render(m.type, chunk, depth + 1) if len(chunk) == size else "?"
-            parts.append(f"{m.name}={text}" if m.name else text)
+            parts.append(label + text)
         if len(s.members) > MAX_ITEMS or s.more:
             parts.append("...")
         return "{" + ", ".join(parts) + "}"
@@ -256,6 +261,18 @@ class _Bounded:
 
 def typed(name: str, t: Type, text: str, value) -> dict:
     return {"name": name, "type": type_name(t), "value": value, "text": text}
+
+
+def _shown(s: Struct) -> list:
+    """A structure's shown members, compiled once: (label, member, its type stripped, the size
+    of a plain integer read inline or 0, its signedness)."""
+    out = []
+    for m in s.members[:MAX_ITEMS]:
+        ms = m.type.strip()
+        plain = isinstance(ms, Int) and not m.bit_size and not ms.boolean and ms.size in (1, 2, 4, 8) \
+            and not (ms.char and ms.name == "char")
+        out.append((f"{m.name}=" if m.name else "", m, ms, ms.size if plain else 0, ms.signed if plain else False))
+    return out
 
 
 def _first_pointer_target(s: Struct, depth: int = 0):

@@ -150,47 +150,53 @@ def _types(rows) -> List[Type]:
     out: List[Type] = []
     add = out.append
     for r in rows:
-        _check(r.__class__ is _LIST and len(r) >= 1, "not a type")
+        if not (r.__class__ is _LIST and len(r) >= 1):
+            raise StoreError("not a type")
         k = r[0]
         if k == "s":
             _, kind, name, size, nontrivial, decl, more, members = r
-            _check(kind in ("struct", "class", "union") and name.__class__ in _NAME and size.__class__ is int
+            if not (kind in ("struct", "class", "union") and name.__class__ in _NAME and size.__class__ is int
                    and 0 <= size < MAX_SIZE and nontrivial.__class__ is bool and decl.__class__ is bool
-                   and more.__class__ is bool and members.__class__ is _LIST and len(members) <= MAX_ITEMS,
-                   "not a structure")
+                   and more.__class__ is bool and members.__class__ is _LIST and len(members) <= MAX_ITEMS):
+                raise StoreError("not a structure")
             t = Struct(kind, name, size)
             t.nontrivial, t.declaration, t.more = nontrivial, decl, more
         elif k == "i":
             _, name, size, signed, char, boolean = r
-            _check(name.__class__ in _NAME and size.__class__ is int and 0 <= size < MAX_SIZE
-                   and signed.__class__ is bool and char.__class__ is bool and boolean.__class__ is bool,
-                   "not an integer type")
+            if not (name.__class__ in _NAME and size.__class__ is int and 0 <= size < MAX_SIZE
+                   and signed.__class__ is bool and char.__class__ is bool and boolean.__class__ is bool):
+                raise StoreError("not an integer type")
             t = Int(name, size, signed, char, boolean)
         elif k == "p":
             _, _target, ref = r
-            _check(ref in ("", "&", "&&"), "not a pointer")
+            if not (ref in ("", "&", "&&")):
+                raise StoreError("not a pointer")
             t = Pointer(None, ref)
         elif k in ("t", "q"):
             _, name, _target = r
-            _check(name.__class__ in _NAME, "not a typedef")
+            if not (name.__class__ in _NAME):
+                raise StoreError("not a typedef")
             t = (Typedef if k == "t" else Qual)(name, None)
         elif k == "e":
             _, name, size, signed, values = r
-            _check(name.__class__ in _NAME and size.__class__ is int and 0 <= size < MAX_SIZE
-                   and signed.__class__ is bool and values.__class__ is _LIST and len(values) <= MAX_ITEMS,
-                   "not an enum")
+            if not (name.__class__ in _NAME and size.__class__ is int and 0 <= size < MAX_SIZE
+                   and signed.__class__ is bool and values.__class__ is _LIST and len(values) <= MAX_ITEMS):
+                raise StoreError("not an enum")
             vals = []
             for vn, v in values:
-                _check(vn.__class__ is str and v.__class__ is int and -MAX_SIZE < v < MAX_SIZE, "not an enumerator")
+                if not (vn.__class__ is str and v.__class__ is int and -MAX_SIZE < v < MAX_SIZE):
+                    raise StoreError("not an enumerator")
                 vals.append((vn, v))
             t = Enum(name, size, signed, vals)
         elif k == "f":
             _, name, size = r
-            _check(name.__class__ in _NAME and size.__class__ is int and 0 <= size < MAX_SIZE, "not a float type")
+            if not (name.__class__ in _NAME and size.__class__ is int and 0 <= size < MAX_SIZE):
+                raise StoreError("not a float type")
             t = Float(name, size)
         elif k == "a":
             _, _elem, count = r
-            _check(count is None or count.__class__ is int and 0 <= count < MAX_SIZE, "not an array")
+            if not (count is None or count.__class__ is int and 0 <= count < MAX_SIZE):
+                raise StoreError("not an array")
             t = Array(None, count)
         elif k == "F" and len(r) == 1:
             t = FuncType()
@@ -198,14 +204,16 @@ def _types(rows) -> List[Type]:
             t = Void()
         elif k == "u":
             _, name = r
-            _check(name.__class__ in _NAME, "not a type")
+            if not (name.__class__ in _NAME):
+                raise StoreError("not a type")
             t = Unknown(name)
         else:
             raise StoreError("an unknown kind of type")
         add(t)
 
     def ref(v) -> Type:
-        _check(v.__class__ is int and 0 <= v < n, "a reference out of range")
+        if not (v.__class__ is int and 0 <= v < n):
+            raise StoreError("a reference out of range")
         return out[v]
     for r, t in zip(rows, out):
         k = r[0]
@@ -214,9 +222,10 @@ def _types(rows) -> List[Type]:
         elif k == "s":
             ms = t.members
             for name, ti, off, bits, bitoff in r[7]:
-                _check(name.__class__ in _NAME and off.__class__ is int and bits.__class__ is int
+                if not (name.__class__ in _NAME and off.__class__ is int and bits.__class__ is int
                        and bitoff.__class__ is int and 0 <= off < MAX_SIZE and 0 <= bits < MAX_SIZE
-                       and 0 <= bitoff < MAX_SIZE, "not a member")
+                       and 0 <= bitoff < MAX_SIZE):
+                    raise StoreError("not a member")
                 ms.append(Member(name, ref(ti), off, bits, bitoff))
         elif k in ("t", "q"):
             t.target = ref(r[2])

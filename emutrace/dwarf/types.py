@@ -103,7 +103,7 @@ class Struct(Type):
     """struct, class and union (kind), with members; `nontrivial`: a C++ class with a
     destructor or copy constructor of its own, passed by invisible reference (Itanium ABI);
     `more`: members after the SHOWN kept were not read (render shows "...")."""
-    __slots__ = ("kind", "size", "members", "nontrivial", "declaration", "more")
+    __slots__ = ("kind", "size", "members", "nontrivial", "declaration", "more", "shown")
 
     def __init__(self, kind, name, size):
         self.kind, self.name, self.size = kind, name, size
@@ -111,6 +111,7 @@ class Struct(Type):
         self.nontrivial = False
         self.declaration = False
         self.more = False
+        self.shown = None           # render.py's compiled list of the members it shows (made there)
 
 
 class Array(Type):
