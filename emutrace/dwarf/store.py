@@ -156,15 +156,15 @@ def _types(rows) -> List[Type]:
         if k == "s":
             _, kind, name, size, nontrivial, decl, more, members = r
             if not (kind in ("struct", "class", "union") and name.__class__ in _NAME and size.__class__ is int
-                   and 0 <= size < MAX_SIZE and nontrivial.__class__ is bool and decl.__class__ is bool
-                   and more.__class__ is bool and members.__class__ is _LIST and len(members) <= MAX_ITEMS):
+                    and 0 <= size < MAX_SIZE and nontrivial.__class__ is bool and decl.__class__ is bool
+                    and more.__class__ is bool and members.__class__ is _LIST and len(members) <= MAX_ITEMS):
                 raise StoreError("not a structure")
             t = Struct(kind, name, size)
             t.nontrivial, t.declaration, t.more = nontrivial, decl, more
         elif k == "i":
             _, name, size, signed, char, boolean = r
             if not (name.__class__ in _NAME and size.__class__ is int and 0 <= size < MAX_SIZE
-                   and signed.__class__ is bool and char.__class__ is bool and boolean.__class__ is bool):
+                    and signed.__class__ is bool and char.__class__ is bool and boolean.__class__ is bool):
                 raise StoreError("not an integer type")
             t = Int(name, size, signed, char, boolean)
         elif k == "p":
@@ -180,7 +180,7 @@ def _types(rows) -> List[Type]:
         elif k == "e":
             _, name, size, signed, values = r
             if not (name.__class__ in _NAME and size.__class__ is int and 0 <= size < MAX_SIZE
-                   and signed.__class__ is bool and values.__class__ is _LIST and len(values) <= MAX_ITEMS):
+                    and signed.__class__ is bool and values.__class__ is _LIST and len(values) <= MAX_ITEMS):
                 raise StoreError("not an enum")
             vals = []
             for vn, v in values:
@@ -223,8 +223,8 @@ def _types(rows) -> List[Type]:
             ms = t.members
             for name, ti, off, bits, bitoff in r[7]:
                 if not (name.__class__ in _NAME and off.__class__ is int and bits.__class__ is int
-                       and bitoff.__class__ is int and 0 <= off < MAX_SIZE and 0 <= bits < MAX_SIZE
-                       and 0 <= bitoff < MAX_SIZE):
+                        and bitoff.__class__ is int and 0 <= off < MAX_SIZE and 0 <= bits < MAX_SIZE
+                        and 0 <= bitoff < MAX_SIZE):
                     raise StoreError("not a member")
                 ms.append(Member(name, ref(ti), off, bits, bitoff))
         elif k in ("t", "q"):
