@@ -234,13 +234,19 @@ def _types(rows) -> List[Type]:
     return out
 
 
-def decode(data: bytes) -> Signature:
+def _top(data: bytes, n: int, what: str) -> list:
+    """The list of n items, this VERSION's, that data holds as JSON."""
     try:
-        body = json.loads(data)
-    except (ValueError, RecursionError):
-        raise StoreError("not an entry") from None
-    body = _list(body, 8)
-    _check(body[0] == VERSION, "another version")
+        top = json.loads(data)
+    except (ValueError, RecursionError):     # (RecursionError: nesting deeper than the parser goes)
+        raise StoreError(f"not {what}") from None
+    top = _list(top, n)
+    _check(top[0] == VERSION, "another version")
+    return top
+
+
+def decode(data: bytes) -> Signature:
+    body = _top(data, 8, "an entry")
     try:
         types = _types(body[7])
     except (ValueError, TypeError):      # (a row of the wrong length or shape: unpacking fails)
@@ -270,12 +276,7 @@ def pack_units(units) -> bytes:
 
 
 def unpack_units(data: bytes) -> tuple:
-    try:
-        top = json.loads(data)
-    except (ValueError, RecursionError):
-        raise StoreError("not a unit table") from None
-    top = _list(top, 4)
-    _check(top[0] == VERSION, "another version")
+    top = _top(data, 4, "a unit table")
     lo, hi, offs = (_list(x) for x in top[1:])
     _check(len(lo) == len(hi) == len(offs), "columns of different lengths")
     for col in (lo, hi, offs):
@@ -291,12 +292,7 @@ class StoredUnit:
     def __init__(self, data: bytes):
         head, sep, self._blobs = data.partition(b"\n")
         _check(bool(sep), "no index")
-        try:
-            top = json.loads(head)
-        except (ValueError, RecursionError):
-            raise StoreError("not an index") from None
-        top = _list(top, 2)
-        _check(top[0] == VERSION, "another version")
+        top = _top(head, 2, "an index")
         size = len(self._blobs)
         self._where: Dict[int, tuple] = {}
         for row in _list(top[1]):
