@@ -222,11 +222,11 @@ def _types(rows) -> List[Type]:
         elif k == "s":
             ms = t.members
             for name, ti, off, bits, bitoff in r[7]:
-                if not (name.__class__ in _NAME and off.__class__ is int and bits.__class__ is int
-                        and bitoff.__class__ is int and 0 <= off < MAX_SIZE and 0 <= bits < MAX_SIZE
-                        and 0 <= bitoff < MAX_SIZE):
+                if not (name.__class__ in _NAME and ti.__class__ is int and 0 <= ti < n and off.__class__ is int
+                        and bits.__class__ is int and bitoff.__class__ is int and 0 <= off < MAX_SIZE
+                        and 0 <= bits < MAX_SIZE and 0 <= bitoff < MAX_SIZE):
                     raise StoreError("not a member")
-                ms.append(Member(name, ref(ti), off, bits, bitoff))
+                ms.append(Member(name, out[ti], off, bits, bitoff))
         elif k in ("t", "q"):
             t.target = ref(r[2])
         elif k == "a":
