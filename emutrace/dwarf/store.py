@@ -3,6 +3,7 @@ parameter's entry location and type, the return type) with only the types it rea
 they are shown (a C structure passed in memory holds its first members only: types.py), in a
 plain format of its own (JSON text of lists), not pickled.
 
+A structure passed in memory is stored to its SHOWN members (and `more`), whatever the language.
 A unit's entry (`pack`) is an index (entry pc → where its function's bytes are) and the
 functions one after another; a warm run reads the index and decodes a function's bytes at its
 first call (`StoredUnit.get`), so the functions a run never calls cost nothing but their
@@ -15,8 +16,8 @@ from __future__ import annotations
 import json
 from typing import Dict, List, Optional
 
-from emutrace.dwarf.types import (Array, Enum, Float, FuncType, Int, Member, Param, Pointer, Qual, Signature,
-                                  Struct, Type, Typedef, Unknown, Void)
+from emutrace.dwarf.types import (IN_REGISTERS, SHOWN, Array, Enum, Float, FuncType, Int, Member, Param, Pointer,
+                                  Qual, Signature, Struct, Type, Typedef, Unknown, Void)
 
 VERSION = 1
 MAX_SIZE = 1 << 64              # a byte size, count, offset or bit count read back (as DWARF gave it)
@@ -70,8 +71,14 @@ class _Encoder:
         if isinstance(t, Pointer):
             return ["p", self.ref(t.target), t.ref]
         if isinstance(t, Struct):
-            return ["s", t.kind, t.name, t.size, t.nontrivial, t.declaration, t.more,
-                    [[m.name, self.ref(m.type), m.offset, m.bit_size, m.bit_offset] for m in t.members]]
+            members, more = t.members, t.more
+            if t.size > IN_REGISTERS and len(members) > SHOWN and "<" not in (t.name or ""):
+                # passed in memory (or by reference: `nontrivial` is kept), so only shown: what
+                # types.py keeps of a C structure, for C++ classes too (templates, whose
+                # std::vector and std::string render.py reads by their members, stay whole)
+                members, more = members[:SHOWN], True
+            return ["s", t.kind, t.name, t.size, t.nontrivial, t.declaration, more,
+                    [[m.name, self.ref(m.type), m.offset, m.bit_size, m.bit_offset] for m in members]]
         if isinstance(t, Array):
             return ["a", self.ref(t.elem), t.count]
         if isinstance(t, FuncType):
