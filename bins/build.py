@@ -215,6 +215,7 @@ PROGRAMS: Dict[str, dict] = {
                      ("g", "pg-g", "o2g")),
     "dwwide": _p("c", "structures wider than --ftrace -a shows (40, 16, 17 members, unions, bitfields)",
                  ("g", "o2g"), _C_FLAGS),
+    "dwwide_cxx": _p("c++", "C++ classes wider than --ftrace -a shows (trivial, with a destructor)", ("g",)),
     "dwlibc": _p("c", "libc calls the prototype database lacks (strfromd, ecvt, argz_count)", ("g",), _C_FLAGS),
     "vdso": _p("c", "the vDSO: clock reads around known work, a spin on the clock, unmapping it",
                flags=_C_FLAGS),

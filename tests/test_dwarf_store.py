@@ -22,7 +22,8 @@ from emutrace.dwarf.plan import Plan
 from emutrace.dwarf.render import Renderer
 from emutrace.machine import cache as C
 
-PROGRAMS = [("dwargs", "g", []), ("dwargs_cxx", "g", ["-C"]), ("dwwide", "g", []), ("dwwide", "o2g", [])]
+PROGRAMS = [("dwargs", "g", []), ("dwargs_cxx", "g", ["-C"]), ("dwwide", "g", []), ("dwwide", "o2g", []),
+            ("dwwide_cxx", "g", ["-C"])]
 NO_CUT = ("import sys, emutrace.dwarf.index as X; X.C_LANGUAGES = frozenset(); "
           "from emutrace import cli; sys.exit(cli.main(sys.argv[1:]))")
 
