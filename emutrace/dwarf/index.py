@@ -14,6 +14,7 @@ from typing import Callable, Dict, Optional
 
 from emutrace.machine.cache import drop_blob, load_blob, store_blob
 from emutrace.machine.digest import blake2b
+from emutrace.version import __version__
 from emutrace.dwarf import elfsec
 from emutrace.dwarf import info as I
 from emutrace.dwarf import loc as L
@@ -136,7 +137,7 @@ def _key(data: bytes) -> str:
         bid = elfsec.build_id({".note.gnu.build-id": _note(data)})
     except DwarfError:
         bid = None
-    h = blake2b(FORMAT, digest_size=16)
+    h = blake2b(FORMAT + __version__.encode(), digest_size=16)     # (a new reader makes its entries anew)
     if bid and len(data) > 3 * SAMPLE:
         mid = len(data) // 2
         for part in (bid, len(data).to_bytes(8, "little"), data[:SAMPLE], data[mid:mid + SAMPLE], data[-SAMPLE:]):
