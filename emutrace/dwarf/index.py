@@ -9,6 +9,7 @@ run reads neither, and decodes a stored function at its first call only. Malform
 ends as DwarfError: the file is then shown without arguments and named in one warning."""
 from __future__ import annotations
 
+import gc
 import struct
 from typing import Callable, Dict, Optional
 
@@ -47,6 +48,19 @@ class DebugInfo:
         """The function starting at pc (an address of the file, unbiased)."""
         if self.broken:
             return None
+        # the collector paused meanwhile: what a unit's DIEs or a stored function decode into
+        # are containers that mostly live on, and a collection they trigger mid-run would walk
+        # every object the trace holds (dwbig's 353 stored functions read in 46-61 ms of CPU
+        # with it paused, 68-72 ms without, in-process under the same load)
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            return self._signature(pc)
+        finally:
+            if was:
+                gc.enable()
+
+    def _signature(self, pc: int) -> Optional[Signature]:
         try:
             if self._units is None:
                 self._units = self._unit_table()

@@ -13,7 +13,6 @@ from the DWARF (the metadata cache's digest has already refused truncated or cor
 this refuses what a planted file could say). Decoding runs no code from the file."""
 from __future__ import annotations
 
-import gc
 import json
 from typing import Dict, List, Optional
 
@@ -317,15 +316,5 @@ class StoredUnit:
         sig = self._got.get(pc)
         if sig is None and pc not in self._got:
             at = self._where.get(pc)
-            # the collector paused meanwhile: a function's lists and types are a few hundred
-            # containers that all live on, and a collection they trigger mid-run would walk
-            # every object the trace holds (dwbig's 353 functions read in 46-61 ms of CPU with it
-            # paused, 68-72 ms without, in-process under the same load)
-            was = gc.isenabled()
-            gc.disable()
-            try:
-                sig = self._got[pc] = decode(self._blobs[at[0]:at[0] + at[1]]) if at is not None else None
-            finally:
-                if was:
-                    gc.enable()
+            sig = self._got[pc] = decode(self._blobs[at[0]:at[0] + at[1]]) if at is not None else None
         return sig
