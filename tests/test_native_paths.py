@@ -87,7 +87,8 @@ def test_bins_in_every_layout_same_text_both_paths(prog, layout, tmp_path):
 
 @needs_native
 @pytest.mark.parametrize("prog,variant,mode", [("dwargs", "g", []), ("dwargs", "o2g", ["--format", "jsonl"]),
-                                               ("dwargs_cxx", "g", ["-C"]), ("dwlibc", "g", [])])
+                                               ("dwargs_cxx", "g", ["-C"]), ("dwlibc", "g", []),
+                                               ("dwwide", "g", []), ("dwwide", "o2g", ["--format", "jsonl"])])
 def test_ftrace_arguments_same_bytes_both_paths(prog, variant, mode, tmp_path):
     """--ftrace -a (issue 38): arguments and returns from DWARF, library calls typed from it."""
     assert_same(["--ftrace", "-a", *mode, built(prog, variant)], cwd=str(tmp_path))

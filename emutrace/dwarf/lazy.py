@@ -40,6 +40,13 @@ class LazyDie:
             self._kids = self._unit.children_of(self) if self.has_children else []
         return self._kids
 
+    def iter_children(self) -> Iterator[int]:
+        """The children's offsets, each decoded only when the caller comes to it (a reader
+        that stops early decodes no more)."""
+        if self._kids is not None or not self.has_children:
+            return iter(self.children)
+        return self._unit.iter_children(self)
+
 
 class LazyUnit:
     """The DIEs of unit u of reader r, by .debug_info offset (a mapping's `get`)."""
@@ -95,15 +102,16 @@ class LazyUnit:
         raise DwarfError(f"DIE at {d.off:#x}: too many children")
 
     def children_of(self, d: LazyDie) -> List[int]:
-        kids: List[int] = []
+        return list(self.iter_children(d))
+
+    def iter_children(self, d: LazyDie) -> Iterator[int]:
         off = d.end
         while off < self.u.end:              # (each step moves forward: _after is past c)
             c = self.get(off)
             if c is None:
-                break
-            kids.append(off)
+                return
+            yield off
             off = self._after(c)
-        return kids
 
     def _skipper(self, code: int) -> Optional[tuple]:
         k = self._skip.get(code, -1)

@@ -9,11 +9,11 @@ from __future__ import annotations
 import struct
 from typing import Callable, Optional
 
-from emutrace.dwarf.types import Array, Enum, Float, FuncType, Int, Pointer, Struct, Type, Unknown, type_name
+from emutrace.dwarf.types import SHOWN, Array, Enum, Float, FuncType, Int, Pointer, Struct, Type, Unknown, type_name
 
 OPTIMIZED_OUT = "<optimized out>"
 DEPTH = 2                    # structure levels shown with their members
-MAX_ITEMS = 16               # members or elements shown, then "..."
+MAX_ITEMS = SHOWN            # members or elements shown, then "..."
 _ESC = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\"}
 
 
@@ -187,10 +187,15 @@ class Renderer:
             return sp
         if depth > DEPTH:
             return "{...}"
+        shown = s.shown
+        if shown is None:
+            shown = s.shown = _shown(s)
         parts = []
-        for m in s.members[:MAX_ITEMS]:
-            ms = m.type.strip()
-            if m.bit_size:
+        for label, m, ms, size, signed in shown:
+            if size:                             # a plain integer: its number, read here
+                chunk = data[m.offset:m.offset + size]
+                text = str(int.from_bytes(chunk, "little", signed=signed)) if len(chunk) == size else "?"
+            elif m.bit_size:
                 raw = int.from_bytes(data[m.offset:m.offset + 8], "little")
                 v = (raw >> m.bit_offset) & ((1 << m.bit_size) - 1)
                 if getattr(ms, "signed", False) and v >> (m.bit_size - 1):
@@ -200,8 +205,8 @@ class Renderer:
                 size = ms.size
                 chunk = data[m.offset:m.offset + size]
                 text = self.render(m.type, chunk, depth + 1) if len(chunk) == size else "?"
-            parts.append(f"{m.name}={text}" if m.name else text)
-        if len(s.members) > MAX_ITEMS:
+            parts.append(label + text)
+        if len(s.members) > MAX_ITEMS or s.more:
             parts.append("...")
         return "{" + ", ".join(parts) + "}"
 
@@ -256,6 +261,18 @@ class _Bounded:
 
 def typed(name: str, t: Type, text: str, value) -> dict:
     return {"name": name, "type": type_name(t), "value": value, "text": text}
+
+
+def _shown(s: Struct) -> list:
+    """A structure's shown members, compiled once: (label, member, its type stripped, the size
+    of a plain integer read inline or 0, its signedness)."""
+    out = []
+    for m in s.members[:MAX_ITEMS]:
+        ms = m.type.strip()
+        plain = isinstance(ms, Int) and not m.bit_size and not ms.boolean and ms.size in (1, 2, 4, 8) \
+            and not (ms.char and ms.name == "char")
+        out.append((f"{m.name}=" if m.name else "", m, ms, ms.size if plain else 0, ms.signed if plain else False))
+    return out
 
 
 def _first_pointer_target(s: Struct, depth: int = 0):

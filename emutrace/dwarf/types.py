@@ -19,6 +19,10 @@ QUALIFIERS = {T_const: "const", T_volatile: "volatile", T_restrict: "restrict", 
 # base type encodings
 ATE_boolean, ATE_float, ATE_signed, ATE_signed_char, ATE_unsigned, ATE_unsigned_char, ATE_UTF = 2, 4, 5, 6, 7, 8, 0x10
 MAX_CHAIN = 64
+# members (and elements) a value shows before "..." (render.py): a structure passed in memory
+# (over 16 bytes) of a C unit keeps no more, since nothing else reads them (docs/dwarf.md)
+SHOWN = 16
+IN_REGISTERS = 16               # bytes: a larger structure is of class MEMORY (abi.py)
 
 
 class Type:
@@ -97,14 +101,17 @@ class Member:
 
 class Struct(Type):
     """struct, class and union (kind), with members; `nontrivial`: a C++ class with a
-    destructor or copy constructor of its own, passed by invisible reference (Itanium ABI)."""
-    __slots__ = ("kind", "size", "members", "nontrivial", "declaration")
+    destructor or copy constructor of its own, passed by invisible reference (Itanium ABI);
+    `more`: members after the SHOWN kept were not read (render shows "...")."""
+    __slots__ = ("kind", "size", "members", "nontrivial", "declaration", "more", "shown")
 
     def __init__(self, kind, name, size):
         self.kind, self.name, self.size = kind, name, size
         self.members: List[Member] = []
         self.nontrivial = False
         self.declaration = False
+        self.more = False
+        self.shown = None           # render.py's compiled list of the members it shows (made there)
 
 
 class Array(Type):
@@ -191,10 +198,14 @@ class Signature:
 
 
 class Builder:
-    """Types and signatures of one unit's DIEs (dies: offset → Die)."""
+    """Types and signatures of one unit's DIEs (dies: offset → Die). `c_unit`: the unit is C,
+    whose structures have no member functions or destructors, so one passed in memory is only
+    ever shown, and its members after the SHOWN first are not decoded (lazy.py finds children
+    one by one: a 200-member structure costs 17 DIEs, not 200)."""
 
-    def __init__(self, reader, unit, dies: Dict[int, "I.Die"]):
+    def __init__(self, reader, unit, dies: Dict[int, "I.Die"], c_unit: bool = False):
         self.r, self.u, self.dies = reader, unit, dies
+        self.c_unit = c_unit
         self.memo: Dict[int, Type] = {}
         self.busy: set = set()
 
@@ -249,13 +260,18 @@ class Builder:
             self.memo[d.off] = s
             cc = a.get(I.AT_calling_convention)
             s.nontrivial = cc == 5
-            for c in d.children:
+            cut = self.c_unit and size > IN_REGISTERS and cc is None
+            kids = getattr(d, "iter_children", None)
+            for c in kids() if kids is not None else d.children:
                 cd = self.dies.get(c)
                 if cd is None:
                     continue
                 if cd.tag in (T_member, T_inheritance) and not cd.attrs.get(I.AT_declaration):
                     m = self._member(cd)
                     if m is not None:
+                        if cut and len(s.members) == SHOWN:
+                            s.more = True          # (one more exists: that is all render asks)
+                            break
                         s.members.append(m)
                 elif cd.tag == T_subprogram and cc is None:
                     n = cd.attrs.get(I.AT_name) or ""
