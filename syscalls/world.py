@@ -72,6 +72,11 @@ class World:
         work = self.work_base if c is None else self.work_base + c.total - self._mark
         return self.extra_ns + work * self.ns_per_insn
 
+    @elapsed_ns.setter
+    def elapsed_ns(self, ns: int) -> None:
+        # (`elapsed_ns += d`: the d is not work)
+        self.extra_ns = self.extra + ns - self.elapsed_ns
+
     def elapsed_at(self, rip: int) -> int:
         """elapsed_ns inside a code hook at rip, exact: the running block counted up to rip, not in
         full as elapsed_ns counts it (so a function's entry and return split the work where its
@@ -80,11 +85,6 @@ class World:
         if c is None:
             return self.elapsed_ns
         return self.extra_ns + (self.work_base + c.exact(rip) - self._mark) * self.ns_per_insn
-
-    @elapsed_ns.setter
-    def elapsed_ns(self, ns: int) -> None:
-        # (`elapsed_ns += d`: the d is not work)
-        self.extra_ns = self.extra + ns - self.elapsed_ns
 
     @property
     def extra_ns(self) -> int:
