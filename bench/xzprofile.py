@@ -236,7 +236,8 @@ def table(got: dict) -> List[str]:
          "| function | " + " | ".join(head[c] for c in cols) + " |", "|---|" + "---:|" * len(cols)]
     for f in got["functions"]:
         L.append(f"| {f} | " + " | ".join(f"{got[c].get(f, 0.0):.1f}%" for c in cols) + " |")
-    L += ["", f"Compared: uftrace's top {len(got['functions'])} functions ({COVER:.0%} of its time). Same order as "
+    held = sum(got["uftrace"][f] for f in got["functions"])
+    L += ["", f"Compared: uftrace's top {len(got['functions'])} functions ({held:.0f}% of its time). Same order as "
           f"uftrace: {'yes' if v['same_order'] else '**no**'}; largest difference {v['worst_pp']:.1f} pp: "
           f"{'met' if v['met'] else '**missed**'} (docs/time.md says why).", ""]
     return L
