@@ -240,9 +240,7 @@ class FunctionTracer:
                 st.args = [f"{name}={text}" for name, text in outs]
             typed = {"return": ret_typed, "outputs": [{"name": n, "text": t} for n, t in outs]} \
                 if self.typed else None
-        # at its return address (CallStacks' hook there set ret_frame): exact, as at the entry
-        world = self.session.world
-        now = world.elapsed_at(frame.ret_addr) if self.calls.ret_frame is frame else world.elapsed_ns
+        now = self.calls.returned_at(self.session.world, frame)
         self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
                          list(st.args), st.ret, now - frame.time_ns, kind="function", typed=typed))
 
