@@ -38,7 +38,7 @@ ALL_TOOLS = ("native", "emutrace", "emutrace-pure", "emutrace-notrace", "ltrace"
              "emutrace-report-nowatch", "emutrace-ftrace",
              "emutrace-ftrace-args", "emutrace-ftrace-cold", "emutrace-ftrace-args-cold", "gdb-continue", "gdb-break",
              "gdb-watch", "gdb-rstepi", "gdb-rstepi-start", "gdb-rcont", "gdb-rwatch", "gdbserver",
-             "emutrace-nocounter")
+             "emutrace-nocounter", "emutrace-emptyhook")
 TOOL_LABEL = {
     "native": "native",
     "emutrace": "emutrace",
@@ -80,6 +80,8 @@ TOOL_LABEL.update(gdb_workload.LABELS)
 from bench import counter_workload  # noqa: E402  (the execution counter's untraced cost)
 WORKLOADS += counter_workload.NAMES
 TOOL_LABEL.update(counter_workload.LABELS)
+from bench import xzprofile  # noqa: E402  (--ftrace -c's shares on xz against uftrace's)
+WORKLOADS += xzprofile.NAMES
 # the marginal-cost workloads and the events each iteration makes
 MARGINAL_EVENTS = {"callloop": 4, "readloop": 1, "freshcalls": 8}
 BASH_LINES = 5000
@@ -369,6 +371,7 @@ def setup_workloads(cfg: Config, env: Env, only: Sequence[str]) -> List[Case]:
         lambda wl, label, argv: Case(wl, label, argv, "lib", report_pages.TOOLS),
         lambda wl, label, argv: Case(wl, label, argv, "lib", report_pages.UNPACK_TOOLS),
         lambda name: shutil.which(name, path=STD_PATH))
+    cases += xzprofile.cases(only, cfg.quick, env.notes)
     return cases
 
 
@@ -614,6 +617,7 @@ def render(cases: List[Case], results, marginals, tools: Sequence[str], cfg: Con
     L += dwarf_workload.render(cases, results, fmt_time, fmt_cost)
     L += report_pages.render(cases, results, fmt_time)
     L += counter_workload.render(cases, results, fmt_time)
+    L += xzprofile.render()
 
     # 5. notes
     notes: List[str] = []

@@ -76,6 +76,9 @@ class CallStacks:
         self.ret_rax = 0
         self.ret_mem = None                       # and memory as it was then (the call log's copy)
         self.ret_rdx: Optional[int] = None        # and rdx then (the call log's copy; None: live)
+        # the address of the return hook running now (None: none): the clock can be read exactly
+        # there (World.elapsed_at), not at a replay of the call log, which runs elsewhere
+        self.at_return: Optional[int] = None
         # per engine, kept here rather than on the machine (whose layer knows nothing of calls);
         # weak, so an ended process's engine is freed with it
         self._engines: "WeakKeyDictionary[object, _EngineReturns]" = WeakKeyDictionary()
@@ -130,13 +133,24 @@ class CallStacks:
         if not stack:
             return
         rax, rsp = proc.machine.rax_rsp()
-        while stack and stack[-1].rsp + 8 <= rsp:
-            frame = stack.pop()
-            if frame.rsp + 8 == rsp and frame.ret_addr == addr:
-                self.ret_frame, self.ret_rax, self.ret_mem = frame, rax, None   # rax as it returned it
-                frame.owner.returned(proc, frame)
-            else:
-                frame.owner.unwound(proc, frame)
+        self.at_return = addr
+        try:
+            while stack and stack[-1].rsp + 8 <= rsp:
+                frame = stack.pop()
+                if frame.rsp + 8 == rsp and frame.ret_addr == addr:
+                    self.ret_frame, self.ret_rax, self.ret_mem = frame, rax, None   # rax as it returned it
+                    frame.owner.returned(proc, frame)
+                else:
+                    frame.owner.unwound(proc, frame)
+        finally:
+            self.at_return = None
+
+    def returned_at(self, world, frame: Frame) -> int:
+        """The virtual time of frame's return: exact at its return hook (the block there counted up
+        to the return address, as the entry's time is), the clock as it stands elsewhere."""
+        if self.at_return is not None and self.at_return == frame.ret_addr:
+            return world.elapsed_at(frame.ret_addr)
+        return world.elapsed_ns
 
     def finish(self, proc) -> None:
         self.stacks.pop((proc.pid, proc.thread.tid), None)

@@ -172,7 +172,7 @@ class FunctionTracer:
         key = (proc.pid, tid)
         if key not in self.tops:
             self.tops[key] = rsp
-        now = self.session.world.elapsed_ns
+        now = self.session.world.elapsed_at(addr)       # (the hook runs at addr: exact there)
         if self.decode:
             st = self.fmt.enter(site.name, site.proto, Regs(m, proc.aspace), mem_view(proc))
         else:
@@ -240,7 +240,7 @@ class FunctionTracer:
                 st.args = [f"{name}={text}" for name, text in outs]
             typed = {"return": ret_typed, "outputs": [{"name": n, "text": t} for n, t in outs]} \
                 if self.typed else None
-        now = self.session.world.elapsed_ns
+        now = self.calls.returned_at(self.session.world, frame)
         self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
                          list(st.args), st.ret, now - frame.time_ns, kind="function", typed=typed))
 

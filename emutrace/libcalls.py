@@ -590,7 +590,7 @@ class LibcallTracer:
             left = list(st.left_args)
         fid = calls.next_id
         calls.next_id = fid + 1
-        now = self.session.world.elapsed_ns
+        now = self.session.world.elapsed_at(addr)       # (the hook runs at addr: exact there)
         frame = Frame(fid, site, rsp, ret_addr, st, len(stack), now, owner=self, entry=addr)
         stack.append(frame)
         self.emit(Call(fid, proc.pid, key[1], now, frame.depth, st.display_name,
@@ -653,7 +653,7 @@ class LibcallTracer:
             if st.plan.ret_pair:            # (a structure returned in rax and rdx)
                 rax |= (proc.machine.reg("rdx") if rdx is None else rdx) << 64
             self.fmt.exit_word(st, rax, mem)
-            now = self.session.world.elapsed_ns
+            now = calls.returned_at(self.session.world, frame)
             self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
                              st.args, st.ret, now - frame.time_ns))
             return
@@ -665,7 +665,7 @@ class LibcallTracer:
     def _returned(self, proc, frame: Frame, regs: Regs) -> None:
         self.fmt.exit(frame.state, regs, self.mem_view(proc))
         st = frame.state
-        now = self.session.world.elapsed_ns
+        now = self.calls.returned_at(self.session.world, frame)
         self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
                          list(st.args), st.ret, now - frame.time_ns))
 

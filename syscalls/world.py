@@ -77,6 +77,15 @@ class World:
         # (`elapsed_ns += d`: the d is not work)
         self.extra_ns = self.extra + ns - self.elapsed_ns
 
+    def elapsed_at(self, rip: int) -> int:
+        """elapsed_ns inside a code hook at rip, exact: the running block counted up to rip, not in
+        full as elapsed_ns counts it (so a function's entry and return split the work where its
+        code does: docs/time.md)."""
+        c = self._counter
+        if c is None:
+            return self.elapsed_ns
+        return self.extra_ns + (self.work_base + c.exact(rip) - self._mark) * self.ns_per_insn
+
     @property
     def extra_ns(self) -> int:
         return self.extra

@@ -203,3 +203,11 @@ def test_an_oom_kill_is_the_same_on_both_paths(tmp_path):
                       trace_dir=str(tmp_path))
     assert out[2] == -9 or out[2] == 137, out[2]
     assert out[1].rstrip().endswith(b"+++ killed by SIGKILL +++"), out[1][-300:]
+
+
+@needs_native
+@pytest.mark.parametrize("prog,variant,mode", [("costs", "plain", ["-c"]), ("fib", "pie", ["-T"])])
+def test_ftrace_times_same_bytes_both_paths(prog, variant, mode, tmp_path):
+    """--ftrace's times, read exactly at each function's entry and return (World.elapsed_at: the
+    running block counted up to the hook's address, by either path's counter)."""
+    assert_same(["--ftrace", *mode, built(prog, variant)], cwd=str(tmp_path))

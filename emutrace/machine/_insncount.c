@@ -287,6 +287,13 @@ static void ic_on_block(void *uc, uint64_t address, uint32_t size, void *user)
 
 /* at each syscall instruction, before the kernel's hook (registered after it): the batch is
  * counted while the code its blocks ran is still mapped as it was (munmap, mprotect, exec) */
+/* bench/ only (EMUTRACE_BENCH_NO_COUNTER=empty): a block hook that does nothing, so that the
+ * bench can tell Unicorn's own cost of calling a block hook (the pc stored, the call from translated
+ * code) from the counter's (docs/time.md) */
+static void ic_on_block_empty(void *uc, uint64_t address, uint32_t size, void *user)
+{
+}
+
 static void ic_on_syscall(void *uc, void *user)
 {
     ic_sync(user);
@@ -482,12 +489,12 @@ static int InsnCounter_init(InsnCounterObject *self, PyObject *args, PyObject *k
 {
     unsigned long long hook_add, emu_stop, mem_read, engine, cs_open, cs_malloc, disasm_iter;
     unsigned long long cs_close = 0, cs_free = 0;
-    int hook_type, arch, mode, hook = 1;
+    int hook_type, arch, mode, hook = 1;   /* 0: not hooked, 2: an empty hook (bench/) */
     if (self->hooked) {
         PyErr_SetString(PyExc_RuntimeError, "emutrace.machine._native.InsnCounter: already registered");
         return -1;
     }
-    if (!PyArg_ParseTuple(args, "KKKKiKKKii|KKp", &hook_add, &emu_stop, &mem_read, &engine, &hook_type,
+    if (!PyArg_ParseTuple(args, "KKKKiKKKii|KKi", &hook_add, &emu_stop, &mem_read, &engine, &hook_type,
                           &cs_open, &cs_malloc, &disasm_iter, &arch, &mode, &cs_close, &cs_free, &hook))
         return -1;
     if (!hook_add || !emu_stop || !mem_read || !engine || !cs_open || !cs_malloc || !disasm_iter) {
@@ -514,9 +521,10 @@ static int InsnCounter_init(InsnCounterObject *self, PyObject *args, PyObject *k
     self->pos = self->done = self->batch;
     self->end = self->batch + CHECK_PERIOD;
     if (!hook) return 0;        /* (bench/: the engine's cost without the counter; nothing counts) */
-    if (emutrace_register_hook(hook_add, engine, &self->handle, hook_type, (void *)ic_on_block, self) < 0)
+    if (emutrace_register_hook(hook_add, engine, &self->handle, hook_type,
+                               hook == 2 ? (void *)ic_on_block_empty : (void *)ic_on_block, self) < 0)
         return -1;
-    self->hooked = 1;
+    self->hooked = hook == 1;
     return 0;
 }
 

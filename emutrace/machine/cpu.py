@@ -116,9 +116,11 @@ HOOK_ADD.restype = ctypes.c_int
 TCG_BUFFER = 32 << 20
 FORK_TCG_BUFFER = 8 << 20
 ENGINE_BASE_COST = 4 << 20
-# For bench/ only (the counter's cost: bench/counter_workload.py): the compiled counter is made
-# but not hooked, so nothing counts (no clock, no slices, no --max-insns): never for a real run.
-_BENCH_NO_COUNTER = os.environ.get("EMUTRACE_BENCH_NO_COUNTER") == "1"
+# For bench/ only (the counter's cost: bench/counter_workload.py): "1": the compiled counter is
+# made but not hooked, so nothing counts (no clock, no slices, no --max-insns): never for a real
+# run; "empty": a block hook that does nothing is registered instead of the counter's (Unicorn's
+# own cost of a block hook, apart from the counter's).
+_BENCH_COUNTER_HOOK = {"1": 0, "empty": 2}.get(os.environ.get("EMUTRACE_BENCH_NO_COUNTER", ""), 1)
 
 
 # The x87/SSE registers of fp_state (XMM0-15, ST0-7, then the control registers) and of
@@ -224,7 +226,7 @@ class Machine:
             counter = counter_type(_address(uclib.uc_hook_add), _address(uclib.uc_emu_stop),
                                          _address(uclib.uc_mem_read), self._hc.value, UCC.UC_HOOK_BLOCK,
                                          cs_open, cs_malloc, cs_iter, arch, mode, cs_close, cs_free,
-                                         not _BENCH_NO_COUNTER)
+                                         _BENCH_COUNTER_HOOK)
             self._hooks.append(counter)         # the engine keeps a pointer to it
             # (before the kernel's syscall hook: the blocks of a batch are counted while their
             # code is still mapped as it ran)
