@@ -92,7 +92,7 @@ typedef struct {
     Op ret;
     Py_ssize_t size;            /* the call record's size (head + capture areas) */
     Py_ssize_t pair_end;        /* size + RET_SIZE */
-    Py_ssize_t align_pad;       /* the column the ") " padding reaches, as in guestlog */
+    Py_ssize_t column;          /* the column the head (the text and ")") is padded to: result_at's */
     Py_ssize_t ret_cap;         /* a returned C string (ret OP_CSTR): the bytes the return copies */
     Py_ssize_t pair_end_cap;    /* ... and the pair's end with them */
     int out;                    /* the op reading the return's output copy (-1: none) */
@@ -275,18 +275,18 @@ static void free_ops(SiteObject *self)
 static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
 {
     PyObject *prefix, *ops, *ret;
-    Py_ssize_t size, align_pad, ret_cap = 0;
+    Py_ssize_t size, column, ret_cap = 0;
     unsigned long long out_captured = 0;
-    static char *kw[] = {"prefix", "ops", "ret", "size", "align_pad", "ret_cap", "out_captured", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UOOnn|nK", kw, &prefix, &ops, &ret, &size, &align_pad,
+    static char *kw[] = {"prefix", "ops", "ret", "size", "column", "ret_cap", "out_captured", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UOOnn|nK", kw, &prefix, &ops, &ret, &size, &column,
                                      &ret_cap, &out_captured))
         return -1;
     if (size < HEAD || size > (1 << 28) || (size & 7)) {
         PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: bad record size");
         return -1;
     }
-    if (align_pad < 0 || align_pad > (1 << 20)) {      /* (the column: no overflow in its sums) */
-        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: bad align_pad");
+    if (column < 0 || column > (1 << 20)) {            /* (no overflow in its sums) */
+        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: bad column");
         return -1;
     }
     free_ops(self);                 /* (__init__ called again) */
@@ -377,7 +377,7 @@ static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
     }
     self->size = size;
     self->pair_end = size + RET_SIZE;
-    self->align_pad = align_pad;
+    self->column = column;
     self->ret_cap = ret_cap;
     self->pair_end_cap = self->pair_end + ((ret_cap + 14) & ~(Py_ssize_t)7);   /* guestlog.area_size */
     return 0;
@@ -450,7 +450,7 @@ static PyTypeObject SiteType = {
     .tp_name = "emutrace.machine._native.Site",
     .tp_basicsize = sizeof(SiteObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Site(prefix, ops, ret, size, align_pad): how a logged call site's leaf lines render",
+    .tp_doc = "Site(prefix, ops, ret, size, column): how a logged call site's leaf lines render",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Site_init,
     .tp_dealloc = (destructor)Site_dealloc,
