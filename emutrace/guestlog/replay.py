@@ -82,7 +82,7 @@ class Replay:
         suffix = sink.leaf_suffix if sink is not None else ""
         lines: List[str] = []
         append = lines.append
-        now = tracer.session.world.elapsed_ns
+        now = tracer.world.elapsed_ns
         rt, rtp = self.ret_tramp, self.ret_printf      # (the return slot of a logged call)
         live = tracer.mem_view(proc)
         faulted = self.faulted
