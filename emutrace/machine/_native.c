@@ -593,22 +593,9 @@ done:
     return result;
 }
 
-/* escape(bytes) -> str: values.escape_bytes */
-static PyObject *escape(PyObject *mod, PyObject *arg)
-{
-    Py_buffer data;
-    if (PyObject_GetBuffer(arg, &data, PyBUF_SIMPLE) < 0) return NULL;
-    Buf b;
-    buf_init(&b);
-    PyObject *out = NULL;
-    if (buf_escape(&b, data.buf, data.len) == 0) out = PyUnicode_DecodeASCII(b.p, b.len, "strict");
-    buf_free(&b);
-    PyBuffer_Release(&data);
-    return out;
-}
-
-/* escape_wide(bytes) -> str: values.escape_wide (each whole 4-byte little-endian character) */
-static PyObject *escape_wide(PyObject *mod, PyObject *arg)
+/* The bytes of arg escaped as ltrace escapes a string's contents (escapes.escape_bytes), or
+ * each whole 4-byte little-endian character of them as a wide string's (escapes.escape_wide). */
+static PyObject *escaped(PyObject *arg, int wide)
 {
     Py_buffer data;
     if (PyObject_GetBuffer(arg, &data, PyBUF_SIMPLE) < 0) return NULL;
@@ -616,10 +603,13 @@ static PyObject *escape_wide(PyObject *mod, PyObject *arg)
     buf_init(&b);
     PyObject *out = NULL;
     const unsigned char *p = data.buf;
-    Py_ssize_t k;
-    char *o = buf_room(&b, data.len / 4 * ESCW_MAX);
+    Py_ssize_t room = wide ? data.len / 4 * ESCW_MAX : data.len <= PY_SSIZE_T_MAX / ESC_MAX ? ESC_MAX * data.len : -1;
+    char *o = buf_room(&b, room);
     if (o != NULL) {
-        for (k = 0; k + 4 <= data.len; k += 4) o = put_escw(o, rd32(p + k));
+        if (wide)
+            for (Py_ssize_t k = 0; k + 4 <= data.len; k += 4) o = put_escw(o, rd32(p + k));
+        else
+            o = put_escape(o, p, data.len);
         buf_done(&b, o);
         out = PyUnicode_DecodeASCII(b.p, b.len, "strict");
     }
@@ -627,6 +617,10 @@ static PyObject *escape_wide(PyObject *mod, PyObject *arg)
     PyBuffer_Release(&data);
     return out;
 }
+
+static PyObject *escape(PyObject *mod, PyObject *arg) { return escaped(arg, 0); }
+
+static PyObject *escape_wide(PyObject *mod, PyObject *arg) { return escaped(arg, 1); }
 
 static PyMethodDef module_methods[] = {
     {"leaf_run", leaf_run, METH_VARARGS, "leaf_run(data, off, top, sites, suffix, lines) -> (off, count)"},

@@ -266,14 +266,6 @@ static int buf_oct(Buf *b, uint64_t v)
     return buf_put(b, t + i, (Py_ssize_t)sizeof t - i);
 }
 
-static int buf_escape(Buf *b, const unsigned char *s, Py_ssize_t n)
-{
-    char *o = buf_room(b, n <= PY_SSIZE_T_MAX / ESC_MAX ? ESC_MAX * n : -1);
-    if (o == NULL) return -1;
-    buf_done(b, put_escape(o, s, n));
-    return 0;
-}
-
 /* `open` + a wide or single character's escape + `'` (open: "'" or "L'") */
 static int buf_quoted_char(Buf *b, const char *open, Py_ssize_t open_len, uint32_t c)
 {
