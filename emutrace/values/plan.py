@@ -7,9 +7,11 @@ from emutrace.machine.reader import GuestReader
 from emutrace.protos import (Array, ArgRef, Const, EltRef, Pointer, Prim, Prototype, Struct, Type, Zero, default_prototype, FLOATING, SIGNED)
 from emutrace.renderops import BLOCK, LIVE, RAXRDX, RETLEN, WORD, RenderOp
 from emutrace.renderops import STRUCT_HEX, STRUCT_OCT, STRUCT_SIGNED, STRUCT_UNSIGNED
-from emutrace.machine.abi import STRUCT_TOKENS_MAX
+from emutrace.machine.abi import STRUCT_TOKENS_MAX, TEXTS
 from emutrace.values.state import CallState, _Ctx
 from emutrace.values.fetch import _classify
+
+_VOID = TEXTS["VOID"]    # (machine/abi.py's, C's TXT_*)
 
 
 # ----------------------------------------------------------------------------
@@ -240,12 +242,12 @@ class Compiling:
             st.args = left[:]
         op = plan.ret
         if op is None:
-            st.ret = "<void>"
+            st.ret = _VOID
         elif rax is None:
-            st.ret = "<void>" if plan.ret_hidden else "?"
+            st.ret = _VOID if plan.ret_hidden else "?"
         else:
             r = op.word(rax, mem)
-            st.ret = "<void>" if r is None else r
+            st.ret = _VOID if r is None else r
         st.finished = True
         return st.right + ") = " + st.ret
 
