@@ -17,7 +17,8 @@ def test_the_committed_header_is_what_abi_py_makes():
 
 
 def _defined_names() -> list:
-    return list(abi.RECORD) + ["ABI_VERSION", "FORMAT_READ_LIMIT", "STRUCT_TOKENS_MAX",
+    return list(abi.RECORD) + ["ABI_VERSION", "FORMAT_READ_LIMIT", "STRUCT_TOKENS_MAX", "STRUCT_DEPTH_MAX",
+                                                   "PRINTF_CONVERSIONS_MAX", "MAX_CONVERSIONS",
                                                    "STRACE_COLUMN"]
 
 

@@ -502,3 +502,24 @@ def test_compiled_escapes_are_the_python_ones(raw):
     assert native.escape(raw) == "".join(esc_char(c) for c in raw)
     assert native.escape_wide(raw) == "".join(esc_wchar(int.from_bytes(raw[k:k + 4], "little"))
                                               for k in range(0, len(raw) - 3, 4))
+
+
+def test_struct_ops_nest_no_deeper_than_c_takes():
+    """A structure nested deeper than abi.STRUCT_DEPTH_MAX stays on the generic path (C's
+    parse_struct refuses it); one as deep is a struct op the compiled Site takes. 60 levels:
+    laying a nested structure out is linear in its depth (it was 2**depth)."""
+    from emutrace.machine.abi import STRUCT_DEPTH_MAX
+
+    def first_op(depth):
+        t = "int"
+        for _ in range(depth):
+            t = "struct(" + t + ")"
+        plan = CallFormatter(array_limit=100).plan(parse_conf("void f(" + t + "*);\n").get("f"))
+        return plan, plan.left_items[0][1]
+
+    plan, op = first_op(STRUCT_DEPTH_MAX)
+    assert op.kind == "struct"
+    if native is not None:                  # (copied at the return: no string in the record)
+        assert native_site("f", plan, [], HEAD, LEAF_COLUMN, 0, _outlen_kind(plan)) is not None
+    assert first_op(STRUCT_DEPTH_MAX + 1)[1].kind == "typed"
+    assert first_op(60)[1].kind == "typed"

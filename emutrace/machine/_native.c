@@ -34,8 +34,6 @@ int emutrace_is_printf_leaf(PyObject *o);
 PyObject *emutrace_printf_leaf_line(PyObject *leaf, uint64_t seq, uint64_t rax, PyObject *suffix);
 
 
-#define STRUCT_DEPTH_MAX 32
-
 typedef struct {
     unsigned char kind, size;   /* TOK_*; a field's bytes (1, 2, 4, 8) */
     uint16_t off;               /* a field's offset in the structure */

@@ -74,6 +74,9 @@ STRUCT_OPEN, STRUCT_CLOSE, STRUCT_UNSIGNED, STRUCT_SIGNED, STRUCT_HEX, STRUCT_OC
 # -- bounds both renderers keep --------------------------------------------------------------
 FORMAT_READ_LIMIT = 1 << 16     # bytes of a printf format read
 STRUCT_TOKENS_MAX = 512         # tokens of a struct op's layout
+STRUCT_DEPTH_MAX = 32           # structures nested in a struct op's layout (values/plan.py keeps
+                                # deeper ones on the generic path; C's parse_struct refuses them)
+PRINTF_CONVERSIONS_MAX = 4096   # conversions of one printf format fetched and shown
 
 # -- strace's line: the head padded to this column, then " = " and the result (strace's own) --
 STRACE_COLUMN = 39
@@ -180,6 +183,7 @@ def c_header() -> str:
            f"#define ABI_VERSION {ABI_VERSION}", ""]
     out += [f"#define {name} {_c_value(globals()[name])}" for name in RECORD]
     out += ["", f"#define FORMAT_READ_LIMIT {FORMAT_READ_LIMIT}", f"#define STRUCT_TOKENS_MAX {STRUCT_TOKENS_MAX}",
+            f"#define STRUCT_DEPTH_MAX {STRUCT_DEPTH_MAX}", f"#define PRINTF_CONVERSIONS_MAX {PRINTF_CONVERSIONS_MAX}",
             f"#define STRACE_COLUMN {STRACE_COLUMN}", "", "enum op_kind {"]
     for kind, what in OP_KINDS:
         out.append(f"    OP_{kind.upper()} = {OP[kind]},".ljust(28) + f"/* {what} */")
