@@ -6,12 +6,14 @@ render operations of emutrace.renderops and the generic type interpreter of emut
 """
 from __future__ import annotations
 
+from emutrace.machine.abi import LTRACE_ESCAPES, WIDE_ESC_LONG, WIDE_ESC_SHORT
 from emutrace.machine.native import native
 
 __all__ = ["ESC_TABLE", "esc_char", "esc_wchar", "escape_bytes", "escape_wide"]
 
-_ESC = {0: "\\0", 7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r",
-        92: "\\\\"}
+_ESC = {c: "\\" + letter for c, letter in LTRACE_ESCAPES.items()}     # (C: _abi.h's LTRACE_ESC_LETTERS)
+_WIDE_SHORT = "\\u%%0%dx" % WIDE_ESC_SHORT
+_WIDE_LONG = "\\U%%0%dx" % WIDE_ESC_LONG
 
 
 def esc_char(c: int) -> str:
@@ -24,7 +26,7 @@ def esc_char(c: int) -> str:
 
 
 ESC_TABLE = [esc_char(c) for c in range(256)]     # esc_char of every byte
-_PLAIN = bytes(c for c in range(32, 127) if c != 92)
+_PLAIN = bytes(c for c in range(32, 127) if c not in LTRACE_ESCAPES)
 
 
 def escape_bytes(b: bytes) -> str:
@@ -38,9 +40,9 @@ def escape_bytes(b: bytes) -> str:
 def esc_wchar(c: int) -> str:
     if c < 256:
         return esc_char(c)
-    if c <= 0xFFFF:
-        return "\\u%04x" % c
-    return "\\U%08x" % (c & 0xFFFFFFFF)
+    if c < 1 << 4 * WIDE_ESC_SHORT:
+        return _WIDE_SHORT % c
+    return _WIDE_LONG % (c & 0xFFFFFFFF)
 
 
 def escape_wide(raw: bytes) -> str:

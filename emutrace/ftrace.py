@@ -91,9 +91,9 @@ class FunctionTracer:
     output; unknown prototypes show as ltrace shows them); off for --ftrace, whose formats
     show names only."""
 
-    def __init__(self, session, emit, calls: CallStacks, select, formatter=None, protos=None,
+    def __init__(self, world, emit, calls: CallStacks, select, formatter=None, protos=None,
                  decode: bool = False, args=None):
-        self.session = session
+        self.world = world                  # the run's World: its clock stamps each call
         self.emit = emit
         self.calls = calls
         self.select = select                     # a filters.CallFilter over (name, module)
@@ -172,7 +172,7 @@ class FunctionTracer:
         key = (proc.pid, tid)
         if key not in self.tops:
             self.tops[key] = rsp
-        now = self.session.world.elapsed_at(addr)       # (the hook runs at addr: exact there)
+        now = self.world.elapsed_at(addr)       # (the hook runs at addr: exact there)
         if self.decode:
             st = self.fmt.enter(site.name, site.proto, Regs(m, proc.aspace), mem_view(proc))
         else:
@@ -240,13 +240,13 @@ class FunctionTracer:
                 st.args = [f"{name}={text}" for name, text in outs]
             typed = {"return": ret_typed, "outputs": [{"name": n, "text": t} for n, t in outs]} \
                 if self.typed else None
-        now = self.calls.returned_at(self.session.world, frame)
+        now = self.calls.returned_at(self.world, frame)
         self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
                          list(st.args), st.ret, now - frame.time_ns, kind="function", typed=typed))
 
     def unwound(self, proc, frame: Frame) -> None:
         st = frame.state
-        now = self.session.world.elapsed_ns
+        now = self.world.elapsed_ns
         self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, "",
                          list(st.left_args), "", now - frame.time_ns, unwound=True, kind="function"))
 

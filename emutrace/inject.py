@@ -340,19 +340,15 @@ class CallInjector:
     """The LibcallTracer's intercept for --inject-call: a picked call does not run, the caller
     gets the value (the same path as the API's `returns()`)."""
 
-    def __init__(self, tampers: List[CallTamper], inner=None):
+    def __init__(self, tampers: List[CallTamper]):
         self.by_name = {t.name: t for t in tampers}
-        self.inner = inner
         self.counts: Dict[Tuple[int, str], int] = {}
-
-    def names(self, symbol: str) -> bool:
-        return symbol in self.by_name or (self.inner is not None and self.inner.names(symbol))
 
     def __bool__(self) -> bool:
         return True
 
     def wants(self, proc, site) -> bool:
-        return site.name in self.by_name or (self.inner is not None and self.inner.wants(proc, site))
+        return site.name in self.by_name
 
     def enter(self, proc, frame, regs) -> bool:
         t = self.by_name.get(frame.site.name)
@@ -362,11 +358,10 @@ class CallInjector:
             if t.when.picks(n):
                 proc.machine.set_reg("rax", t.retval)
                 return True
-        return self.inner.enter(proc, frame, regs) if self.inner is not None else False
+        return False
 
     def leave(self, proc, frame, regs) -> None:
-        if self.inner is not None:
-            self.inner.leave(proc, frame, regs)
+        pass                                # (nothing to do at the return: the value was given)
 
 
 class InjectingFilter:

@@ -72,9 +72,13 @@ class _EngineSites:
 
 
 class LibcallTracer:
-    def __init__(self, session, emit, formatter, protos, call_filter, string_limit: int = 32,
+    def __init__(self, world, hooks, emit, formatter, protos, call_filter, string_limit: int = 32,
                  ftrace=None, calls: Optional[CallStacks] = None):
-        self.session = session
+        self.world = world                  # the run's World: its clock stamps each call
+        # the session's registry: the guest log's phases, and the call intercepts (the API's hooks,
+        # --inject-call, the report's call watch) as its chained role `call_intercept`
+        self.hooks = hooks
+        self.running = False                # the first program reached its entry (started)
         self.emit = emit
         self.fmt = formatter
         self.protos = protos
@@ -84,9 +88,6 @@ class LibcallTracer:
         self.sites: Dict[int, Site] = {}          # hooked address → site
         self.stubs: Dict[int, Site] = {}
         self.counts: Dict[str, list] = {}
-        # the API's hook (emutrace.api): enter(proc, frame, regs) -> True when it already returned
-        # from the call (it set rax: the function does not run); leave(proc, frame, regs) at return
-        self.intercept = None
         # calls logged by guest code from the program's entry on (emutrace.guestlog); off with
         # --hook-returns and beside --ftrace (which needs every return hooked); the sites the
         # API's hooks name keep Python hooks
@@ -94,7 +95,6 @@ class LibcallTracer:
         # engine (by id) → its GuestLog, which the guest-log phases reach it by (machine/phases.py);
         # weak: an engine's hooks hold its log, which ends with it
         self.guest_logs: "WeakValueDictionary[int, GuestLog]" = WeakValueDictionary()
-        hooks = session.hooks
         hooks.on("guest_log_flush", self._log_flush)
         hooks.on("thread_switch", self._log_switch)
         hooks.on("guest_code_fault", self._log_fault)
@@ -153,6 +153,7 @@ class LibcallTracer:
         for m in list(proc.modules):
             self.module_loaded(proc, m)
         self._arm(proc)
+        self.running = True
 
     def _arm(self, proc) -> None:
         """Once ld.so has bound the program (at its entry): redirect -fno-plt GOT slots and move
@@ -221,7 +222,7 @@ class LibcallTracer:
             self._hook_static(proc, module)
             return
         self._hook_plt(proc, module, is_main)
-        if is_main and self.session.started:
+        if is_main and self.running:
             self._arm(proc)                 # an exec'd program
 
     def _site(self, proc, module: Module, name: str, is_main: bool) -> Site:
@@ -435,7 +436,8 @@ class LibcallTracer:
         def fast(site, where):
             if site.static or site.name in HOOKED_ONLY:
                 return None
-            if self.intercept is not None and self.intercept.wants(proc, site):
+            intercept = self.hooks.call_intercept
+            if intercept is not None and intercept.wants(proc, site):
                 return None                     # the API's hooks run in Python
             if site.definer is None:
                 site.definer = self._definer(proc, site.name)
@@ -590,12 +592,13 @@ class LibcallTracer:
             left = list(st.left_args)
         fid = calls.next_id
         calls.next_id = fid + 1
-        now = self.session.world.elapsed_at(addr)       # (the hook runs at addr: exact there)
+        now = self.world.elapsed_at(addr)       # (the hook runs at addr: exact there)
         frame = Frame(fid, site, rsp, ret_addr, st, len(stack), now, owner=self, entry=addr)
         stack.append(frame)
         self.emit(Call(fid, proc.pid, key[1], now, frame.depth, st.display_name,
                        site.definer, site.caller.name, ret_addr, st.text, left, via=site.via))
-        if self.intercept is not None and self.intercept.enter(proc, frame, Regs(m, proc.aspace, rv)):
+        intercept = self.hooks.call_intercept
+        if intercept is not None and intercept.enter(proc, frame, Regs(m, proc.aspace, rv)):
             # skipped: return to the caller as the function's `ret` would, with the hook's rax
             m.set_reg("rsp", rsp + 8)
             m.set_reg("rip", ret_addr)
@@ -644,7 +647,8 @@ class LibcallTracer:
     def returned(self, proc, frame: Frame) -> None:
         """The frame's function returned (called by CallStacks at its return address)."""
         st = frame.state
-        if type(st) is FastCallState and (self.intercept is None or frame.api_call is None):
+        intercept = self.hooks.call_intercept
+        if type(st) is FastCallState and (intercept is None or frame.api_call is None):
             calls = self.calls
             if calls.ret_frame is frame:
                 rax, mem, rdx = calls.ret_rax, calls.ret_mem or self.mem_view(proc), calls.ret_rdx
@@ -653,19 +657,19 @@ class LibcallTracer:
             if st.plan.ret_pair:            # (a structure returned in rax and rdx)
                 rax |= (proc.machine.reg("rdx") if rdx is None else rdx) << 64
             self.fmt.exit_word(st, rax, mem)
-            now = calls.returned_at(self.session.world, frame)
+            now = calls.returned_at(self.world, frame)
             self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
                              st.args, st.ret, now - frame.time_ns))
             return
         regs = Regs(proc.machine, proc.aspace)
-        if self.intercept is not None:
-            self.intercept.leave(proc, frame, regs)
+        if intercept is not None:
+            intercept.leave(proc, frame, regs)
         self._returned(proc, frame, regs)
 
     def _returned(self, proc, frame: Frame, regs: Regs) -> None:
         self.fmt.exit(frame.state, regs, self.mem_view(proc))
         st = frame.state
-        now = self.calls.returned_at(self.session.world, frame)
+        now = self.calls.returned_at(self.world, frame)
         self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, st.right,
                          list(st.args), st.ret, now - frame.time_ns))
 
@@ -673,7 +677,7 @@ class LibcallTracer:
         self._unwound(proc, frame)
 
     def _unwound(self, proc, frame: Frame) -> None:
-        now = self.session.world.elapsed_ns
+        now = self.world.elapsed_ns
         st = frame.state
         self.emit(Return(frame.id, proc.pid, proc.thread.tid, now, frame.depth, st.display_name, "",
                          list(st.left_args), "", now - frame.time_ns, unwound=True))

@@ -47,7 +47,7 @@ def _op(op, word: int, area: int) -> Optional[tuple]:
     return (code, word, lenword, op.mask, op.size, area, op.limit)
 
 
-def native_site(display: str, plan, strings, size: int, align_pad: int, ret_cap: int, out_captured: int = 0):
+def native_site(display: str, plan, strings, size: int, column: int, ret_cap: int, out_captured: int = 0):
     """The emutrace.machine._native.Site rendering this site's leaf lines as guestlog's decode does (its
     quick path, and its general path for a leaf call returning a C string or copying an output
     argument at the return), or None (no compiled path, or an op it does not have). `strings`:
@@ -76,6 +76,6 @@ def native_site(display: str, plan, strings, size: int, align_pad: int, ret_cap:
         if ret is None:
             return None
     try:
-        return native.Site(display + "(", ops, ret, size, align_pad, ret_cap, out_captured)
+        return native.Site(display + "(", ops, ret, size, column, ret_cap, out_captured)
     except ValueError:              # a layout the extension refuses: the Python renderers serve it
         return None

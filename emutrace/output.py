@@ -12,7 +12,7 @@ from emutrace.record import asdict
 from typing import Dict, List, Optional, TextIO
 
 from emutrace.events import Call, Exit, Return, Signal, Syscall
-from emutrace.values import close_call, DEFAULT_ALIGN
+from emutrace.values import close_call, DEFAULT_ALIGN, LEAF_COLUMN
 from emutrace.machine.abi import STRACE_COLUMN, result_at
 
 
@@ -199,11 +199,9 @@ class LtraceText:
                 if call is not None and call.id == ev.id and self.calls_by_id.get(ev.id) is call:
                     del self.calls_by_id[ev.id]
                     self.open = None
-                    rest = ev.right + ") "
-                    pad = DEFAULT_ALIGN - 1 - len(call.text) - len(rest)
                     spent = f" <{ev.duration_ns // 10**9}.{ev.duration_ns % 10**9 // 1000:06d}>" \
                         if self.cfg.show_time_spent else ""
-                    self.w.write((rest + " " * pad if pad > 0 else rest) + "= " + ev.ret + spent + "\n")
+                    self.w.write(result_at(ev.right + ")", ev.ret, LEAF_COLUMN, len(call.text)) + spent + "\n")
                     return
         if self.cfg.summary:
             self._count(ev)

@@ -69,8 +69,8 @@ def wire(session, tc, tracer) -> None:
         if lt is None:
             raise EmutraceError("--inject-call needs library calls caught (not with -L)", 125)
         from emutrace.inject import CallInjector, InjectingFilter, parse_inject_call     # deferred: only inject= and --inject-call need it
-        ci = CallInjector([parse_inject_call(t) for t in tc.inject_calls], inner=lt.intercept)
-        lt.intercept = ci
+        ci = CallInjector([parse_inject_call(t) for t in tc.inject_calls])
+        session.hooks.chain("call_intercept", ci)
         lt.filter = InjectingFilter(lt.filter, ci)
     if tc.call_stack and lt is not None:
         from emutrace.backtrace import Backtracer     # deferred: only -k and -w need the unwinder

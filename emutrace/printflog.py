@@ -30,9 +30,8 @@ from emutrace.guestlog import FastSite, HEAD, RET_SIZE, RET_TAG
 from emutrace.machine.native import native
 from emutrace.protos import ArgRef, Array, Const, Pointer, Prim, Zero
 from emutrace.renderops import WORD
-from emutrace.values import DEFAULT_ALIGN
-
-_ALIGN_PAD = DEFAULT_ALIGN - 3          # as guestlog's leaf lines: text + ") " + padding + "= " + ret
+from emutrace.machine.abi import result_at
+from emutrace.values import LEAF_COLUMN
 _Q = struct.Struct("<Q")
 # a call record and the return record after it, from the slot on (see PrintfSite._quick): slot,
 # return address, sequence number; RET_TAG, slot, return address, rax, captured?, output bytes;
@@ -177,7 +176,7 @@ class PrintfSite(FastSite):
     def native_leaf(self, gl):
         """guestlog's FastSite.native_leaf: leaf_run renders this site's leaf calls, their lines
         made from the store as _line makes them."""
-        return native.PrintfLeaf(self.store, self.prefix, _ALIGN_PAD)
+        return native.PrintfLeaf(self.store, self.prefix, LEAF_COLUMN)
 
     def _seq(self, data, off: int) -> int:
         return _Q.unpack_from(data, off + HEAD)[0]
@@ -219,7 +218,7 @@ class PrintfSite(FastSite):
     def _line(self, seq: int, rax: int, suffix: str) -> str:
         """The line of a leaf call: display(left, right) padded, "= " and the int it returned (the
         store joins what its hooks rendered; test_printflog compares with _line_of)."""
-        return self.store.take_line(seq, self.prefix, rax, suffix, _ALIGN_PAD)
+        return self.store.take_line(seq, self.prefix, rax, suffix, LEAF_COLUMN)
 
     def _line_of(self, seq: int, rax: int, suffix: str) -> str:
         """_line from the texts as lists: the same line, made in Python."""
@@ -229,8 +228,7 @@ class PrintfSite(FastSite):
         text = self.prefix + ", ".join(left)
         if right:
             text += (", " if left else "") + ", ".join(right)
-        pad = _ALIGN_PAD - len(text)
-        return text + (") " + " " * pad if pad > 0 else ") ") + "= " + _IntReturn.word(rax, None) + suffix
+        return result_at(text + ")", _IntReturn.word(rax, None), LEAF_COLUMN) + suffix
 
 
 def printf_site(tracer, proc, tag: int, site, entry: int, string_limit: int) -> Optional[PrintfSite]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Callable, Dict, Optional, Sequence, Tuple
 
 from emutrace.escapes import ESC_TABLE, esc_wchar, escape_bytes, escape_wide
-from emutrace.machine.abi import OP, STRUCT_CLOSE, STRUCT_HEX, STRUCT_OCT, STRUCT_OPEN, STRUCT_SIGNED, STRUCT_UNSIGNED
+from emutrace.machine.abi import GUESS_DECIMAL_MAX, OP, TEXTS, STRUCT_CLOSE, STRUCT_HEX, STRUCT_OCT, STRUCT_OPEN, STRUCT_SIGNED, STRUCT_UNSIGNED
 
 __all__ = ["RenderOp", "KINDS", "WORD", "CSTR", "CSTRN", "LENGTH", "FIXED_SIZE", "BLOCK", "RETLEN", "RAXRDX", "LIVE",
            "read_prefix"]
@@ -44,6 +44,9 @@ RETLEN = "retlen"    # an output string as long as the returned value says (read
 RAXRDX = "raxrdx"    # a return value in rax and rdx (a structure of two eightbytes): the op's word is
                      # rax | rdx << 64, and the return trampoline copies rdx
 LIVE = "live"        # live memory the log does not copy: such a call is hooked, not logged
+
+# the texts every renderer writes (machine/abi.py's TEXTS, which C has as TXT_*)
+_NIL, _TRUE, _FALSE = TEXTS["NIL"], TEXTS["TRUE"], TEXTS["FALSE"]
 
 
 def read_prefix(mem, addr: int, n: int) -> Optional[bytes]:
@@ -94,7 +97,7 @@ def _hex(op, typed):
 def _guess(op, typed):
     def guess(w, mem):              # ltrace's guess for a 64-bit word: decimal near zero, else hex
         i = w - (1 << 64) if w >> 63 else w
-        if i < -10000 or i > 10000:
+        if i < -GUESS_DECIMAL_MAX or i > GUESS_DECIMAL_MAX:
             return "0x%x" % w
         return str(i)
     return guess
@@ -120,7 +123,7 @@ def _wchar(op, typed):
 
 def _bool(op, typed):
     def boolean(w, mem, mask=op.mask):
-        return "true" if w & mask else "false"
+        return _TRUE if w & mask else _FALSE
     return boolean
 
 
@@ -177,7 +180,7 @@ def _oct(op, typed):
 def _cstr(op, typed):
     def string(w, mem, limit=op.limit, cap=op.limit + 1):
         if not w:
-            return "nil"
+            return _NIL
         got = mem.cstring(w, cap)
         if got is None:
             return "0x%x" % w
@@ -199,7 +202,7 @@ def _cstr_from(op):
         w != 0 and 0 <= NUL < limit: '"' + escaped area[:NUL] + '"' (guestlog keeps such texts by
         their bytes)."""
         if not w:
-            return "nil"
+            return _NIL
         if area is None:
             return "0x%x" % w
         nul = area.find(b"\0")
@@ -225,7 +228,7 @@ def _quoted_prefix(w: int, raw: Optional[bytes], shown: int, truncated: bool) ->
 def _buf(op, typed):
     def bounded(w, mem, n, limit=op.limit):
         if not w:
-            return "nil"
+            return _NIL
         if n > limit:
             n = limit + 1
         shown = n if n < limit else limit
@@ -238,7 +241,7 @@ def _buf_from(op):
         """From the bytes copied at the call (min(n, limit + 1) of them; fewer when the buffer
         ran into unreadable memory, None when none was readable)."""
         if not w:
-            return "nil"
+            return _NIL
         if n > limit:
             n = limit + 1
         return _quoted_prefix(w, raw, n if n < limit else limit, n >= limit)
@@ -277,7 +280,7 @@ def _wide_prefix(mem, w: int, count: int) -> bytes:
 def _wstr(op, typed):
     def wstring(w, mem, limit=op.limit, cap=op.limit + 1):
         if not w:
-            return "nil"
+            return _NIL
         return _wide_text(_wide_prefix(mem, w, cap), limit)
     return wstring
 
@@ -287,7 +290,7 @@ def _wstr_from(op):
         """From the bytes copied at the call (4 * (limit + 1) of them, fewer when unreadable
         memory came first)."""
         if not w:
-            return "nil"
+            return _NIL
         return _wide_text(raw or b"", limit)
     return wstring_from
 
@@ -319,7 +322,7 @@ def _retstr(op, typed):
         """`+string[retval]` (read's buffer): a C string of at most the returned value's
         characters, as _fmt_array renders it from live memory."""
         if not w:
-            return "nil"
+            return _NIL
         return _cstring_upto(w, mem, _ret_length(n, mask, limit), limit)
     return string_to_retval
 
@@ -330,7 +333,7 @@ def _strn(op, typed):
         length word's characters (its `mask` bytes, unsigned, as _array_length evaluates it),
         as _fmt_array renders it from live memory."""
         if not w:
-            return "nil"
+            return _NIL
         n &= mask
         return _cstring_upto(w, mem, n if n < limit + 1 else limit + 1, limit)
     return string_n
@@ -343,7 +346,7 @@ def _strn_from(op):
         every byte MemView.cstring(w, k) reads, k = min(n, limit + 1): k + 1 of them at most, the
         byte past the k characters included; so its answer is known from the copy."""
         if not w:
-            return "nil"
+            return _NIL
         raw = area or b""
         n &= mask
         k = n if n < limit + 1 else limit + 1
@@ -366,7 +369,7 @@ def _retwstr(op, typed):
         """`+wstring[retval]` (mbstowcs's): the wide characters before a zero one, at most the
         returned value's, as far as readable."""
         if not w:
-            return "nil"
+            return _NIL
         return _wide_text(_wide_prefix(mem, w, _ret_length(n, mask, limit)), limit)
     return wstring_to_retval
 
@@ -400,7 +403,7 @@ def _bitvec(op, typed):
         """A pointer to a `size`-byte set of bits (sigset_t), as the generic interpreter
         renders `bitvec(ulong)*`: nil, its address when unreadable, else its bits."""
         if not w:
-            return "nil"
+            return _NIL
         b = mem.read(w, size)
         if b is None or len(b) < size:
             return "0x%x" % w
@@ -506,7 +509,7 @@ KINDS: Dict[str, Kind] = {
     "cstr": Kind(_cstr, CSTR, lambda op: op.limit + 2, _cstr_from),
     "buf": Kind(_buf, LENGTH, _string_cap, _buf_from,
                 inline="('\"' + esc(data[{area}:{area} + ({n} if {n} < {limit} else {limit})])"
-                       " + ('\"...' if {n} >= {limit} else '\"') if {w} else 'nil')"),
+                       " + ('\"...' if {n} >= {limit} else '\"') if {w} else " + repr(_NIL) + ")"),
     # a C string of at most the length word's characters (ltrace's stringN: strncpy's, write's):
     # copied as a C string, limit + 2 bytes (every byte MemView.cstring reads for it), bounded
     # by the length word when rendered

@@ -234,7 +234,7 @@ def build_observers(session, cfg) -> List:
                 from emutrace.ftrace import FunctionTracer     # deferred: only --ftrace and -x need it
                 # --ftrace's formats show names; -x alone is ltrace's: arguments decoded
                 arg_types = _arg_types(tc, dwarf)
-                tracer.functions = FunctionTracer(session, tracer.emit, calls, select, fmt, protos,
+                tracer.functions = FunctionTracer(session.world, tracer.emit, calls, select, fmt, protos,
                                                   decode=not tc.ftrace, args=arg_types)
                 if isinstance(sink, FtraceText):
                     sink.stack_use = tracer.functions.stack_use
@@ -273,7 +273,7 @@ def trace_calls(session, tracer, fmt, protos, call_filter, string_limit: int, ca
     """The run's library-call tracer, given to the tracer (guest_log: calls may be logged by
     guest code rather than hooked). The command line and the Python API both wire it here."""
     from emutrace.libcalls import LibcallTracer     # deferred: a run that traces no calls loads no call tracer
-    lt = LibcallTracer(session, tracer.call_emit(), fmt, protos, call_filter, string_limit, calls=calls)
+    lt = LibcallTracer(session.world, session.hooks, tracer.call_emit(), fmt, protos, call_filter, string_limit, calls=calls)
     lt.log_in_guest = guest_log
     tracer.libcalls = lt
     return lt

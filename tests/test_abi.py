@@ -8,6 +8,7 @@ from emutrace.machine.native import native
 
 MACHINE = Path(abi.__file__).parent
 C_SOURCES = sorted(p for p in MACHINE.glob("*.[ch]") if p.name != abi.HEADER.name)
+LTRACE_FREE = ("_strace.c",)       # C that writes no ltrace text
 
 
 def test_the_committed_header_is_what_abi_py_makes():
@@ -16,7 +17,8 @@ def test_the_committed_header_is_what_abi_py_makes():
 
 
 def _defined_names() -> list:
-    return list(abi.RECORD) + ["ABI_VERSION", "FORMAT_READ_LIMIT", "STRUCT_TOKENS_MAX",
+    return list(abi.RECORD) + ["ABI_VERSION", "FORMAT_READ_LIMIT", "STRUCT_TOKENS_MAX", "STRUCT_DEPTH_MAX",
+                                                   "PRINTF_CONVERSIONS_MAX", "MAX_CONVERSIONS",
                                                    "STRACE_COLUMN"]
 
 
@@ -34,10 +36,31 @@ def hand_copies(text: str, filename: str) -> list:
                 (r"\brec\s*\+\s*(56|64|8)\b", "a call record's offset written as a literal"),
                 (r"\brd64\(r\s*\+\s*(8|16|24|32|40)\)", "a return record's offset written as a literal"),
                 (r"\b(39|40)\s*-\s*t\.len\b", "strace's column written as a literal")]
+    # the renderers' texts and escape tables (abi.TEXTS, LTRACE_ESCAPES, STRACE_ESCAPES): a string
+    # literal that is one of the texts (those of two characters or more: a one-character literal
+    # is as often a digit or a quote of C's own), an escape letters' table or switch, the guess's
+    # bound
+    # (_strace.c writes strace's texts, not ltrace's: decode/strace's rules, not abi.TEXTS)
+    texts = {_c_literal(t) for t in abi.TEXTS.values() if len(t) > 1} | {_c_literal('"...'), _c_literal('"')}
+    if filename not in LTRACE_FREE:
+        for m in re.finditer(r'"((?:[^"\\\n]|\\.)*)"', code):
+            if m.group(1) in texts:
+                out.append(f"{filename}:{code.count(chr(10), 0, m.start()) + 1}: a text of abi.TEXTS written as a "
+                           f"literal: {m.group(0)}")
+    patterns += [(r"'a',\s*'b',\s*'t',\s*'n'", "ltrace's escape letters written as a table"),
+                 (r"case\s*'\\[fnrtv]'\s*:", "an escape letter written as a case"),
+                 (r"\b10000\b", "the guess's bound written as a literal"),
+                 (r"\bc\s*[!=]=\s*92\b", "the escaped printable byte written as a literal"),
+                 (r'"(?:\) )?= "', "the result's separator written as a literal")]
     for pat, what in patterns:
         for m in re.finditer(pat, code):
             out.append(f"{filename}:{code.count(chr(10), 0, m.start()) + 1}: {what}: {m.group(0)}")
     return out
+
+
+def _c_literal(text: str) -> str:
+    """text as it stands between the double quotes of a C string literal."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def test_no_c_source_copies_a_python_table_by_hand():
@@ -54,6 +77,29 @@ def test_the_check_finds_hand_copies():
                "uint64_t slot = rd64(rec + 56);\n")
     found = hand_copies(planted, "planted.c")
     assert [f.split(":")[1] for f in found] == ["1", "3", "3", "4"]
+
+
+def test_the_check_finds_hand_copied_texts_and_escapes():
+    planted = ('if (!v) return buf_put(b, "nil", 3);\n'
+               'memcpy(o, "\\"...", 4);\n'
+               "static const char named[14] = {'0', 0, 0, 0, 0, 0, 0, 'a', 'b', 't', 'n', 'v', 'f', 'r'};\n"
+               "switch (c) { case '\\n': esc = x; }\n"
+               "return i < -10000 ? a : b;\n"
+               "if (c == 92) x();\n"
+               'memcpy(o + 2 + pad, "= ", 2);\n'
+               "buf_txt(b, NIL); /* \"nil\" in a comment: fine */\n")
+    found = hand_copies(planted, "planted.c")
+    assert [f.split(":")[1] for f in found] == ["1", "2", "3", "4", "5", "6", "7"], found
+
+
+def test_python_takes_the_texts_and_escapes_from_abi_py():
+    """The Python renderers read the same tables the header is made from."""
+    from emutrace import escapes
+    from emutrace.decode.strace import common
+    assert [escapes.esc_char(c) for c in abi.LTRACE_ESCAPES] == ["\\" + l for l in abi.LTRACE_ESCAPES.values()]
+    assert common.quote_string(bytes(abi.STRACE_ESCAPES)) == \
+        '"' + "".join("\\" + l for l in abi.STRACE_ESCAPES.values()) + '"'
+    assert escapes.esc_wchar(0x1234) == "\\u" + "1234".zfill(abi.WIDE_ESC_SHORT)
 
 
 def test_the_compiled_module_exports_abi_py_numbers():

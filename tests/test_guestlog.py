@@ -439,10 +439,10 @@ def test_leaf_lines_compiled_per_site_match_the_general_path():
     is not a leaf call whose return captured nothing, or that sits below an open frame."""
     import random
     import struct
-    from emutrace.guestlog import (HEAD, RET_TAG, _ALIGN_PAD, _leaf_renderer, _left_renderer, area_size,
+    from emutrace.guestlog import (HEAD, RET_TAG, _leaf_renderer, _left_renderer, area_size,
                                    capture_plan)
     from emutrace.protos import parse_conf
-    from emutrace.values import CallFormatter
+    from emutrace.values import LEAF_COLUMN, CallFormatter
     db = parse_conf("int f(string, string(array(char, arg3)*), ulong);\n"
                     "addr malloc(ulong);\nvoid free(addr);\nint g(int, hex(uint), long);\n"
                     "ulong h();\nlong s(string, addr, string);\nvoid v();\n", "t.conf")
@@ -468,7 +468,7 @@ def test_leaf_lines_compiled_per_site_match_the_general_path():
                 data[a_off:a_off + len(text[:cap])] = text[:cap]
             rax = values[k % len(values)]
             want = name + "(" + ", ".join(left(w, bytes(data), 0))
-            pad = _ALIGN_PAD - len(want)
+            pad = LEAF_COLUMN - 1 - len(want)        # (the rule spelled out: ") ", spaces, "= ")
             r = plan.ret.word(rax, None) if plan.ret is not None else None
             want += (") " + " " * pad if pad > 0 else ") ") + "= " + ("<void>" if r is None else r) + "\n"
             assert leaf(w, bytes(data), 0, rax, "\n") == want, (name, w, rax)

@@ -17,12 +17,13 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 from emutrace.guestlog import (FIXED, HEAD, IN_CSTR, IN_WSTR, RET_OUTLEN, RET_PAIR, RET_SIZE, RET_TAG,  # noqa: E402
-                               _ALIGN_PAD, _Captured, GuestLog, _leaf_renderer, _left_renderer, _outlen_kind,
+                               _Captured, GuestLog, _leaf_renderer, _left_renderer, _outlen_kind,
                                area_size, capture_plan, output_of, string_at_return)
 from emutrace.nativelog import native_site  # noqa: E402
 from emutrace.protos import parse_conf  # noqa: E402
 from emutrace.renderops import KINDS, WORD  # noqa: E402
-from emutrace.values import CallFormatter, escape_bytes  # noqa: E402
+from emutrace.machine.abi import result_at  # noqa: E402
+from emutrace.values import LEAF_COLUMN, CallFormatter, escape_bytes  # noqa: E402
 
 WORD_TYPES = ["int", "uint", "long", "ulong", "hex(uint)", "hex(ulong)", "addr", "short", "ushort",
               "char", "bool", "hex(int)", "oct(uint)", "enum(A=1,B=2,C=-1)", "wchar", "bool(int)", "enum(X=0,Y=300)",
@@ -116,7 +117,7 @@ def test_native_line_is_the_python_line(data):
     plan, strings, size = got
     ret_cap = data.draw(st.sampled_from([limit + 2, limit + 2, limit + 1, 1, limit + 8]))
     pair = plan.ret is not None and plan.ret.kind == "intstruct"
-    site = native_site("f", plan, strings, size, _ALIGN_PAD, ret_cap, RET_PAIR if pair else _outlen_kind(plan))
+    site = native_site("f", plan, strings, size, LEAF_COLUMN, ret_cap, RET_PAIR if pair else _outlen_kind(plan))
     if site is None:            # a renderer the C path does not have: Python serves the site
         return
     leaf, quick = _leaf_renderer("f", plan, strings, size)
@@ -152,9 +153,8 @@ def test_native_line_is_the_python_line(data):
         left = _left_renderer(plan, strings)(words, bytes(rec), 0)
         right = plan.right(w, mem, rax)
         text = "f(" + ", ".join(left) + (", " if left else "") + ", ".join(right)
-        pad = _ALIGN_PAD - len(text)
         rtext = "<void>" if plan.ret is None else plan.ret.word(rax, None)
-        want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + ("<void>" if rtext is None else rtext) + "\n"
+        want = result_at(text + ")", ("<void>" if rtext is None else rtext), LEAF_COLUMN) + "\n"
         padded = area.ljust((outn + 7) & ~7, b"\0")
         assert site.line(bytes(rec), 0, rax, "\n", padded) == want
         captured = _outlen_kind(plan)
@@ -172,8 +172,7 @@ def test_native_line_is_the_python_line(data):
         # guestlog.decode's general path: the structure from rax and the rdx the return copied
         rdx = data.draw(WORDS)
         text = "f(" + ", ".join(_left_renderer(plan, strings)(words, bytes(rec), 0))
-        pad = _ALIGN_PAD - len(text)
-        want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + plan.ret.word(rax | rdx << 64, None) + "\n"
+        want = result_at(text + ")", plan.ret.word(rax | rdx << 64, None), LEAF_COLUMN) + "\n"
         area = struct.pack("<Q", rdx)
         assert site.line(bytes(rec), 0, rax, "\n", area) == want
         lines = []
@@ -191,8 +190,7 @@ def test_native_line_is_the_python_line(data):
         mem = _Captured()
         mem.items = [(rax, area[:ret_cap])]
         text = "f(" + ", ".join(_left_renderer(plan, strings)(words, bytes(rec), 0))
-        pad = _ALIGN_PAD - len(text)
-        want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + plan.ret.word(rax, mem) + "\n"
+        want = result_at(text + ")", plan.ret.word(rax, mem), LEAF_COLUMN) + "\n"
         assert site.line(bytes(rec), 0, rax, "\n", area) == want
         tail = struct.pack("<6Q", RET_TAG, slot, ret, rax, 1, 0) + area
     else:
@@ -263,7 +261,7 @@ def test_a_string_copied_at_the_return_renders_as_in_python(data):
     gl.ret_cap, gl.faulted = ret_cap, {}
     cap = gl.ret_cap if flag == IN_CSTR else gl.wret_cap
     captured = _outlen_kind(plan) | flag
-    site = native_site("f", plan, strings, size, _ALIGN_PAD, cap, captured)
+    site = native_site("f", plan, strings, size, LEAF_COLUMN, cap, captured)
     out_op = dict(plan.right_items)[out[0]]
     if flag != IN_CSTR or out_op.kind == "retstr":
         assert site is None                 # Python serves such sites
@@ -293,9 +291,8 @@ def test_a_string_copied_at_the_return_renders_as_in_python(data):
     left = _left_renderer(plan, strings)(words, bytes(rec), 0)
     right = plan.right(w, mem, rax)
     text = "f(" + ", ".join(left) + (", " if left else "") + ", ".join(right)
-    pad = _ALIGN_PAD - len(text)
     r = plan.ret.word(rax, mem) if plan.ret is not None else None
-    want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + ("<void>" if r is None else r) + "\n"
+    want = result_at(text + ")", ("<void>" if r is None else r), LEAF_COLUMN) + "\n"
     assert site.line(bytes(rec), 0, rax, "\n", copies) == want
     lines = []
     assert native.leaf_run(run, 0, None, [None] * 5 + [site], "\n", lines) == (len(run) - 8, 1)
@@ -312,11 +309,11 @@ def test_mbstowcs_renders_in_c():
     """mbstowcs's prototype, as freshcalls calls it, has a compiled Site (it used to drop every
     run of leaf calls back to Python)."""
     plan, strings, size = site_of("ulong mbstowcs(+wstring[retval], string, ulong);", 32, "mbstowcs")
-    assert native_site("mbstowcs", plan, strings, size, _ALIGN_PAD, 33, _outlen_kind(plan) | IN_CSTR) is not None
+    assert native_site("mbstowcs", plan, strings, size, LEAF_COLUMN, 33, _outlen_kind(plan) | IN_CSTR) is not None
     # its source's copy is what the site needs: without the flag, or with a wide one, refused
-    assert native_site("mbstowcs", plan, strings, size, _ALIGN_PAD, 33, _outlen_kind(plan)) is None
-    assert native_site("mbstowcs", plan, strings, size, _ALIGN_PAD, 33, _outlen_kind(plan) | IN_WSTR) is None
-    assert native_site("mbstowcs", plan, strings, size, _ALIGN_PAD, 0, _outlen_kind(plan) | IN_CSTR) is None
+    assert native_site("mbstowcs", plan, strings, size, LEAF_COLUMN, 33, _outlen_kind(plan)) is None
+    assert native_site("mbstowcs", plan, strings, size, LEAF_COLUMN, 33, _outlen_kind(plan) | IN_WSTR) is None
+    assert native_site("mbstowcs", plan, strings, size, LEAF_COLUMN, 0, _outlen_kind(plan) | IN_CSTR) is None
 
 
 def test_the_op_kinds_are_the_c_renderers():
@@ -338,10 +335,10 @@ def test_the_op_kinds_are_the_c_renderers():
         if kind == "struct":
             op += (((0, 0, 0), (2, 0, 4), (3, 4, 4), (1, 0, 0)), 0)
         if kind == "intstruct":             # (a return value only)
-            native.Site("f(", [], (op[0], 0, 0, 0, 0, 0, 0, ((0, 4, True), (8, 8, False))), HEAD, _ALIGN_PAD,
+            native.Site("f(", [], (op[0], 0, 0, 0, 0, 0, 0, ((0, 4, True), (8, 8, False))), HEAD, LEAF_COLUMN,
                         0, RET_PAIR)
             continue
-        native.Site("f(", [op], None, HEAD + area_size(4 * 9), _ALIGN_PAD)
+        native.Site("f(", [op], None, HEAD + area_size(4 * 9), LEAF_COLUMN)
 
 
 def test_the_fuzz_reaches_every_native_kind():
@@ -396,7 +393,7 @@ def test_numbers_at_every_digit_count_render_as_in_python():
     returned value of each integer type, as the Python renderer writes them."""
     for ty in ("ulong", "long", "hex(ulong)", "addr", "int", "short", "uint", "hex(uint)", "char", "bool"):
         plan, strings, size = site_of(f"{ty} f({ty}, {ty});", 32)
-        site = native_site("f", plan, strings, size, _ALIGN_PAD, 34, 0)
+        site = native_site("f", plan, strings, size, LEAF_COLUMN, 34, 0)
         leaf, _ = _leaf_renderer("f", plan, strings, size)
         edges = _digit_count_edges()
         for value, other in zip(edges, edges[::-1]):
@@ -411,17 +408,17 @@ def test_a_run_over_random_bytes_stays_in_the_buffer(blob, off):
     """Random bytes as a ring: the run renders only well-formed leaf pairs of known sites, never
     reads past the buffer and returns an offset inside it (or where it started)."""
     plan, strings, size = site_of("int f(string, string(array(char, arg3)*), ulong);", 8)
-    site = native_site("f", plan, strings, size, _ALIGN_PAD, 9)
+    site = native_site("f", plan, strings, size, LEAF_COLUMN, 9)
     rplan, rstrings, rsize = site_of("string f(string);", 8)
-    sites = [None, site, site, native_site("f", rplan, rstrings, rsize, _ALIGN_PAD, 9)]
+    sites = [None, site, site, native_site("f", rplan, rstrings, rsize, LEAF_COLUMN, 9)]
     # sites whose returns copy an output argument: a string as long as rax says, a set of bits
     for line in ("long f(int, +string[retval], ulong);", "ulong f(+wstring[retval]);", "int f(+bitvec(ulong)*);"):
         oplan, ostrings, osize = site_of(line, 8)
-        sites.append(native_site("f", oplan, ostrings, osize, _ALIGN_PAD, 9, _outlen_kind(oplan)))
+        sites.append(native_site("f", oplan, ostrings, osize, LEAF_COLUMN, 9, _outlen_kind(oplan)))
     pplan, pstrings, psize = site_of("struct(int, ulong) f(int);", 8)          # a structure in rax:rdx
-    sites.append(native_site("f", pplan, pstrings, psize, _ALIGN_PAD, 9, RET_PAIR))
+    sites.append(native_site("f", pplan, pstrings, psize, LEAF_COLUMN, 9, RET_PAIR))
     nplan, nstrings, nsize = site_of("long f(int, string3, ulong);", 8)        # a bounded C string
-    sites.append(native_site("f", nplan, nstrings, nsize, _ALIGN_PAD, 9))
+    sites.append(native_site("f", nplan, nstrings, nsize, LEAF_COLUMN, 9))
     assert None not in sites[1:]
     lines = []
     got, count = native.leaf_run(blob, off, None, sites, "\n", lines)
@@ -437,30 +434,30 @@ def test_bad_site_layouts_are_refused():
     """A capture outside its record is refused when the Site is made: the renderer never reads
     outside the record it is given."""
     with pytest.raises(ValueError):
-        native.Site("f(", [(native.OP_CSTR, 1, 0, 0, 0, HEAD, 64)], None, HEAD + 8, _ALIGN_PAD)
+        native.Site("f(", [(native.OP_CSTR, 1, 0, 0, 0, HEAD, 64)], None, HEAD + 8, LEAF_COLUMN)
     with pytest.raises(ValueError):
-        native.Site("f(", [(native.OP_UNSIGNED, 7, 0, 0, 0, 0, 0)], None, HEAD, _ALIGN_PAD)
+        native.Site("f(", [(native.OP_UNSIGNED, 7, 0, 0, 0, 0, 0)], None, HEAD, LEAF_COLUMN)
     with pytest.raises(ValueError):
-        native.Site("f(", [], None, HEAD + 3, _ALIGN_PAD)
-    s = native.Site("f(", [(native.OP_CSTR, 1, 0, 0, 0, HEAD, 7)], None, HEAD + 8, _ALIGN_PAD)
+        native.Site("f(", [], None, HEAD + 3, LEAF_COLUMN)
+    s = native.Site("f(", [(native.OP_CSTR, 1, 0, 0, 0, HEAD, 7)], None, HEAD + 8, LEAF_COLUMN)
     with pytest.raises(IndexError):
         s.line(b"\0" * (HEAD + 7), 0, 0, "\n")
     # a bounded C string (stringN) reads limit + 2 bytes of its copy and a length word; it is
     # never a returned value nor a copy made at the return (area 0)
     m = (1 << 64) - 1
-    native.Site("f(", [(native.OP_STRN, 1, 2, m, 8, HEAD, 6)], None, HEAD + 8, _ALIGN_PAD)
+    native.Site("f(", [(native.OP_STRN, 1, 2, m, 8, HEAD, 6)], None, HEAD + 8, LEAF_COLUMN)
     for bad in ([(native.OP_STRN, 1, 2, m, 8, HEAD, 7)], [(native.OP_STRN, 1, 0, m, 8, HEAD, 6)],
                 [(native.OP_STRN, 1, 7, m, 8, HEAD, 6)], [(native.OP_STRN, 1, 2, m, 8, 0, 6)]):
         with pytest.raises(ValueError):
-            native.Site("f(", bad, None, HEAD + 8, _ALIGN_PAD)
+            native.Site("f(", bad, None, HEAD + 8, LEAF_COLUMN)
     with pytest.raises(ValueError):
-        native.Site("f(", [], (native.OP_STRN, 0, 2, m, 8, 0, 6), HEAD + 8, _ALIGN_PAD)
+        native.Site("f(", [], (native.OP_STRN, 0, 2, m, 8, 0, 6), HEAD + 8, LEAF_COLUMN)
 
 
 def test_non_ascii_display_names_pad_by_characters():
     plan, strings, size = site_of("int f(int);", 8)
     leaf, _ = _leaf_renderer("é∂", plan, strings, size)
-    site = native_site("é∂", plan, strings, size, _ALIGN_PAD, 9)
+    site = native_site("é∂", plan, strings, size, LEAF_COLUMN, 9)
     rec = struct.pack("<9Q", 1, 5, 0, 0, 0, 0, 0, 0, 0)
     assert site.line(rec, 0, 3, "\n") == leaf((1, 5, 0, 0, 0, 0, 0, 0, 0), rec, 0, 3, "\n")
 
@@ -505,3 +502,24 @@ def test_compiled_escapes_are_the_python_ones(raw):
     assert native.escape(raw) == "".join(esc_char(c) for c in raw)
     assert native.escape_wide(raw) == "".join(esc_wchar(int.from_bytes(raw[k:k + 4], "little"))
                                               for k in range(0, len(raw) - 3, 4))
+
+
+def test_struct_ops_nest_no_deeper_than_c_takes():
+    """A structure nested deeper than abi.STRUCT_DEPTH_MAX stays on the generic path (C's
+    parse_struct refuses it); one as deep is a struct op the compiled Site takes. 60 levels:
+    laying a nested structure out is linear in its depth (it was 2**depth)."""
+    from emutrace.machine.abi import STRUCT_DEPTH_MAX
+
+    def first_op(depth):
+        t = "int"
+        for _ in range(depth):
+            t = "struct(" + t + ")"
+        plan = CallFormatter(array_limit=100).plan(parse_conf("void f(" + t + "*);\n").get("f"))
+        return plan, plan.left_items[0][1]
+
+    plan, op = first_op(STRUCT_DEPTH_MAX)
+    assert op.kind == "struct"
+    if native is not None:                  # (copied at the return: no string in the record)
+        assert native_site("f", plan, [], HEAD, LEAF_COLUMN, 0, _outlen_kind(plan)) is not None
+    assert first_op(STRUCT_DEPTH_MAX + 1)[1].kind == "typed"
+    assert first_op(60)[1].kind == "typed"

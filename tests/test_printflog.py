@@ -219,12 +219,12 @@ def test_take_line_of_a_call_without_texts(prefix, suffix, rax):
     """take_line builds the line in one string when the prefix and suffix are ASCII and joins
     them to it otherwise; both as PrintfSite._line_of has it (here for a sequence number with no
     texts: the call's arguments shown as none)."""
-    from emutrace.printflog import _ALIGN_PAD, _IntReturn
+    from emutrace.machine.abi import result_at
+    from emutrace.printflog import _IntReturn
+    from emutrace.values import LEAF_COLUMN
     store = native.PrintfStore()
-    text = prefix
-    pad = _ALIGN_PAD - len(text)
-    want = text + (") " + " " * pad if pad > 0 else ") ") + "= " + _IntReturn.word(rax, None) + suffix
-    assert store.take_line(987654, prefix, rax, suffix, _ALIGN_PAD) == want
+    want = result_at(prefix + ")", _IntReturn.word(rax, None), LEAF_COLUMN) + suffix
+    assert store.take_line(987654, prefix, rax, suffix, LEAF_COLUMN) == want
 
 
 @needs_native

@@ -227,3 +227,97 @@ def test_the_machine_check_finds_a_declared_slot_set_from_above():
                "    self.m.x = 1\n")            # (self.m: named m, a Machine's name)
     found = assignments_on(planted, "planted.py", machine_names)
     assert [f.split(":")[1] for f in found] == ["3", "4", "5"]
+
+
+# The call tracers and the guest log take what they need when they are made (the World, the
+# session's Hooks), never the session: a new `.session` read in them fails here.
+NO_SESSION = ("emutrace/libcalls.py", "emutrace/ftrace.py", "emutrace/guestlog")
+
+
+def session_reads(source: str, filename: str) -> list:
+    """Each `x.session` in one module's source (read or assigned), as 'file:line: text'."""
+    return [f"{filename}:{node.lineno}: {ast.unparse(node)}" for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Attribute) and node.attr == "session"]
+
+
+def _found(paths, check) -> str:
+    """check(source, filename)'s findings over the modules `paths`, one a line."""
+    return "\n".join(f for path in paths for f in check(path.read_text(), str(path.relative_to(ROOT))))
+
+
+def test_the_call_tracers_and_the_guest_log_hold_no_session():
+    wheres = [ROOT / name for name in NO_SESSION]
+    paths = [p for w in wheres for p in (sorted(w.rglob("*.py")) if w.is_dir() else [w])]
+    bad = _found(paths, session_reads)
+    assert not bad, bad
+
+
+def intercept_slots(source: str, filename: str) -> list:
+    """Each hand-made intercept chain: an assignment to an `intercept` or `call_intercept`
+    attribute, or a call given the one before as `inner=` or `nxt=`."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        for e in _set_attributes(node):
+            if e.attr in ("intercept", "call_intercept") and not (isinstance(e.value, ast.Name) and e.value.id == "self"):
+                out.append(f"{filename}:{node.lineno}: sets {ast.unparse(e)}")
+        if isinstance(node, ast.Call):
+            out += [f"{filename}:{node.lineno}: chains by hand: {k.arg}={ast.unparse(k.value)}"
+                    for k in node.keywords if k.arg in ("inner", "nxt")]
+    return out
+
+
+def test_intercepts_are_chained_by_the_registry_only():
+    """The kernel's and the call tracer's intercepts are chained roles of the session's Hooks
+    (machine/phases.py): no module sets one on a tracer or wraps the one installed before it."""
+    bad = _found([p for p in sorted((ROOT / "emutrace").rglob("*.py")) if p.name != "phases.py"], intercept_slots)
+    assert not bad, bad
+
+
+def test_the_session_and_intercept_checks_can_fail():
+    planted = ("class T:\n"
+               "    def __init__(self, session):\n"
+               "        self.session = session\n"
+               "    def now(self):\n"
+               "        return self.tracer.session.world.elapsed_ns\n")
+    assert [f.split(":")[1] for f in session_reads(planted, "planted.py")] == ["3", "5"]
+    planted = ("lt.intercept = CallWatch(c, lt.intercept)\n"
+               "ci = CallInjector(tampers, inner=lt.intercept)\n"
+               "session.hooks.chain('call_intercept', ci)\n")
+    assert [f.split(":")[1] for f in intercept_slots(planted, "planted.py")] == ["1", "2"]
+
+
+def test_call_intercepts_chain_outermost_first():
+    from emutrace.machine.phases import Hooks
+    seen = []
+
+    class Link:
+        def __init__(self, name, takes):
+            self.name, self.takes = name, takes
+
+        def wants(self, proc, site):
+            return self.name == site
+
+        def enter(self, proc, frame, regs):
+            seen.append(("enter", self.name))
+            return self.takes
+
+        def leave(self, proc, frame, regs):
+            seen.append(("leave", self.name))
+
+    hooks = Hooks()
+    assert hooks.call_intercept is None
+    inner, outer = Link("inner", False), Link("outer", False)
+    hooks.chain("call_intercept", inner)
+    assert hooks.call_intercept is inner
+    hooks.chain("call_intercept", outer)
+    chain = hooks.call_intercept
+    assert chain.wants(None, "inner") and chain.wants(None, "outer") and not chain.wants(None, "x")
+    assert chain.enter(None, None, None) is False
+    chain.leave(None, None, None)
+    assert seen == [("enter", "outer"), ("enter", "inner"), ("leave", "outer"), ("leave", "inner")]
+    seen.clear()
+    outer.takes = True
+    assert hooks.call_intercept.enter(None, None, None) is True
+    assert seen == [("enter", "outer")]
+    hooks.unchain("call_intercept", outer)
+    assert hooks.call_intercept is inner

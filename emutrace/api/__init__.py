@@ -340,7 +340,7 @@ class Session:
             lt = trace_calls(core, tracer, call_formatter(core, self.string_limit, self.demangle), load_prototypes(),
                              _CallFilter(base, self._call_hooks), self.string_limit,
                              guest_log=not self.hook_returns and not any(isinstance(k, JsonLines) for k in self._sinks))
-            lt.intercept = self._call_hooks
+            core.hooks.chain("call_intercept", self._call_hooks)
             lt.dwarf = self._debug_types()     # functions no prototype names: their library's DWARF, as the CLI's
             self._call_hooks.tracer = lt
         core.add_observer(tracer)

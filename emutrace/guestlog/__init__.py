@@ -59,7 +59,7 @@ from emutrace.guestlog.format import (CTRL_WORDS, FIXED, HEAD, IN_CSTR, IN_WSTR,
                                       RING_SIZE, SHADOW_ENTRY, SHADOW_SIZE, TRAMPOLINE_GAP, area_size)
 from emutrace.guestlog.sites import (HOOKED_ONLY, RETURNS_TWICE, UNWINDERS, FastSite, Shape, _outlen_kind, capture_plan,
                                      output_of, shape_of, string_at_return)
-from emutrace.guestlog.render import _ALIGN_PAD, _leaf_renderer, _left_renderer
+from emutrace.guestlog.render import _leaf_renderer, _left_renderer
 from emutrace.guestlog.assemble import free_near, patch_jmps
 from emutrace.guestlog.ring import QUIET_SYSCALLS, QUIET_WRITES, ThreadLog
 from emutrace.guestlog.replay import _Captured
@@ -68,6 +68,6 @@ from emutrace.guestlog.log import GuestLog
 __all__ = ["CTRL_WORDS", "FIXED", "HEAD", "IN_CSTR", "IN_WSTR", "LOG_TOP", "OUT_MAX", "OUTLEN_32", "OUTLEN_WIDE",
            "RET_CSTR", "RET_OUTLEN", "RET_PAIR", "RET_SIZE", "RET_TAG", "RET_WSTR", "RING_SIZE", "SHADOW_ENTRY",
            "SHADOW_SIZE", "TRAMPOLINE_GAP", "area_size", "HOOKED_ONLY", "RETURNS_TWICE", "UNWINDERS", "FastSite",
-           "Shape", "_outlen_kind", "capture_plan", "output_of", "shape_of", "string_at_return", "_ALIGN_PAD",
+           "Shape", "_outlen_kind", "capture_plan", "output_of", "shape_of", "string_at_return",
            "_leaf_renderer", "_left_renderer", "free_near", "patch_jmps", "QUIET_SYSCALLS", "QUIET_WRITES",
            "ThreadLog", "_Captured", "GuestLog"]

@@ -19,6 +19,7 @@ class GuestLog(Assembler, RingSide, Replay):
 
     def __init__(self, tracer, proc, maxrec: int, ret_cap: int):
         self.tracer = tracer
+        self.kernel = proc.kernel           # (its current process: the one a hook without one ran in)
         self.maxrec = maxrec
         # bytes of a returned C string the return trampoline copies (and of a C string it copies
         # besides an output argument): limit + 2, every byte the live renderer's NUL search

@@ -7,11 +7,11 @@ from typing import Dict, List
 
 
 from emutrace.escapes import escape_bytes
+from emutrace.machine.abi import TEXTS, result_at_expr
 from emutrace.renderops import CSTR, CSTRN, LENGTH, WORD
-from emutrace.values import DEFAULT_ALIGN
+from emutrace.values import LEAF_COLUMN
 from emutrace.guestlog.format import HEAD, RET_TAG, FIXED
 
-_ALIGN_PAD = DEFAULT_ALIGN - 3          # a leaf line: text + ") " + padding + "= " + ret
 
 
 def _left_renderer(plan, strings):
@@ -120,17 +120,16 @@ def _leaf_renderer(display: str, plan, strings, size: int, suffix: str = "\n", c
         elif key is not None:
             key.append(word)
     ret = plan.ret
-    rexpr = '"<void>"' if ret is None else ret.inline("rax")
+    rexpr = repr(TEXTS["VOID"]) if ret is None else ret.inline("rax")
     if rexpr is None:
         env["fr"] = ret.word
-        env["_void"] = lambda r: "<void>" if r is None else r
+        env["_void"] = lambda r, void=TEXTS["VOID"]: void if r is None else r
         rexpr = "_void(fr(rax, None))"
     if ret is not None and ret.capture != WORD:
         key = None
     text = " + \", \" + ".join(["P + " + exprs[0]] + exprs[1:]) if exprs else "P"
     fill += [f"text = {text}",
-             f"pad = {_ALIGN_PAD} - len(text)",
-             f"line = text + (\") \" + \" \" * pad if pad > 0 else \") \") + \"= \" + {rexpr}"]
+             "line = " + result_at_expr('(text + ")")', rexpr, LEAF_COLUMN)]
     if key is not None:
         items = key + (["rax"] if ret is not None else [])     # (a void function's rax is noise)
         key_expr = "(" + ", ".join(items) + ("," if items else "") + ")"

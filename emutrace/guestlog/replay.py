@@ -10,10 +10,10 @@ from emutrace.errors import EmutraceError
 from emutrace.machine.native import native
 from emutrace.machine.reader import GuestReader
 from emutrace.renderops import CSTRN
-from emutrace.values import FastCallState
+from emutrace.machine.abi import TEXTS, result_at
+from emutrace.values import LEAF_COLUMN, FastCallState
 from emutrace.guestlog.format import (RET_SIZE, RET_TAG, RET_CSTR, RET_WSTR, RET_PAIR, IN_CSTR, IN_WSTR, _NO_FRAME,
                                       FIXED, _HEADW, _RETW, _Q, area_size)
-from emutrace.guestlog.render import _ALIGN_PAD
 from emutrace.guestlog.sites import FastSite
 
 
@@ -82,7 +82,7 @@ class Replay:
         suffix = sink.leaf_suffix if sink is not None else ""
         lines: List[str] = []
         append = lines.append
-        now = tracer.session.world.elapsed_ns
+        now = tracer.world.elapsed_ns
         rt, rtp = self.ret_tramp, self.ret_printf      # (the return slot of a logged call)
         live = tracer.mem_view(proc)
         faulted = self.faulted
@@ -189,9 +189,7 @@ class Replay:
                             nxt += ret_area(captured) + ((outn + 7) & ~7)
                         else:
                             r = rop.word(rax, None) if rop is not None else None
-                        pad = _ALIGN_PAD - len(text)
-                        lines.append(text + (") " + " " * pad if pad > 0 else ") ") + "= " +
-                                     ("<void>" if r is None else r) + suffix)
+                        lines.append(result_at(text + ")", TEXTS["VOID"] if r is None else r, LEAF_COLUMN) + suffix)
                         off = nxt + RET_SIZE
                         continue
                 if left is None:

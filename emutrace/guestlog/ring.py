@@ -230,7 +230,7 @@ class RingSide:
 
     def _on_twice_full(self, addr: int) -> None:
         """A return stub found the ring full: empty it; the stub then starts over (S_JMP)."""
-        self.flush(self.tracer.session.kernel.current, safe=True)
+        self.flush(self.kernel.current, safe=True)
 
     # -- Python's side --------------------------------------------------------------------
     def _grow_shadow(self, proc, base: int, top: int) -> None:
@@ -293,7 +293,7 @@ class RingSide:
         (Tracer.signal and Tracer.exited settle besides, should a line ever come sooner)."""
         tracer = self.tracer
         sink = tracer.leaf_out
-        if sink is None or sink.leaf_suffix != "\n" or self.faulted or tracer.intercept is not None:
+        if sink is None or sink.leaf_suffix != "\n" or self.faulted or tracer.hooks.call_intercept is not None:
             return False
         if nr not in QUIET_SYSCALLS and not (nr in QUIET_WRITES and sink.own_file):
             return False
@@ -354,7 +354,7 @@ class RingSide:
                     self.m.hook_code(self._on_unwinder, addr, addr)
 
     def _on_unwinder(self, addr: int) -> None:
-        proc = self.tracer.session.kernel.current
+        proc = self.kernel.current
         self.restore(proc)
 
     def restore(self, proc) -> None:

@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING, NamedTuple, Optional, Tuple
 
 
 from emutrace.nativelog import native_site
+from emutrace.values import LEAF_COLUMN
 from emutrace.renderops import BLOCK, CSTR, CSTRN, FIXED_SIZE, LENGTH, RAXRDX, RETLEN, WORD
 from emutrace.guestlog.format import (HEAD, RET_SIZE, OUT_MAX, RET_CSTR, RET_WSTR, RET_OUTLEN, OUTLEN_WIDE, OUTLEN_32,
                                       RET_PAIR, IN_CSTR, IN_WSTR, FIXED, area_size)
-from emutrace.guestlog.render import _ALIGN_PAD, _left_renderer, _leaf_renderer
+from emutrace.guestlog.render import _left_renderer, _leaf_renderer
 
 if TYPE_CHECKING:
     from emutrace.guestlog.log import GuestLog
@@ -195,7 +196,7 @@ class FastSite:
         # the bytes the return copies of a returned string, or of a string shown at the return
         # besides the output argument (mbstowcs's source): wide ones 4 per character
         wide = self.ret_kind == RET_WSTR or (self.ret_kind >= RET_OUTLEN and self.ret_kind & IN_WSTR)
-        return native_site(self.site.display, self.plan, self.strings, self.size, _ALIGN_PAD,
+        return native_site(self.site.display, self.plan, self.strings, self.size, LEAF_COLUMN,
                            gl.wret_cap if wide else gl.ret_cap,
                            self.ret_kind if self.ret_kind >= RET_OUTLEN else 0)
 

@@ -3,9 +3,10 @@
 #ifndef EMUTRACE_ABI_H
 #define EMUTRACE_ABI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#define ABI_VERSION 13
+#define ABI_VERSION 14
 
 #define RET_TAG UINT64_C(0xFFFFFFFFFFFFFFFF)
 #define HEAD 72
@@ -32,6 +33,8 @@
 
 #define FORMAT_READ_LIMIT 65536
 #define STRUCT_TOKENS_MAX 512
+#define STRUCT_DEPTH_MAX 32
+#define PRINTF_CONVERSIONS_MAX 4096
 #define STRACE_COLUMN 39
 
 enum op_kind {
@@ -84,5 +87,64 @@ enum { TOK_OPEN, TOK_CLOSE, TOK_UNSIGNED, TOK_SIGNED, TOK_HEX, TOK_OCT };
     {"OP_FLAGS", OP_FLAGS}, \
     {"OP_OCT", OP_OCT}, \
     {"OP_STRUCT", OP_STRUCT}, \
+
+/* the texts the value renderers write (abi.TEXTS; TXT_<NAME>_LEN: its length) */
+#define TXT_NIL "nil"
+#define TXT_NIL_LEN 3
+#define TXT_TRUE "true"
+#define TXT_TRUE_LEN 4
+#define TXT_FALSE "false"
+#define TXT_FALSE_LEN 5
+#define TXT_VOID "<void>"
+#define TXT_VOID_LEN 6
+#define TXT_QUOTE "\""
+#define TXT_QUOTE_LEN 1
+#define TXT_ELLIPSIS "..."
+#define TXT_ELLIPSIS_LEN 3
+#define TXT_WIDE_OPEN "L\""
+#define TXT_WIDE_OPEN_LEN 2
+#define TXT_CHAR_QUOTE "'"
+#define TXT_CHAR_QUOTE_LEN 1
+#define TXT_WCHAR_OPEN "L'"
+#define TXT_WCHAR_OPEN_LEN 2
+#define TXT_CALL_CLOSE ")"
+#define TXT_CALL_CLOSE_LEN 1
+#define TXT_SEP ", "
+#define TXT_SEP_LEN 2
+#define TXT_STRUCT_OPEN "{ "
+#define TXT_STRUCT_OPEN_LEN 2
+#define TXT_STRUCT_CLOSE " }"
+#define TXT_STRUCT_CLOSE_LEN 2
+#define TXT_FLAG_SEP "|"
+#define TXT_FLAG_SEP_LEN 1
+#define TXT_HEX "0x"
+#define TXT_HEX_LEN 2
+#define TXT_OCT "0"
+#define TXT_OCT_LEN 1
+#define TXT_BITS_NOT "~"
+#define TXT_BITS_NOT_LEN 1
+#define TXT_BITS_OPEN "<"
+#define TXT_BITS_OPEN_LEN 1
+#define TXT_BITS_CLOSE ">"
+#define TXT_BITS_CLOSE_LEN 1
+#define TXT_BITS_SEP ","
+#define TXT_BITS_SEP_LEN 1
+#define TXT_BITS_RANGE "-"
+#define TXT_BITS_RANGE_LEN 1
+
+#define GUESS_DECIMAL_MAX 10000
+#define WIDE_ESC_SHORT 4
+#define WIDE_ESC_LONG 8
+#define LTRACE_ESC_PRINTABLE 92
+/* ltrace's escape letter of each byte (abi.LTRACE_ESCAPES) */
+#define LTRACE_ESC_LETTERS { [0] = '0', [7] = 'a', [8] = 'b', [9] = 't', [10] = 'n', [11] = 'v', [12] = 'f', [13] = 'r', [92] = '\\' }
+/* strace's escape letter of each byte (abi.STRACE_ESCAPES) */
+#define STRACE_ESC_LETTERS { [9] = 't', [10] = 'n', [11] = 'v', [12] = 'f', [13] = 'r', [34] = '"', [92] = '\\' }
+
+/* result_at (abi.py): a head padded with spaces to a column, then RESULT_SEP and the result */
+#define RESULT_SEP " = "
+#define RESULT_SEP_LEN 3
+/* the spaces after a head of `len` columns */
+static inline ptrdiff_t result_pad(ptrdiff_t len, ptrdiff_t column) { return len < column ? column - len : 0; }
 
 #endif

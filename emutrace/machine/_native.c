@@ -34,8 +34,6 @@ int emutrace_is_printf_leaf(PyObject *o);
 PyObject *emutrace_printf_leaf_line(PyObject *leaf, uint64_t seq, uint64_t rax, PyObject *suffix);
 
 
-#define STRUCT_DEPTH_MAX 32
-
 typedef struct {
     unsigned char kind, size;   /* TOK_*; a field's bytes (1, 2, 4, 8) */
     uint16_t off;               /* a field's offset in the structure */
@@ -92,7 +90,7 @@ typedef struct {
     Op ret;
     Py_ssize_t size;            /* the call record's size (head + capture areas) */
     Py_ssize_t pair_end;        /* size + RET_SIZE */
-    Py_ssize_t align_pad;       /* the column the ") " padding reaches, as in guestlog */
+    Py_ssize_t column;          /* the column the head (the text and ")") is padded to: result_at's */
     Py_ssize_t ret_cap;         /* a returned C string (ret OP_CSTR): the bytes the return copies */
     Py_ssize_t pair_end_cap;    /* ... and the pair's end with them */
     int out;                    /* the op reading the return's output copy (-1: none) */
@@ -275,18 +273,18 @@ static void free_ops(SiteObject *self)
 static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
 {
     PyObject *prefix, *ops, *ret;
-    Py_ssize_t size, align_pad, ret_cap = 0;
+    Py_ssize_t size, column, ret_cap = 0;
     unsigned long long out_captured = 0;
-    static char *kw[] = {"prefix", "ops", "ret", "size", "align_pad", "ret_cap", "out_captured", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UOOnn|nK", kw, &prefix, &ops, &ret, &size, &align_pad,
+    static char *kw[] = {"prefix", "ops", "ret", "size", "column", "ret_cap", "out_captured", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UOOnn|nK", kw, &prefix, &ops, &ret, &size, &column,
                                      &ret_cap, &out_captured))
         return -1;
     if (size < HEAD || size > (1 << 28) || (size & 7)) {
         PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: bad record size");
         return -1;
     }
-    if (align_pad < 0 || align_pad > (1 << 20)) {      /* (the column: no overflow in its sums) */
-        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: bad align_pad");
+    if (column < 0 || column > (1 << 20)) {            /* (no overflow in its sums) */
+        PyErr_SetString(PyExc_ValueError, "emutrace.machine._native.Site: bad column");
         return -1;
     }
     free_ops(self);                 /* (__init__ called again) */
@@ -377,7 +375,7 @@ static int Site_init(SiteObject *self, PyObject *args, PyObject *kwds)
     }
     self->size = size;
     self->pair_end = size + RET_SIZE;
-    self->align_pad = align_pad;
+    self->column = column;
     self->ret_cap = ret_cap;
     self->pair_end_cap = self->pair_end + ((ret_cap + 14) & ~(Py_ssize_t)7);   /* guestlog.area_size */
     return 0;
@@ -450,7 +448,7 @@ static PyTypeObject SiteType = {
     .tp_name = "emutrace.machine._native.Site",
     .tp_basicsize = sizeof(SiteObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Site(prefix, ops, ret, size, align_pad): how a logged call site's leaf lines render",
+    .tp_doc = "Site(prefix, ops, ret, size, column): how a logged call site's leaf lines render",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Site_init,
     .tp_dealloc = (destructor)Site_dealloc,
@@ -593,22 +591,9 @@ done:
     return result;
 }
 
-/* escape(bytes) -> str: values.escape_bytes */
-static PyObject *escape(PyObject *mod, PyObject *arg)
-{
-    Py_buffer data;
-    if (PyObject_GetBuffer(arg, &data, PyBUF_SIMPLE) < 0) return NULL;
-    Buf b;
-    buf_init(&b);
-    PyObject *out = NULL;
-    if (buf_escape(&b, data.buf, data.len) == 0) out = PyUnicode_DecodeASCII(b.p, b.len, "strict");
-    buf_free(&b);
-    PyBuffer_Release(&data);
-    return out;
-}
-
-/* escape_wide(bytes) -> str: values.escape_wide (each whole 4-byte little-endian character) */
-static PyObject *escape_wide(PyObject *mod, PyObject *arg)
+/* The bytes of arg escaped as ltrace escapes a string's contents (escapes.escape_bytes), or
+ * each whole 4-byte little-endian character of them as a wide string's (escapes.escape_wide). */
+static PyObject *escaped(PyObject *arg, int wide)
 {
     Py_buffer data;
     if (PyObject_GetBuffer(arg, &data, PyBUF_SIMPLE) < 0) return NULL;
@@ -616,10 +601,13 @@ static PyObject *escape_wide(PyObject *mod, PyObject *arg)
     buf_init(&b);
     PyObject *out = NULL;
     const unsigned char *p = data.buf;
-    Py_ssize_t k;
-    char *o = buf_room(&b, data.len / 4 * ESCW_MAX);
+    Py_ssize_t room = wide ? data.len / 4 * ESCW_MAX : data.len <= PY_SSIZE_T_MAX / ESC_MAX ? ESC_MAX * data.len : -1;
+    char *o = buf_room(&b, room);
     if (o != NULL) {
-        for (k = 0; k + 4 <= data.len; k += 4) o = put_escw(o, rd32(p + k));
+        if (wide)
+            for (Py_ssize_t k = 0; k + 4 <= data.len; k += 4) o = put_escw(o, rd32(p + k));
+        else
+            o = put_escape(o, p, data.len);
         buf_done(&b, o);
         out = PyUnicode_DecodeASCII(b.p, b.len, "strict");
     }
@@ -627,6 +615,10 @@ static PyObject *escape_wide(PyObject *mod, PyObject *arg)
     PyBuffer_Release(&data);
     return out;
 }
+
+static PyObject *escape(PyObject *mod, PyObject *arg) { return escaped(arg, 0); }
+
+static PyObject *escape_wide(PyObject *mod, PyObject *arg) { return escaped(arg, 1); }
 
 static PyMethodDef module_methods[] = {
     {"leaf_run", leaf_run, METH_VARARGS, "leaf_run(data, off, top, sites, suffix, lines) -> (off, count)"},

@@ -24,10 +24,8 @@ static int buf_cstring(Buf *b, const unsigned char *s, Py_ssize_t m, Py_ssize_t 
 /* wide characters (4 bytes each, little-endian) at a between L" and " */
 static int buf_wstring(Buf *b, const unsigned char *a, Py_ssize_t m, Py_ssize_t limit)
 {
-    char *o = buf_room(b, 2);
-    if (o == NULL) return -1;
-    memcpy(o, "L\"", 2);
-    buf_done(b, o + 2);
+    if (buf_txt(b, WIDE_OPEN) < 0) return -1;
+    char *o;
     Py_ssize_t k = 0;
     int cut = 1;                    /* no zero among the m characters */
     while (k < m && cut) {
@@ -42,10 +40,10 @@ static int buf_wstring(Buf *b, const unsigned char *a, Py_ssize_t m, Py_ssize_t 
         }
         buf_done(b, o);
     }
-    o = buf_room(b, 4);
+    o = buf_room(b, TXT_QUOTE_LEN + TXT_ELLIPSIS_LEN);
     if (o == NULL) return -1;
-    memcpy(o, "\"...", 4);
-    buf_done(b, o + (cut && m == limit ? 4 : 1));
+    memcpy(o, TXT_QUOTE TXT_ELLIPSIS, TXT_QUOTE_LEN + TXT_ELLIPSIS_LEN);
+    buf_done(b, o + TXT_QUOTE_LEN + (cut && m == limit ? TXT_ELLIPSIS_LEN : 0));
     return 0;
 }
 
@@ -53,7 +51,7 @@ static int buf_wstring(Buf *b, const unsigned char *a, Py_ssize_t m, Py_ssize_t 
  * zero character, at most limit characters shown. */
 static int render_wstr(Buf *b, const unsigned char *a, Py_ssize_t limit, uint64_t v)
 {
-    if (!v) return buf_put(b, "nil", 3);
+    if (!v) return buf_txt(b, NIL);
     return buf_wstring(b, a, limit, limit);
 }
 
@@ -65,8 +63,8 @@ static int render_bitvec(Buf *b, const unsigned char *a, Py_ssize_t n)
     for (Py_ssize_t i = 0; i < n; i++)
         for (int k = 0; k < 8; k++) bits += (a[i] >> k) & 1;
     unsigned neg = bits > n * 4 ? 0xFF : 0;
-    if (neg && buf_put(b, "~", 1) < 0) return -1;
-    if (buf_put(b, "<", 1) < 0) return -1;
+    if (neg && buf_txt(b, BITS_NOT) < 0) return -1;
+    if (buf_txt(b, BITS_OPEN) < 0) return -1;
     Py_ssize_t low = -1, bitno = 0;
     int first = 1;
     for (Py_ssize_t i = 0; i <= n; i++) {
@@ -75,23 +73,23 @@ static int render_bitvec(Buf *b, const unsigned char *a, Py_ssize_t n)
             if (set) {
                 if (low < 0) low = bitno;
             } else if (low >= 0) {
-                if (!first && buf_put(b, ",", 1) < 0) return -1;
+                if (!first && buf_txt(b, BITS_SEP) < 0) return -1;
                 first = 0;
                 if (buf_udec(b, (uint64_t)low) < 0) return -1;
-                if (low != bitno - 1 && (buf_put(b, "-", 1) < 0 || buf_udec(b, (uint64_t)(bitno - 1)) < 0)) return -1;
+                if (low != bitno - 1 && (buf_txt(b, BITS_RANGE) < 0 || buf_udec(b, (uint64_t)(bitno - 1)) < 0)) return -1;
                 low = -1;
             }
             if (i == n) break;          /* (one step past the end closes an open range) */
         }
     }
-    return buf_put(b, ">", 1);
+    return buf_txt(b, BITS_CLOSE);
 }
 
 /* An output string bounded by the returned value, from the `out` bytes the return copied
  * (renderops.py string_to_retval / wstring_to_retval, every byte readable). */
 static int render_retstr(Buf *b, const Op *op, uint64_t v, uint64_t rax, const unsigned char *out)
 {
-    if (!v) return buf_put(b, "nil", 3);
+    if (!v) return buf_txt(b, NIL);
     /* (k <= limit + 1 <= 2^26 + 1) */
     Py_ssize_t k = (Py_ssize_t)ret_chars(rax, op->mask, op->limit), limit = op->limit;
     /* (C strings: MemView.cstring(v, k), up to a NUL among k + 1 bytes, else the first k) */
@@ -105,7 +103,7 @@ static int render_retstr(Buf *b, const Op *op, uint64_t v, uint64_t rax, const u
  * all inside the copy: the string's length is the NUL's place or k. */
 static int render_strn(Buf *b, const Op *op, uint64_t v, uint64_t n, const unsigned char *a)
 {
-    if (!v) return buf_put(b, "nil", 3);
+    if (!v) return buf_txt(b, NIL);
     uint64_t limit = (uint64_t)op->limit;
     n &= op->mask;
     return buf_cstring(b, a, (Py_ssize_t)(n < limit ? n : limit), (Py_ssize_t)limit);
@@ -113,7 +111,7 @@ static int render_strn(Buf *b, const Op *op, uint64_t v, uint64_t n, const unsig
 
 /* The operations on a word alone, the most common ones: rendered by put_word, at most WORD_MAX
  * bytes, with no call to render_op's switch over every kind. */
-#define WORD_MAX 20             /* UDEC_MAX, SDEC_MAX, HEX_MAX, "false" */
+#define WORD_MAX 20             /* UDEC_MAX, SDEC_MAX, HEX_MAX, TXT_FALSE */
 
 static inline int word_kind(int kind) { return kind <= OP_ADDR || kind == OP_BOOL; }
 
@@ -138,15 +136,15 @@ static char *put_word(char *o, const Op *op, uint64_t v)
         return o + 1;
     case OP_GUESS: {
         int64_t i = (int64_t)v;
-        return i < -10000 || i > 10000 ? put_hex(o, v) : put_sdec(o, i);
+        return i < -GUESS_DECIMAL_MAX || i > GUESS_DECIMAL_MAX ? put_hex(o, v) : put_sdec(o, i);
     }
     default:                        /* OP_BOOL */
         if (v & op->mask) {
-            memcpy(o, "true", 4);
-            return o + 4;
+            memcpy(o, TXT_TRUE, TXT_TRUE_LEN);
+            return o + TXT_TRUE_LEN;
         }
-        memcpy(o, "false", 5);
-        return o + 5;
+        memcpy(o, TXT_FALSE, TXT_FALSE_LEN);
+        return o + TXT_FALSE_LEN;
     }
 }
 
@@ -178,7 +176,7 @@ static int render_flags(Buf *b, const Op *op, uint64_t u)
             if (hit) rest &= ~f->value;
         }
         if (hit) {
-            if (named++ && buf_put(b, "|", 1) < 0) return -1;
+            if (named++ && buf_txt(b, FLAG_SEP) < 0) return -1;
             if (buf_put(b, f->name, f->len) < 0) return -1;
         }
     }
@@ -190,7 +188,7 @@ static int render_flags(Buf *b, const Op *op, uint64_t u)
                     return buf_put(b, op->names[i].name, op->names[i].len);
         return u ? buf_hex(b, u) : buf_put(b, "0", 1);
     }
-    if (rest && (buf_put(b, "|", 1) < 0 || buf_hex(b, rest) < 0)) return -1;
+    if (rest && (buf_txt(b, FLAG_SEP) < 0 || buf_hex(b, rest) < 0)) return -1;
     return 0;
 }
 
@@ -206,14 +204,14 @@ static int render_struct(Buf *b, const Op *op, const unsigned char *a)
         const StructTok *t = &op->toks[i];
         if (t->kind == TOK_CLOSE) {
             depth--;
-            if (buf_put(b, " }", 2) < 0) return -1;
+            if (buf_txt(b, STRUCT_CLOSE) < 0) return -1;
             continue;
         }
-        if (!first[depth] && buf_put(b, ", ", 2) < 0) return -1;
+        if (!first[depth] && buf_txt(b, SEP) < 0) return -1;
         first[depth] = 0;
         if (t->kind == TOK_OPEN) {
             first[++depth] = 1;
-            if (buf_put(b, "{ ", 2) < 0) return -1;
+            if (buf_txt(b, STRUCT_OPEN) < 0) return -1;
             continue;
         }
         uint64_t u = 0;
@@ -229,7 +227,7 @@ static int render_struct(Buf *b, const Op *op, const unsigned char *a)
             rc = u ? buf_hex(b, u) : buf_put(b, "0", 1);
             break;
         case TOK_OCT:
-            rc = buf_put(b, "0", 1) < 0 ? -1 : buf_oct(b, u);
+            rc = buf_txt(b, OCT) < 0 ? -1 : buf_oct(b, u);
             break;
         default:
             rc = buf_udec(b, u);
@@ -244,9 +242,9 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
 {
     switch (op->kind) {
     case OP_CHAR:
-        return buf_quoted_char(b, "'", 1, (uint32_t)(v & 0xFF));
+        return buf_quoted_char(b, TXT_CHAR_QUOTE, TXT_CHAR_QUOTE_LEN, (uint32_t)(v & 0xFF));
     case OP_WCHAR:
-        return buf_quoted_char(b, "L'", 2, (uint32_t)(v & op->mask));
+        return buf_quoted_char(b, TXT_WCHAR_OPEN, TXT_WCHAR_OPEN_LEN, (uint32_t)(v & op->mask));
     case OP_UNSIGNED:
     case OP_SIGNED:
     case OP_HEX:
@@ -265,14 +263,14 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
     case OP_FLAGS:
         return render_flags(b, op, v & op->mask);
     case OP_OCT:
-        return buf_put(b, "0", 1) < 0 ? -1 : buf_oct(b, v & op->mask);
+        return buf_txt(b, OCT) < 0 ? -1 : buf_oct(b, v & op->mask);
     case OP_CSTR: {                 /* values.py string_from */
-        if (!v) return buf_put(b, "nil", 3);
+        if (!v) return buf_txt(b, NIL);
         const unsigned char *a = rec + op->area;
         return buf_cstring(b, a, op->limit, op->limit);
     }
     case OP_BUF: {                  /* values.py bounded_from, every byte copied */
-        if (!v) return buf_put(b, "nil", 3);
+        if (!v) return buf_txt(b, NIL);
         uint64_t n = w[op->lenword - 1];
         uint64_t limit = (uint64_t)op->limit;
         return buf_quoted(b, rec + op->area, (Py_ssize_t)(n < limit ? n : limit), n >= limit);
@@ -289,23 +287,23 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
         unsigned char bytes[16];
         for (int i = 0; i < 8; i++) bytes[i] = (unsigned char)(v >> (8 * i));
         memcpy(bytes + 8, out, 8);
-        if (buf_put(b, "{ ", 2) < 0) return -1;
+        if (buf_txt(b, STRUCT_OPEN) < 0) return -1;
         for (int f = 0; f < op->nfields; f++) {
             uint64_t u = 0;
             int size = op->fields[f].size;
             for (int i = size - 1; i >= 0; i--) u = (u << 8) | bytes[op->fields[f].off + i];
-            if (f && buf_put(b, ", ", 2) < 0) return -1;
+            if (f && buf_txt(b, SEP) < 0) return -1;
             if (op->fields[f].is_signed && size < 8 && (u >> (8 * size - 1)) & 1)
                 u |= ~UINT64_C(0) << (8 * size);              /* sign-extended */
             if ((op->fields[f].is_signed ? buf_sdec(b, (int64_t)u) : buf_udec(b, u)) < 0) return -1;
         }
-        return buf_put(b, " }", 2);
+        return buf_txt(b, STRUCT_CLOSE);
     }
     case OP_BITVEC:                 /* renderops.py bitvec_at, every byte copied */
-        if (!v) return buf_put(b, "nil", 3);
+        if (!v) return buf_txt(b, NIL);
         return render_bitvec(b, op->area ? rec + op->area : out, op->size);
     case OP_STRUCT:                 /* the generic interpreter's pointer to it, every byte copied */
-        if (!v) return buf_put(b, "nil", 3);
+        if (!v) return buf_txt(b, NIL);
         return render_struct(b, op, op->area ? rec + op->area : out);
     }
     PyErr_SetString(PyExc_SystemError, "emutrace.machine._native: unknown operation");
@@ -316,7 +314,7 @@ static int render_op(Buf *b, const Op *op, const uint64_t *w, const unsigned cha
  * _Captured: the text up to the NUL, or the first ret_cap bytes when there is none). */
 static int render_ret_string(Buf *b, Py_ssize_t limit, Py_ssize_t ret_cap, const unsigned char *area, uint64_t rax)
 {
-    if (!rax) return buf_put(b, "nil", 3);
+    if (!rax) return buf_txt(b, NIL);
     return buf_cstring(b, area, ret_cap < limit ? ret_cap : limit, limit);
 }
 
@@ -351,7 +349,7 @@ static int render_line(Buf *b, SiteObject *s, const unsigned char *rec, uint64_t
     for (int i = 0; i < s->nargs; i++) {
         const Op *op = &s->args[i];
         uint64_t v = w[op->word - 1];
-        if (i && buf_put(b, ", ", 2) < 0) return -1;
+        if (i && buf_txt(b, SEP) < 0) return -1;
         if (word_kind(op->kind)) {
             if (buf_word(b, op, v) < 0) return -1;
         } else if (i == s->in) {
@@ -363,16 +361,17 @@ static int render_line(Buf *b, SiteObject *s, const unsigned char *rec, uint64_t
             return -1;
         }
     }
-    Py_ssize_t chars = s->prefix_chars + (b->len - start - s->prefix_len);   /* arguments are ASCII */
-    Py_ssize_t pad = s->align_pad - chars;
-    if (pad < 0) pad = 0;
-    /* ") ", the padding, "= ": the spaces 16 at a time (room for the last 16's excess) */
-    o = buf_room(b, pad + 20);
+    /* the head (arguments are ASCII) and its ")" */
+    Py_ssize_t chars = s->prefix_chars + (b->len - start - s->prefix_len) + TXT_CALL_CLOSE_LEN;
+    Py_ssize_t pad = result_pad(chars, s->column);
+    /* ")", the padding, RESULT_SEP: the spaces 16 at a time (room for the last 16's excess) */
+    o = buf_room(b, TXT_CALL_CLOSE_LEN + pad + 16 + RESULT_SEP_LEN);
     if (o == NULL) return -1;
-    memcpy(o, ") ", 2);
-    for (Py_ssize_t k = 0; k < pad; k += 16) memcpy(o + 2 + k, "                ", 16);
-    memcpy(o + 2 + pad, "= ", 2);
-    buf_done(b, o + pad + 4);
+    memcpy(o, TXT_CALL_CLOSE, TXT_CALL_CLOSE_LEN);
+    o += TXT_CALL_CLOSE_LEN;
+    for (Py_ssize_t k = 0; k < pad; k += 16) memcpy(o + k, "                ", 16);
+    memcpy(o + pad, RESULT_SEP, RESULT_SEP_LEN);
+    buf_done(b, o + pad + RESULT_SEP_LEN);
     if (s->has_ret && s->ret.kind == OP_CSTR) {
         if (render_ret_string(b, s->ret.limit, s->ret_cap, ret_area, rax) < 0) return -1;
     } else if (s->has_ret && s->ret.kind == OP_WSTR) {
@@ -381,7 +380,7 @@ static int render_line(Buf *b, SiteObject *s, const unsigned char *rec, uint64_t
         if (buf_word(b, &s->ret, rax) < 0) return -1;
     } else if (s->has_ret) {
         if (render_op(b, &s->ret, w, rec, rax, rax, ret_area) < 0) return -1;
-    } else if (buf_str(b, "<void>") < 0) {
+    } else if (buf_txt(b, VOID) < 0) {
         return -1;
     }
     if (buf_put(b, suffix, suffix_len) < 0) return -1;

@@ -50,7 +50,6 @@ typedef int (*uc_mem_write_fn)(void *uc, uint64_t address, const void *bytes, ui
 /* the guest log's record layout and FORMAT_READ_LIMIT: from emutrace/machine/abi.py */
 #include "_abi.h"
 #include "_module.h"            /* emutrace_add_type_ready */
-#define MAX_CONVERSIONS 4096            /* CallFormatter._fetch's bound */
 #define MAX_FIXED 8
 #define STORE_SLOTS 4096                /* texts kept for the decoder (a power of two) */
 #define MAX_PENDING 256                 /* calls whose right-hand side waits for their return */
@@ -410,7 +409,7 @@ static void on_call(void *uc, uint64_t address, uint32_t size, void *user)
             }
         }
         Pack p = {fmt_at != NULL ? fmt_at : (const unsigned char *)"", flen, 0, 0, 0, 0};
-        for (int k = 0; k < MAX_CONVERSIONS; k++) {
+        for (int k = 0; k < PRINTF_CONVERSIONS_MAX; k++) {
             Item next;
             if (!pack_next(&p, &next)) break;
             Item *it = items_add(&v);

@@ -21,8 +21,8 @@ static void put_integer(Text *t, uint64_t u, int size, int kind)
         *--b = '0';
         break;
     case K_OCT:
-        b = digits_before(end, u, 8);
-        *--b = '0';
+        b = digits_before(end, u, 8) - TXT_OCT_LEN;
+        memcpy(b, TXT_OCT, TXT_OCT_LEN);
         break;
     case K_SIGNED: {
         int negative = size < 8 ? (int)((u >> (8 * size - 1)) & 1) : (int)(u >> 63);
@@ -67,7 +67,7 @@ static void put_guest_esc(PrintfHooksObject *h, Text *t, uint64_t addr, uint64_t
 /* _fmt_pointer + _fmt_array for a char string of Zero(lim) length, string_limit L */
 static void put_string(PrintfHooksObject *h, Text *t, uint64_t ptr, int has_lim, uint64_t lim)
 {
-    if (ptr == 0) { text_str(t, "nil"); return; }
+    if (ptr == 0) { text_put(t, TXT_NIL, TXT_NIL_LEN); return; }
     uint64_t L = h->string_limit, cap = L + 1;
     if (has_lim && lim < cap) cap = lim;
     uint64_t n = 0;
@@ -77,10 +77,10 @@ static void put_string(PrintfHooksObject *h, Text *t, uint64_t ptr, int has_lim,
     }
     if (n > cap) n = cap;
     uint64_t shown = n < L ? n : L;
-    text_put(t, "\"", 1);
+    text_put(t, TXT_QUOTE, TXT_QUOTE_LEN);
     put_guest_esc(h, t, ptr, shown);
-    text_put(t, "\"", 1);
-    if (n >= L) text_put(t, "...", 3);
+    text_put(t, TXT_QUOTE, TXT_QUOTE_LEN);
+    if (n >= L) text_put(t, TXT_ELLIPSIS, TXT_ELLIPSIS_LEN);
 }
 
 static void put_item(PrintfHooksObject *h, Text *t, const Item *it)
@@ -89,9 +89,9 @@ static void put_item(PrintfHooksObject *h, Text *t, const Item *it)
     switch (it->kind) {
     case K_CHAR: {
         unsigned char c = (unsigned char)(it->value & 0xFF);
-        text_put(t, "'", 1);
+        text_put(t, TXT_CHAR_QUOTE, TXT_CHAR_QUOTE_LEN);
         put_esc_bytes(t, &c, 1);
-        text_put(t, "'", 1);
+        text_put(t, TXT_CHAR_QUOTE, TXT_CHAR_QUOTE_LEN);
         return;
     }
     case K_DOUBLE: put_double(t, it->value); return;

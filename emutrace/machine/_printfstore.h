@@ -154,7 +154,7 @@ static PyObject *store_take(PrintfStoreObject *self, PyObject *arg, int right)
 static PyObject *PrintfStore_take_left(PrintfStoreObject *self, PyObject *arg) { return store_take(self, arg, 0); }
 static PyObject *PrintfStore_take_right(PrintfStoreObject *self, PyObject *arg) { return store_take(self, arg, 1); }
 
-/* NUL-separated texts joined with ", " into out (NULL: only counted): the bytes that makes */
+/* NUL-separated texts joined with TXT_SEP into out (NULL: only counted): the bytes that makes */
 static size_t join_texts(char *out, const char *p, size_t len, int n)
 {
     size_t at = 0, w = 0;
@@ -162,8 +162,8 @@ static size_t join_texts(char *out, const char *p, size_t len, int n)
         const char *e = memchr(p + at, 0, len - at);
         size_t k = e != NULL ? (size_t)(e - (p + at)) : len - at;
         if (i) {
-            if (out != NULL) memcpy(out + w, ", ", 2);
-            w += 2;
+            if (out != NULL) memcpy(out + w, TXT_SEP, TXT_SEP_LEN);
+            w += TXT_SEP_LEN;
         }
         if (out != NULL) memcpy(out + w, p + at, k);
         w += k;
@@ -173,32 +173,30 @@ static size_t join_texts(char *out, const char *p, size_t len, int n)
 }
 
 /* What a leaf line holds between its prefix and its suffix: the texts shown at the call and at
- * the return joined, ") ", the padding, "= " and the int returned. */
+ * the return joined, ")", the padding to the column, RESULT_SEP and the int returned (result_at). */
 typedef struct {
     const char *left, *right;           /* NUL-separated texts, or NULL */
     size_t left_len, right_len;
     int nleft, nright;
-    size_t left_w, right_w, sep_w;      /* the bytes each side joined makes, and ", " between */
+    size_t left_w, right_w, sep_w;      /* the bytes each side joined makes, and TXT_SEP between */
     size_t pad;
-    char num[24];                       /* "= " and the int, at num + num_at */
+    char num[24];                       /* the int, at num + num_at */
     size_t num_at;
 } LineMiddle;
 
-static size_t middle_size(LineMiddle *m, Py_ssize_t prefix_chars, Py_ssize_t align_pad, uint64_t rax)
+static size_t middle_size(LineMiddle *m, Py_ssize_t prefix_chars, Py_ssize_t column, uint64_t rax)
 {
     m->left_w = m->left != NULL ? join_texts(NULL, m->left, m->left_len, m->nleft) : 0;
     m->right_w = m->right != NULL && m->nright > 0 ? join_texts(NULL, m->right, m->right_len, m->nright) : 0;
-    m->sep_w = m->left != NULL && m->nleft > 0 && m->right != NULL && m->nright > 0 ? 2 : 0;
-    Py_ssize_t pad = align_pad - (prefix_chars + (Py_ssize_t)(m->left_w + m->sep_w + m->right_w));
-    m->pad = pad > 0 ? (size_t)pad : 0;
+    m->sep_w = m->left != NULL && m->nleft > 0 && m->right != NULL && m->nright > 0 ? TXT_SEP_LEN : 0;
+    Py_ssize_t head = prefix_chars + (Py_ssize_t)(m->left_w + m->sep_w + m->right_w) + TXT_CALL_CLOSE_LEN;
+    m->pad = (size_t)result_pad(head, column);
     int32_t r = (int32_t)(uint32_t)rax;               /* (printf's int, as "= %d") */
     char *end = m->num + sizeof m->num;
     char *b = digits_before(end, r < 0 ? 0 - (uint64_t)(int64_t)r : (uint64_t)r, 10);
     if (r < 0) *--b = '-';
-    *--b = ' ';
-    *--b = '=';
     m->num_at = (size_t)(b - m->num);
-    return m->left_w + m->sep_w + m->right_w + 2 + m->pad + (sizeof m->num - m->num_at);
+    return m->left_w + m->sep_w + m->right_w + TXT_CALL_CLOSE_LEN + m->pad + RESULT_SEP_LEN + (sizeof m->num - m->num_at);
 }
 
 /* the middle into out (middle_size's bytes); 0, or -1 when a text is not ASCII (never: the
@@ -207,24 +205,26 @@ static int middle_write(const LineMiddle *m, char *out)
 {
     char *o = out;
     if (m->left != NULL) o += join_texts(o, m->left, m->left_len, m->nleft);
-    if (m->sep_w) { memcpy(o, ", ", 2); o += 2; }
+    if (m->sep_w) { memcpy(o, TXT_SEP, TXT_SEP_LEN); o += TXT_SEP_LEN; }
     if (m->right_w) o += join_texts(o, m->right, m->right_len, m->nright);
     unsigned char high = 0;
     for (char *c = out; c < o; c++) high |= (unsigned char)*c;
-    memcpy(o, ") ", 2);
-    o += 2;
+    memcpy(o, TXT_CALL_CLOSE, TXT_CALL_CLOSE_LEN);
+    o += TXT_CALL_CLOSE_LEN;
     memset(o, ' ', m->pad);
     o += m->pad;
+    memcpy(o, RESULT_SEP, RESULT_SEP_LEN);
+    o += RESULT_SEP_LEN;
     memcpy(o, m->num + m->num_at, sizeof m->num - m->num_at);
     return high & 0x80 ? -1 : 0;
 }
 
-/* take_line(seq, prefix, rax, suffix, align_pad) -> str: the whole line of a leaf call, as
+/* take_line(seq, prefix, rax, suffix, column) -> str: the whole line of a leaf call, as
  * printflog.PrintfSite._line makes it from take_left and take_right (prefix: the display name
  * and "("; the texts are ASCII, so the padding counts prefix characters and text bytes). Made
  * in one string when prefix and suffix are ASCII (always, but for a name that is not). */
 static PyObject *store_line(PrintfStoreObject *self, uint64_t seq, PyObject *prefix, uint64_t rax,
-                            PyObject *suffix, Py_ssize_t align_pad)
+                            PyObject *suffix, Py_ssize_t column)
 {
     char *lp = NULL, *rp = NULL;
     LineMiddle m;
@@ -234,7 +234,7 @@ static PyObject *store_line(PrintfStoreObject *self, uint64_t seq, PyObject *pre
     m.left = lp;
     m.right = rp;
     Py_ssize_t plen = PyUnicode_GET_LENGTH(prefix), slen = PyUnicode_GET_LENGTH(suffix);
-    size_t mid = middle_size(&m, plen, align_pad, rax);
+    size_t mid = middle_size(&m, plen, column, rax);
     int ascii = PyUnicode_IS_ASCII(prefix) && PyUnicode_IS_ASCII(suffix);
     PyObject *line = PyUnicode_New((Py_ssize_t)mid + (ascii ? plen + slen : 0), 127);
     if (line != NULL) {
@@ -262,16 +262,16 @@ static PyObject *PrintfStore_take_line(PrintfStoreObject *self, PyObject *args)
 {
     unsigned long long seq, rax;
     PyObject *prefix, *suffix;
-    Py_ssize_t align_pad;
-    if (!PyArg_ParseTuple(args, "KUKUn", &seq, &prefix, &rax, &suffix, &align_pad)) return NULL;
-    return store_line(self, seq, prefix, rax, suffix, align_pad);
+    Py_ssize_t column;
+    if (!PyArg_ParseTuple(args, "KUKUn", &seq, &prefix, &rax, &suffix, &column)) return NULL;
+    return store_line(self, seq, prefix, rax, suffix, column);
 }
 
 static PyMethodDef PrintfStore_methods[] = {
     {"take_left", (PyCFunction)PrintfStore_take_left, METH_O, "take_left(seq) -> the texts shown at the call, or None"},
     {"take_right", (PyCFunction)PrintfStore_take_right, METH_O, "take_right(seq) -> the texts shown at the return, or None"},
     {"take_line", (PyCFunction)PrintfStore_take_line, METH_VARARGS,
-     "take_line(seq, prefix, rax, suffix, align_pad) -> the line of a leaf call"},
+     "take_line(seq, prefix, rax, suffix, column) -> the line of a leaf call"},
     {NULL, NULL, 0, NULL}
 };
 
@@ -288,7 +288,7 @@ static PyTypeObject PrintfStoreType = {
 };
 
 /* ------------------------------------------------------------------------------------------
- * PrintfLeaf(store, prefix, align_pad): a printf-family site as _native.c's leaf_run sees it. Its
+ * PrintfLeaf(store, prefix, column): a printf-family site as _native.c's leaf_run sees it. Its
  * leaf calls' lines are take_line's, made in the run of leaf calls that leaf_run renders, so a
  * printf call among other logged calls does not send the run back to Python. */
 
@@ -296,19 +296,19 @@ typedef struct {
     PyObject_HEAD
     PrintfStoreObject *store;
     PyObject *prefix;                   /* the display name and "(" */
-    Py_ssize_t align_pad;
+    Py_ssize_t column;
 } PrintfLeafObject;
 
 static int PrintfLeaf_init(PrintfLeafObject *self, PyObject *args, PyObject *kwds)
 {
     PyObject *store, *prefix;
-    Py_ssize_t align_pad;
-    if (!PyArg_ParseTuple(args, "O!Un", &PrintfStoreType, &store, &prefix, &align_pad)) return -1;
+    Py_ssize_t column;
+    if (!PyArg_ParseTuple(args, "O!Un", &PrintfStoreType, &store, &prefix, &column)) return -1;
     Py_INCREF(store);
     Py_INCREF(prefix);
     Py_XSETREF(self->store, (PrintfStoreObject *)store);
     Py_XSETREF(self->prefix, prefix);
-    self->align_pad = align_pad;
+    self->column = column;
     return 0;
 }
 
@@ -326,7 +326,7 @@ static PyObject *PrintfLeaf_line(PrintfLeafObject *self, PyObject *args)
     PyObject *suffix;
     if (!PyArg_ParseTuple(args, "KKU", &seq, &rax, &suffix)) return NULL;
     if (self->store == NULL) { PyErr_SetString(PyExc_ValueError, "PrintfLeaf not initialised"); return NULL; }
-    return store_line(self->store, seq, self->prefix, rax, suffix, self->align_pad);
+    return store_line(self->store, seq, self->prefix, rax, suffix, self->column);
 }
 
 static PyMethodDef PrintfLeaf_methods[] = {
@@ -339,7 +339,7 @@ static PyTypeObject PrintfLeafType = {
     .tp_name = "emutrace.machine._native.PrintfLeaf",
     .tp_basicsize = sizeof(PrintfLeafObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "PrintfLeaf(store, prefix, align_pad): a printf-family site's leaf lines, for leaf_run",
+    .tp_doc = "PrintfLeaf(store, prefix, column): a printf-family site's leaf lines, for leaf_run",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)PrintfLeaf_init,
     .tp_dealloc = (destructor)PrintfLeaf_dealloc,
@@ -355,7 +355,7 @@ int emutrace_is_printf_leaf(PyObject *o)
 PyObject *emutrace_printf_leaf_line(PyObject *o, uint64_t seq, uint64_t rax, PyObject *suffix)
 {
     PrintfLeafObject *self = (PrintfLeafObject *)o;
-    return store_line(self->store, seq, self->prefix, rax, suffix, self->align_pad);
+    return store_line(self->store, seq, self->prefix, rax, suffix, self->column);
 }
 
 

@@ -47,15 +47,14 @@ static char *digits_before(char *end, uint64_t u, unsigned base)
  * bytes out per byte in, reserved at once. */
 static void put_esc_bytes(Text *t, const unsigned char *s, size_t n)
 {
-    static const char named[14] = {'0', 0, 0, 0, 0, 0, 0, 'a', 'b', 't', 'n', 'v', 'f', 'r'};
+    static const char letter[256] = LTRACE_ESC_LETTERS;       /* (from abi.py, via _abi.h) */
     if (!text_reserve(t, 4 * n)) return;
     char *o = t->p + t->len;
     for (size_t k = 0; k < n; k++) {
         unsigned char c = s[k];
-        if (c >= 32 && c < 127 && c != 92) { *o++ = (char)c; continue; }
+        if (c >= 32 && c < 127 && !letter[c]) { *o++ = (char)c; continue; }
         *o++ = '\\';
-        if (c == 92) *o++ = '\\';
-        else if (c < 14 && named[c] != 0) *o++ = named[c];
+        if (letter[c]) *o++ = letter[c];
         else { *o++ = (char)('0' + (c >> 6)); *o++ = (char)('0' + ((c >> 3) & 7)); *o++ = (char)('0' + (c & 7)); }
     }
     t->len = (size_t)(o - t->p);

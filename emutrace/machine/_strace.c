@@ -20,7 +20,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
-#include "_abi.h"              /* STRACE_COLUMN: from emutrace/machine/abi.py */
+#include "_abi.h"              /* STRACE_COLUMN, result_pad, STRACE_ESC_LETTERS: from emutrace/machine/abi.py */
 #include "_module.h"            /* emutrace_add_type */
 
 /* argument kinds (formatter.py's _C_KINDS gives their numbers) */
@@ -134,27 +134,19 @@ static int as_u64(PyObject *x, uint64_t *v, int mask)
 }
 
 /* strace's string_quote (common.py's quote_string with its defaults): printable ASCII as is,
- * \" \\ \f \n \r \t \v, every other byte in octal, three digits when an octal digit follows */
+ * abi.STRACE_ESCAPES' bytes as a backslash and their letter, every other byte in octal, three
+ * digits when an octal digit follows */
 static int text_quoted(Text *t, const unsigned char *s, Py_ssize_t n)
 {
+    static const char letter[256] = STRACE_ESC_LETTERS;
     if (text_room(t, 4 * n + 2) < 0) return -1;
     char *o = t->p + t->len;
     *o++ = '"';
     for (Py_ssize_t i = 0; i < n; i++) {
         unsigned c = s[i];
-        const char *esc = NULL;
-        switch (c) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\f': esc = "\\f"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        case '\v': esc = "\\v"; break;
-        }
-        if (esc != NULL) {
-            *o++ = esc[0];
-            *o++ = esc[1];
+        if (letter[c]) {
+            *o++ = '\\';
+            *o++ = letter[c];
         } else if (c >= 0x20 && c < 0x7f) {
             *o++ = (char)c;
         } else {
@@ -431,11 +423,11 @@ static PyObject *Row_line(RowObject *self, PyObject *const *args, Py_ssize_t nar
     text_init(&t);
     int r = finish_head(self, args, &t, &ret);
     if (r == 0) {
-        Py_ssize_t pad = t.len < STRACE_COLUMN ? STRACE_COLUMN - t.len : 0;
+        Py_ssize_t pad = result_pad(t.len, STRACE_COLUMN);
         if (text_room(&t, pad) == 0) {
             memset(t.p + t.len, ' ', (size_t)pad);
             t.len += pad;
-            if (text_add(&t, " = ", 3) == 0 && text_u64(&t, (uint64_t)ret) == 0 && text_add(&t, "\n", 1) == 0)
+            if (text_add(&t, RESULT_SEP, RESULT_SEP_LEN) == 0 && text_u64(&t, (uint64_t)ret) == 0 && text_add(&t, "\n", 1) == 0)
                 out = ascii_str(&t);
         }
     } else if (r == 1) {

@@ -7,6 +7,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include "_abi.h"               /* the texts (TXT_*) and escape letters: from emutrace/machine/abi.py */
 
 /* ------------------------------------------------------------------------------------------
  * output buffer
@@ -68,7 +69,8 @@ static inline int buf_put(Buf *b, const char *s, Py_ssize_t n)
     return 0;
 }
 
-static int buf_str(Buf *b, const char *s) { return buf_put(b, s, (Py_ssize_t)strlen(s)); }
+/* one of abi.TEXTS: buf_txt(b, NIL) writes TXT_NIL */
+#define buf_txt(b, NAME) buf_put((b), TXT_##NAME, TXT_##NAME##_LEN)
 
 /* The buffer as a str: ascii says it is (then a copy, not a decoding) */
 static PyObject *buf_text(const Buf *b, int ascii)
@@ -86,7 +88,7 @@ static PyObject *buf_text(const Buf *b, int ascii)
 #define SDEC_MAX 20             /* -9223372036854775808 */
 #define HEX_MAX 18              /* 0xffffffffffffffff */
 #define ESC_MAX 4               /* one byte's escape: \ooo */
-#define ESCW_MAX 10             /* one wide character's: \Uxxxxxxxx */
+#define ESCW_MAX (2 + WIDE_ESC_LONG)     /* one wide character's: \Uxxxxxxxx */
 
 static const char HEXDIGITS[] = "0123456789abcdef";
 /* "00".."99": two decimal digits per division */
@@ -162,20 +164,20 @@ static char *put_hexn(char *o, uint32_t v, int digits)
     return o + digits;
 }
 
-/* a byte shown as itself: printable ASCII but the backslash */
-static inline int plain_byte(unsigned c) { return c - 32u < 95u && c != 92u; }
+/* a byte shown as itself: printable ASCII but the one printable byte ltrace escapes */
+static inline int plain_byte(unsigned c) { return c - 32u < 95u && c != LTRACE_ESC_PRINTABLE; }
 
-/* ltrace's escaping of one byte (values.py _esc_char) */
+/* ltrace's escaping of one byte (abi.LTRACE_ESCAPES' letter after a backslash, else \OOO) */
 static char *put_esc(char *o, unsigned c)
 {
-    static const char named[14] = {'0', 0, 0, 0, 0, 0, 0, 'a', 'b', 't', 'n', 'v', 'f', 'r'};
+    static const char letter[256] = LTRACE_ESC_LETTERS;
     if (plain_byte(c)) {
         *o = (char)c;
         return o + 1;
     }
     o[0] = '\\';
-    if (c == 92 || (c < 14 && named[c])) {
-        o[1] = c == 92 ? '\\' : named[c];
+    if (c < 256 && letter[c]) {
+        o[1] = letter[c];
         return o + 2;
     }
     o[1] = (char)('0' + ((c >> 6) & 3));
@@ -194,8 +196,8 @@ static inline int plain_word(const unsigned char *s)
     memcpy(&x, s, 8);
     uint64_t below = (x - 32 * ones) & ~x;                  /* a byte < 32 (of those < 128) */
     uint64_t above = (x + ones) | x;                        /* a byte > 126 */
-    uint64_t bs = x ^ (92 * ones);
-    uint64_t backslash = (bs - ones) & ~bs;                 /* a byte == 92 */
+    uint64_t bs = x ^ (LTRACE_ESC_PRINTABLE * ones);
+    uint64_t backslash = (bs - ones) & ~bs;                 /* a byte == LTRACE_ESC_PRINTABLE */
     return ((below | above | backslash) & highs) == 0;
 }
 
@@ -216,13 +218,15 @@ static char *put_escape(char *o, const unsigned char *s, Py_ssize_t n)
     return o;
 }
 
-/* values.py _esc_wchar: at most ESCW_MAX bytes */
+/* escapes.esc_wchar: at most ESCW_MAX bytes (\u and WIDE_ESC_SHORT hex digits when they hold
+ * c, else \U and WIDE_ESC_LONG) */
 static char *put_escw(char *o, uint32_t c)
 {
     if (c < 256) return put_esc(o, c);
+    int shorter = (uint64_t)c < (UINT64_C(1) << (4 * WIDE_ESC_SHORT));
     o[0] = '\\';
-    o[1] = c <= 0xFFFF ? 'u' : 'U';
-    return put_hexn(o + 2, c, c <= 0xFFFF ? 4 : 8);
+    o[1] = shorter ? 'u' : 'U';
+    return put_hexn(o + 2, c, shorter ? WIDE_ESC_SHORT : WIDE_ESC_LONG);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -262,35 +266,28 @@ static int buf_oct(Buf *b, uint64_t v)
     return buf_put(b, t + i, (Py_ssize_t)sizeof t - i);
 }
 
-static int buf_escape(Buf *b, const unsigned char *s, Py_ssize_t n)
-{
-    char *o = buf_room(b, n <= PY_SSIZE_T_MAX / ESC_MAX ? ESC_MAX * n : -1);
-    if (o == NULL) return -1;
-    buf_done(b, put_escape(o, s, n));
-    return 0;
-}
-
 /* `open` + a wide or single character's escape + `'` (open: "'" or "L'") */
 static int buf_quoted_char(Buf *b, const char *open, Py_ssize_t open_len, uint32_t c)
 {
-    char *o = buf_room(b, open_len + ESCW_MAX + 1);
+    char *o = buf_room(b, open_len + ESCW_MAX + TXT_CHAR_QUOTE_LEN);
     if (o == NULL) return -1;
     memcpy(o, open, (size_t)open_len);
     o = put_escw(o + open_len, c);
-    *o++ = '\'';
-    buf_done(b, o);
+    memcpy(o, TXT_CHAR_QUOTE, TXT_CHAR_QUOTE_LEN);
+    buf_done(b, o + TXT_CHAR_QUOTE_LEN);
     return 0;
 }
 
 /* A string's shown bytes between double quotes, "..." after them when it was cut (ellipsis). */
 static int buf_quoted(Buf *b, const unsigned char *s, Py_ssize_t shown, int ellipsis)
 {
-    char *o = buf_room(b, shown <= (PY_SSIZE_T_MAX - 5) / ESC_MAX ? ESC_MAX * shown + 5 : -1);
+    enum { MARKS = 2 * TXT_QUOTE_LEN + TXT_ELLIPSIS_LEN };
+    char *o = buf_room(b, shown <= (PY_SSIZE_T_MAX - MARKS) / ESC_MAX ? ESC_MAX * shown + MARKS : -1);
     if (o == NULL) return -1;
-    *o++ = '"';
-    o = put_escape(o, s, shown);
-    memcpy(o, "\"...", 4);
-    buf_done(b, o + (ellipsis ? 4 : 1));
+    memcpy(o, TXT_QUOTE, TXT_QUOTE_LEN);
+    o = put_escape(o + TXT_QUOTE_LEN, s, shown);
+    memcpy(o, TXT_QUOTE TXT_ELLIPSIS, TXT_QUOTE_LEN + TXT_ELLIPSIS_LEN);
+    buf_done(b, o + TXT_QUOTE_LEN + (ellipsis ? TXT_ELLIPSIS_LEN : 0));
     return 0;
 }
 

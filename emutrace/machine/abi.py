@@ -14,7 +14,7 @@ from pathlib import Path
 
 # Bumped whenever the Python side's expectations of the compiled module change
 # (emutrace/machine/native.py refuses a module built with another).
-ABI_VERSION = 13
+ABI_VERSION = 14
 
 # -- the guest log's records (emutrace/guestlog/format.py has the rest of the format) --------
 RET_TAG = (1 << 64) - 1     # a return record's first word (a call record's is its site's tag)
@@ -74,17 +74,65 @@ STRUCT_OPEN, STRUCT_CLOSE, STRUCT_UNSIGNED, STRUCT_SIGNED, STRUCT_HEX, STRUCT_OC
 # -- bounds both renderers keep --------------------------------------------------------------
 FORMAT_READ_LIMIT = 1 << 16     # bytes of a printf format read
 STRUCT_TOKENS_MAX = 512         # tokens of a struct op's layout
+STRUCT_DEPTH_MAX = 32           # structures nested in a struct op's layout (values/plan.py keeps
+                                # deeper ones on the generic path; C's parse_struct refuses them)
+PRINTF_CONVERSIONS_MAX = 4096   # conversions of one printf format fetched and shown
 
 # -- strace's line: the head padded to this column, then " = " and the result (strace's own) --
 STRACE_COLUMN = 39
+RESULT_SEP = " = "
 
 
-
-def result_at(head: str, result: str, column: int) -> str:
+def result_at(head: str, result: str, column: int, start: int = 0) -> str:
     """The rule of every trace line with a result: `head` padded with spaces to `column`, then
-    " = " and the result (strace: column STRACE_COLUMN; ltrace: -a's align - 2, values.close_call).
-    The compiled renderers and the written-out hot paths pad to the same column."""
-    return head.ljust(column) + " = " + result
+    RESULT_SEP and the result (strace: column STRACE_COLUMN; ltrace: -a's align - 2,
+    values.close_call). `start`: the columns already written before `head` on its line (a
+    resumed call's). C has it as result_pad() in _abi.h, generated from here; the per-site Python
+    code guestlog writes spells it with result_at_expr."""
+    return head.ljust(column - start) + RESULT_SEP + result
+
+
+def result_at_expr(head: str, result: str, column: int) -> str:
+    """result_at as a Python expression over the expressions `head` and `result` (for code that
+    is generated and compiled: guestlog's per-site line makers)."""
+    return f"{head}.ljust({column}) + {RESULT_SEP!r} + {result}"
+
+
+# -- the texts the value renderers write (ltrace's), each once: C has them as TXT_<NAME> ---------
+TEXTS = {
+    "NIL": "nil",               # a NULL string, buffer, structure or set pointer
+    "TRUE": "true",             # a bool
+    "FALSE": "false",
+    "VOID": "<void>",           # a void function's return value
+    "QUOTE": '"',               # around a string's characters
+    "ELLIPSIS": "...",          # after a string cut at the string limit
+    "WIDE_OPEN": 'L"',          # before a wide string's characters
+    "CHAR_QUOTE": "'",          # around a char
+    "WCHAR_OPEN": "L'",         # before a wchar_t
+    "CALL_CLOSE": ")",          # after a call's arguments
+    "SEP": ", ",                # between arguments, structure fields
+    "STRUCT_OPEN": "{ ",        # around a structure's fields
+    "STRUCT_CLOSE": " }",
+    "FLAG_SEP": "|",            # between the names of a flags value
+    "HEX": "0x",                # before a number in hex
+    "OCT": "0",                 # before a number in octal
+    "BITS_NOT": "~",            # a bit set shown by its clear bits
+    "BITS_OPEN": "<",           # around a bit set's ranges
+    "BITS_CLOSE": ">",
+    "BITS_SEP": ",",            # between them
+    "BITS_RANGE": "-",          # in one
+}
+# ltrace's guess for a word of unknown type: decimal within +-GUESS_DECIMAL_MAX, else hex
+GUESS_DECIMAL_MAX = 10000
+# ltrace's escapes of a string's bytes: the letter after the backslash (other unprintable bytes and
+# the rest as \OOO; printable ASCII but the backslash as itself); wide characters past 255 as
+# \u + WIDE_ESC_SHORT hex digits up to 0xFFFF, else \U + WIDE_ESC_LONG digits
+LTRACE_ESCAPES = {0: "0", 7: "a", 8: "b", 9: "t", 10: "n", 11: "v", 12: "f", 13: "r", 92: "\\"}
+WIDE_ESC_SHORT, WIDE_ESC_LONG = 4, 8
+# the one printable byte with an escape (C tests 8 bytes at a time for it)
+(LTRACE_ESC_PRINTABLE,) = (c for c in LTRACE_ESCAPES if 32 <= c < 127)
+# strace's escapes (string_quote): the letter after the backslash; other unprintable bytes in octal
+STRACE_ESCAPES = {34: '"', 92: "\\", 12: "f", 10: "n", 13: "r", 9: "t", 11: "v"}
 
 
 HEADER = Path(__file__).with_name("_abi.h")
@@ -94,14 +142,48 @@ def _c_value(v: int) -> str:
     return f"UINT64_C({v:#X})".replace("0X", "0x") if v >= 1 << 63 else str(v)
 
 
+def _c_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _c_char(c: str) -> str:
+    return "'" + ("\\" + c if c in "\\'" else c) + "'"
+
+
+def _letters(name: str, table: dict, what: str) -> list:
+    """A static const char[256]'s initializer: each escaped byte's letter, 0 for the others."""
+    items = ", ".join(f"[{byte}] = {_c_char(letter)}" for byte, letter in sorted(table.items()))
+    return [f"/* {what} */", f"#define {name} {{ {items} }}"]
+
+
+def _render_texts() -> list:
+    """The renderers' texts and escape tables, the rule of the result's column."""
+    out = ["/* the texts the value renderers write (abi.TEXTS; TXT_<NAME>_LEN: its length) */"]
+    for name, text in TEXTS.items():
+        out.append(f"#define TXT_{name} {_c_string(text)}")
+        out.append(f"#define TXT_{name}_LEN {len(text)}")
+    out += ["", f"#define GUESS_DECIMAL_MAX {GUESS_DECIMAL_MAX}",
+            f"#define WIDE_ESC_SHORT {WIDE_ESC_SHORT}", f"#define WIDE_ESC_LONG {WIDE_ESC_LONG}",
+            f"#define LTRACE_ESC_PRINTABLE {LTRACE_ESC_PRINTABLE}"]
+    out += _letters("LTRACE_ESC_LETTERS", LTRACE_ESCAPES, "ltrace's escape letter of each byte (abi.LTRACE_ESCAPES)")
+    out += _letters("STRACE_ESC_LETTERS", STRACE_ESCAPES, "strace's escape letter of each byte (abi.STRACE_ESCAPES)")
+    out += ["", "/* result_at (abi.py): a head padded with spaces to a column, then RESULT_SEP and the result */",
+            f"#define RESULT_SEP {_c_string(RESULT_SEP)}", f"#define RESULT_SEP_LEN {len(RESULT_SEP)}",
+            "/* the spaces after a head of `len` columns */",
+            "static inline ptrdiff_t result_pad(ptrdiff_t len, ptrdiff_t column) "
+            "{ return len < column ? column - len : 0; }"]
+    return out
+
+
 def c_header() -> str:
     """The text of _abi.h."""
     out = ["/* Generated from emutrace/machine/abi.py (python -m emutrace.machine.abi; setup.py's",
            " * build_ext writes it at every build). Do not edit: edit abi.py. */",
-           "#ifndef EMUTRACE_ABI_H", "#define EMUTRACE_ABI_H", "", "#include <stdint.h>", "",
+           "#ifndef EMUTRACE_ABI_H", "#define EMUTRACE_ABI_H", "", "#include <stddef.h>", "#include <stdint.h>", "",
            f"#define ABI_VERSION {ABI_VERSION}", ""]
     out += [f"#define {name} {_c_value(globals()[name])}" for name in RECORD]
     out += ["", f"#define FORMAT_READ_LIMIT {FORMAT_READ_LIMIT}", f"#define STRUCT_TOKENS_MAX {STRUCT_TOKENS_MAX}",
+            f"#define STRUCT_DEPTH_MAX {STRUCT_DEPTH_MAX}", f"#define PRINTF_CONVERSIONS_MAX {PRINTF_CONVERSIONS_MAX}",
             f"#define STRACE_COLUMN {STRACE_COLUMN}", "", "enum op_kind {"]
     for kind, what in OP_KINDS:
         out.append(f"    OP_{kind.upper()} = {OP[kind]},".ljust(28) + f"/* {what} */")
@@ -112,6 +194,7 @@ def c_header() -> str:
             "#define ABI_CONSTS \\",
             "    {\"ABI_VERSION\", ABI_VERSION}, \\"]
     out += [f"    {{\"OP_{kind.upper()}\", OP_{kind.upper()}}}, \\" for kind, _ in OP_KINDS]
+    out += [""] + _render_texts()
     out += ["", "#endif", ""]
     return "\n".join(out)
 

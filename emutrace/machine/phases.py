@@ -13,8 +13,9 @@ Besides phases (any number of listeners, each told), the registry holds the kern
 an object that answers the kernel (the syscall observer, the loader's binary format) or a
 chain of them (syscall intercepts, which may replace a call's result). The session and the
 layers above fill a role with serve() or chain(); the kernel reads `hooks.observer`,
-`hooks.intercept` and `hooks.binfmt` (one attribute each on its hot path). Chaining is the
-registry's job: no intercept holds the one installed before it.
+`hooks.intercept` and `hooks.binfmt` (one attribute each on its hot path), the library-call tracer
+`hooks.call_intercept` (the API's call hooks, --inject-call, the report's call watch). Chaining is
+the registry's job: no intercept holds the one installed before it.
 """
 from __future__ import annotations
 
@@ -56,7 +57,13 @@ ROLES: Dict[str, str] = {
                  "the others' enter), its exit last",
     "binfmt": "the loader's exec_into(proc, path, argv, envp, ...): execve reaches it (as Linux's "
               "registered binary formats)",
+    "call_intercept": "a chain of objects seeing the library calls the call tracer hooks: wants(proc, "
+                      "site) -> whether a site's calls must reach them; enter(proc, frame, regs) -> True "
+                      "when it returned from the call itself (the others' enter is not called); "
+                      "leave(proc, frame, regs) at its return. The one chained last is outermost: its "
+                      "enter and its leave run first",
 }
+CHAINED = ("intercept", "call_intercept")
 
 
 class InterceptChain:
@@ -81,39 +88,69 @@ class InterceptChain:
         return ret
 
 
-class Hooks:
-    """Callbacks by phase, called in registration order, and the kernel's roles."""
+class CallInterceptChain:
+    """The call tracer's intercept when more than one is chained: the outermost first, at entry
+    (the first that returns from the call stops the others) and at the return."""
 
-    __slots__ = ("_by_phase", "observer", "intercept", "binfmt", "_intercepts")
+    __slots__ = ("links",)
+
+    def __init__(self, links) -> None:
+        self.links = tuple(links)           # outermost first
+
+    def wants(self, proc, site) -> bool:
+        return any(link.wants(proc, site) for link in self.links)
+
+    def enter(self, proc, frame, regs) -> bool:
+        for link in self.links:
+            if link.enter(proc, frame, regs):
+                return True
+        return False
+
+    def leave(self, proc, frame, regs) -> None:
+        for link in self.links:
+            link.leave(proc, frame, regs)
+
+
+_CHAIN_OF = {"intercept": InterceptChain, "call_intercept": CallInterceptChain}
+
+
+class Hooks:
+    """Callbacks by phase, called in registration order, and the roles the kernel and the call
+    tracer read."""
+
+    __slots__ = ("_by_phase", "observer", "intercept", "binfmt", "call_intercept", "_links")
 
     def __init__(self) -> None:
         self._by_phase: Dict[str, List[Callable]] = {p: [] for p in PHASES}
         self.observer = None                # (roles: see ROLES; set through serve() and chain())
         self.intercept = None
         self.binfmt = None
-        self._intercepts: List = []         # chained intercepts, outermost first
+        self.call_intercept = None
+        self._links: Dict[str, List] = {role: [] for role in CHAINED}    # each chain, outermost first
 
     def serve(self, role: str, obj) -> None:
         """Fill a one-object role (observer, binfmt); None empties it."""
-        if role not in ROLES or role == "intercept":
-            raise ValueError(f"no one-object role {role!r} (roles: observer, binfmt; intercepts are chained)")
+        if role not in ROLES or role in CHAINED:
+            raise ValueError(f"no one-object role {role!r} (roles: observer, binfmt; "
+                             f"{', '.join(CHAINED)} are chained)")
         setattr(self, role, obj)
 
     def chain(self, role: str, obj) -> None:
-        """Put obj outermost in a chained role (intercept)."""
-        if role != "intercept":
-            raise ValueError(f"no chained role {role!r} (chained: intercept)")
-        self._intercepts.insert(0, obj)
-        self._relink()
+        """Put obj outermost in a chained role (intercept, call_intercept)."""
+        if role not in CHAINED:
+            raise ValueError(f"no chained role {role!r} (chained: {', '.join(CHAINED)})")
+        self._links[role].insert(0, obj)
+        self._relink(role)
 
     def unchain(self, role: str, obj) -> None:
-        if role == "intercept" and obj in self._intercepts:
-            self._intercepts.remove(obj)
-            self._relink()
+        links = self._links.get(role, ())
+        if obj in links:
+            links.remove(obj)
+            self._relink(role)
 
-    def _relink(self) -> None:
-        links = self._intercepts
-        self.intercept = None if not links else links[0] if len(links) == 1 else InterceptChain(links)
+    def _relink(self, role: str) -> None:
+        links = self._links[role]
+        setattr(self, role, None if not links else links[0] if len(links) == 1 else _CHAIN_OF[role](links))
 
     def _list(self, phase: str) -> List[Callable]:
         try:

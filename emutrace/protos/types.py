@@ -210,11 +210,13 @@ class Struct(Type):
         al = 1
         offsets = []
         for f in self.fields:
-            a = f.align()
+            # (a nested structure laid out once for both: asking it for its alignment and then
+            # its size lays it out twice at every level, 2**depth times in all)
+            fsize, a = f.layout()[1:] if isinstance(f, Struct) else (f.size(), f.align())
             al = max(al, a)
             off = (off + a - 1) // a * a
             offsets.append(off)
-            off += f.size()
+            off += fsize
         size = (off + al - 1) // al * al
         return offsets, size, al
 

@@ -38,7 +38,7 @@ def _own_libcall_tracer(session):
     from emutrace.libcalls import LibcallTracer
     from emutrace.protos import load_prototypes
     from emutrace.report.calls import NoFormatter
-    lt = LibcallTracer(session, _discard, NoFormatter(), load_prototypes(), CallFilter([WATCHED_FILTER]))
+    lt = LibcallTracer(session.world, session.hooks, _discard, NoFormatter(), load_prototypes(), CallFilter([WATCHED_FILTER]))
     lt.log_in_guest = False             # the watched sites are hooked in Python anyway: nothing to log
     lt.quiet = True
     session.add_observer(_LibcallHooks(lt))

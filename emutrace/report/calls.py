@@ -1,5 +1,5 @@
 """Library calls the report reads: string compares (where configuration keys and C2 addresses
-show up) and host-name lookups. A library-call tracer's intercept (LibcallTracer.intercept):
+show up) and host-name lookups. A library-call intercept (the session hooks' chained role call_intercept):
 it reads the arguments at entry and never changes the call."""
 from __future__ import annotations
 
@@ -13,13 +13,11 @@ NOT_TEXT = re.compile(rb"[^\x20-\x7e\t\n\r]")
 
 
 class CallWatch:
-    def __init__(self, collector, nxt=None):
+    def __init__(self, collector):
         self.c = collector
-        self.nxt = nxt                  # an intercept already there (the API's hooks)
 
     def wants(self, proc, site) -> bool:
-        return site.name in rules.COMPARE_CALLS or site.name in rules.RESOLVE_CALLS or \
-            (self.nxt is not None and self.nxt.wants(proc, site))
+        return site.name in rules.COMPARE_CALLS or site.name in rules.RESOLVE_CALLS
 
     def enter(self, proc, frame, regs) -> bool:
         name = frame.site.name
@@ -30,11 +28,10 @@ class CallWatch:
                 self._resolve(proc, name, regs)
         except Exception as e:              # noqa: BLE001 (the call runs on; the report says what it missed)
             self.c._observer_failed(name, e)
-        return self.nxt.enter(proc, frame, regs) if self.nxt is not None else False
+        return False
 
     def leave(self, proc, frame, regs) -> None:
-        if self.nxt is not None:
-            self.nxt.leave(proc, frame, regs)
+        pass                                # (it reads the arguments at the call only)
 
     def _compare(self, proc, name: str, regs) -> None:
         string_args, len_i = rules.COMPARE_CALLS[name]

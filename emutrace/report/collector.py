@@ -74,7 +74,7 @@ class ReportCollector:
 
     def watch_calls(self, libcall_tracer) -> None:
         """Read the compare and resolver calls through a library-call tracer's intercept."""
-        libcall_tracer.intercept = CallWatch(self, libcall_tracer.intercept)
+        libcall_tracer.hooks.chain("call_intercept", CallWatch(self))
 
     # -- events ---------------------------------------------------------------------------
     def event(self, proc, kind: str, name: str, **detail) -> int:

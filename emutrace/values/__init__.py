@@ -72,7 +72,7 @@ Rendering rules (checked against the real ltrace 0.7.3 on x86-64)
 
 # The package: the call's state (state.py), argument fetching (fetch.py), compiled prototypes
 # (plan.py) and the formatting (formatter.py), which CallFormatter joins.
-from emutrace.values.state import (DEFAULT_ALIGN, DEFAULT_ARRAY_LIMIT, DEFAULT_STRING_LIMIT, FORMAT_READ_LIMIT,
+from emutrace.values.state import (DEFAULT_ALIGN, LEAF_COLUMN, DEFAULT_ARRAY_LIMIT, DEFAULT_STRING_LIMIT, FORMAT_READ_LIMIT,
                                    CallState, close_call)
 from emutrace.values.fetch import _PrintfPack, _scanf_types
 from emutrace.values.plan import FastCallState, _Plan
@@ -80,5 +80,5 @@ from emutrace.values.formatter import CallFormatter, _Ctx, format_summary
 from emutrace.escapes import escape_bytes
 
 __all__ = ["CallFormatter", "CallState", "FastCallState", "close_call", "escape_bytes", "format_summary",
-           "DEFAULT_ALIGN", "DEFAULT_STRING_LIMIT", "DEFAULT_ARRAY_LIMIT", "FORMAT_READ_LIMIT", "_PrintfPack",
+           "DEFAULT_ALIGN", "LEAF_COLUMN", "DEFAULT_STRING_LIMIT", "DEFAULT_ARRAY_LIMIT", "FORMAT_READ_LIMIT", "_PrintfPack",
            "_scanf_types", "_Plan", "_Ctx"]

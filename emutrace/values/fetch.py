@@ -6,6 +6,7 @@ import struct
 from typing import Any, List, Optional, Tuple
 
 from emutrace.protos import Array, ArgRef, Const, EltRef, Expr, Pointer, Prim, Struct, Type, Zero, FLOATING
+from emutrace.machine.abi import PRINTF_CONVERSIONS_MAX
 from emutrace.values.state import _M64, FORMAT_READ_LIMIT, CallState, _Ctx, _Val
 
 
@@ -421,7 +422,7 @@ class Fetching:
                 src = _VaListFetcher(mem, self._word(vl) if vl else 0)
             if pack.kind in ("printf", "vprintf"):
                 pp = _PrintfPack(fmt_bytes)
-                for _ in range(4096):
+                for _ in range(PRINTF_CONVERSIONS_MAX):
                     t = pp.next()
                     if t is None:
                         break

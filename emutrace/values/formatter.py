@@ -8,6 +8,7 @@ from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 
 from emutrace.machine.guestaccess import MemView
 from emutrace.machine.reader import GuestReader
+from emutrace.machine.abi import TEXTS
 from emutrace.protos import (Array, ArgRef, Pointer, Prim, Prototype, Struct, Type, Zero, default_prototype, FLOATING, SIGNED)
 from emutrace.escapes import esc_char, esc_wchar, escape_bytes, escape_wide
 from emutrace.renderops import RenderOp, bitvec_text, flags_text, read_prefix
@@ -16,6 +17,8 @@ from emutrace.values.state import (DEFAULT_ALIGN, DEFAULT_ARRAY_LIMIT, DEFAULT_S
                                    _Ctx, _Val)
 from emutrace.values.fetch import Fetching, _signed
 from emutrace.values.plan import Compiling, FastCallState, _INT_KINDS, _STRUCT_FIELD, _UNSET, _int_class
+
+_VOID, _NIL, _TRUE, _FALSE = TEXTS["VOID"], TEXTS["NIL"], TEXTS["TRUE"], TEXTS["FALSE"]    # (machine/abi.py's, C's TXT_*)
 
 
 def _c_float(x: float) -> str:
@@ -136,10 +139,10 @@ class CallFormatter(Fetching, Compiling):
         st.right = joined
         st.args = st._left_args + right
         if isinstance(rt, Prim) and rt.kind == "void" and rt.lens in (None, "hide"):
-            st.ret = "<void>"
+            st.ret = _VOID
         else:
             r = self._fmt_top(st._retval, ctx)
-            st.ret = "<void>" if r is None else r
+            st.ret = _VOID if r is None else r
         st.finished = True
         return st.right + ") = " + st.ret
 
@@ -185,7 +188,7 @@ class CallFormatter(Fetching, Compiling):
     def _fmt_prim(self, t: Prim, data: bytes, lens: Optional[str]) -> str:
         k = t.kind
         if k == "void":
-            return "<void>"
+            return _VOID
         if k in FLOATING:
             if k == "float":
                 x = struct.unpack("<f", data[:4].ljust(4, b"\0"))[0]
@@ -197,7 +200,7 @@ class CallFormatter(Fetching, Compiling):
         size = t.size()
         u = int.from_bytes(data[:size].ljust(size, b"\0"), "little")
         if lens == "bool":
-            return "false" if u == 0 else "true"
+            return _FALSE if u == 0 else _TRUE
         if lens == "bitvec":
             return _bitvec(u.to_bytes(size, "little"))
         if lens == "enum" and t.enum is not None:
@@ -235,7 +238,7 @@ class CallFormatter(Fetching, Compiling):
                     return name
             return _fmt_integer(ptr, 8, "x")
         if lens == "bool":
-            return "false" if ptr == 0 else "true"
+            return _FALSE if ptr == 0 else _TRUE
         void_target = isinstance(target, Prim) and target.kind == "void"
         if void_target:
             if lens == "guess":
@@ -244,7 +247,7 @@ class CallFormatter(Fetching, Compiling):
                 return _fmt_integer(ptr, 8, "o")
             return _fmt_integer(ptr, 8, "x")
         if ptr == 0:
-            return "nil"
+            return _NIL
         # strings
         if lens == "string" or getattr(t, "wide", False):
             if isinstance(target, Prim) and target.kind in ("char", "wchar"):

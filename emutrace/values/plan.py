@@ -6,10 +6,12 @@ from typing import List, Optional
 from emutrace.machine.reader import GuestReader
 from emutrace.protos import (Array, ArgRef, Const, EltRef, Pointer, Prim, Prototype, Struct, Type, Zero, default_prototype, FLOATING, SIGNED)
 from emutrace.renderops import BLOCK, LIVE, RAXRDX, RETLEN, WORD, RenderOp
-from emutrace.renderops import STRUCT_HEX, STRUCT_OCT, STRUCT_SIGNED, STRUCT_UNSIGNED
-from emutrace.machine.abi import STRUCT_TOKENS_MAX
+from emutrace.renderops import STRUCT_CLOSE, STRUCT_HEX, STRUCT_OCT, STRUCT_OPEN, STRUCT_SIGNED, STRUCT_UNSIGNED
+from emutrace.machine.abi import STRUCT_DEPTH_MAX, STRUCT_TOKENS_MAX, TEXTS
 from emutrace.values.state import CallState, _Ctx
 from emutrace.values.fetch import _classify
+
+_VOID = TEXTS["VOID"]    # (machine/abi.py's, C's TXT_*)
 
 
 # ----------------------------------------------------------------------------
@@ -240,12 +242,12 @@ class Compiling:
             st.args = left[:]
         op = plan.ret
         if op is None:
-            st.ret = "<void>"
+            st.ret = _VOID
         elif rax is None:
-            st.ret = "<void>" if plan.ret_hidden else "?"
+            st.ret = _VOID if plan.ret_hidden else "?"
         else:
             r = op.word(rax, mem)
-            st.ret = "<void>" if r is None else r
+            st.ret = _VOID if r is None else r
         st.finished = True
         return st.right + ") = " + st.ret
 
@@ -437,9 +439,20 @@ class Compiling:
         if size and lens is None and isinstance(target, Struct) and self.array_limit >= 1 \
                 and target.lens is None and size == self._struct_size(target):
             tokens = self._struct_tokens(target, 0)
-            if tokens is not None and len(tokens) <= STRUCT_TOKENS_MAX:
+            if tokens is not None and len(tokens) <= STRUCT_TOKENS_MAX and _nesting(tokens) <= STRUCT_DEPTH_MAX:
                 return self._op("struct", type=t, size=size, names=tuple(tokens))
         if size:
             return self._op("typed", type=t, capture=BLOCK, cap=size)
         return self._op("typed", type=t, capture=LIVE)
 
+
+def _nesting(tokens) -> int:
+    """How deep a struct op's layout nests structures (the outermost counts 1)."""
+    depth = deepest = 0
+    for kind, _off, _size in tokens:
+        if kind == STRUCT_OPEN:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif kind == STRUCT_CLOSE:
+            depth -= 1
+    return deepest

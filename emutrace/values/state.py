@@ -11,6 +11,8 @@ if TYPE_CHECKING:
     from emutrace.values.formatter import CallFormatter
 
 DEFAULT_ALIGN = 50          # ltrace -a
+LEAF_COLUMN = DEFAULT_ALIGN - 2     # close_call's column at the default -a: where a leaf line's
+                                    # head (text + ")") is padded to (guestlog, printflog, C's Site)
 DEFAULT_STRING_LIMIT = 32   # ltrace -s
 DEFAULT_ARRAY_LIMIT = 4     # ltrace -A
 _M64 = (1 << 64) - 1

@@ -12,6 +12,8 @@ import re
 import time as _time
 from typing import Dict, Optional
 
+from emutrace.machine.abi import STRACE_ESCAPES
+
 PATH_MAX = 4096
 MASK64 = (1 << 64) - 1
 
@@ -65,8 +67,7 @@ def time_comment(sec: int, frac: int, frac_max: int = 999999999, digits: int = 9
     return f" /* {date} */" if date else ""
 
 
-_ESCAPES = {ord('"'): '\\"', ord("\\"): "\\\\", ord("\f"): "\\f", ord("\n"): "\\n",
-            ord("\r"): "\\r", ord("\t"): "\\t", ord("\v"): "\\v"}
+_ESCAPES = {c: "\\" + letter for c, letter in STRACE_ESCAPES.items()}   # (C: _abi.h's STRACE_ESC_LETTERS)
 
 
 @functools.lru_cache(maxsize=None)
