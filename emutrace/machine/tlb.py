@@ -38,6 +38,7 @@ from unicorn import UcError, unicorn_const as UCC
 from unicorn.unicorn_py3.unicorn import uclib
 
 from emutrace.errors import EmutraceError
+from emutrace.machine import enginehooks
 from emutrace.machine.native import native
 
 # uc_mem_type of a TLB fill -> (the access's permission bit, error if unmapped, if forbidden)
@@ -128,9 +129,10 @@ def attach(uc, aspace) -> None:
         return True
 
     if compiled is not None:
-        hook = compiled(ctypes.cast(uclib.uc_hook_add, ctypes.c_void_p).value, uc._uch.value, UCC.UC_HOOK_TLB_FILL, fill)
+        hooks = enginehooks.of(uc)
+        hook = compiled(hooks.hook_add_address, uc._uch.value, UCC.UC_HOOK_TLB_FILL, fill)
         perms_of = aspace.page_perms = hook         # (fill reads it through the closure)
-        aspace._tlb_fill = hook         # the engine keeps only a pointer: keep the hook alive
+        aspace._tlb_fill = hooks.attach(hook)       # the engine keeps only a pointer: keep the hook alive
         hook.grow_tlb(ctypes.cast(_uc_ctl, ctypes.c_void_p).value, _FLUSH.value, GROW_FILLS)
         return
     since = [0]
@@ -142,10 +144,9 @@ def attach(uc, aspace) -> None:
             flush(uc)
         return fill(vaddr, access, entry)
     cb = _FILL_CB(pure_fill)
-    handle = ctypes.c_size_t()
-    err = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), UCC.UC_HOOK_TLB_FILL,
-                            ctypes.cast(cb, ctypes.c_void_p), None, ctypes.c_uint64(1), ctypes.c_uint64(0))
-    if err != UCC.UC_ERR_OK:
+    try:
+        enginehooks.of(uc).add(cb, UCC.UC_HOOK_TLB_FILL, 1, 0)
+    except UcError:
         _unsupported()
     aspace._tlb_fill = cb               # the C side keeps only a pointer: keep the callback alive
 
