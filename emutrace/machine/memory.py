@@ -371,7 +371,7 @@ class AddressSpace(GuestAccess):
         with tlb.host_lookups(self, flush_after=False):
             for v in self.overlapping(start, end):
                 if v.prot & PROT_EXEC:
-                    self.uc.ctl_remove_cache(max(v.start, start), min(v.end, end))
+                    self.drop_translations(max(v.start, start), min(v.end, end))
 
     def map(self, start: int, size: int, prot: int, name: str = "", offset: int = 0,
             noreserve: bool = False, contents: bool = False) -> int:
@@ -498,7 +498,7 @@ class AddressSpace(GuestAccess):
             with tlb.host_lookups(self, flush_after=False):
                 for v in hit:
                     if (v.prot ^ prot) & PROT_EXEC:
-                        self.uc.ctl_remove_cache(max(v.start, start), min(v.end, end))
+                        self.drop_translations(max(v.start, start), min(v.end, end))
         new = []
         removed = 0
         for v in hit:
@@ -539,7 +539,7 @@ class AddressSpace(GuestAccess):
             self.back(start, end)
         if (old ^ prot) & PROT_EXEC:
             with tlb.host_lookups(self, flush_after=False):
-                self.uc.ctl_remove_cache(start, end)
+                self.drop_translations(start, end)
         mid = v.piece(start, end)
         mid.prot = prot
         if prot & PROT_WRITE and not mid.noreserve:
@@ -586,7 +586,7 @@ class AddressSpace(GuestAccess):
         for x in xs:
             if x.shm_off <= off < x.shm_off + (x.end - x.start):
                 at = x.start + (off - x.shm_off)
-                uc.ctl_remove_cache(at, at + size)
+                self.drop_translations(at, at + size)
 
     def discard(self, start: int, end: int) -> None:
         """MADV_DONTNEED/MADV_FREE on private pages: they read as zeros from now on, and the
