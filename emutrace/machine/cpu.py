@@ -292,6 +292,9 @@ class Machine:
         debugger's replays, emutrace/gdb/listen.py): the compiled hook objects hold references
         Python's collector cannot see, so an engine in a cycle with them would live as long as
         the process. The Machine is unusable afterwards; the engine is freed with its last user."""
+        hooks = self.__dict__.get("engine_hooks")
+        if hooks is not None:
+            hooks.forget()
         self.__dict__.clear()
 
     def emu_start(self, begin: int, until: int, timeout: int = 0, count: int = 0) -> None:

@@ -156,6 +156,12 @@ class EngineHooks:
         self._binding.clear()
         self._attached.clear()
 
+    def __del__(self):
+        # (a registry dropped without forget(), with its engine: a later engine at the same host
+        # address must not inherit these records, whose handles may then name its own hooks)
+        if _RECORDED and native is not None and self._keep is not None:
+            native.forget_engine(self._engine)
+
     def forget(self) -> None:
         """The engine is being closed (uc_close frees its hooks): drop every record of them, so
         that a later engine at the same host address inherits none."""
