@@ -272,7 +272,6 @@ class Machine:
         uc = self.__dict__.get("uc")
         if uc is None:
             return
-        self.engine_hooks.forget()          # (before uc_close: the engine's address may be reused)
         finalizer = getattr(uc, "_Uc__finalizer", None)     # the binding's one uc_close, once
         if finalizer is not None:
             finalizer()
@@ -282,6 +281,9 @@ class Machine:
         for table in ("_callbacks", "_mmio_callbacks"):
             getattr(uc, table, {}).clear()
         uc._hook_exception = None
+        # (after uc_close, which calls no hook, and before anything can make an engine at the same
+        # address: its records of hooks go, and the compiled objects it held)
+        self.engine_hooks.forget()
         self.__dict__.clear()
         self.closed = True
 
