@@ -137,7 +137,7 @@ class FunctionTracer:
                 continue                 # `f.cold` parts are jumped to, never called
             at = addr + module.base
             site = FuncSite(name, module, self.protos.get(name) if self.protos and self.decode else None)
-            uc.hook_add(UC_HOOK_CODE, self._on_entry, (proc, site), at, at)
+            proc.machine.hook_add(UC_HOOK_CODE, self._on_entry, (proc, site), at, at)
             lo = at if lo is None else min(lo, at)
             hi = at if hi is None else max(hi, at)
         if lo is not None:

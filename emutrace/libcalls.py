@@ -165,7 +165,7 @@ class LibcallTracer:
         es.armed = True
         entry = proc.modules[0].elf.entry + proc.modules[0].base
         if m.reg("rip") != entry:      # ld.so runs first: its GOT work is done at entry
-            m.uc.hook_add(UC_HOOK_CODE, self._at_entry, proc, entry, entry)
+            m.hook_add(UC_HOOK_CODE, self._at_entry, proc, entry, entry)
         else:
             self._redirect_got(proc)
 
@@ -205,7 +205,7 @@ class LibcallTracer:
             cm.hook_code(cb, lo, hi)
         if ce.armed and not ce.entry_done:
             entry = child.modules[0].elf.entry + child.modules[0].base
-            cm.uc.hook_add(UC_HOOK_CODE, self._at_entry, child, entry, entry)
+            cm.hook_add(UC_HOOK_CODE, self._at_entry, child, entry, entry)
 
     def module_loaded(self, proc, module: Module) -> None:
         hooked = self._proc(proc).hooked_modules

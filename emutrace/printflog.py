@@ -283,7 +283,8 @@ def engine_hooks(gl, proc, store, string_limit: int):
     if hooks is None:
         m = gl.m
         hooks = gl.printf_hooks = native.PrintfHooks(
-            _address(uclib.uc_hook_add), _address(uclib.uc_reg_read),
+            m.engine_hooks.hook_add_address, _address(uclib.uc_reg_read),
             _address(uclib.uc_mem_read), _address(uclib.uc_mem_write), m.uc._uch.value, m.uc, store,
             proc.aspace.page_perms, _vmas_of(proc.aspace), _REGS, gl.ctrl, string_limit)
+        m.engine_hooks.attach(hooks)        # (it adds a hook at each printf-like site it is given)
     return hooks

@@ -173,11 +173,10 @@ class Run:
 
         The hooks act for `kernel.current`, the process running: a vfork child runs on its
         parent's machine, whose hooks were installed for the parent."""
-        uc = proc.machine.uc
         self.kernel.sched.load_new_machine(proc)
         proc.machine.hook_syscall(self.kernel.on_syscall)
         self.kernel.answer_from(proc.machine)
-        uc.hook_add(UC_HOOK_INTR, self._on_interrupt, proc)
+        proc.machine.hook_add(UC_HOOK_INTR, self._on_interrupt, proc)
         for obs in self._observers_of(proc):
             attach = getattr(obs, "attach", None)
             if attach is not None:

@@ -57,7 +57,7 @@ def _counts(kind, distinct, rounds):
     firsts = []
     if kind == "native":
         counter = native.BlockCounter(*_native_args(m, lambda a, s: firsts.append((a, s))))
-        m._hooks.append(counter)
+        m.engine_hooks.attach(counter)
     else:
         counter = PyBlockCounter(lambda a, s: firsts.append((a, s)))
         m.hook_block(counter.on_block)
@@ -66,7 +66,7 @@ def _counts(kind, distinct, rounds):
 
 
 def _native_args(m, first):
-    return (_address(uclib.uc_hook_add), _address(uclib.uc_emu_stop), m._hc.value, UCC.UC_HOOK_BLOCK, first)
+    return (m.engine_hooks.hook_add_address, _address(uclib.uc_emu_stop), m._hc.value, UCC.UC_HOOK_BLOCK, first)
 
 
 @needs_native
@@ -93,7 +93,7 @@ def test_a_full_table_counts_what_it_lost():
     m = _engine(code)
     firsts = []
     counter = native.BlockCounter(*_native_args(m, lambda a, s: firsts.append(a)), 12)
-    m._hooks.append(counter)
+    m.engine_hooks.attach(counter)
     m.uc.emu_start(CODE, CODE + len(code))
     counts = dict(counter.drain())
     assert counter.blocks == len(firsts) == len(counts) == 2048

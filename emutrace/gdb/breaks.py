@@ -64,12 +64,11 @@ class Points:
         if length <= 0 or length > MAX_WATCH or addr + length > 1 << 64:
             return False
         w = Watch(kind, addr, length)
-        uc = proc.machine.uc
         last = addr + length - 1
         if kind in (2, 4):
-            w.handles.append(uc.hook_add(UC_HOOK_MEM_WRITE, self._on_access, (proc, w), addr, last))
+            w.handles.append(proc.machine.hook_add(UC_HOOK_MEM_WRITE, self._on_access, (proc, w), addr, last))
         if kind in (3, 4):
-            w.handles.append(uc.hook_add(UC_HOOK_MEM_READ, self._on_access, (proc, w), addr, last))
+            w.handles.append(proc.machine.hook_add(UC_HOOK_MEM_READ, self._on_access, (proc, w), addr, last))
         self.watches.setdefault(proc, []).append(w)
         return True
 
@@ -78,7 +77,7 @@ class Points:
         for w in ws:
             if (w.kind, w.addr, w.length) == (kind, addr, length):
                 for h in w.handles:
-                    proc.machine.uc.hook_del(h)
+                    proc.machine.hook_del(h)
                 ws.remove(w)
                 break
         return True

@@ -732,6 +732,45 @@ static PyObject *InsnCounter_get_handle(InsnCounterObject *self, void *closure)
     return PyLong_FromSize_t(self->handle);
 }
 
+/* forget(lo, hi): the engine's counts of the blocks that overlap [lo, hi) are dropped, the batch
+ * counted first (its blocks ran the code that was there). Called where Unicorn drops the
+ * translations of a range (emutrace's ctl_remove_cache, a page written and then executed): a block
+ * translated again from other bytes at the same address and size is then counted from its own
+ * bytes (through the shared table, which compares them), not with the count of the old ones. */
+static int ic_overlaps(uint64_t entry, uint64_t lo, uint64_t hi)
+{
+    uint64_t address = ic_address(entry), size = entry >> 48;
+    return address < hi && address + (size ? size : 1) > lo;
+}
+
+static PyObject *InsnCounter_forget(InsnCounterObject *self, PyObject *args)
+{
+    unsigned long long lo, hi;
+    if (!PyArg_ParseTuple(args, "KK", &lo, &hi)) return NULL;
+    if (lo >= hi) Py_RETURN_NONE;
+    ic_sync(self);
+    for (size_t i = 0; i < (size_t)1 << FRONT_BITS; i++) {
+        if (self->front[i].entry != 0 && ic_overlaps(self->front[i].entry, lo, hi)) {
+            self->front[i].entry = 0;
+            self->front[i].n = 0;
+        }
+    }
+    U64Table *t = &self->table;
+    U64Slot *old = t->slots;
+    U64Slot *slots = PyMem_RawCalloc((size_t)t->mask + 1, sizeof(U64Slot));
+    if (slots == NULL) return PyErr_NoMemory();
+    Py_ssize_t used = 0;
+    for (uint64_t i = 0; i <= t->mask; i++) {
+        if (old[i].key == 0 || ic_overlaps(old[i].key - 1, lo, hi)) continue;
+        *u64t_probe_in(slots, t->mask, t->bits, old[i].key) = old[i];
+        used++;
+    }
+    t->slots = slots;
+    t->used = used;
+    PyMem_RawFree(old);
+    Py_RETURN_NONE;
+}
+
 static PyObject *InsnCounter_shared(PyObject *self, PyObject *unused)
 {
     (void)self; (void)unused;
@@ -746,6 +785,8 @@ static PyMethodDef InsnCounter_methods[] = {
     {"settle", (PyCFunction)InsnCounter_settle, METH_O,
      "settle(rip) -> exact(rip), made the count: call once emulation stopped at rip"},
     {"skip", (PyCFunction)InsnCounter_skip, METH_VARARGS, "skip(lo, hi): blocks in [lo, hi) are not counted"},
+    {"forget", (PyCFunction)InsnCounter_forget, METH_VARARGS,
+     "forget(lo, hi): the engine's counts of blocks overlapping [lo, hi) dropped (their code changed)"},
     {"watch", (PyCFunction)InsnCounter_watch, METH_VARARGS,
      "watch(positions, uc_hook_add, hook_type) -> handle: this engine counts toward the run's positions"},
     {"sync_at_syscall", (PyCFunction)InsnCounter_sync_at_syscall, METH_VARARGS,

@@ -638,6 +638,7 @@ int emutrace_register_guestmem(PyObject *m);       /* _guestmem.c: raw guest mem
 int emutrace_register_printfcap(PyObject *m);      /* _printfcap.c: printf-family calls' hooks */
 int emutrace_register_strace(PyObject *m);         /* _strace.c: strace rows rendered in C */
 int emutrace_register_insncount(PyObject *m);      /* _insncount.c: retired instructions (docs/time.md) */
+int emutrace_register_hookreg(PyObject *m);        /* _hookreg.c: every compiled hook of an engine, by handle */
 
 /* _module.h: a type added to the module (ready first, with emutrace_add_type) */
 int emutrace_add_type_ready(PyObject *m, const char *name, PyTypeObject *type)
@@ -677,5 +678,6 @@ PyMODINIT_FUNC PyInit__native(void)
     }
     if (PyModule_AddStringConstant(m, "SOURCE_DIGEST", SOURCE_DIGEST) < 0) { Py_DECREF(m); return NULL; }
     if (emutrace_cover_init(m) < 0) { Py_DECREF(m); return NULL; }
+    if (emutrace_register_hookreg(m) < 0) { Py_DECREF(m); return NULL; }
     return m;
 }

@@ -19,6 +19,7 @@ from emutrace.machine import gil, interrupt
 from emutrace.machine.layout import FXSAVE
 from emutrace.machine.blockcount import PyBlockCounter
 from emutrace.machine.native import native
+from emutrace.machine import enginehooks
 from emutrace.machine.workcount import PyInsnCounter, capstone_functions
 
 # General-purpose registers in the order the syscall ABI and the signal frame use them
@@ -94,15 +95,7 @@ _RAW.uc_emu_start.argtypes = (ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64,
 _RAW.uc_emu_start.restype = ctypes.c_int
 
 
-# uc_hook_add is variadic: unicorn.h declares 7 fixed parameters (engine, handle, type, callback,
-# user data, begin, end), then the hook type's extras (the instruction of UC_HOOK_INSN). ctypes
-# passes arguments past `argtypes` the variadic way (ffi_prep_cif_var), which Apple's arm64 ABI
-# needs (variadic arguments go on the stack there, not in registers), but only when argtypes names
-# exactly the fixed parameters. So emutrace calls it through its own prototype, not the binding's.
-HOOK_ADD = _RAW.uc_hook_add
-HOOK_ADD.argtypes = (ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t), ctypes.c_int, ctypes.c_void_p,
-                     ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64)
-HOOK_ADD.restype = ctypes.c_int
+HOOK_ADD = enginehooks.HOOK_ADD      # (uc_hook_add through its fixed parameters only)
 
 
 # What one engine costs the host, charged to --max-mem with the address space on it
@@ -184,9 +177,10 @@ class Machine:
         self._hc = ctypes.c_void_p(self._h.value if isinstance(self._h, ctypes.c_void_p) else self._h)
         self._buf = ctypes.c_uint64(0)
         self._bufref = ctypes.byref(self._buf)
-        self._hooks = []
+        # every hook of this engine, by handle, whoever adds it (reset_engine deletes them all)
+        self.engine_hooks = enginehooks.of(self.uc)
         self._rbuf = ctypes.create_string_buffer(4096)
-        self._hooks.append(self.uc.hook_add(UC_HOOK_INSN, self._on_cpuid, None, 1, 0, X.UC_X86_INS_CPUID))
+        self._own_hooks()
         # batch read of the syscall registers: one C call
         n = len(SYSCALL_ARGS)
         self._sc_ids = (ctypes.c_int * n)(*[REG[r] for r in SYSCALL_ARGS])
@@ -213,6 +207,35 @@ class Machine:
             self.write = gm.write
         self.counter = self._insn_counter()
 
+    def _own_hooks(self) -> None:
+        """The hooks every engine has from birth (the instruction counter's follow)."""
+        self.engine_hooks.add_binding(UC_HOOK_INSN, self._on_cpuid, None, 1, 0, X.UC_X86_INS_CPUID)
+
+    def reset_engine(self) -> None:
+        """Give the engine back as Machine() made it, for another process: every hook of the old
+        one deleted and every callback and compiled object it held let go (enginehooks.py), a
+        fresh instruction counter, the CPU's TLB, no mapping (the host memory under them is the
+        address space's), no own code, cleared registers and the FPU as Linux starts a process. Never
+        from inside this engine's emu_start. Unicorn drops every translation of the engine
+        with its code and block hooks (enginehooks.py), so nothing of the old process's code runs."""
+        self.engine_hooks.reset()
+        for begin, end, _perms in list(self.uc.mem_regions()):
+            self.uc.mem_unmap(begin, end - begin + 1)     # (the host memory is the caller's)
+        self.own_code = []
+        self.loaded = None
+        self.syscall_answers = None
+        try:
+            self.uc.ctl_set_tlb_mode(UCC.UC_TLB_CPU)
+        except (UcError, AttributeError):
+            pass                        # (a Unicorn without the virtual TLB never left this mode)
+        self.uc.ctl_flush_tb()
+        self._buf.value = 0
+        for r in GPRS:                  # (not set_reg: the old counter must not settle on rip)
+            _RAW.uc_reg_write(self._hc, _REG_C[r], self._bufref)
+        self.reset_fpu()
+        self._own_hooks()
+        self.counter = self._insn_counter()
+
     def _insn_counter(self):
         """The engine's count of retired instructions (emutrace/machine/workcount.py), hooked
         before any code is translated: one block hook, the engine's only one on a default run, so
@@ -223,14 +246,15 @@ class Machine:
             cs_open, cs_malloc, cs_iter, arch, mode, cs_close, cs_free = found
             # (cs_close, cs_free: the counter frees its capstone handle, ~90 KB, when it is
             # freed, which close() does with the engine: each fork and exec kept it otherwise)
-            counter = counter_type(_address(uclib.uc_hook_add), _address(uclib.uc_emu_stop),
-                                         _address(uclib.uc_mem_read), self._hc.value, UCC.UC_HOOK_BLOCK,
-                                         cs_open, cs_malloc, cs_iter, arch, mode, cs_close, cs_free,
-                                         _BENCH_COUNTER_HOOK)
-            self._hooks.append(counter)         # the engine keeps a pointer to it
+            add = self.engine_hooks.hook_add_address
+            counter = counter_type(add, _address(uclib.uc_emu_stop),
+                                   _address(uclib.uc_mem_read), self._hc.value, UCC.UC_HOOK_BLOCK,
+                                   cs_open, cs_malloc, cs_iter, arch, mode, cs_close, cs_free,
+                                   _BENCH_COUNTER_HOOK)
+            self.engine_hooks.attach(counter)       # the engine keeps a pointer to it
             # (before the kernel's syscall hook: the blocks of a batch are counted while their
             # code is still mapped as it ran)
-            counter.sync_at_syscall(_address(uclib.uc_hook_add), UCC.UC_HOOK_INSN, X.UC_X86_INS_SYSCALL)
+            counter.sync_at_syscall(add, UCC.UC_HOOK_INSN, X.UC_X86_INS_SYSCALL)
             return counter
         h = self._h
         counter = PyInsnCounter(self.read, lambda: uclib.uc_emu_stop(h))
@@ -259,7 +283,9 @@ class Machine:
         for table in ("_callbacks", "_mmio_callbacks"):
             getattr(uc, table, {}).clear()
         uc._hook_exception = None
-        self._hooks.clear()
+        # (after uc_close, which calls no hook, and before anything can make an engine at the same
+        # address: its records of hooks go, and the compiled objects it held)
+        self.engine_hooks.forget()
         self.__dict__.clear()
         self.closed = True
 
@@ -270,6 +296,9 @@ class Machine:
         debugger's replays, emutrace/gdb/listen.py): the compiled hook objects hold references
         Python's collector cannot see, so an engine in a cycle with them would live as long as
         the process. The Machine is unusable afterwards; the engine is freed with its last user."""
+        hooks = self.__dict__.get("engine_hooks")
+        if hooks is not None:
+            hooks.forget()
         self.__dict__.clear()
 
     def emu_start(self, begin: int, until: int, timeout: int = 0, count: int = 0) -> None:
@@ -406,9 +435,9 @@ class Machine:
         Python per executed block); otherwise a Python block hook (hook_block)."""
         counter_type = getattr(native, "BlockCounter", None)    # (None: pure, or a build before it)
         if counter_type is not None:
-            counter = counter_type(_address(uclib.uc_hook_add), _address(uclib.uc_emu_stop), self._hc.value,
-                                   UCC.UC_HOOK_BLOCK, self._guarded_weakly(first))
-            self._hooks.append(counter)         # the engine keeps a pointer to it
+            counter = counter_type(self.engine_hooks.hook_add_address, _address(uclib.uc_emu_stop),
+                                   self._hc.value, UCC.UC_HOOK_BLOCK, self._guarded_weakly(first))
+            self.engine_hooks.attach(counter)   # the engine keeps a pointer to it
             return counter
         counter = PyBlockCounter(first)
         counter.handle = self.hook_block(counter.on_block)
@@ -423,11 +452,11 @@ class Machine:
         calls fn and writes rax (no Python frame of emutrace's between Unicorn and fn); otherwise
         a ctypes callback straight from Unicorn's C code (as hook_code) does the same in Python."""
         if native is not None:
-            hook = native.SyscallHook(_address(uclib.uc_hook_add), _address(uclib.uc_reg_read_batch),
+            hook = native.SyscallHook(self.engine_hooks.hook_add_address, _address(uclib.uc_reg_read_batch),
                                       _address(uclib.uc_reg_write), _address(uclib.uc_emu_stop), self._hc.value,
                                       UCC.UC_HOOK_INSN, X.UC_X86_INS_SYSCALL, [REG[r] for r in SYSCALL_ARGS],
                                       fn, self._stop_with)
-            self._hooks.append(hook)        # the engine keeps a pointer to it
+            self.engine_hooks.attach(hook)  # the engine keeps a pointer to it
             self.syscall_answers = hook
             return hook.handle
         guarded = self._guarded(fn)
@@ -459,7 +488,7 @@ class Machine:
             self.counter.watch(positions)
             self.hook_code(self.counter.on_insn, 1, 0)
         else:
-            self.counter.watch(positions, _address(uclib.uc_hook_add), UCC.UC_HOOK_CODE)
+            self.counter.watch(positions, self.engine_hooks.hook_add_address, UCC.UC_HOOK_CODE)
         self.uc.ctl_flush_tb()          # (code translated before the hook would not call it)
 
     def answer_tsc_natively(self) -> bool:
@@ -468,7 +497,7 @@ class Machine:
         answer = getattr(self.counter, "answer_tsc", None)
         if answer is None:
             return False
-        answer(_address(uclib.uc_hook_add), _address(uclib.uc_reg_write), UCC.UC_HOOK_INSN,
+        answer(self.engine_hooks.hook_add_address, _address(uclib.uc_reg_write), UCC.UC_HOOK_INSN,
                X.UC_X86_INS_RDTSC, X.UC_X86_INS_RDTSCP, REG["rax"], REG["rdx"], REG["rcx"])
         return True
 
@@ -514,19 +543,16 @@ class Machine:
         return guarded
 
     def _add_hook(self, cb, htype: int, begin: int, end: int, *extra) -> int:
-        handle = ctypes.c_size_t()
-        err = HOOK_ADD(self._h, ctypes.byref(handle), htype, ctypes.cast(cb, ctypes.c_void_p), None,
-                       begin, end, *extra)
-        if err != UCC.UC_ERR_OK:
-            raise UcError(err)
-        self._hooks.append(cb)              # the C side keeps only a pointer: keep the callback alive
-        return handle.value
+        return self.engine_hooks.add(cb, htype, begin, end, *extra)
+
+    def hook_add(self, htype: int, fn, user_data=None, begin: int = 1, end: int = 0, aux1: int = 0) -> int:
+        """fn as the binding's hook_add calls it (uc, ..., user_data), filed with the engine's
+        other hooks (enginehooks.py): what the layers above use in place of uc.hook_add."""
+        return self.engine_hooks.add_binding(htype, fn, user_data, begin, end, aux1)
 
     def hook_del(self, handle: int) -> None:
-        """Remove a hook made by hook_code."""
-        err = uclib.uc_hook_del(self._h, ctypes.c_size_t(handle))
-        if err != UCC.UC_ERR_OK:
-            raise UcError(err)
+        """Remove a hook of this engine, whoever added it."""
+        self.engine_hooks.delete(handle)
 
     def read_fast(self, addr: int, size: int) -> bytes:
         """Raw guest memory (no permission check), through one preallocated buffer."""

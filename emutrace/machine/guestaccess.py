@@ -81,7 +81,16 @@ class GuestAccess:
         if code:
             with tlb.host_lookups(self, flush_after=False):
                 for a, b in code:
-                    self.uc.ctl_remove_cache(a, b)
+                    self.drop_translations(a, b)
+
+    def drop_translations(self, lo: int, hi: int) -> None:
+        """Unicorn drops its translations of [lo, hi), and the engine's instruction counter its
+        counts of the blocks there: code translated again from other bytes at the same address
+        and size is counted from those bytes (the counter's forget)."""
+        self.uc.ctl_remove_cache(lo, hi)
+        machine = self.machine
+        if machine is not None:
+            machine.counter.forget(lo, hi)
 
     def write_window(self, addr: int, size: int) -> Optional[Tuple[int, "mmap.mmap", int]]:
         """Where a write of up to `size` bytes at addr, which check(addr, size, PROT_WRITE) has

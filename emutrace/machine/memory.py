@@ -25,7 +25,7 @@ from unicorn import UC_HOOK_MEM_WRITE, UcError
 
 from unicorn import unicorn_const as UCC
 
-from emutrace.machine import hostmem, tlb
+from emutrace.machine import enginehooks, hostmem, tlb
 from emutrace.machine.codewatch import CodeWatch
 from emutrace.linux.mman import PROT_EXEC, PROT_READ, PROT_WRITE
 from emutrace.machine.budget import MemoryBudget, OutOfMemory
@@ -125,16 +125,18 @@ class AddressSpace(GuestAccess):
     over_budget = None          # the MAP_NORESERVE page whose first write --max-mem refused last (touch)
     closed = False              # True once close() gave everything back
 
-    def close(self) -> None:
+    def close(self, keep_engine: bool = False) -> None:
         """Give the host everything now, with no process left on it (users 0, after leave()):
         the host buffers under private mappings, the references to shared memory, the engine
-        (Machine.close: uc_close). Not from inside the engine's own emu_start (see Machine.close).
-        What stays is an empty address space: reads of it raise GuestFault."""
+        (Machine.close: uc_close; with keep_engine, Machine.reset_engine: the engine stays, with
+        no hook and no mapping, for another address space). Not from inside the engine's own
+        emu_start (see Machine.close). What stays is an empty address space: reads of it raise
+        GuestFault."""
         if self.closed:
             return
         machine = self.machine
-        if machine is not None:
-            machine.close()                  # (first: the engine stops pointing into the buffers)
+        if machine is not None:              # (first: the engine stops pointing into the buffers)
+            machine.reset_engine() if keep_engine else machine.close()
         for buf in {id(b.buf): b.buf for b in self.backs}.values():    # (pieces may share one)
             hostmem.unreserve(buf.size)
             buf.close()
@@ -369,7 +371,7 @@ class AddressSpace(GuestAccess):
         with tlb.host_lookups(self, flush_after=False):
             for v in self.overlapping(start, end):
                 if v.prot & PROT_EXEC:
-                    self.uc.ctl_remove_cache(max(v.start, start), min(v.end, end))
+                    self.drop_translations(max(v.start, start), min(v.end, end))
 
     def map(self, start: int, size: int, prot: int, name: str = "", offset: int = 0,
             noreserve: bool = False, contents: bool = False) -> int:
@@ -496,7 +498,7 @@ class AddressSpace(GuestAccess):
             with tlb.host_lookups(self, flush_after=False):
                 for v in hit:
                     if (v.prot ^ prot) & PROT_EXEC:
-                        self.uc.ctl_remove_cache(max(v.start, start), min(v.end, end))
+                        self.drop_translations(max(v.start, start), min(v.end, end))
         new = []
         removed = 0
         for v in hit:
@@ -537,7 +539,7 @@ class AddressSpace(GuestAccess):
             self.back(start, end)
         if (old ^ prot) & PROT_EXEC:
             with tlb.host_lookups(self, flush_after=False):
-                self.uc.ctl_remove_cache(start, end)
+                self.drop_translations(start, end)
         mid = v.piece(start, end)
         mid.prot = prot
         if prot & PROT_WRITE and not mid.noreserve:
@@ -563,7 +565,7 @@ class AddressSpace(GuestAccess):
         watched (a write hook on that view alone), and drop the code translated from the
         executable view at the same offset."""
         for h in self._alias_hooks:
-            self.uc.hook_del(h)
+            enginehooks.of(self.uc).delete(h)
         self._alias_hooks = []
         views: dict = {}
         for v in self.vmas:
@@ -575,7 +577,7 @@ class AddressSpace(GuestAccess):
                 xs = [x for x in code if x is not w and x.shm_off < w.shm_off + (w.end - w.start)
                       and w.shm_off < x.shm_off + (x.end - x.start)]
                 if w.prot & PROT_WRITE and xs:
-                    self._alias_hooks.append(self.uc.hook_add(
+                    self._alias_hooks.append(enginehooks.of(self.uc).add_binding(
                         UC_HOOK_MEM_WRITE, self._on_alias_write, (w, xs), w.start, w.end - 1))
 
     def _on_alias_write(self, uc, _access, addr, size, _value, views) -> None:
@@ -584,7 +586,7 @@ class AddressSpace(GuestAccess):
         for x in xs:
             if x.shm_off <= off < x.shm_off + (x.end - x.start):
                 at = x.start + (off - x.shm_off)
-                uc.ctl_remove_cache(at, at + size)
+                self.drop_translations(at, at + size)
 
     def discard(self, start: int, end: int) -> None:
         """MADV_DONTNEED/MADV_FREE on private pages: they read as zeros from now on, and the

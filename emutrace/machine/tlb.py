@@ -38,6 +38,7 @@ from unicorn import UcError, unicorn_const as UCC
 from unicorn.unicorn_py3.unicorn import uclib
 
 from emutrace.errors import EmutraceError
+from emutrace.machine import enginehooks
 from emutrace.machine.native import native
 
 # uc_mem_type of a TLB fill -> (the access's permission bit, error if unmapped, if forbidden)
@@ -46,6 +47,7 @@ _ACCESS = {
     UCC.UC_MEM_WRITE: (UCC.UC_PROT_WRITE, UCC.UC_ERR_WRITE_UNMAPPED, UCC.UC_ERR_WRITE_PROT),
     UCC.UC_MEM_FETCH: (UCC.UC_PROT_EXEC, UCC.UC_ERR_FETCH_UNMAPPED, UCC.UC_ERR_FETCH_PROT),
 }
+_WX = UCC.UC_PROT_WRITE | UCC.UC_PROT_EXEC
 _FILL_CB = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
                             ctypes.c_void_p, ctypes.c_void_p)
 _ENTRY = ctypes.c_uint64 * 2            # uc_tlb_entry: u64 paddr, u32 perms (+ padding)
@@ -70,6 +72,7 @@ def attach(uc, aspace) -> None:
         _unsupported()
     find = aspace.find
     aspace.denied = None
+    aspace.rwx_ran, aspace.rwx_rewritten = set(), set()     # (pages of writable code: rwx_rights)
     aspace.host_lookup = False
     # page -> Unicorn permissions, for pages looked up since the mappings last changed (the
     # AddressSpace empties it): a TLB that keeps missing on the same pages (a program sweeping
@@ -86,6 +89,29 @@ def attach(uc, aspace) -> None:
             perms_of.clear()
         perms_of[vaddr] = perms
 
+    ran, rewritten = aspace.rwx_ran, aspace.rwx_rewritten
+
+    def rwx_rights(vaddr, access, perms):
+        """A page both writable and executable (a JIT's) gets write or execute, never both in
+        one TLB entry, so the first fetch after a store comes back here: Unicorn dropped the
+        translations the store overwrote, and the engine's instruction counter must drop its
+        counts of that page too (a block translated again from other bytes at the same address
+        and size would otherwise keep the old count: the clock and RDTSC would show it)."""
+        if access == UCC.UC_MEM_FETCH:
+            if vaddr in rewritten:
+                rewritten.discard(vaddr)
+                machine = aspace.machine
+                if machine is not None:
+                    machine.counter.forget(vaddr, vaddr + 0x1000)
+            ran.add(vaddr)
+            return perms & ~UCC.UC_PROT_WRITE
+        if access == UCC.UC_MEM_WRITE:
+            if vaddr in ran:
+                ran.discard(vaddr)
+                rewritten.add(vaddr)
+            return perms & ~UCC.UC_PROT_EXEC
+        return perms & ~(UCC.UC_PROT_WRITE if vaddr in ran else UCC.UC_PROT_EXEC)
+
     def fill(vaddr, access, entry):
         """The reference fill: the permissions of the page holding vaddr into Unicorn's entry, or
         False with the refusal in aspace.denied."""
@@ -93,7 +119,7 @@ def attach(uc, aspace) -> None:
         need, unmapped, forbidden = _ACCESS.get(access, read)
         perms = perms_of.get(vaddr)
         watch = aspace.code_watch
-        if perms is None or aspace.host_lookup or (watch is not None and not perms & need):
+        if perms is None or aspace.host_lookup or not perms & need:
             v = find(vaddr)
             if v is None:
                 aspace.denied = (unmapped, vaddr)
@@ -117,6 +143,8 @@ def attach(uc, aspace) -> None:
                     # the cached rights lack comes back here, where the test above sees it
                     perms = watch.rights(vaddr, access, perms, v)
                     cache = True
+                elif perms & _WX == _WX:
+                    perms = rwx_rights(vaddr, access, perms)
                 if cache:
                     remember(vaddr, perms)
         if not perms & need:
@@ -128,9 +156,10 @@ def attach(uc, aspace) -> None:
         return True
 
     if compiled is not None:
-        hook = compiled(ctypes.cast(uclib.uc_hook_add, ctypes.c_void_p).value, uc._uch.value, UCC.UC_HOOK_TLB_FILL, fill)
+        hooks = enginehooks.of(uc)
+        hook = compiled(hooks.hook_add_address, uc._uch.value, UCC.UC_HOOK_TLB_FILL, fill)
         perms_of = aspace.page_perms = hook         # (fill reads it through the closure)
-        aspace._tlb_fill = hook         # the engine keeps only a pointer: keep the hook alive
+        aspace._tlb_fill = hooks.attach(hook)       # the engine keeps only a pointer: keep the hook alive
         hook.grow_tlb(ctypes.cast(_uc_ctl, ctypes.c_void_p).value, _FLUSH.value, GROW_FILLS)
         return
     since = [0]
@@ -142,10 +171,9 @@ def attach(uc, aspace) -> None:
             flush(uc)
         return fill(vaddr, access, entry)
     cb = _FILL_CB(pure_fill)
-    handle = ctypes.c_size_t()
-    err = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), UCC.UC_HOOK_TLB_FILL,
-                            ctypes.cast(cb, ctypes.c_void_p), None, ctypes.c_uint64(1), ctypes.c_uint64(0))
-    if err != UCC.UC_ERR_OK:
+    try:
+        enginehooks.of(uc).add(cb, UCC.UC_HOOK_TLB_FILL, 1, 0)
+    except UcError:
         _unsupported()
     aspace._tlb_fill = cb               # the C side keeps only a pointer: keep the callback alive
 

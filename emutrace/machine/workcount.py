@@ -152,6 +152,13 @@ class PyInsnCounter:
         if hi > lo and (lo, hi) not in self.skipped:
             self.skipped.append((lo, hi))
 
+    def forget(self, lo: int, hi: int) -> None:
+        """The counts of the blocks overlapping [lo, hi) are dropped (their code changed: as the
+        compiled counter's forget)."""
+        if hi > lo:
+            for key in [k for k in self.sizes if k[0] < hi and k[0] + max(k[1], 1) > lo]:
+                del self.sizes[key]
+
     def _insns(self, address: int, size: int) -> int:
         n = self.sizes.get((address, size))
         if n is None:
