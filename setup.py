@@ -39,7 +39,7 @@ setup(
                            "emutrace/machine/_tlbfill.c", "emutrace/machine/_guestmem.c",
                            "emutrace/machine/_printfcap.c",
                            "emutrace/machine/_strace.c", "emutrace/machine/_insncount.c"],
-                          depends=["emutrace/machine/_abi.h", "emutrace/machine/_module.h", "emutrace/machine/_textbuf.h", "emutrace/machine/_oprender.h", "emutrace/machine/_printftext.h", "emutrace/machine/_printfstore.h", "emutrace/machine/_printfitems.h", "emutrace/machine/abi.py", "emutrace/machine/_cover.h", "emutrace/machine/_u64table.h", "emutrace/machine/_sharedblocks.h", "emutrace/machine/_uchook.h"],
+                          depends=["emutrace/machine/_abi.h", "emutrace/machine/_module.h", "emutrace/machine/_textbuf.h", "emutrace/machine/_oprender.h", "emutrace/machine/_printftext.h", "emutrace/machine/_printfstore.h", "emutrace/machine/_printfitems.h", "emutrace/machine/abi.py", "emutrace/machine/_cover.h", "emutrace/machine/_u64table.h", "emutrace/machine/_sharedblocks.h", "emutrace/machine/_positions.h", "emutrace/machine/_uchook.h"],
                           optional=True),
                  # the interrupt: its own module, loaded on both event paths (machine/interrupt.py)
                  Extension("emutrace.machine._interrupt", ["emutrace/machine/_interrupt.c"], optional=True)],

@@ -129,7 +129,15 @@ class Debugger:
     def _place(self, proc, kind: int, addr: int, length: int) -> bool:
         if kind in (0, 1):
             return self.points.add_break(proc, addr)
-        return self.points.add_watch(proc, kind, addr, length)
+        placed = self.points.add_watch(proc, kind, addr, length)
+        self._watching_changed(proc)
+        return placed
+
+    def _watching_changed(self, proc) -> None:
+        """A watchpoint's stop falls after any store: positions are checked at every
+        instruction of an engine while it has one (emutrace/gdb/positions.py)."""
+        if proc.machine is not None:
+            self.counter.every_insn(proc, self.points.watching(proc))
 
     def insert(self, proc, kind: int, addr: int, length: int) -> bool:
         """Z: a breakpoint (0, 1) or watchpoint (2, 3, 4) of gdb's in proc."""
@@ -146,6 +154,7 @@ class Debugger:
             length = 1
         else:
             self.points.remove_watch(proc, kind, addr, length)
+            self._watching_changed(proc)
         self.wanted.get(proc.pid, set()).discard((kind, addr, length))
 
     def exited(self, proc, result) -> None:
@@ -162,14 +171,14 @@ class Debugger:
     def position(self) -> int:
         """The current position: inside a breakpoint's or watchpoint's hook the counter has
         already counted the instruction that has not run yet."""
-        n = self.counter.count
-        return n - 1 if self._in_hook else n
+        return self._hook_pos if self._in_hook else self.counter.count
 
     _in_hook = False
+    _hook_pos = 0                      # in a breakpoint's or watchpoint's hook: the position
 
     def arm(self) -> None:
         """The counter's next stop: the target, or the next look for Ctrl-C."""
-        base = self.counter.count
+        base = self._hook_pos + 1 if self._in_hook else self.counter.count
         self.counter.stop_at(min(self.target, base + POLL, self.timeline.next_stop(base),
                                  self.checkpoints.next_at(base)))
 
@@ -233,9 +242,9 @@ class Debugger:
                 except (OSError, ValueError):
                     pass
 
-    def guarded(self, fn, *args):
+    def guarded(self, fn, *args) -> bool:
         """Run a stop from inside an engine hook: an exception (gdb killed the program, a
-        journey back in time) stops the engine and is raised by emu_start."""
+        journey back in time) stops the engine and is raised by emu_start (True then)."""
         try:
             fn(*args)
         except BaseException as e:
@@ -243,10 +252,12 @@ class Debugger:
             if proc is None or proc.machine is None:
                 raise
             proc.machine._stop_with(e)
+            return True
+        return False
 
     # -- the instruction counter --------------------------------------------------------------------
-    def _due(self, address: int) -> None:
-        self.guarded(self._counter_stop, address)
+    def _due(self, address: int) -> bool:
+        return self.guarded(self._counter_stop, address)
 
     def _counter_stop(self, address: int) -> None:
         pos = self.counter.count
@@ -279,6 +290,12 @@ class Debugger:
         proc = self.session.kernel.current
         if proc in self.detached:
             return
+        m = proc.machine
+        rip = m.reg("rip")
+        known = set(self.points.break_addresses(proc))
+        if self.counter.fire_due(m, rip) and m.uc._hook_exception is not None:
+            return                          # (that stop ended the run, or went back in time)
+        self._hook_pos = self.counter.before(m, rip)
         self._in_hook = True
         try:
             pos = self.position()
@@ -287,12 +304,16 @@ class Debugger:
                 self.timeline.hit(self, kind, pos, t, address)
                 return
             if kind == "break":
-                if pos != self.skip_at:
-                    self.guarded(self.report, Stop(t, reason="swbreak"))
+                if pos != self.skip_at and self.guarded(self.report, Stop(t, reason="swbreak")):
+                    return
+                if not known.issuperset(self.points.break_addresses(proc)):
+                    # gdb set a breakpoint while stopped, maybe further in this block, whose
+                    # translation Unicorn runs to its end however it was dropped: entered again
+                    m.set_reg("rip", rip)
             elif self.watch_hit is None:
                 # the access is under way: the stop comes before the next instruction
                 self.watch_hit = (kind, address, t)
-                self.counter.stop_at(self.counter.count)
+                self.counter.stop_at(pos + 1)
         finally:
             self._in_hook = False
 
@@ -418,6 +439,7 @@ class Debugger:
     # -- gdb's requests on processes ----------------------------------------------------------------
     def detach(self, proc) -> None:
         self.points.clear(proc)
+        self._watching_changed(proc)
         self.wanted.pop(proc.pid, None)
         self.detached.add(proc)
         self.let_go.add(proc.pid)

@@ -456,9 +456,23 @@ class Machine:
         if hasattr(self.counter, "on_insn"):
             self.counter.watch(positions)
             self.hook_code(self.counter.on_insn, 1, 0)
-        else:
-            self.counter.watch(positions, _address(uclib.uc_hook_add), UCC.UC_HOOK_CODE)
-        self.uc.ctl_flush_tb()          # (code translated before the hook would not call it)
+            self.uc.ctl_flush_tb()          # (code translated before the hook would not call it)
+            return
+        # compiled: blocks counted as ever, single instructions hooked only where a stop falls
+        # (_positions.h), which drops translations, adds and removes hooks and moves rip itself
+        remove_cache = (UCC.UC_CTL_IO_WRITE << 30) | (2 << 26) | UCC.UC_CTL_TB_REMOVE_CACHE
+        self.counter.watch(positions, _address(uclib.uc_hook_add), UCC.UC_HOOK_CODE, _address(uclib.uc_hook_del),
+                           _address(uclib.uc_ctl), _address(uclib.uc_reg_read), _address(uclib.uc_reg_write),
+                           REG["rip"], remove_cache)
+
+    def count_every_insn(self, positions, on: bool) -> bool:
+        """The debugger's positions checked at every instruction of this engine (on: while it
+        has watchpoints, whose stop falls after any store) or where a stop falls only (off).
+        True when the caller must drop the translations (AddressSpace.drop_code)."""
+        if not hasattr(positions, "fine_all"):
+            return False
+        positions.fine_all(self.counter, on)
+        return True
 
     def answer_tsc_natively(self) -> bool:
         """RDTSC and RDTSCP answered in C by the instruction counter (tsc_base + total * rate,
