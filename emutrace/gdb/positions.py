@@ -40,6 +40,11 @@ class Counter:
     def stop_at(self, position: int) -> None:
         self.impl.stop_at = position
 
+    def stop_soon(self, machine, position: int) -> None:
+        """Stop at position, or at the first block entered past it (from a memory hook: the
+        instruction under way is not entered again, as stop_at's fine mode would)."""
+        self.impl.stop_soon(machine.counter, position)
+
     def cancel(self) -> None:
         self.impl.stop_at = NEVER
 

@@ -332,6 +332,19 @@ static PyObject *Positions_fire_due(PositionsObject *self, PyObject *args)
     Py_RETURN_TRUE;
 }
 
+/* stop_soon(counter, position): stop_at without fine mode; checked from the next block */
+static PyObject *Positions_stop_soon(PositionsObject *self, PyObject *args)
+{
+    PyObject *counter;
+    unsigned long long at;
+    if (!PyArg_ParseTuple(args, "OK", &counter, &at)) return NULL;
+    InsnCounterObject *c = positions_counter(self, counter);
+    if (c == NULL) return NULL;
+    self->stop_at = at;
+    c->end = c->pos + 1;
+    Py_RETURN_NONE;
+}
+
 /* fine_all(counter, on): the per-instruction hook everywhere on counter's engine (watchpoints) */
 static PyObject *Positions_fine_all(PositionsObject *self, PyObject *args)
 {
@@ -370,6 +383,8 @@ static PyMethodDef Positions_methods[] = {
      "before(counter, rip) -> the position before the instruction at rip (inside a hook of counter's engine)"},
     {"fire_due", (PyCFunction)Positions_fire_due, METH_VARARGS,
      "fire_due(counter, rip) -> callback ran: a stop due at the instruction at rip runs now"},
+    {"stop_soon", (PyCFunction)Positions_stop_soon, METH_VARARGS,
+     "stop_soon(counter, position): stop_at, checked from the next block entered (no fine mode)"},
     {"fine_all", (PyCFunction)Positions_fine_all, METH_VARARGS,
      "fine_all(counter, on): the per-instruction hook on every instruction of counter's engine"},
     {NULL, NULL, 0, NULL}
