@@ -303,14 +303,20 @@ static int Positions_set_interrupt(PositionsObject *self, PyObject *value, void 
 
 static InsnCounterObject *positions_counter(PositionsObject *self, PyObject *counter);
 
+/* the arguments (counter, address or position) of the methods below; NULL with an exception */
+static InsnCounterObject *positions_args(PositionsObject *self, PyObject *args, unsigned long long *value)
+{
+    PyObject *counter;
+    if (!PyArg_ParseTuple(args, "OK", &counter, value)) return NULL;
+    return positions_counter(self, counter);
+}
+
 /* before(counter, rip) -> the position before the instruction at rip, inside a hook of counter's
  * engine (a breakpoint's, a watchpoint's) */
 static PyObject *Positions_before(PositionsObject *self, PyObject *args)
 {
-    PyObject *counter;
     unsigned long long rip;
-    if (!PyArg_ParseTuple(args, "OK", &counter, &rip)) return NULL;
-    InsnCounterObject *c = positions_counter(self, counter);
+    InsnCounterObject *c = positions_args(self, args, &rip);
     if (c == NULL) return NULL;
     ic_sync(c);
     return PyLong_FromUnsignedLongLong(c->wbase + ic_exact(c, rip));
@@ -320,10 +326,8 @@ static PyObject *Positions_before(PositionsObject *self, PyObject *args)
  * from a hook that Unicorn calls before the fine mode's (a breakpoint at the same address) */
 static PyObject *Positions_fire_due(PositionsObject *self, PyObject *args)
 {
-    PyObject *counter;
     unsigned long long rip;
-    if (!PyArg_ParseTuple(args, "OK", &counter, &rip)) return NULL;
-    InsnCounterObject *c = positions_counter(self, counter);
+    InsnCounterObject *c = positions_args(self, args, &rip);
     if (c == NULL) return NULL;
     ic_sync(c);
     uint64_t here = c->wbase + ic_exact(c, rip);
@@ -335,10 +339,8 @@ static PyObject *Positions_fire_due(PositionsObject *self, PyObject *args)
 /* stop_soon(counter, position): stop_at without fine mode; checked from the next block */
 static PyObject *Positions_stop_soon(PositionsObject *self, PyObject *args)
 {
-    PyObject *counter;
     unsigned long long at;
-    if (!PyArg_ParseTuple(args, "OK", &counter, &at)) return NULL;
-    InsnCounterObject *c = positions_counter(self, counter);
+    InsnCounterObject *c = positions_args(self, args, &at);
     if (c == NULL) return NULL;
     self->stop_at = at;
     c->end = c->pos + 1;
