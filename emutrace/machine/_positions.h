@@ -227,7 +227,9 @@ static void ic_watch_release(InsnCounterObject *c)
     PositionsObject *p = c->watch;
     if (p == NULL) return;
     if (p->engine == c) {
-        p->count = ic_watch_total(c);
+        /* (no ic_sync: the engine may be closed already, and emu_start's settle counted the
+         * batch when it stopped) */
+        p->count = c->wbase + c->total;
         p->engine = NULL;
     }
     c->watch = NULL;
