@@ -65,3 +65,15 @@ def test_watchpoint_store_in_the_middle_of_a_block(prog):
     assert compiled.count("Old value = ") == 3, compiled
     at = [int(x) for x in re.findall(r"position (\d+)", compiled)]
     assert len(at) == 2 and at[1] > at[0], compiled
+
+
+def test_position_at_a_fault(prog):
+    """At a SIGSEGV stop the faulting instruction has not run: the position is before it, and
+    reverse-stepi goes to the instruction before it, on both paths."""
+    script = ["continue", "monitor when", "info registers rip", "reverse-stepi", "monitor when",
+              "info registers rip", "kill"]
+    compiled, pure, plain = _three(prog, ["corrupt"], script)
+    assert compiled == pure == plain, (compiled, pure)
+    at = [int(x) for x in re.findall(r"position (\d+)", compiled)]
+    rips = re.findall(r"rip\s+(0x[0-9a-f]+)", compiled)
+    assert "SIGSEGV" in compiled and len(at) == 2 and at[1] == at[0] - 1 and rips[0] != rips[1], compiled

@@ -54,11 +54,10 @@ class Counter:
 
     # -- inside a breakpoint's or a watchpoint's hook (the instruction at rip has not retired) --
     def before(self, machine, rip: int) -> int:
-        """The position before the instruction at rip. (The pure path's hook on every
-        instruction ran before this one's hooks: its count is one past it.)"""
+        """The position before the instruction at rip."""
         if self.native:
             return self.impl.before(machine.counter, rip)
-        return self.impl.count - 1
+        return self.impl.count          # (from rip, which is the hook's instruction)
 
     def fire_due(self, machine, rip: int) -> bool:
         """A stop due at the instruction at rip runs now, before the hook that asks: where a

@@ -454,6 +454,15 @@ class Machine:
         """This engine counts toward the run's positions (workcount.new_positions: the debugger's,
         docs/time.md), from its next instruction: an instruction hook in C (compiled) or Python."""
         if hasattr(self.counter, "on_insn"):
+            ref = weakref.ref(self)
+
+            def rip():
+                m = ref()
+                try:
+                    return None if m is None else m.reg("rip")
+                except Exception:           # (the engine is closed)
+                    return None
+            self.counter.rip = rip
             self.counter.watch(positions)
             self.hook_code(self.counter.on_insn, 1, 0)
             self.uc.ctl_flush_tb()          # (code translated before the hook would not call it)
