@@ -614,7 +614,8 @@ static PyMethodDef InsnCounter_methods[] = {
      "settle(rip) -> exact(rip), made the count: call once emulation stopped at rip"},
     {"skip", (PyCFunction)InsnCounter_skip, METH_VARARGS, "skip(lo, hi): blocks in [lo, hi) are not counted"},
     {"watch", (PyCFunction)InsnCounter_watch, METH_VARARGS,
-     "watch(positions, uc_hook_add, hook_type) -> handle: this engine counts toward the run's positions"},
+     "watch(positions, uc_hook_add, code_hook_type, uc_hook_del, uc_ctl, uc_reg_read, uc_reg_write, reg_rip, "
+     "ctl_remove_cache): this engine counts toward the run's positions (_positions.h)"},
     {"sync_at_syscall", (PyCFunction)InsnCounter_sync_at_syscall, METH_VARARGS,
      "sync_at_syscall(uc_hook_add, hook_type, insn_syscall): the batch counted at each syscall instruction"},
     {"answer_tsc", (PyCFunction)InsnCounter_answer_tsc, METH_VARARGS,
