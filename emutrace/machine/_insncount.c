@@ -605,6 +605,15 @@ static PyObject *InsnCounter_shared(PyObject *self, PyObject *unused)
     return Py_BuildValue("nn", (Py_ssize_t)shared_used, (Py_ssize_t)shared_code_used);
 }
 
+/* unwatch(): the engine is about to close; the debugger's positions keep its position */
+static PyObject *InsnCounter_unwatch(InsnCounterObject *self, PyObject *unused)
+{
+    (void)unused;
+    ic_sync(self);
+    ic_watch_release(self);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef InsnCounter_methods[] = {
     {"shared", (PyCFunction)InsnCounter_shared, METH_NOARGS | METH_STATIC,
      "shared() -> (blocks, code bytes) in the host process's table of decoded blocks"},
@@ -616,6 +625,8 @@ static PyMethodDef InsnCounter_methods[] = {
     {"watch", (PyCFunction)InsnCounter_watch, METH_VARARGS,
      "watch(positions, uc_hook_add, code_hook_type, uc_hook_del, uc_ctl, uc_reg_read, uc_reg_write, reg_rip, "
      "ctl_remove_cache): this engine counts toward the run's positions (_positions.h)"},
+    {"unwatch", (PyCFunction)InsnCounter_unwatch, METH_NOARGS,
+     "unwatch(): no longer counted toward the run's positions (before the engine closes)"},
     {"sync_at_syscall", (PyCFunction)InsnCounter_sync_at_syscall, METH_VARARGS,
      "sync_at_syscall(uc_hook_add, hook_type, insn_syscall): the batch counted at each syscall instruction"},
     {"answer_tsc", (PyCFunction)InsnCounter_answer_tsc, METH_VARARGS,

@@ -248,6 +248,9 @@ class Machine:
         uc = self.__dict__.get("uc")
         if uc is None:
             return
+        unwatch = getattr(self.__dict__.get("counter"), "unwatch", None)
+        if unwatch is not None:
+            unwatch()                           # (the debugger's positions stop reading this engine)
         finalizer = getattr(uc, "_Uc__finalizer", None)     # the binding's one uc_close, once
         if finalizer is not None:
             finalizer()
