@@ -11,14 +11,19 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 
+def _load(name):
+    """A module of emutrace/machine loaded by its path (the package is not importable yet)."""
+    path = Path(__file__).resolve().parent / "emutrace" / "machine" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_emutrace_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def write_abi_header():
     """emutrace/machine/_abi.h from emutrace/machine/abi.py, the one definition of what C and Python
-    share (loaded by its path: the package is not importable yet)."""
-    path = Path(__file__).resolve().parent / "emutrace" / "machine" / "abi.py"
-    spec = importlib.util.spec_from_file_location("_emutrace_abi", path)
-    abi = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(abi)
-    abi.write_header()
+    share."""
+    _load("abi").write_header()
 
 
 class optional_build_ext(build_ext):
@@ -40,6 +45,8 @@ setup(
                            "emutrace/machine/_printfcap.c",
                            "emutrace/machine/_strace.c", "emutrace/machine/_insncount.c"],
                           depends=["emutrace/machine/_abi.h", "emutrace/machine/_module.h", "emutrace/machine/_textbuf.h", "emutrace/machine/_oprender.h", "emutrace/machine/_printftext.h", "emutrace/machine/_printfstore.h", "emutrace/machine/_printfitems.h", "emutrace/machine/abi.py", "emutrace/machine/_cover.h", "emutrace/machine/_u64table.h", "emutrace/machine/_sharedblocks.h", "emutrace/machine/_positions.h", "emutrace/machine/_uchook.h"],
+                          # (the sources' digest: native.py finds a build older than its sources)
+                          define_macros=[("SOURCE_DIGEST", '"%s"' % _load("sourcedigest").digest())],
                           optional=True),
                  # the interrupt: its own module, loaded on both event paths (machine/interrupt.py)
                  Extension("emutrace.machine._interrupt", ["emutrace/machine/_interrupt.c"], optional=True)],

@@ -663,6 +663,10 @@ int emutrace_add_type(PyObject *m, const char *name, PyTypeObject *type)
     return PyType_Ready(type) < 0 ? -1 : emutrace_add_type_ready(m, name, type);
 }
 
+#ifndef SOURCE_DIGEST          /* (setup.py defines it: emutrace/machine/sourcedigest.py) */
+#define SOURCE_DIGEST ""
+#endif
+
 PyMODINIT_FUNC PyInit__native(void)
 {
     PyObject *m = PyModule_Create(&module);
@@ -679,6 +683,7 @@ PyMODINIT_FUNC PyInit__native(void)
     for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++) {
         if (PyModule_AddIntConstant(m, consts[i].name, consts[i].value) < 0) { Py_DECREF(m); return NULL; }
     }
+    if (PyModule_AddStringConstant(m, "SOURCE_DIGEST", SOURCE_DIGEST) < 0) { Py_DECREF(m); return NULL; }
     if (emutrace_cover_init(m) < 0) { Py_DECREF(m); return NULL; }
     return m;
 }
