@@ -45,7 +45,7 @@ setup(
                            "emutrace/machine/_printfcap.c",
                            "emutrace/machine/_strace.c", "emutrace/machine/_insncount.c",
                            "emutrace/machine/_hookreg.c"],
-                          depends=["emutrace/machine/_abi.h", "emutrace/machine/_module.h", "emutrace/machine/_textbuf.h", "emutrace/machine/_oprender.h", "emutrace/machine/_printftext.h", "emutrace/machine/_printfstore.h", "emutrace/machine/_printfitems.h", "emutrace/machine/abi.py", "emutrace/machine/_cover.h", "emutrace/machine/_u64table.h", "emutrace/machine/_sharedblocks.h", "emutrace/machine/_uchook.h"],
+                          depends=["emutrace/machine/_abi.h", "emutrace/machine/_module.h", "emutrace/machine/_textbuf.h", "emutrace/machine/_oprender.h", "emutrace/machine/_printftext.h", "emutrace/machine/_printfstore.h", "emutrace/machine/_printfitems.h", "emutrace/machine/abi.py", "emutrace/machine/_cover.h", "emutrace/machine/_u64table.h", "emutrace/machine/_sharedblocks.h", "emutrace/machine/_positions.h", "emutrace/machine/_uchook.h"],
                           # (the sources' digest: native.py finds a build older than its sources)
                           define_macros=[("SOURCE_DIGEST", '"%s"' % _load("sourcedigest").digest())],
                           optional=True),

@@ -209,9 +209,9 @@ def _positions(pure: bool):
 def test_positions_are_the_counters_count_on_both_paths(ref):
     """The debugger's positions (InsnCounter.watch): the callback for position p runs before the
     instruction that p instructions retired before, which is ref[p]; count afterwards is the
-    instructions started (the faulting read started, it did not retire)."""
+    position where the run stopped: before the faulting read, which did not retire."""
     out = _positions(False)
     got, count, total = eval(out.rsplit("]", 1)[0] + "]"), *map(int, out.rsplit("]", 1)[1].split())
     assert got == [(p, ref[p]) for p in (0, 1, 2, 500, 1999)]
-    assert total == len(ref) - 1 and count == total + 1
+    assert total == len(ref) - 1 and count == total
     assert _positions(True) == out

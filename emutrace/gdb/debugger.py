@@ -82,7 +82,7 @@ class Debugger:
         self.orig_rax: Dict[object, int] = {}  # thread -> the system call it is stopped in
         self.step_thread = None
         self.target = NEVER                   # a position where a stop is due (step, travel)
-        self.watch_hit = None                 # (kind, address, thread): stop before the next instruction
+        self.watch_hit = None                 # (kind, address, thread, position): stop there, before the next instruction
         self.in_counter = False
         self.skip_at = -1                     # the position resumed from: its breakpoint is passed
         self.last_stop: Optional[Stop] = None
@@ -129,7 +129,45 @@ class Debugger:
     def _place(self, proc, kind: int, addr: int, length: int) -> bool:
         if kind in (0, 1):
             return self.points.add_break(proc, addr)
-        return self.points.add_watch(proc, kind, addr, length)
+        placed = self.points.add_watch(proc, kind, addr, length)
+        self._watching_changed(proc)
+        return placed
+
+    def _watching_changed(self, proc) -> None:
+        """A watchpoint's stop falls after any store: positions are checked at every
+        instruction of an engine while it has one (emutrace/gdb/positions.py). Not in a replay:
+        there a hit is only noted at its position, and the stop where the replay goes is a
+        position known in advance."""
+        if proc.machine is not None:
+            self.counter.every_insn(proc, self.points.watching(proc) and not self.timeline.busy()
+                                    and not self._watch_travels())
+
+    def _watch_travels(self) -> bool:
+        """Watchpoints without a hook on every instruction: a hit is noted at its store, the
+        run goes on to the next block (or system call, breakpoint, signal) and then goes back
+        to the instruction after the store, from the latest checkpoint (compiled path, with
+        checkpoints: a replay from the start of the run would cost more than the hook)."""
+        return self.counter.native and self.checkpoints is not None and self.checkpoints.on
+
+    def _watch_travel(self, kind: str, addr: int, at: int, now: int) -> None:
+        """The run went past a watchpoint's stop at `at` (now `now`): back to it."""
+        self.timeline.back_to(self, at, kind, f"{addr:x}", now + 1)
+
+    def _watch_overdue(self) -> bool:
+        """From another hook of the block (a breakpoint's, a system call's, a signal's) that runs
+        after a watchpoint's stop: back to it (True)."""
+        hit = self.watch_hit
+        if hit is None or self.timeline.busy():
+            return False
+        self.watch_hit = None
+        kind, addr, _t, at = hit
+        return self.guarded(self._watch_travel, kind, addr, at, self.counter.count)
+
+    def replay_over(self) -> None:
+        """The replay arrived: from here watchpoints stop the run again."""
+        for p in self.session.processes:
+            if p.exit is None and p.machine is not None and self.points.watching(p):
+                self._watching_changed(p)
 
     def insert(self, proc, kind: int, addr: int, length: int) -> bool:
         """Z: a breakpoint (0, 1) or watchpoint (2, 3, 4) of gdb's in proc."""
@@ -146,6 +184,7 @@ class Debugger:
             length = 1
         else:
             self.points.remove_watch(proc, kind, addr, length)
+            self._watching_changed(proc)
         self.wanted.get(proc.pid, set()).discard((kind, addr, length))
 
     def exited(self, proc, result) -> None:
@@ -162,14 +201,14 @@ class Debugger:
     def position(self) -> int:
         """The current position: inside a breakpoint's or watchpoint's hook the counter has
         already counted the instruction that has not run yet."""
-        n = self.counter.count
-        return n - 1 if self._in_hook else n
+        return self._hook_pos if self._in_hook else self.counter.count
 
     _in_hook = False
+    _hook_pos = 0                      # in a breakpoint's or watchpoint's hook: the position
 
     def arm(self) -> None:
         """The counter's next stop: the target, or the next look for Ctrl-C."""
-        base = self.counter.count
+        base = self._hook_pos + 1 if self._in_hook else self.counter.count
         self.counter.stop_at(min(self.target, base + POLL, self.timeline.next_stop(base),
                                  self.checkpoints.next_at(base)))
 
@@ -233,9 +272,9 @@ class Debugger:
                 except (OSError, ValueError):
                     pass
 
-    def guarded(self, fn, *args):
+    def guarded(self, fn, *args) -> bool:
         """Run a stop from inside an engine hook: an exception (gdb killed the program, a
-        journey back in time) stops the engine and is raised by emu_start."""
+        journey back in time) stops the engine and is raised by emu_start (True then)."""
         try:
             fn(*args)
         except BaseException as e:
@@ -243,10 +282,12 @@ class Debugger:
             if proc is None or proc.machine is None:
                 raise
             proc.machine._stop_with(e)
+            return True
+        return False
 
     # -- the instruction counter --------------------------------------------------------------------
-    def _due(self, address: int) -> None:
-        self.guarded(self._counter_stop, address)
+    def _due(self, address: int) -> bool:
+        return self.guarded(self._counter_stop, address)
 
     def _counter_stop(self, address: int) -> None:
         pos = self.counter.count
@@ -258,8 +299,10 @@ class Debugger:
         if self.timeline.busy():
             self.timeline.arrive(self, pos, t)
         elif self.watch_hit is not None:
-            kind, addr, thread = self.watch_hit
+            kind, addr, thread, at = self.watch_hit
             self.watch_hit = None
+            if pos > at:
+                self._watch_travel(kind, addr, at, pos)
             self.report(Stop(thread, reason=kind, value=f"{addr:x}"))
             return
         elif pos >= self.target:
@@ -279,6 +322,14 @@ class Debugger:
         proc = self.session.kernel.current
         if proc in self.detached:
             return
+        m = proc.machine
+        rip = m.reg("rip")
+        known = set(self.points.break_addresses(proc))
+        if kind == "break" and self._watch_overdue():
+            return
+        if self.counter.fire_due(m, rip) and m.uc._hook_exception is not None:
+            return                          # (that stop ended the run, or went back in time)
+        self._hook_pos = self.counter.before(m, rip)
         self._in_hook = True
         try:
             pos = self.position()
@@ -287,18 +338,25 @@ class Debugger:
                 self.timeline.hit(self, kind, pos, t, address)
                 return
             if kind == "break":
-                if pos != self.skip_at:
-                    self.guarded(self.report, Stop(t, reason="swbreak"))
+                if pos != self.skip_at and self.guarded(self.report, Stop(t, reason="swbreak")):
+                    return
+                if not known.issuperset(self.points.break_addresses(proc)):
+                    # gdb set a breakpoint while stopped, maybe further in this block, whose
+                    # translation Unicorn runs to its end however it was dropped: entered again
+                    m.set_reg("rip", rip)
             elif self.watch_hit is None:
                 # the access is under way: the stop comes before the next instruction
-                self.watch_hit = (kind, address, t)
-                self.counter.stop_at(self.counter.count)
+                self.watch_hit = (kind, address, t, pos + 1)
+                if self._watch_travels():
+                    self.counter.stop_soon(m, pos + 1)
+                else:
+                    self.counter.stop_at(pos + 1)
         finally:
             self._in_hook = False
 
     # -- system calls, fork, exec -----------------------------------------------------------------------
     def _syscall_enter(self, proc, nr, args) -> None:
-        if proc in self.detached:
+        if proc in self.detached or self._watch_overdue():
             return
         if self.points.watching(proc):
             self.points.syscall_entered(proc)
@@ -363,6 +421,8 @@ class Debugger:
 
     # -- signals ----------------------------------------------------------------------------------------
     def _resume_phase(self, proc, t) -> None:
+        if self._watch_overdue():
+            return
         self.timeline.switched(self, self.counter.count, t)
         if self.timeline.busy():
             # a replay's mark may be here, between two instructions (a fault's signal, a
@@ -414,10 +474,14 @@ class Debugger:
                 w.buf, w.size = [], 0
                 w.stream = open(os.devnull, "w")      # (a replay traces to nowhere: timeline.py)
         self.timeline.install(state)
+        for p in self.session.processes:
+            if p.exit is None and p.machine is not None and self.points.watching(p):
+                self._watching_changed(p)      # (off while the replay runs)
 
     # -- gdb's requests on processes ----------------------------------------------------------------
     def detach(self, proc) -> None:
         self.points.clear(proc)
+        self._watching_changed(proc)
         self.wanted.pop(proc.pid, None)
         self.detached.add(proc)
         self.let_go.add(proc.pid)

@@ -155,7 +155,14 @@ class Timeline:
         if pos < plan.to:
             return
         self.plan = None
+        dbg.replay_over()
         dbg.report(Stop(t, reason=plan.reason, value=plan.value))
+
+    def back_to(self, dbg, to: int, reason: str, value: str, shown: int) -> None:
+        """The run went past a stop (a watchpoint's, which is seen only at the next block): a
+        replay to it, the output before `shown` muted (the run printed it)."""
+        self.stopped_at(dbg, shown)
+        raise _Replan(Plan(to, reason, value, mode="watch"))
 
     # -- planning -------------------------------------------------------------------------------------------
     def plan_for(self, travel: Travel, checkpoints) -> Plan:

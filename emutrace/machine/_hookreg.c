@@ -12,6 +12,10 @@
  * engine_hooks(engine) -> [handle, ...]      the recorded hooks of one engine
  * forget_hook(engine, handle) -> bool        one hook deleted by its owner
  * forget_engine(engine) -> [handle, ...]     every recorded hook of engine, no longer recorded
+ * hook_deleter(uc_hook_del) -> address of recording_hook_del, for compiled objects that delete
+ *                              hooks they added (the debugger's fine mode adds and deletes one per
+ *                              stop inside a block: unrecorded, each would stay filed as a stale
+ *                              handle that a reset would delete a second time)
  *
  * The table holds a few entries per live engine (a dozen on a traced process), so it is a plain
  * array searched linearly: hooks are added and deleted at a process's start and end, never per
@@ -72,6 +76,38 @@ static int recording_hook_add(void *uc, size_t *hh, int type, void *callback, vo
     return err;
 }
 
+typedef int (*uc_hook_del_fn)(void *uc, size_t hh);
+static uc_hook_del_fn real_del;
+
+static void unrecord(void *engine, size_t handle)
+{
+    for (size_t i = n_entries; i-- > 0;) {
+        if (entries[i].engine == engine && entries[i].handle == handle) {
+            entries[i] = entries[--n_entries];
+            return;
+        }
+    }
+}
+
+static int recording_hook_del(void *uc, size_t hh)
+{
+    int err = real_del(uc, hh);
+    if (err == 0) unrecord(uc, hh);
+    return err;
+}
+
+static PyObject *hook_deleter(PyObject *self, PyObject *arg)
+{
+    unsigned long long del = PyLong_AsUnsignedLongLong(arg);
+    if (del == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    if (!del) {
+        PyErr_SetString(PyExc_ValueError, "hook_deleter: no uc_hook_del");
+        return NULL;
+    }
+    real_del = (uc_hook_del_fn)(uintptr_t)del;
+    return PyLong_FromUnsignedLongLong((unsigned long long)(uintptr_t)recording_hook_del);
+}
+
 static PyObject *hook_registry(PyObject *self, PyObject *args)
 {
     unsigned long long add;
@@ -124,12 +160,9 @@ static PyObject *forget_hook(PyObject *self, PyObject *args)
 {
     unsigned long long engine, handle;
     if (!PyArg_ParseTuple(args, "KK", &engine, &handle)) return NULL;
-    for (size_t i = n_entries; i-- > 0;) {
-        if (entries[i].engine == (void *)(uintptr_t)engine && entries[i].handle == (size_t)handle) {
-            entries[i] = entries[--n_entries];
-            Py_RETURN_TRUE;
-        }
-    }
+    size_t before = n_entries;
+    unrecord((void *)(uintptr_t)engine, (size_t)handle);
+    if (n_entries < before) Py_RETURN_TRUE;
     Py_RETURN_FALSE;
 }
 
@@ -138,6 +171,7 @@ static PyMethodDef methods[] = {
      "hook_registry(uc_hook_add, UC_HOOK_INSN, UC_HOOK_TCG_OPCODE) -> the address of a uc_hook_add that records"},
     {"engine_hooks", engine_hooks, METH_O, "engine_hooks(engine) -> the handles recorded for engine"},
     {"forget_engine", forget_engine, METH_O, "forget_engine(engine) -> the handles recorded for engine, now forgotten"},
+    {"hook_deleter", hook_deleter, METH_O, "hook_deleter(uc_hook_del) -> the address of a uc_hook_del that unrecords"},
     {"forget_hook", forget_hook, METH_VARARGS, "forget_hook(engine, handle) -> whether it was recorded"},
     {NULL, NULL, 0, NULL}
 };

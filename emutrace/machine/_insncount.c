@@ -60,6 +60,18 @@ typedef int (*ic_cs_disasm_iter_fn)(size_t handle, const uint8_t **code, size_t 
                                     void *insn);
 
 typedef int (*ic_reg_write_fn)(void *uc, int regid, const void *value);
+typedef int (*ic_reg_read_fn)(void *uc, int regid, void *value);
+typedef int (*ic_hook_del_fn)(void *uc, size_t hh);
+typedef int (*ic_ctl_fn)(void *uc, int control, ...);
+/* what a watching counter calls on its engine (watch(): _positions.h) */
+typedef struct {
+    emutrace_uc_hook_add_fn hook_add;
+    ic_hook_del_fn hook_del;
+    ic_ctl_fn ctl;
+    ic_reg_read_fn reg_read;
+    ic_reg_write_fn reg_write;
+    int code_type, rip, remove_cache;
+} IcWatchFns;
 typedef int (*ic_cs_close_fn)(size_t *handle);
 typedef void (*ic_cs_free_fn)(void *insn, size_t count);
 
@@ -131,6 +143,10 @@ typedef struct {
     struct PositionsObject *watch;      /* (a reference) the run's positions, or NULL */
     uint64_t wbase;             /* watch: the run's position = wbase + this engine's count */
     uint64_t k;                 /* watch: instructions of the block last entered seen so far */
+    IcWatchFns w;               /* watch: the engine calls the debugger's fine mode needs */
+    size_t fine_handle;         /* watch: the per-instruction hook on [fine_lo, fine_hi] (0: none) */
+    uint64_t fine_lo, fine_hi;
+    size_t fine_all_handle;     /* watch: the per-instruction hook everywhere (0: none) */
     uint64_t *pos;              /* the next free entry of batch */
     uint64_t *done;             /* batch[..done) counted already (by a reader's ic_sync) */
     uint64_t *end;              /* the block stored at end - 1 is a stop check (ic_period) */
@@ -161,6 +177,11 @@ static uint64_t ic_decode(InsnCounterObject *c, void *uc, uint64_t address, uint
 }
 
 #include "_sharedblocks.h"     /* ic_shared_count: blocks decoded once for the whole run */
+
+/* the debugger's positions (_positions.h) */
+static void ic_watch_switch(InsnCounterObject *c);
+static uint32_t ic_watch_period(InsnCounterObject *c);
+static int ic_watch_enter(InsnCounterObject *c, void *uc, uint64_t address, uint32_t size, uint64_t n);
 
 static IC_NOINLINE uint64_t ic_lookup_slow(InsnCounterObject *c, void *uc, uint64_t entry, IcFront *f)
 {
@@ -218,6 +239,10 @@ static void ic_enter(InsnCounterObject *c, void *uc, uint64_t entry, int check)
         c->emu_stop(uc);
         return;
     }
+    if (check && c->watch != NULL && ic_watch_enter(c, uc, address, size, n)) {
+        c->cur_size = 0;        /* entered again, with the per-instruction hook: counted then */
+        return;
+    }
     c->total += n;
     c->cur_start = address;
     c->cur_size = size;
@@ -225,10 +250,12 @@ static void ic_enter(InsnCounterObject *c, void *uc, uint64_t entry, int check)
 }
 
 /* blocks between stop checks: 1 while an exact stop is asked for (run_to), else CHECK_PERIOD
- * (the scheduler's slices, whose end need not be exact: overshoot) */
+ * (the scheduler's slices, whose end need not be exact: overshoot); while the debugger watches,
+ * as many as cannot reach a stop (ic_watch_period) */
 static uint32_t ic_period(InsnCounterObject *c)
 {
-    return (c->stop_at >= 0 && !c->overshoot) || c->watch != NULL ? 1 : CHECK_PERIOD;
+    if (c->watch != NULL) return ic_watch_period(c);
+    return c->stop_at >= 0 && !c->overshoot ? 1 : CHECK_PERIOD;
 }
 
 /* Counts the blocks of the batch not counted yet: before anything reads the count. A block
@@ -237,6 +264,7 @@ static uint32_t ic_period(InsnCounterObject *c)
 static void ic_sync(InsnCounterObject *c)
 {
     uint64_t *end = c->pos, *e = c->done;
+    if (c->watch != NULL) ic_watch_switch(c);
     if (e == end) return;
     c->done = end;
     if (c->nskip > 0) {
@@ -269,6 +297,7 @@ static IC_NOINLINE void ic_on_block_slow(InsnCounterObject *c, void *uc)
     c->pos = c->done = c->batch;
     c->end = c->batch + ic_period(c);
     ic_enter(c, uc, entry, 1);
+    if (c->watch != NULL) c->end = c->batch + ic_period(c);     /* (from the count after it) */
 }
 
 /* The callback Unicorn calls from translated code at each block: the block is stored in the
@@ -300,158 +329,6 @@ static void ic_on_syscall(void *uc, void *user)
 }
 
 
-/* ---- positions: the debugger's (emutrace/gdb/positions.py) ------------------------------------
- *
- * Positions(callback): the run's position, one object for every engine of the run (only one runs
- * at a time), counted by the engines' InsnCounters: InsnCounter.watch(positions, uc_hook_add,
- * hook_type) adds a UC_HOOK_CODE callback on the counter's engine (ic_on_insn), and the counter
- * then checks at every block (so that its count is current at every instruction).
- *
- * The position before an instruction is the engine's retired count before it (its block's start
- * plus the instructions of the block seen so far: emutrace's own code, in skipped ranges, does
- * not move it) plus the run's position when this engine took over from the last one that
- * counted; count is the position after the last instruction started (PosCounter's meaning, which
- * the debugger keeps: inside a breakpoint's hook it counts the instruction about to run). When the
- * position before an instruction reaches stop_at, or interrupt is set (from any thread: gdb's
- * Ctrl-C), callback(address) runs there, inside the hook, without stopping the engine (so a
- * debugger's stop leaves the scheduler's slices as they were). stop_at is disarmed first (the
- * callback arms the next one); interrupt is cleared. callback must not raise (emutrace/gdb wraps
- * it); if it does, the exception is reported as unraisable. The pure path's twin:
- * workcount.PyPositions. */
-typedef struct PositionsObject {
-    PyObject_HEAD
-    PyObject *callback;
-    unsigned long long stop_at;
-    volatile int interrupt;
-    InsnCounterObject *engine;  /* (borrowed) the counter that counted last; its dealloc clears it */
-    uint64_t count;             /* the position after the last instruction started */
-    int in_hook;                /* callback running: count is the position before its instruction */
-} PositionsObject;
-
-static void ic_on_insn(void *uc, uint64_t address, uint32_t size, void *user)
-{
-    InsnCounterObject *c = user;
-    PositionsObject *p = c->watch;
-    uint64_t before = c->total;
-    if (c->cur_size != 0 && address - c->cur_start < c->cur_size) before = c->total - c->cur_n + c->k++;
-    if (p->engine != c) {           /* this engine runs now: the run's position goes on from there */
-        c->wbase = p->count - before;
-        p->engine = c;
-    }
-    uint64_t here = c->wbase + before;
-    if (here >= p->stop_at || p->interrupt) {
-        PyGILState_STATE g = PyGILState_Ensure();
-        p->interrupt = 0;
-        if (here >= p->stop_at) p->stop_at = ~0ULL;
-        p->in_hook = 1;
-        p->count = here;
-        PyObject *r = PyObject_CallFunction(p->callback, "K", (unsigned long long)address);
-        p->in_hook = 0;
-        if (r == NULL) PyErr_WriteUnraisable(p->callback);
-        Py_XDECREF(r);
-        PyGILState_Release(g);
-    }
-    p->count = here + 1;
-}
-
-static int Positions_init(PositionsObject *self, PyObject *args, PyObject *kwds)
-{
-    PyObject *cb;
-    if (!PyArg_ParseTuple(args, "O", &cb)) return -1;
-    if (!PyCallable_Check(cb)) {
-        PyErr_SetString(PyExc_TypeError, "Positions: the callback must be callable");
-        return -1;
-    }
-    Py_INCREF(cb);
-    Py_XSETREF(self->callback, cb);
-    self->stop_at = ~0ULL;
-    return 0;
-}
-
-static void Positions_dealloc(PositionsObject *self)
-{
-    Py_CLEAR(self->callback);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-static PyObject *Positions_get_count(PositionsObject *self, void *closure)
-{
-    return PyLong_FromUnsignedLongLong(self->count);
-}
-
-static PyObject *Positions_get_stop_at(PositionsObject *self, void *closure)
-{
-    return PyLong_FromUnsignedLongLong(self->stop_at);
-}
-
-static int Positions_set_stop_at(PositionsObject *self, PyObject *value, void *closure)
-{
-    if (value == NULL) {
-        PyErr_SetString(PyExc_AttributeError, "stop_at cannot be deleted");
-        return -1;
-    }
-    unsigned long long v = PyLong_AsUnsignedLongLongMask(value);
-    if (v == (unsigned long long)-1 && PyErr_Occurred()) return -1;
-    self->stop_at = v;
-    return 0;
-}
-
-static PyObject *Positions_get_interrupt(PositionsObject *self, void *closure)
-{
-    return PyBool_FromLong(self->interrupt);
-}
-
-static int Positions_set_interrupt(PositionsObject *self, PyObject *value, void *closure)
-{
-    int t = value == NULL ? 0 : PyObject_IsTrue(value);
-    if (t < 0) return -1;
-    self->interrupt = t;
-    return 0;
-}
-
-static PyGetSetDef Positions_getset[] = {
-    {"count", (getter)Positions_get_count, NULL,
-     "the position after the last instruction started (before its instruction, in callback)", NULL},
-    {"stop_at", (getter)Positions_get_stop_at, (setter)Positions_set_stop_at,
-     "the position at which callback runs (2^64-1: never)", NULL},
-    {"interrupt", (getter)Positions_get_interrupt, (setter)Positions_set_interrupt,
-     "callback before the next instruction", NULL},
-    {NULL, NULL, NULL, NULL, NULL}
-};
-
-static PyTypeObject PositionsType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "emutrace.machine._native.Positions",
-    .tp_basicsize = sizeof(PositionsObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Positions(callback): the run's position, counted by the InsnCounters that watch it",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Positions_init,
-    .tp_dealloc = (destructor)Positions_dealloc,
-    .tp_getset = Positions_getset,
-};
-
-/* watch(positions, uc_hook_add, hook_type) -> handle: this engine counts toward positions */
-static PyObject *InsnCounter_watch(InsnCounterObject *self, PyObject *args)
-{
-    PyObject *p;
-    unsigned long long hook_add;
-    int hook_type;
-    size_t handle = 0;
-    if (!PyArg_ParseTuple(args, "O!Ki", &PositionsType, &p, &hook_add, &hook_type)) return NULL;
-    if (self->watch != NULL || !self->hooked) {
-        PyErr_SetString(PyExc_RuntimeError, "InsnCounter.watch: watching already, or not counting");
-        return NULL;
-    }
-    ic_sync(self);
-    Py_INCREF(p);
-    self->watch = (PositionsObject *)p;
-    self->end = self->pos + 1;      /* (checks at every block from now: ic_period) */
-    if (emutrace_register_hook(hook_add, (unsigned long long)(uintptr_t)self->uc, &handle, hook_type,
-                               (void *)ic_on_insn, self) < 0)
-        return NULL;
-    return PyLong_FromSize_t(handle);
-}
 
 static void ic_tsc(InsnCounterObject *c, void *uc)
 {
@@ -484,6 +361,8 @@ static uint64_t ic_exact(InsnCounterObject *c, uint64_t rip)
     if (c->cur_size == 0 || rip - c->cur_start >= c->cur_size) return c->total;
     return c->total - c->cur_n + ic_decode(c, c->uc, c->cur_start, rip - c->cur_start);
 }
+
+#include "_positions.h"     /* Positions, ic_on_insn, watch(): the debugger's */
 
 static int InsnCounter_init(InsnCounterObject *self, PyObject *args, PyObject *kwds)
 {
@@ -539,12 +418,7 @@ static void InsnCounter_dealloc(InsnCounterObject *self)
     if (self->cs_opened && self->cs_close != NULL) self->cs_close(&self->cs);
     self->cs_opened = 0;
     u64t_free(&self->table);
-    if (self->watch != NULL) {
-        PositionsObject *p = self->watch;
-        if (p->engine == self) p->engine = NULL;
-        self->watch = NULL;
-        Py_DECREF(p);
-    }
+    ic_watch_release(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -561,6 +435,7 @@ static PyObject *InsnCounter_settle(InsnCounterObject *self, PyObject *arg)
     if (PyErr_Occurred()) return NULL;
     self->total = ic_exact(self, rip);
     self->cur_size = 0;
+    if (self->watch != NULL) self->end = self->pos + 1;     /* (a switch of engine: checked at once) */
     return PyLong_FromUnsignedLongLong(self->total);
 }
 
@@ -697,7 +572,7 @@ static int InsnCounter_set_stop_at(InsnCounterObject *self, PyObject *value, voi
     long long v = PyLong_AsLongLong(value);
     if (v == -1 && PyErr_Occurred()) return -1;
     self->stop_at = v < 0 ? -1 : v;
-    if (ic_period(self) == 1) self->end = self->pos + 1;        /* (an exact stop: checked from the next block) */
+    ic_rearm(self);             /* (an exact stop: checked from the next block) */
     self->ran_out = 0;
     return 0;
 }
@@ -712,7 +587,7 @@ static int InsnCounter_set_overshoot(InsnCounterObject *self, PyObject *value, v
     int v = value == NULL ? 0 : PyObject_IsTrue(value);
     if (v < 0) return -1;
     self->overshoot = v;
-    if (ic_period(self) == 1) self->end = self->pos + 1;
+    ic_rearm(self);
     return 0;
 }
 
@@ -777,6 +652,15 @@ static PyObject *InsnCounter_shared(PyObject *self, PyObject *unused)
     return Py_BuildValue("nn", (Py_ssize_t)shared_used, (Py_ssize_t)shared_code_used);
 }
 
+/* unwatch(): the engine is about to close; the debugger's positions keep its position */
+static PyObject *InsnCounter_unwatch(InsnCounterObject *self, PyObject *unused)
+{
+    (void)unused;
+    ic_sync(self);
+    ic_watch_release(self);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef InsnCounter_methods[] = {
     {"shared", (PyCFunction)InsnCounter_shared, METH_NOARGS | METH_STATIC,
      "shared() -> (blocks, code bytes) in the host process's table of decoded blocks"},
@@ -788,7 +672,10 @@ static PyMethodDef InsnCounter_methods[] = {
     {"forget", (PyCFunction)InsnCounter_forget, METH_VARARGS,
      "forget(lo, hi): the engine's counts of blocks overlapping [lo, hi) dropped (their code changed)"},
     {"watch", (PyCFunction)InsnCounter_watch, METH_VARARGS,
-     "watch(positions, uc_hook_add, hook_type) -> handle: this engine counts toward the run's positions"},
+     "watch(positions, uc_hook_add, code_hook_type, uc_hook_del, uc_ctl, uc_reg_read, uc_reg_write, reg_rip, "
+     "ctl_remove_cache): this engine counts toward the run's positions (_positions.h)"},
+    {"unwatch", (PyCFunction)InsnCounter_unwatch, METH_NOARGS,
+     "unwatch(): no longer counted toward the run's positions (before the engine closes)"},
     {"sync_at_syscall", (PyCFunction)InsnCounter_sync_at_syscall, METH_VARARGS,
      "sync_at_syscall(uc_hook_add, hook_type, insn_syscall): the batch counted at each syscall instruction"},
     {"answer_tsc", (PyCFunction)InsnCounter_answer_tsc, METH_VARARGS,

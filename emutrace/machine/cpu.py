@@ -274,6 +274,9 @@ class Machine:
         uc = self.__dict__.get("uc")
         if uc is None:
             return
+        unwatch = getattr(self.__dict__.get("counter"), "unwatch", None)
+        if unwatch is not None:
+            unwatch()                           # (the debugger's positions stop reading this engine)
         finalizer = getattr(uc, "_Uc__finalizer", None)     # the binding's one uc_close, once
         if finalizer is not None:
             finalizer()
@@ -485,11 +488,36 @@ class Machine:
         """This engine counts toward the run's positions (workcount.new_positions: the debugger's,
         docs/time.md), from its next instruction: an instruction hook in C (compiled) or Python."""
         if hasattr(self.counter, "on_insn"):
+            ref = weakref.ref(self)
+
+            def rip():
+                m = ref()
+                try:
+                    return None if m is None else m.reg("rip")
+                except Exception:           # (the engine is closed)
+                    return None
+            self.counter.rip = rip
             self.counter.watch(positions)
             self.hook_code(self.counter.on_insn, 1, 0)
         else:
-            self.counter.watch(positions, self.engine_hooks.hook_add_address, UCC.UC_HOOK_CODE)
+            # compiled: blocks counted as ever, single instructions hooked only where a stop falls
+            # (_positions.h), which drops translations, adds and removes hooks (through the
+            # engine's registry: enginehooks.py) and moves rip itself
+            remove_cache = (UCC.UC_CTL_IO_WRITE << 30) | (2 << 26) | UCC.UC_CTL_TB_REMOVE_CACHE
+            self.counter.watch(positions, self.engine_hooks.hook_add_address, UCC.UC_HOOK_CODE,
+                               self.engine_hooks.hook_del_address, _address(uclib.uc_ctl),
+                               _address(uclib.uc_reg_read), _address(uclib.uc_reg_write), REG["rip"], remove_cache)
+            return
         self.uc.ctl_flush_tb()          # (code translated before the hook would not call it)
+
+    def count_every_insn(self, positions, on: bool) -> bool:
+        """The debugger's positions checked at every instruction of this engine (on: while it
+        has watchpoints, whose stop falls after any store) or where a stop falls only (off).
+        True when the caller must drop the translations (AddressSpace.drop_code)."""
+        if not hasattr(positions, "fine_all"):
+            return False
+        positions.fine_all(self.counter, on)
+        return True
 
     def answer_tsc_natively(self) -> bool:
         """RDTSC and RDTSCP answered in C by the instruction counter (tsc_base + total * rate,

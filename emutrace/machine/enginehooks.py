@@ -57,6 +57,18 @@ def _recording_hook_add() -> int:
 
 
 HOOK_ADD_ADDRESS = _recording_hook_add()
+
+
+def _recording_hook_del() -> int:
+    """The uc_hook_del compiled objects are given when they delete hooks they added themselves
+    (the debugger's fine mode): it unfiles the handle, as `delete` does for Python's."""
+    deleter = getattr(native, "hook_deleter", None)
+    if deleter is None:
+        return _address(uclib.uc_hook_del)
+    return deleter(_address(uclib.uc_hook_del))
+
+
+HOOK_DEL_ADDRESS = _recording_hook_del()
 _RECORDED = getattr(native, "engine_hooks", None) is not None
 
 # the registry of each engine by its handle, for the code that has only the binding's Uc (the
@@ -85,6 +97,7 @@ class EngineHooks:
     `handles`, and `reset`, which deletes them all."""
 
     hook_add_address = HOOK_ADD_ADDRESS
+    hook_del_address = HOOK_DEL_ADDRESS
 
     def __init__(self, uc):
         self._uc = weakref.ref(uc)

@@ -373,6 +373,12 @@ class AddressSpace(GuestAccess):
                 if v.prot & PROT_EXEC:
                     self.drop_translations(max(v.start, start), min(v.end, end))
 
+    def drop_code(self) -> None:
+        """Unicorn forgets every translation of this address space's code (a hook added on
+        every instruction, from inside a hook, where dropping the whole cache is not safe:
+        Unicorn 2.1.4 then chains the block it ran into freed code)."""
+        self._drop_code(0, 1 << 64)
+
     def map(self, start: int, size: int, prot: int, name: str = "", offset: int = 0,
             noreserve: bool = False, contents: bool = False) -> int:
         """Map [start, start+size) fresh (zero-filled); anything there is unmapped first.

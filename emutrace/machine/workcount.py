@@ -92,6 +92,7 @@ class PyInsnCounter:
         self.skipped = []
         self.tick = CHECK_PERIOD         # blocks until the next stop check, as _insncount.c's
         self.watching = None             # the run's PyPositions (watch)
+        self.rip = None                  # watch: rip of the engine (or None once it is closed)
         self.wbase = 0
         self.k = 0                       # watch: instructions of the block last entered seen so far
 
@@ -144,9 +145,11 @@ class PyInsnCounter:
             p.interrupt = False
             if here >= p.stop_at:
                 p.stop_at = NEVER
-            p.count = here
-            p.callback(address)
-        p.count = here + 1
+            p.here, p.in_callback = here, True
+            try:
+                p.callback(address)
+            finally:
+                p.in_callback = False
 
     def skip(self, lo: int, hi: int) -> None:
         if hi > lo and (lo, hi) not in self.skipped:
@@ -211,7 +214,21 @@ class PyPositions:
         self.stop_at = NEVER
         self.interrupt = False
         self.engine = None          # the counter that counted last
-        self.count = 0              # the position after the last instruction started
+        self.here = 0               # callback running: the position before its instruction
+        self.in_callback = False
+
+    @property
+    def count(self) -> int:
+        """The position after the last instruction started: in the callback, before its
+        instruction; else from the engine's rip, as _positions.h's (a faulting instruction
+        did not start: the position is before it)."""
+        e = self.engine
+        if self.in_callback:
+            return self.here
+        if e is None:
+            return 0
+        rip = e.rip() if e.rip is not None else None
+        return e.wbase + (e.exact(rip) if rip is not None else e.total)
 
 
 def new_positions(callback: Callable[[int], None], compiled: bool):
