@@ -45,6 +45,8 @@ class UnixSocket(OpenFile):
         self.tx: Pipe = None          # what the peer reads
         self.listening = False
         self.bound = ""
+        self.name = b""               # sun_path as bind() was given it (what getsockname returns)
+        self.peer_name = b""          # the peer's name when connected (getpeername, accept)
         self.backlog = []             # server ends of connections not yet accepted
         self.backlog_max = 0          # listen()'s backlog
         self.registry = None          # the kernel's listener table while listening
@@ -230,6 +232,9 @@ def sys_connect(proc, fd, addr, length, *_):
             raise WouldBlock()
         server_end = UnixSocket(sock.stype, 0, proc.kernel.vfs.new_ino())
         sock.connect_pair(server_end, proc.kernel.limits)
+        # Linux: the accepted socket has the listener's address, and each end knows the other's
+        server_end.name, server_end.peer_name = listener.name, sock.name
+        sock.peer_name = listener.name
         listener.backlog.append(server_end)
         return 0
     return blocking(proc, sock, enqueue)
@@ -273,6 +278,7 @@ def sys_bind(proc, fd, addr, length, *_):
     if ov.ov is not None:
         ov.ov.stat.mode = S_IFSOCK | (ov.ov.stat.mode & 0o7777)
     sock.bound = p
+    sock.name = path.encode("utf-8", "surrogateescape")
     return 0
 
 
@@ -331,8 +337,13 @@ def sys_accept4(proc, fd, addr=0, alen=0, flags=0, *_):
         return conn
     if flags & SOCK_NONBLOCK:
         conn.flags |= O_NONBLOCK
-    _put_addr(proc, addr, alen, struct.pack("<H", AF_UNIX))
+    _put_addr(proc, addr, alen, _unix_addr(conn.peer_name))
     return proc.fds.install(conn, cloexec=bool(flags & SOCK_CLOEXEC))
+
+
+def _unix_addr(name: bytes) -> bytes:
+    """A struct sockaddr_un as Linux returns it: the family, then a bound path and its NUL."""
+    return struct.pack("<H", AF_UNIX) + name + (b"\0" if name else b"")
 
 
 def _put_addr(proc, addr, alen, raw: bytes) -> None:
@@ -530,8 +541,7 @@ def _sockname(proc, fd, addr, alen, peer: bool):
         return 0
     if peer and sock.rx is None:
         return -E.ENOTCONN
-    name = b"" if peer else sock.bound.encode()
-    _put_addr(proc, addr, alen, struct.pack("<H", AF_UNIX) + name + (b"\0" if name else b""))
+    _put_addr(proc, addr, alen, _unix_addr(sock.peer_name if peer else sock.name))
     return 0
 
 

@@ -110,7 +110,9 @@ def socklen(f, mem, addr, inlen, ret):
     return f"[{inlen} => {s32(out)}]"
 
 
-def addr_out(f, mem, addr, lenptr, ret):
+def addr_out(f, mem, addr, lenptr, ret, inlen=None):
+    """The address a call wrote: as strace, only the bytes that fit the buffer (the smaller of the
+    length given and the length returned) are decoded."""
     if addr == 0:
         return "NULL"
     if is_error(ret) or lenptr == 0:
@@ -118,6 +120,8 @@ def addr_out(f, mem, addr, lenptr, ret):
     n = read_u32(mem, lenptr)
     if n is None:
         return hexval(addr)
+    if inlen is not None:
+        n = min(s32(n), s32(inlen))
     return sockaddr(f, mem, addr, n)
 
 
@@ -297,7 +301,9 @@ def _k_socklen_io(f, st, mem, v, param, i, base):
 
 
 def _k_addr_out(f, st, mem, v, param, i, base):
-    st.a.later(lambda ret, m, v=v, lp=st.args[param]: addr_out(f, m, v, lp, ret))
+    lp = st.args[param]
+    inlen = read_u32(mem, lp) if lp else None
+    st.a.later(lambda ret, m, v=v, lp=lp, inlen=inlen: addr_out(f, m, v, lp, ret, inlen))
 
 
 CALLS = {"socket": _c_socket, "socketpair": _c_socket, "setsockopt": _c_sockopt,
