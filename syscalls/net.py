@@ -17,6 +17,7 @@ never connects to a host socket); socketpair() gives two connected endpoints.
 from __future__ import annotations
 
 import struct
+import weakref
 import time as _t
 
 from emutrace.kernel import errno as E
@@ -46,7 +47,7 @@ class UnixSocket(OpenFile):
         self.listening = False
         self.bound = ""
         self.name = b""               # sun_path as bind() was given it (what getsockname returns)
-        self.peer_name = b""          # the peer's name when connected (getpeername, accept)
+        self._peer = None             # the other end when connected (weak: either may close first)
         self.backlog = []             # server ends of connections not yet accepted
         self.backlog_max = 0          # listen()'s backlog
         self.registry = None          # the kernel's listener table while listening
@@ -58,9 +59,17 @@ class UnixSocket(OpenFile):
             ends = self.stype == SOCK_SEQPACKET
             self.rx, other.rx = DatagramQueue(limits, ends=ends), DatagramQueue(limits, ends=ends)
         self.tx, other.tx = other.rx, self.rx
+        self._peer, other._peer = weakref.ref(other), weakref.ref(self)
         for p in (self.rx, self.tx):
             p.readers += 1
             p.writers += 1
+
+    @property
+    def peer_name(self) -> bytes:
+        """The peer's name now (Linux reads the peer's address at each getpeername and recv: a
+        socketpair end bound after the pair was made shows its name)."""
+        peer = self._peer() if self._peer is not None else None
+        return peer.name if peer is not None else b""
 
     def read(self, n):
         if self.rx is None:
@@ -233,8 +242,7 @@ def sys_connect(proc, fd, addr, length, *_):
         server_end = UnixSocket(sock.stype, 0, proc.kernel.vfs.new_ino())
         sock.connect_pair(server_end, proc.kernel.limits)
         # Linux: the accepted socket has the listener's address, and each end knows the other's
-        server_end.name, server_end.peer_name = listener.name, sock.name
-        sock.peer_name = listener.name
+        server_end.name = listener.name
         listener.backlog.append(server_end)
         return 0
     return blocking(proc, sock, enqueue)
@@ -413,7 +421,10 @@ def _recv(proc, sock, n, flags):
         if isinstance(got, int):
             raise WouldBlock()
         data, full = got
-    return data, (netlink.KERNEL_ADDRESS if isinstance(sock, netlink.NetlinkSocket) else b""), full
+    if isinstance(sock, netlink.NetlinkSocket):
+        return data, netlink.KERNEL_ADDRESS, full
+    # Linux's unix_copy_addr: the sender's name if it has one, else no address (length 0)
+    return data, (_unix_addr(sock.peer_name) if sock.peer_name else b""), full
 
 
 def _discards(sock, flags) -> bool:
