@@ -110,7 +110,7 @@ def _raw_hex(v: int) -> str:
 class _State:
     """What enter() learned; pass it back to exit()/unfinished()/resumed()/no_return()."""
 
-    __slots__ = ("sc", "name", "args", "a", "ret_kind", "aux", "tid", "saved", "plain_ret")
+    __slots__ = ("sc", "name", "args", "a", "ret_kind", "aux", "aux_empty", "tid", "saved", "plain_ret")
 
     def __init__(self, sc, args, tid):
         self.sc = sc
@@ -123,6 +123,7 @@ class _State:
         self.a = _Args()
         self.ret_kind = sc.ret
         self.aux: Optional[Callable] = None      # fn(ret, mem) -> str | None, printed ' (...)'
+        self.aux_empty = False                   # print ' ()' for an empty aux too (select's sets)
         self.tid = tid
         self.saved: Dict[str, object] = {}
         self.plain_ret = False                   # a result in [0, 2**31) is printed as str(ret) (compiled rows)
@@ -292,7 +293,7 @@ class SyscallFormatter:
         text = format_return(ret, st.ret_kind, self, never_fails)
         if st.aux is not None:
             aux = st.aux(ret, mem)
-            if aux:
+            if aux or (aux == "" and st.aux_empty):
                 text += f" ({aux})"
         return text
 

@@ -101,6 +101,7 @@ def _c_select(f, st, mem):
             parts.append("left " + f.struct("timespec" if is_p else "timeval", m, tmo))
         return ", ".join(parts)
     st.aux = aux
+    st.aux_empty = True         # (strace prints " ()" when the sets it read back are empty)
 
 
 def _k_pollfd(f, st, mem, addr, param, i, base):
