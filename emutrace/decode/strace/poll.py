@@ -29,7 +29,8 @@ def pollfds(f, mem, addr: int, nfds: int, entry: bool) -> str:
     if addr == 0:
         return "NULL"
     nfds &= 0xffffffff
-    shown = min(nfds, f.string_limit) if entry else min(nfds, 1 << 16)
+    limit = (1 << 16) if f.verbose else f.string_limit     # (strace cuts the array only when abbreviating)
+    shown = min(nfds, limit) if entry else min(nfds, 1 << 16)
     data = read_bytes(mem, addr, 8 * shown) if shown else b""
     if data is None:
         return hexval(addr)
@@ -44,7 +45,7 @@ def pollfds(f, mem, addr: int, nfds: int, entry: bool) -> str:
         elif revents:
             rev = _x.SETS["pollflags"]._plain_flags(revents & 0xffff, None)
             items.append(f"{{fd={f.fd(fd)}, revents={rev}}}")
-            if len(items) >= f.string_limit:
+            if len(items) >= limit:
                 break
     if entry:
         return f.array(items, nfds)
