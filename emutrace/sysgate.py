@@ -64,8 +64,9 @@ def _path_and_fd_args(kinds: Iterable[str]):
 def _select_fds(proc, args):
     """The descriptors in select's three sets (as strace's pathtrace.c reads them)."""
     nfds = args[0] & 0xFFFFFFFF
-    if nfds == 0 or nfds > 1 << 20:         # (an int: negative ones are above 2**31)
+    if nfds == 0 or nfds >= 1 << 31:        # (an int: the kernel rejects a negative one)
         return
+    nfds = min(nfds, 1 << 20)               # (select(2**31 - 1, ...): strace reads 2**20 bits)
     size = ((nfds + 7) // 8 + 7) & ~7
     for addr in args[1:4]:
         if not addr:
