@@ -250,6 +250,8 @@ PROGRAMS: Dict[str, dict] = {
     # kernel objects of event loops (glibc only: they print errno names with strerrorname_np)
     "sockname": _p("c", "AF_UNIX names (accept, getpeername, recvfrom/recvmsg's sender) and int flags "
                    "with high bits set (dup3, pipe2), as strace's suite probes them", flags=_C_FLAGS),
+    "pollprobe": _p("c", "poll/ppoll/select as Linux answers them: pipe ends, invalid timeouts, int nfds, "
+                    "the time left, pause and nanosleep interrupted by a handler", flags=_C_FLAGS),
     "eventfd": _p("c", "eventfd counter/semaphore, blocking across threads and processes, bad input",
                   ("pie",), _C_FLAGS + ("-pthread",)),
     "timerfd": _p("c", "timerfd one-shot/periodic/ABSTIME, gettime, argv[1] periodic reads",

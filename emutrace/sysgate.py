@@ -75,9 +75,11 @@ def _select_fds(proc, args):
             bits = int.from_bytes(proc.aspace.read(addr, size), "little")
         except Exception:                  # an unreadable set names no descriptor
             continue
-        for fd in range(nfds):
-            if bits >> fd & 1:
-                yield fd
+        bits &= (1 << nfds) - 1
+        while bits:                         # (each set bit, without a shift per descriptor)
+            low = bits & -bits
+            yield low.bit_length() - 1
+            bits ^= low
 
 
 def _poll_fds(proc, args):

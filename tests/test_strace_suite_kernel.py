@@ -58,3 +58,39 @@ def test_unix_names_decode_as_strace(tmp_path, path):
     mask = lambda p: _ADDR.sub("ADDR", p.read_text())
     assert mask(out) == mask(ref)
     assert "msg_namelen=110 => 13" in mask(out)
+
+
+_LEFT = re.compile(r"left \{tv_sec=\d+, tv_(n|u)sec=\d+\}")
+
+
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_poll_select_as_linux(path):
+    """ppoll/select answer as Linux: a pipe end never reports what only its other end can do,
+    invalid timeouts and sigset sizes are EINVAL, nfds is an int, the time left is written back,
+    and pause/nanosleep interrupted by a handler give EINTR."""
+    prog = built("pollprobe")
+    want = subprocess.run([prog], capture_output=True, env=NATIVE_ENV, timeout=60, check=True).stdout
+    assert b"ppoll other end's events: 0 revents 0 0" in want
+    r = emutrace(["--no-trace", prog], env=PATHS[path])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == want
+
+
+@pytest.mark.skipif(not have("strace") or not ptrace_works(), reason="strace (ptrace) not available")
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_poll_select_decode_as_strace(tmp_path, path):
+    """The same calls' lines as the real strace prints them: `= ? ERESTARTNOHAND` for pause and
+    `= ? ERESTART_RESTARTBLOCK` for nanosleep (the code at the call's exit, before the handler),
+    select's `()` when the sets read back are empty or unreadable (nfds 2**31-1); the time left
+    is masked (a native call spends microseconds)."""
+    prog = built("pollprobe")
+    calls = "trace=pause,nanosleep,select,ppoll"
+    ref = tmp_path / "strace.out"
+    subprocess.run(["strace", "-e", calls, "-o", str(ref), prog], capture_output=True, env=NATIVE_ENV,
+                   timeout=60, check=True)
+    out = tmp_path / "emu.out"
+    r = emutrace(["--strace", "-e", calls, "-o", str(out), prog], env=PATHS[path])
+    assert r.returncode == 0, r.stderr
+    mask = lambda p: _LEFT.sub("left T", _ADDR.sub("ADDR", p.read_text()))
+    assert mask(out) == mask(ref)
+    assert "pause() = ? ERESTARTNOHAND (To be restarted if no handler)" in re.sub(r" +=", " =", mask(out))

@@ -15,14 +15,22 @@ def fdset(f, mem, addr: int, nfds: int) -> str:
         return "NULL"
     if nfds <= 0:
         return hexval(addr)
-    nfds = min(nfds, 1024 * 8)
+    nfds = min(nfds, 1 << 20)           # (strace's cap; it reads the whole set or prints the address)
     nbytes = ((nfds + 63) // 64) * 8
     data = read_bytes(mem, addr, nbytes)
     if data is None:
         return hexval(addr)
-    bits = int.from_bytes(data, "little")
-    fds = [str(i) for i in range(nfds) if bits >> i & 1]
-    return "[" + " ".join(fds) + "]"
+    bits = int.from_bytes(data, "little") & ((1 << nfds) - 1)
+    return "[" + " ".join(str(fd) for fd in set_bits(bits)) + "]"
+
+
+def set_bits(bits: int):
+    """The numbers of the bits set in bits, lowest first (without a shift per bit: a set may be
+    2**20 bits long)."""
+    while bits:
+        low = bits & -bits
+        yield low.bit_length() - 1
+        bits ^= low
 
 
 def pollfds(f, mem, addr: int, nfds: int, entry: bool) -> str:
