@@ -262,6 +262,12 @@ _E("futex_ops", "FUTEX_???", """
     FUTEX_WAIT FUTEX_WAKE FUTEX_FD FUTEX_REQUEUE FUTEX_CMP_REQUEUE FUTEX_WAKE_OP FUTEX_LOCK_PI
     FUTEX_UNLOCK_PI FUTEX_TRYLOCK_PI FUTEX_WAIT_BITSET FUTEX_WAKE_BITSET FUTEX_WAIT_REQUEUE_PI
     FUTEX_CMP_REQUEUE_PI FUTEX_LOCK_PI2""")
+_E("futex2_sizes", "FUTEX2_SIZE_???", "FUTEX2_SIZE_U8=0 FUTEX2_SIZE_U16 FUTEX2_SIZE_U32 FUTEX2_SIZE_U64")
+# futex2's flags (futex_wake, futex_wait, futex_requeue's futex_waitv): the size in the low two
+# bits, always named, then the flags; unknown bits in hex with no comment (strace's futex2.c)
+_F("futex2_flags", None, "FUTEX2_NUMA=4 FUTEX2_MPOL=8 FUTEX2_PRIVATE=0x80",
+   prefix=SETS["futex2_sizes"], prefix_mask=3, prefix_always=True)
+_E("futex_bitset", None, "FUTEX_BITSET_MATCH_ANY=0xffffffff")     # (futex2's 64-bit mask)
 _E("futex_wake_ops", "FUTEX_OP_???", "FUTEX_OP_SET=0 FUTEX_OP_ADD FUTEX_OP_OR FUTEX_OP_ANDN FUTEX_OP_XOR")
 _E("futex_wake_cmps", "FUTEX_OP_CMP_???", """
     FUTEX_OP_CMP_EQ=0 FUTEX_OP_CMP_NE FUTEX_OP_CMP_LT FUTEX_OP_CMP_LE FUTEX_OP_CMP_GT
