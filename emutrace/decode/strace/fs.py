@@ -7,7 +7,7 @@ import struct
 from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
 from emutrace.decode.strace.common import (PATH_MAX, date_text, hexval, is_error, pointer, quote_string, read_bytes,
-                                           time_comment)
+                                           nonzero_tail, time_comment)
 from emutrace.decode.strace.fields import TIMESPEC, TIMEVAL, StructText, decoders, flags
 
 
@@ -67,9 +67,26 @@ def _d_utimbuf(f, b, mem):
 
 OPEN_HOW = StructText("open_how", 24, [
     ("flags", 0, "Q", flags("open_flags", 0xffffffff)),
-    # the mode with O_CREAT or O_TMPFILE (or when set anyway), the resolve flags when any
+    # the mode with O_CREAT or O_TMPFILE (or when set anyway); the resolve flags always
     ("mode", 8, "Q", _x.octal, lambda values: values["flags"] & (0x40 | 0x400000) or values["mode"]),
-    ("resolve", 16, "Q", flags("resolve_flags"), lambda values: values["resolve"])])
+    ("resolve", 16, "Q", flags("resolve_flags"))])
+
+
+def _c_openat2(f, st, mem):
+    """openat2(dirfd, path, how, size): how as strace's print_open_how (the address when size is
+    below the first open_how's 24 bytes; the nonzero bytes of a bigger one after the fields)."""
+    dirfd, path, how, size = st.args[:4]
+    a = st.a
+    a.now(f.dirfd(dirfd))
+    a.now(f.path(mem, path))
+    data = read_bytes(mem, how, 24) if size >= 24 and how else None
+    if data is None:
+        a.now(hexval(how) if how else "NULL")
+    else:
+        text = OPEN_HOW.text(data)
+        tail = nonzero_tail(f, mem, how, 24, size)
+        a.now(text[:-1] + (", " + tail if tail else "") + "}")
+    a.now(str(size))
 
 
 MOUNT_ATTR = StructText("mount_attr", 32, [
@@ -151,7 +168,7 @@ def _c_mount(f, st, mem):
     a.now(pointer(data) if no_data else f.cstr(mem, data))
 
 
-CALLS = {"sendfile": _c_sendfile, "mknod": _c_mknod, "mknodat": _c_mknod, "mount": _c_mount}
+CALLS = {"openat2": _c_openat2, "sendfile": _c_sendfile, "mknod": _c_mknod, "mknodat": _c_mknod, "mount": _c_mount}
 STRUCTS = {"timeval_pair": (32, _d_timeval_pair), "timespec_pair": (32, _d_timespec_pair),
            "utimbuf": (16, _d_utimbuf), **decoders(OPEN_HOW, MOUNT_ATTR, CACHESTAT_RANGE)}
 AT_ENTRY = {"fan_dirfd": _fan_dirfd}
