@@ -118,6 +118,16 @@ FUTEX2 = [
 ]
 
 
+FUTEX2 += [    # (not futex2's, the same shape: lines of strace 7.2's tests/openat2.c and pidfd_open.c)
+    ("openat2", (0xffffffff, 0x1000, 0x2000, 24), -9,
+     {0x1000: "6f70656e6174322e73616d706c6500", 0x2000: "0000000001000000" "ff01000000000000" "0000000000000000"},
+     'openat2(-1, "openat2.sample", {flags=O_RDONLY|OPENAT2_REGULAR, mode=0777, resolve=0}, 24) = -1 EBADF (Bad file descriptor)'),
+    ("openat2", (0xffffffff, 0x1000, 0x2000, 11), -9, {0x1000: "6f70656e6174322e73616d706c6500"},
+     'openat2(-1, "openat2.sample", 0x2000, 11) = -1 EBADF (Bad file descriptor)'),
+    ("pidfd_open", (0, 0x80), -22, {}, "pidfd_open(0, PIDFD_THREAD) = -1 EINVAL (Invalid argument)"),
+]
+
+
 @pytest.mark.parametrize("name, args, ret, mem, want", FUTEX2, ids=[f"{c[0]}-{i}" for i, c in enumerate(FUTEX2)])
 def test_futex2_decoded_as_strace(name, args, ret, mem, want):
     """futex2's calls as strace 7.2 prints them (its own suite's expected lines)."""

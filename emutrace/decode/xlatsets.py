@@ -20,6 +20,9 @@ _OPEN_MODE_FLAGS = """
 _F("open_flags", None, _OPEN_MODE_FLAGS, prefix=SETS["open_access_modes"], prefix_mask=3,
    prefix_always=True)
 _F("open_mode_flags", "O_???", _OPEN_MODE_FLAGS)            # flags without the access mode
+# openat2's open_how.flags: 64 bits, the open flags then openat2's own above bit 31
+_F("open_how_flags", None, _OPEN_MODE_FLAGS + " OPENAT2_REGULAR=0x100000000",
+   prefix=SETS["open_access_modes"], prefix_mask=3, prefix_always=True)
 _alias("pipe_flags", "open_mode_flags")
 _alias("dup3_flags", "open_mode_flags")
 _F("memfd_secret_flags", None, "O_CLOEXEC")

@@ -66,7 +66,7 @@ def _d_utimbuf(f, b, mem):
 
 
 OPEN_HOW = StructText("open_how", 24, [
-    ("flags", 0, "Q", flags("open_flags", 0xffffffff)),
+    ("flags", 0, "Q", flags("open_how_flags")),
     # the mode with O_CREAT or O_TMPFILE (or when set anyway); the resolve flags always
     ("mode", 8, "Q", _x.octal, lambda values: values["flags"] & (0x40 | 0x400000) or values["mode"]),
     ("resolve", 16, "Q", flags("resolve_flags"))])
