@@ -252,6 +252,8 @@ PROGRAMS: Dict[str, dict] = {
                    "with high bits set (dup3, pipe2), as strace's suite probes them", flags=_C_FLAGS),
     "pollprobe": _p("c", "poll/ppoll/select as Linux answers them: pipe ends, invalid timeouts, int nfds, "
                     "the time left, pause and nanosleep interrupted by a handler", flags=_C_FLAGS),
+    "cloneprobe": _p("c", "clone3's argument checks as Linux makes them (NULL parent_tid, set_tid without "
+                     "its size)", flags=_C_FLAGS),
     "eventfd": _p("c", "eventfd counter/semaphore, blocking across threads and processes, bad input",
                   ("pie",), _C_FLAGS + ("-pthread",)),
     "timerfd": _p("c", "timerfd one-shot/periodic/ABSTIME, gettime, argv[1] periodic reads",

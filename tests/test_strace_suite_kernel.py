@@ -134,3 +134,15 @@ def test_futex2_decoded_as_strace(name, args, ret, mem, want):
     from test_strace_format import FakeMem, fmt_line
     got = fmt_line(name, args, ret, FakeMem(mem), align=0)
     assert re.sub(r" +=", " =", got) == want
+
+
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_clone3_checks_as_linux(path):
+    """clone3 with CLONE_PARENT_SETTID at NULL or CLONE_CHILD_SETTID at an unmapped address makes
+    its child (Linux ignores that put_user's failure); set_tid without its size is EINVAL."""
+    prog = built("cloneprobe")
+    want = subprocess.run([prog], capture_output=True, env=NATIVE_ENV, timeout=60, check=True).stdout
+    assert b"PARENT_SETTID NULL: a child, exit 7" in want
+    r = emutrace(["--no-trace", prog], env=PATHS[path])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == want
