@@ -125,6 +125,19 @@ FUTEX2 += [    # (not futex2's, the same shape: lines of strace 7.2's tests/open
     ("openat2", (0xffffffff, 0x1000, 0x2000, 11), -9, {0x1000: "6f70656e6174322e73616d706c6500"},
      'openat2(-1, "openat2.sample", 0x2000, 11) = -1 EBADF (Bad file descriptor)'),
     ("pidfd_open", (0, 0x80), -22, {}, "pidfd_open(0, PIDFD_THREAD) = -1 EINVAL (Invalid argument)"),
+    # tests/file_setattr.c and file_getattr.c
+    ("file_setattr", (0xffffffff, 0x1000, 0x2000, 24, 0xdefaced00000000), -38,
+     {0x1000: "00", 0x2000: "0400f07fffffffff" "efbeadde" "00000000" "0df0feca" "dec0beba"},
+     'file_setattr(-1, "", {fa_xflags=0xffffffff7ff00004 /* FS_XFLAG_??? */, fa_extsize=3735928559, fa_projid=0xcafef00d, '
+     'fa_cowextsize=3133063390}, 24, 0) = -1 ENOSYS (Function not implemented)'),
+    ("file_setattr", (0xffffffff, 0x1000, 0x2000, 32, 0), -38,
+     {0x1000: "00", 0x2000: "00" * 24 + "8081828384858687"},
+     'file_setattr(-1, "", {fa_xflags=0, fa_extsize=0, fa_projid=0, fa_cowextsize=0, /* bytes 24..31 */ '
+     '"\\x80\\x81\\x82\\x83\\x84\\x85\\x86\\x87"}, 32, 0) = -1 ENOSYS (Function not implemented)'),
+    ("file_setattr", (0xffffffff, 0x1000, 0x2000, 23, 0), -38, {0x1000: "00"},
+     'file_setattr(-1, "", 0x2000, 23, 0) = -1 ENOSYS (Function not implemented)'),
+    ("file_getattr", (0xffffffff, 0x1000, 0x2000, 32, 0), -38, {0x1000: "00", 0x2000: "00" * 24},
+     'file_getattr(-1, "", 0x2000, 32, 0) = -1 ENOSYS (Function not implemented)'),
 ]
 
 
