@@ -159,7 +159,8 @@ class SyscallGate:
         negated = isinstance(self.fds, tuple)
         chosen = self.fds[1] if negated else self.fds
         for fd in call_fds(proc, sc, args, _path_and_fd_args(sc.args)[1]):
-            if (fd not in chosen) if negated else (fd in chosen):
+            # (strace's fdmatch: a negative descriptor is in no set, negated or not)
+            if fd >= 0 and ((fd not in chosen) if negated else (fd in chosen)):
                 return True
         return False
 

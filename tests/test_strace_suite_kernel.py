@@ -159,3 +159,18 @@ def test_clone3_checks_as_linux(path):
     r = emutrace(["--no-trace", prog], env=PATHS[path])
     assert r.returncode == 0, r.stderr
     assert r.stdout == want
+
+
+def test_trace_fds_never_matches_a_negative_descriptor():
+    """strace's fdmatch: -e trace-fds=!9 selects dup(3) but not dup(-1) (a negative descriptor is
+    in no set, negated or not); a plain set still selects its own descriptors."""
+    from emutrace.kernel import table
+    from emutrace.sysgate import SyscallGate
+    gate = SyscallGate(None, None)
+    gate.fds = ("not", {9})
+    dup = table.BY_NAME["dup"]
+    assert gate.enter(None, dup, (3, 0, 0, 0, 0, 0))
+    assert not gate.enter(None, dup, (0xffffffff, 0, 0, 0, 0, 0))
+    assert not gate.enter(None, dup, (9, 0, 0, 0, 0, 0))
+    gate.fds = {0}
+    assert gate.enter(None, dup, (0, 0, 0, 0, 0, 0)) and not gate.enter(None, dup, (1, 0, 0, 0, 0, 0))
