@@ -28,6 +28,17 @@ def _native_lines(prog, tmp_path):
     return r.stdout
 
 
+def _same_as_native(name, path, marker):
+    """A bins/ program prints the same lines under emutrace (on this event path) as natively; the
+    native run must show marker (the program's own check that it saw Linux)."""
+    prog = built(name)
+    want = subprocess.run([prog], capture_output=True, env=NATIVE_ENV, timeout=60, check=True).stdout
+    assert marker in want
+    r = emutrace(["--no-trace", prog], env=PATHS[path])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == want
+
+
 @pytest.mark.parametrize("path", sorted(PATHS))
 def test_unix_names_and_int_flags_as_linux(tmp_path, path):
     """accept/getpeername/getsockname/recvfrom/recvmsg return the names Linux returns (the peer's
@@ -68,12 +79,7 @@ def test_poll_select_as_linux(path):
     """ppoll/select answer as Linux: a pipe end never reports what only its other end can do,
     invalid timeouts and sigset sizes are EINVAL, nfds is an int, the time left is written back,
     and pause/nanosleep interrupted by a handler give EINTR."""
-    prog = built("pollprobe")
-    want = subprocess.run([prog], capture_output=True, env=NATIVE_ENV, timeout=60, check=True).stdout
-    assert b"ppoll other end's events: 0 revents 0 0" in want
-    r = emutrace(["--no-trace", prog], env=PATHS[path])
-    assert r.returncode == 0, r.stderr
-    assert r.stdout == want
+    _same_as_native("pollprobe", path, b"ppoll other end's events: 0 revents 0 0")
 
 
 @pytest.mark.skipif(not have("strace") or not ptrace_works(), reason="strace (ptrace) not available")
@@ -153,12 +159,7 @@ def test_futex2_decoded_as_strace(name, args, ret, mem, want):
 def test_clone3_checks_as_linux(path):
     """clone3 with CLONE_PARENT_SETTID at NULL or CLONE_CHILD_SETTID at an unmapped address makes
     its child (Linux ignores that put_user's failure); set_tid without its size is EINVAL."""
-    prog = built("cloneprobe")
-    want = subprocess.run([prog], capture_output=True, env=NATIVE_ENV, timeout=60, check=True).stdout
-    assert b"PARENT_SETTID NULL: a child, exit 7" in want
-    r = emutrace(["--no-trace", prog], env=PATHS[path])
-    assert r.returncode == 0, r.stderr
-    assert r.stdout == want
+    _same_as_native("cloneprobe", path, b"PARENT_SETTID NULL: a child, exit 7")
 
 
 def test_trace_fds_never_matches_a_negative_descriptor():
