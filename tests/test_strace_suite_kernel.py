@@ -175,3 +175,22 @@ def test_trace_fds_never_matches_a_negative_descriptor():
     assert not gate.enter(None, dup, (9, 0, 0, 0, 0, 0))
     gate.fds = {0}
     assert gate.enter(None, dup, (0, 0, 0, 0, 0, 0)) and not gate.enter(None, dup, (1, 0, 0, 0, 0, 0))
+
+
+@pytest.mark.parametrize("kinds, want", [
+    ({"path"}, "pidfd_open(1000, 0) = 3<anon_inode:[pidfd]>"),              # -y
+    ({"path", "socket", "dev", "pidfd", "signalfd", "eventfd"}, "pidfd_open(1000, 0) = 3<pid:1000>"),  # -yy
+    ({"pidfd"}, "pidfd_open(1000, 0) = 3<pid:1000>"),
+    ({"socket"}, "pidfd_open(1000, 0) = 3"),
+])
+def test_pidfd_decorated_as_strace(kinds, want):
+    """strace 7.2's tests/pidfd_open.c: a pidfd shows <pid:N> with decode-fds=pidfd (and -yy),
+    its path with -y alone, nothing when neither is asked."""
+    from test_strace_format import FakeMem
+    from emutrace.decode.strace import SyscallFormatter
+    from emutrace.kernel import table
+    f = SyscallFormatter(fd_paths=True, fd_path=lambda fd: "anon_inode:[pidfd]" if fd == 3 else None)
+    f.decode_fds = frozenset(kinds)
+    f.fd_pidfd = lambda fd: 1000 if fd == 3 else None
+    line = f.format(table.BY_NAME["pidfd_open"], [1000, 0, 0, 0, 0, 0], 3, FakeMem({}))
+    assert re.sub(r" +=", " =", line) == want
