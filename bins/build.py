@@ -250,6 +250,13 @@ PROGRAMS: Dict[str, dict] = {
                    flags=_C_FLAGS),
     "mmchurn": _p("c", "N x reserve/commit/guard/release/unmap (benchmark)", flags=_C_FLAGS),
     "mprot": _p("c", "N x mprotect of 4 KiB in a 1 GiB reservation (benchmark)", flags=_C_FLAGS),
+    # what strace's own suite probes (issue 39): each prints what its calls returned, natively the same
+    "sockname": _p("c", "AF_UNIX names (accept, getpeername, recvfrom/recvmsg's sender) and int flags "
+                   "with high bits set (dup3, pipe2), as strace's suite probes them", flags=_C_FLAGS),
+    "pollprobe": _p("c", "poll/ppoll/select as Linux answers them: pipe ends, invalid timeouts, int nfds, "
+                    "the time left, pause and nanosleep interrupted by a handler", flags=_C_FLAGS),
+    "cloneprobe": _p("c", "clone3's argument checks as Linux makes them (NULL parent_tid, set_tid without "
+                     "its size)", flags=_C_FLAGS),
     # kernel objects of event loops (glibc only: they print errno names with strerrorname_np)
     "eventfd": _p("c", "eventfd counter/semaphore, blocking across threads and processes, bad input",
                   ("pie",), _C_FLAGS + ("-pthread",)),

@@ -57,7 +57,10 @@ def wire(session, tc, tracer) -> None:
             obs.configure(marker=inj.mark)
         if paths is not None or tc.status is not None:
             from emutrace.sysgate import SyscallGate     # deferred: only -P and status= need it
-            obs.configure(gate=SyscallGate(paths, tc.status))
+            gate = SyscallGate(paths, tc.status)
+            if obs.gate is not None:            # (-e trace-fds= made one first: keep its fds)
+                gate.fds = obs.gate.fds
+            obs.configure(gate=gate)
         if tc.stack_trace:
             from emutrace.backtrace import Backtracer     # deferred: only -k and -w need the unwinder
             # strace -k demangles C++ names whether or not -C is given (libdw + libiberty)

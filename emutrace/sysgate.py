@@ -61,6 +61,52 @@ def _path_and_fd_args(kinds: Iterable[str]):
     return tuple(paths), tuple(fds)
 
 
+def _select_fds(proc, args):
+    """The descriptors in select's three sets (as strace's pathtrace.c reads them)."""
+    nfds = args[0] & 0xFFFFFFFF
+    if nfds == 0 or nfds >= 1 << 31:        # (an int: the kernel rejects a negative one)
+        return
+    nfds = min(nfds, 1 << 20)               # (select(2**31 - 1, ...): strace reads 2**20 bits)
+    size = ((nfds + 7) // 8 + 7) & ~7
+    for addr in args[1:4]:
+        if not addr:
+            continue
+        try:
+            bits = int.from_bytes(proc.aspace.read(addr, size), "little")
+        except Exception:                  # an unreadable set names no descriptor
+            continue
+        bits &= (1 << nfds) - 1
+        while bits:                         # (each set bit, without a shift per descriptor)
+            low = bits & -bits
+            yield low.bit_length() - 1
+            bits ^= low
+
+
+def _poll_fds(proc, args):
+    """The descriptors of poll's pollfd array, up to the first that cannot be read."""
+    for k in range(min(args[1] & 0xFFFFFFFF, 1 << 16)):
+        try:
+            raw = proc.aspace.read(args[0] + 8 * k, 4)
+        except Exception:
+            return
+        yield int.from_bytes(raw, "little", signed=True)
+
+
+# calls that name descriptors inside their arguments, not as arguments (strace's pathtrace.c)
+_INDIRECT_FDS = {"select": _select_fds, "pselect6": _select_fds, "poll": _poll_fds, "ppoll": _poll_fds}
+
+
+def call_fds(proc, sc, args, fd_args):
+    """Every descriptor a call names: its descriptor arguments, then those inside its arguments."""
+    for i in fd_args:
+        if i < len(args):
+            fd = args[i] & 0xFFFFFFFF
+            yield fd - (1 << 32) if fd >= 1 << 31 else fd
+    inside = _INDIRECT_FDS.get(sc.name)
+    if inside is not None and proc is not None:
+        yield from inside(proc, args)
+
+
 class PathSelection:
     """The -P paths, and the test of one call against them."""
 
@@ -86,12 +132,9 @@ class PathSelection:
         for i in paths:
             if i < len(args) and args[i] and read_path(proc, args[i]) in self.paths:
                 return True
-        for i in fds:
-            if i < len(args):
-                fd = args[i] & 0xFFFFFFFF
-                fd = fd - (1 << 32) if fd >= 1 << 31 else fd
-                if fd >= 0 and fd_path(proc, fd) in self.paths:
-                    return True
+        for fd in call_fds(proc, sc, args, fds):
+            if fd >= 0 and fd_path(proc, fd) in self.paths:
+                return True
         return False
 
 
@@ -109,18 +152,16 @@ class SyscallGate:
             return True
         if self.paths is not None and self.paths.matches(proc, sc, args, _read_path, _fd_path):
             return True
-        return self.fds is not None and self._fd_matches(sc, args)
+        return self.fds is not None and self._fd_matches(sc, args, proc)
 
-    def _fd_matches(self, sc, args) -> bool:
-        """strace's -e trace-fds=: a call one of whose descriptor arguments is selected."""
+    def _fd_matches(self, sc, args, proc=None) -> bool:
+        """strace's -e trace-fds=: a call one of whose descriptors is selected."""
         negated = isinstance(self.fds, tuple)
         chosen = self.fds[1] if negated else self.fds
-        for i in _path_and_fd_args(sc.args)[1]:
-            if i < len(args):
-                fd = args[i] & 0xFFFFFFFF
-                fd = fd - (1 << 32) if fd >= 1 << 31 else fd
-                if (fd not in chosen) if negated else (fd in chosen):
-                    return True
+        for fd in call_fds(proc, sc, args, _path_and_fd_args(sc.args)[1]):
+            # (strace's fdmatch: a negative descriptor is in no set, negated or not)
+            if fd >= 0 and ((fd not in chosen) if negated else (fd in chosen)):
+                return True
         return False
 
     def shows(self, ret) -> bool:

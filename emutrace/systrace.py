@@ -113,6 +113,7 @@ class SyscallObserver:
             self.fmt.fd_paths = True
             self.fmt.decode_fds = frozenset(tc.decode_fds)
             self.fmt.fd_dev = self._fd_dev
+            self.fmt.fd_pidfd = self._fd_pidfd
         if tc.read_fds is not None or tc.write_fds is not None:
             from emutrace.decode.strace.iodump import IoDumper     # deferred: only -e read=/write= dump data
             self.dumper = IoDumper(tc.read_fds, tc.write_fds)
@@ -122,6 +123,13 @@ class SyscallObserver:
             gate = self.gate or SyscallGate(None, None)
             gate.fds = tc.trace_fds
             self.configure(gate=gate)
+
+    def _fd_pidfd(self, fd: int):
+        """The pid a pidfd open on fd refers to, else None (strace's <pid:N>)."""
+        proc = self.kernel.current
+        f = proc.fds.fds.get(fd) if proc is not None else None
+        target = getattr(f, "target", None) if getattr(f, "kind", None) == "pidfd" else None
+        return target.pid if target is not None else None
 
     def _fd_dev(self, fd: int):
         """('char' or 'block', major, minor) of a device open on fd (strace -yy's <char 1:5>)."""

@@ -16,6 +16,7 @@ import struct
 
 from emutrace.machine.cpu import FORK_TCG_BUFFER
 from emutrace.machine.budget import OutOfMemory
+from emutrace.machine.guestaccess import GuestFault
 
 from emutrace.kernel import errno as E
 from emutrace.kernel import jobctl
@@ -77,9 +78,12 @@ def sys_clone3(proc, uargs, size, *_):
     a = CLONE_ARGS.unpack(raw[:CLONE_ARGS.size])
     if _tail_not_zero(proc, uargs + CLONE_ARGS_SIZE_VER2, size - CLONE_ARGS_SIZE_VER2):
         return -E.E2BIG                                   # fields this kernel does not know
-    set_tid_size = struct.unpack_from("<Q", raw, 72)[0] if size >= 80 else 0
+    set_tid, set_tid_size = struct.unpack_from("<QQ", raw, 64) if size >= 80 else (0, 0)
     flags = a["flags"]
-    if set_tid_size or flags & (CLONE_INTO_CGROUP | CSIGNAL | CLONE_DETACHED):
+    # copy_clone_args_from_user: a set_tid array needs its size and the other way round (both
+    # EINVAL), and more than one pid is deeper than the sandbox's one pid namespace (EINVAL);
+    # asking for one given pid is not supported here (EINVAL as well, where Linux may give it)
+    if set_tid or set_tid_size or flags & (CLONE_INTO_CGROUP | CSIGNAL | CLONE_DETACHED):
         return -E.EINVAL
     if a["exit_signal"] > 64 or (flags & CLONE_THREAD and a["exit_signal"]):
         return -E.EINVAL
@@ -97,6 +101,15 @@ def sys_fork(proc, *_):
 
 def sys_vfork(proc, *_):
     return do_clone(proc, CLONE_VM | CLONE_VFORK, SIGCHLD, 0, 0, 0, 0)
+
+
+def _put_tid(aspace, addr: int, tid: int) -> None:
+    """CLONE_PARENT_SETTID / CLONE_CHILD_SETTID: Linux's put_user, whose failure it ignores (the
+    clone succeeds with a bad or NULL address; only CLONE_PIDFD's fails with EFAULT)."""
+    try:
+        aspace.write_u32(addr, tid)
+    except GuestFault:
+        pass
 
 
 def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: int, tls: int,
@@ -149,9 +162,9 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
         proc.threads.append(child_thread)
         sched.admit(child_thread, proc)
         if flags & CLONE_PARENT_SETTID:
-            proc.aspace.write_u32(ptid, tid)
+            _put_tid(proc.aspace, ptid, tid)
         if flags & CLONE_CHILD_SETTID:
-            proc.aspace.write_u32(ctid, tid)
+            _put_tid(proc.aspace, ctid, tid)
         return tid
 
     child = Process(kernel, tid, proc.pid, None, None, None, proc.cwd)
@@ -195,9 +208,9 @@ def do_clone(proc, flags: int, exit_signal: int, stack: int, ptid: int, ctid: in
         # in the caller's table, after the child's was copied (shared with CLONE_FILES, as Linux)
         proc.aspace.write_u32(pidfd_at, install_fd(proc, PidFd(kernel, child, 0), True))
     if flags & CLONE_PARENT_SETTID:
-        proc.aspace.write_u32(ptid, tid)
+        _put_tid(proc.aspace, ptid, tid)
     if flags & CLONE_CHILD_SETTID:
-        child.aspace.write_u32(ctid, tid)
+        _put_tid(child.aspace, ctid, tid)
     kernel.hooks.fire("fork", proc, child)
     if flags & CLONE_VFORK:
         child.vfork_done = False

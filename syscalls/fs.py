@@ -218,6 +218,7 @@ def sys_dup2(proc, old, new, *_):
 
 
 def sys_dup3(proc, old, new, flags, *_):
+    flags &= 0xFFFFFFFF                 # (an int in Linux: the register's upper half is not seen)
     if s32(old) == s32(new) or flags & ~O_CLOEXEC:
         return -E.EINVAL
     f = proc.fds.get(s32(old))
@@ -283,6 +284,7 @@ def sys_pipe(proc, fds, *_):
 
 
 def sys_pipe2(proc, fds, flags, *_):
+    flags &= 0xFFFFFFFF                 # (an int in Linux, as dup3's)
     if flags & ~(O_CLOEXEC | O_NONBLOCK | 0o40000):
         return -E.EINVAL
     pipe = Pipe(proc.kernel.limits)

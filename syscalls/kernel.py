@@ -56,6 +56,10 @@ def routes_by_number(handlers: Dict[str, Callable]) -> Dict[int, tuple]:
 # What a handler's exception becomes for the guest: the one mapping the three places that run a
 # handler share (on_syscall's untraced path, syscall(), _handle), which write the call out for speed
 HANDLER_ERRORS = (VfsError, GuestFault, OutOfMemory)
+# A call a signal interrupts ends with its restart code, which the trace shows (strace's
+# "= ? ERESTARTNOHAND"); delivering the signal to its handler turns it into EINTR, as Linux's
+# handle_signal does (a call that restarts never gets here: the scheduler runs it again).
+_TO_EINTR = frozenset((-E.ERESTARTSYS, -E.ERESTARTNOHAND, -E.ERESTART_RESTARTBLOCK))
 
 
 def handler_error(e: Exception) -> int:
@@ -207,6 +211,8 @@ class Kernel:
                     obs.syscall_exit(proc, state, ret)
                 if self._on_exit and ret is not NORETURN:
                     hooks.fire("syscall_exit", proc, nr, args, ret)
+                if ret in _TO_EINTR:                 # (finish's last step)
+                    ret = -E.EINTR
             else:
                 ret = self.syscall(proc, nr, (a0, a1, a2, a3, a4, a5))
         except Block as b:                       # the thread sleeps; another one runs
@@ -326,5 +332,7 @@ class Kernel:
             obs.syscall_exit(proc, state, ret)
         if self._on_exit and ret is not NORETURN:
             self.hooks.fire("syscall_exit", proc, nr, args, ret)
+        if ret in _TO_EINTR:
+            return -E.EINTR                 # a handler is about to run: it sees EINTR
         return ret
 

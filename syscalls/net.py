@@ -17,6 +17,7 @@ never connects to a host socket); socketpair() gives two connected endpoints.
 from __future__ import annotations
 
 import struct
+import weakref
 import time as _t
 
 from emutrace.kernel import errno as E
@@ -45,6 +46,8 @@ class UnixSocket(OpenFile):
         self.tx: Pipe = None          # what the peer reads
         self.listening = False
         self.bound = ""
+        self.name = b""               # sun_path as bind() was given it (what getsockname returns)
+        self._peer = None             # the other end when connected (weak: either may close first)
         self.backlog = []             # server ends of connections not yet accepted
         self.backlog_max = 0          # listen()'s backlog
         self.registry = None          # the kernel's listener table while listening
@@ -56,9 +59,17 @@ class UnixSocket(OpenFile):
             ends = self.stype == SOCK_SEQPACKET
             self.rx, other.rx = DatagramQueue(limits, ends=ends), DatagramQueue(limits, ends=ends)
         self.tx, other.tx = other.rx, self.rx
+        self._peer, other._peer = weakref.ref(other), weakref.ref(self)
         for p in (self.rx, self.tx):
             p.readers += 1
             p.writers += 1
+
+    @property
+    def peer_name(self) -> bytes:
+        """The peer's name now (Linux reads the peer's address at each getpeername and recv: a
+        socketpair end bound after the pair was made shows its name)."""
+        peer = self._peer() if self._peer is not None else None
+        return peer.name if peer is not None else b""
 
     def read(self, n):
         if self.rx is None:
@@ -230,6 +241,8 @@ def sys_connect(proc, fd, addr, length, *_):
             raise WouldBlock()
         server_end = UnixSocket(sock.stype, 0, proc.kernel.vfs.new_ino())
         sock.connect_pair(server_end, proc.kernel.limits)
+        # Linux: the accepted socket has the listener's address, and each end knows the other's
+        server_end.name = listener.name
         listener.backlog.append(server_end)
         return 0
     return blocking(proc, sock, enqueue)
@@ -273,6 +286,7 @@ def sys_bind(proc, fd, addr, length, *_):
     if ov.ov is not None:
         ov.ov.stat.mode = S_IFSOCK | (ov.ov.stat.mode & 0o7777)
     sock.bound = p
+    sock.name = path.encode("utf-8", "surrogateescape")
     return 0
 
 
@@ -331,8 +345,13 @@ def sys_accept4(proc, fd, addr=0, alen=0, flags=0, *_):
         return conn
     if flags & SOCK_NONBLOCK:
         conn.flags |= O_NONBLOCK
-    _put_addr(proc, addr, alen, struct.pack("<H", AF_UNIX))
+    _put_addr(proc, addr, alen, _unix_addr(conn.peer_name))
     return proc.fds.install(conn, cloexec=bool(flags & SOCK_CLOEXEC))
+
+
+def _unix_addr(name: bytes) -> bytes:
+    """A struct sockaddr_un as Linux returns it: the family, then a bound path and its NUL."""
+    return struct.pack("<H", AF_UNIX) + name + (b"\0" if name else b"")
 
 
 def _put_addr(proc, addr, alen, raw: bytes) -> None:
@@ -402,7 +421,10 @@ def _recv(proc, sock, n, flags):
         if isinstance(got, int):
             raise WouldBlock()
         data, full = got
-    return data, (netlink.KERNEL_ADDRESS if isinstance(sock, netlink.NetlinkSocket) else b""), full
+    if isinstance(sock, netlink.NetlinkSocket):
+        return data, netlink.KERNEL_ADDRESS, full
+    # Linux's unix_copy_addr: the sender's name if it has one, else no address (length 0)
+    return data, (_unix_addr(sock.peer_name) if sock.peer_name else b""), full
 
 
 def _discards(sock, flags) -> bool:
@@ -530,8 +552,7 @@ def _sockname(proc, fd, addr, alen, peer: bool):
         return 0
     if peer and sock.rx is None:
         return -E.ENOTCONN
-    name = b"" if peer else sock.bound.encode()
-    _put_addr(proc, addr, alen, struct.pack("<H", AF_UNIX) + name + (b"\0" if name else b""))
+    _put_addr(proc, addr, alen, _unix_addr(sock.peer_name if peer else sock.name))
     return 0
 
 

@@ -48,7 +48,7 @@ from emutrace.kernel.layouts import POLLFD
 from emutrace.kernel.signals import _action, bit, default_action
 from emutrace.kernel.task import GuestDeadlock, NORETURN
 from emutrace.kernel.time import check_alarm
-from emutrace.kernel.wait import Block, Wait
+from emutrace.kernel.wait import RESTART_ERRNO, Block, Wait
 from emutrace.linux.futex import FUTEX_OWNER_DIED, FUTEX_PRIVATE_FLAG, FUTEX_TID_MASK, FUTEX_WAITERS
 from emutrace.linux.poll import POLLIN, POLLOUT
 from emutrace.linux.signal import SA_RESTART, SIGKILL, SIG_DFL, SIG_IGN
@@ -410,7 +410,7 @@ class Scheduler:
             return None
         if act.handler == SIG_DFL and default_action(info["si_signo"]) == "stop":
             return None                     # no handler runs: restarted when it continues
-        return -E.EINTR
+        return -RESTART_ERRNO.get(w.restart, E.EINTR)
 
     def previous_wait(self, t) -> Optional[Wait]:
         """When a handler runs again after its thread was woken: the Wait it slept on."""
@@ -446,10 +446,11 @@ class Scheduler:
         if ns <= 0:
             self.yield_thread(proc)
             return 0
-        w = Wait("sleep", f"a sleep of {ns / 1e9:g} s", t, deadline=self.now() + ns,
-                 timeout_result=0, restart="nohand")
         call = self.kernel.current_call(proc)
         name = call[1].name if call is not None and call[1] is not None else ""
+        relative = name == "nanosleep" or (name == "clock_nanosleep" and not call[2][1] & 1)
+        w = Wait("sleep", f"a sleep of {ns / 1e9:g} s", t, deadline=self.now() + ns,
+                 timeout_result=0, restart="block" if relative else "nohand")
         rem = call[2][1] if name == "nanosleep" else \
             call[2][3] if name == "clock_nanosleep" and not call[2][1] & 1 else 0     # TIMER_ABSTIME
         if rem:

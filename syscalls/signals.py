@@ -180,12 +180,12 @@ def sys_rt_sigsuspend(proc, mask, size, *_):
     t.sigmask = new
     proc.kernel.sched.wait_signal(proc)
     proc.request_stop()
-    return -E.EINTR
+    return -E.ERESTARTNOHAND            # (the handler sees EINTR: kernel.finish)
 
 
 def sys_pause(proc, *_):
     proc.kernel.sched.wait_signal(proc)
-    return -E.EINTR
+    return -E.ERESTARTNOHAND
 
 
 def sys_rt_sigtimedwait(proc, set_, info, timeout, size, *_):

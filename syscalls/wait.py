@@ -6,6 +6,14 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
+from emutrace.kernel import errno as E
+
+# The result a call a signal interrupts ends with, by its restart kind: what the program's
+# registers hold at the call's exit, so what a tracer sees ("= ? ERESTARTNOHAND"); delivering
+# the signal to a handler then turns it into EINTR (or runs the call again).
+RESTART_ERRNO = {"sys": E.ERESTARTSYS, "nohand": E.ERESTARTNOHAND, "block": E.ERESTART_RESTARTBLOCK,
+                 "always": E.ERESTARTNOINTR}
+
 
 class Block(Exception):
     """Raised by a system call handler when the calling thread must sleep; carries the Wait."""
@@ -21,6 +29,7 @@ class Wait:
     restart: what a signal with a handler does to the call, as Linux's restart codes:
       "sys"    (ERESTARTSYS) restarted if the handler has SA_RESTART, else EINTR;
       "nohand" (ERESTARTNOHAND) EINTR;
+      "block"  (ERESTART_RESTARTBLOCK: nanosleep's) EINTR;
       "always" (ERESTARTNOINTR) restarted;
       "none"   not interruptible (only SIGKILL ends it).
     result / timeout_result: the call's return value when woken / when the deadline passed;

@@ -134,11 +134,7 @@ def format_futex_wake_op(val3: int) -> str:
 def format_clockid(clockid: int) -> str:
     """CLOCK_* names; dynamic clocks as strace prints them (FD_TO_CLOCKID(3),
     MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)); other values in hex with a comment."""
-    clockid &= 0xffffffff
-    name = SETS["clocks"].lookup(clockid)
-    if name is not None:
-        return name
-    return f"{_hex(clockid)} /* CLOCK_??? */"
+    return SETS["clocks"].format_enum(clockid & 0xffffffff)     # (-X raw/verbose as every enum)
 
 
 def format_ipc_cmd(set_name: str, cmd: int) -> str:

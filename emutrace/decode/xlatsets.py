@@ -20,6 +20,9 @@ _OPEN_MODE_FLAGS = """
 _F("open_flags", None, _OPEN_MODE_FLAGS, prefix=SETS["open_access_modes"], prefix_mask=3,
    prefix_always=True)
 _F("open_mode_flags", "O_???", _OPEN_MODE_FLAGS)            # flags without the access mode
+# openat2's open_how.flags: 64 bits, the open flags then openat2's own above bit 31
+_F("open_how_flags", None, _OPEN_MODE_FLAGS + " OPENAT2_REGULAR=0x100000000",
+   prefix=SETS["open_access_modes"], prefix_mask=3, prefix_always=True)
 _alias("pipe_flags", "open_mode_flags")
 _alias("dup3_flags", "open_mode_flags")
 _F("memfd_secret_flags", None, "O_CLOEXEC")
@@ -32,6 +35,14 @@ _F("at_flags", "AT_???", """
 _F("faccessat_flags", "AT_???", "AT_SYMLINK_NOFOLLOW AT_EACCESS AT_EMPTY_PATH")
 # the *xattrat calls, fchmodat2, file_getattr/file_setattr: only these two
 _F("at_nofollow_empty_flags", "AT_???", "AT_SYMLINK_NOFOLLOW AT_EMPTY_PATH")
+# struct file_attr's fa_xflags (file_getattr/file_setattr; strace's order: HASATTR before CASEFOLD)
+_F("fs_xflags", "FS_XFLAG_???", """
+    FS_XFLAG_REALTIME=1 FS_XFLAG_PREALLOC=2 FS_XFLAG_IMMUTABLE=8 FS_XFLAG_APPEND=0x10
+    FS_XFLAG_SYNC=0x20 FS_XFLAG_NOATIME=0x40 FS_XFLAG_NODUMP=0x80 FS_XFLAG_RTINHERIT=0x100
+    FS_XFLAG_PROJINHERIT=0x200 FS_XFLAG_NOSYMLINKS=0x400 FS_XFLAG_EXTSIZE=0x800
+    FS_XFLAG_EXTSZINHERIT=0x1000 FS_XFLAG_NODEFRAG=0x2000 FS_XFLAG_FILESTREAM=0x4000
+    FS_XFLAG_DAX=0x8000 FS_XFLAG_COWEXTSIZE=0x10000 FS_XFLAG_VERITY=0x20000
+    FS_XFLAG_HASATTR=0x80000000 FS_XFLAG_CASEFOLD=0x40000 FS_XFLAG_CASENONPRESERVING=0x80000""")
 _F("name_to_handle_at_flags", "AT_???", "AT_SYMLINK_FOLLOW AT_EMPTY_PATH")
 _F("mount_setattr_flags", "AT_???",
    "AT_SYMLINK_NOFOLLOW AT_NO_AUTOMOUNT=0x800 AT_EMPTY_PATH AT_RECURSIVE=0x8000")
@@ -119,10 +130,10 @@ _F("epollevents", "EPOLL???", """
     EPOLLRDBAND=0x80 EPOLLWRNORM=0x100 EPOLLWRBAND=0x200 EPOLLMSG=0x400 EPOLLRDHUP=0x2000
     EPOLLEXCLUSIVE=0x10000000 EPOLLWAKEUP=0x20000000 EPOLLONESHOT=0x40000000 EPOLLET=0x80000000""")
 _F("pollflags", "POLL???", """
-    POLLIN POLLPRI POLLOUT POLLERR POLLHUP POLLNVAL POLLRDNORM=0x40
-    POLLRDBAND=0x80 POLLWRNORM=0x100 POLLWRBAND=0x200 POLLMSG=0x400 POLLREMOVE=0x1000
+    POLLIN POLLPRI POLLOUT POLLERR POLLHUP POLLNVAL POLLRDNORM
+    POLLRDBAND=0x80 POLLWRNORM POLLWRBAND=0x200 POLLMSG=0x400 POLLREMOVE=0x1000
     POLLRDHUP POLL_BUSY_LOOP=0x8000""")
-_F("pidfd_open_flags", "PIDFD_???", "PIDFD_NONBLOCK=0x800")
+_F("pidfd_open_flags", "PIDFD_???", "PIDFD_NONBLOCK=0x800 PIDFD_THREAD=0x80 PIDFD_AUTOKILL=0x200")
 _E("dirent_types", "DT_???", "DT_UNKNOWN DT_FIFO DT_CHR DT_DIR DT_BLK DT_REG DT_LNK DT_SOCK DT_WHT=14")
 _F("resolve_flags", "RESOLVE_???", """
     RESOLVE_NO_XDEV=1 RESOLVE_NO_MAGICLINKS=2 RESOLVE_NO_SYMLINKS=4 RESOLVE_BENEATH=8
@@ -262,6 +273,12 @@ _E("futex_ops", "FUTEX_???", """
     FUTEX_WAIT FUTEX_WAKE FUTEX_FD FUTEX_REQUEUE FUTEX_CMP_REQUEUE FUTEX_WAKE_OP FUTEX_LOCK_PI
     FUTEX_UNLOCK_PI FUTEX_TRYLOCK_PI FUTEX_WAIT_BITSET FUTEX_WAKE_BITSET FUTEX_WAIT_REQUEUE_PI
     FUTEX_CMP_REQUEUE_PI FUTEX_LOCK_PI2""")
+_E("futex2_sizes", "FUTEX2_SIZE_???", "FUTEX2_SIZE_U8=0 FUTEX2_SIZE_U16 FUTEX2_SIZE_U32 FUTEX2_SIZE_U64")
+# futex2's flags (futex_wake, futex_wait, futex_requeue's futex_waitv): the size in the low two
+# bits, always named, then the flags; unknown bits in hex with no comment (strace's futex2.c)
+_F("futex2_flags", None, "FUTEX2_NUMA=4 FUTEX2_MPOL=8 FUTEX2_PRIVATE=0x80",
+   prefix=SETS["futex2_sizes"], prefix_mask=3, prefix_always=True)
+_E("futex_bitset", None, "FUTEX_BITSET_MATCH_ANY=0xffffffff")     # (futex2's 64-bit mask)
 _E("futex_wake_ops", "FUTEX_OP_???", "FUTEX_OP_SET=0 FUTEX_OP_ADD FUTEX_OP_OR FUTEX_OP_ANDN FUTEX_OP_XOR")
 _E("futex_wake_cmps", "FUTEX_OP_CMP_???", """
     FUTEX_OP_CMP_EQ=0 FUTEX_OP_CMP_NE FUTEX_OP_CMP_LT FUTEX_OP_CMP_LE FUTEX_OP_CMP_GT

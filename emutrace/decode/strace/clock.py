@@ -31,7 +31,8 @@ def _c_sleep(f, st, mem):
     a.now(f.struct("timespec", mem, req))
 
     def remaining(ret, m):
-        if rem and -ret in (512, 513, 514, 516):
+        absolute = st.name == "clock_nanosleep" and st.args[1] & 1      # TIMER_ABSTIME: rem unused
+        if rem and -ret in (512, 513, 514, 516) and not absolute:
             return f.struct("timespec", m, rem)
         return pointer(rem)
     a.later(remaining)

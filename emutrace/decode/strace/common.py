@@ -187,3 +187,18 @@ def read_u32(mem, addr: int) -> Optional[int]:
 def read_u64(mem, addr: int) -> Optional[int]:
     d = read_bytes(mem, addr, 8)
     return None if d is None else int.from_bytes(d, "little")
+
+
+def nonzero_tail(f, mem, addr: int, known: int, size: int) -> str:
+    """strace's print_nonzero_bytes, for a struct the program says is bigger (size) than the one
+    strace knows (known), up to a page: '???' when those bytes cannot be read, nothing when all
+    are zero, else '/* bytes K..N */' and the bytes in hex, cut at the string limit."""
+    end = min(size, 4096)
+    if end <= known:
+        return ""
+    data = read_bytes(mem, addr + known, end - known)
+    if data is None:
+        return "???"
+    if not any(data):
+        return ""
+    return f"/* bytes {known}..{end - 1} */ " + f.buf(mem, addr + known, len(data), force_hex=True)

@@ -110,7 +110,7 @@ def _raw_hex(v: int) -> str:
 class _State:
     """What enter() learned; pass it back to exit()/unfinished()/resumed()/no_return()."""
 
-    __slots__ = ("sc", "name", "args", "a", "ret_kind", "aux", "tid", "saved", "plain_ret")
+    __slots__ = ("sc", "name", "args", "a", "ret_kind", "aux", "aux_empty", "tid", "saved", "plain_ret")
 
     def __init__(self, sc, args, tid):
         self.sc = sc
@@ -123,6 +123,7 @@ class _State:
         self.a = _Args()
         self.ret_kind = sc.ret
         self.aux: Optional[Callable] = None      # fn(ret, mem) -> str | None, printed ' (...)'
+        self.aux_empty = False                   # print ' ()' for an empty aux too (select's sets)
         self.tid = tid
         self.saved: Dict[str, object] = {}
         self.plain_ret = False                   # a result in [0, 2**31) is printed as str(ret) (compiled rows)
@@ -137,7 +138,7 @@ def _path_bytes(path) -> bytes:
 class SyscallFormatter:
     # settings a compiled row depends on: setting one forgets the compiled rows
     _COMPILED_ON = frozenset({"string_limit", "fd_paths", "fd_path", "hex_strings", "xlat_style", "decode_fds",
-                              "fd_dev", "raw_calls", "verbose"})
+                              "fd_dev", "fd_pidfd", "raw_calls", "verbose"})
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
@@ -155,6 +156,7 @@ class SyscallFormatter:
         self.hex_strings = 0                     # strace -x 1, -xx 2 (common.HEX while decoding)
         self.decode_fds = frozenset({"path"})    # strace --decode-fds=: what -y shows (with fd_paths)
         self.fd_dev = None                       # fd -> ('char', major, minor) | None (decode-fds=dev)
+        self.fd_pidfd = None                     # fd -> the pid a pidfd refers to | None (decode-fds=pidfd)
         self.xlat_style = "abbrev"               # strace -X (xlat.STYLE while decoding)
         self.raw_calls: Optional[frozenset] = None   # strace -e raw=: calls printed undecoded ("all": every one)
         self.verbose = False                     # strace -v: structures in full (the decoders that know how)
@@ -292,7 +294,7 @@ class SyscallFormatter:
         text = format_return(ret, st.ret_kind, self, never_fails)
         if st.aux is not None:
             aux = st.aux(ret, mem)
-            if aux:
+            if aux or (aux == "" and st.aux_empty):
                 text += f" ({aux})"
         return text
 
@@ -308,6 +310,13 @@ class SyscallFormatter:
     def fd(self, v: int) -> str:
         fd = s32(v)
         if self.fd_paths and self.fd_path is not None and fd >= 0:
+            if self.fd_pidfd is not None:
+                pid = self.fd_pidfd(fd)
+                if pid is not None:     # (strace: <pid:N> with decode-fds=pidfd; without path, nothing)
+                    if "pidfd" in self.decode_fds:
+                        return f"{fd}<pid:{pid}>"
+                    if "path" not in self.decode_fds:
+                        return str(fd)
             path = self.fd_path(fd)
             if path:
                 dev = deleted = ""

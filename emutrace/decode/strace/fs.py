@@ -7,7 +7,7 @@ import struct
 from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
 from emutrace.decode.strace.common import (PATH_MAX, date_text, hexval, is_error, pointer, quote_string, read_bytes,
-                                           time_comment)
+                                           nonzero_tail, time_comment)
 from emutrace.decode.strace.fields import TIMESPEC, TIMEVAL, StructText, decoders, flags
 
 
@@ -66,10 +66,65 @@ def _d_utimbuf(f, b, mem):
 
 
 OPEN_HOW = StructText("open_how", 24, [
-    ("flags", 0, "Q", flags("open_flags", 0xffffffff)),
-    # the mode with O_CREAT or O_TMPFILE (or when set anyway), the resolve flags when any
+    ("flags", 0, "Q", flags("open_how_flags")),
+    # the mode with O_CREAT or O_TMPFILE (or when set anyway); the resolve flags always
     ("mode", 8, "Q", _x.octal, lambda values: values["flags"] & (0x40 | 0x400000) or values["mode"]),
-    ("resolve", 16, "Q", flags("resolve_flags"), lambda values: values["resolve"])])
+    ("resolve", 16, "Q", flags("resolve_flags"))])
+
+
+FILE_ATTR_SIZE_VER0 = 24        # struct file_attr as strace knows it
+_FILE_ATTR_SET = StructText("file_attr", 24, [
+    ("fa_xflags", 0, "Q", flags("fs_xflags")), ("fa_extsize", 8, "I"), ("fa_projid", 16, "I", hexval),
+    ("fa_cowextsize", 20, "I")])
+_FILE_ATTR_GET = StructText("file_attr", 24, [
+    ("fa_xflags", 0, "Q", flags("fs_xflags")), ("fa_extsize", 8, "I"), ("fa_nextents", 12, "I"),
+    ("fa_projid", 16, "I", hexval), ("fa_cowextsize", 20, "I")])
+
+
+def _file_attr(f, mem, addr: int, size: int, shape) -> str:
+    """strace's decode_file_attr: the address when size is below the first version or above a
+    page, else the fields and the nonzero bytes of a bigger struct ('???' when unreadable)."""
+    if size < FILE_ATTR_SIZE_VER0 or size > 4096:
+        return pointer(addr)
+    data = read_bytes(mem, addr, FILE_ATTR_SIZE_VER0)
+    if data is None:
+        return pointer(addr)
+    tail = nonzero_tail(f, mem, addr, FILE_ATTR_SIZE_VER0, size)
+    return shape.text(data)[:-1] + (", " + tail if tail else "") + "}"
+
+
+def _c_file_attr(f, st, mem):
+    """file_getattr/file_setattr(dirfd, path, attr, size, flags): getattr's attr at exit."""
+    dirfd, path, attr, size, fl = st.args[:5]
+    a = st.a
+    a.now(f.dirfd(dirfd))
+    a.now(f.path(mem, path))
+    if st.name == "file_setattr":
+        a.now(_file_attr(f, mem, attr, size, _FILE_ATTR_SET))
+        a.now(str(size))
+        a.now(_x.format_flags("at_nofollow_empty_flags", fl & 0xffffffff))
+    else:
+        # (a failed call wrote nothing: strace's umoven_or_printaddr prints the address)
+        a.later(lambda ret, m: pointer(attr) if is_error(ret) else _file_attr(f, m, attr, size, _FILE_ATTR_GET))
+        a.later(lambda ret, m: str(size))
+        a.later(lambda ret, m: _x.format_flags("at_nofollow_empty_flags", fl & 0xffffffff))
+
+
+def _c_openat2(f, st, mem):
+    """openat2(dirfd, path, how, size): how as strace's print_open_how (the address when size is
+    below the first open_how's 24 bytes; the nonzero bytes of a bigger one after the fields)."""
+    dirfd, path, how, size = st.args[:4]
+    a = st.a
+    a.now(f.dirfd(dirfd))
+    a.now(f.path(mem, path))
+    data = read_bytes(mem, how, 24) if size >= 24 and how else None
+    if data is None:
+        a.now(hexval(how) if how else "NULL")
+    else:
+        text = OPEN_HOW.text(data)
+        tail = nonzero_tail(f, mem, how, 24, size)
+        a.now(text[:-1] + (", " + tail if tail else "") + "}")
+    a.now(str(size))
 
 
 MOUNT_ATTR = StructText("mount_attr", 32, [
@@ -151,7 +206,7 @@ def _c_mount(f, st, mem):
     a.now(pointer(data) if no_data else f.cstr(mem, data))
 
 
-CALLS = {"sendfile": _c_sendfile, "mknod": _c_mknod, "mknodat": _c_mknod, "mount": _c_mount}
+CALLS = {"openat2": _c_openat2, "file_getattr": _c_file_attr, "file_setattr": _c_file_attr, "sendfile": _c_sendfile, "mknod": _c_mknod, "mknodat": _c_mknod, "mount": _c_mount}
 STRUCTS = {"timeval_pair": (32, _d_timeval_pair), "timespec_pair": (32, _d_timespec_pair),
            "utimbuf": (16, _d_utimbuf), **decoders(OPEN_HOW, MOUNT_ATTR, CACHESTAT_RANGE)}
 AT_ENTRY = {"fan_dirfd": _fan_dirfd}

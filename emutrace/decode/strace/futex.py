@@ -1,8 +1,10 @@
 """Futexes (strace's futex.c): the arguments each operation uses."""
 from __future__ import annotations
 
+from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
 from emutrace.decode.strace.common import hexval, pointer
+from emutrace.decode.strace.fields import StructText, flags
 
 
 def _c_futex(f, st, mem):
@@ -39,5 +41,43 @@ def _c_futex(f, st, mem):
         a.now(u32(val)); a.now(f.struct("timespec", mem, utime)); a.now(pointer(uaddr2))
 
 
-CALLS = {"futex": _c_futex}
+# struct futex_waitv (futex_requeue's two, futex_waitv's array): __reserved only when set
+FUTEX_WAITV = StructText("futex_waitv", 24, [
+    ("val", 0, "Q", hexval), ("uaddr", 8, "Q", pointer), ("flags", 16, "I", flags("futex2_flags")),
+    ("__reserved", 20, "I", hexval, lambda v: v["__reserved"])])
+
+
+WAITV_MAX = 128        # FUTEX_WAITV_MAX: the most futex_waitv takes, and strace prints
+
+
+def _c_futex_waitv(f, st, mem):
+    """futex_waitv(waiters, nr_futexes, flags, timeout, clockid): an empty array is [] even at
+    an address that cannot be read."""
+    waiters, nr, fl, timeout, clk = st.args[:5]
+    a = st.a
+    nr &= 0xffffffff
+    if not waiters:
+        a.now("NULL")
+    else:
+        text = f.struct_array(mem, waiters, min(nr, WAITV_MAX), FUTEX_WAITV) if nr else "[]"
+        if nr > WAITV_MAX and text.endswith("}]"):
+            text = text[:-1] + ", ...]"             # (strace stops at the kernel's limit)
+        a.now(text)
+    a.now(str(nr))
+    a.now(hexval(fl & 0xffffffff))
+    a.now(f.struct("timespec", mem, timeout))
+    a.now(_x.format_enum("clocks", clk & 0xffffffff))
+
+
+def _c_futex_requeue(f, st, mem):
+    """futex_requeue(waiters[2], flags, nr_wake, nr_requeue): the two futex_waitv first."""
+    waiters, fl, nr_wake, nr_requeue = st.args[:4]
+    a = st.a
+    a.now(f.struct_array(mem, waiters, 2, FUTEX_WAITV) if waiters else "NULL")
+    a.now(hexval(fl & 0xffffffff))
+    a.now(str(s32(nr_wake)))
+    a.now(str(s32(nr_requeue)))
+
+
+CALLS = {"futex": _c_futex, "futex_requeue": _c_futex_requeue, "futex_waitv": _c_futex_waitv}
 AT_ENTRY = {"futex_op": lambda f, st, mem, v, param, n: _x.format_futex_op(v)}

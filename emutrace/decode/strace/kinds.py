@@ -14,7 +14,7 @@ from emutrace.decode.strace.common import hexval, is_error, pointer
 _WIDE_SETS = frozenset({"clone_flags", "fan_event_flags", "statx_attrs", "xfeature_masks",
                         "mmap_prot", "mremap_flags", "get_mempolicy_flags", "mount_flags",
                         "kexec_load_flags", "unshare_flags", "perf_event_open_flags",
-                        "kexec_file_load_flags", "pkey_access", "clone3_flags"})
+                        "kexec_file_load_flags", "pkey_access", "clone3_flags", "futex_bitset"})
 
 
 def _ipc_resource_flags(v: int) -> str:

@@ -110,7 +110,9 @@ def socklen(f, mem, addr, inlen, ret):
     return f"[{inlen} => {s32(out)}]"
 
 
-def addr_out(f, mem, addr, lenptr, ret):
+def addr_out(f, mem, addr, lenptr, ret, inlen=None):
+    """The address a call wrote: as strace, only the bytes that fit the buffer (the smaller of the
+    length given and the length returned) are decoded."""
     if addr == 0:
         return "NULL"
     if is_error(ret) or lenptr == 0:
@@ -118,6 +120,8 @@ def addr_out(f, mem, addr, lenptr, ret):
     n = read_u32(mem, lenptr)
     if n is None:
         return hexval(addr)
+    if inlen is not None:
+        n = min(s32(n), s32(inlen))
     return sockaddr(f, mem, addr, n)
 
 
@@ -238,21 +242,27 @@ def _c_msg(f, st, mem):
     if st.name == "sendmsg":
         a.now(f.struct("msghdr", mem, msg))
     else:
+        nl_in = read_u32(mem, msg + 8) if msg else None     # msg_namelen as given (strace: "110 => 36")
+
         def out(ret, m):
             if msg == 0:
                 return "NULL"
             if is_error(ret):
                 nl = read_u32(m, msg + 8)
                 return f"{{msg_namelen={nl}}}" if nl is not None else hexval(msg)
-            return f.struct("msghdr", m, msg, data_size=ret)
+            return f.struct("msghdr", m, msg, data_size=ret, namelen_in=nl_in)
         a.later(out)
     a.now(_x.format_flags("msg_flags", flags & 0xffffffff))
 
 
-def _d_msghdr(f, b, mem, data_size: int = -1):
+def _d_msghdr(f, b, mem, data_size: int = -1, namelen_in=None):
+    """A msghdr; after recvmsg, namelen_in is msg_namelen as given: a changed length prints as
+    `110 => 36`, and only the bytes that fit the name's buffer are decoded."""
     name, namelen, iov, iovlen, control, controllen, flags = struct.unpack_from("<QI4xQQQQi", b)
-    parts = [f"msg_name={sockaddr(f, mem, name, namelen) if name else 'NULL'}",
-             f"msg_namelen={namelen}",
+    shown = namelen if namelen_in is None else min(s32(namelen), s32(namelen_in))
+    length = str(namelen) if namelen_in in (None, namelen) else f"{s32(namelen_in)} => {s32(namelen)}"
+    parts = [f"msg_name={sockaddr(f, mem, name, shown) if name else 'NULL'}",
+             f"msg_namelen={length}",
              f"msg_iov={f.iovec(mem, iov, iovlen, data_size)}",
              f"msg_iovlen={iovlen}"]
     if controllen:
@@ -297,7 +307,9 @@ def _k_socklen_io(f, st, mem, v, param, i, base):
 
 
 def _k_addr_out(f, st, mem, v, param, i, base):
-    st.a.later(lambda ret, m, v=v, lp=st.args[param]: addr_out(f, m, v, lp, ret))
+    lp = st.args[param]
+    inlen = read_u32(mem, lp) if lp else None
+    st.a.later(lambda ret, m, v=v, lp=lp, inlen=inlen: addr_out(f, m, v, lp, ret, inlen))
 
 
 CALLS = {"socket": _c_socket, "socketpair": _c_socket, "setsockopt": _c_sockopt,

@@ -15,21 +15,30 @@ def fdset(f, mem, addr: int, nfds: int) -> str:
         return "NULL"
     if nfds <= 0:
         return hexval(addr)
-    nfds = min(nfds, 1024 * 8)
+    nfds = min(nfds, 1 << 20)           # (strace's cap; it reads the whole set or prints the address)
     nbytes = ((nfds + 63) // 64) * 8
     data = read_bytes(mem, addr, nbytes)
     if data is None:
         return hexval(addr)
-    bits = int.from_bytes(data, "little")
-    fds = [str(i) for i in range(nfds) if bits >> i & 1]
-    return "[" + " ".join(fds) + "]"
+    bits = int.from_bytes(data, "little") & ((1 << nfds) - 1)
+    return "[" + " ".join(str(fd) for fd in set_bits(bits)) + "]"
+
+
+def set_bits(bits: int):
+    """The numbers of the bits set in bits, lowest first (without a shift per bit: a set may be
+    2**20 bits long)."""
+    while bits:
+        low = bits & -bits
+        yield low.bit_length() - 1
+        bits ^= low
 
 
 def pollfds(f, mem, addr: int, nfds: int, entry: bool) -> str:
     if addr == 0:
         return "NULL"
     nfds &= 0xffffffff
-    shown = min(nfds, f.string_limit) if entry else min(nfds, 1 << 16)
+    limit = (1 << 16) if f.verbose else f.string_limit     # (strace cuts the array only when abbreviating)
+    shown = min(nfds, limit) if entry else min(nfds, 1 << 16)
     data = read_bytes(mem, addr, 8 * shown) if shown else b""
     if data is None:
         return hexval(addr)
@@ -44,7 +53,7 @@ def pollfds(f, mem, addr: int, nfds: int, entry: bool) -> str:
         elif revents:
             rev = _x.SETS["pollflags"]._plain_flags(revents & 0xffff, None)
             items.append(f"{{fd={f.fd(fd)}, revents={rev}}}")
-            if len(items) >= f.string_limit:
+            if len(items) >= limit:
                 break
     if entry:
         return f.array(items, nfds)
@@ -101,6 +110,7 @@ def _c_select(f, st, mem):
             parts.append("left " + f.struct("timespec" if is_p else "timeval", m, tmo))
         return ", ".join(parts)
     st.aux = aux
+    st.aux_empty = True         # (strace prints " ()" when the sets it read back are empty)
 
 
 def _k_pollfd(f, st, mem, addr, param, i, base):

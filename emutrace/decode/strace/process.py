@@ -6,7 +6,7 @@ import struct
 
 from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import hexval, is_error, pointer, read_bytes, read_u32, read_u64
+from emutrace.decode.strace.common import hexval, is_error, pointer, read_bytes, read_u32, read_u64, nonzero_tail
 
 
 def personality_text(v: int) -> str:
@@ -165,18 +165,8 @@ _CLONE_ARGS_SIZE = 88           # sizeof(struct clone_args) strace knows (to cgr
 
 
 def _clone3_tail(f, mem, addr: int, size: int) -> str:
-    """strace's print_nonzero_bytes for the bytes of a bigger clone_args than it knows (up to a
-    page): '???' when they cannot be read, nothing when all are zero, else
-    '/* bytes 88..N */' and the bytes in hex, cut at the string limit."""
-    end = min(size, 4096)
-    if end <= _CLONE_ARGS_SIZE:
-        return ""
-    data = read_bytes(mem, addr + _CLONE_ARGS_SIZE, end - _CLONE_ARGS_SIZE)
-    if data is None:
-        return "???"
-    if not any(data):
-        return ""
-    return f"/* bytes {_CLONE_ARGS_SIZE}..{end - 1} */ " + f.buf(mem, addr + _CLONE_ARGS_SIZE, len(data), force_hex=True)
+    """The bytes of a bigger clone_args than strace knows (common.nonzero_tail)."""
+    return nonzero_tail(f, mem, addr, _CLONE_ARGS_SIZE, size)
 
 
 def _c_clone3(f, st, mem):
