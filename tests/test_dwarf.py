@@ -61,6 +61,8 @@ def _uftrace(prog, tmp_path):
     rows, open_ = [], []
     for line in out.splitlines():
         line = line.strip()
+        if re.match(r"/\* linux:[^*]*\*/$", line):     # uftrace's kernel events: `/* linux:schedule (pre-empted) */`
+            continue                                    # (a native run pre-empted on a loaded machine)
         m = re.match(r"\} (?:= (.*?); )?/\* (.*) \*/$", line)         # `} = 11; /* slen */`
         if m:
             i = open_.pop()
