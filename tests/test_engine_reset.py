@@ -121,3 +121,31 @@ def test_the_pure_path_too():
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
                         __file__, "-k", "not pure_path"], env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+def test_a_hook_a_compiled_object_deletes_is_unfiled():
+    """The debugger's fine mode adds and deletes a code hook at every stop inside a block, in C,
+    through the engine's recording uc_hook_add and uc_hook_del (_hookreg.c): a deleted hook
+    leaves the registry, so the registry neither grows nor holds a freed handle that a reset
+    would delete a second time."""
+    if native is None or not hasattr(native, "hook_deleter"):
+        pytest.skip("the compiled event path is not in use")
+    import ctypes
+    from unicorn import UC_HOOK_CODE as CODE_HOOK
+    m = Machine()
+    hooks = m.engine_hooks
+    add = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t), ctypes.c_int,
+                           ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64)(hooks.hook_add_address)
+    delete = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t)(hooks.hook_del_address)
+    callback = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_void_p)(
+        lambda *_: None)
+    before = sorted(hooks.handles())
+    handle = ctypes.c_size_t()
+    for _ in range(200):
+        assert add(hooks._engine, ctypes.byref(handle), CODE_HOOK, ctypes.cast(callback, ctypes.c_void_p),
+                   None, CODE, CODE) == 0
+        assert handle.value in hooks.handles()
+        assert delete(hooks._engine, handle.value) == 0
+        assert handle.value not in hooks.handles()
+    assert sorted(hooks.handles()) == before
+    m.close()
