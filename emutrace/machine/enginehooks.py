@@ -161,10 +161,7 @@ class EngineHooks:
         engine calls nothing of any process any more. (Unicorn unlinks deleted hooks at the end
         of the engine's next emu_start and never calls them meanwhile.)"""
         for handle in self.handles():
-            err = _HOOK_DEL(self._engine, handle)
-            if err != UCC.UC_ERR_OK:
-                raise UcError(err)
-            self._forget(handle)
+            self.delete(handle)
         self._keep.clear()
         self._binding.clear()
         self._attached.clear()
