@@ -30,6 +30,7 @@ snapshot could not be obtained or built (the message says why).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import re
 import shutil
@@ -124,7 +125,10 @@ def wrapper(cache: Path, strace_cmd: Optional[str]) -> str:
     """The $STRACE the tests run: a one-word script that starts this tree's emutrace --strace."""
     if strace_cmd:
         return strace_cmd
-    path = cache / "emutrace-strace"
+    # One script per tree: several worktrees may share one cache, and a run must never start
+    # another tree's emutrace halfway through.
+    tag = hashlib.blake2b(str(ROOT).encode(), digest_size=4).hexdigest()
+    path = cache / f"emutrace-strace-{tag}"
     text = (f"#!/bin/sh\nPYTHONPATH={ROOT}${{PYTHONPATH:+:$PYTHONPATH}} "
             f"exec {sys.executable} -m emutrace --strace \"$@\"\n")
     if not path.exists() or path.read_text() != text:
@@ -225,7 +229,7 @@ def markdown(results: Path) -> int:
         except OSError:
             log = ""
         reason = why(r, w, log)
-        w = re.sub(r"\S*emutrace-strace|\S*strace-wrap", "$STRACE", w).replace("|", "\\|")
+        w = re.sub(r"\S*emutrace-strace(?:-[0-9a-f]+)?|\S*strace-wrap", "$STRACE", w).replace("|", "\\|")
         w = "" if "failed with code" in w else f"`{w[:140]}`"
         print(f"| {n} | {r} | {reason} | {w} |")
     return 0
