@@ -14,7 +14,7 @@ call that ends a function is not named after the next one. `-kk` adds ` file:lin
 from __future__ import annotations
 
 import bisect
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from emutrace.loader.modules import module_at
 
@@ -60,8 +60,9 @@ def format_ltrace_frame(f: StackFrame) -> str:
 class Backtracer:
     """Takes a process's backtrace now: `frames(proc)`."""
 
-    def __init__(self, session, source_lines: bool = False, demangle: bool = False, depth: int = 0):
-        self.session = session
+    def __init__(self, vfs, cwd: Optional[str] = None, source_lines: bool = False, demangle: bool = False,
+                 depth: int = 0):
+        self.vfs, self.cwd = vfs, cwd          # (the run's VFS: module paths are shown canonical)
         self.source_lines = source_lines
         self.demangle = demangle
         self.depth = depth or 256
@@ -123,7 +124,7 @@ class Backtracer:
     def _canonical(self, path: str) -> str:
         got = self._paths.get(path)
         if got is None:
-            got = self._paths[path] = guest_realpath(self.session, path) or path
+            got = self._paths[path] = guest_realpath(self.vfs, path, self.cwd) or path
         return got
 
     def _line_table(self, mod):

@@ -148,7 +148,7 @@ def _status_line(session, cfg, outputs):
     if not statusline.wanted(cfg, sys.stderr):
         return None
     gil.keep_while_running(False)       # (its thread must run while the guest computes)
-    line = statusline.StatusLine(session, [getattr(o, "w", None) for o in outputs], sys.stderr)
+    line = statusline.StatusLine(session.world, session.kernel, [getattr(o, "w", None) for o in outputs], sys.stderr)
     line.start()
     return line
 

@@ -39,8 +39,8 @@ class CoveredModule:
 class BlockRecorder:
     """The session observer behind --coverage."""
 
-    def __init__(self, session):
-        self.session = session
+    def __init__(self, notify):
+        self.notify = notify                         # the kernel's notice line (emutrace: ...)
         self.modules: List[CoveredModule] = []
         self._module_ids: Dict[tuple, int] = {}
         self.blocks: Dict[tuple, list] = {}          # (module id, offset) → [size, executions]
@@ -74,8 +74,8 @@ class BlockRecorder:
                     row[1] += n
             lost += counter.lost
         if lost:
-            self.session.kernel.notify(f"coverage: {lost} block executions not recorded "
-                                       "(the block table is full)")
+            self.notify(f"coverage: {lost} block executions not recorded "
+                        "(the block table is full)")
 
     def _first(self, proc, addr: int, size: int) -> list:
         """A block seen for the first time: find its module, or its anonymous region."""

@@ -27,7 +27,7 @@ def coverage(session, tc) -> list:
         return []
     from emutrace.coverage import BlockRecorder, open_output     # deferred: only --coverage needs it
     f = open_output(tc.coverage, tc.coverage_format)      # (an OSError here: one line, status 125)
-    rec = BlockRecorder(session)
+    rec = BlockRecorder(session.kernel.notify)
     session.add_observer(rec)
     return [CoverageOutput(rec, f, tc.coverage_format)]
 
@@ -50,7 +50,7 @@ def wire(session, tc, tracer) -> None:
     paths = None
     if tc.trace_paths:
         from emutrace.sysgate import PathSelection, guest_realpath     # deferred: only -P and status= need it
-        paths = PathSelection(tc.trace_paths, lambda p: guest_realpath(session, p), session.kernel.notify)
+        paths = PathSelection(tc.trace_paths, lambda p: guest_realpath(session.vfs, p, session.opts.cwd), session.kernel.notify)
     obs = tracer.syscalls
     if obs is not None:
         if inj is not None:
@@ -64,7 +64,7 @@ def wire(session, tc, tracer) -> None:
         if tc.stack_trace:
             from emutrace.backtrace import Backtracer     # deferred: only -k and -w need the unwinder
             # strace -k demangles C++ names whether or not -C is given (libdw + libiberty)
-            obs.configure(backtracer=Backtracer(session, source_lines=tc.stack_trace > 1, demangle=True))
+            obs.configure(backtracer=Backtracer(session.vfs, session.opts.cwd, source_lines=tc.stack_trace > 1, demangle=True))
     elif tc.stack_trace or tc.status is not None:
         raise EmutraceError("-k, -z, -Z and -e status= act on system calls: add -S or --strace", 125)
     lt = tracer.libcalls
@@ -77,7 +77,7 @@ def wire(session, tc, tracer) -> None:
         lt.filter = InjectingFilter(lt.filter, ci)
     if tc.call_stack and lt is not None:
         from emutrace.backtrace import Backtracer     # deferred: only -k and -w need the unwinder
-        bt = Backtracer(session, demangle=tc.demangle, depth=tc.call_stack)
+        bt = Backtracer(session.vfs, session.opts.cwd, demangle=tc.demangle, depth=tc.call_stack)
         lt.log_in_guest = False                 # each call must reach Python to take its stack
         lt.leaf_out = None
         emit = lt.emit

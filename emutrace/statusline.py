@@ -18,8 +18,8 @@ import time
 class StatusLine:
     EVERY = 0.25                    # seconds between updates
 
-    def __init__(self, session, writers, stream):
-        self.session = session
+    def __init__(self, world, kernel, writers, stream):
+        self.world, self.kernel = world, kernel      # (virtual time and work; the live processes)
         self.writers = [w for w in writers if w is not None]
         self.stream = stream
         self.start_time = time.monotonic()
@@ -38,12 +38,11 @@ class StatusLine:
                 pass
 
     def text(self) -> str:
-        s = self.session
         # (what matters most first: a narrow terminal cuts the line's end)
-        live = sum(1 for p in list(s.kernel.sched.procs) if p.exit is None)
+        live = sum(1 for p in list(self.kernel.sched.procs) if p.exit is None)
         parts = [f"{time.monotonic() - self.start_time:.1f} s", f"{live} process{'es' if live != 1 else ''}",
-                 f"{sum(w.lines for w in self.writers):,} trace lines", f"virtual {s.world.elapsed_ns / 1e9:.3f} s",
-                 f"{s.world.work:,} instructions"]      # (retired guest work: docs/time.md)
+                 f"{sum(w.lines for w in self.writers):,} trace lines", f"virtual {self.world.elapsed_ns / 1e9:.3f} s",
+                 f"{self.world.work:,} instructions"]      # (retired guest work: docs/time.md)
         return "emutrace: " + ", ".join(parts)
 
     def draw(self) -> None:

@@ -181,10 +181,11 @@ def _fd_path(proc, fd: int) -> Optional[str]:
     return getattr(f, "path", None) if f is not None else None
 
 
-def guest_realpath(session, path: str) -> Optional[str]:
-    """The canonical guest path of a -P path, or None when it does not exist."""
+def guest_realpath(vfs, path: str, cwd: Optional[str] = None) -> Optional[str]:
+    """The canonical guest path of a -P path (relative ones from `cwd`), or None when it does not
+    exist."""
     try:
-        real, node = session.kernel.vfs.resolve(path, base=session.opts.cwd or "/")
+        real, node = vfs.resolve(path, base=cwd or "/")
     except (VfsError, OSError):
         return None
     return real if node is not None else None

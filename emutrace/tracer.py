@@ -20,8 +20,8 @@ class Tracer:
 
     traced_only = True                # it reports events: a process that is not traced gets none
 
-    def __init__(self, session, sinks):
-        self.session = session
+    def __init__(self, world, sinks):
+        self.world = world                # (the virtual time of signal and exit events)
         self.sinks = sinks
         self.libcalls = None
         self.functions = None
@@ -92,7 +92,7 @@ class Tracer:
         else:
             from emutrace.decode.xlat import signal_name     # deferred: the name tables take ~2 ms to load
             fields = {k: v for k, v in info.items() if not k.startswith("_")}
-            self.emit(Signal(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, info["si_signo"],
+            self.emit(Signal(proc.pid, proc.thread.tid, self.world.elapsed_ns, info["si_signo"],
                              signal_name(info["si_signo"]), "", fields))
 
     def _settle(self, proc) -> None:
@@ -119,7 +119,7 @@ class Tracer:
         if result.signal:
             from emutrace.decode.xlat import signal_name       # (only then: the tables take ~2 ms to load)
             name = signal_name(result.signal)
-        self.emit(Exit(proc.pid, proc.thread.tid, self.session.world.elapsed_ns, result.status, result.signal,
+        self.emit(Exit(proc.pid, proc.thread.tid, self.world.elapsed_ns, result.status, result.signal,
                        name, result.core))
 
 
@@ -180,7 +180,7 @@ def build_observers(session, cfg) -> List:
         from emutrace.ttyorder import SyscallEntries    # deferred: only a terminal prints a call's entry
         entries = SyscallEntries(sink, session.world)
     sinks = [sink]
-    tracer = Tracer(session, sinks)
+    tracer = Tracer(session.world, sinks)
     tracer.max_depth = tc.ftrace_depth
     try:
         _timeline_sinks(session, tc, sinks)

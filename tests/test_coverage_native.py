@@ -109,7 +109,7 @@ def test_a_full_table_counts_what_it_lost():
 def test_the_recorder_says_what_was_lost():
     said = []
     session = SimpleNamespace(kernel=SimpleNamespace(notify=said.append))
-    rec = BlockRecorder(session)
+    rec = BlockRecorder(session.kernel.notify)
     row = [4, 0]
     counter = SimpleNamespace(drain=lambda: [(0x1000, 3)], lost=7)
     rec._counters.append((counter, {0x1000: row}))

@@ -325,7 +325,7 @@ class Session:
         # deferred (to the next import): a session that traces nothing loads no tracer
         from emutrace.tracer import Tracer, call_formatter, trace_calls, trace_syscalls
         core = self.core
-        tracer = Tracer(core, [_Sink(self)] + self._sinks)
+        tracer = Tracer(core.world, [_Sink(self)] + self._sinks)
         core.hooks.chain("intercept", self._sys_hooks)
         if self.trace_syscalls:
             trace_syscalls(core, tracer, self.string_limit)

@@ -24,8 +24,10 @@ def attach(session, tracer=None) -> ReportCollector:
     trace's library-call tracer when there is one; otherwise a tracer of its own catches just the
     watched calls and formats nothing."""
     from emutrace.report.collector import ReportCollector     # deferred: `emutrace report` reads reports without the emulator
-    c = ReportCollector(session)
-    c.install()
+    from emutrace.tsc import TscObserver     # deferred (with the collector): the run's RDTSC observer
+    c = ReportCollector(session.world, session.hooks, session.kernel, session.argv, session.processes,
+                        session.illegal)
+    c.install(session.add_observer, next((o for o in session.observers if isinstance(o, TscObserver)), None))
     lt = getattr(tracer, "libcalls", None) if tracer is not None else None
     if lt is None:
         lt = _own_libcall_tracer(session)

@@ -29,10 +29,17 @@ SCAN_CHUNK = 1 << 16
 
 
 class ReportCollector:
-    """One run's facts. `install()` hooks it to a Session before start()."""
+    """One run's facts. `install()` hooks it to a run before start(). It is given what it reads:
+    the World (virtual time, environment), the Hooks, the Kernel (its VFS, process table and
+    limits), the run's argv and its lists of processes and illegal instructions (appended to as
+    the run goes on) — never the session itself."""
 
-    def __init__(self, session):
-        self.session = session
+    def __init__(self, world, hooks, kernel, argv, processes: list, illegal: list):
+        self.world, self.hooks, self.kernel = world, hooks, kernel
+        self.vfs = kernel.vfs
+        self.argv = list(argv)
+        self.processes = processes          # every process of the run, in creation order
+        self.illegal = illegal              # instructions the CPU model lacks that the guest ran
         self.events: List[dict] = []
         self.events_dropped = 0
         self.files: Dict[str, dict] = {}
@@ -54,7 +61,7 @@ class ReportCollector:
         self._pending: Dict[int, tuple] = {}         # id(thread) → (handler, info) between enter and exit
         self._exec_pending: Dict[int, dict] = {}     # pid → the execve attempt in flight
         self._socks: Dict[tuple, dict] = {}          # (pid, fd) → socket entry
-        session.hooks.on("oom_kill", self._oom_killed)
+        hooks.on("oom_kill", self._oom_killed)
         self._interp_paths: Dict[str, str] = {}
         self.clock_steps: Dict[int, tuple] = {}      # id(thread) → the clock/sleep step it is at
         self.unpacked = Unpacked(self)                # code written, then executed (unpacked.py)
@@ -62,15 +69,15 @@ class ReportCollector:
         self.target_data: Optional[bytes] = None      # the program file's bytes, for --yara
 
     # -- hooking --------------------------------------------------------------------------
-    def install(self) -> None:
-        s = self.session
-        s.hooks.chain("intercept", self)
-        s.add_observer(self)
-        tsc = next((o for o in s.observers if hasattr(o, "listeners")), None)
+    def install(self, add_observer, tsc=None) -> None:
+        """Chain on the kernel's intercept, observe the run's process events (`add_observer`),
+        and hear the RDTSC and vDSO clock reads of `tsc` (the run's TscObserver) when given."""
+        self.hooks.chain("intercept", self)
+        add_observer(self)
         if tsc is not None:
             tsc.listeners.append(self._rdtsc)
             tsc.vdso_listeners.append(self._vdso_clock)
-        self.unpacked.install(s.hooks)
+        self.unpacked.install(self.hooks)
 
     def watch_calls(self, libcall_tracer) -> None:
         """Read the compare and resolver calls through a library-call tracer's intercept."""
@@ -82,7 +89,7 @@ class ReportCollector:
         if len(self.events) >= MAX_EVENTS:
             self.events_dropped += 1
             return eid
-        ev = {"id": eid, "time_ns": self.session.world.elapsed_ns, "pid": proc.pid,
+        ev = {"id": eid, "time_ns": self.world.elapsed_ns, "pid": proc.pid,
               "tid": proc.thread.tid if proc.thread is not None else proc.pid, "kind": kind, "name": name}
         ev.update(detail)
         self.events.append(ev)
@@ -144,7 +151,7 @@ class ReportCollector:
         if hit is None or (hit[1] is not None and name not in hit[1]):
             return
         kind = hit[0]
-        if kind == "max-procs" and len(self.session.kernel.sched.procs) < self.session.opts.max_procs:
+        if kind == "max-procs" and len(self.kernel.sched.procs) < self.kernel.max_procs:
             return                       # an EAGAIN of its own, not the process limit
         for lim in self.limits:
             if lim["limit"] == kind:
@@ -161,7 +168,7 @@ class ReportCollector:
 
     # -- session observer hooks ----------------------------------------------------------------
     def started(self, proc) -> None:
-        self.target = describe(self.session, proc)
+        self.target = describe(self.vfs, self.argv, proc)
         data = self.target.pop("_data", None) if self.target is not None else None
         self.target_data = data if self.yara is not None else None     # (read before it can delete itself)
         self._note_argv0(proc)
@@ -176,7 +183,7 @@ class ReportCollector:
 
     def exited(self, proc, result) -> None:
         self._check_argv0(proc)
-        if proc is self.session.processes[0]:
+        if proc is self.processes[0]:
             self._memory_strings(proc)
             if self.yara is not None:
                 self.yara.scan_memory(proc)
@@ -214,7 +221,7 @@ class ReportCollector:
         canon = self._interp_paths.get(interp)
         if canon is None:
             try:
-                canon = self.session.vfs.resolve(interp, "/")[0]
+                canon = self.vfs.resolve(interp, "/")[0]
             except VfsError:
                 canon = interp
             self._interp_paths[interp] = canon
@@ -291,11 +298,11 @@ class ReportCollector:
                 self.errors.append({"kind": "run", "message": msg, "status": getattr(error, "status", 125)})
             self.run_status = {"status": getattr(error, "status", 125), "signal": 0,
                                "exit_code": getattr(error, "status", 125), "message": msg}
-        for ill in self.session.illegal:
+        for ill in self.illegal:
             self.errors.append({"kind": "illegal-instruction", "pid": ill["pid"],
                                 "message": f"illegal instruction `{ill['instruction']}` at {ill['address']:#x} "
                                            f"({ill['module']}): the CPU model is {ill['cpu']}"})
-        for name in sorted(self.session.kernel.unimplemented_seen):
+        for name in sorted(self.kernel.unimplemented_seen):
             self.errors.append({"kind": "unimplemented-syscall", "message": f"{name} is not implemented (ENOSYS)"})
 
 

@@ -16,7 +16,6 @@ from emutrace.linux.fcntl import S_IFMT, S_IFREG
 
 def build(collector) -> dict:
     c = collector
-    s = c.session
     procs = _processes(c)
     c.unpacked.finish()
     drops = dropped_files(c)
@@ -24,7 +23,7 @@ def build(collector) -> dict:
         "schema": SCHEMA_ID,
         "version": SCHEMA_VERSION,
         "run": dict(c.run_status or {"status": None, "signal": 0, "exit_code": None},
-                    argv=list(s.argv), virtual_time_ns=s.world.elapsed_ns),
+                    argv=list(c.argv), virtual_time_ns=c.world.elapsed_ns),
         "target": c.target,
         "processes": procs,
         "files": list(c.files.values()),
@@ -81,11 +80,10 @@ def _socket(x: dict) -> dict:
 
 
 def _processes(c) -> List[dict]:
-    s = c.session
-    procs = list(s.processes)
+    procs = list(c.processes)
     by_pid: Dict[int, dict] = {}
     env_of: Dict[int, List[str]] = {}
-    base_env = [f"{k}={v}" for k, v in s.world.env.items()]
+    base_env = [f"{k}={v}" for k, v in c.world.env.items()]
     out = []
     for p in procs:
         attempts = c.execs.get(p.pid, [])
@@ -115,7 +113,7 @@ def dropped_files(c) -> List[dict]:
     """Every regular file the run created or changed in the overlay (with the ones it deleted
     again), then those it created, changed or removed on the host through --rw grants, each in
     path order; `_data` holds the contents (None for a host file whose content is not kept)."""
-    vfs = c.session.vfs
+    vfs = c.vfs
     out: Dict[str, dict] = {}
     for path, ov in list(vfs.overlay.items()):
         if ov.stat.mode & S_IFMT != S_IFREG:

@@ -19,18 +19,19 @@ MAX_SECTIONS = 64               # sections listed (a file may claim 65,535)
 ENTROPY_SPAN = 4 << 20          # bytes of a section its entropy is measured over
 
 
-def describe(session, proc) -> Optional[dict]:
-    """Facts of the first program, read at its start (before it can delete itself)."""
+def describe(vfs, argv, proc) -> Optional[dict]:
+    """Facts of the first program (run as `argv`), read through the run's `vfs` at its start
+    (before it can delete itself)."""
     if not proc.modules:
         return None
     main = proc.modules[0]
     elf = main.elf
-    data = _content(session, main.path)
+    data = _content(vfs, main.path)
     imports = sorted({s.name for s in elf.dynsyms
                       if not s.defined and s.name and s.type in (STT_FUNC, STT_GNU_IFUNC) and s.bind != 0})
     return {
         "path": main.path,
-        "argv": list(session.argv),
+        "argv": list(argv),
         "size": len(data) if data is not None else None,
         "sha256": extract.sha256(data) if data is not None else None,
         "elf": {
@@ -64,8 +65,7 @@ def _sections(elf, data: Optional[bytes]) -> list:
     return out
 
 
-def _content(session, path: str) -> Optional[bytes]:
-    vfs = session.vfs
+def _content(vfs, path: str) -> Optional[bytes]:
     try:
         node = vfs.lookup(path, "/")
         if node.ov is not None:

@@ -37,7 +37,7 @@ class Unpacked:
         hooks.on("code_unpacked", self.on_region)
 
     def _proc(self, aspace):
-        procs = [p for p in self.c.session.processes if getattr(p, "aspace", None) is aspace]
+        procs = [p for p in self.c.processes if getattr(p, "aspace", None) is aspace]
         return procs[-1] if procs else None
 
     def on_region(self, aspace, r: dict) -> None:
@@ -61,7 +61,7 @@ class Unpacked:
         self.regions.append({"pid": proc.pid, "address": r["address"], "size": r["size"], "sha256": r["sha256"],
                              "writer": writer, "writer_module": module, "entry": r.get("entry"),
                              "mapping": r.get("mapping"), "rounds": r.get("rounds", 1),
-                             "time_ns": self.c.session.world.elapsed_ns, "pattern": "unpack", "event": eid})
+                             "time_ns": self.c.world.elapsed_ns, "pattern": "unpack", "event": eid})
         data = r.get("data")
         if data is not None and self.kept + len(data) > MAX_KEPT:
             data = None                 # (listed and hashed, but not dumped or scanned)

@@ -550,7 +550,7 @@ def _clock_read(c, proc, kind: str, result) -> None:
     as on Linux, so the sleep check must hear of them there)."""
     key = id(proc.thread)
     state = c.clock_steps.get(key)
-    now = c.session.world.elapsed_ns
+    now = c.world.elapsed_ns
     if state is not None and state[0] == "slept":
         c.clock_steps.pop(key, None)
         if len(c.marks.get("sleep-check", ())) >= MAX_REFS:
