@@ -150,7 +150,7 @@ FUTEX2 += [    # (not futex2's, the same shape: lines of strace 7.2's tests/open
 @pytest.mark.parametrize("name, args, ret, mem, want", FUTEX2, ids=[f"{c[0]}-{i}" for i, c in enumerate(FUTEX2)])
 def test_futex2_decoded_as_strace(name, args, ret, mem, want):
     """futex2's calls as strace 7.2 prints them (its own suite's expected lines)."""
-    from test_strace_format import FakeMem, fmt_line
+    from stracemem import FakeMem, fmt_line
     got = fmt_line(name, args, ret, FakeMem(mem), align=0)
     assert re.sub(r" +=", " =", got) == want
 
@@ -186,7 +186,7 @@ def test_trace_fds_never_matches_a_negative_descriptor():
 def test_pidfd_decorated_as_strace(kinds, want):
     """strace 7.2's tests/pidfd_open.c: a pidfd shows <pid:N> with decode-fds=pidfd (and -yy),
     its path with -y alone, nothing when neither is asked."""
-    from test_strace_format import FakeMem
+    from stracemem import FakeMem
     from emutrace.decode.strace import SyscallFormatter
     from emutrace.kernel import table
     f = SyscallFormatter(fd_paths=True, fd_path=lambda fd: "anon_inode:[pidfd]" if fd == 3 else None)
