@@ -52,6 +52,29 @@ def hand_copies(text: str, filename: str) -> list:
                  (r"\b10000\b", "the guess's bound written as a literal"),
                  (r"\bc\s*[!=]=\s*92\b", "the escaped printable byte written as a literal"),
                  (r'"(?:\) )?= "', "the result's separator written as a literal")]
+    if filename in LTRACE_FREE:
+        out += _strace_copies(code, filename)
+    for pat, what in patterns:
+        for m in re.finditer(pat, code):
+            out.append(f"{filename}:{code.count(chr(10), 0, m.start()) + 1}: {what}: {m.group(0)}")
+    return out
+
+
+def _strace_copies(code: str, filename: str) -> list:
+    """strace's small rules written again in C (abi.STRACE_TEXTS and the rest of strace's block):
+    a string literal that is one of its texts, the error range's or plain result's bound, the
+    octal escape's digits worked out by hand, the row kinds' enum."""
+    out = []
+    texts = {_c_literal(t) for t in abi.STRACE_TEXTS.values()} | {_c_literal('""'), _c_literal('""...')}
+    for m in re.finditer(r'"((?:[^"\\\n]|\\.)*)"', code):
+        if m.group(1) in texts:
+            out.append(f"{filename}:{code.count(chr(10), 0, m.start()) + 1}: a text of abi.STRACE_TEXTS written as a "
+                       f"literal: {m.group(0)}")
+    patterns = [(rf"\b{abi.STRACE_ERRNO_MAX}\b", "strace's error range written as a literal"),
+                (r"\b0x80000000(LL)?\b|\b2147483648\b", "the plain result's bound written as a literal"),
+                (r"'0'\s*\+\s*\(?\s*\(?c\s*>>", "an octal escape's digits worked out by hand"),
+                (r"\bK_INT\s*,\s*K_UINT\b", "the row kinds' enum written by hand"),
+                (r"'\\\\'", "a backslash escape written by hand")]
     for pat, what in patterns:
         for m in re.finditer(pat, code):
             out.append(f"{filename}:{code.count(chr(10), 0, m.start()) + 1}: {what}: {m.group(0)}")
@@ -90,6 +113,30 @@ def test_the_check_finds_hand_copied_texts_and_escapes():
                "buf_txt(b, NIL); /* \"nil\" in a comment: fine */\n")
     found = hand_copies(planted, "planted.c")
     assert [f.split(":")[1] for f in found] == ["1", "2", "3", "4", "5", "6", "7"], found
+
+
+def test_the_check_finds_strace_rules_written_by_hand():
+    planted = ('if (addr == 0) return text_str(t, "NULL");\n'
+               'if (ret >= -4095 && ret < 0) x();\n'
+               "if (digit_next || c >= 0100) *o++ = (char)('0' + (c >> 6));\n"
+               "enum { K_INT, K_UINT, K_LONG };\n"
+               'if (ret < 0x80000000LL) y();\n'
+               "*o++ = '\\\\';\n"
+               'text_add(t, ", ", 2);\n'
+               'text_add(t, STR_NULL, STR_NULL_LEN); /* "NULL" in a comment: fine */\n')
+    found = hand_copies(planted, "_strace.c")
+    assert sorted(int(f.split(":")[1]) for f in found) == [1, 2, 3, 4, 5, 6, 7], found
+
+
+def test_the_strace_rules_are_the_python_renderers():
+    """decode/strace/ renders with the rules abi.py writes (and C's header is made from)."""
+    from emutrace.decode.strace import common, formatter
+    data = bytes(range(256)) + b"\x01" + b"7" + b"\x08" + b"9"
+    expected = '"' + "".join(abi.strace_byte_texts()) + abi.strace_octal(1, True) + "7" + abi.strace_octal(8) + '9"'
+    assert common.quote_string(data) == expected
+    assert common.pointer(0) == abi.STRACE_TEXTS["NULL"] and common.id_text(-1) == abi.STRACE_TEXTS["ID_UNCHANGED"]
+    assert common.is_error(-abi.STRACE_ERRNO_MAX) and not common.is_error(-abi.STRACE_ERRNO_MAX - 1)
+    assert {k: formatter._C_KINDS[k] for k in abi.STRACE_ROW_KINDS} == abi.STRACE_ROW_KIND
 
 
 def test_python_takes_the_texts_and_escapes_from_abi_py():

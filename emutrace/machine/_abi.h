@@ -141,6 +141,71 @@ enum { TOK_OPEN, TOK_CLOSE, TOK_UNSIGNED, TOK_SIGNED, TOK_HEX, TOK_OCT };
 /* strace's escape letter of each byte (abi.STRACE_ESCAPES) */
 #define STRACE_ESC_LETTERS { [9] = 't', [10] = 'n', [11] = 'v', [12] = 'f', [13] = 'r', [34] = '"', [92] = '\\' }
 
+/* strace's texts (abi.STRACE_TEXTS; STR_<NAME>_LEN: its length) */
+#define STR_NULL "NULL"
+#define STR_NULL_LEN 4
+#define STR_ELLIPSIS "..."
+#define STR_ELLIPSIS_LEN 3
+#define STR_QUOTE "\""
+#define STR_QUOTE_LEN 1
+#define STR_SEP ", "
+#define STR_SEP_LEN 2
+#define STR_CALL_CLOSE ")"
+#define STR_CALL_CLOSE_LEN 1
+#define STR_HEX "0x"
+#define STR_HEX_LEN 2
+#define STR_ZERO "0"
+#define STR_ZERO_LEN 1
+#define STR_MINUS "-"
+#define STR_MINUS_LEN 1
+#define STR_ID_UNCHANGED "-1"
+#define STR_ID_UNCHANGED_LEN 2
+#define STRACE_ERRNO_MAX 4095
+#define STRACE_PLAIN_MAX 2147483648LL
+#define STRACE_OCTAL_LONG 3
+
+/* the argument kinds StraceRow renders (abi.STRACE_ROW_KINDS) */
+enum strace_row_kind { SK_INT, SK_UINT, SK_LONG, SK_ULONG, SK_HEX, SK_HEX32, SK_PTR, SK_UID, SK_FD, SK_BUF_IN, SK_BUF_OUT, SK_COUNT };
+
+/* each byte's text in strace's quotes (abi.strace_byte_texts) */
+#define STRACE_BYTE_TEXTS { \
+    "\\0", "\\1", "\\2", "\\3", "\\4", "\\5", "\\6", "\\7", "\\10", "\\t", "\\n", "\\v", "\\f", "\\r", "\\16", "\\17", \
+    "\\20", "\\21", "\\22", "\\23", "\\24", "\\25", "\\26", "\\27", "\\30", "\\31", "\\32", "\\33", "\\34", "\\35", "\\36", "\\37", \
+    " ", "!", "\\\"", "#", "$", "%", "&", "'", "(", ")", "*", "+", ",", "-", ".", "/", \
+    "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", ":", ";", "<", "=", ">", "?", \
+    "@", "A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "N", "O", \
+    "P", "Q", "R", "S", "T", "U", "V", "W", "X", "Y", "Z", "[", "\\\\", "]", "^", "_", \
+    "`", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", \
+    "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z", "{", "|", "}", "~", "\\177", \
+    "\\200", "\\201", "\\202", "\\203", "\\204", "\\205", "\\206", "\\207", "\\210", "\\211", "\\212", "\\213", "\\214", "\\215", "\\216", "\\217", \
+    "\\220", "\\221", "\\222", "\\223", "\\224", "\\225", "\\226", "\\227", "\\230", "\\231", "\\232", "\\233", "\\234", "\\235", "\\236", "\\237", \
+    "\\240", "\\241", "\\242", "\\243", "\\244", "\\245", "\\246", "\\247", "\\250", "\\251", "\\252", "\\253", "\\254", "\\255", "\\256", "\\257", \
+    "\\260", "\\261", "\\262", "\\263", "\\264", "\\265", "\\266", "\\267", "\\270", "\\271", "\\272", "\\273", "\\274", "\\275", "\\276", "\\277", \
+    "\\300", "\\301", "\\302", "\\303", "\\304", "\\305", "\\306", "\\307", "\\310", "\\311", "\\312", "\\313", "\\314", "\\315", "\\316", "\\317", \
+    "\\320", "\\321", "\\322", "\\323", "\\324", "\\325", "\\326", "\\327", "\\330", "\\331", "\\332", "\\333", "\\334", "\\335", "\\336", "\\337", \
+    "\\340", "\\341", "\\342", "\\343", "\\344", "\\345", "\\346", "\\347", "\\350", "\\351", "\\352", "\\353", "\\354", "\\355", "\\356", "\\357", \
+    "\\360", "\\361", "\\362", "\\363", "\\364", "\\365", "\\366", "\\367", "\\370", "\\371", "\\372", "\\373", "\\374", "\\375", "\\376", "\\377", \
+}
+/* ... when an octal digit follows it (abi.strace_octal; NULL: the same text) */
+#define STRACE_BYTE_TEXTS_BEFORE_DIGIT { \
+    "\\000", "\\001", "\\002", "\\003", "\\004", "\\005", "\\006", "\\007", "\\010", NULL, NULL, NULL, NULL, NULL, "\\016", "\\017", \
+    "\\020", "\\021", "\\022", "\\023", "\\024", "\\025", "\\026", "\\027", "\\030", "\\031", "\\032", "\\033", "\\034", "\\035", "\\036", "\\037", \
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+}
+
 /* result_at (abi.py): a head padded with spaces to a column, then RESULT_SEP and the result */
 #define RESULT_SEP " = "
 #define RESULT_SEP_LEN 3

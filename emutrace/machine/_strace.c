@@ -20,19 +20,16 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
-#include "_abi.h"              /* STRACE_COLUMN, result_pad, STRACE_ESC_LETTERS: from emutrace/machine/abi.py */
+#include "_abi.h"              /* STRACE_COLUMN, result_pad, strace's texts, kinds and escapes: from emutrace/machine/abi.py */
 #include "_module.h"            /* emutrace_add_type */
 
-/* argument kinds (formatter.py's _C_KINDS gives their numbers) */
-enum {
-    K_INT, K_UINT, K_LONG, K_ULONG, K_HEX, K_HEX32, K_PTR, K_UID, K_FD, K_BUF_IN, K_BUF_OUT, K_COUNT
-};
+/* argument kinds: enum strace_row_kind (SK_INT...) of _abi.h, abi.STRACE_ROW_KINDS */
 
 typedef struct {
     int kind;
     int arg;        /* the argument word printed */
     int count;      /* the argument word that is its length (buffers), or -1 */
-    int kept_arg;   /* at exit: where arg is in kept (K_BUF_OUT), or the kept text's index */
+    int kept_arg;   /* at exit: where arg is in kept (SK_BUF_OUT), or the kept text's index */
     int kept_count; /* at exit: where count is in kept, or -1 */
 } Op;
 
@@ -41,7 +38,7 @@ typedef struct {
     PyObject *name;         /* str: "read(" */
     Op *entry;              /* printed at entry */
     Py_ssize_t n_entry;
-    Op *late;               /* printed at exit: K_BUF_OUT rendered then, the others at entry */
+    Op *late;               /* printed at exit: SK_BUF_OUT rendered then, the others at entry */
     Py_ssize_t n_late;
     int *kept_words;        /* the argument words at the head of kept */
     Py_ssize_t n_words;
@@ -85,7 +82,6 @@ static int text_add(Text *t, const char *s, Py_ssize_t n)
     return 0;
 }
 
-static int text_str(Text *t, const char *s) { return text_add(t, s, (Py_ssize_t)strlen(s)); }
 
 static int text_u64(Text *t, uint64_t v)
 {
@@ -97,19 +93,19 @@ static int text_u64(Text *t, uint64_t v)
 
 static int text_s64(Text *t, int64_t v)
 {
-    if (v < 0 && text_add(t, "-", 1) < 0) return -1;
+    if (v < 0 && text_add(t, STR_MINUS, STR_MINUS_LEN) < 0) return -1;
     return text_u64(t, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 }
 
 /* '%#x' % v, and '0' for 0 (hexval) */
 static int text_hex(Text *t, uint64_t v)
 {
-    if (v == 0) return text_add(t, "0", 1);
+    if (v == 0) return text_add(t, STR_ZERO, STR_ZERO_LEN);
     char b[24];
     int n = 0;
     while (v) { b[sizeof b - 1 - n++] = "0123456789abcdef"[v & 15]; v >>= 4; }
-    b[sizeof b - 1 - n++] = 'x';
-    b[sizeof b - 1 - n++] = '0';
+    n += STR_HEX_LEN;
+    memcpy(b + sizeof b - n, STR_HEX, STR_HEX_LEN);
     return text_add(t, b + sizeof b - n, n);
 }
 
@@ -133,31 +129,29 @@ static int as_u64(PyObject *x, uint64_t *v, int mask)
     return 1;
 }
 
-/* strace's string_quote (common.py's quote_string with its defaults): printable ASCII as is,
- * abi.STRACE_ESCAPES' bytes as a backslash and their letter, every other byte in octal, three
- * digits when an octal digit follows */
+/* strace's string_quote (common.py's quote_string with its defaults): each byte's text from the
+ * tables abi.py generates (its escape letter, itself, or octal), the longer octal one when an
+ * octal digit follows */
 static int text_quoted(Text *t, const unsigned char *s, Py_ssize_t n)
 {
-    static const char letter[256] = STRACE_ESC_LETTERS;
-    if (text_room(t, 4 * n + 2) < 0) return -1;
+    static const char *const text[256] = STRACE_BYTE_TEXTS;
+    static const char *const before_digit[256] = STRACE_BYTE_TEXTS_BEFORE_DIGIT;
+    if (text_room(t, (Py_ssize_t)(STRACE_OCTAL_LONG + 1) * n + 2 * STR_QUOTE_LEN) < 0) return -1;
     char *o = t->p + t->len;
-    *o++ = '"';
+    memcpy(o, STR_QUOTE, STR_QUOTE_LEN);
+    o += STR_QUOTE_LEN;
     for (Py_ssize_t i = 0; i < n; i++) {
         unsigned c = s[i];
-        if (letter[c]) {
-            *o++ = '\\';
-            *o++ = letter[c];
-        } else if (c >= 0x20 && c < 0x7f) {
-            *o++ = (char)c;
-        } else {
-            int digit_next = i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '7';
-            *o++ = '\\';
-            if (digit_next || c >= 0100) *o++ = (char)('0' + (c >> 6));
-            if (digit_next || c >= 010) *o++ = (char)('0' + ((c >> 3) & 7));
-            *o++ = (char)('0' + (c & 7));
+        const char *e = text[c];
+        if (e[1] == 0) {                /* (most bytes: one character) */
+            *o++ = e[0];
+            continue;
         }
+        if (before_digit[c] != NULL && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '7') e = before_digit[c];
+        while (*e) *o++ = *e++;
     }
-    *o++ = '"';
+    memcpy(o, STR_QUOTE, STR_QUOTE_LEN);
+    o += STR_QUOTE_LEN;
     t->len = o - t->p;
     return 0;
 }
@@ -189,10 +183,10 @@ static int guest_read(RowObject *self, PyObject *mem, uint64_t addr, uint64_t si
 /* f.buf(mem, addr, length) (an input buffer at entry): 1 done, 2 fall back, -1 error */
 static int render_buf_in(RowObject *self, Text *t, PyObject *mem, uint64_t addr, uint64_t length)
 {
-    if (addr == 0) return text_str(t, "NULL") < 0 ? -1 : 1;
+    if (addr == 0) return text_add(t, STR_NULL, STR_NULL_LEN) < 0 ? -1 : 1;
     uint64_t n = length < self->limit ? length : self->limit;
     if (n == 0) {
-        if (text_str(t, "\"\"") < 0) return -1;
+        if (text_quoted(t, NULL, 0) < 0) return -1;
     } else {
         PyObject *data = NULL;
         int r = guest_read(self, mem, addr, n, &data);
@@ -204,7 +198,7 @@ static int render_buf_in(RowObject *self, Text *t, PyObject *mem, uint64_t addr,
         Py_DECREF(data);
         if (r < 0) return -1;
     }
-    if (length > n && text_str(t, "...") < 0) return -1;
+    if (length > n && text_add(t, STR_ELLIPSIS, STR_ELLIPSIS_LEN) < 0) return -1;
     return 1;
 }
 
@@ -212,14 +206,14 @@ static int render_buf_in(RowObject *self, Text *t, PyObject *mem, uint64_t addr,
 static int render_buf_out(RowObject *self, Text *t, PyObject *mem, uint64_t addr, int has_count,
                           uint64_t count, int64_t ret)
 {
-    if ((ret >= -4095 && ret < 0) || addr == 0)
-        return (addr == 0 ? text_str(t, "NULL") : text_hex(t, addr)) < 0 ? -1 : 1;
+    if ((ret >= -STRACE_ERRNO_MAX && ret < 0) || addr == 0)
+        return (addr == 0 ? text_add(t, STR_NULL, STR_NULL_LEN) : text_hex(t, addr)) < 0 ? -1 : 1;
     uint64_t k;
     if (ret < 0) k = 0;
     else k = has_count && count < (uint64_t)ret ? count : (uint64_t)ret;
     uint64_t j = k < self->limit ? k : self->limit;
     if (j == 0) {
-        if (text_str(t, k > 0 ? "\"\"..." : "\"\"") < 0) return -1;
+        if (text_quoted(t, NULL, 0) < 0 || (k > 0 && text_add(t, STR_ELLIPSIS, STR_ELLIPSIS_LEN) < 0)) return -1;
         return 1;
     }
     PyObject *data = NULL;
@@ -231,7 +225,7 @@ static int render_buf_out(RowObject *self, Text *t, PyObject *mem, uint64_t addr
     r = text_quoted(t, (const unsigned char *)PyBytes_AS_STRING(data), (Py_ssize_t)j);
     Py_DECREF(data);
     if (r < 0) return -1;
-    if (k > j && text_str(t, "...") < 0) return -1;
+    if (k > j && text_add(t, STR_ELLIPSIS, STR_ELLIPSIS_LEN) < 0) return -1;
     return 1;
 }
 
@@ -242,15 +236,15 @@ static int render_entry(RowObject *self, Text *t, const Op *op, const uint64_t *
     uint32_t lo = (uint32_t)v;
     int r;
     switch (op->kind) {
-    case K_INT: case K_FD: r = text_s64(t, (int32_t)lo); break;
-    case K_UINT: r = text_u64(t, lo); break;
-    case K_LONG: r = text_s64(t, (int64_t)v); break;
-    case K_ULONG: r = text_u64(t, v); break;
-    case K_HEX: r = text_hex(t, v); break;
-    case K_HEX32: r = text_hex(t, lo); break;
-    case K_PTR: r = v ? text_hex(t, v) : text_str(t, "NULL"); break;
-    case K_UID: r = lo == 0xffffffffu ? text_str(t, "-1") : text_u64(t, lo); break;
-    case K_BUF_IN: return render_buf_in(self, t, mem, v, w[op->count]);
+    case SK_INT: case SK_FD: r = text_s64(t, (int32_t)lo); break;
+    case SK_UINT: r = text_u64(t, lo); break;
+    case SK_LONG: r = text_s64(t, (int64_t)v); break;
+    case SK_ULONG: r = text_u64(t, v); break;
+    case SK_HEX: r = text_hex(t, v); break;
+    case SK_HEX32: r = text_hex(t, lo); break;
+    case SK_PTR: r = v ? text_hex(t, v) : text_add(t, STR_NULL, STR_NULL_LEN); break;
+    case SK_UID: r = lo == 0xffffffffu ? text_add(t, STR_ID_UNCHANGED, STR_ID_UNCHANGED_LEN) : text_u64(t, lo); break;
+    case SK_BUF_IN: return render_buf_in(self, t, mem, v, w[op->count]);
     default: return 2;
     }
     return r < 0 ? -1 : 1;
@@ -282,12 +276,12 @@ static PyObject *Row_begin(RowObject *self, PyObject *const *args, Py_ssize_t na
     Text t;
     text_init(&t);
     for (Py_ssize_t i = 0; i < self->n_entry; i++) {
-        if (i && text_add(&t, ", ", 2) < 0) goto fail;
+        if (i && text_add(&t, STR_SEP, STR_SEP_LEN) < 0) goto fail;
         int r = render_entry(self, &t, &self->entry[i], w, mem);
         if (r < 0) goto fail;
         if (r == 2) goto fallback;
     }
-    if (self->n_entry && self->n_late && text_add(&t, ", ", 2) < 0) goto fail;
+    if (self->n_entry && self->n_late && text_add(&t, STR_SEP, STR_SEP_LEN) < 0) goto fail;
     entry = ascii_str(&t);
     if (entry == NULL) goto fail;
     if (self->n_late) {
@@ -300,7 +294,7 @@ static PyObject *Row_begin(RowObject *self, PyObject *const *args, Py_ssize_t na
         }
         for (Py_ssize_t i = 0; i < self->n_late; i++) {
             const Op *op = &self->late[i];
-            if (op->kind == K_BUF_OUT) continue;
+            if (op->kind == SK_BUF_OUT) continue;
             t.len = 0;
             int r = render_entry(self, &t, op, w, mem);
             if (r < 0) goto fail;
@@ -351,8 +345,8 @@ static int finish_head(RowObject *self, PyObject *const *args, Text *t, int64_t 
         return -1;
     for (Py_ssize_t i = 0; i < self->n_late; i++) {
         const Op *op = &self->late[i];
-        if (i && text_add(t, ", ", 2) < 0) return -1;
-        if (op->kind == K_BUF_OUT) {
+        if (i && text_add(t, STR_SEP, STR_SEP_LEN) < 0) return -1;
+        if (op->kind == SK_BUF_OUT) {
             uint64_t addr, count = 0;
             if (!kept_word(kept, op->kept_arg, &addr) || (op->kept_count >= 0 && !kept_word(kept, op->kept_count, &count)))
                 return 1;
@@ -364,7 +358,7 @@ static int finish_head(RowObject *self, PyObject *const *args, Text *t, int64_t 
             if (text_add(t, (const char *)PyUnicode_DATA(x), PyUnicode_GET_LENGTH(x)) < 0) return -1;
         }
     }
-    return text_add(t, ")", 1) < 0 ? -1 : 0;
+    return text_add(t, STR_CALL_CLOSE, STR_CALL_CLOSE_LEN) < 0 ? -1 : 0;
 }
 
 static int check_args(Py_ssize_t nargs, const char *usage)
@@ -389,7 +383,7 @@ static PyObject *Row_finish(RowObject *self, PyObject *const *args, Py_ssize_t n
     if (r < 0) goto done;
     head = ascii_str(&t);
     if (head == NULL) goto done;
-    if (self->plain && ret >= 0 && ret < 0x80000000LL) {
+    if (self->plain && ret >= 0 && ret < STRACE_PLAIN_MAX) {
         t.len = 0;
         if (text_u64(&t, (uint64_t)ret) == 0) text = ascii_str(&t);
     } else {
@@ -417,7 +411,7 @@ static PyObject *Row_line(RowObject *self, PyObject *const *args, Py_ssize_t nar
     int overflow;
     ret = PyLong_AsLongLongAndOverflow(args[2], &overflow);
     if (ret == -1 && PyErr_Occurred()) return NULL;
-    if (overflow || ret < 0 || ret >= 0x80000000LL) Py_RETURN_NONE;
+    if (overflow || ret < 0 || ret >= STRACE_PLAIN_MAX) Py_RETURN_NONE;
     PyObject *out = NULL;
     Text t;
     text_init(&t);
@@ -453,8 +447,8 @@ static int ops_of(PyObject *seq, Op **out, Py_ssize_t *n)
             Py_DECREF(fast);
             return -1;
         }
-        if (op->kind < 0 || op->kind >= K_COUNT || op->arg < 0 || op->arg > 5 || op->count < -1 || op->count > 5
-            || ((op->kind == K_BUF_IN) && op->count < 0)) {
+        if (op->kind < 0 || op->kind >= SK_COUNT || op->arg < 0 || op->arg > 5 || op->count < -1 || op->count > 5
+            || ((op->kind == SK_BUF_IN) && op->count < 0)) {
             Py_DECREF(fast);
             PyErr_SetString(PyExc_ValueError, "StraceRow: an op out of range");
             return -1;
@@ -495,13 +489,13 @@ static int Row_init(RowObject *self, PyObject *args, PyObject *kwds)
     self->n_kept = self->n_words;
     for (Py_ssize_t i = 0; i < self->n_late; i++) {
         const Op *op = &self->late[i];
-        if (op->kind == K_BUF_OUT) continue;
+        if (op->kind == SK_BUF_OUT) continue;
         self->n_kept++;
     }
     /* every kept index in range: finish reads kept by these */
     for (Py_ssize_t i = 0; i < self->n_late; i++) {
         const Op *op = &self->late[i];
-        int bad = op->kind == K_BUF_OUT
+        int bad = op->kind == SK_BUF_OUT
             ? op->kept_arg < 0 || op->kept_arg >= self->n_words || op->kept_count >= self->n_words
             : op->kept_arg < self->n_words || op->kept_arg >= self->n_kept;
         if (bad) {
@@ -510,7 +504,7 @@ static int Row_init(RowObject *self, PyObject *args, PyObject *kwds)
         }
     }
     for (Py_ssize_t i = 0; i < self->n_entry; i++) {
-        if (self->entry[i].kind == K_BUF_OUT) {
+        if (self->entry[i].kind == SK_BUF_OUT) {
             PyErr_SetString(PyExc_ValueError, "StraceRow: an output buffer printed at entry");
             return -1;
         }

@@ -134,6 +134,41 @@ WIDE_ESC_SHORT, WIDE_ESC_LONG = 4, 8
 # strace's escapes (string_quote): the letter after the backslash; other unprintable bytes in octal
 STRACE_ESCAPES = {34: '"', 92: "\\", 12: "f", 10: "n", 13: "r", 9: "t", 11: "v"}
 
+# -- strace's small rules, each once: decode/strace/ (common.py, formatter.py's compiled rows) in
+# Python, _strace.c's StraceRow in C (as STR_<NAME>, STRACE_*) --------------------------------
+STRACE_TEXTS = {
+    "NULL": "NULL",             # a null pointer
+    "ELLIPSIS": "...",          # after a string cut at the string limit (-s) or not NUL-terminated
+    "QUOTE": '"',               # around a string
+    "SEP": ", ",                # between arguments
+    "CALL_CLOSE": ")",          # after them
+    "HEX": "0x",                # before a number in hex
+    "ZERO": "0",                # zero, in hex as in decimal
+    "MINUS": "-",               # before a negative number
+    "ID_UNCHANGED": "-1",       # a uid or gid of all ones (chown's and setresuid's "leave it")
+}
+STRACE_ERRNO_MAX = 4095         # a result in [-STRACE_ERRNO_MAX, -1] is an error: -errno (is_error)
+STRACE_PLAIN_MAX = 1 << 31      # a plain result in [0, STRACE_PLAIN_MAX) is printed as a number
+# (the argument kinds StraceRow renders in C, numbered from 0 in this order as SK_<KIND>; the
+# compiled rows of decode/strace/formatter.py hand them over by these numbers)
+STRACE_ROW_KINDS = ("int", "uint", "long", "ulong", "hex", "hex32", "ptr", "uid", "fd", "buf_in", "buf_out")
+STRACE_ROW_KIND = {kind: i for i, kind in enumerate(STRACE_ROW_KINDS)}
+# strace's octal escape of a byte: as few digits as it needs, STRACE_OCTAL_LONG when an octal
+# digit ('0'..'7') follows it (then "\1" + "2" would read as "\12")
+STRACE_OCTAL_LONG = 3
+
+
+def strace_octal(c: int, digit_next: bool = False) -> str:
+    """A byte in strace's octal escape: \\0, \\33, \\177; \\000 before an octal digit."""
+    return "\\" + format(c, "0%do" % STRACE_OCTAL_LONG if digit_next else "o")
+
+
+def strace_byte_texts() -> list:
+    """Each byte's text inside strace's quotes (string_quote): its escape letter after a backslash
+    (STRACE_ESCAPES), printable ASCII as itself, any other byte in octal (strace_octal)."""
+    return [("\\" + STRACE_ESCAPES[c]) if c in STRACE_ESCAPES else chr(c) if 0x20 <= c < 0x7f else strace_octal(c)
+            for c in range(256)]
+
 
 HEADER = Path(__file__).with_name("_abi.h")
 
@@ -167,11 +202,37 @@ def _render_texts() -> list:
             f"#define LTRACE_ESC_PRINTABLE {LTRACE_ESC_PRINTABLE}"]
     out += _letters("LTRACE_ESC_LETTERS", LTRACE_ESCAPES, "ltrace's escape letter of each byte (abi.LTRACE_ESCAPES)")
     out += _letters("STRACE_ESC_LETTERS", STRACE_ESCAPES, "strace's escape letter of each byte (abi.STRACE_ESCAPES)")
+    out += _strace_rules()
     out += ["", "/* result_at (abi.py): a head padded with spaces to a column, then RESULT_SEP and the result */",
             f"#define RESULT_SEP {_c_string(RESULT_SEP)}", f"#define RESULT_SEP_LEN {len(RESULT_SEP)}",
             "/* the spaces after a head of `len` columns */",
             "static inline ptrdiff_t result_pad(ptrdiff_t len, ptrdiff_t column) "
             "{ return len < column ? column - len : 0; }"]
+    return out
+
+
+def _c_strings(name: str, texts: list, what: str) -> list:
+    """A static const char *const[256]'s initializer: the texts, NULL for None."""
+    items = [_c_string(t) if t is not None else "NULL" for t in texts]
+    rows = [", ".join(items[i:i + 16]) for i in range(0, len(items), 16)]
+    return [f"/* {what} */", f"#define {name} {{ \\"] + [f"    {r}, \\" for r in rows] + ["}"]
+
+
+def _strace_rules() -> list:
+    """strace's small rules (STRACE_TEXTS, its error range, its octal escapes, StraceRow's kinds)."""
+    out = ["", "/* strace's texts (abi.STRACE_TEXTS; STR_<NAME>_LEN: its length) */"]
+    for name, text in STRACE_TEXTS.items():
+        out.append(f"#define STR_{name} {_c_string(text)}")
+        out.append(f"#define STR_{name}_LEN {len(text)}")
+    out += [f"#define STRACE_ERRNO_MAX {STRACE_ERRNO_MAX}", f"#define STRACE_PLAIN_MAX {STRACE_PLAIN_MAX}LL",
+            f"#define STRACE_OCTAL_LONG {STRACE_OCTAL_LONG}", "",
+            "/* the argument kinds StraceRow renders (abi.STRACE_ROW_KINDS) */",
+            "enum strace_row_kind { " + ", ".join(f"SK_{k.upper()}" for k in STRACE_ROW_KINDS) + ", SK_COUNT };", ""]
+    texts = strace_byte_texts()
+    out += _c_strings("STRACE_BYTE_TEXTS", texts, "each byte's text in strace's quotes (abi.strace_byte_texts)")
+    long = [strace_octal(c, True) if t == strace_octal(c) != strace_octal(c, True) else None for c, t in enumerate(texts)]
+    out += _c_strings("STRACE_BYTE_TEXTS_BEFORE_DIGIT", long,
+                      "... when an octal digit follows it (abi.strace_octal; NULL: the same text)")
     return out
 
 

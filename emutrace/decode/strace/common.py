@@ -12,10 +12,13 @@ import re
 import time as _time
 from typing import Dict, Optional
 
-from emutrace.machine.abi import STRACE_ESCAPES
+from emutrace.machine.abi import STRACE_ERRNO_MAX, STRACE_TEXTS, strace_byte_texts, strace_octal
 
 PATH_MAX = 4096
 MASK64 = (1 << 64) - 1
+NULL = STRACE_TEXTS["NULL"]             # (strace's small texts: machine/abi.py, which C shares)
+ELLIPSIS = STRACE_TEXTS["ELLIPSIS"]
+ID_UNCHANGED = STRACE_TEXTS["ID_UNCHANGED"]
 
 
 class UnlinkedPath(str):
@@ -31,11 +34,17 @@ def hexval(v: int) -> str:
 
 def pointer(v: int) -> str:
     v &= MASK64
-    return "NULL" if v == 0 else "%#x" % v
+    return NULL if v == 0 else "%#x" % v
+
+
+def id_text(v: int) -> str:
+    """A uid or gid: all ones (32 bits) is strace's -1, "leave it unchanged"."""
+    v &= 0xffffffff
+    return ID_UNCHANGED if v == 0xffffffff else str(v)
 
 
 def is_error(ret: int) -> bool:
-    return -4095 <= ret < 0
+    return -STRACE_ERRNO_MAX <= ret < 0
 
 
 def clock_ticks(v: int) -> str:
@@ -67,19 +76,15 @@ def time_comment(sec: int, frac: int, frac_max: int = 999999999, digits: int = 9
     return f" /* {date} */" if date else ""
 
 
-_ESCAPES = {c: "\\" + letter for c, letter in STRACE_ESCAPES.items()}   # (C: _abi.h's STRACE_ESC_LETTERS)
-
-
 @functools.lru_cache(maxsize=None)
 def _quote_tables(extra_escape: str):
     """(each byte's text, the pattern of bytes printed in octal that an octal digit follows) for
-    quote_string: printable ASCII as is, the C escapes, every other byte (and those of
-    extra_escape) in octal."""
-    extra = {ord(c) for c in extra_escape}
-    octal = [c for c in range(256) if c in extra or (c not in _ESCAPES and not 0x20 <= c < 0x7f)]
-    table = [_ESCAPES.get(c) or chr(c) for c in range(256)]
-    for c in octal:
-        table[c] = "\\%o" % c
+    quote_string: machine/abi.py's strace_byte_texts (C's STRACE_BYTE_TEXTS), the bytes of
+    extra_escape in octal too."""
+    table = strace_byte_texts()
+    for c in {ord(c) for c in extra_escape}:
+        table[c] = strace_octal(c)
+    octal = [c for c in range(256) if table[c] == strace_octal(c)]
     before_digit = re.compile(b"[" + b"".join(b"\\x%02x" % c for c in octal) + b"](?=[0-7])")
     return table, before_digit
 
@@ -139,7 +144,7 @@ def _quote(data: bytes, force_hex: bool, quotes: bool, extra_escape: str) -> str
         table, octal_before_digit = _quote_tables(extra_escape)
         out = [table[c] for c in data]
         for m in octal_before_digit.finditer(data):
-            out[m.start()] = "\\%03o" % data[m.start()]
+            out[m.start()] = strace_octal(data[m.start()], True)
         text = "".join(out)
     return f'"{text}"' if quotes else text
 

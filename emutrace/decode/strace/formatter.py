@@ -10,14 +10,16 @@ import struct
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from emutrace.kernel import table as _table
+from emutrace.machine.abi import STRACE_ERRNO_MAX, STRACE_PLAIN_MAX, STRACE_ROW_KIND, STRACE_TEXTS
 from emutrace.machine.native import native as _native
 from emutrace.machine.reader import GuestReader
 from emutrace.machine.words import s32, s64
 from emutrace.decode import xlat as _x
 from emutrace.decode.strace import (clock, creds, fcntl, fs, futex, ioctl, ipc, keyctl, kinds, mm, net, poll, prctl,
                                     process, resource, sched, signal, stat, system)
-from emutrace.decode.strace.common import (HEX, PATH_MAX, MASK64, NoMem, UnlinkedPath, _SHORT_MAX, _SHORT_QUOTED,
-                                           hexval, is_error, pointer, quote_string, read_bytes, read_cstring)
+from emutrace.decode.strace.common import (ELLIPSIS, HEX, NULL, PATH_MAX, MASK64, NoMem, UnlinkedPath, _SHORT_MAX,
+                                           _SHORT_QUOTED, hexval, is_error, pointer, quote_string, read_bytes,
+                                           read_cstring)
 from emutrace.decode.strace.returns import format_return
 
 
@@ -217,7 +219,7 @@ class SyscallFormatter:
             head = f"{state.name}({a.entry}{sep}{fn(ret, mem)})"
         else:
             head = f"{state.name}({a.entry}{a.exit_text(ret, mem)})"
-        if 0 <= ret < 0x80000000 and state.plain_ret and state.aux is None:
+        if 0 <= ret < STRACE_PLAIN_MAX and state.plain_ret and state.aux is None:
             text = str(ret)
         else:
             text = self._ret_text(state, ret, mem)
@@ -345,7 +347,7 @@ class SyscallFormatter:
     def buf(self, mem, addr: int, length: int, force_hex: bool = False) -> str:
         """printstrn: length bytes at addr, cut at the string limit with '...' after the quote."""
         if addr == 0:
-            return "NULL"
+            return NULL
         if length < 0:
             length = 0
         n = length if length < self.string_limit else self.string_limit
@@ -362,12 +364,12 @@ class SyscallFormatter:
             data = b""
         text = (_SHORT_QUOTED.get(data) if n <= _SHORT_MAX and not force_hex else None) \
             or quote_string(data, force_hex=force_hex)
-        return text + "..." if length > n else text
+        return text + ELLIPSIS if length > n else text
 
     def cstr(self, mem, addr: int, limit: Optional[int] = None) -> str:
         """printstr: a NUL-terminated string, cut at the string limit with '...'."""
         if addr == 0:
-            return "NULL"
+            return NULL
         limit = self.string_limit if limit is None else limit
         got = read_cstring(mem, addr, limit + 1)
         if got is None:
@@ -378,8 +380,8 @@ class SyscallFormatter:
                 return hexval(addr)
         data, found = got
         if len(data) > limit:
-            return quote_string(data[:limit]) + "..."
-        return quote_string(data) + ("" if found else "...")
+            return quote_string(data[:limit]) + ELLIPSIS
+        return quote_string(data) + ("" if found else ELLIPSIS)
 
     def path(self, mem, addr: int) -> str:
         """strace's printpath: at most PATH_MAX - 1 bytes shown, PATH_MAX read (no further: a
@@ -546,10 +548,10 @@ _INLINE = {     # base kind -> expression of v (the masked argument) for kinds t
     "hex": "('0' if {v} == 0 else '%#x' % {v})",
     "dep": "('0' if {v} == 0 else '%#x' % {v})",
     "hex32": "('0' if {v} & 0xffffffff == 0 else '%#x' % ({v} & 0xffffffff))",
-    "ptr": "('NULL' if {v} == 0 else '%#x' % {v})",
-    "uid": "('-1' if {v} & 0xffffffff == 0xffffffff else str({v} & 0xffffffff))",
-    "gid": "('-1' if {v} & 0xffffffff == 0xffffffff else str({v} & 0xffffffff))",
+    "ptr": f"({NULL!r} if {{v}} == 0 else '%#x' % {{v}})",
+    "uid": f"({STRACE_TEXTS['ID_UNCHANGED']!r} if {{v}} & 0xffffffff == 0xffffffff else str({{v}} & 0xffffffff))",
 }
+_INLINE["gid"] = _INLINE["uid"]
 _PLAIN_RET = frozenset(("int", "long", "ssize", "size", "ulong", "uint"))
 
 
@@ -631,8 +633,8 @@ def _compile_row(fmt: "SyscallFormatter", sc) -> Optional[CompiledRow]:
                 # (buf, written out: the bytes the call wrote, at most the string limit of them)
                 cut = "ret" if n == "None" else f"(ret if ret < {n} else {n})"
                 body.extend([
-                    f"    if -4095 <= ret < 0 or a{i} == 0:",
-                    f"        x{i} = 'NULL' if a{i} == 0 else '%#x' % a{i}",
+                    f"    if -{STRACE_ERRNO_MAX} <= ret < 0 or a{i} == 0:",
+                    f"        x{i} = {NULL!r} if a{i} == 0 else '%#x' % a{i}",
                     "    else:",
                     f"        k = {cut}",
                     "        if k < 0:",
@@ -648,11 +650,11 @@ def _compile_row(fmt: "SyscallFormatter", sc) -> Optional[CompiledRow]:
                     "                    d = bytes(d[:j])",
                     f"                x{i} = (_SQ.get(d) if j <= {_SHORT_MAX} else None) or _quote(d)",
                     "                if k > j:",
-                    f"                    x{i} += '...'",
+                    f"                    x{i} += {ELLIPSIS!r}",
                     "            else:",
                     f"                x{i} = '%#x' % a{i}",
                     "        else:",
-                    f"            x{i} = _quote(b'') + ('...' if k > 0 else '')"])
+                    f"            x{i} = _quote(b'') + ({ELLIPSIS!r} if k > 0 else '')"])
                 late.append((True, f"x{i}"))
                 deferring = True
                 continue
@@ -661,7 +663,7 @@ def _compile_row(fmt: "SyscallFormatter", sc) -> Optional[CompiledRow]:
                 text = f"f.buf(m, a{i}, {cut})"
             else:
                 text = f"D{i}(f, m, a{i}, P{i}, {n}, B{i}, ret)"
-            late.append((True, f"(('NULL' if a{i} == 0 else '%#x' % a{i}) if -4095 <= ret < 0 else {text})"))
+            late.append((True, f"(({NULL!r} if a{i} == 0 else '%#x' % a{i}) if -{STRACE_ERRNO_MAX} <= ret < 0 else {text})"))
             deferring = True
             continue
         if base in _INLINE:
@@ -703,7 +705,7 @@ def _compile_row(fmt: "SyscallFormatter", sc) -> Optional[CompiledRow]:
     else:
         src += ["    head = f'{OPEN}{e})'"]
     if plain:
-        src += ["    if 0 <= ret < 0x80000000:",
+        src += [f"    if 0 <= ret < {STRACE_PLAIN_MAX:#x}:",
                 "        return head, str(ret)"]
     src += ["    return head, f._row_ret_text(RET, NF, ret)"]
     src += ["def state(sc, args, e, w, tid):",
@@ -737,9 +739,9 @@ def _compile_row(fmt: "SyscallFormatter", sc) -> Optional[CompiledRow]:
     return CompiledRow(sc, env, native_row)
 
 
-# base kind -> its number in _strace.c (the kinds the compiled module renders)
-_C_KINDS = {"int": 0, "uint": 1, "long": 2, "ulong": 3, "hex": 4, "dep": 4, "hex32": 5, "ptr": 6, "uid": 7,
-            "gid": 7, "fd": 8, "buf_in": 9, "buf_out": 10}
+# base kind -> its number in _strace.c (the kinds the compiled module renders: machine/abi.py's
+# STRACE_ROW_KINDS, and the kinds printed as one of them)
+_C_KINDS = dict(STRACE_ROW_KIND, dep=STRACE_ROW_KIND["hex"], gid=STRACE_ROW_KIND["uid"])
 _C_BUF_OUT = _C_KINDS["buf_out"]
 _StraceRow = getattr(_native, "StraceRow", None)     # None: pure Python, or a module built before it
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import hexval, is_error, pointer
+from emutrace.decode.strace.common import hexval, id_text, is_error, pointer
 
 
 def _keyserial(v: int) -> str:
@@ -27,8 +27,8 @@ def _c_keyctl(f, st, mem):
         a.now(key(a2))
     elif cmd == 4:                                 # CHOWN
         a.now(key(a2))
-        a.now("-1" if a3 & 0xffffffff == 0xffffffff else str(a3 & 0xffffffff))
-        a.now("-1" if a4 & 0xffffffff == 0xffffffff else str(a4 & 0xffffffff))
+        a.now(id_text(a3))
+        a.now(id_text(a4))
     elif cmd in (8, 9):                            # LINK, UNLINK
         a.now(key(a2)); a.now(key(a3))
     elif cmd in (6, 11, 17):                       # DESCRIBE, READ, GET_SECURITY
@@ -42,7 +42,7 @@ def _c_keyctl(f, st, mem):
     elif cmd == 18:                                # SESSION_TO_PARENT
         pass
     elif cmd == 22:                                # GET_PERSISTENT
-        a.now("-1" if a2 & 0xffffffff == 0xffffffff else str(a2 & 0xffffffff)); a.now(key(a3))
+        a.now(id_text(a2)); a.now(key(a3))
     else:
         for v in (a2, a3, a4, a5):
             a.now(hexval(v))

@@ -7,7 +7,7 @@ import functools
 
 from emutrace.machine.words import s32, s64
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import hexval, is_error, pointer
+from emutrace.decode.strace.common import hexval, id_text, is_error, pointer
 
 
 # sets whose argument strace prints as a 64-bit value (kernel_ulong_t arguments)
@@ -73,8 +73,8 @@ AT_ENTRY = {
     "ptr": lambda f, st, mem, v, param, n: pointer(v),
     "fd": lambda f, st, mem, v, param, n: f.fd(v),
     "dirfd": lambda f, st, mem, v, param, n: f.dirfd(v),
-    "uid": lambda f, st, mem, v, param, n: "-1" if v & 0xffffffff == 0xffffffff else str(v & 0xffffffff),
-    "gid": lambda f, st, mem, v, param, n: "-1" if v & 0xffffffff == 0xffffffff else str(v & 0xffffffff),
+    "uid": lambda f, st, mem, v, param, n: id_text(v),
+    "gid": lambda f, st, mem, v, param, n: id_text(v),
     "path": lambda f, st, mem, v, param, n: f.path(mem, v),
     "str": lambda f, st, mem, v, param, n: f.cstr(mem, v),
     "buf_in": lambda f, st, mem, v, param, n: f.buf(mem, v, n),
