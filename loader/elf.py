@@ -340,6 +340,19 @@ def _parse(path: str, data: bytes) -> ElfFile:
 ENDBR64 = b"\xf3\x0f\x1e\xfa"
 
 
+def plt_sections(elf: ElfFile) -> List[Tuple[object, bytes]]:
+    """(section, its bytes) of the sections whose entries jump through the GOT: .plt.sec (whose
+    .plt then only holds the lazy-binding stubs) or .plt and .iplt, then .plt.got; those absent,
+    empty or past the file's end left out."""
+    names = (".plt.sec",) if elf.section(".plt.sec") else (".plt", ".iplt")
+    out = []
+    for secname in names + (".plt.got",):
+        sec = elf.section(secname)
+        if sec is not None and sec.size and sec.offset + sec.size <= len(elf.data):
+            out.append((sec, elf.data[sec.offset:sec.offset + sec.size]))
+    return out
+
+
 def scan_plt(elf: ElfFile) -> List[Tuple[int, int]]:
     """(PLT entry, GOT slot) for each entry's `jmp *disp(%rip)`, unbiased, in section order.
 
@@ -347,12 +360,7 @@ def scan_plt(elf: ElfFile) -> List[Tuple[int, int]]:
     every `ff 25` jump is found by scanning; an entry starts at the jump, or at the endbr64 and
     bnd prefix before it."""
     out: Dict[int, int] = {}
-    names = (".plt.sec",) if elf.section(".plt.sec") else (".plt", ".iplt")
-    for secname in names + (".plt.got",):
-        sec = elf.section(secname)
-        if sec is None or sec.size == 0 or sec.offset + sec.size > len(elf.data):
-            continue
-        data = elf.data[sec.offset:sec.offset + sec.size]
+    for sec, data in plt_sections(elf):
         i = data.find(b"\xff\x25")
         while 0 <= i < len(data) - 5:
             disp = struct.unpack_from("<i", data, i + 2)[0]

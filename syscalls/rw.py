@@ -274,15 +274,20 @@ def sys_lseek(proc, fd, off, whence, *_):
     return proc.fds.get(s32(fd)).seek(s64(off), whence)
 
 
+def _read_from(proc, f, count: int, offp: int) -> bytes:
+    """sendfile's and copy_file_range's input: count bytes of f at the offset *offp holds (moved
+    past them; the file's position stays), or at its position when offp is NULL."""
+    if not offp:
+        return f.read(count)
+    off = proc.aspace.read_u64(offp)
+    data = f.pread(count, off)
+    proc.aspace.write_u64(offp, off + len(data))
+    return data
+
+
 def sys_sendfile(proc, out_fd, in_fd, offp, count, *_):
     fin, fout = proc.fds.get(s32(in_fd)), proc.fds.get(s32(out_fd))
-    count = min(count, TRANSFER_PIECE)
-    if offp:
-        off = proc.aspace.read_u64(offp)
-        data = fin.pread(count, off)
-        proc.aspace.write_u64(offp, off + len(data))
-    else:
-        data = fin.read(count)
+    data = _read_from(proc, fin, min(count, TRANSFER_PIECE), offp)
     data = data[:fsize_room(proc, fout, _write_pos(fout), len(data))]
     return fout.write(data) if data else 0
 
@@ -291,13 +296,7 @@ def sys_copy_file_range(proc, in_fd, off_in, out_fd, off_out, length, flags):
     fin, fout = proc.fds.get(s32(in_fd)), proc.fds.get(s32(out_fd))
     if not fin.seekable or not fout.seekable or isinstance(fin, HostFile) is False and fin.kind != "file":
         return -E.EXDEV
-    length = min(length, TRANSFER_PIECE)
-    if off_in:
-        o = proc.aspace.read_u64(off_in)
-        data = fin.pread(length, o)
-        proc.aspace.write_u64(off_in, o + len(data))
-    else:
-        data = fin.read(length)
+    data = _read_from(proc, fin, min(length, TRANSFER_PIECE), off_in)
     if not data:
         return 0
     if off_out:

@@ -32,6 +32,10 @@ from emutrace.kernel.statinfo import DT_OF_MODE, StatInfo
 from emutrace.linux.fcntl import DT_UNKNOWN, S_IFBLK, S_IFCHR, S_IFDIR, S_IFIFO, S_IFLNK, S_IFMT, S_IFREG
 
 TAR_DEV = 0x7A0001              # the device number every member reports
+# a member's file type, by TarInfo's test of its kind (hard links are resolved apart; other kinds
+# are not part of the tree)
+_MEMBER_MODES = (("isdir", S_IFDIR), ("issym", S_IFLNK), ("ischr", S_IFCHR), ("isblk", S_IFBLK),
+                 ("isfifo", S_IFIFO), ("isreg", S_IFREG))
 MAX_LINKS = 40
 
 _COMPRESSED = (
@@ -154,19 +158,8 @@ class TarTree:
                 hardlinks.append((path, self._norm(ti.linkname)))
                 self._add_parents(path)
                 continue
-            if ti.isdir():
-                mode = S_IFDIR
-            elif ti.issym():
-                mode = S_IFLNK
-            elif ti.ischr():
-                mode = S_IFCHR
-            elif ti.isblk():
-                mode = S_IFBLK
-            elif ti.isfifo():
-                mode = S_IFIFO
-            elif ti.isreg():
-                mode = S_IFREG
-            else:
+            mode = next((m for kind, m in _MEMBER_MODES if getattr(ti, kind)()), None)
+            if mode is None:
                 continue            # unknown member kinds are not part of the tree
             st = StatInfo(mode=mode | (ti.mode & 0o7777), size=ti.size if mode == S_IFREG else 0,
                           ino=n + 1, dev=TAR_DEV, nlink=1, uid=ti.uid, gid=ti.gid,

@@ -531,6 +531,18 @@ class Vfs:
         self.whiteouts.discard(path)
         return Node(path, ov.stat, ov=ov)
 
+    def _host_create(self, path: str, make: Callable[[str], None], link: bool = False) -> None:
+        """mkdir, symlink or link in a --rw grant: make(the host path) there, a host error as the
+        guest's errno; the name's cache entry goes, and the new entry (a symlink without following
+        it) and its directory carry the virtual clock's time."""
+        self.name_changed(path)
+        made = self.host_path(path)[0]
+        try:
+            make(made)
+        except OSError as e:
+            raise host_error(e) from None
+        self._stamp_host(made, os.path.dirname(made), link=made if link else "")
+
     def _stamp_host(self, *hosts: str, link: str = "") -> None:
         """What the guest made or changed in a --rw grant (a file, the directory it changed)
         carries the virtual clock's time, not the host's, which the guest would be shown.
@@ -573,13 +585,7 @@ class Vfs:
             raise VfsError(E.EEXIST)
         parent = self._parent_dir(path)
         if parent.writable_host:
-            self.name_changed(path)
-            try:
-                os.mkdir(self.host_path(path)[0], mode & 0o7777)
-            except OSError as e:
-                raise host_error(e) from None
-            made = self.host_path(path)[0]
-            self._stamp_host(made, os.path.dirname(made))
+            self._host_create(path, lambda made: os.mkdir(made, mode & 0o7777))
             return
         self._need_name(path)
         self.overlay[path] = self.new_ov(self._new_stat(S_IFDIR | (mode & 0o7777)))
@@ -590,13 +596,7 @@ class Vfs:
             raise VfsError(E.EEXIST)
         parent = self._parent_dir(path)
         if parent.writable_host:
-            self.name_changed(path)
-            try:
-                os.symlink(target, self.host_path(path)[0])
-            except OSError as e:
-                raise host_error(e) from None
-            made = self.host_path(path)[0]
-            self._stamp_host(made, os.path.dirname(made), link=made)
+            self._host_create(path, lambda made: os.symlink(target, made), link=True)
             return
         self._need_name(path)
         st = self._new_stat(S_IFLNK | 0o777)
@@ -671,14 +671,8 @@ class Vfs:
             raise VfsError(E.EPERM)
         parent = self._parent_dir(dst_path)
         if src.writable_host and parent.writable_host:
-            self.name_changed(dst_path)
             self.host_journal.changing(dst_path, self.host_path(dst_path)[0])
-            try:
-                os.link(src.host, self.host_path(dst_path)[0])
-            except OSError as e:
-                raise host_error(e) from None
-            made = self.host_path(dst_path)[0]
-            self._stamp_host(made, os.path.dirname(made))
+            self._host_create(dst_path, lambda made: os.link(src.host, made))
             return
         self._need_name(dst_path)
         up = self.copy_up(src)

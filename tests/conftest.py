@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -108,3 +109,28 @@ def same_as_native(args, timeout=300):
     assert e.stdout == n.stdout
     assert status_of(e) == status_of(n)
     return e
+
+
+STRACE_PREFIX = re.compile(r"^(\[pid +\d+\] |\d+ +)")     # -f's "[pid N] ", or -o's "N  "
+STRACE_PADDING = re.compile(r"\) +=")
+
+
+def strace_calls(text: str, keep, fold: bool = True) -> list:
+    """The lines of a trace in strace's format (emutrace's or strace's own) whose call `keep(line)`
+    accepts, without the pid prefix and (fold) with the padding before ' = ' folded to one space."""
+    out = []
+    for line in text.splitlines():
+        line = STRACE_PREFIX.sub("", line)
+        if keep(line):
+            out.append(STRACE_PADDING.sub(") =", line) if fold else line)
+    return out
+
+
+def strace_both(tmp_path, prog_argv, trace_args, extra=(), run=None):
+    """(emutrace's trace, strace's) of the same program with the same strace options: natively
+    under `strace ... -o FILE` (run: how to start it, native by default), and under `emutrace
+    --strace` (extra: emutrace's own options)."""
+    log = tmp_path / "strace.txt"
+    (run or native)(["strace", *trace_args, "-o", str(log), *prog_argv])
+    e = emutrace(["--strace", *trace_args, *extra, *prog_argv])
+    return e.stderr.decode(), log.read_text()

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from conftest import built, emutrace, native
+from conftest import built, emutrace, native, strace_both, strace_calls
 
 
 def _native_fresh_namespace(args):
@@ -44,23 +44,15 @@ def test_reported_limits_are_the_enforced_ones():
 
 
 def _ctl(text: str):
-    out = []
-    for line in text.splitlines():
-        line = re.sub(r"^(\[pid +\d+\] |\d+ +)", "", line)
-        if re.match(r"(shm|sem|msg)ctl\(0, (0, )?(IPC|SHM|SEM|MSG)_INFO", line):
-            out.append(re.sub(r"\) +=", ") =", line))
-    return out
+    return strace_calls(text, lambda line: re.match(r"(shm|sem|msg)ctl\(0, (0, )?(IPC|SHM|SEM|MSG)_INFO", line))
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed")
 def test_info_decoding_like_strace(tmp_path):
-    prog = built("ipcinfo", "pie")
-    log = tmp_path / "strace.txt"
-    _native_fresh_namespace(["strace", "-e", "trace=%ipc", "-o", str(log), prog])
-    e = emutrace(["--strace", "-e", "trace=%ipc", prog])
-    ours = _ctl(e.stderr.decode())
+    ours, theirs = strace_both(tmp_path, [built("ipcinfo", "pie")], ["-e", "trace=%ipc"], run=_native_fresh_namespace)
+    ours = _ctl(ours)
     assert len(ours) == 12
-    assert ours == [x.replace("semmns=1024000000", "semmns=262144") for x in _ctl(log.read_text())]
+    assert ours == [x.replace("semmns=1024000000", "semmns=262144") for x in _ctl(theirs)]
     assert ours[0].startswith("shmctl(0, IPC_INFO, {shmmax=18446744073692774399, shmmin=1, shmmni=4096,")
 
 

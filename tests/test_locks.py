@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from conftest import built, emutrace, native
+from conftest import built, emutrace, native, strace_calls
 
 
 def test_record_locks_between_processes_like_native(tmp_path):
@@ -21,16 +21,10 @@ def test_record_locks_between_processes_like_native(tmp_path):
 def _calls(text: str):
     """The fcntl/flock lines that do not block, without pids and column padding, sorted
     (processes interleave; strace splits a call that blocks into two lines)."""
-    out = []
-    for line in text.splitlines():
-        line = re.sub(r"^(\[pid +\d+\] |\d+ +)", "", line)
-        if "unfinished" in line or "resumed" in line or not line.startswith(("fcntl(", "flock(")):
-            continue
-        if "F_SETLKW" in line or re.match(r"flock\(\d+, LOCK_EX\)", line):
-            continue
-        line = re.sub(r"\) +=", ") =", line)
-        out.append(re.sub(r"l_pid=[1-9]\d*", "l_pid=PID", line))
-    return sorted(out)
+    def keep(line):
+        return (line.startswith(("fcntl(", "flock(")) and "unfinished" not in line and "resumed" not in line
+                and "F_SETLKW" not in line and not re.match(r"flock\(\d+, LOCK_EX\)", line))
+    return sorted(re.sub(r"l_pid=[1-9]\d*", "l_pid=PID", line) for line in strace_calls(text, keep))
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed")

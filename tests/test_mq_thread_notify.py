@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from conftest import built, emutrace, native
+from conftest import built, emutrace, native, strace_both
 
 NETLINK = r"""
 import socket, errno
@@ -98,13 +98,10 @@ def _notify_lines(text: str):
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed")
 def test_mq_notify_decoding_like_strace(tmp_path):
-    prog = built("mqthread", "pie")
-    log = tmp_path / "strace.txt"
-    native(["strace", "-f", "-e", "trace=mq_notify", "-o", str(log), prog])
-    e = emutrace(["--strace", "-f", "-e", "trace=mq_notify", "--timeout", "120", prog])
-    ours = _notify_lines(e.stderr.decode())
+    ours, theirs = strace_both(tmp_path, [built("mqthread", "pie")], ["-f", "-e", "trace=mq_notify"], ["--timeout", "120"])
+    ours = _notify_lines(ours)
     assert len(ours) == 9
-    assert ours == _notify_lines(log.read_text())
+    assert ours == _notify_lines(theirs)
     assert any("sigev_notify=SIGEV_THREAD, sigev_notify_function=" in x for x in ours)
 
 

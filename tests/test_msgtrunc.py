@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import built, emutrace, native
+from conftest import built, emutrace, native, strace_both, strace_calls
 
 
 def test_truncated_datagrams_like_native():
@@ -30,23 +30,17 @@ def test_pure_path_prints_the_same():
 
 
 def _lines(text: str):
-    out = []
-    for line in text.splitlines():
-        line = re.sub(r"^(\[pid +\d+\] |\d+ +)", "", line)
-        if line.startswith(("recvmsg(", "recvfrom(")) and "= ? ERESTART" not in line:   # (natively a
-            # blocking recv may be cut by the child's SIGCHLD and restarted: the restart is the call)
-            line = re.sub(r"htons\(\d+\)", "htons(PORT)", line)
-            out.append(re.sub(r"0x7ff[0-9a-f]+", "STACK", line))        # a failed call shows its buffer's address
-    return out
+    # (natively a blocking recv may be cut by the child's SIGCHLD and restarted: the restart is the call)
+    calls = strace_calls(text, lambda line: line.startswith(("recvmsg(", "recvfrom(")) and "= ? ERESTART" not in line,
+                         fold=False)
+    # (a failed call shows its buffer's address)
+    return [re.sub(r"0x7ff[0-9a-f]+", "STACK", re.sub(r"htons\(\d+\)", "htons(PORT)", line)) for line in calls]
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed")
 def test_recv_decoding_like_strace(tmp_path):
-    prog = built("msgtrunc", "pie")
-    log = tmp_path / "strace.txt"
-    native(["strace", "-e", "trace=recvmsg,recvfrom", "-o", str(log), prog])
-    e = emutrace(["--strace", "-e", "trace=recvmsg,recvfrom", prog])
-    ours = _lines(e.stderr.decode())
+    ours, theirs = strace_both(tmp_path, [built("msgtrunc", "pie")], ["-e", "trace=recvmsg,recvfrom"])
+    ours = _lines(ours)
     assert len(ours) >= 28
-    assert ours == _lines(log.read_text())
+    assert ours == _lines(theirs)
     assert 'recvfrom(4, "pee", 3, MSG_PEEK|MSG_TRUNC, NULL, NULL) = 16' in ours

@@ -147,13 +147,9 @@ def test_real_programs_trampolines_by_shape(tmp_path, monkeypatch, cmd):
 def _plt_slots_by_scan(elf):
     """The scan libcalls.plt_slots made on every run before (the reference)."""
     import struct
+    from emutrace.loader.elf import plt_sections
     out = {}
-    names = (".plt.sec",) if elf.section(".plt.sec") else (".plt", ".iplt")
-    for secname in names + (".plt.got",):
-        sec = elf.section(secname)
-        if sec is None or sec.size == 0 or sec.offset + sec.size > len(elf.data):
-            continue
-        data = elf.data[sec.offset:sec.offset + sec.size]
+    for sec, data in plt_sections(elf):        # (the sections themselves: the same then and now)
         i = 0
         while i < len(data) - 5:
             if data[i] == 0xFF and data[i + 1] == 0x25:

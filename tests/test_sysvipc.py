@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from conftest import built, emutrace, native
+from conftest import built, emutrace, native, strace_both, strace_calls
 
 MULTIPROCESSING = """
 import multiprocessing as mp
@@ -48,22 +48,14 @@ def test_shm_sem_msg_between_processes_like_native():
 
 def _ipc_calls(text: str):
     """The *get calls that make or find objects, without pids and padding: ids are Linux's."""
-    out = []
-    for line in text.splitlines():
-        line = re.sub(r"^(\[pid +\d+\] |\d+ +)", "", line)
-        if re.match(r"(shm|sem|msg)get\(", line):
-            out.append(re.sub(r"\) +=", ") =", line))
-    return out
+    return strace_calls(text, lambda line: re.match(r"(shm|sem|msg)get\(", line))
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed")
 def test_ipc_calls_decode_like_strace(tmp_path):
-    prog = built("sysvipc", "pie")
-    log = tmp_path / "strace.txt"
-    native(["strace", "-f", "-e", "trace=%ipc", "-o", str(log), prog])
-    e = emutrace(["--strace", "-f", "-e", "trace=%ipc", "--timeout", "120", prog])
-    ours = _ipc_calls(e.stderr.decode())
-    theirs = [re.sub(r"= \d+$", "= ID", x) for x in _ipc_calls(log.read_text())]
+    ours, theirs = strace_both(tmp_path, [built("sysvipc", "pie")], ["-f", "-e", "trace=%ipc"], ["--timeout", "120"])
+    ours = _ipc_calls(ours)
+    theirs = [re.sub(r"= \d+$", "= ID", x) for x in _ipc_calls(theirs)]
     assert len(ours) > 10
     # a fresh namespace numbers from 0; the host's already has objects in it
     assert [re.sub(r"= \d+$", "= ID", x) for x in ours] == theirs
@@ -79,11 +71,8 @@ def test_python_multiprocessing_queues_locks_shared_memory():
 def _ctl_lines(text: str):
     """shmctl/semctl/msgctl lines without pids, ids, times, pids inside and stack addresses."""
     out = []
-    for line in text.splitlines():
-        line = re.sub(r"^(\[pid +\d+\] |\d+ +)", "", line)
-        if not re.match(r"(shm|sem|msg)ctl\(", line) or "resumed" in line or "unfinished" in line:
-            continue
-        line = re.sub(r"\) +=", ") =", line)
+    for line in strace_calls(text, lambda line: re.match(r"(shm|sem|msg)ctl\(", line) and "resumed" not in line
+                             and "unfinished" not in line):
         line = re.sub(r"^(\w+)\(\d+", r"\1(ID", line)
         line = re.sub(r"(time|pid)=\d+", r"\1=N", line)
         line = re.sub(r"0x7f[0-9a-f]+", "PTR", line)
@@ -93,10 +82,8 @@ def _ctl_lines(text: str):
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed")
 def test_ipc_control_calls_decode_like_strace(tmp_path):
-    prog = built("sysvipc", "pie")
-    log = tmp_path / "strace.txt"
-    native(["strace", "-f", "-e", "trace=shmctl,semctl,msgctl", "-o", str(log), prog])
-    e = emutrace(["--strace", "-f", "-e", "trace=shmctl,semctl,msgctl", "--timeout", "120", prog])
-    ours, theirs = _ctl_lines(e.stderr.decode()), _ctl_lines(log.read_text())
+    ours, theirs = strace_both(tmp_path, [built("sysvipc", "pie")], ["-f", "-e", "trace=shmctl,semctl,msgctl"],
+                               ["--timeout", "120"])
+    ours, theirs = _ctl_lines(ours), _ctl_lines(theirs)
     assert any("shm_nattch=3" in x for x in ours)
     assert ours == theirs
