@@ -101,6 +101,16 @@ def tmpdir_path(tmp_path):
     return str(tmp_path)
 
 
+def runs_like_native(prog: str, *options) -> subprocess.CompletedProcess:
+    """Run a program natively, then untraced under emutrace (options: emutrace's): it ends with
+    status 0 and prints what it printed natively. Returns emutrace's run."""
+    n = native([prog])
+    e = emutrace(["--no-trace", *options, prog])
+    assert e.returncode == 0, e.stderr[-2000:]
+    assert e.stdout == n.stdout
+    return e
+
+
 def same_as_native(args, timeout=300):
     """Run natively and under emutrace (untraced): same stdout, same status, nothing on stderr."""
     n = native(args)

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from conftest import STILL_DIR, built, emutrace, native
+from conftest import STILL_DIR, built, emutrace, native, runs_like_native
 
 ASYNCIO = """
 import asyncio
@@ -80,11 +80,7 @@ except socket.gaierror as e:
 
 
 def test_c_server_and_client_like_native():
-    prog = built("inetloop", "pie")
-    n = native([prog])
-    e = emutrace(["--no-trace", "--timeout", "120", prog])
-    assert e.returncode == 0, e.stderr[-2000:]
-    assert e.stdout == n.stdout
+    e = runs_like_native(built("inetloop", "pie"), "--timeout", "120")
     assert b"child got 18 bytes: reply to 30 bytes" in e.stdout
     assert b"udp to a closed port: POLLERR=1, recv ECONNREFUSED" in e.stdout
 

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from conftest import built, emutrace, native, strace_both
+from conftest import built, emutrace, runs_like_native, strace_both
 
 NETLINK = r"""
 import socket, errno
@@ -40,11 +40,7 @@ print(sorted({a[4][0] for a in socket.getaddrinfo("localhost", 80, socket.AF_INE
 
 @pytest.mark.parametrize("variant", ["pie", "musl-static"])
 def test_sigev_thread_callback_like_native(variant):
-    prog = built("mqthread", variant)
-    n = native([prog])
-    e = emutrace(["--no-trace", "--timeout", "120", prog])
-    assert e.returncode == 0, e.stderr[-2000:]
-    assert e.stdout == n.stdout
+    e = runs_like_native(built("mqthread", variant), "--timeout", "120")
     assert b'callback 1: value 7, on another thread 1, received 5 "first" prio 3' in e.stdout
     assert b'callback 2: value 8' in e.stdout and b"callback 3" not in e.stdout
     assert b"raw not netlink: Invalid argument" in e.stdout

@@ -5,15 +5,11 @@ import shutil
 
 import pytest
 
-from conftest import built, emutrace, native
+from conftest import built, emutrace, native, runs_like_native
 
 
 def test_message_queues_like_native():
-    prog = built("mqueue", "pie")
-    n = native([prog])
-    e = emutrace(["--no-trace", "--timeout", "120", prog])
-    assert e.returncode == 0, e.stderr[-2000:]
-    assert e.stdout == n.stdout
+    e = runs_like_native(built("mqueue", "pie"), "--timeout", "120")
     assert b"notified 1, si_code SI_MESGQ 1, value 42" in e.stdout
     assert b"mq_notify: ok, twice: EBUSY" in e.stdout
 

@@ -7,15 +7,11 @@ import shutil
 
 import pytest
 
-from conftest import built, emutrace, native, strace_both, strace_calls
+from conftest import built, emutrace, runs_like_native, strace_both, strace_calls
 
 
 def test_truncated_datagrams_like_native():
-    prog = built("msgtrunc", "pie")
-    n = native([prog])
-    e = emutrace(["--no-trace", prog])
-    assert e.returncode == 0, e.stderr[-2000:]
-    assert e.stdout == n.stdout
+    e = runs_like_native(built("msgtrunc", "pie"))
     assert b'udp: recvmsg(room 6) = 6 flags=0x20 data="twenty"' in e.stdout
     assert b'unix seqpacket: recvmsg(room 4, MSG_TRUNC) = 16 flags=0x20 data="the "' in e.stdout
     assert b'tcp: recv(room 11, MSG_TRUNC) = 11 data=""' in e.stdout

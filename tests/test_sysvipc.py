@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from conftest import built, emutrace, native, strace_both, strace_calls
+from conftest import built, emutrace, native, runs_like_native, strace_both, strace_calls
 
 MULTIPROCESSING = """
 import multiprocessing as mp
@@ -37,11 +37,7 @@ if __name__ == "__main__":
 
 
 def test_shm_sem_msg_between_processes_like_native():
-    prog = built("sysvipc", "pie")
-    n = native([prog])
-    e = emutrace(["--no-trace", "--timeout", "120", prog])
-    assert e.returncode == 0, e.stderr[-2000:]
-    assert e.stdout == n.stdout
+    e = runs_like_native(built("sysvipc", "pie"), "--timeout", "120")
     assert b'parent reads "answer from the child"' in e.stdout
     assert b"after the child's exit (undo): GETVAL 1" in e.stdout
 

@@ -3,15 +3,11 @@ closer's port refuses a bind for 60 s of virtual time unless both sockets set SO
 reset leaves none; compared with the native run, and the minute slept out on the virtual clock."""
 import time
 
-from conftest import built, emutrace, native
+from conftest import built, emutrace, runs_like_native
 
 
 def test_time_wait_like_native():
-    prog = built("timewait", "pie")
-    n = native([prog])
-    e = emutrace(["--no-trace", prog])
-    assert e.returncode == 0, e.stderr[-2000:]
-    assert e.stdout == n.stdout
+    e = runs_like_native(built("timewait", "pie"))
     assert b"server closed first: server port EADDRINUSE, with SO_REUSEADDR EADDRINUSE; client port ok" in e.stdout
     assert b"listener had SO_REUSEADDR: server port EADDRINUSE, with SO_REUSEADDR ok" in e.stdout
     assert b"server reset the connection: server port ok, client port ok" in e.stdout
