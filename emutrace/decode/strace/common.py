@@ -37,6 +37,16 @@ def pointer(v: int) -> str:
     return NULL if v == 0 else "%#x" % v
 
 
+def written_u32(mem, addr: int, at: int, failed: bool):
+    """(None, the 32-bit value a call wrote at `at`), or (the text strace prints for the argument
+    at `addr` instead, None): NULL for a null addr, its address when the call failed, `at` is
+    null or unreadable."""
+    if addr == 0:
+        return NULL, None
+    v = None if failed or at == 0 else read_u32(mem, at)
+    return (hexval(addr), None) if v is None else (None, v)
+
+
 def id_text(v: int) -> str:
     """A uid or gid: all ones (32 bits) is strace's -1, "leave it unchanged"."""
     v &= 0xffffffff

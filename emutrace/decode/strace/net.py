@@ -7,7 +7,8 @@ import struct
 from emutrace.kernel import errno as _errno
 from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import hexval, is_error, pointer, quote_string, read_bytes, read_u32
+from emutrace.decode.strace.common import (hexval, is_error, pointer, quote_string, read_bytes, read_u32,
+                                           written_u32)
 from emutrace.decode.strace.fields import StructText, enum, flags
 
 
@@ -113,13 +114,9 @@ def socklen(f, mem, addr, inlen, ret):
 def addr_out(f, mem, addr, lenptr, ret, inlen=None):
     """The address a call wrote: as strace, only the bytes that fit the buffer (the smaller of the
     length given and the length returned) are decoded."""
-    if addr == 0:
-        return "NULL"
-    if is_error(ret) or lenptr == 0:
-        return hexval(addr)
-    n = read_u32(mem, lenptr)
-    if n is None:
-        return hexval(addr)
+    text, n = written_u32(mem, addr, lenptr, is_error(ret))
+    if text is not None:
+        return text
     if inlen is not None:
         n = min(s32(n), s32(inlen))
     return sockaddr(f, mem, addr, n)

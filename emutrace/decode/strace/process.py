@@ -6,7 +6,8 @@ import struct
 
 from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import hexval, is_error, pointer, read_bytes, read_u32, read_u64, nonzero_tail
+from emutrace.decode.strace.common import (hexval, is_error, pointer, read_bytes, read_u32, read_u64, nonzero_tail,
+                                           written_u32)
 
 
 def personality_text(v: int) -> str:
@@ -41,14 +42,8 @@ def format_wait_status(s: int) -> str:
 
 
 def wstatus(f, mem, addr, ret):
-    if addr == 0:
-        return "NULL"
-    if is_error(ret) or ret == 0:
-        return hexval(addr)
-    v = read_u32(mem, addr)
-    if v is None:
-        return hexval(addr)
-    return f"[{format_wait_status(v)}]"
+    text, v = written_u32(mem, addr, addr, is_error(ret) or ret == 0)
+    return text if text is not None else f"[{format_wait_status(v)}]"
 
 
 def _pointer_array(mem, addr: int, most: int):
