@@ -26,7 +26,7 @@ from typing import List, Optional, Tuple
 
 from emutrace.machine import hostmem, reuse
 from emutrace.machine.cpu import ENGINE_BASE_COST, TCG_BUFFER, Machine
-from emutrace.machine.memory import AddressSpace
+from emutrace.machine.memory import SLAB, AddressSpace
 
 # Retired engines kept for reuse. Two: a shell loop alternates between few programs, and each
 # pooled engine holds its translation buffer (charged: ENGINE_BASE_COST + TCG_BUFFER).
@@ -78,7 +78,7 @@ class Engines:
             self.budget.used += retired.host_cost
             self._close_pooled(retired)
             raise
-        reuse.adopt(aspace, retired)
+        reuse.adopt(aspace, retired, SLAB)
         aspace.use_machine(machine)
         aspace.adopt()
         self.reused += 1

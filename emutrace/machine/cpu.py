@@ -15,7 +15,7 @@ from unicorn import unicorn_const as UCC
 from unicorn import x86_const as X
 from unicorn.unicorn_py3.unicorn import uclib
 
-from emutrace.machine import gil, interrupt, tlb
+from emutrace.machine import gil, interrupt
 from emutrace.machine.layout import FXSAVE
 from emutrace.machine.blockcount import PyBlockCounter
 from emutrace.machine.native import native
@@ -245,8 +245,7 @@ class Machine:
         (whatever a tracer keeps per Machine starts afresh; this one is left closed): the same,
         but the instruction counter's block hook (and its system-call sync) stays, with the
         counter started over (renew), and the mappings stay: deleting either would drop every
-        translation, and keeping those is the point. The CPU's TLB is flushed (and with it QEMU's
-        jump cache, so each page's first access asks the new process's TLB fill)."""
+        translation, and keeping those is the point. (The caller flushes the CPU's TLB.)"""
         counter = self.counter
         keep = counter.keep if hasattr(counter, "keep") else (counter.handle,)
         self.engine_hooks.reset_but(keep, counter if hasattr(counter, "keep") else None)
@@ -270,7 +269,6 @@ class Machine:
         fresh.uc.reg_write(X.UC_X86_REG_FPSW, sw)
         fresh.uc.reg_write(X.UC_X86_REG_FPTAG, tag)
         fresh._own_hooks()
-        tlb.flush(fresh.uc)
         return fresh
 
     def _insn_counter(self):

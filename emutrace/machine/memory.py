@@ -25,7 +25,7 @@ from unicorn import UC_HOOK_MEM_WRITE, UcError
 
 from unicorn import unicorn_const as UCC
 
-from emutrace.machine import enginehooks, hostmem, reuse, tlb
+from emutrace.machine import enginehooks, hostmem, tlb
 from emutrace.machine.codewatch import CodeWatch
 from emutrace.linux.mman import PROT_EXEC, PROT_READ, PROT_WRITE
 from emutrace.machine.budget import MemoryBudget, OutOfMemory
@@ -84,7 +84,8 @@ class AddressSpace(GuestAccess):
         # pages this process's TLB fill gave execute (digested when the engine is pooled)
         self.suspects: dict = {}
         self.exec_seen: set = set()
-        self.claimed = None         # (reuse.py: the slabs this process backed, on a reused engine)
+        self.claimed = None         # (reuse.Claims: the slabs this process backed, on a reused engine)
+        self.resolve_suspect = None  # (reuse.resolve, on a reused engine)
         tlb.attach(uc, self)
 
     def watch_code(self, hooks) -> None:
@@ -227,7 +228,7 @@ class AddressSpace(GuestAccess):
         taken = self.vmas
         # (on a reused engine, the Backings a new engine would have: reuse.py's `claimed`; the
         # adopted ones must not move the guest's shared mappings)
-        backs = self.backs if self.claimed is None else self.claimed
+        backs = self.backs if self.claimed is None else self.claimed.slabs
         if shared and backs:
             taken = sorted([*self.vmas, *backs], key=lambda r: r.start)
         end = top
@@ -259,7 +260,7 @@ class AddressSpace(GuestAccess):
         """Host memory under every page of [start, end): new Backings, in SLAB-aligned pieces,
         where none is yet (and no shared mapping is). OutOfMemory when the host refuses."""
         if self.claimed is not None:
-            reuse.claim(self, start, end)
+            self.claimed.claim(start, end)
         k = bisect.bisect_right(self._bstarts, start) - 1
         if k >= 0 and self.backs[k].end >= end:
             return                                          # (the common case: all there)

@@ -85,6 +85,7 @@ def retire(aspace) -> Retired:
             if v.shm is not None:
                 aspace.uc.mem_unmap(v.start, v.end - v.start)
     machine = machine.renew()
+    tlb.flush(machine.uc)           # (and QEMU's jump cache: each page's first access asks the fill)
     backs = aspace.backs
     for b in backs:
         b.buf.release(b.buf_off, b.end - b.start)
@@ -94,13 +95,14 @@ def retire(aspace) -> Retired:
     return Retired(machine, backs, suspects)
 
 
-def adopt(aspace, retired: Retired) -> None:
+def adopt(aspace, retired: Retired, slab: int) -> None:
     """A new address space on a reused engine takes its Backings and its suspect pages. Before
     anything is mapped."""
     aspace.backs = list(retired.backs)
     aspace._bstarts = [b.start for b in aspace.backs]
     aspace.suspects = retired.suspects
-    aspace.claimed = []
+    aspace.resolve_suspect = resolve
+    aspace.claimed = Claims(slab)
 
 
 class _Slab:
@@ -110,24 +112,29 @@ class _Slab:
         self.start, self.end = start, end
 
 
-def claim(aspace, start: int, end: int) -> None:
-    """[start, end) is backed for this process: the SLAB-aligned range around it is what a new
-    engine's Backings would cover (AddressSpace.back), which find_free keeps shared mappings
-    out of (the adopted Backings cover what earlier processes used)."""
-    from emutrace.machine.memory import SLAB
-    lo = start & ~(SLAB - 1)
-    hi = (end + SLAB - 1) & ~(SLAB - 1)
-    slabs = aspace.claimed
-    for s in slabs:
-        if s.start <= lo and hi <= s.end:
-            return
-    keep = [s for s in slabs if s.end < lo or s.start > hi]
-    for s in slabs:
-        if not (s.end < lo or s.start > hi):
-            lo, hi = min(lo, s.start), max(hi, s.end)
-    keep.append(_Slab(lo, hi))
-    keep.sort(key=lambda s: s.start)
-    aspace.claimed = keep
+class Claims:
+    """The SLAB-aligned ranges a process on a reused engine has backed (AddressSpace.back): what
+    a new engine's Backings would cover, which find_free keeps shared mappings out of (the
+    adopted Backings cover what earlier processes used, and must not move the guest's mappings)."""
+
+    def __init__(self, slab: int):
+        self.slab = slab
+        self.slabs: List[_Slab] = []
+
+    def claim(self, start: int, end: int) -> None:
+        lo = start & ~(self.slab - 1)
+        hi = (end + self.slab - 1) & ~(self.slab - 1)
+        slabs = self.slabs
+        for s in slabs:
+            if s.start <= lo and hi <= s.end:
+                return
+        keep = [s for s in slabs if s.end < lo or s.start > hi]
+        for s in slabs:
+            if not (s.end < lo or s.start > hi):
+                lo, hi = min(lo, s.start), max(hi, s.end)
+        keep.append(_Slab(lo, hi))
+        keep.sort(key=lambda s: s.start)
+        self.slabs = keep
 
 
 def _kept(machine) -> tuple:

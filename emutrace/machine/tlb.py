@@ -156,8 +156,7 @@ def attach(uc, aspace) -> None:
         if perms & UCC.UC_PROT_EXEC and vaddr not in seen and not aspace.host_lookup:
             seen.add(vaddr)             # (this page may get translations: reuse.py digests it)
             if aspace.suspects and vaddr in aspace.suspects:
-                from emutrace.machine import reuse      # (it uses this module: imported late)
-                reuse.resolve(aspace, vaddr)
+                aspace.resolve_suspect(aspace, vaddr)   # (reuse.resolve, set by reuse.adopt)
         e = _ENTRY.from_address(entry)
         e[0] = vaddr
         e[1] = perms
