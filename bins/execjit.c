@@ -3,13 +3,14 @@
  * the kernel, a page released by MADV_DONTNEED and refilled, and the same bytes at one address
  * every time), runs it and prints what it returns, then execs itself for the next generation.
  * An emulator that keeps translations of the previous program (emutrace's engine pool) must run
- * each generation's own bytes. */
+ * each generation's own bytes. `execjit fork`: the generations in forked children of one parent. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #define GENERATIONS 6
 
@@ -34,9 +35,8 @@ static void *fixed(void *at, int prot)
     return p;
 }
 
-int main(int argc, char **argv)
+static int run(int gen)
 {
-    int gen = argc > 1 ? atoi(argv[1]) : 0;
     unsigned char buf[64];
 
     unsigned char *rwx = fixed((void *)0x50000000, PROT_READ | PROT_WRITE | PROT_EXEC);
@@ -73,6 +73,27 @@ int main(int argc, char **argv)
     mprotect(same, 4096, PROT_READ | PROT_EXEC);
     printf("gen %d same %d\n", gen, ((fn)same)());
     fflush(stdout);
+    fclose(f);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+        /* the same, each generation in a forked child of one parent */
+        for (int g = 0; g < GENERATIONS; g++) {
+            pid_t pid = fork();
+            if (pid < 0) { perror("fork"); return 2; }
+            if (pid == 0) _exit(run(g));
+            int status;
+            waitpid(pid, &status, 0);
+            printf("child %d status %d\n", g, status);
+            fflush(stdout);
+        }
+        return 0;
+    }
+    int gen = argc > 1 ? atoi(argv[1]) : 0;
+    run(gen);
 
     if (gen + 1 < GENERATIONS) {
         char next[16];

@@ -25,12 +25,13 @@ import os
 from typing import List, Optional, Tuple
 
 from emutrace.machine import hostmem, reuse
-from emutrace.machine.cpu import ENGINE_BASE_COST, TCG_BUFFER, Machine
+from emutrace.machine.cpu import ENGINE_BASE_COST, FORK_TCG_BUFFER, TCG_BUFFER, Machine
 from emutrace.machine.memory import SLAB, AddressSpace
 
-# Retired engines kept for reuse. Two: a shell loop alternates between few programs, and each
-# pooled engine holds its translation buffer (charged: ENGINE_BASE_COST + TCG_BUFFER).
-POOL_MAX = 2
+# Retired engines kept for reuse: an exec's (32 MiB translation buffer) by the next exec, a fork
+# child's (8 MiB) by the next fork. Three: a shell loop alternates between few programs and
+# subshells, and each pooled engine holds its translation buffer (charged: Machine.host_cost).
+POOL_MAX = 3
 
 
 def pooling_wanted() -> bool:
@@ -54,8 +55,10 @@ class Engines:
         """A fresh engine and an empty address space on it, adopted by one process and charged
         to the budget; OutOfMemory (ENOMEM for the guest) when the engine's cost does not fit.
         An exec's engine comes from the pool when one is there."""
-        if tcg_buffer == TCG_BUFFER and self.pool:
-            return self._reuse(self.pool.pop())
+        cost = ENGINE_BASE_COST + tcg_buffer
+        for k in range(len(self.pool) - 1, -1, -1):
+            if self.pool[k].host_cost == cost:
+                return self._reuse(self.pool.pop(k))
         while self.pool and not self.budget.fits(ENGINE_BASE_COST + tcg_buffer):
             self._close_pooled(self.pool.pop(0))     # (pooled engines give way to live ones)
         machine = Machine(tcg_buffer)
@@ -88,7 +91,7 @@ class Engines:
         """Keep a retired exec engine for reuse (between slices); False: close it instead."""
         machine = aspace.machine
         if (not self.pooling or machine is None or aspace.closed
-                or machine.host_cost != ENGINE_BASE_COST + TCG_BUFFER):
+                or machine.host_cost not in (ENGINE_BASE_COST + TCG_BUFFER, ENGINE_BASE_COST + FORK_TCG_BUFFER)):
             return False
         if len(self.pool) >= POOL_MAX:
             self._close_pooled(self.pool.pop(0))

@@ -44,14 +44,17 @@ def _reused(p) -> int:
 
 
 @pytest.mark.parametrize("variant", ["pie", "static"])
-def test_code_rewritten_across_exec_like_native(variant):
+@pytest.mark.parametrize("how", ["exec", "fork"])
+def test_code_rewritten_across_exec_and_fork_like_native(variant, how):
     """Each generation writes other code at the same addresses (RWX stores, W^X, a file mapping
-    the kernel fills, released pages) and execs itself: every generation runs its own bytes.
-    (Without the digest check the file-filled code ran the previous generation's translation.)"""
+    the kernel fills, released pages) and execs itself (or runs in the next forked child of one
+    parent): every generation runs its own bytes. (Without the digest check the file-filled code
+    ran the previous generation's translation.)"""
     exe = built("execjit", variant)
-    n = native([exe])
+    extra = ["fork"] if how == "fork" else []
+    n = native([exe, *extra])
     assert n.returncode == 0 and b"gen 5 same 777" in n.stdout
-    on = _run(["--no-trace", exe], "1")
+    on = _run(["--no-trace", exe, *extra], "1")
     assert on.stdout == n.stdout, on.stderr.decode(errors="replace")[-2000:]
     assert _reused(on) >= 3          # (generations 2.. run on engines of earlier ones)
 
