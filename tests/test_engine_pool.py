@@ -79,3 +79,44 @@ def test_traces_identical_with_pool_on_and_off(tmp_path, mode):
         outs[pool] = (p.stdout, trace.read_bytes(), _reused(p))
     assert outs["1"][:2] == outs["0"][:2]
     assert outs["1"][2] > 0 and outs["0"][2] == 0
+
+
+def test_pooled_engine_is_charged_and_reused(monkeypatch):
+    """A retired engine in the pool stays charged to --max-mem (its host cost), is given to the
+    next new() of its kind with its Backings (pages given back: zero) and its charge moves to
+    the new address space; a pooled engine gives way when a new one would not fit; with
+    EMUTRACE_ENGINE_POOL=0 nothing is pooled."""
+    from emutrace.kernel.engines import Engines
+    from emutrace.machine.budget import MemoryBudget
+    from emutrace.machine.cpu import ENGINE_BASE_COST, TCG_BUFFER
+    cost = ENGINE_BASE_COST + TCG_BUFFER
+    engines = Engines(MemoryBudget(4 * cost))
+    m, a = engines.new()
+    a.map(0x400000, 0x2000, 7)
+    a.write(0x400000, b"\xc3" * 16)
+    engines.leave(a)
+    assert engines.budget.used == 0
+    engines.close_retired()
+    assert len(engines.pool) == 1 and engines.budget.used == cost and a.closed
+    m2, a2 = engines.new()
+    assert engines.reused == 1 and engines.made == 1 and not m2.closed
+    assert m.closed and engines.budget.used == cost and a2.backs
+    a2.map(0x400000, 0x2000, 3)
+    assert a2.read(0x400000, 16) == bytes(16)          # (the old process's bytes are gone)
+    engines.leave(a2)
+    engines.close_retired()
+    # a new engine that would not fit beside the pooled one: the pooled one is closed
+    engines.budget.used += 3 * cost - ENGINE_BASE_COST
+    m3, a3 = engines.new(8 << 20)
+    assert not engines.pool and engines.closed == 1
+    engines.budget.used -= 3 * cost - ENGINE_BASE_COST
+    engines.leave(a3)
+    monkeypatch.setenv("EMUTRACE_ENGINE_POOL", "0")
+    off = Engines(MemoryBudget(4 * cost))
+    _m, a4 = off.new()
+    off.leave(a4)
+    off.close_retired()
+    assert not off.pool and off.closed == 1 and off.budget.used == 0
+    engines.close_retired()
+    engines.close_pool()
+    assert engines.budget.used == 0 and engines.live == 0
