@@ -246,6 +246,8 @@ PROGRAMS: Dict[str, dict] = {
               flags=_C_FLAGS),
     "codeio": _p("c", "code arriving by read(2) (pipe, memfd) into W^X, RWX, reused and dual-mapped pages, run",
                  flags=_C_FLAGS),
+    "execjit": _p("c", "code rewritten at fixed addresses across exec (RWX, W^X, file-filled, released, same bytes)",
+                  flags=_C_FLAGS),
     "mmlimits": _p("c", "2^46 reservations, map/unmap churn, vm.max_map_count",
                    flags=_C_FLAGS),
     "mmchurn": _p("c", "N x reserve/commit/guard/release/unmap (benchmark)", flags=_C_FLAGS),

@@ -324,6 +324,8 @@ class Run:
         idle = 0                              # wake-ups in a row that ended blocked again
         engines = self.kernel.engines
         resuming = self.hooks.listeners("resume")    # (a debugger's: see machine/phases.py)
+        if resuming:
+            engines.pooling = False           # (a debugger keeps every engine of the run)
         try:
             while True:
                 if engines.retired:           # (between slices: no engine is running)
@@ -358,6 +360,8 @@ class Run:
                     self._process_exit(proc, e)
         except GuestDeadlock as e:
             raise LimitReached(f"the program cannot continue: {e}", 125) from None
+        finally:
+            engines.close_pool()              # (no engine runs here)
         return self._main_result or Result()
 
     def _slice(self, proc: Process, t, deadline) -> None:

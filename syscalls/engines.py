@@ -13,13 +13,30 @@ left to the collector, every fork or exec kept ~5.5 MB to the end of the run (do
 Charging: an engine's host cost (its translation buffer and its fixed part, Machine.host_cost)
 is charged to the run's MemoryBudget with its address space from the moment it is made to the
 moment its last process leaves, so N live processes cannot hold more than --max-mem between them.
+
+Reuse: a retired exec engine is not closed but pooled (at most POOL_MAX, each charged to the
+budget as a live engine is), renewed and given to the next exec with its translations where they
+still hold (emutrace/machine/reuse.py): most of a short process's host time is translating ld.so's
+and libc's code again. EMUTRACE_ENGINE_POOL=0 turns it off (every exec gets a new engine).
 """
 from __future__ import annotations
 
+import os
 from typing import List, Optional, Tuple
 
-from emutrace.machine.cpu import TCG_BUFFER, Machine
-from emutrace.machine.memory import AddressSpace
+from emutrace.machine import hostmem, reuse
+from emutrace.machine.cpu import ENGINE_BASE_COST, FORK_TCG_BUFFER, TCG_BUFFER, Machine
+from emutrace.machine.memory import SLAB, AddressSpace
+
+# Retired engines kept for reuse: an exec's (32 MiB translation buffer) by the next exec, a fork
+# child's (8 MiB) by the next fork. Three: a shell loop alternates between few programs and
+# subshells, and each pooled engine holds its translation buffer (charged: Machine.host_cost).
+POOL_MAX = 3
+
+
+def pooling_wanted() -> bool:
+    """EMUTRACE_ENGINE_POOL=0: no reuse (each exec gets a new engine)."""
+    return os.environ.get("EMUTRACE_ENGINE_POOL", "1") != "0"
 
 
 class Engines:
@@ -30,10 +47,20 @@ class Engines:
         self.retired: List[AddressSpace] = []    # no process left on them; not closed yet
         self.made = 0                            # engines made in the run
         self.closed = 0                          # engines closed in the run
+        self.pool: List[reuse.Retired] = []      # retired engines kept for the next exec
+        self.pooling = pooling_wanted()          # (off: EMUTRACE_ENGINE_POOL=0, or a debugger)
+        self.reused = 0                          # execs that got a pooled engine
 
     def new(self, tcg_buffer: int = TCG_BUFFER) -> Tuple[Machine, AddressSpace]:
         """A fresh engine and an empty address space on it, adopted by one process and charged
-        to the budget; OutOfMemory (ENOMEM for the guest) when the engine's cost does not fit."""
+        to the budget; OutOfMemory (ENOMEM for the guest) when the engine's cost does not fit.
+        An exec's engine comes from the pool when one is there."""
+        cost = ENGINE_BASE_COST + tcg_buffer
+        for k in range(len(self.pool) - 1, -1, -1):
+            if self.pool[k].host_cost == cost:
+                return self._reuse(self.pool.pop(k))
+        while self.pool and not self.budget.fits(ENGINE_BASE_COST + tcg_buffer):
+            self._close_pooled(self.pool.pop(0))     # (pooled engines give way to live ones)
         machine = Machine(tcg_buffer)
         try:
             aspace = AddressSpace(machine.uc, self.budget, machine.host_cost)
@@ -44,6 +71,50 @@ class Engines:
         aspace.adopt()
         self.made += 1
         return machine, aspace
+
+    def _reuse(self, retired: "reuse.Retired") -> Tuple[Machine, AddressSpace]:
+        machine = retired.machine
+        self.budget.used -= retired.host_cost        # (charged again with the address space)
+        try:
+            aspace = AddressSpace(machine.uc, self.budget, machine.host_cost)
+        except BaseException:
+            self.budget.used += retired.host_cost
+            self._close_pooled(retired)
+            raise
+        reuse.adopt(aspace, retired, SLAB)
+        aspace.use_machine(machine)
+        aspace.adopt()
+        self.reused += 1
+        return machine, aspace
+
+    def _to_pool(self, aspace: AddressSpace) -> bool:
+        """Keep a retired exec engine for reuse (between slices); False: close it instead."""
+        machine = aspace.machine
+        if (not self.pooling or machine is None or aspace.closed
+                or machine.host_cost not in (ENGINE_BASE_COST + TCG_BUFFER, ENGINE_BASE_COST + FORK_TCG_BUFFER)):
+            return False
+        if len(self.pool) >= POOL_MAX:
+            self._close_pooled(self.pool.pop(0))
+        if not self.budget.fits(machine.host_cost):
+            return False
+        retired = reuse.retire(aspace)
+        self.budget.used += retired.host_cost
+        self.pool.append(retired)
+        return True
+
+    def _close_pooled(self, retired: "reuse.Retired") -> None:
+        self.budget.used -= retired.host_cost
+        retired.machine.close()
+        for buf in {id(b.buf): b.buf for b in retired.backs}.values():
+            hostmem.unreserve(buf.size)
+            buf.close()
+        retired.backs = []
+        self.closed += 1
+
+    def close_pool(self) -> None:
+        """The run is over: the pooled engines are closed (no engine runs)."""
+        while self.pool:
+            self._close_pooled(self.pool.pop())
 
     def leave(self, aspace: Optional[AddressSpace]) -> None:
         """A process no longer runs on aspace (it ended or exec'd): with the last one, its charge
@@ -72,7 +143,8 @@ class Engines:
                 if aspace.users <= 0:
                     kept.append(aspace)
                 continue
-            self._close(aspace)
+            if not self._to_pool(aspace):
+                self._close(aspace)
         self.retired = kept
 
     def _close(self, aspace: AddressSpace) -> None:

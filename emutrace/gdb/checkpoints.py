@@ -20,8 +20,18 @@ The processes
   the last worker ends (gdb killed the program, went away, the program exited). Nothing is left
   behind: every parked process waits on a socket only a worker holds.
 
-Spacing (rr's): checkpoint k (at k*INTERVAL) is kept while the furthest position m (in units of
-INTERVAL) a worker passed since satisfies m - k <= KEEP * 2^tz(k), tz the number of trailing
+Spacing, a cost budget: a checkpoint costs the fork and the copy-on-write that follows it
+(~7 ms here, whatever the interval), so the interval is what bounds their share of forward time.
+They are taken every SPARSE units (2^25 instructions, ~0.1 s of forward time: the forks are
+< 10% of it) while the run has no watchpoint, and every unit (2^23) while it has one (a
+watchpoint's memory hook makes the run ~5x slower, so the same share holds, and each watchpoint
+hit is a replay from the latest checkpoint: a shorter one). A replay to a position further than
+2 * NEAR from where it starts also takes one checkpoint NEAR instructions before its destination,
+so that what gdb does next around that moment (reverse-stepi again, reverse-next: one replay per
+instruction) replays NEAR instructions, not an interval.
+
+Which are kept (rr's thinning): checkpoint k (at k units) is kept while the furthest position m
+(in units) a worker passed since satisfies m - k <= KEEP * 2^tz(k), tz the number of trailing
 zeros of k: the last few intervals each have one, then every other one, every fourth... so
 O(log L) are kept for a run of L instructions, and reverse-stepi replays at most one interval.
 At most MAX_KEPT are parked at once.
@@ -29,7 +39,8 @@ At most MAX_KEPT are parked at once.
 Where the host has no fork (Windows), with EMUTRACE_GDB_CHECKPOINTS=0, on the pure event path
 with its interrupt thread, or while the guest has MAP_SHARED memory (host memory that a fork
 shares instead of copying), no checkpoint is taken and going back replays from the start: the
-same answers, slower. EMUTRACE_GDB_CHECKPOINT_INSNS sets INTERVAL.
+same answers, slower. EMUTRACE_GDB_CHECKPOINT_INSNS=N sets one interval of N instructions for
+every case (tests use it), with no near checkpoints.
 """
 from __future__ import annotations
 
@@ -43,7 +54,9 @@ import sys
 import threading
 from typing import Dict, List, Optional, Tuple
 
-INTERVAL = 1 << 22          # instructions: ~0.4 s of replay at the counter's speed (docs/gdb.md)
+INTERVAL = 1 << 23          # instructions: the unit, and the interval while a watchpoint is set
+SPARSE = 4                  # units between two checkpoints while none is (docs/gdb.md: measured)
+NEAR = 1 << 20              # a replay's checkpoint, this far before its destination
 KEEP = 2
 MAX_KEPT = 40
 MAX_FDS = MAX_KEPT + 8
@@ -58,12 +71,13 @@ def enabled() -> bool:
         os.environ.get("EMUTRACE_GDB_CHECKPOINTS", "1") != "0"
 
 
-def interval() -> int:
+def interval() -> Optional[int]:
+    """The interval EMUTRACE_GDB_CHECKPOINT_INSNS sets, or None (the default spacing)."""
     try:
         n = int(os.environ.get("EMUTRACE_GDB_CHECKPOINT_INSNS", ""), 0)
     except ValueError:
-        return INTERVAL
-    return n if n > 0 else INTERVAL
+        return None
+    return n if n > 0 else None
 
 
 def _tz(k: int) -> int:
@@ -184,21 +198,41 @@ class Checkpoints:
     def __init__(self, client_fds: List[int], status_w: Optional[int] = None):
         self.on = enabled()
         self.status_w = status_w                # (the supervisor's pipe: a new worker says its pid)
-        self.step = interval()
+        fixed = interval()
+        self.step = fixed or INTERVAL           # the unit: positions of checkpoints are counted in it
+        self.sparse = 1 if fixed else SPARSE
+        self.watching = False                   # the run has a watchpoint (the debugger says so)
+        self.near: Optional[int] = None if fixed else 0     # a replay's near checkpoint (None: never)
         self.client_fds = list(client_fds)      # gdb's connection (fd numbers kept across workers)
         self.kept: List[Checkpoint] = []        # sorted by position
         self.furthest = 0                       # in units of step
         self.taken = 0                          # forks made by this worker (for monitor and tests)
 
     # -- when ------------------------------------------------------------------------------------
+    def spacing(self) -> int:
+        """Instructions between two checkpoints now."""
+        return self.step if self.watching else self.step * self.sparse
+
+    def aim(self, now: int, to: Optional[int]) -> None:
+        """A replay from `now` to `to` (None: a scan, whose destination is not known yet) begins:
+        a checkpoint NEAR before `to` if that is far enough (see the module's docstring)."""
+        if self.near is not None:
+            self.near = to - NEAR if to is not None and to - now > 2 * NEAR else 0
+
+    def _due(self, pos: int) -> bool:
+        return pos > 0 and (pos % self.spacing() == 0 or pos == self.near)
+
     def next_at(self, first: int) -> int:
         """The next position >= first where a checkpoint is due (or a huge number: off)."""
         if not self.on:
             return 1 << 64
-        k = max(1, -(-first // self.step))
-        while self._has(k * self.step):
+        gap = self.spacing()
+        k = max(1, -(-first // gap))
+        while self._has(k * gap):
             k += 1
-        return k * self.step
+        if self.near and first <= self.near < k * gap and not self._has(self.near):
+            return self.near
+        return k * gap
 
     def _has(self, pos: int) -> bool:
         return any(c.position == pos for c in self.kept)
@@ -225,7 +259,7 @@ class Checkpoints:
     def take(self, dbg, pos: int) -> bool:
         """Fork a checkpoint at pos (True). In the parked copy this returns only when it is
         resumed: then as the new worker, with the session's state installed (dbg.resumed set)."""
-        if not self.on or pos % self.step or self._has(pos) or not self._forkable(dbg):
+        if not self.on or not self._due(pos) or self._has(pos) or not self._forkable(dbg):
             return False
         dbg.flush_outputs()
         for f in (sys.stdout, sys.stderr):
@@ -259,7 +293,7 @@ class Checkpoints:
     def _forkable(dbg) -> bool:
         if threading.active_count() > 1:
             return False                         # (a host thread would not follow the fork)
-        for p in dbg.session.processes:
+        for p in dbg.processes:
             if p.exit is None and p.aspace is not None and any(v.shm is not None for v in p.aspace.vmas):
                 return False                     # MAP_SHARED guest memory: a fork would share it
         return True

@@ -62,7 +62,10 @@ class Debugger:
         self.cfg = cfg
         self.server = server
         self.timeline = timeline
-        self.session = None
+        # what the debugger uses of the run it serves, given by attach_run (the run owns them)
+        self.kernel = None
+        self.processes: List = []             # every process of the run, in creation order
+        self.run_started = False              # the first program is loaded (observers' `started`)
         self.outputs: List = []
         self.counter: Optional[Counter] = None
         self.points: Optional[Points] = None
@@ -93,8 +96,13 @@ class Debugger:
         self.checkpoints = Checkpoints([])    # (listen.serve gives it gdb's connection)
 
     # -- the session ----------------------------------------------------------------------------
-    def attach_session(self, session, outputs) -> None:
-        self.session, self.outputs = session, outputs
+    def attach_run(self, hooks, kernel, processes: List, outputs) -> None:
+        """Serve one run: its hooks registry (the phases the debugger stops at), its kernel (the
+        current process and the scheduler), its list of processes (the run keeps it up to date)
+        and its outputs. The run also calls this object as one of its observers (attach,
+        started, exited)."""
+        self.kernel, self.processes, self.outputs = kernel, processes, outputs
+        self.run_started = False
         self.engines: List[tuple] = []        # (machine, address space) of every engine of the run
         self.counter = Counter(self._due)
         self.points = Points(self._hit)
@@ -105,13 +113,11 @@ class Debugger:
         self.watch_hit = None
         self.skip_at = -1
         self.target = NEVER
-        hooks = session.hooks
         hooks.on("syscall_enter", self._syscall_enter)
         hooks.on("syscall_exit", self._syscall_exit)
         hooks.on("resume", self._resume_phase)
         hooks.on("fork", self._fork)
         hooks.on("exec", self._exec)
-        session.add_observer(self)
 
     # observers' interface (emutrace/session.py) -------------------------------------------------
     def attach(self, proc) -> None:
@@ -138,6 +144,7 @@ class Debugger:
         instruction of an engine while it has one (emutrace/gdb/positions.py). Not in a replay:
         there a hit is only noted at its position, and the stop where the replay goes is a
         position known in advance."""
+        self.checkpoints.watching = any(self.points.watching(p) for p in self.processes)
         if proc.machine is not None:
             self.counter.every_insn(proc, self.points.watching(proc) and not self.timeline.busy()
                                     and not self._watch_travels())
@@ -165,7 +172,7 @@ class Debugger:
 
     def replay_over(self) -> None:
         """The replay arrived: from here watchpoints stop the run again."""
-        for p in self.session.processes:
+        for p in self.processes:
             if p.exit is None and p.machine is not None and self.points.watching(p):
                 self._watching_changed(p)
 
@@ -187,8 +194,11 @@ class Debugger:
             self._watching_changed(proc)
         self.wanted.get(proc.pid, set()).discard((kind, addr, length))
 
+    def started(self, proc) -> None:
+        self.run_started = True
+
     def exited(self, proc, result) -> None:
-        if proc is self.session.processes[0]:
+        if proc is self.processes[0]:
             self.exited_main = result
         self.points.forget(proc)
         if proc in self.detached:
@@ -213,11 +223,11 @@ class Debugger:
                                  self.checkpoints.next_at(base)))
 
     def current_thread(self):
-        return self.session.kernel.sched.current
+        return self.kernel.sched.current
 
     def live_threads(self):
         out = []
-        for p in self.session.processes:
+        for p in self.processes:
             if p.exit is None and p not in self.detached:
                 out.extend(t for t in p.threads if t.alive)
         return out
@@ -278,7 +288,7 @@ class Debugger:
         try:
             fn(*args)
         except BaseException as e:
-            proc = self.session.kernel.current
+            proc = self.kernel.current
             if proc is None or proc.machine is None:
                 raise
             proc.machine._stop_with(e)
@@ -319,7 +329,7 @@ class Debugger:
 
     # -- breakpoints and watchpoints -------------------------------------------------------------------
     def _hit(self, kind: str, proc, address: int) -> None:
-        proc = self.session.kernel.current
+        proc = self.kernel.current
         if proc in self.detached:
             return
         m = proc.machine
@@ -416,7 +426,7 @@ class Debugger:
 
     def _exec(self, proc, image) -> None:
         self.stack_tops[proc] = proc.machine.reg("rsp")
-        if self.session.started:
+        if self.run_started:
             self.execed.add(proc)
 
     # -- signals ----------------------------------------------------------------------------------------
@@ -431,7 +441,7 @@ class Debugger:
             return
         if proc in self.detached:
             return
-        sched = self.session.kernel.sched
+        sched = self.kernel.sched
         info = sched.signal_for(t, interruptible=True)
         if info is None or id(info) in self.reported or info["si_signo"] in self.pass_signals:
             return
@@ -459,8 +469,8 @@ class Debugger:
         self.pass_signals, self.catch = state["pass_signals"], state["catch"]
         self.wanted = {pid: set(v) for pid, v in state["wanted"].items()}
         self.let_go, self.known = set(state["let_go"]), set(state["known"])
-        self.detached |= {p for p in self.session.processes if p.pid in self.let_go}
-        for p in self.session.processes:
+        self.detached |= {p for p in self.processes if p.pid in self.let_go}
+        for p in self.processes:
             if p.exit is None and p.machine is not None:
                 self.points.clear(p)
                 if p not in self.detached:
@@ -474,9 +484,15 @@ class Debugger:
                 w.buf, w.size = [], 0
                 w.stream = open(os.devnull, "w")      # (a replay traces to nowhere: timeline.py)
         self.timeline.install(state)
-        for p in self.session.processes:
+        self.replay_begins(self.timeline.plan)
+        for p in self.processes:
             if p.exit is None and p.machine is not None and self.points.watching(p):
                 self._watching_changed(p)      # (off while the replay runs)
+
+    def replay_begins(self, plan) -> None:
+        """A replay starts here (from a checkpoint, or from the start of the run): where it goes
+        decides the near checkpoint (emutrace/gdb/checkpoints.py)."""
+        self.checkpoints.aim(self.counter.count, plan.to if plan.scan_to is None else None)
 
     # -- gdb's requests on processes ----------------------------------------------------------------
     def detach(self, proc) -> None:

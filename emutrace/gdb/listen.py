@@ -134,9 +134,12 @@ def _work(cfg, pristine, channel, closers, status_w) -> int:
     try:
         while True:
             session, outputs = _build(cfg, pristine, replay=plan is not None)
-            dbg.attach_session(session, outputs)
+            dbg.attach_run(session.hooks, session.kernel, session.processes, outputs)
+            session.add_observer(dbg)
             try:
                 timeline.begin(plan)
+                if plan is not None:
+                    dbg.replay_begins(plan)
                 session.start()
                 main = session.processes[0]
                 session.kernel.sched.admit_process(main)     # (run() does it too: its threads get ids)

@@ -10,6 +10,7 @@ Nothing here knows what a packet means (emutrace/gdb/server.py does).
 from __future__ import annotations
 
 import os
+import re
 import select
 from typing import Optional
 
@@ -25,30 +26,25 @@ def checksum(data: bytes) -> int:
     return sum(data) & 0xFF
 
 
+# (byte, its escape): `}` first, since the other escapes bring one in
+_ESCAPES = tuple((bytes((b,)), bytes((0x7D, b ^ 0x20))) for b in (0x7D, 0x23, 0x24, 0x2A))
+_ESCAPED = re.compile(rb"}(.)", re.DOTALL)
+
+
 def escape(data: bytes) -> bytes:
-    """Binary data for a reply (vFile:pread, qXfer): #, $, } and * escaped as } + (byte ^ 0x20)."""
-    out = bytearray()
-    for b in data:
-        if b in (0x23, 0x24, 0x7D, 0x2A):
-            out += bytes((0x7D, b ^ 0x20))
-        else:
-            out.append(b)
-    return bytes(out)
+    """Binary data for a reply (vFile:pread, qXfer): #, $, } and * escaped as } + (byte ^ 0x20).
+    (bytes.replace, not a loop over the bytes: gdb reads the libraries' files through this, and
+    a loop cost ~0.1 s of every session.)"""
+    out = bytes(data)
+    for plain, escaped in _ESCAPES:
+        if plain in out:
+            out = out.replace(plain, escaped)
+    return out
 
 
 def unescape(data: bytes) -> bytes:
-    """Binary data of an X or vFile:pwrite packet."""
-    out = bytearray()
-    i, n = 0, len(data)
-    while i < n:
-        b = data[i]
-        if b == 0x7D and i + 1 < n:
-            out.append(data[i + 1] ^ 0x20)
-            i += 2
-        else:
-            out.append(b)
-            i += 1
-    return bytes(out)
+    """Binary data of an X or vFile:pwrite packet (a lone } at the end stays as it is)."""
+    return _ESCAPED.sub(lambda m: bytes((m[1][0] ^ 0x20,)), bytes(data))
 
 
 class Channel:

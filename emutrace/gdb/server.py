@@ -366,7 +366,7 @@ class Server:
 
     def h_D(self, arg):
         pid = _hex_int(arg[1:]) if arg.startswith(";") else None
-        procs = [p for p in self.dbg.session.processes if p.exit is None and (pid is None or p.pid == pid)]
+        procs = [p for p in self.dbg.processes if p.exit is None and (pid is None or p.pid == pid)]
         for p in procs:
             self.dbg.detach(p)
         self.send("OK")
@@ -433,7 +433,7 @@ class Server:
             doc = xfer.auxv(proc, self.dbg.stack_tops.get(proc))
         elif obj == "exec-file":
             pid = _hex_int(annex) if annex else None
-            p = next((q for q in self.dbg.session.processes if pid is None or q.pid == pid), None)
+            p = next((q for q in self.dbg.processes if pid is None or q.pid == pid), None)
             if p is None:
                 return "E01"
             doc = p.exe.encode("utf-8", "surrogateescape")

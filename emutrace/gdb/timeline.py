@@ -272,7 +272,7 @@ class Timeline:
             cks = dbg.checkpoints
             rows = "".join(f"  {c.position} pid {c.pid}\n" for c in cks.kept)
             state = "on" if cks.on else "off: going back replays from the start"
-            return (f"checkpoints {state}, every {cks.step} instructions, {len(cks.kept)} parked; "
+            return (f"checkpoints {state}, every {cks.spacing()} instructions, {len(cks.kept)} parked; "
                     f"{self.replays} replays\n{rows}")
         if words[0] == "when":
             t = server.reg_thread()

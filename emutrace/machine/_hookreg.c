@@ -30,6 +30,8 @@
 typedef struct {
     void *engine;
     size_t handle;
+    int type;                   /* (hook_ranges: which hooks Unicorn instruments translations for) */
+    uint64_t begin, end;
 } HookEntry;
 
 static emutrace_uc_hook_add_fn real_add;
@@ -37,7 +39,7 @@ static int insn_flag, opcode_flag;      /* Unicorn's UC_HOOK_INSN and UC_HOOK_TC
 static HookEntry *entries;
 static size_t n_entries, cap_entries;
 
-static int record(void *engine, size_t handle)
+static int record(void *engine, size_t handle, int type, uint64_t begin, uint64_t end)
 {
     if (n_entries == cap_entries) {
         size_t cap = cap_entries ? 2 * cap_entries : 64;
@@ -48,6 +50,9 @@ static int record(void *engine, size_t handle)
     }
     entries[n_entries].engine = engine;
     entries[n_entries].handle = handle;
+    entries[n_entries].type = type;
+    entries[n_entries].begin = begin;
+    entries[n_entries].end = end;
     n_entries++;
     return 0;
 }
@@ -72,7 +77,7 @@ static int recording_hook_add(void *uc, size_t *hh, int type, void *callback, vo
     }
     va_end(ap);
     /* (a hook that cannot be recorded would survive a reset: refuse it rather) */
-    if (err == 0 && record(uc, *hh) < 0) return 1;     /* UC_ERR_NOMEM */
+    if (err == 0 && record(uc, *hh, type, begin, end) < 0) return 1;     /* UC_ERR_NOMEM */
     return err;
 }
 
@@ -156,6 +161,31 @@ static PyObject *forget_engine(PyObject *self, PyObject *arg)
     return handles_of(engine, 1);
 }
 
+/* hook_ranges(engine, type_mask) -> [(handle, begin, end), ...]: the recorded hooks of engine whose
+ * type has a bit of type_mask (the code and block hooks, which Unicorn compiles into the
+ * translations made while they exist: a reused engine's kept translations must not run where a
+ * new one covers, emutrace/machine/reuse.py) */
+static PyObject *hook_ranges(PyObject *self, PyObject *args)
+{
+    unsigned long long engine;
+    int mask;
+    if (!PyArg_ParseTuple(args, "Ki", &engine, &mask)) return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    for (size_t i = 0; i < n_entries; i++) {
+        if (entries[i].engine != (void *)(uintptr_t)engine || !(entries[i].type & mask)) continue;
+        PyObject *t = Py_BuildValue("nKK", (Py_ssize_t)entries[i].handle,
+                                    (unsigned long long)entries[i].begin, (unsigned long long)entries[i].end);
+        if (t == NULL || PyList_Append(out, t) < 0) {
+            Py_XDECREF(t);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(t);
+    }
+    return out;
+}
+
 static PyObject *forget_hook(PyObject *self, PyObject *args)
 {
     unsigned long long engine, handle;
@@ -172,6 +202,8 @@ static PyMethodDef methods[] = {
     {"engine_hooks", engine_hooks, METH_O, "engine_hooks(engine) -> the handles recorded for engine"},
     {"forget_engine", forget_engine, METH_O, "forget_engine(engine) -> the handles recorded for engine, now forgotten"},
     {"hook_deleter", hook_deleter, METH_O, "hook_deleter(uc_hook_del) -> the address of a uc_hook_del that unrecords"},
+    {"hook_ranges", hook_ranges, METH_VARARGS,
+     "hook_ranges(engine, type_mask) -> [(handle, begin, end)] of the recorded hooks of those types"},
     {"forget_hook", forget_hook, METH_VARARGS, "forget_hook(engine, handle) -> whether it was recorded"},
     {NULL, NULL, 0, NULL}
 };

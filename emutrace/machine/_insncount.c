@@ -661,7 +661,44 @@ static PyObject *InsnCounter_unwatch(InsnCounterObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* renew(): the counter of a reused engine (emutrace/machine/reuse.py) starts as a new one would, its
+ * block hook and its system-call sync kept (deleting a block hook drops every translation it
+ * instrumented: the reuse is of those). Every count of the engine's table is dropped (the next
+ * process's blocks are counted from their own bytes, through the shared table), the total, the
+ * stop, the skipped ranges, the clock's base and the debugger's watch are reset, and the RDTSC
+ * answers let go (the caller deletes their hooks through the engine's registry: the next process
+ * may have its RDTSC answered in Python). keep -> (handle, sync handle): the hooks to keep. */
+static PyObject *InsnCounter_renew(InsnCounterObject *self, PyObject *unused)
+{
+    (void)unused;
+    ic_sync(self);
+    ic_watch_release(self);
+    memset(self->front, 0, sizeof self->front);
+    memset(self->table.slots, 0, ((size_t)self->table.mask + 1) * sizeof(U64Slot));
+    self->table.used = 0;
+    self->total = 0;
+    self->cur_start = self->cur_size = self->cur_n = 0;
+    self->stop_at = -1;
+    self->overshoot = 0;
+    self->ran_out = 0;
+    self->tsc_base = 0;
+    self->rate = 0;
+    self->reg_write = NULL;
+    self->tsc_handles[0] = self->tsc_handles[1] = 0;
+    self->nskip = 0;
+    self->pos = self->done = self->batch;
+    self->end = self->batch + CHECK_PERIOD;
+    Py_RETURN_NONE;
+}
+
+static PyObject *InsnCounter_get_keep(InsnCounterObject *self, void *closure)
+{
+    return Py_BuildValue("nn", (Py_ssize_t)self->handle, (Py_ssize_t)self->sync_handle);
+}
+
 static PyMethodDef InsnCounter_methods[] = {
+    {"renew", (PyCFunction)InsnCounter_renew, METH_NOARGS,
+     "renew(): a reused engine's counter starts over (its block hook and syscall sync kept)"},
     {"shared", (PyCFunction)InsnCounter_shared, METH_NOARGS | METH_STATIC,
      "shared() -> (blocks, code bytes) in the host process's table of decoded blocks"},
     {"exact", (PyCFunction)InsnCounter_exact, METH_O,
@@ -697,6 +734,7 @@ static PyGetSetDef InsnCounter_getset[] = {
      "RDTSC answers tsc_base + total * rate", NULL},
     {"rate", (getter)InsnCounter_get_rate, (setter)InsnCounter_set_rate, "nanoseconds per instruction", NULL},
     {"handle", (getter)InsnCounter_get_handle, NULL, "the hook's Unicorn handle", NULL},
+    {"keep", (getter)InsnCounter_get_keep, NULL, "(block hook, syscall sync hook): kept by renew", NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -125,6 +125,7 @@ _FP_READ = ([X.UC_X86_REG_XMM0 + i for i in range(16)] + [X.UC_X86_REG_FP0 + i f
 _FP_WRITE = ([X.UC_X86_REG_FPCW, X.UC_X86_REG_MXCSR] + [X.UC_X86_REG_XMM0 + i for i in range(16)]
              + [X.UC_X86_REG_FP0 + i for i in range(8)])
 _FP = []
+_FRESH_FP: list = []        # (fp_state, FPSW, FPTAG) of a just-made engine (Machine.renew)
 
 
 class _FpBatch:
@@ -206,6 +207,9 @@ class Machine:
             self.read = self.read_fast = self.read_small = gm.read
             self.write = gm.write
         self.counter = self._insn_counter()
+        if not _FRESH_FP:               # (what renew gives a reused engine back)
+            _FRESH_FP.extend((self.fp_state(), self.uc.reg_read(X.UC_X86_REG_FPSW),
+                              self.uc.reg_read(X.UC_X86_REG_FPTAG)))
 
     def _own_hooks(self) -> None:
         """The hooks every engine has from birth (the instruction counter's follow)."""
@@ -235,6 +239,37 @@ class Machine:
         self.reset_fpu()
         self._own_hooks()
         self.counter = self._insn_counter()
+
+    def renew(self) -> "Machine":
+        """reset_engine() for a reused engine (emutrace/machine/reuse.py), as a new Machine object
+        (whatever a tracer keeps per Machine starts afresh; this one is left closed): the same,
+        but the instruction counter's block hook (and its system-call sync) stays, with the
+        counter started over (renew), and the mappings stay: deleting either would drop every
+        translation, and keeping those is the point. (The caller flushes the CPU's TLB.)"""
+        counter = self.counter
+        keep = counter.keep if hasattr(counter, "keep") else (counter.handle,)
+        self.engine_hooks.reset_but(keep, counter if hasattr(counter, "keep") else None)
+        fresh = object.__new__(Machine)
+        fresh.__dict__.update(self.__dict__)
+        self.__dict__.clear()
+        self.closed = True
+        fresh.own_code = []
+        fresh.loaded = None
+        fresh.syscall_answers = None
+        if hasattr(counter, "read") and not hasattr(counter, "keep"):
+            counter.read = fresh.read
+        counter.renew()
+        fresh._buf.value = 0
+        for r in GPRS:
+            _RAW.uc_reg_write(fresh._hc, _REG_C[r], fresh._bufref)
+        # the x87/SSE registers as a new engine has them (XMM, ST, status and tag words too:
+        # the old process's values must not show through)
+        image, sw, tag = _FRESH_FP
+        fresh.set_fp_state(image)
+        fresh.uc.reg_write(X.UC_X86_REG_FPSW, sw)
+        fresh.uc.reg_write(X.UC_X86_REG_FPTAG, tag)
+        fresh._own_hooks()
+        return fresh
 
     def _insn_counter(self):
         """The engine's count of retired instructions (emutrace/machine/workcount.py), hooked

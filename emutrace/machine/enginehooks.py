@@ -70,6 +70,10 @@ def _recording_hook_del() -> int:
 
 HOOK_DEL_ADDRESS = _recording_hook_del()
 _RECORDED = getattr(native, "engine_hooks", None) is not None
+_RANGES = getattr(native, "hook_ranges", None) is not None
+# the hook types Unicorn compiles into translations (translator.c: a translated block calls the
+# code and block hooks that covered it when it was made; deleting one drops those blocks)
+_TRANSLATED = UCC.UC_HOOK_CODE | UCC.UC_HOOK_BLOCK
 
 # the registry of each engine by its handle, for the code that has only the binding's Uc (the
 # TLB fill, an AddressSpace's alias hooks). Weak values: the Machine holds its registry (a table
@@ -105,6 +109,7 @@ class EngineHooks:
         self._keep: Dict[int, object] = {}      # handle -> what keeps its callback alive (Python-added)
         self._binding: set = set()              # handles added through the binding (uc._callbacks)
         self._attached: List[object] = []       # compiled objects holding hooks of this engine
+        self._ranges: Dict[int, tuple] = {}     # handle -> (begin, end) of Python-added code/block hooks
 
     # -- adding --------------------------------------------------------------
     def add(self, cb, htype: int, begin: int, end: int, *extra) -> int:
@@ -115,6 +120,8 @@ class EngineHooks:
         if err != UCC.UC_ERR_OK:
             raise UcError(err)
         self._keep[handle.value] = cb       # the C side keeps only a pointer
+        if htype & _TRANSLATED:
+            self._ranges[handle.value] = (begin, end)
         return handle.value
 
     def add_binding(self, htype: int, fn, user_data=None, begin: int = 1, end: int = 0, aux1: int = 0) -> int:
@@ -122,6 +129,8 @@ class EngineHooks:
         handle = self._uc().hook_add(htype, fn, user_data, begin, end, aux1)
         self._keep[handle] = None           # (the binding keeps the callback in uc._callbacks)
         self._binding.add(handle)
+        if htype & _TRANSLATED:
+            self._ranges[handle] = (begin, end)
         return handle
 
     def attach(self, obj):
@@ -136,6 +145,22 @@ class EngineHooks:
         compiled = native.engine_hooks(self._engine) if _RECORDED else []
         return list(self._keep) + list(compiled)
 
+    def code_ranges(self, but=()) -> List[tuple]:
+        """(begin, end) of every code and block hook of the engine but the handles `but`: the
+        hooks Unicorn compiles into the translations it makes while they exist (begin > end:
+        every address)."""
+        ranges = [r for h, r in self._ranges.items() if h not in but]
+        if _RANGES:
+            ranges += [(b, e) for h, b, e in native.hook_ranges(self._engine, _TRANSLATED) if h not in but]
+        return ranges
+
+    def code_handles(self, but=()) -> List[int]:
+        """The handles of the code and block hooks (code_ranges), but the handles `but`."""
+        handles = [h for h in self._ranges if h not in but]
+        if _RANGES:
+            handles += [h for h, _b, _e in native.hook_ranges(self._engine, _TRANSLATED) if h not in but]
+        return handles
+
     def attached(self) -> List[object]:
         return list(self._attached)
 
@@ -148,6 +173,7 @@ class EngineHooks:
 
     def _forget(self, handle: int) -> None:
         self._keep.pop(handle, None)
+        self._ranges.pop(handle, None)
         if handle in self._binding:
             self._binding.discard(handle)
             uc = self._uc()
@@ -165,6 +191,20 @@ class EngineHooks:
         self._keep.clear()
         self._binding.clear()
         self._attached.clear()
+        self._ranges.clear()
+        self._ranges.clear()
+
+    def reset_but(self, keep_handles, keep_object) -> None:
+        """reset(), but the hooks `keep_handles` (of the compiled `keep_object`, still attached)
+        stay: a reused engine keeps its instruction counter's block hook, whose deletion would drop
+        every translation (emutrace/machine/reuse.py)."""
+        for handle in self.handles():
+            if handle not in keep_handles:
+                self.delete(handle)
+        self._keep = {h: cb for h, cb in self._keep.items() if h in keep_handles}
+        self._ranges = {h: r for h, r in self._ranges.items() if h in keep_handles}
+        self._binding &= set(keep_handles)
+        self._attached = [keep_object] if keep_object is not None else []
 
     def __del__(self):
         # (a registry dropped without forget(), with its engine: a later engine at the same host
@@ -182,3 +222,4 @@ class EngineHooks:
         self._keep.clear()
         self._binding.clear()
         self._attached.clear()
+        self._ranges.clear()

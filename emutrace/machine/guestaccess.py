@@ -88,6 +88,11 @@ class GuestAccess:
         counts of the blocks there: code translated again from other bytes at the same address
         and size is counted from those bytes (the counter's forget)."""
         self.uc.ctl_remove_cache(lo, hi)
+        suspects = getattr(self, "suspects", None)
+        if suspects:                    # (a reused engine's pages: emutrace/machine/reuse.py)
+            for page in ([p for p in suspects if lo <= p < hi] if (hi - lo) >> 12 > len(suspects)
+                         else range(lo & ~0xFFF, hi, 0x1000)):
+                suspects.pop(page, None)
         machine = self.machine
         if machine is not None:
             machine.counter.forget(lo, hi)

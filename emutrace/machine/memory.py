@@ -80,6 +80,12 @@ class AddressSpace(GuestAccess):
                                       # the mappings or of the host memory under them empties it
         self._alias_hooks: List[int] = []    # write hooks on shared views of code (_watch_code_aliases)
         self.code_watch: Optional[CodeWatch] = None     # written-then-executed pages (codewatch.py)
+        # a reused engine's pages whose translations may be stale -> digest (reuse.py), and the
+        # pages this process's TLB fill gave execute (digested when the engine is pooled)
+        self.suspects: dict = {}
+        self.exec_seen: set = set()
+        self.claimed = None         # (reuse.Claims: the slabs this process backed, on a reused engine)
+        self.resolve_suspect = None  # (reuse.resolve, on a reused engine)
         tlb.attach(uc, self)
 
     def watch_code(self, hooks) -> None:
@@ -220,8 +226,11 @@ class AddressSpace(GuestAccess):
         it on memory of its own, and carving a Backing costs a walk of all its pages."""
         top = page_down(top or self.mmap_top)
         taken = self.vmas
-        if shared and self.backs:
-            taken = sorted([*self.vmas, *self.backs], key=lambda r: r.start)
+        # (on a reused engine, the Backings a new engine would have: reuse.py's `claimed`; the
+        # adopted ones must not move the guest's shared mappings)
+        backs = self.backs if self.claimed is None else self.claimed.slabs
+        if shared and backs:
+            taken = sorted([*self.vmas, *backs], key=lambda r: r.start)
         end = top
         for v in reversed(taken):
             if v.start >= end:
@@ -250,6 +259,8 @@ class AddressSpace(GuestAccess):
     def back(self, start: int, end: int) -> None:
         """Host memory under every page of [start, end): new Backings, in SLAB-aligned pieces,
         where none is yet (and no shared mapping is). OutOfMemory when the host refuses."""
+        if self.claimed is not None:
+            self.claimed.claim(start, end)
         k = bisect.bisect_right(self._bstarts, start) - 1
         if k >= 0 and self.backs[k].end >= end:
             return                                          # (the common case: all there)

@@ -74,6 +74,8 @@ def attach(uc, aspace) -> None:
     aspace.denied = None
     aspace.rwx_ran, aspace.rwx_rewritten = set(), set()     # (pages of writable code: rwx_rights)
     aspace.host_lookup = False
+    if not hasattr(aspace, "exec_seen"):
+        aspace.exec_seen, aspace.suspects = set(), {}
     # page -> Unicorn permissions, for pages looked up since the mappings last changed (the
     # AddressSpace empties it): a TLB that keeps missing on the same pages (a program sweeping
     # more memory than the TLB holds) skips the VMA search. With the compiled path this cache is
@@ -90,6 +92,7 @@ def attach(uc, aspace) -> None:
         perms_of[vaddr] = perms
 
     ran, rewritten = aspace.rwx_ran, aspace.rwx_rewritten
+    seen = aspace.exec_seen
 
     def rwx_rights(vaddr, access, perms):
         """A page both writable and executable (a JIT's) gets write or execute, never both in
@@ -150,6 +153,10 @@ def attach(uc, aspace) -> None:
         if not perms & need:
             aspace.denied = (forbidden, vaddr)
             return False
+        if perms & UCC.UC_PROT_EXEC and vaddr not in seen and not aspace.host_lookup:
+            seen.add(vaddr)             # (this page may get translations: reuse.py digests it)
+            if aspace.suspects and vaddr in aspace.suspects:
+                aspace.resolve_suspect(aspace, vaddr)   # (reuse.resolve, set by reuse.adopt)
         e = _ENTRY.from_address(entry)
         e[0] = vaddr
         e[1] = perms

@@ -151,6 +151,19 @@ class PyInsnCounter:
             finally:
                 p.in_callback = False
 
+    def renew(self) -> None:
+        """A reused engine's counter starts over (as _insncount.c's renew), its hook kept."""
+        self.total = 0
+        self.cur = (0, 0, 0)
+        self.sizes = {}
+        self._stop_at = -1
+        self.ran_out = False
+        self._overshoot = False
+        self.skipped = []
+        self.tick = CHECK_PERIOD
+        self.watching = self.rip = None
+        self.wbase = self.k = 0
+
     def skip(self, lo: int, hi: int) -> None:
         if hi > lo and (lo, hi) not in self.skipped:
             self.skipped.append((lo, hi))
