@@ -231,10 +231,11 @@ def test_the_machine_check_finds_a_declared_slot_set_from_above():
 
 # Every object below the face's session takes what it needs when it is made (the World, the
 # session's Hooks, the Kernel, the VFS, a notify function, options), never the session: a
-# `.session` read or slot anywhere in emutrace/, loader/ or syscalls/ fails here. The one place
-# still holding a session is the debugger (emutrace/gdb/: it drives whole runs, restarts and
-# checkpoints them); it is named here so that nothing else joins it unseen.
-SESSION_HOLDERS = ("emutrace/gdb",)
+# `.session` read or slot anywhere in emutrace/, loader/ or syscalls/ fails here. The debugger
+# too is given the hooks, kernel, processes and outputs of the run it attaches to
+# (`attach_run`), so no module is exempt; a module that must hold a session is named here, so
+# that nothing joins it unseen.
+SESSION_HOLDERS: tuple = ()
 
 
 def session_reads(source: str, filename: str) -> list:
