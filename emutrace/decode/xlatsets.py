@@ -617,8 +617,21 @@ _E("landlock_rule_types", "LANDLOCK_RULE_???", "LANDLOCK_RULE_PATH_BENEATH=1")
 _E("quotactl_cmds", "Q_???", """
     Q_SYNC=0x800001 Q_QUOTAON Q_QUOTAOFF Q_GETFMT Q_GETINFO Q_SETINFO Q_GETQUOTA Q_SETQUOTA
     Q_GETNEXTQUOTA Q_XQUOTAON=0x5801 Q_XQUOTAOFF Q_XGETQUOTA Q_XSETQLIM Q_XGETQSTAT
-    Q_XQUOTARM Q_XQUOTASYNC Q_XGETQSTATV Q_XGETNEXTQUOTA""")
+    Q_XQUOTARM Q_XQUOTASYNC Q_XGETQSTATV Q_XGETNEXTQUOTA
+    Q_V1_QUOTAON=0x100 Q_V1_QUOTAOFF=0x200 Q_V1_GETQUOTA=0x300 Q_V1_SETQUOTA=0x400 Q_V1_SETUSE=0x500
+    Q_V1_SYNC=0x600 Q_SETQLIM=0x700 Q_V1_GETSTATS=0x800 Q_V1_RSQUASH=0x1000 Q_V2_GETQUOTA=0xd00
+    Q_V2_SETQUOTA=0xe00 Q_V2_SETUSE=0xf00 Q_V2_GETINFO=0x900 Q_V2_SETINFO=0xa00 Q_V2_SETGRACE=0xb00
+    Q_V2_SETFLAGS=0xc00 Q_V2_GETSTATS=0x1100""")
 _E("quota_types", "???QUOTA", "USRQUOTA=0 GRPQUOTA PRJQUOTA")
+# what quotactl's commands read and write (linux/quota.h, linux/dqblk_xfs.h; strace's quota.c)
+_E("quota_formats", "QFMT_???", "QFMT_VFS_OLD=1 QFMT_VFS_V0 QFMT_OCFS2 QFMT_VFS_V1 QFMT_SHMEM")
+_F("xfs_quota_flags", "FS_QUOTA_???", """FS_QUOTA_UDQ_ACCT=1 FS_QUOTA_UDQ_ENFD=2 FS_QUOTA_GDQ_ACCT=4
+    FS_QUOTA_GDQ_ENFD=8 FS_QUOTA_PDQ_ACCT=0x10 FS_QUOTA_PDQ_ENFD=0x20""")
+_F("xfs_dqblk_flags", "FS_???_QUOTA", "FS_USER_QUOTA=1 FS_PROJ_QUOTA=2 FS_GROUP_QUOTA=4")
+_F("if_dqblk_valid", "QIF_???", """QIF_BLIMITS=1 QIF_SPACE=2 QIF_ILIMITS=4 QIF_INODES=8 QIF_BTIME=0x10
+    QIF_ITIME=0x20""")
+_F("if_dqinfo_flags", "DQF_???", "DQF_ROOT_SQUASH=1 DQF_SYS_FILE=0x10000")
+_F("if_dqinfo_valid", "IIF_???", "IIF_BGRACE=1 IIF_IGRACE=2 IIF_FLAGS=4")
 
 # ---------------------------------------------------------------------------------------------
 # terminals (struct termios; see strace/ioctl.py for how the fields are combined)
