@@ -32,5 +32,28 @@ int main(void)
 	show("socket(AF_UNIX, SOCK_STREAM, 6)", fd);
 	fd = socket(AF_UNIX, 12, 0);
 	show("socket(AF_UNIX, 12)", fd);
+
+	/* sched_*: argument checks in Linux's order, normal policies allowed, real-time refused */
+	struct sched_param sp = { .sched_priority = 0 };
+	pid_t me = getpid();
+	show("sched_getscheduler(-1)", syscall(SYS_sched_getscheduler, -1));
+	show("sched_getscheduler(me)", syscall(SYS_sched_getscheduler, me));
+	show("sched_setscheduler(me, FIFO, NULL)", syscall(SYS_sched_setscheduler, me, SCHED_FIFO, NULL));
+	show("sched_setscheduler(-1, RR, &sp)", syscall(SYS_sched_setscheduler, -1, SCHED_RR, &sp));
+	show("sched_setscheduler(me, 8, &sp)", syscall(SYS_sched_setscheduler, me, 8, &sp));
+	show("sched_setscheduler(me, FIFO, {0})", syscall(SYS_sched_setscheduler, me, SCHED_FIFO, &sp));
+	sp.sched_priority = 1;
+	show("sched_setscheduler(me, OTHER, {1})", syscall(SYS_sched_setscheduler, me, SCHED_OTHER, &sp));
+	sp.sched_priority = 0;
+	show("sched_setscheduler(me, RESET|BATCH, {0})",
+	     syscall(SYS_sched_setscheduler, me, SCHED_RESET_ON_FORK | SCHED_BATCH, &sp));
+	show("sched_getscheduler(me)", syscall(SYS_sched_getscheduler, me));
+	show("sched_setparam(me, {0})", syscall(SYS_sched_setparam, me, &sp));
+	show("sched_setscheduler(me, OTHER, {0})", syscall(SYS_sched_setscheduler, me, SCHED_OTHER, &sp));
+	show("sched_getscheduler(0)", syscall(SYS_sched_getscheduler, 0));
+	sp.sched_priority = -1;
+	show("sched_getparam(me)", syscall(SYS_sched_getparam, me, &sp));
+	printf("priority %d\n", sp.sched_priority);
+	show("sched_getparam(me, NULL)", syscall(SYS_sched_getparam, me, NULL));
 	return 0;
 }

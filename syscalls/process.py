@@ -263,21 +263,8 @@ def sys_sched_yield(proc, *_):
     return 0
 
 
-def sys_sched_getscheduler(proc, *_):
-    return 0
-
-
-def sys_sched_getparam(proc, pid, param, *_):
-    proc.aspace.write_u32(param, 0)
-    return 0
-
-
-def sys_sched_setscheduler(proc, *_):
-    return -E.EPERM
-
-
 def sys_sched_rr_get_interval(proc, pid, tp, *_):
-    """Every guest thread runs SCHED_OTHER (sched_setscheduler is refused), whose round-robin
+    """Every guest thread runs a normal policy (schedpolicy.py refuses real-time ones), whose round-robin
     interval Linux's fair class reports as 0 (SCHED_RR's would be 100 ms)."""
     pid = s32(pid)
     if pid < 0:

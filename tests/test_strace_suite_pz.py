@@ -59,6 +59,19 @@ CASES = [
      'getsockopt(3, SOL_SOCKET, SO_REUSEADDR, "\\x00\\x00\\x00", [3]) = 0'),
     ("getsockopt", (3, 1, 3, 0x1000, 0x2000), 0, {0x1000: "000000", 0x2000: "03000000"}, {},
      'getsockopt(3, SOL_SOCKET, SO_TYPE, "\\0\\0\\0", [3]) = 0'),
+    # tests/sched_xetscheduler.c and sched_xetparam.c
+    ("sched_setscheduler", (1000, 0x40000007, 0x1000), -1, {}, {},
+     "sched_setscheduler(1000, SCHED_RESET_ON_FORK|SCHED_EXT, 0x1000) = -1 EPERM (Operation not permitted)"),
+    ("sched_setscheduler", (1000, 0x40000007, 0x1000), -1, {}, {"xlat_style": "verbose"},
+     "sched_setscheduler(1000, 0x40000007 /* SCHED_RESET_ON_FORK|SCHED_EXT */, 0x1000) = -1 EPERM (Operation not permitted)"),
+    ("sched_setscheduler", (1000, 0x43218765, 0x1000), -1, {0x1000: "ffffffff"}, {},
+     "sched_setscheduler(1000, SCHED_RESET_ON_FORK|0x3218765, {sched_priority=-1}) = -1 EPERM (Operation not permitted)"),
+    ("sched_setscheduler", (1000, 0xfaceda7a, 0x1000), -1, {0x1000: "ffffffff"}, {"xlat_style": "raw"},
+     "sched_setscheduler(1000, 0xfaceda7a, {sched_priority=-1}) = -1 EPERM (Operation not permitted)"),
+    ("sched_getscheduler", (1000,), 0x40000000, {}, {},
+     "sched_getscheduler(1000) = 0x40000000 (SCHED_RESET_ON_FORK|SCHED_OTHER)"),
+    ("sched_getscheduler", (0xffffffff,), -22, {}, {}, "sched_getscheduler(-1) = -1 EINVAL (Invalid argument)"),
+    ("sched_getparam", (1000, 0x1000), 0, {0x1000: "00000000"}, {}, "sched_getparam(1000, {sched_priority=0}) = 0"),
 ]
 
 
