@@ -55,5 +55,11 @@ int main(void)
 	show("sched_getparam(me)", syscall(SYS_sched_getparam, me, &sp));
 	printf("priority %d\n", sp.sched_priority);
 	show("sched_getparam(me, NULL)", syscall(SYS_sched_getparam, me, NULL));
+
+	/* setuid/setgid: (uid_t)-1 names no id; the caller's own id is a no-op */
+	show("setuid(-1)", syscall(SYS_setuid, -1L));
+	show("setgid(0xffffffff)", syscall(SYS_setgid, 0xffffffffL));
+	show("setuid(getuid())", syscall(SYS_setuid, getuid()));
+	show("setgid(getgid())", syscall(SYS_setgid, getgid()));
 	return 0;
 }

@@ -68,6 +68,14 @@ def sys_setid(proc, *args):
     return -E.EPERM
 
 
+def sys_setugid(proc, ident, *_):
+    """setuid/setgid: (uid_t)-1 names no id (make_kuid gives INVALID_UID): EINVAL, before any
+    privilege check (setreuid/setresuid take -1 as "unchanged" instead)."""
+    if ident & 0xFFFFFFFF == 0xFFFFFFFF:
+        return -E.EINVAL
+    return sys_setid(proc, ident)
+
+
 def sys_getgroups(proc, size, lst, *_):
     size = s32(size)                    # (an int: the register's upper half is not looked at)
     if size < 0:

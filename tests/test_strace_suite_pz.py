@@ -72,6 +72,14 @@ CASES = [
      "sched_getscheduler(1000) = 0x40000000 (SCHED_RESET_ON_FORK|SCHED_OTHER)"),
     ("sched_getscheduler", (0xffffffff,), -22, {}, {}, "sched_getscheduler(-1) = -1 EINVAL (Invalid argument)"),
     ("sched_getparam", (1000, 0x1000), 0, {0x1000: "00000000"}, {}, "sched_getparam(1000, {sched_priority=0}) = 0"),
+    # tests/setgroups.c (-s2): (gid_t)-1 as -1, an unreadable element ends the array
+    ("setgroups", (2, 0x1000), 0, {0x1000: "ffffffff"}, {"string_limit": 2}, "setgroups(2, [-1, ... /* 0x1004 */]) = 0"),
+    ("setgroups", (3, 0x1000), 0, {0x1000: "feffffff" "fdffffff"}, {"string_limit": 2},
+     "setgroups(3, [4294967294, 4294967293, ... /* 0x1008 */]) = 0"),
+    ("setgroups", (3, 0x1000), 0, {0x1000: "00000000" "01000000" "02000000"}, {"string_limit": 2},
+     "setgroups(3, [0, 1, ...]) = 0"),
+    ("setgroups", (65537, 0x1000), 0, {0x1000: "00000000"}, {}, "setgroups(65537, 0x1000) = 0"),
+    ("setgroups", (1, 0x1000), 0, {}, {}, "setgroups(1, 0x1000) = 0"),
 ]
 
 
