@@ -80,6 +80,15 @@ CASES = [
      "setgroups(3, [0, 1, ...]) = 0"),
     ("setgroups", (65537, 0x1000), 0, {0x1000: "00000000"}, {}, "setgroups(65537, 0x1000) = 0"),
     ("setgroups", (1, 0x1000), 0, {}, {}, "setgroups(1, 0x1000) = 0"),
+    # tests/printsignal.c, setrlimit.c under -X raw and -X verbose
+    ("kill", (1000, 18), 0, {}, {"xlat_style": "raw"}, "kill(1000, 18) = 0"),
+    ("kill", (1000, 18), 0, {}, {"xlat_style": "verbose"}, "kill(1000, 18 /* SIGCONT */) = 0"),
+    ("kill", (1000, 18), 0, {}, {}, "kill(1000, SIGCONT) = 0"),
+    ("setrlimit", (0, 0x1000), -22, {0x1000: "ff" * 16}, {"xlat_style": "raw"},
+     "setrlimit(0, {rlim_cur=18446744073709551615, rlim_max=18446744073709551615}) = -1 EINVAL (Invalid argument)"),
+    ("setrlimit", (1, 0x1000), -22, {0x1000: "0020000000000000" "ffffffffffffffff"}, {"xlat_style": "verbose"},
+     "setrlimit(0x1 /* RLIMIT_FSIZE */, {rlim_cur=8192 /* 8*1024 */, rlim_max=18446744073709551615 /* RLIM64_INFINITY */})"
+     " = -1 EINVAL (Invalid argument)"),
 ]
 
 
