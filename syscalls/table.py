@@ -342,7 +342,7 @@ ROWS = (
     _row(166, "umount2", "path, flags:umount_flags", "int", "%file", "process.privileged"),
     _row(167, "swapon", "path, flags:swap_flags", "int", "%file", "process.privileged"),
     _row(168, "swapoff", "path", "int", "%file", "process.privileged"),
-    _row(169, "reboot", "enum:reboot_magic, enum:reboot_magic, enum:reboot_cmd, str", "int", "", "process.privileged"),
+    _row(169, "reboot", "enum:reboot_magic, enum:reboot_magic2, enum:reboot_cmd, str", "int", "", "process.privileged"),
     _row(170, "sethostname", "buf_in:1, uint", "int", "", "process"),
     _row(171, "setdomainname", "buf_in:1, uint", "int", "", "process.sethostname"),
     _row(172, "iopl", "int", "int", "", "process.privileged"),

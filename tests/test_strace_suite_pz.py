@@ -89,6 +89,27 @@ CASES = [
     ("setrlimit", (1, 0x1000), -22, {0x1000: "0020000000000000" "ffffffffffffffff"}, {"xlat_style": "verbose"},
      "setrlimit(0x1 /* RLIMIT_FSIZE */, {rlim_cur=8192 /* 8*1024 */, rlim_max=18446744073709551615 /* RLIM64_INFINITY */})"
      " = -1 EINVAL (Invalid argument)"),
+    # tests/reboot.c, syslog.c, sethostname.c, pkey_alloc.c, semop.c, timer_create.c
+    ("reboot", (0x13111992, 0x5121996, 0xa1b2c3d4, 0x1000), -1, {0x1000: b"A" * 256}, {"string_limit": 256},
+     'reboot(0x13111992 /* LINUX_REBOOT_MAGIC1??? */, LINUX_REBOOT_MAGIC2A, LINUX_REBOOT_CMD_RESTART2, "'
+     + "A" * 255 + '"...) = -1 EPERM (Operation not permitted)'),
+    ("reboot", (0x13111992, 0xffffffff, 0xa1b2c3d4, 0x1001), -1, {0x1000: b"A" * 255 + b"\0"}, {"string_limit": 256},
+     'reboot(0x13111992 /* LINUX_REBOOT_MAGIC1??? */, 0xffffffff /* LINUX_REBOOT_MAGIC2??? */, LINUX_REBOOT_CMD_RESTART2, "'
+     + "A" * 254 + '") = -1 EPERM (Operation not permitted)'),
+    ("reboot", (0xfee1dead, 0x5121996, 0xa1b2c3d4, 0x1002), -1, {0x1000: b"A" * 256}, {"string_limit": 256},
+     "reboot(LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2A, LINUX_REBOOT_CMD_RESTART2, 0x1002) = -1 EPERM (Operation not permitted)"),
+    ("syslog", (8, 0xfacefeeddeadbeef, 8), -1, {}, {},
+     "syslog(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, 0xfacefeeddeadbeef, 8 /* LOGLEVEL_DEBUG+1 */) = -1 EPERM (Operation not permitted)"),
+    ("syslog", (0xdeadbeeffeedbeef, 0, 0xffffffff), -1, {}, {},
+     "syslog(-17973521 /* SYSLOG_ACTION_??? */, NULL, -1) = -1 EPERM (Operation not permitted)"),
+    ("sethostname", (0x1000, 65), -1, {0x1000: b"\xff" * 65}, {}, "sethostname(0x1000, 65) = -1 EPERM (Operation not permitted)"),
+    ("sethostname", (0x1000, 4), -1, {0x1000: b"host"}, {}, 'sethostname("host", 4) = -1 EPERM (Operation not permitted)'),
+    ("pkey_alloc", (0xbadc0ded00000000, 0), -22, {}, {}, "pkey_alloc(0xbadc0ded00000000, PKEY_UNRESTRICTED) = -1 EINVAL (Invalid argument)"),
+    ("semop", (0, 0x1000, 0xdefaced00000001), -22, {0x1000: "000001000010"}, {},
+     "semop(0, [{sem_num=0, sem_op=1, sem_flg=SEM_UNDO}], 1) = -1 EINVAL (Invalid argument)"),
+    ("timer_create", (0, 0x1000, 0), -22, {0x1000: "ed0ddcbaefbeadde" "edfeceda" "01000000" + "00" * 48}, {},
+     "timer_create(CLOCK_REALTIME, {sigev_value={sival_int=-1159983635, sival_ptr=0xdeadbeefbadc0ded}, "
+     "sigev_signo=3670863597, sigev_notify=SIGEV_NONE}, NULL) = -1 EINVAL (Invalid argument)"),
 ]
 
 

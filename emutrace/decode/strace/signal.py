@@ -38,7 +38,7 @@ def _d_sigevent(f, b, mem):
     value, signo, notify, tid = struct.unpack_from("<Qiii", b)
     # as strace: the value only when not 0, the signal by name only when the event sends one
     text = f"{{sigev_value={{sival_int={s32(value)}, sival_ptr={pointer(value)}}}, " if value else "{"
-    sig = _x.signal_name(signo) if notify in (0, 2, 4) else str(signo)       # SIGNAL, THREAD, THREAD_ID
+    sig = _x.signal_name(signo) if notify in (0, 2, 4) else str(signo & 0xffffffff)   # SIGNAL, THREAD, THREAD_ID; else PRINT_FIELD_U
     text += f"sigev_signo={sig}, sigev_notify={_x.format_enum('sigev_notify', notify)}"
     if notify == 4:
         text += f", sigev_notify_thread_id={tid}"
