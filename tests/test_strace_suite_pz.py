@@ -109,7 +109,7 @@ CASES = [
      "semop(0, [{sem_num=0, sem_op=1, sem_flg=SEM_UNDO}], 1) = -1 EINVAL (Invalid argument)"),
     ("timer_create", (0, 0x1000, 0), -22, {0x1000: "ed0ddcbaefbeadde" "edfeceda" "01000000" + "00" * 48}, {},
      "timer_create(CLOCK_REALTIME, {sigev_value={sival_int=-1159983635, sival_ptr=0xdeadbeefbadc0ded}, "
-     "sigev_signo=3670863597, sigev_notify=SIGEV_NONE}, NULL) = -1 EINVAL (Invalid argument)"),
+     "sigev_signo=3670998765, sigev_notify=SIGEV_NONE}, NULL) = -1 EINVAL (Invalid argument)"),
 ]
 
 
