@@ -61,5 +61,15 @@ int main(void)
 	show("setgid(0xffffffff)", syscall(SYS_setgid, 0xffffffffL));
 	show("setuid(getuid())", syscall(SYS_setuid, getuid()));
 	show("setgid(getgid())", syscall(SYS_setgid, getgid()));
+
+	/* seccomp's queries: the actions the kernel knows, the notification structs' sizes */
+	unsigned int action = 0x7fff0000;                      /* SECCOMP_RET_ALLOW */
+	show("seccomp(GET_ACTION_AVAIL, ALLOW)", syscall(SYS_seccomp, 2, 0, &action));
+	action = 0x7ffe0000;
+	show("seccomp(GET_ACTION_AVAIL, 0x7ffe0000)", syscall(SYS_seccomp, 2, 0, &action));
+	show("seccomp(GET_ACTION_AVAIL, flags 1)", syscall(SYS_seccomp, 2, 1, &action));
+	unsigned short sizes[3] = { 0, 0, 0 };
+	show("seccomp(GET_NOTIF_SIZES)", syscall(SYS_seccomp, 3, 0, sizes));
+	printf("sizes %u %u %u\n", sizes[0], sizes[1], sizes[2]);
 	return 0;
 }

@@ -385,9 +385,6 @@ def sys_kcmp(proc, *_):
     return -E.EPERM
 
 
-def sys_seccomp(proc, *_):
-    return -E.EINVAL
-
 
 def sys_privileged(proc, *_):
     return -E.EPERM

@@ -490,7 +490,7 @@ ROWS = (
     _row(314, "sched_setattr", "int, struct_in:sched_attr, uint", "int", ""),
     _row(315, "sched_getattr", "int, struct_out:sched_attr, uint, uint", "int", ""),
     _row(316, "renameat2", "dirfd, path, dirfd, path, flags:rename_flags", "int", "%file %desc", "dirs"),
-    _row(317, "seccomp", "enum:seccomp_ops, flags:seccomp_filter_flags, ptr", "int", "", "process"),
+    _row(317, "seccomp", "enum:seccomp_ops, flags:seccomp_filter_flags, ptr", "int", "", "seccomp"),
     _row(318, "getrandom", "buf_out:1, ulong, flags:getrandom_flags", "int", "", "misc"),
     _row(319, "memfd_create", "str, flags:memfd_create_flags", "fd", "%desc", "misc"),
     _row(320, "kexec_file_load", "fd, fd, ulong, buf_in:2, flags:kexec_file_load_flags", "int", "%desc"),

@@ -110,6 +110,16 @@ CASES = [
     ("timer_create", (0, 0x1000, 0), -22, {0x1000: "ed0ddcbaefbeadde" "edfeceda" "01000000" + "00" * 48}, {},
      "timer_create(CLOCK_REALTIME, {sigev_value={sival_int=-1159983635, sival_ptr=0xdeadbeefbadc0ded}, "
      "sigev_signo=3670998765, sigev_notify=SIGEV_NONE}, NULL) = -1 EINVAL (Invalid argument)"),
+    # tests/seccomp-filter.c, seccomp_get_action_avail.c, seccomp_get_notif_sizes.c
+    ("seccomp", (1, 0xffffffff, 0x1000), -22, {0x1000: "0700000000000000" "c84f000000000000"}, {},
+     "seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC|SECCOMP_FILTER_FLAG_LOG|SECCOMP_FILTER_FLAG_SPEC_ALLOW|"
+     "SECCOMP_FILTER_FLAG_NEW_LISTENER|SECCOMP_FILTER_FLAG_TSYNC_ESRCH|SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV|0xffffffc0, "
+     "{len=7, filter=0x4fc8}) = -1 EINVAL (Invalid argument)"),
+    ("seccomp", (2, 0, 0x1000), -22, {0x1000: "0000fc7f"}, {},
+     "seccomp(SECCOMP_GET_ACTION_AVAIL, 0, [SECCOMP_RET_LOG]) = -1 EINVAL (Invalid argument)"),
+    ("seccomp", (3, 0xdeadbeef, 0), 42, {}, {}, "seccomp(SECCOMP_GET_NOTIF_SIZES, 0xdeadbeef, NULL) = 42"),
+    ("seccomp", (3, 0, 0x1000), 42, {0x1000: "feca edfe efbe".replace(" ", "")}, {},
+     "seccomp(SECCOMP_GET_NOTIF_SIZES, 0, {seccomp_notif=51966, seccomp_notif_resp=65261, seccomp_data=48879}) = 42"),
 ]
 
 

@@ -87,13 +87,39 @@ def _c_membarrier(f, st, mem):
         a.now(str(s32(st.args[2])))
 
 
+SOCK_FPROG = StructText("sock_fprog", 16, [("len", 0, "H"), ("filter", 8, "Q", pointer)])
+NOTIF_SIZES = StructText("seccomp_notif_sizes", 6, [("seccomp_notif", 0, "H"), ("seccomp_notif_resp", 2, "H"),
+                                                     ("seccomp_data", 4, "H")])
+
+
+def _u32_action(mem, addr: int) -> str:
+    data = read_bytes(mem, addr, 4) if addr else None
+    if data is None:
+        return pointer(addr)
+    return f"[{_x.format_enum('seccomp_ret_action', int.from_bytes(data, 'little'))}]"
+
+
 def _c_seccomp(f, st, mem):
+    """strace's seccomp.c: the flags and the argument by operation (the filter program itself
+    only under -v, which emutrace does not disassemble: its address)."""
     a = st.a
     op = st.args[0] & 0xffffffff
     a.now(_x.format_enum("seccomp_ops", op))
-    flags = st.args[1] & 0xffffffff
-    a.now(_x.format_flags("seccomp_filter_flags", flags) if op == 1 else hexval(flags))
-    a.now(pointer(st.args[2]) if op in (0, 1) else hexval(st.args[2]))
+    flags, arg = st.args[1] & 0xffffffff, st.args[2]
+    if op == 1:                                         # SET_MODE_FILTER: struct sock_fprog
+        a.now(_x.format_flags("seccomp_filter_flags", flags))
+        data = read_bytes(mem, arg, 16) if arg else None
+        a.now(SOCK_FPROG.text(data) if data is not None else pointer(arg))
+    elif op == 2:                                       # GET_ACTION_AVAIL: the action asked about
+        a.now(hexval(flags))
+        a.now(_u32_action(mem, arg))
+    elif op == 3:                                       # GET_NOTIF_SIZES: the sizes written
+        a.now(hexval(flags))
+        a.later(lambda ret, m: pointer(arg) if is_error(ret) or not arg
+                else f.struct("seccomp_notif_sizes", m, arg))
+    else:
+        a.now(hexval(flags))
+        a.now(pointer(arg))
 
 
 def _c_getrandom(f, st, mem):
@@ -112,5 +138,5 @@ def _quotactl_cmd(v: int) -> str:
 
 CALLS = {"syslog": _c_syslog, "reboot": _c_reboot, "sethostname": _c_sethostname, "membarrier": _c_membarrier, "seccomp": _c_seccomp,
          "getrandom": _c_getrandom}
-STRUCTS = decoders(UTSNAME, SYSINFO)
+STRUCTS = decoders(UTSNAME, SYSINFO, NOTIF_SIZES)
 AT_ENTRY = {"quotactl_cmd": lambda f, st, mem, v, param, n: _quotactl_cmd(v)}
