@@ -54,6 +54,7 @@ An argument kind is a short string, "base" or "base:param":
   addr_out:N                          struct sockaddr written by the call, length from socklen_io arg N
   wstatus                             wait status pointer: [{WIFEXITED(s) && WEXITSTATUS(s) == 0}]
   sembuf:N                            struct sembuf array of N entries
+  wait_rusage                         wait4's struct rusage, at exit, only when a child was reaped (> 0)
   msgbuf_in:N msgbuf_out:N            struct msgbuf {mtype, mtext} with N bytes of text
   gids_in:N gids_out:N                gid_t array of argument-N entries (setgroups, getgroups)
   cpuset_in:N cpuset_out:N            CPU mask of argument-N bytes: [0 1 2 3]
@@ -135,6 +136,7 @@ KINDS: Dict[str, Optional[str]] = {
     "epoll_events": "arg", "ioctl_req": None, "futex_op": None, "personality": None,
     "quotactl_cmd": None, "ioprio": None, "keyserial": None, "mpol_mode": None,
     "fan_dirfd": None, "skip": None, "dep": None,
+    "wait_rusage": None,
 }
 _OPTIONAL_PARAM = frozenset({"sigset_in", "sigset_out"})
 
@@ -234,7 +236,7 @@ ROWS = (
     _row(58, "vfork", "", "int", "%process", "clone"),
     _row(59, "execve", "path, argv, envp", "int", "%file %process", "process"),
     _row(60, "exit", "int", "void", "%process", "process"),
-    _row(61, "wait4", "int, wstatus, flags:wait_options, struct_out:rusage", "int", "%process", "process"),
+    _row(61, "wait4", "int, wstatus, flags:wait_options, wait_rusage", "int", "%process", "process"),
     _row(62, "kill", "int, signo", "int", "%process %signal", "signals"),
     _row(63, "uname", "struct_out:utsname", "int", "", "process"),
     _row(64, "semget", "ipc_key, int, flags:ipc_resource_flags", "int", "%ipc", "sysvipc"),

@@ -120,6 +120,17 @@ CASES = [
     ("seccomp", (3, 0xdeadbeef, 0), 42, {}, {}, "seccomp(SECCOMP_GET_NOTIF_SIZES, 0xdeadbeef, NULL) = 42"),
     ("seccomp", (3, 0, 0x1000), 42, {0x1000: "feca edfe efbe".replace(" ", "")}, {},
      "seccomp(SECCOMP_GET_NOTIF_SIZES, 0, {seccomp_notif=51966, seccomp_notif_resp=65261, seccomp_data=48879}) = 42"),
+    # tests/wait4.c, waitid.c (-v): the rusage only once a child is reaped, in full under -v; an
+    # empty siginfo as {}
+    ("wait4", (1001, 0x1000, 0x40000001, 0x2000), 0, {0x1000: "00000000", 0x2000: "ff" * 144}, {},
+     "wait4(1001, 0x1000, WNOHANG|__WALL, 0x2000) = 0"),
+    ("wait4", (1001, 0x1000, 0, 0x2000), 1001, {0x1000: "002a0000", 0x2000: "00" * 144}, {"verbose": True},
+     "wait4(1001, [{WIFEXITED(s) && WEXITSTATUS(s) == 42}], 0, {ru_utime={tv_sec=0, tv_usec=0}, "
+     "ru_stime={tv_sec=0, tv_usec=0}, ru_maxrss=0, ru_ixrss=0, ru_idrss=0, ru_isrss=0, ru_minflt=0, ru_majflt=0, "
+     "ru_nswap=0, ru_inblock=0, ru_oublock=0, ru_msgsnd=0, ru_msgrcv=0, ru_nsignals=0, ru_nvcsw=0, ru_nivcsw=0}) = 1001"),
+    ("waitid", (1, 1001, 0x1000, 7, 0x2000), 0, {0x1000: "00" * 128, 0x2000: "00" * 144}, {},
+     "waitid(P_PID, 1001, {}, WNOHANG|WEXITED|WSTOPPED, {ru_utime={tv_sec=0, tv_usec=0}, "
+     "ru_stime={tv_sec=0, tv_usec=0}, ...}) = 0"),
 ]
 
 

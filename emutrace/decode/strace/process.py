@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import struct
 
-from emutrace.machine.words import s32
+from emutrace.machine.words import s32, s64
 from emutrace.decode import xlat as _x
 from emutrace.decode.strace.common import hexval, is_error, pointer, read_bytes, read_u32, read_u64, nonzero_tail
 
@@ -263,3 +263,6 @@ AT_ENTRY = {
     "personality": lambda f, st, mem, v, param, n: personality_text(v),
 }
 BY_HAND = {"wstatus": _k_wstatus}
+# strace's printwaitn: the rusage only when a child was reaped, its address otherwise
+AT_EXIT = {"wait_rusage": lambda f, m, v, param, n, base, ret: f.struct("rusage", m, v) if s64(ret) > 0
+           else pointer(v)}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from emutrace.decode import xlat as _x
 from emutrace.decode.strace.common import MASK64, clock_ticks
-from emutrace.decode.strace.fields import TIMEVAL, StructText, decoders
+from emutrace.decode.strace.fields import TIMEVAL, StructText, decoders, in_sequence
 
 
 def _rlim(v: int) -> str:
@@ -25,5 +25,14 @@ RLIMIT = StructText("rlimit", 16, [("rlim_cur", 0, "Q", _rlim), ("rlim_max", 8, 
 TMS = StructText("tms", 32, [("tms_utime", 0, "q", clock_ticks), ("tms_stime", 8, "q", clock_ticks),
                              ("tms_cutime", 16, "q", clock_ticks), ("tms_cstime", 24, "q", clock_ticks)])
 RUSAGE = StructText("rusage", 144, [("ru_utime", 0, TIMEVAL), ("ru_stime", 16, TIMEVAL)], more=True)
+RUSAGE_FULL = StructText("rusage", 144, [("ru_utime", 0, TIMEVAL), ("ru_stime", 16, TIMEVAL)] + in_sequence(
+    ("ru_maxrss", "ru_ixrss", "ru_idrss", "ru_isrss", "ru_minflt", "ru_majflt", "ru_nswap", "ru_inblock",
+     "ru_oublock", "ru_msgsnd", "ru_msgrcv", "ru_nsignals", "ru_nvcsw", "ru_nivcsw"), "Q", 8, 32))   # (PRINT_FIELD_U)
 
-STRUCTS = decoders(RLIMIT, TMS, RUSAGE)
+
+def _d_rusage(f, b, mem):
+    """The times alone, then '...'; every field under -v (strace's printrusage)."""
+    return (RUSAGE_FULL if f.verbose else RUSAGE).text(b)
+
+
+STRUCTS = {**decoders(RLIMIT, TMS), "rusage": (144, _d_rusage)}

@@ -31,6 +31,8 @@ STACK_T = StructText("stack_t", 24, [("ss_sp", 0, "Q", pointer),
 
 
 def _d_siginfo(f, b, mem):
+    if not any(b[:4]):
+        return "{}"                 # (strace's printsiginfo: no signal, nothing to show)
     return format_siginfo(siginfo_from_bytes(b))
 
 
