@@ -71,5 +71,12 @@ int main(void)
 	unsigned short sizes[3] = { 0, 0, 0 };
 	show("seccomp(GET_NOTIF_SIZES)", syscall(SYS_seccomp, 3, 0, sizes));
 	printf("sizes %u %u %u\n", sizes[0], sizes[1], sizes[2]);
+
+	/* the f*xattr calls look their descriptor up first */
+	char list[16];
+	show("flistxattr(-1)", syscall(SYS_flistxattr, -1, list, sizeof(list)));
+	show("fgetxattr(-1)", syscall(SYS_fgetxattr, -1, "user.x", list, sizeof(list)));
+	show("fsetxattr(-1)", syscall(SYS_fsetxattr, -1, "user.x", "v", 1, 0));
+	show("fremovexattr(-1)", syscall(SYS_fremovexattr, -1, "user.x"));
 	return 0;
 }

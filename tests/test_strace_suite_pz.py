@@ -131,6 +131,15 @@ CASES = [
     ("waitid", (1, 1001, 0x1000, 7, 0x2000), 0, {0x1000: "00" * 128, 0x2000: "00" * 144}, {},
      "waitid(P_PID, 1001, {}, WNOHANG|WEXITED|WSTOPPED, {ru_utime={tv_sec=0, tv_usec=0}, "
      "ru_stime={tv_sec=0, tv_usec=0}, ...}) = 0"),
+    # tests/xattr.c: a value past XATTR_SIZE_MAX by address, its trailing NUL left out; a list
+    # by address when none was asked for
+    ("fsetxattr", (0xffffffff, 0x1000, 0x2000, 65537, 1), -9, {0x1000: b"user.x\0", 0x2000: b"\xff" * 64}, {},
+     'fsetxattr(-1, "user.x", 0x2000, 65537, XATTR_CREATE) = -1 EBADF (Bad file descriptor)'),
+    ("fsetxattr", (0xffffffff, 0x1000, 0x2000, 8, 2), -9, {0x1000: b"user.x\0", 0x2000: b"foo\0bar\0"}, {},
+     'fsetxattr(-1, "user.x", "foo\\0bar", 8, XATTR_REPLACE) = -1 EBADF (Bad file descriptor)'),
+    ("listxattr", (0x1000, 0x2000, 0), 0, {0x1000: b".\0"}, {}, 'listxattr(".", 0x2000, 0) = 0'),
+    ("getxattr", (0x1000, 0x3000, 0x2000, 16), 4, {0x1000: b".\0", 0x3000: b"user.x\0", 0x2000: b"abc\0"}, {},
+     'getxattr(".", "user.x", "abc", 16) = 4'),
 ]
 
 
