@@ -140,6 +140,17 @@ CASES = [
     ("listxattr", (0x1000, 0x2000, 0), 0, {0x1000: b".\0"}, {}, 'listxattr(".", 0x2000, 0) = 0'),
     ("getxattr", (0x1000, 0x3000, 0x2000, 16), 4, {0x1000: b".\0", 0x3000: b"user.x\0", 0x2000: b"abc\0"}, {},
      'getxattr(".", "user.x", "abc", 16) = 4'),
+    # tests/setxattrat.c: struct xattr_args, and the nonzero bytes of a bigger one
+    ("setxattrat", (0xffffffff, 0x1000, 0, 0x3000, 0x2000, 24), -38,
+     {0x1000: b"\0", 0x3000: b"user.x\0", 0x2000: "0000000000000000" "01000000" "04000000" "9091929394959697"}, {},
+     'setxattrat(-1, "", 0, "user.x", {value=NULL, size=1, flags=0x4 /* XATTR_??? */, /* bytes 16..23 */ '
+     '"\\x90\\x91\\x92\\x93\\x94\\x95\\x96\\x97"}, 24) = -1 ENOSYS (Function not implemented)'),
+    ("setxattrat", (0xffffffff, 0x1000, 0, 0x3000, 0x2000, 16), -38,
+     {0x1000: b"\0", 0x3000: b"user.x\0", 0x2000: "0040000000000000" "03000000" "03000000", 0x4000: b"ab\0"}, {},
+     'setxattrat(-1, "", 0, "user.x", {value="ab", size=3, flags=XATTR_CREATE|XATTR_REPLACE}, 16)'
+     ' = -1 ENOSYS (Function not implemented)'),
+    ("setxattrat", (0xffffffff, 0x1000, 0, 0x3000, 0x2000, 15), -38, {0x1000: b"\0", 0x3000: b"user.x\0"}, {},
+     'setxattrat(-1, "", 0, "user.x", 0x2000, 15) = -1 ENOSYS (Function not implemented)'),
 ]
 
 

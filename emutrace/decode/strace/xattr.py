@@ -2,8 +2,10 @@
 trailing NUL, or its address past XATTR_SIZE_MAX."""
 from __future__ import annotations
 
+import struct
+
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import hexval, is_error, pointer, quote_string, read_bytes
+from emutrace.decode.strace.common import hexval, is_error, nonzero_tail, pointer, quote_string, read_bytes
 
 _XATTR_SIZE_MAX = 65536
 
@@ -48,6 +50,31 @@ def _c_listxattr(f, st, mem):
     a.later(lambda ret, m: str(args[2]))
 
 
-CALLS = {**dict.fromkeys(("listxattr", "llistxattr", "flistxattr"), _c_listxattr),
+_XATTR_ARGS_SIZE_VER0 = 16         # struct xattr_args {__u64 value; __u32 size; __u32 flags;}
+
+
+def _c_setxattrat(f, st, mem):
+    """dirfd, path, flags, name, then struct xattr_args with its value as setxattr's, and the
+    nonzero bytes of a bigger struct (strace's print_xattr_args)."""
+    a, args = st.a, st.args
+    a.now(f.dirfd(args[0]))
+    a.now(f.path(mem, args[1]))
+    a.now(_x.format_flags("at_nofollow_empty_flags", args[2] & 0xffffffff))
+    a.now(f.cstr(mem, args[3]))
+    addr, size = args[4], args[5]
+    data = read_bytes(mem, addr, min(size, _XATTR_ARGS_SIZE_VER0)) if size >= _XATTR_ARGS_SIZE_VER0 else None
+    if data is None:
+        a.now(pointer(addr))
+    else:
+        vaddr, vsize, vflags = struct.unpack("<QII", data)
+        text = (f"{{value={value(f, mem, vaddr, vsize)}, "
+                f"size={vsize}, flags={_x.format_flags('xattr_flags', vflags)}")
+        tail = nonzero_tail(f, mem, addr, _XATTR_ARGS_SIZE_VER0, size) if size > _XATTR_ARGS_SIZE_VER0 else ""
+        a.now(text + (", " + tail if tail else "") + "}")
+    a.now(str(size))
+
+
+CALLS = {"setxattrat": _c_setxattrat,
+**dict.fromkeys(("listxattr", "llistxattr", "flistxattr"), _c_listxattr),
 **dict.fromkeys(("setxattr", "lsetxattr", "fsetxattr"), _c_setxattr),
          **dict.fromkeys(("getxattr", "lgetxattr", "fgetxattr"), _c_getxattr)}
