@@ -149,6 +149,13 @@ CASES = [
      {0x1000: b"\0", 0x3000: b"user.x\0", 0x2000: "0040000000000000" "03000000" "03000000", 0x4000: b"ab\0"}, {},
      'setxattrat(-1, "", 0, "user.x", {value="ab", size=3, flags=XATTR_CREATE|XATTR_REPLACE}, 16)'
      ' = -1 ENOSYS (Function not implemented)'),
+    # tests/strace--strings-in-hex-non-ascii-chars.c: each non-printable byte in hex, C's escapes kept
+    ("chdir", (0x1000,), -2, {0x1000: b"\t\n\v\f\r\x0e hi~\0"}, {"hex_strings": 3},
+     'chdir("\\t\\n\\v\\f\\r\\x0e hi~") = -1 ENOENT (No such file or directory)'),
+    ("chdir", (0x1000,), -2, {0x1000: b"\\\"\x7f\xff1\0"}, {"hex_strings": 3},
+     'chdir("\\\\\\"\\x7f\\xff1") = -1 ENOENT (No such file or directory)'),
+    ("write", (1, 0x1000, 3), 3, {0x1000: b"\x01\x32\n"}, {"hex_strings": 3}, 'write(1, "\\x012\\n", 3) = 3'),
+    ("write", (1, 0x1000, 3), 3, {0x1000: b"\x01\x32\n"}, {"hex_strings": 1}, 'write(1, "\\x01\\x32\\x0a", 3) = 3'),
     ("setxattrat", (0xffffffff, 0x1000, 0, 0x3000, 0x2000, 15), -38, {0x1000: b"\0", 0x3000: b"user.x\0"}, {},
      'setxattrat(-1, "", 0, "user.x", 0x2000, 15) = -1 ENOSYS (Function not implemented)'),
 ]

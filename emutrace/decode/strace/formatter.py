@@ -16,7 +16,7 @@ from emutrace.machine.words import s32, s64
 from emutrace.decode import xlat as _x
 from emutrace.decode.strace import (clock, creds, fcntl, fs, futex, ioctl, ipc, keyctl, kinds, mm, net, poll, prctl,
                                     process, quota, resource, sched, signal, stat, system, xattr)
-from emutrace.decode.strace.common import (HEX, PATH_MAX, MASK64, NoMem, UnlinkedPath, _SHORT_MAX, _SHORT_QUOTED,
+from emutrace.decode.strace.common import (HEX, NON_ASCII_CHARS, PATH_MAX, MASK64, NoMem, UnlinkedPath, _SHORT_MAX, _SHORT_QUOTED,
                                            hexval, is_error, pointer, quote_string, read_bytes, read_cstring)
 from emutrace.decode.strace.returns import format_return
 
@@ -360,8 +360,8 @@ class SyscallFormatter:
                 data = bytes(data[:n])
         else:
             data = b""
-        text = (_SHORT_QUOTED.get(data) if n <= _SHORT_MAX and not force_hex else None) \
-            or quote_string(data, force_hex=force_hex)
+        text = (_SHORT_QUOTED.get(data) if n <= _SHORT_MAX and not force_hex and HEX.level != NON_ASCII_CHARS
+                else None) or quote_string(data, force_hex=force_hex)
         return text + "..." if length > n else text
 
     def cstr(self, mem, addr: int, limit: Optional[int] = None) -> str:
