@@ -187,3 +187,20 @@ def test_kernel_answers_as_linux(path):
     r = emutrace(["--no-trace", prog], env=PATHS[path])
     assert r.returncode == 0, r.stderr
     assert r.stdout == want
+
+
+def test_trace_path_skips_a_symlinks_target():
+    """strace's pathtrace.c: -P matches symlink's link path (its second argument) and symlinkat's
+    third, never the target, which is stored and not looked up (tests/symlink-P.c)."""
+    from emutrace.kernel import table
+    from emutrace.sysgate import PathSelection
+    gate = PathSelection(["symlink.sample"])
+    names = {1: "symlink.sample", 2: "../symlink-P"}
+    read = lambda proc, addr: names.get(addr)
+    no_fd = lambda proc, fd: None
+    sym, symat = table.BY_NAME["symlink"], table.BY_NAME["symlinkat"]
+    assert not gate.matches(None, sym, (1, 2, 0, 0, 0, 0), read, no_fd)
+    assert gate.matches(None, sym, (2, 1, 0, 0, 0, 0), read, no_fd)
+    assert not gate.matches(None, symat, (1, 0xffffff9c, 2, 0, 0, 0), read, no_fd)
+    assert gate.matches(None, symat, (2, 0xffffff9c, 1, 0, 0, 0), read, no_fd)
+    assert gate.matches(None, table.BY_NAME["link"], (1, 2, 0, 0, 0, 0), read, no_fd)
