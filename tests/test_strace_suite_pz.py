@@ -204,3 +204,20 @@ def test_trace_path_skips_a_symlinks_target():
     assert not gate.matches(None, symat, (1, 0xffffff9c, 2, 0, 0, 0), read, no_fd)
     assert gate.matches(None, symat, (2, 0xffffff9c, 1, 0, 0, 0), read, no_fd)
     assert gate.matches(None, table.BY_NAME["link"], (1, 2, 0, 0, 0, 0), read, no_fd)
+
+
+def test_pidfd_getfd_target_is_the_other_process_descriptor():
+    """strace 7.2's tests/pidfd_getfd.c (-y): the target descriptor is decorated from the table
+    of the process the pidfd refers to; a first argument that is no pidfd leaves it a number."""
+    from emutrace.decode.strace import SyscallFormatter
+    from emutrace.kernel import table
+    tables = {None: {0: "/dev/full", 5: "anon_inode:[pidfd]"}, 1001: {5: "/dev/full"}}
+    f = SyscallFormatter(fd_paths=True)
+    f.fd_path = lambda fd: tables[f.fd_owner].get(fd)
+    f.pidfd_pid = lambda fd: 1001 if fd == 5 else None
+    sc = table.BY_NAME["pidfd_getfd"]
+    line = lambda args, ret: re.sub(r" +=", " =", f.format(sc, list(args) + [0] * 3, ret, FakeMem({})))
+    assert line((0, 0, 0xbadc0ded), -22) == "pidfd_getfd(0</dev/full>, 0, 0xbadc0ded) = -1 EINVAL (Invalid argument)"
+    assert line((5, 5, 0), 6) == "pidfd_getfd(5<anon_inode:[pidfd]>, 5</dev/full>, 0) = 6"
+    f.fd_paths = False
+    assert line((5, 5, 0), 6) == "pidfd_getfd(5, 5, 0) = 6"

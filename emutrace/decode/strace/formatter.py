@@ -157,6 +157,8 @@ class SyscallFormatter:
         self.decode_fds = frozenset({"path"})    # strace --decode-fds=: what -y shows (with fd_paths)
         self.fd_dev = None                       # fd -> ('char', major, minor) | None (decode-fds=dev)
         self.fd_pidfd = None                     # fd -> the pid a pidfd refers to | None (decode-fds=pidfd)
+        self.pidfd_pid = None                    # the same, whatever -y asks (pidfd_getfd's target descriptor)
+        self.fd_owner = None                     # a pid while another process's descriptor is printed
         self.xlat_style = "abbrev"               # strace -X (xlat.STYLE while decoding)
         self.raw_calls: Optional[frozenset] = None   # strace -e raw=: calls printed undecoded ("all": every one)
         self.verbose = False                     # strace -v: structures in full (the decoders that know how)

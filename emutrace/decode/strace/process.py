@@ -255,7 +255,24 @@ def _k_wstatus(f, st, mem, v, param, i, base):
     st.a.later(lambda ret, m, v=v: wstatus(f, m, v, ret))
 
 
-CALLS = {"clone": _c_clone, "clone3": _c_clone3, "ptrace": _c_ptrace, "kcmp": _c_kcmp}
+def _c_pidfd_getfd(f, st, mem):
+    """strace's printfd_pid: the target descriptor is one of the pidfd's process, decorated from
+    that process's table under -y; a plain number when the first argument is no pidfd."""
+    pidfd, target = s32(st.args[0]), s32(st.args[1])
+    st.a.now(f.fd(st.args[0]))
+    pid = f.pidfd_pid(pidfd) if f.pidfd_pid is not None and f.fd_paths and pidfd >= 0 else None
+    if pid is None:
+        st.a.now(str(target))
+    else:
+        f.fd_owner = pid
+        try:
+            st.a.now(f.fd(st.args[1]))
+        finally:
+            f.fd_owner = None
+    st.a.now(hexval(st.args[2] & 0xffffffff))
+
+
+CALLS = {"pidfd_getfd": _c_pidfd_getfd, "clone": _c_clone, "clone3": _c_clone3, "ptrace": _c_ptrace, "kcmp": _c_kcmp}
 STRUCTS = {"clone_args": (64, _d_clone_args)}
 AT_ENTRY = {
     "argv": lambda f, st, mem, v, param, n: argv(f, mem, v),
