@@ -78,5 +78,18 @@ int main(void)
 	show("fgetxattr(-1)", syscall(SYS_fgetxattr, -1, "user.x", list, sizeof(list)));
 	show("fsetxattr(-1)", syscall(SYS_fsetxattr, -1, "user.x", "v", 1, 0));
 	show("fremovexattr(-1)", syscall(SYS_fremovexattr, -1, "user.x"));
+
+	/* set_mempolicy on the nodes that exist (node 0 on every machine) */
+	unsigned long nodes[2] = { 1, 0 };
+	show("set_mempolicy(DEFAULT, NULL, 0)", syscall(SYS_set_mempolicy, 0, NULL, 0));
+	show("set_mempolicy(DEFAULT, {0}, 65)", syscall(SYS_set_mempolicy, 0, nodes, 65));
+	show("set_mempolicy(BIND, {0}, 65)", syscall(SYS_set_mempolicy, 2, nodes, 65));
+	show("set_mempolicy(BIND, NULL, 0)", syscall(SYS_set_mempolicy, 2, NULL, 0));
+	show("set_mempolicy(PREFERRED, NULL, 0)", syscall(SYS_set_mempolicy, 1, NULL, 0));
+	show("set_mempolicy(LOCAL, {0}, 65)", syscall(SYS_set_mempolicy, 4, nodes, 65));
+	show("set_mempolicy(7, NULL, 0)", syscall(SYS_set_mempolicy, 7, NULL, 0));
+	show("set_mempolicy(STATIC|RELATIVE|BIND)", syscall(SYS_set_mempolicy, 0xc002, nodes, 65));
+	show("set_mempolicy(DEFAULT, mask, 2^20)", syscall(SYS_set_mempolicy, 0, nodes, 1UL << 20));
+	show("set_mempolicy(DEFAULT, NULL, 0)", syscall(SYS_set_mempolicy, 0, NULL, 0));
 	return 0;
 }

@@ -413,7 +413,7 @@ ROWS = (
     _row(235, "utimes", "path, struct_in:timeval_pair", "int", "%file", "dirs"),
     _row(236, "vserver", "hex, hex, hex, hex, hex", "int", ""),
     _row(237, "mbind", "ptr, ulong, mpol_mode, ptr, ulong, flags:mbind_flags", "int", "%memory"),
-    _row(238, "set_mempolicy", "mpol_mode, ptr, ulong", "int", "%memory"),
+    _row(238, "set_mempolicy", "mpol_mode, ptr, ulong", "int", "%memory", "mempolicy"),
     _row(239, "get_mempolicy", "ptr, ptr, ulong, ptr, flags:get_mempolicy_flags", "int", "%memory"),
     _row(240, "mq_open", "str, flags:open_flags, open_mode, struct_in:mq_attr", "fd", "%desc", "mqueue"),
     _row(241, "mq_unlink", "str", "int", "", "mqueue"),

@@ -149,6 +149,18 @@ CASES = [
      {0x1000: b"\0", 0x3000: b"user.x\0", 0x2000: "0040000000000000" "03000000" "03000000", 0x4000: b"ab\0"}, {},
      'setxattrat(-1, "", 0, "user.x", {value="ab", size=3, flags=XATTR_CREATE|XATTR_REPLACE}, 16)'
      ' = -1 ENOSYS (Function not implemented)'),
+    # tests/set_mempolicy.c (-s3): the mode and its flags, the node mask in longs
+    ("set_mempolicy", (0x2002, 0x1000, 129), -22, {0x1000: "01" + "00" * 7 + "00" * 8 + "00" * 8}, {"string_limit": 3},
+     "set_mempolicy(MPOL_BIND|MPOL_F_NUMA_BALANCING, [0x00000000000001, 0000000000000000], 129)"
+     " = -1 EINVAL (Invalid argument)"),
+    ("set_mempolicy", (0xe003, 0x1000, 65), 0, {0x1000: "00" * 8}, {"xlat_style": "verbose"},
+     "set_mempolicy(0xe003 /* MPOL_INTERLEAVE|MPOL_F_STATIC_NODES|MPOL_F_RELATIVE_NODES|MPOL_F_NUMA_BALANCING */, "
+     "[0000000000000000], 65) = 0"),
+    ("set_mempolicy", (0xffffffff, 0x1000, 65 * 64), 0, {0x1000: "00" * 16}, {"string_limit": 3},
+     "set_mempolicy(MPOL_F_STATIC_NODES|MPOL_F_RELATIVE_NODES|MPOL_F_NUMA_BALANCING|0xffff1fff, "
+     "[0000000000000000, 0000000000000000, ... /* 0x1010 */], 4160) = 0"),
+    ("set_mempolicy", (7, 0x1000, 1), -22, {}, {}, "set_mempolicy(0x7 /* MPOL_??? */, 0x1000, 1) = -1 EINVAL (Invalid argument)"),
+    ("set_mempolicy", (0, 0x1000, 0), 0, {}, {}, "set_mempolicy(MPOL_DEFAULT, [], 0) = 0"),
     # tests/strace--strings-in-hex-non-ascii-chars.c: each non-printable byte in hex, C's escapes kept
     ("chdir", (0x1000,), -2, {0x1000: b"\t\n\v\f\r\x0e hi~\0"}, {"hex_strings": 3},
      'chdir("\\t\\n\\v\\f\\r\\x0e hi~") = -1 ENOENT (No such file or directory)'),
