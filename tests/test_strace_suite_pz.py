@@ -149,6 +149,22 @@ CASES = [
      {0x1000: b"\0", 0x3000: b"user.x\0", 0x2000: "0040000000000000" "03000000" "03000000", 0x4000: b"ab\0"}, {},
      'setxattrat(-1, "", 0, "user.x", {value="ab", size=3, flags=XATTR_CREATE|XATTR_REPLACE}, 16)'
      ' = -1 ENOSYS (Function not implemented)'),
+    # tests/process_vm_readv_writev.c (-s5): the local iovec by address when the call failed, an
+    # array cut at -s says where it stopped when the next element is unreadable
+    ("process_vm_readv", (1000, 0x1000, 0, 0x2000, 0, 0), -38, {}, {},
+     "process_vm_readv(1000, [], 0, [], 0, 0) = -1 ENOSYS (Function not implemented)"),
+    ("process_vm_readv", (1000, 0x1000, 1, 0x2000, 1, 0), -38,
+     {0x1000: "0050000000000000" "0400000000000000", 0x2000: "0060000000000000" "0200000000000000"}, {},
+     "process_vm_readv(1000, [{iov_base=0x5000, iov_len=4}], 1, [{iov_base=0x6000, iov_len=2}], 1, 0)"
+     " = -1 ENOSYS (Function not implemented)"),
+    ("process_vm_readv", (1000, 0x1000, 1, 0x2000, 1, 0), 3,
+     {0x1000: "0050000000000000" "0400000000000000", 0x2000: "0060000000000000" "0200000000000000", 0x5000: b"abcd"}, {},
+     'process_vm_readv(1000, [{iov_base="abc", iov_len=4}], 1, [{iov_base=0x6000, iov_len=2}], 1, 0) = 3'),
+    ("writev", (1, 0x1000, 3), 2, {0x1000: "0050000000000000" "0100000000000000" * 1 + "0050000000000000" "0100000000000000",
+                                   0x5000: b"ab"}, {"string_limit": 2},
+     'writev(1, [{iov_base="a", iov_len=1}, {iov_base="a", iov_len=1}, ... /* 0x1020 */], 3) = 2'),
+    ("writev", (1, 0x1000, 3), 2, {0x1000: ("0050000000000000" "0100000000000000") * 3, 0x5000: b"ab"}, {"string_limit": 2},
+     'writev(1, [{iov_base="a", iov_len=1}, {iov_base="a", iov_len=1}, ...], 3) = 2'),
     # tests/set_mempolicy.c (-s3): the mode and its flags, the node mask in longs
     ("set_mempolicy", (0x2002, 0x1000, 129), -22, {0x1000: "01" + "00" * 7 + "00" * 8 + "00" * 8}, {"string_limit": 3},
      "set_mempolicy(MPOL_BIND|MPOL_F_NUMA_BALANCING, [0x00000000000001, 0000000000000000], 129)"

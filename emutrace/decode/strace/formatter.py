@@ -470,6 +470,10 @@ class SyscallFormatter:
                 data_size -= n
             text = self.buf(mem, base, n) if contents else pointer(base)
             items.append(f"{{iov_base={text}, iov_len={ln}}}")
+        if count > shown and read_bytes(mem, addr + 16 * shown, 16) is None:
+            # (print_array fetches the next element before it stops at -s: an unreadable one
+            # says where the array stopped)
+            return "[" + ", ".join(items) + f", ... /* {hexval(addr + 16 * shown)} */]"
         return self.array(items, count)
 
     # ------------------------------------------------------------------ structs

@@ -272,7 +272,21 @@ def _c_pidfd_getfd(f, st, mem):
     st.a.now(hexval(st.args[2] & 0xffffffff))
 
 
-CALLS = {"pidfd_getfd": _c_pidfd_getfd, "clone": _c_clone, "clone3": _c_clone3, "ptrace": _c_ptrace, "kcmp": _c_kcmp}
+def _c_process_vm_readv(f, st, mem):
+    """The local iovec at exit: its data as read, or only its addresses when the call failed
+    (strace's IOV_DECODE_ADDR); the remote one always by address."""
+    pid, local, lcnt, remote, rcnt, flags = st.args
+    a = st.a
+    a.now(str(s32(pid)))
+    a.later(lambda ret, m: f.iovec(m, local, lcnt, -1, contents=False) if is_error(ret)
+            else f.iovec(m, local, lcnt, ret))
+    a.later(lambda ret, m: str(lcnt))
+    a.later(lambda ret, m: f.iovec(m, remote, rcnt, -1, contents=False))
+    a.later(lambda ret, m: str(rcnt))
+    a.later(lambda ret, m: str(flags))
+
+
+CALLS = {"pidfd_getfd": _c_pidfd_getfd, "process_vm_readv": _c_process_vm_readv, "clone": _c_clone, "clone3": _c_clone3, "ptrace": _c_ptrace, "kcmp": _c_kcmp}
 STRUCTS = {"clone_args": (64, _d_clone_args)}
 AT_ENTRY = {
     "argv": lambda f, st, mem, v, param, n: argv(f, mem, v),
