@@ -249,3 +249,19 @@ def test_pidfd_getfd_target_is_the_other_process_descriptor():
     assert line((5, 5, 0), 6) == "pidfd_getfd(5<anon_inode:[pidfd]>, 5</dev/full>, 0) = 6"
     f.fd_paths = False
     assert line((5, 5, 0), 6) == "pidfd_getfd(5, 5, 0) = 6"
+
+
+def test_read_write_dumps_look_into_msghdr():
+    """strace's dumpiov_in_msghdr (tests/recvmsg.c, -e read=0 -e write=1): sendmsg's iovec in full
+    for a write descriptor, recvmsg's as far as the result for a read descriptor."""
+    from emutrace.decode.strace.iodump import IoDumper
+    mem = FakeMem({0x1000: "00" * 16 + "0020000000000000" "0200000000000000",
+                   0x2000: "0030000000000000" "0300000000000000" "0040000000000000" "0500000000000000",
+                   0x3000: b"012", 0x4000: b"34567"})
+    d = IoDumper({0}, {1})
+    three = " * 3 bytes in buffer 0\n | 00000  30 31 32                                          012              |\n"
+    assert d.dump("sendmsg", (1, 0x1000, 0), 8, mem) == three + (
+        " * 5 bytes in buffer 1\n | 00000  33 34 35 36 37                                    34567            |\n")
+    assert d.dump("recvmsg", (0, 0x1000, 0), 4, mem) == three + (
+        " * 1 bytes in buffer 1\n | 00000  33                                                3                |\n")
+    assert d.dump("recvmsg", (1, 0x1000, 0), 4, mem) is None
