@@ -115,6 +115,7 @@ class SyscallObserver:
             self.fmt.decode_fds = frozenset(tc.decode_fds)
             self.fmt.fd_dev = self._fd_dev
             self.fmt.fd_pidfd = self._fd_pidfd
+            self.fmt.fd_signalfd = self._fd_signalfd
         if tc.read_fds is not None or tc.write_fds is not None:
             from emutrace.decode.strace.iodump import IoDumper     # deferred: only -e read=/write= dump data
             self.dumper = IoDumper(tc.read_fds, tc.write_fds)
@@ -137,6 +138,12 @@ class SyscallObserver:
         f = proc.fds.fds.get(fd) if proc is not None else None
         target = getattr(f, "target", None) if getattr(f, "kind", None) == "pidfd" else None
         return target.pid if target is not None else None
+
+    def _fd_signalfd(self, fd: int):
+        """The mask of a signalfd open on fd (what /proc/PID/fdinfo shows), else None."""
+        proc = self._fd_proc()
+        f = proc.fds.fds.get(fd) if proc is not None else None
+        return f.mask if getattr(f, "kind", None) == "signalfd" else None
 
     def _fd_dev(self, fd: int):
         """('char' or 'block', major, minor) of a device open on fd (strace -yy's <char 1:5>)."""

@@ -265,3 +265,14 @@ def test_read_write_dumps_look_into_msghdr():
     assert d.dump("recvmsg", (0, 0x1000, 0), 4, mem) == three + (
         " * 1 bytes in buffer 1\n | 00000  33                                                3                |\n")
     assert d.dump("recvmsg", (1, 0x1000, 0), 4, mem) is None
+
+
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_signalfd_decorated_with_its_mask(path):
+    """strace -yy (tests/signalfd4-yy.c): a signalfd shows <signalfd:[SIGNALS]>, its mask."""
+    prog = built("signalfd")
+    r = emutrace(["--strace", "-e", "trace=signalfd4", "-yy", prog], env=PATHS[path])
+    assert r.returncode == 0, r.stderr
+    assert re.search(rb"signalfd4\(-1, \[USR1 USR2\], 8, SFD_CLOEXEC\|SFD_NONBLOCK\) += 4<signalfd:\[USR1 USR2\]>\n",
+                     r.stderr), r.stderr[-2000:]
+    assert b"anon_inode:[signalfd]" not in r.stderr

@@ -158,6 +158,7 @@ class SyscallFormatter:
         self.fd_dev = None                       # fd -> ('char', major, minor) | None (decode-fds=dev)
         self.fd_pidfd = None                     # fd -> the pid a pidfd refers to | None (decode-fds=pidfd)
         self.pidfd_pid = None                    # the same, whatever -y asks (pidfd_getfd's target descriptor)
+        self.fd_signalfd = None                  # fd -> a signalfd's mask | None (decode-fds=signalfd)
         self.fd_owner = None                     # a pid while another process's descriptor is printed
         self.xlat_style = "abbrev"               # strace -X (xlat.STYLE while decoding)
         self.raw_calls: Optional[frozenset] = None   # strace -e raw=: calls printed undecoded ("all": every one)
@@ -319,6 +320,10 @@ class SyscallFormatter:
                         return f"{fd}<pid:{pid}>"
                     if "path" not in self.decode_fds:
                         return str(fd)
+            if self.fd_signalfd is not None and "signalfd" in self.decode_fds:
+                mask = self.fd_signalfd(fd)
+                if mask is not None:    # (strace: <signalfd:[USR2 CHLD]>, the mask fdinfo shows)
+                    return f"{fd}<signalfd:{_x.format_sigset(mask)}>"
             path = self.fd_path(fd)
             if path:
                 dev = deleted = ""
