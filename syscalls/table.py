@@ -510,7 +510,7 @@ ROWS = (
     _row(332, "statx", "dirfd, path, flags:at_statx_flags, flags:statx_mask, struct_out:statx", "int", "%file %desc %fstat %%stat", "fsstat"),
     _row(333, "io_pgetevents", "ptr, long, long, ptr, struct_in:timespec, ptr", "int", ""),
     _row(334, "rseq", "hex, hex, hex, hex", "int", "", "process"),
-    _row(424, "pidfd_send_signal", "fd, signo, struct_in:siginfo, hex32", "int", "%desc %process %signal", "pidfd"),
+    _row(424, "pidfd_send_signal", "fd, signo, struct_in:siginfo, flags:pidfd_send_signal_flags", "int", "%desc %process %signal", "pidfd"),
     _row(425, "io_uring_setup", "uint, ptr", "fd", "%desc"),
     _row(426, "io_uring_enter", "fd, uint, uint, flags:io_uring_enter_flags, sigset_in:5, ulong", "int", "%desc %signal"),
     _row(427, "io_uring_register", "fd, enum:io_uring_register_opcodes, ptr, uint", "int", "%desc %memory"),

@@ -165,6 +165,14 @@ CASES = [
      'writev(1, [{iov_base="a", iov_len=1}, {iov_base="a", iov_len=1}, ... /* 0x1020 */], 3) = 2'),
     ("writev", (1, 0x1000, 3), 2, {0x1000: ("0050000000000000" "0100000000000000") * 3, 0x5000: b"ab"}, {"string_limit": 2},
      'writev(1, [{iov_base="a", iov_len=1}, {iov_base="a", iov_len=1}, ...], 3) = 2'),
+    # tests/pidfd_send_signal.c: si_errno unsigned, si_uid -1, the flags by name
+    ("pidfd_send_signal", (3, 12, 0x1000, 0xffffffff), -22,
+     {0x1000: "0a000000" "ffffffff" "ffffffff" "00000000" "e8030000" "ffffffff" "ffffffffffffffff" + "00" * 96}, {},
+     "pidfd_send_signal(3, SIGUSR2, {si_signo=SIGUSR1, si_code=SI_QUEUE, si_errno=4294967295, si_pid=1000, si_uid=-1, "
+     "si_int=-1, si_ptr=0xffffffffffffffff}, PIDFD_SIGNAL_THREAD|PIDFD_SIGNAL_THREAD_GROUP|PIDFD_SIGNAL_PROCESS_GROUP|"
+     "0xfffffff8) = -1 EINVAL (Invalid argument)"),
+    ("pidfd_send_signal", (3, 12, 0, 8), -22, {}, {},
+     "pidfd_send_signal(3, SIGUSR2, NULL, 0x8 /* PIDFD_SIGNAL_??? */) = -1 EINVAL (Invalid argument)"),
     # tests/set_mempolicy.c (-s3): the mode and its flags, the node mask in longs
     ("set_mempolicy", (0x2002, 0x1000, 129), -22, {0x1000: "01" + "00" * 7 + "00" * 8 + "00" * 8}, {"string_limit": 3},
      "set_mempolicy(MPOL_BIND|MPOL_F_NUMA_BALANCING, [0x00000000000001, 0000000000000000], 129)"

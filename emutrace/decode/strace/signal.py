@@ -72,7 +72,7 @@ def format_siginfo(si: Dict[str, int]) -> str:
     layouts.SIGINFO (si_band, si_fd, si_arch, si_syscall, si_int, si_ptr accepted too)."""
     signo = si.get("si_signo", 0)
     code = s32(si.get("si_code", 0))
-    err = si.get("si_errno", 0)
+    err = si.get("si_errno", 0) & 0xffffffff        # (PRINT_FIELD_ERR_U: its name, or unsigned)
     parts = [f"si_signo={_x.signal_name(signo)}"]
     name = None
     if code <= 0 or code == 0x80:
@@ -84,6 +84,7 @@ def format_siginfo(si: Dict[str, int]) -> str:
         parts.append(f"si_errno={_errno.NAME.get(err, str(err))}")
     pid = si.get("si_pid", 0)
     uid = si.get("si_uid", 0) & 0xffffffff
+    uid = "-1" if uid == 0xffffffff else uid          # (PRINT_FIELD_ID)
     value = si.get("si_value", si.get("si_ptr", 0)) & MASK64
     sival = f"si_int={si.get('si_int', s32(value))}, si_ptr={pointer(value)}"
     if code <= 0:
