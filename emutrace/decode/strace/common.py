@@ -224,3 +224,22 @@ def nonzero_tail(f, mem, addr: int, known: int, size: int) -> str:
     if not any(data):
         return ""
     return f"/* bytes {known}..{end - 1} */ " + f.buf(mem, addr + known, len(data), force_hex=True)
+
+
+def element_array(f, mem, addr: int, count: int, size: int, render) -> str:
+    """strace's print_array, element by element: each element of size bytes is fetched first
+    (an unreadable one ends the array with '... /* its address */', the first one: the address
+    alone), then the -s limit cuts it with '...'; render(bytes) -> an element's text."""
+    items = []
+    for i in range(count):
+        data = read_bytes(mem, addr + size * i, size)
+        if data is None:
+            if i == 0:
+                return hexval(addr)
+            items.append(f"... /* {hexval(addr + size * i)} */")
+            break
+        if i >= f.string_limit:
+            items.append("...")
+            break
+        items.append(render(data))
+    return "[" + ", ".join(items) + "]"

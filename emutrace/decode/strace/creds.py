@@ -5,7 +5,7 @@ import struct
 
 from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import hexval, read_bytes
+from emutrace.decode.strace.common import element_array, hexval
 from emutrace.decode.strace.fields import StructText, decoders, enum
 
 
@@ -20,20 +20,12 @@ def gids(f, mem, addr: int, n: int) -> str:
         return "NULL"
     if n < 0 or n > _NGROUPS_MAX:
         return hexval(addr)
-    items = []
-    for i in range(n):
-        data = read_bytes(mem, addr + 4 * i, 4)
-        if data is None:
-            if i == 0:
-                return hexval(addr)
-            items.append(f"... /* {hexval(addr + 4 * i)} */")
-            break
-        if i >= f.string_limit:
-            items.append("...")
-            break
-        g = struct.unpack("<I", data)[0]
-        items.append("-1" if g == 0xffffffff else str(g))          # (print_gid)
-    return "[" + ", ".join(items) + "]"
+    return element_array(f, mem, addr, n, 4, _gid)
+
+
+def _gid(data: bytes) -> str:
+    g = int.from_bytes(data, "little")
+    return "-1" if g == 0xffffffff else str(g)          # (print_gid)
 
 
 CAP_USER_HEADER = StructText("cap_user_header", 8, [("version", 0, "I", enum("cap_version")),

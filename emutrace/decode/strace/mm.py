@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import MASK64, hexval, is_error, pointer, read_bytes
+from emutrace.decode.strace.common import MASK64, element_array, hexval, is_error, pointer, read_bytes
 
 
 def _mpol_mode(v: int, wide: bool) -> str:
@@ -42,20 +42,12 @@ def nodemask(f, mem, addr: int, maxnodes: int) -> str:
         return "[]"
     if addr + 8 * nmemb > MASK64:
         return hexval(addr)
-    items = []
-    for i in range(nmemb):
-        data = read_bytes(mem, addr + 8 * i, 8)
-        if data is None:
-            if i == 0:
-                return hexval(addr)
-            items.append(f"... /* {hexval(addr + 8 * i)} */")
-            break
-        if i >= f.string_limit:
-            items.append("...")
-            break
-        v = int.from_bytes(data, "little")
-        items.append("%#016x" % v if v else "0" * 16)       # (C's %#0*lx, width 16: no 0x for 0)
-    return "[" + ", ".join(items) + "]"
+    return element_array(f, mem, addr, nmemb, 8, _node_long)
+
+
+def _node_long(data: bytes) -> str:
+    v = int.from_bytes(data, "little")
+    return "%#016x" % v if v else "0" * 16       # (C's %#0*lx, width 16: no 0x for 0)
 
 
 def _c_set_mempolicy(f, st, mem):
