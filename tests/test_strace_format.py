@@ -1870,7 +1870,7 @@ UNIFORM = [
     ('statx', 1, 'statx(1, 0x1, AT_STATX_SYNC_AS_STAT|0x1, STATX_TYPE, 0x1)'),
     ('io_pgetevents', 1, 'io_pgetevents(0x1, 1, 1, 0x1, 0x1, 0x1)'),
     ('rseq', 1, 'rseq(0x1, 0x1, 0x1, 0x1)'),
-    ('pidfd_send_signal', 1, 'pidfd_send_signal(1, SIGHUP, 0x1, 0x1)'),
+    ('pidfd_send_signal', 1, 'pidfd_send_signal(1, SIGHUP, 0x1, PIDFD_SIGNAL_THREAD)'),   # (strace 7.2's flags)
     ('io_uring_setup', 1, 'io_uring_setup(1, 0x1)'),
     ('io_uring_enter', 1, 'io_uring_enter(1, 1, 1, IORING_ENTER_GETEVENTS, 0x1, 1)'),
     ('io_uring_register', 1, 'io_uring_register(1, IORING_UNREGISTER_BUFFERS, 0x1, 1)'),
