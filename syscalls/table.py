@@ -374,7 +374,7 @@ ROWS = (
     _row(196, "flistxattr", "fd, buf_out:2, ulong", "int", "%desc", "xattr"),
     _row(197, "removexattr", "path, str", "int", "%file", "xattr.setxattr"),
     _row(198, "lremovexattr", "path, str", "int", "%file", "xattr.setxattr"),
-    _row(199, "fremovexattr", "fd, str", "int", "%desc", "xattr"),
+    _row(199, "fremovexattr", "fd, str", "int", "%desc", "xattr.fsetxattr"),
     _row(200, "tkill", "int, signo", "int", "%process %signal", "signals"),
     _row(201, "time", "long_out", "int", "%clock", "time"),
     _row(202, "futex", "ptr, futex_op, dep, dep, dep, dep", "int", "", "futex"),

@@ -19,21 +19,18 @@ def sys_setxattr(proc, *_):
 
 
 # the f- calls look their descriptor up first (fdget: EBADF), as Linux does
-def sys_fgetxattr(proc, fd, *args):
+def _fd(proc, fd) -> int:
     proc.fds.get(s32(fd))
-    return sys_getxattr(proc, fd, *args)
+    return 0
 
 
-def sys_flistxattr(proc, fd, *args):
-    proc.fds.get(s32(fd))
-    return sys_listxattr(proc, fd, *args)
+def sys_fgetxattr(proc, fd, *_):
+    return _fd(proc, fd) or sys_getxattr(proc)
 
 
-def sys_fsetxattr(proc, fd, *args):
-    proc.fds.get(s32(fd))
-    return sys_setxattr(proc, fd, *args)
+def sys_flistxattr(proc, fd, *_):
+    return _fd(proc, fd) or sys_listxattr(proc)
 
 
-def sys_fremovexattr(proc, fd, *args):
-    proc.fds.get(s32(fd))
-    return sys_setxattr(proc, fd, *args)
+def sys_fsetxattr(proc, fd, *_):        # (fremovexattr too)
+    return _fd(proc, fd) or sys_setxattr(proc)
