@@ -259,6 +259,8 @@ PROGRAMS: Dict[str, dict] = {
                     "the time left, pause and nanosleep interrupted by a handler", flags=_C_FLAGS),
     "cloneprobe": _p("c", "clone3's argument checks as Linux makes them (NULL parent_tid, set_tid without "
                      "its size)", flags=_C_FLAGS),
+    "pzprobe": _p("c", "what strace's suite (tests p..z) probes: AF_UNIX socket types, sched_* and "
+                  "set*id argument checks", ("pie",), _C_FLAGS),
     # kernel objects of event loops (glibc only: they print errno names with strerrorname_np)
     "eventfd": _p("c", "eventfd counter/semaphore, blocking across threads and processes, bad input",
                   ("pie",), _C_FLAGS + ("-pthread",)),

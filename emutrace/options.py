@@ -254,7 +254,7 @@ OPTIONS: List[Opt] = [
         _tc(_xlat_style), choices=("raw", "abbrev", "verbose")),
     Opt(("-x",), None, "strings' non-ASCII bytes in hex (-xx: every byte)", G,
         lambda st, v: setattr(st.tc, "hex_strings", min(st.tc.hex_strings + 1, 2)), repeat=True, mode="strace"),
-    Opt(("--strings-in-hex",), "[=none|non-ascii|all]", "strings in hex (-x, -xx)", G, _tc(_hex_strings),
+    Opt(("--strings-in-hex",), "[=none|non-ascii|non-ascii-chars|all]", "strings in hex (-x, -xx)", G, _tc(_hex_strings),
         optional=True),
     Opt(("-n", "--syscall-number"), None, "each call's number before it: [ 1] write(...)", G,
         _set("tc", "syscall_numbers", True), mode="strace"),

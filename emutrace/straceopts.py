@@ -149,9 +149,9 @@ def _xlat_style(tc, text: str) -> None:
 
 
 def _hex_strings(tc, text: Optional[str]) -> None:
-    levels = {None: 2, "all": 2, "non-ascii": 1, "non-ascii-chars": 1, "none": 0}
+    levels = {None: 2, "all": 2, "non-ascii": 1, "non-ascii-chars": 3, "none": 0}
     if text not in levels:
-        raise UsageError(f"invalid --strings-in-hex '{text}' (none, non-ascii or all)")
+        raise UsageError(f"invalid --strings-in-hex '{text}' (none, non-ascii, non-ascii-chars or all)")
     tc.hex_strings = levels[text]
 
 

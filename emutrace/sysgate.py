@@ -49,12 +49,18 @@ def status_of(ret) -> str:
     return "failed" if -4096 < ret < 0 else "successful"
 
 
-def _path_and_fd_args(kinds: Iterable[str]):
+# path arguments that name no file of the caller's (a symlink's target is stored, never looked
+# up): strace's pathtrace.c matches only the link's own path
+_NOT_LOOKED_UP = {"symlink": frozenset({0}), "symlinkat": frozenset({0})}
+
+
+def _path_and_fd_args(kinds: Iterable[str], name: str = ""):
     """Indices of path arguments and of descriptor arguments, from the table's kinds."""
     paths, fds = [], []
+    skip = _NOT_LOOKED_UP.get(name, ())
     for i, k in enumerate(kinds):
         base = parse_kind(k)[0]
-        if base == "path":
+        if base == "path" and i not in skip:
             paths.append(i)
         elif base in ("fd", "dirfd", "fan_dirfd"):
             fds.append(i)
@@ -124,7 +130,7 @@ class PathSelection:
     def _args_of(self, sc):
         got = self._kinds.get(sc.name)
         if got is None:
-            got = self._kinds[sc.name] = _path_and_fd_args(sc.args)
+            got = self._kinds[sc.name] = _path_and_fd_args(sc.args, sc.name)
         return got
 
     def matches(self, proc, sc, args, read_path, fd_path) -> bool:

@@ -83,6 +83,7 @@ class SyscallObserver:
         self.emit = emit
         self.sel = selection or SyscallSelection([])
         self.fmt = SyscallFormatter(string_limit=string_limit, fd_paths=fd_paths, fd_path=self._fd_path)
+        self.fmt.pidfd_pid = self._fd_pidfd     # (pidfd_getfd's target: the descriptor of that process)
         self.gate = None            # sysgate.SyscallGate: -P paths, -z/-Z/status=
         self.marker = None          # inject.SyscallInjector.mark: " (INJECTED)" / " (DELAYED)"
         self.backtracer = None      # backtrace.Backtracer: -k, -kk
@@ -114,6 +115,7 @@ class SyscallObserver:
             self.fmt.decode_fds = frozenset(tc.decode_fds)
             self.fmt.fd_dev = self._fd_dev
             self.fmt.fd_pidfd = self._fd_pidfd
+            self.fmt.fd_signalfd = self._fd_signalfd
         if tc.read_fds is not None or tc.write_fds is not None:
             from emutrace.decode.strace.iodump import IoDumper     # deferred: only -e read=/write= dump data
             self.dumper = IoDumper(tc.read_fds, tc.write_fds)
@@ -124,16 +126,28 @@ class SyscallObserver:
             gate.fds = tc.trace_fds
             self.configure(gate=gate)
 
+    def _fd_proc(self):
+        """Whose descriptors -y shows: the calling process, or the one fmt.fd_owner names (a
+        descriptor number of another process: pidfd_getfd's target)."""
+        owner = self.fmt.fd_owner
+        return self.kernel.current if owner is None else self.kernel.process(owner)
+
     def _fd_pidfd(self, fd: int):
         """The pid a pidfd open on fd refers to, else None (strace's <pid:N>)."""
-        proc = self.kernel.current
+        proc = self._fd_proc()
         f = proc.fds.fds.get(fd) if proc is not None else None
         target = getattr(f, "target", None) if getattr(f, "kind", None) == "pidfd" else None
         return target.pid if target is not None else None
 
+    def _fd_signalfd(self, fd: int):
+        """The mask of a signalfd open on fd (what /proc/PID/fdinfo shows), else None."""
+        proc = self._fd_proc()
+        f = proc.fds.fds.get(fd) if proc is not None else None
+        return f.mask if getattr(f, "kind", None) == "signalfd" else None
+
     def _fd_dev(self, fd: int):
         """('char' or 'block', major, minor) of a device open on fd (strace -yy's <char 1:5>)."""
-        proc = self.kernel.current
+        proc = self._fd_proc()
         f = proc.fds.fds.get(fd) if proc is not None else None
         if f is None:
             return None
@@ -150,7 +164,7 @@ class SyscallObserver:
         return kind, major, minor
 
     def _fd_path(self, fd: int):
-        proc = self.kernel.current
+        proc = self._fd_proc()
         if proc is None:
             return None
         if fd == -100:                          # AT_FDCWD</cwd> under -y

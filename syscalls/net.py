@@ -28,7 +28,7 @@ from emutrace.kernel.files import OpenFile, Pipe, WouldBlock
 from emutrace.kernel.rw import TRANSFER_PIECE, _cut, blocking
 from emutrace.kernel.vfs import StatInfo, VfsError
 from emutrace.linux.fcntl import O_NONBLOCK, O_RDWR, S_IFSOCK
-from emutrace.linux.net import (AF_INET, AF_INET6, AF_UNIX, IPPROTO_TCP, MSG_DONTWAIT, MSG_NOSIGNAL, MSG_PEEK, MSG_TRUNC, SHUT_RD,
+from emutrace.linux.net import (AF_INET, AF_INET6, AF_UNIX, SOCK_MAX, SOCK_RAW, IPPROTO_TCP, MSG_DONTWAIT, MSG_NOSIGNAL, MSG_PEEK, MSG_TRUNC, SHUT_RD,
                                 SHUT_WR, SOCK_CLOEXEC, SOCK_DGRAM, SOCK_NONBLOCK, SOCK_SEQPACKET, SOCK_STREAM, SOCK_TYPE_MASK,
                                 SOL_SOCKET, SO_ACCEPTCONN, SO_DOMAIN, SO_ERROR, SO_TYPE)
 
@@ -153,8 +153,16 @@ def _new(proc, domain, stype, protocol=0):
         return (None, sock) if isinstance(sock, int) else (sock, 0)
     if domain != AF_UNIX:
         return None, -E.EACCES
+    # Linux's unix_create: a protocol other than 0/PF_UNIX is refused, SOCK_RAW is taken as
+    # SOCK_DGRAM (for compatibility, and SO_TYPE then says SOCK_DGRAM), any other type is refused
+    if kind >= SOCK_MAX:
+        return None, -E.EINVAL                      # (__sock_create's check, before the family's)
+    if protocol not in (0, AF_UNIX):
+        return None, -E.EPROTONOSUPPORT
+    if kind == SOCK_RAW:
+        kind = SOCK_DGRAM
     if kind not in (SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET):
-        return None, -E.EINVAL
+        return None, -E.ESOCKTNOSUPPORT
     return UnixSocket(kind, flags, proc.kernel.vfs.new_ino()), 0
 
 

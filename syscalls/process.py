@@ -68,6 +68,14 @@ def sys_setid(proc, *args):
     return -E.EPERM
 
 
+def sys_setugid(proc, ident, *_):
+    """setuid/setgid: (uid_t)-1 names no id (make_kuid gives INVALID_UID): EINVAL, before any
+    privilege check (setreuid/setresuid take -1 as "unchanged" instead)."""
+    if ident & 0xFFFFFFFF == 0xFFFFFFFF:
+        return -E.EINVAL
+    return sys_setid(proc, ident)
+
+
 def sys_getgroups(proc, size, lst, *_):
     size = s32(size)                    # (an int: the register's upper half is not looked at)
     if size < 0:
@@ -263,21 +271,8 @@ def sys_sched_yield(proc, *_):
     return 0
 
 
-def sys_sched_getscheduler(proc, *_):
-    return 0
-
-
-def sys_sched_getparam(proc, pid, param, *_):
-    proc.aspace.write_u32(param, 0)
-    return 0
-
-
-def sys_sched_setscheduler(proc, *_):
-    return -E.EPERM
-
-
 def sys_sched_rr_get_interval(proc, pid, tp, *_):
-    """Every guest thread runs SCHED_OTHER (sched_setscheduler is refused), whose round-robin
+    """Every guest thread runs a normal policy (schedpolicy.py refuses real-time ones), whose round-robin
     interval Linux's fair class reports as 0 (SCHED_RR's would be 100 ms)."""
     pid = s32(pid)
     if pid < 0:
@@ -389,9 +384,6 @@ def sys_ptrace(proc, *_):
 def sys_kcmp(proc, *_):
     return -E.EPERM
 
-
-def sys_seccomp(proc, *_):
-    return -E.EINVAL
 
 
 def sys_privileged(proc, *_):

@@ -66,6 +66,7 @@ class Thread:
     resumed: object = field(default=None, repr=False)  # the Wait it woke from, while its handler reruns
     call: object = field(default=None, repr=False)  # (nr, sc, args, state) while a handler runs (kernel.current_call)
     insns: int = 0                     # guest instructions it retired in slices that ended (docs/time.md)
+    sched_policy: int = 0              # SCHED_OTHER, or what sched_setscheduler set (schedpolicy.py)
 
 
 class Process:

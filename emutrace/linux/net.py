@@ -33,6 +33,7 @@ SOCK_STREAM = 1
 SOCK_DGRAM = 2
 SOCK_RAW = 3
 SOCK_SEQPACKET = 5
+SOCK_MAX = 11            # types are below it (linux/net.h), or socket() is EINVAL
 SOCK_TYPE_MASK = 0xF
 SOCK_NONBLOCK = 0o4000
 SOCK_CLOEXEC = 0o2000000

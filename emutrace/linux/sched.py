@@ -40,3 +40,12 @@ WNOHANG = 1
 WNOWAIT = 0x01000000
 WSTOPPED = 2
 WUNTRACED = 2
+# scheduling policies (include/uapi/linux/sched.h); RESET_ON_FORK is or'ed into the policy
+SCHED_OTHER = 0
+SCHED_FIFO = 1
+SCHED_RR = 2
+SCHED_BATCH = 3
+SCHED_IDLE = 5
+SCHED_DEADLINE = 6
+SCHED_EXT = 7
+SCHED_RESET_ON_FORK = 0x40000000

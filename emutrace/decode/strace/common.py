@@ -119,7 +119,7 @@ HEX = HexStyle()
 
 def _wants_hex(data) -> bool:
     level = HEX.level
-    if level >= 2:
+    if level == 2:
         return True
     return any(c > 0x7e or (c < 0x20 and not 9 <= c <= 13) for c in data)
 
@@ -131,6 +131,8 @@ def quote_string(data: bytes, force_hex: bool = False, quotes: bool = True,
     force_hex prints every byte as \\xNN (getrandom). extra_escape: characters printed in octal
     too (strace -y escapes < and > in paths)."""
     if HEX.level and not force_hex:
+        if HEX.level == NON_ASCII_CHARS:
+            return _quote_chars(data, quotes, extra_escape)
         force_hex = _wants_hex(data)
     if data.__class__ is bytes and len(data) <= _SHORT_MAX and quotes and not force_hex and not extra_escape:
         # read(2)'s and write(2)'s few bytes, the same ones again and again: quoted once
@@ -141,6 +143,26 @@ def quote_string(data: bytes, force_hex: bool = False, quotes: bool = True,
                 _SHORT_QUOTED[bytes(data)] = got
         return got
     return _quote(data, force_hex, quotes, extra_escape)
+
+
+NON_ASCII_CHARS = 3         # HEX.level of --strings-in-hex=non-ascii-chars
+_C_ESCAPES = {0x22: '\\"', 0x5c: "\\\\", 0x0c: "\\f", 0x0a: "\\n", 0x0d: "\\r", 0x09: "\\t", 0x0b: "\\v"}
+
+
+def _quote_chars(data: bytes, quotes: bool, extra_escape: str) -> str:
+    """--strings-in-hex=non-ascii-chars (strace 7.x): C's escapes as usual, each other
+    non-printable byte as \\xNN on its own (never the whole string, never octal)."""
+    out = []
+    for c in data:
+        esc = _C_ESCAPES.get(c)
+        if esc is not None:
+            out.append(esc)
+        elif 0x20 <= c < 0x7f and chr(c) not in extra_escape:
+            out.append(chr(c))
+        else:
+            out.append("\\x%02x" % c)
+    text = "".join(out)
+    return f'"{text}"' if quotes else text
 
 
 def _quote(data: bytes, force_hex: bool, quotes: bool, extra_escape: str) -> str:
@@ -217,3 +239,22 @@ def nonzero_tail(f, mem, addr: int, known: int, size: int) -> str:
     if not any(data):
         return ""
     return f"/* bytes {known}..{end - 1} */ " + f.buf(mem, addr + known, len(data), force_hex=True)
+
+
+def element_array(f, mem, addr: int, count: int, size: int, render) -> str:
+    """strace's print_array, element by element: each element of size bytes is fetched first
+    (an unreadable one ends the array with '... /* its address */', the first one: the address
+    alone), then the -s limit cuts it with '...'; render(bytes) -> an element's text."""
+    items = []
+    for i in range(count):
+        data = read_bytes(mem, addr + size * i, size)
+        if data is None:
+            if i == 0:
+                return hexval(addr)
+            items.append(f"... /* {hexval(addr + size * i)} */")
+            break
+        if i >= f.string_limit:
+            items.append("...")
+            break
+        items.append(render(data))
+    return "[" + ", ".join(items) + "]"

@@ -5,21 +5,27 @@ import struct
 
 from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import hexval, read_bytes
+from emutrace.decode.strace.common import element_array, hexval
 from emutrace.decode.strace.fields import StructText, decoders, enum
 
 
+_NGROUPS_MAX = 65536
+
+
 def gids(f, mem, addr: int, n: int) -> str:
+    """strace's print_groups: the address for more than NGROUPS_MAX, else the array element by
+    element: an unreadable element ends it with '... /* its address */' (the first: the address
+    alone), and only then does the -s limit cut it with '...'."""
     if addr == 0:
         return "NULL"
-    if n <= 0:
-        return "[]" if n == 0 else hexval(addr)
-    shown = min(n, f.string_limit)
-    data = read_bytes(mem, addr, 4 * shown)
-    if data is None:
+    if n < 0 or n > _NGROUPS_MAX:
         return hexval(addr)
-    items = [str(g) for g in struct.unpack("<%dI" % shown, data)]
-    return f.array(items, n)
+    return element_array(f, mem, addr, n, 4, _gid)
+
+
+def _gid(data: bytes) -> str:
+    g = int.from_bytes(data, "little")
+    return "-1" if g == 0xffffffff else str(g)          # (print_gid)
 
 
 CAP_USER_HEADER = StructText("cap_user_header", 8, [("version", 0, "I", enum("cap_version")),

@@ -16,10 +16,10 @@ from emutrace.machine.reader import GuestReader
 from emutrace.machine.words import s32, s64
 from emutrace.decode import xlat as _x
 from emutrace.decode.strace import (clock, creds, fcntl, fs, futex, ioctl, ipc, keyctl, kinds, mm, net, poll, prctl,
-                                    process, resource, sched, signal, stat, system)
-from emutrace.decode.strace.common import (ELLIPSIS, HEX, NULL, PATH_MAX, MASK64, NoMem, UnlinkedPath, _SHORT_MAX,
-                                           _SHORT_QUOTED, hexval, is_error, pointer, quote_string, read_bytes,
-                                           read_cstring)
+                                    process, quota, resource, sched, signal, stat, system, xattr)
+from emutrace.decode.strace.common import (ELLIPSIS, HEX, NON_ASCII_CHARS, NULL, PATH_MAX, MASK64, NoMem,
+                                           UnlinkedPath, _SHORT_MAX, _SHORT_QUOTED, hexval, is_error, pointer,
+                                           quote_string, read_bytes, read_cstring)
 from emutrace.decode.strace.returns import format_return
 
 
@@ -159,6 +159,9 @@ class SyscallFormatter:
         self.decode_fds = frozenset({"path"})    # strace --decode-fds=: what -y shows (with fd_paths)
         self.fd_dev = None                       # fd -> ('char', major, minor) | None (decode-fds=dev)
         self.fd_pidfd = None                     # fd -> the pid a pidfd refers to | None (decode-fds=pidfd)
+        self.pidfd_pid = None                    # the same, whatever -y asks (pidfd_getfd's target descriptor)
+        self.fd_signalfd = None                  # fd -> a signalfd's mask | None (decode-fds=signalfd)
+        self.fd_owner = None                     # a pid while another process's descriptor is printed
         self.xlat_style = "abbrev"               # strace -X (xlat.STYLE while decoding)
         self.raw_calls: Optional[frozenset] = None   # strace -e raw=: calls printed undecoded ("all": every one)
         self.verbose = False                     # strace -v: structures in full (the decoders that know how)
@@ -319,6 +322,10 @@ class SyscallFormatter:
                         return f"{fd}<pid:{pid}>"
                     if "path" not in self.decode_fds:
                         return str(fd)
+            if self.fd_signalfd is not None and "signalfd" in self.decode_fds:
+                mask = self.fd_signalfd(fd)
+                if mask is not None:    # (strace: <signalfd:[USR2 CHLD]>, the mask fdinfo shows)
+                    return f"{fd}<signalfd:{_x.format_sigset(mask)}>"
             path = self.fd_path(fd)
             if path:
                 dev = deleted = ""
@@ -362,8 +369,8 @@ class SyscallFormatter:
                 data = bytes(data[:n])
         else:
             data = b""
-        text = (_SHORT_QUOTED.get(data) if n <= _SHORT_MAX and not force_hex else None) \
-            or quote_string(data, force_hex=force_hex)
+        text = (_SHORT_QUOTED.get(data) if n <= _SHORT_MAX and not force_hex and HEX.level != NON_ASCII_CHARS
+                else None) or quote_string(data, force_hex=force_hex)
         return text + ELLIPSIS if length > n else text
 
     def cstr(self, mem, addr: int, limit: Optional[int] = None) -> str:
@@ -470,6 +477,10 @@ class SyscallFormatter:
                 data_size -= n
             text = self.buf(mem, base, n) if contents else pointer(base)
             items.append(f"{{iov_base={text}, iov_len={ln}}}")
+        if count > shown and read_bytes(mem, addr + 16 * shown, 16) is None:
+            # (print_array fetches the next element before it stops at -s: an unreadable one
+            # says where the array stopped)
+            return "[" + ", ".join(items) + f", ... /* {hexval(addr + 16 * shown)} */]"
         return self.array(items, count)
 
     # ------------------------------------------------------------------ structs
@@ -507,7 +518,7 @@ class SyscallFormatter:
 
 # Every subject's tables, merged: its syscalls decoded by hand, its structs, its argument kinds.
 _SUBJECTS = (kinds, clock, creds, fcntl, fs, futex, ioctl, ipc, keyctl, mm, net, poll, prctl, process,
-             resource, sched, signal, stat, system)
+             resource, sched, signal, stat, system, quota, xattr)
 
 
 def _merged(table: str) -> dict:

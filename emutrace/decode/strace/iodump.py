@@ -57,6 +57,8 @@ class IoDumper:
                 out += self._buf(mem, args[addr], args[n])
             elif name in _WRITEV:
                 out += self._iov(mem, args[1], args[2], -1)
+            elif name == "sendmsg":
+                out += self._msg_iov(mem, args[1], -1)
         if -4096 < ret < 0:
             return out or None
         if _selected(self.read_fds, fd):
@@ -64,7 +66,17 @@ class IoDumper:
                 out += self._buf(mem, args[1], ret)
             elif name in _READV:
                 out += self._iov(mem, args[1], args[2], ret)
+            elif name == "recvmsg":
+                out += self._msg_iov(mem, args[1], ret)
         return out or None
+
+    def _msg_iov(self, mem, msg: int, size: int) -> str:
+        """The iovec of a struct msghdr (msg_iov at 16, msg_iovlen at 24): strace's
+        dumpiov_in_msghdr."""
+        raw = read_bytes(mem, msg, 32) if msg else None
+        if raw is None:
+            return ""
+        return self._iov(mem, int.from_bytes(raw[16:24], "little"), int.from_bytes(raw[24:32], "little"), size)
 
     @staticmethod
     def _buf(mem, addr: int, n: int) -> str:

@@ -122,7 +122,7 @@ CALLS = {"semctl": _c_semctl, "shmctl": _c_ipcctl, "msgctl": _c_ipcctl, "mq_open
 STRUCTS = decoders(MQ_ATTR)
 AT_ENTRY = {
     "ipc_key": lambda f, st, mem, v, param, n: _x.format_ipc_key(v),
-    "sembuf": lambda f, st, mem, v, param, n: sembuf(f, mem, v, n),
+    "sembuf": lambda f, st, mem, v, param, n: sembuf(f, mem, v, n & 0xffffffff),     # (nsops is an unsigned int)
     "msgbuf_in": lambda f, st, mem, v, param, n: msgbuf(f, mem, v, n),
 }
 AT_EXIT = {"msgbuf_out": lambda f, m, v, param, n, base, ret: msgbuf(f, m, v, n)}

@@ -47,6 +47,16 @@ def _flags(set_name: str, v: int) -> str:
     return _x.format_flags(set_name, v)
 
 
+def _signo(n: int) -> str:
+    """strace's printsignal: the name (-X raw: the number, -X verbose: both); an unknown one in
+    decimal."""
+    name = _x.signal_name(n)
+    style = _x.STYLE.xlat
+    if style == "abbrev" or name == str(n):
+        return name
+    return str(n) if style == "raw" else f"{n} /* {name} */"
+
+
 def _enum(set_name: str, v: int) -> str:
     own = _OWN_ENUMS.get(set_name)
     if own is not None:
@@ -85,7 +95,7 @@ AT_ENTRY = {
     "octal": lambda f, st, mem, v, param, n: _x.octal(v & 0xffffffff),
     "dev": lambda f, st, mem, v, param, n: _x.format_dev(v),
     "struct_in": lambda f, st, mem, v, param, n: f.struct(param, mem, v),
-    "signo": lambda f, st, mem, v, param, n: _x.signal_name(s32(v)),
+    "signo": lambda f, st, mem, v, param, n: _signo(s32(v)),
     "sigset_in": lambda f, st, mem, v, param, n: f.sigset(mem, v, n if param is not None else 8),
     "iovec_in": lambda f, st, mem, v, param, n: f.iovec(mem, v, n, -1),
     "iovec_remote": lambda f, st, mem, v, param, n: f.iovec(mem, v, n, -1, contents=False),

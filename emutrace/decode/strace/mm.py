@@ -2,23 +2,58 @@
 from __future__ import annotations
 
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import hexval, is_error, pointer, read_bytes
+from emutrace.decode.strace.common import MASK64, element_array, hexval, is_error, pointer, read_bytes
 
 
 def _mpol_mode(v: int, wide: bool) -> str:
+    """strace's print_mode: the mode, then its flags (MPOL_BIND|MPOL_F_NUMA_BALANCING); with an
+    unknown mode the whole word as flags; -X as strace prints a constant."""
     if not wide:
         v &= 0xffffffff
     flags = v & 0xe000
     mode = v & ~0xe000
-    parts = []
-    if flags:
-        parts.append(_x.format_flags("mpol_mode_flags", flags))
+    if not flags:
+        return _x.format_enum("mpol_modes", mode)
     name = _x.lookup("mpol_modes", mode)
-    if name or not flags:
-        parts.append(name or f"{hexval(mode)} /* MPOL_??? */")
-    elif mode:
-        parts.append(hexval(mode))
-    return "|".join(parts)
+    if name is None:
+        return _x.format_flags("mpol_mode_flags", v)
+    style = _x.STYLE.xlat
+    if style == "raw":
+        return hexval(v)
+    _x.STYLE.xlat = "abbrev"
+    try:
+        text = f"{name}|{_x.format_flags('mpol_mode_flags', flags)}"
+    finally:
+        _x.STYLE.xlat = style
+    return f"{hexval(v)} /* {text} */" if style == "verbose" else text
+
+
+def nodemask(f, mem, addr: int, maxnodes: int) -> str:
+    """strace's print_nodemask: (maxnodes - 1) bits in longs, each as %#018lx (0 without 0x),
+    element by element (an unreadable one ends the array with its address, the first: the
+    address alone), cut at -s; the address when the count overflows."""
+    maxnodes &= MASK64
+    nmemb = ((maxnodes + 62) & MASK64) // 64
+    if nmemb < maxnodes // 64 or (maxnodes and not nmemb):
+        return pointer(addr)
+    if addr == 0:
+        return "NULL"
+    if nmemb == 0:
+        return "[]"
+    if addr + 8 * nmemb > MASK64:
+        return hexval(addr)
+    return element_array(f, mem, addr, nmemb, 8, _node_long)
+
+
+def _node_long(data: bytes) -> str:
+    v = int.from_bytes(data, "little")
+    return "%#016x" % v if v else "0" * 16       # (C's %#0*lx, width 16: no 0x for 0)
+
+
+def _c_set_mempolicy(f, st, mem):
+    st.a.now(_mpol_mode(st.args[0], False))
+    st.a.now(nodemask(f, mem, st.args[1], st.args[2]))
+    st.a.now(str(st.args[2]))
 
 
 def _c_mremap(f, st, mem):
@@ -47,5 +82,5 @@ def _c_mincore(f, st, mem):
     st.a.later(out)
 
 
-CALLS = {"mremap": _c_mremap, "mincore": _c_mincore}
+CALLS = {"mremap": _c_mremap, "mincore": _c_mincore, "set_mempolicy": _c_set_mempolicy}
 AT_ENTRY = {"mpol_mode": lambda f, st, mem, v, param, n: _mpol_mode(v, st.name == "mbind")}

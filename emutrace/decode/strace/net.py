@@ -178,6 +178,25 @@ _SOCKOPT_INTS = {(1, 4): _errno_name,                                   # SO_ERR
                  (0, 51): _port_range}                                  # IP_LOCAL_PORT_RANGE
 
 
+# SOL_SOCKET's int-like options (strace's "All known int-like options"): an int however long the
+# buffer is said to be; setsockopt shows a shorter one by address, getsockopt's bytes in hex
+_SO_INT_LIKE = frozenset(_x.SETS["sockopt_socket"].names()[n] for n in """
+    SO_DEBUG SO_REUSEADDR SO_DONTROUTE SO_BROADCAST SO_SNDBUF SO_RCVBUF SO_KEEPALIVE SO_OOBINLINE
+    SO_NO_CHECK SO_PRIORITY SO_BSDCOMPAT SO_REUSEPORT SO_PASSCRED SO_RCVLOWAT SO_SNDLOWAT
+    SO_DETACH_FILTER SO_TIMESTAMP_OLD SO_ACCEPTCONN SO_SNDBUFFORCE SO_RCVBUFFORCE SO_PASSSEC
+    SO_TIMESTAMPNS_OLD SO_MARK SO_TIMESTAMPING_OLD SO_RXQ_OVFL SO_WIFI_STATUS SO_PEEK_OFF SO_NOFCS
+    SO_LOCK_FILTER SO_SELECT_ERR_QUEUE SO_BUSY_POLL SO_INCOMING_CPU SO_CNX_ADVICE
+    SO_INCOMING_NAPI_ID SO_ZEROCOPY SO_TIMESTAMP_NEW SO_TIMESTAMPNS_NEW SO_TIMESTAMPING_NEW
+    SO_DETACH_REUSEPORT_BPF SO_PREFER_BUSY_POLL SO_BUSY_POLL_BUDGET SO_RESERVE_MEM SO_RCVMARK
+    SO_PASSPIDFD SO_RCVPRIORITY SO_PASSRIGHTS SO_INQ""".split())
+
+
+def _int_at(mem, addr: int) -> str:
+    """printnum_int: [N], or the address when it cannot be read."""
+    v = read_u32(mem, addr)
+    return hexval(addr) if v is None else f"[{s32(v)}]"
+
+
 def _sockopt_value(f, mem, level, name, addr, length, got: bool = False) -> str:
     """The option's value of `length` bytes (got: what getsockopt wrote, where 0 bytes is
     nothing to show: the address)."""
@@ -185,6 +204,10 @@ def _sockopt_value(f, mem, level, name, addr, length, got: bool = False) -> str:
         return "NULL"
     if length < 0 or length == 0 and got:
         return hexval(addr)
+    if level == 1 and name in _SO_INT_LIKE:
+        if length >= 4:
+            return _int_at(mem, addr)
+        return f.buf(mem, addr, length, force_hex=True) if got else hexval(addr)
     sized = _SOCKOPT_SIZED.get((level, name))
     if sized is not None:
         size = sized.size if isinstance(sized, StructText) else 4
@@ -202,8 +225,10 @@ def _sockopt_value(f, mem, level, name, addr, length, got: bool = False) -> str:
         if v is not None:
             render = _SOCKOPT_INTS.get((level, name))
             return f"[{render(s32(v)) if render else s32(v)}]"
-    # any other length: the bytes, in hex (strace's print_quoted_string with QUOTE_FORCE_HEX)
-    return f.buf(mem, addr, length, force_hex=True)
+    if level in _SOCKOPT_SETS and level != 1 or (level, name) in _SOCKOPT_INTS:
+        # any other length: the bytes, in hex (strace's print_quoted_string with QUOTE_FORCE_HEX)
+        return f.buf(mem, addr, length, force_hex=True)
+    return f.buf(mem, addr, length)     # an option strace does not know: printstrn
 
 
 def _c_sockopt(f, st, mem):

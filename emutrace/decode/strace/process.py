@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import struct
 
-from emutrace.machine.words import s32
+from emutrace.machine.words import s32, s64
 from emutrace.decode import xlat as _x
 from emutrace.decode.strace.common import (hexval, is_error, pointer, read_bytes, read_u32, read_u64, nonzero_tail,
                                            written_u32)
@@ -250,7 +250,38 @@ def _k_wstatus(f, st, mem, v, param, i, base):
     st.a.later(lambda ret, m, v=v: wstatus(f, m, v, ret))
 
 
-CALLS = {"clone": _c_clone, "clone3": _c_clone3, "ptrace": _c_ptrace, "kcmp": _c_kcmp}
+def _c_pidfd_getfd(f, st, mem):
+    """strace's printfd_pid: the target descriptor is one of the pidfd's process, decorated from
+    that process's table under -y; a plain number when the first argument is no pidfd."""
+    pidfd, target = s32(st.args[0]), s32(st.args[1])
+    st.a.now(f.fd(st.args[0]))
+    pid = f.pidfd_pid(pidfd) if f.pidfd_pid is not None and f.fd_paths and pidfd >= 0 else None
+    if pid is None:
+        st.a.now(str(target))
+    else:
+        f.fd_owner = pid
+        try:
+            st.a.now(f.fd(st.args[1]))
+        finally:
+            f.fd_owner = None
+    st.a.now(hexval(st.args[2] & 0xffffffff))
+
+
+def _c_process_vm_readv(f, st, mem):
+    """The local iovec at exit: its data as read, or only its addresses when the call failed
+    (strace's IOV_DECODE_ADDR); the remote one always by address."""
+    pid, local, lcnt, remote, rcnt, flags = st.args
+    a = st.a
+    a.now(str(s32(pid)))
+    a.later(lambda ret, m: f.iovec(m, local, lcnt, -1, contents=False) if is_error(ret)
+            else f.iovec(m, local, lcnt, ret))
+    a.later(lambda ret, m: str(lcnt))
+    a.later(lambda ret, m: f.iovec(m, remote, rcnt, -1, contents=False))
+    a.later(lambda ret, m: str(rcnt))
+    a.later(lambda ret, m: str(flags))
+
+
+CALLS = {"pidfd_getfd": _c_pidfd_getfd, "process_vm_readv": _c_process_vm_readv, "clone": _c_clone, "clone3": _c_clone3, "ptrace": _c_ptrace, "kcmp": _c_kcmp}
 STRUCTS = {"clone_args": (64, _d_clone_args)}
 AT_ENTRY = {
     "argv": lambda f, st, mem, v, param, n: argv(f, mem, v),
@@ -258,3 +289,6 @@ AT_ENTRY = {
     "personality": lambda f, st, mem, v, param, n: personality_text(v),
 }
 BY_HAND = {"wstatus": _k_wstatus}
+# strace's printwaitn: the rusage only when a child was reaped, its address otherwise
+AT_EXIT = {"wait_rusage": lambda f, m, v, param, n, base, ret: f.struct("rusage", m, v) if s64(ret) > 0
+           else pointer(v)}

@@ -31,6 +31,8 @@ STACK_T = StructText("stack_t", 24, [("ss_sp", 0, "Q", pointer),
 
 
 def _d_siginfo(f, b, mem):
+    if not any(b[:4]):
+        return "{}"                 # (strace's printsiginfo: no signal, nothing to show)
     return format_siginfo(siginfo_from_bytes(b))
 
 
@@ -38,7 +40,7 @@ def _d_sigevent(f, b, mem):
     value, signo, notify, tid = struct.unpack_from("<Qiii", b)
     # as strace: the value only when not 0, the signal by name only when the event sends one
     text = f"{{sigev_value={{sival_int={s32(value)}, sival_ptr={pointer(value)}}}, " if value else "{"
-    sig = _x.signal_name(signo) if notify in (0, 2, 4) else str(signo)       # SIGNAL, THREAD, THREAD_ID
+    sig = _x.signal_name(signo) if notify in (0, 2, 4) else str(signo & 0xffffffff)   # SIGNAL, THREAD, THREAD_ID; else PRINT_FIELD_U
     text += f"sigev_signo={sig}, sigev_notify={_x.format_enum('sigev_notify', notify)}"
     if notify == 4:
         text += f", sigev_notify_thread_id={tid}"
@@ -70,7 +72,7 @@ def format_siginfo(si: Dict[str, int]) -> str:
     layouts.SIGINFO (si_band, si_fd, si_arch, si_syscall, si_int, si_ptr accepted too)."""
     signo = si.get("si_signo", 0)
     code = s32(si.get("si_code", 0))
-    err = si.get("si_errno", 0)
+    err = si.get("si_errno", 0) & 0xffffffff        # (PRINT_FIELD_ERR_U: its name, or unsigned)
     parts = [f"si_signo={_x.signal_name(signo)}"]
     name = None
     if code <= 0 or code == 0x80:
@@ -82,6 +84,7 @@ def format_siginfo(si: Dict[str, int]) -> str:
         parts.append(f"si_errno={_errno.NAME.get(err, str(err))}")
     pid = si.get("si_pid", 0)
     uid = si.get("si_uid", 0) & 0xffffffff
+    uid = "-1" if uid == 0xffffffff else uid          # (PRINT_FIELD_ID)
     value = si.get("si_value", si.get("si_ptr", 0)) & MASK64
     sival = f"si_int={si.get('si_int', s32(value))}, si_ptr={pointer(value)}"
     if code <= 0:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import hexval, is_error, pointer, quote_string
+from emutrace.decode.strace.common import hexval, is_error, pointer, quote_string, read_bytes, read_cstring
 from emutrace.decode.strace.fields import StructText, decoders
 
 
@@ -37,20 +37,45 @@ def _c_syslog(f, st, mem):
     elif typ == 8:                                 # CONSOLE_LEVEL
         a.now(pointer(buf))
         lvl = _x.lookup("loglevels", ln & 0xffffffff)
-        a.now(f"{s32(ln)} /* {lvl} */" if lvl else str(s32(ln)))
+        a.now(f"{s32(ln)} /* {lvl or 'LOGLEVEL_???'} */")         # (always verbose, as strace prints it)
     else:
-        a.now(hexval(buf))
+        a.now(pointer(buf))
         a.now(str(s32(ln)))
+
+
+def _zstr(f, mem, addr: int, size: int) -> str:
+    """strace's printstr_ex(addr, size, QUOTE_0_TERMINATED): at most min(size, -s + 1) bytes up to
+    a NUL, which must be readable; '...' when no NUL is among the bytes shown."""
+    if addr == 0:
+        return "NULL"
+    want = min(size, f.string_limit + 1)
+    data = read_bytes(mem, addr, want)
+    if data is None:                    # (readable up to a NUL before the fault is enough)
+        got = read_cstring(mem, addr, want)
+        if got is None or not got[1]:
+            return hexval(addr)
+        data = got[0] + b"\0"
+    n = min(size, f.string_limit)
+    nul = data.find(b"\0")
+    if 0 <= nul < n:
+        return quote_string(data[:nul])
+    return quote_string(data[:n]) + "..."
+
+
+def _c_sethostname(f, st, mem):
+    n = st.args[1] & 0xffffffff
+    st.a.now(hexval(st.args[0]) if n > 64 and st.args[0] else f.buf(mem, st.args[0], n))   # (__NEW_UTS_LEN)
+    st.a.now(str(n))
 
 
 def _c_reboot(f, st, mem):
     a = st.a
     a.now(_x.format_enum("reboot_magic", st.args[0] & 0xffffffff))
-    a.now(_x.format_enum("reboot_magic", st.args[1] & 0xffffffff))
+    a.now(_x.format_enum("reboot_magic2", st.args[1] & 0xffffffff))
     cmd = st.args[2] & 0xffffffff
     a.now(_x.format_enum("reboot_cmd", cmd))
-    if cmd == 0xa1b2c3d4:
-        a.now(f.cstr(mem, st.args[3]))
+    if cmd == 0xa1b2c3d4:                # RESTART2's command line: at most 255 bytes (the kernel's
+        a.now(_zstr(f, mem, st.args[3], 255))    # buffer keeps a last NUL), read as one block
 
 
 def _c_membarrier(f, st, mem):
@@ -62,13 +87,39 @@ def _c_membarrier(f, st, mem):
         a.now(str(s32(st.args[2])))
 
 
+SOCK_FPROG = StructText("sock_fprog", 16, [("len", 0, "H"), ("filter", 8, "Q", pointer)])
+NOTIF_SIZES = StructText("seccomp_notif_sizes", 6, [("seccomp_notif", 0, "H"), ("seccomp_notif_resp", 2, "H"),
+                                                     ("seccomp_data", 4, "H")])
+
+
+def _u32_action(mem, addr: int) -> str:
+    data = read_bytes(mem, addr, 4) if addr else None
+    if data is None:
+        return pointer(addr)
+    return f"[{_x.format_enum('seccomp_ret_action', int.from_bytes(data, 'little'))}]"
+
+
 def _c_seccomp(f, st, mem):
+    """strace's seccomp.c: the flags and the argument by operation (the filter program itself
+    only under -v, which emutrace does not disassemble: its address)."""
     a = st.a
     op = st.args[0] & 0xffffffff
     a.now(_x.format_enum("seccomp_ops", op))
-    flags = st.args[1] & 0xffffffff
-    a.now(_x.format_flags("seccomp_filter_flags", flags) if op == 1 else hexval(flags))
-    a.now(pointer(st.args[2]) if op in (0, 1) else hexval(st.args[2]))
+    flags, arg = st.args[1] & 0xffffffff, st.args[2]
+    if op == 1:                                         # SET_MODE_FILTER: struct sock_fprog
+        a.now(_x.format_flags("seccomp_filter_flags", flags))
+        data = read_bytes(mem, arg, 16) if arg else None
+        a.now(SOCK_FPROG.text(data) if data is not None else pointer(arg))
+    elif op == 2:                                       # GET_ACTION_AVAIL: the action asked about
+        a.now(hexval(flags))
+        a.now(_u32_action(mem, arg))
+    elif op == 3:                                       # GET_NOTIF_SIZES: the sizes written
+        a.now(hexval(flags))
+        a.later(lambda ret, m: pointer(arg) if is_error(ret) or not arg
+                else f.struct("seccomp_notif_sizes", m, arg))
+    else:
+        a.now(hexval(flags))
+        a.now(pointer(arg))
 
 
 def _c_getrandom(f, st, mem):
@@ -85,7 +136,7 @@ def _quotactl_cmd(v: int) -> str:
     return f"QCMD({_x.format_enum('quotactl_cmds', cmd)}, {_x.format_enum('quota_types', typ)})"
 
 
-CALLS = {"syslog": _c_syslog, "reboot": _c_reboot, "membarrier": _c_membarrier, "seccomp": _c_seccomp,
+CALLS = {"syslog": _c_syslog, "reboot": _c_reboot, "sethostname": _c_sethostname, "membarrier": _c_membarrier, "seccomp": _c_seccomp,
          "getrandom": _c_getrandom}
-STRUCTS = decoders(UTSNAME, SYSINFO)
+STRUCTS = decoders(UTSNAME, SYSINFO, NOTIF_SIZES)
 AT_ENTRY = {"quotactl_cmd": lambda f, st, mem, v, param, n: _quotactl_cmd(v)}
