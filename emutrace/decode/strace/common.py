@@ -202,3 +202,24 @@ def nonzero_tail(f, mem, addr: int, known: int, size: int) -> str:
     if not any(data):
         return ""
     return f"/* bytes {known}..{end - 1} */ " + f.buf(mem, addr + known, len(data), force_hex=True)
+
+
+def cstr_n(f, mem, addr: int, n: int) -> str:
+    """strace's printstr_ex(addr, n, QUOTE_0_TERMINATED): a NUL-terminated string of at most n
+    bytes (memfd_create's name, fsconfig's key), at most the string limit shown; '...' when no
+    NUL came within what was shown."""
+    if addr == 0:
+        return "NULL"
+    limit = f.string_limit
+    size = min(limit + 1, n)
+    # (a reader's cstring(addr, k) reads k + 1 bytes: here no byte past size may be needed)
+    got = read_cstring(mem, addr, size - 1) if size else (b"", False)
+    if got is None:
+        return hexval(addr)
+    data, found = got
+    if not found and size:
+        data = read_bytes(mem, addr, size) or data
+    shown = min(size, limit)
+    if found and len(data) < shown:
+        return quote_string(data)
+    return quote_string(data[:shown]) + ("..." if n else "")
