@@ -73,6 +73,36 @@ CASES = [
     ("getdents64", (3, 0x1000, 8192), 24,
      {0x1000: "0100100000000000" "0100000000000000" "1800" "04" "2e00000000"}, {},
      "getdents64(3, 0x1000 /* 1 entries */, 8192) = 24"),
+    # mount_setattr.c, open_tree_attr.c: struct mount_attr by its size; userns_fd a descriptor
+    # only with MOUNT_ATTR_IDMAP; MOUNT_ATTR__ATIME names the whole atime field
+    ("mount_setattr", (0xffffffff, 0x1000, 0, 0x2000, 31), -38, {0x1000: "00"}, {},
+     'mount_setattr(-1, "", 0, 0x2000, 31) = -1 ENOSYS (Function not implemented)'),
+    ("mount_setattr", (0xffffffff, 0x1000, 0, 0x2000, 40), -38,
+     {0x1000: "00", 0x2000: "0000000000000000" "0000000000000000" "0000020000000000" "0900000000000000"
+                            "8081828384858687"}, {},
+     'mount_setattr(-1, "", 0, {attr_set=0, attr_clr=0, propagation=MS_UNBINDABLE, userns_fd=9, '
+     '/* bytes 32..39 */ "\\x80\\x81\\x82\\x83\\x84\\x85\\x86\\x87"}, 40) = -1 ENOSYS (Function not implemented)'),
+    ("open_tree_attr", (9, 0x1000, 0x1000, 0x2000, 32), -38,
+     {0x1000: "00", 0x2000: "ff00300000000000" "0200000000000000" "0000080000000000" "0100000000000000"},
+     {"fd_paths": True, "fd_path": lambda fd: "/dev/full" if fd in (1, 9) else None},
+     'open_tree_attr(9</dev/full>, "", AT_EMPTY_PATH, {attr_set=MOUNT_ATTR_RDONLY|MOUNT_ATTR_NOSUID|MOUNT_ATTR_NODEV|'
+     'MOUNT_ATTR_NOEXEC|MOUNT_ATTR__ATIME|MOUNT_ATTR_NODIRATIME|MOUNT_ATTR_IDMAP|MOUNT_ATTR_NOSYMFOLLOW, '
+     'attr_clr=MOUNT_ATTR_NOSUID, propagation=MS_SLAVE, userns_fd=1</dev/full>}, 32) = -1 ENOSYS (Function not implemented)'),
+    ("open_tree", (0xffffffff, 0x1000, 3), -38, {0x1000: "00"}, {},
+     'open_tree(-1, "", OPEN_TREE_CLONE|OPEN_TREE_NAMESPACE) = -1 ENOSYS (Function not implemented)'),
+    ("fsmount", (0xffffffff, 2, 0x200000), -38, {}, {},
+     "fsmount(-1, FSMOUNT_NAMESPACE, MOUNT_ATTR_NOSYMFOLLOW) = -1 ENOSYS (Function not implemented)"),
+    ("move_mount", (0xffffffff, 0x1000, 0xffffffff, 0x1000, 0x200), -38, {0x1000: "00"}, {},
+     'move_mount(-1, "", -1, "", MOVE_MOUNT_BENEATH) = -1 ENOSYS (Function not implemented)'),
+    # openat.c: O_EMPTYPATH; openat2-v-y-Xraw.c: AT_FDCWD's directory follows it in any -X style
+    ("openat", (0xffffffff, 0x1000, 0x4000000), -9, {0x1000: "6100"}, {},
+     'openat(-1, "a", O_RDONLY|O_EMPTYPATH) = -1 EBADF (Bad file descriptor)'),
+    ("openat", (0xffffff9c, 0x1000, 0), -2, {0x1000: "6100"},
+     {"fd_paths": True, "fd_path": lambda fd: "/tmp" if fd == -100 else None, "xlat_style": "raw"},
+     'openat(-100</tmp>, "a", 0) = -1 ENOENT (No such file or directory)'),
+    ("openat", (0xffffff9c, 0x1000, 0), -2, {0x1000: "6100"},
+     {"fd_paths": True, "fd_path": lambda fd: "/tmp" if fd == -100 else None, "xlat_style": "verbose"},
+     'openat(-100 /* AT_FDCWD */</tmp>, "a", 0 /* O_RDONLY */) = -1 ENOENT (No such file or directory)'),
 ]
 
 

@@ -334,13 +334,12 @@ class SyscallFormatter:
         fd = s32(v)
         if fd == -100:
             style = _x.STYLE.xlat              # (-X: strace prints AT_FDCWD as a constant of its set)
-            if style != "abbrev":
-                return "-100" if style == "raw" else "-100 /* AT_FDCWD */"
+            name = "AT_FDCWD" if style == "abbrev" else "-100" if style == "raw" else "-100 /* AT_FDCWD */"
             if self.fd_paths and self.fd_path is not None and "path" in self.decode_fds:
                 path = self.fd_path(-100)
-                if path:
-                    return f"AT_FDCWD<{quote_string(_path_bytes(path), quotes=False, extra_escape='<>')}>"
-            return "AT_FDCWD"
+                if path:                        # (the directory follows the constant in any style)
+                    return f"{name}<{quote_string(_path_bytes(path), quotes=False, extra_escape='<>')}>"
+            return name
         return self.fd(fd)
 
     def buf(self, mem, addr: int, length: int, force_hex: bool = False) -> str:

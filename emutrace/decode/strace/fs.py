@@ -165,11 +165,6 @@ def _c_openat2(f, st, mem):
     a.now(str(size))
 
 
-MOUNT_ATTR = StructText("mount_attr", 32, [
-    ("attr_set", 0, "Q", flags("mount_attr_flags")), ("attr_clr", 8, "Q", flags("mount_attr_flags")),
-    ("propagation", 16, "Q", flags("mount_flags")), ("userns_fd", 24, "Q")])
-
-
 def _c_sendfile(f, st, mem):
     out_fd, in_fd, off, count = st.args[:4]
     a = st.a
@@ -258,7 +253,7 @@ def _c_memfd_create(f, st, mem):
 
 CALLS = {"memfd_create": _c_memfd_create, "openat2": _c_openat2, "file_getattr": _c_file_attr, "file_setattr": _c_file_attr, "sendfile": _c_sendfile, "mknod": _c_mknod, "mknodat": _c_mknod, "mount": _c_mount}
 STRUCTS = {"timeval_pair": (32, _d_timeval_pair), "timespec_pair": (32, _d_timespec_pair),
-           "utimbuf": (16, _d_utimbuf), **decoders(OPEN_HOW, MOUNT_ATTR, CACHESTAT_RANGE, CACHESTAT)}
+           "utimbuf": (16, _d_utimbuf), **decoders(OPEN_HOW, CACHESTAT_RANGE, CACHESTAT)}
 AT_ENTRY = {"fan_dirfd": _fan_dirfd}
 AT_EXIT = {
     "dirents": lambda f, m, v, param, n, base, ret: dirents(f, m, v, ret, base),
