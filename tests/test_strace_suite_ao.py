@@ -103,6 +103,32 @@ CASES = [
     ("openat", (0xffffff9c, 0x1000, 0), -2, {0x1000: "6100"},
      {"fd_paths": True, "fd_path": lambda fd: "/tmp" if fd == -100 else None, "xlat_style": "verbose"},
      'openat(-100 /* AT_FDCWD */</tmp>, "a", 0 /* O_RDONLY */) = -1 ENOENT (No such file or directory)'),
+    # net-packet_mreq.c, net-tpacket_req.c, net-tpacket_stats(-success).c, net-icmp_filter.c
+    ("setsockopt", (0xffffffff, 263, 1, 0x1000, 16), -9, {0x1000: "00000000" "ffff" "0700" + "ff" * 8}, {},
+     "setsockopt(-1, SOL_PACKET, PACKET_ADD_MEMBERSHIP, {mr_ifindex=0, mr_type=0xffff /* PACKET_MR_??? */, mr_alen=7, "
+     "mr_address=ff:ff:ff:ff:ff:ff:ff}, 16) = -1 EBADF (Bad file descriptor)"),
+    ("setsockopt", (0xffffffff, 263, 2, 0x1000, 16), -9, {0x1000: "00000000" "0100" "0800" + "ff" * 8}, {"xlat_style": "raw"},
+     'setsockopt(-1, 0x107, 0x2, {mr_ifindex=0, mr_type=0x1, mr_alen=8, '
+     'mr_address="\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff"}, 16) = -1 EBADF (Bad file descriptor)'),
+    ("setsockopt", (0xffffffff, 263, 1, 0x1000, 17), -9, {0x1000: "00" * 17}, {},
+     "setsockopt(-1, SOL_PACKET, PACKET_ADD_MEMBERSHIP, 0x1000, 17) = -1 EBADF (Bad file descriptor)"),
+    ("setsockopt", (0xffffffff, 263, 5, 0x1000, 16), -9, {0x1000: "ff" * 16}, {},
+     "setsockopt(-1, SOL_PACKET, PACKET_RX_RING, {tp_block_size=4294967295, tp_block_nr=4294967295, "
+     "tp_frame_size=4294967295, tp_frame_nr=4294967295}, 16) = -1 EBADF (Bad file descriptor)"),
+    ("setsockopt", (0xffffffff, 263, 0xffffffff, 0, 0), -9, {}, {},
+     "setsockopt(-1, SOL_PACKET, 0xffffffff /* PACKET_??? */, NULL, 0) = -1 EBADF (Bad file descriptor)"),
+    ("getsockopt", (0xffffffff, 263, 6, 0x1000, 0x2000), 42, {0x1000: "ff" * 12, 0x2000: "07000000"}, {},
+     'getsockopt(-1, SOL_PACKET, PACKET_STATISTICS, {tp_packets=4294967295, tp_drops="\\xff\\xff\\xff"}, [7]) = 42'),
+    ("getsockopt", (0xffffffff, 263, 6, 0x1000, 0x2000), 42, {0x1000: "ff" * 12, 0x2000: "00000000"}, {},
+     "getsockopt(-1, SOL_PACKET, PACKET_STATISTICS, 0x1000, [0]) = 42"),
+    ("setsockopt", (0xffffffff, 255, 1, 0x1000, 4), -9, {0x1000: "39180000"}, {},
+     "setsockopt(-1, SOL_RAW, ICMP_FILTER, [ICMP_ECHOREPLY ICMP_DEST_UNREACH ICMP_SOURCE_QUENCH ICMP_REDIRECT "
+     "ICMP_TIME_EXCEEDED ICMP_PARAMETERPROB], 4) = -1 EBADF (Bad file descriptor)"),
+    ("setsockopt", (0xffffffff, 255, 1, 0x1000, 8), -9, {0x1000: "c6e7ffff00000000"}, {},
+     "setsockopt(-1, SOL_RAW, ICMP_FILTER, ~[ICMP_ECHOREPLY ICMP_DEST_UNREACH ICMP_SOURCE_QUENCH ICMP_REDIRECT "
+     "ICMP_TIME_EXCEEDED ICMP_PARAMETERPROB], 8) = -1 EBADF (Bad file descriptor)"),
+    ("setsockopt", (0xffffffff, 255, 1, 0x1000, 0xfffffffe), -9, {0x1000: "00000000"}, {},
+     "setsockopt(-1, SOL_RAW, ICMP_FILTER, 0x1000, -2) = -1 EBADF (Bad file descriptor)"),
 ]
 
 
