@@ -497,7 +497,7 @@ ROWS = (
     _row(321, "bpf", "enum:bpf_commands, ptr, uint", "int", "%desc"),
     _row(322, "execveat", "dirfd, path, argv, envp, flags:at_flags", "int", "%file %desc %process", "process"),
     _row(323, "userfaultfd", "flags:uffd_flags", "fd", "%desc"),
-    _row(324, "membarrier", "enum:membarrier_cmds, flags:membarrier_flags, int", "int", "", "mm"),
+    _row(324, "membarrier", "enum:membarrier_cmds, flags:membarrier_flags, int", "int", "", "membarrier"),
     _row(325, "mlock2", "ptr, ulong, flags:mlock_flags", "int", "%memory", "mm.mlock"),
     _row(326, "copy_file_range", "fd, off_in, fd, off_in, ulong, uint", "int", "%desc", "rw"),
     _row(327, "preadv2", "fd, iovec_out:2, ulong, long, skip, flags:rwf_flags", "int", "%desc", "rw.preadv"),

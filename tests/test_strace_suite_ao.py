@@ -161,3 +161,44 @@ def test_fsconfig_paths_by_command():
     assert match(0xffffffff, 4, 0, 0x3000, 3)                    # SET_PATH_EMPTY: the dirfd
     assert match(0xffffffff, 5, 0, 0x3000, 3)                    # SET_FD: the descriptor
     assert not match(0xffffffff, 5, 0, 0x2000, 4)                # (SET_FD has no path)
+
+
+def test_membarrier_as_linux():
+    """kernel/sched/membarrier.c: QUERY lists every command x86-64 has, private commands need
+    their registration (EPERM before), flags other than FLAG_CPU with the rseq command are
+    EINVAL, registrations belong to the address space and GET_REGISTRATIONS returns them."""
+    from emutrace.kernel import errno as E
+    from emutrace.kernel.membarrier import sys_membarrier
+
+    class Space:
+        pass
+
+    class Proc:
+        def __init__(self, aspace):
+            self.aspace = aspace
+
+    mm = Space()
+    thread, other = Proc(mm), Proc(Space())
+    assert sys_membarrier(thread, 0, 0, 0) == 0x3ff
+    assert sys_membarrier(thread, 3, 255, -1) == -E.EINVAL
+    assert sys_membarrier(thread, 0, 1, 0) == -E.EINVAL
+    assert sys_membarrier(thread, 128, 1, 0xffffffff) == -E.EPERM
+    assert sys_membarrier(thread, 8, 0, 0) == -E.EPERM
+    assert sys_membarrier(thread, 16, 0, 0) == 0
+    assert sys_membarrier(Proc(mm), 8, 0, 0) == 0              # (a thread of the same mm)
+    assert sys_membarrier(other, 8, 0, 0) == -E.EPERM
+    assert sys_membarrier(thread, 512, 0, 0) == 16
+    assert sys_membarrier(thread, 1 << 12, 0, 0) == -E.EINVAL
+
+
+def test_membarrier_query_decoded_as_strace():
+    from emutrace.decode.strace import SyscallFormatter
+    from emutrace.kernel import table
+    f = SyscallFormatter(align=0)
+    got = f.format(table.BY_NAME["membarrier"], [0, 0, 0, 0, 0, 0], 0x3fe, FakeMem({}))
+    assert got == ("membarrier(MEMBARRIER_CMD_QUERY, 0) = 0x3fe (MEMBARRIER_CMD_GLOBAL_EXPEDITED|"
+                   "MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED|MEMBARRIER_CMD_PRIVATE_EXPEDITED|"
+                   "MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED|MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE|"
+                   "MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE|MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ|"
+                   "MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ|MEMBARRIER_CMD_GET_REGISTRATIONS)")
+    assert f.format(table.BY_NAME["membarrier"], [0] * 6, 0, FakeMem({})) == "membarrier(MEMBARRIER_CMD_QUERY, 0) = 0"

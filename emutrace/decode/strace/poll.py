@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 
+from emutrace.linux.poll import EPOLL_CTL_DEL
 from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
 from emutrace.decode.strace.common import hexval, pointer, read_bytes
@@ -127,9 +128,6 @@ def _k_pollfd(f, st, mem, addr, param, i, base):
             text += ", left " + f.struct("timespec", m, timeout_ptr)
         return text
     st.aux = aux
-
-
-EPOLL_CTL_DEL = 2
 
 
 def _c_epoll_ctl(f, st, mem):
