@@ -495,7 +495,7 @@ ROWS = (
     _row(319, "memfd_create", "str, flags:memfd_create_flags", "fd", "%desc", "misc"),
     _row(320, "kexec_file_load", "fd, fd, ulong, buf_in:2, flags:kexec_file_load_flags", "int", "%desc"),
     _row(321, "bpf", "enum:bpf_commands, ptr, uint", "int", "%desc"),
-    _row(322, "execveat", "dirfd, path, argv, envp, flags:at_flags", "int", "%file %desc %process", "process"),
+    _row(322, "execveat", "dirfd, path, argv, envp, flags:execveat_flags", "int", "%file %desc %process", "process"),
     _row(323, "userfaultfd", "flags:uffd_flags", "fd", "%desc"),
     _row(324, "membarrier", "enum:membarrier_cmds, flags:membarrier_flags, int", "int", "", "membarrier"),
     _row(325, "mlock2", "ptr, ulong, flags:mlock_flags", "int", "%memory", "mm.mlock"),

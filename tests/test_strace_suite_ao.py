@@ -129,6 +129,20 @@ CASES = [
      "ICMP_TIME_EXCEEDED ICMP_PARAMETERPROB], 8) = -1 EBADF (Bad file descriptor)"),
     ("setsockopt", (0xffffffff, 255, 1, 0x1000, 0xfffffffe), -9, {0x1000: "00000000"}, {},
      "setsockopt(-1, SOL_RAW, ICMP_FILTER, 0x1000, -2) = -1 EBADF (Bad file descriptor)"),
+    # execveat(-v).c: an argv that stops being readable, an unterminated envp, AT_EXECVE_CHECK
+    ("execveat", (0xffffff9c, 0x1000, 0x2000, 0x3000, 0x11100), -14,
+     {0x1000: "6100", 0x2000: "0010000000000000" "0010000000000000", 0x3000: "0010000000000000"}, {},
+     'execveat(AT_FDCWD, "a", ["a", "a", ... /* 0x2010 */], 0x3000 /* 1 var, unterminated */, '
+     'AT_SYMLINK_NOFOLLOW|AT_EMPTY_PATH|AT_EXECVE_CHECK) = -1 EFAULT (Bad address)'),
+    ("execveat", (0xffffff9c, 0x1000, 0x2000, 0x3000, 0xfffeeeff), -14,
+     {0x1000: "6100", 0x2000: "0000000000000000", 0x3000: "0010000000000000" "0000000000000000"},
+     {"verbose": True},
+     'execveat(AT_FDCWD, "a", [], ["a"], 0xfffeeeff /* AT_??? */) = -1 EFAULT (Bad address)'),
+    # getrusage.c with -v: every field
+    ("getrusage", (0, 0x1000), 0, {0x1000: "00" * 8 + "83" + "00" * 7 + "00" * 16 + "2428" + "00" * 110}, {"verbose": True},
+     "getrusage(RUSAGE_SELF, {ru_utime={tv_sec=0, tv_usec=131}, ru_stime={tv_sec=0, tv_usec=0}, ru_maxrss=10276, "
+     "ru_ixrss=0, ru_idrss=0, ru_isrss=0, ru_minflt=0, ru_majflt=0, ru_nswap=0, ru_inblock=0, ru_oublock=0, "
+     "ru_msgsnd=0, ru_msgrcv=0, ru_nsignals=0, ru_nvcsw=0, ru_nivcsw=0}) = 0"),
 ]
 
 

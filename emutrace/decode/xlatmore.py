@@ -3,7 +3,7 @@ as emutrace.decode.xlatsets (which is full): socket options of AF_PACKET and raw
 Declared with _F / _E into emutrace.decode.xlatcore's SETS, as there."""
 from __future__ import annotations
 
-from emutrace.decode.xlatcore import _E
+from emutrace.decode.xlatcore import _E, _F
 
 # AF_PACKET and raw ICMP socket options (strace's sock_packet_options, sock_raw_options)
 _E("sockopt_packet", "PACKET_???", """
@@ -19,3 +19,6 @@ _E("icmp_filter_flags", None, """
     ICMP_ECHOREPLY=0 ICMP_DEST_UNREACH=3 ICMP_SOURCE_QUENCH=4 ICMP_REDIRECT=5 ICMP_ECHO=8
     ICMP_TIME_EXCEEDED=11 ICMP_PARAMETERPROB=12 ICMP_TIMESTAMP=13 ICMP_TIMESTAMPREPLY=14
     ICMP_INFO_REQUEST=15 ICMP_INFO_REPLY=16 ICMP_ADDRESS=17 ICMP_ADDRESSREPLY=18""")
+
+# execveat's flags (strace's execveat_flags): AT_EXECVE_CHECK is Linux 6.14's
+_F("execveat_flags", "AT_???", "AT_SYMLINK_NOFOLLOW AT_EMPTY_PATH AT_EXECVE_CHECK=0x10000")
