@@ -143,6 +143,18 @@ CASES = [
      "getrusage(RUSAGE_SELF, {ru_utime={tv_sec=0, tv_usec=131}, ru_stime={tv_sec=0, tv_usec=0}, ru_maxrss=10276, "
      "ru_ixrss=0, ru_idrss=0, ru_isrss=0, ru_minflt=0, ru_majflt=0, ru_nswap=0, ru_inblock=0, ru_oublock=0, "
      "ru_msgsnd=0, ru_msgrcv=0, ru_nsignals=0, ru_nvcsw=0, ru_nivcsw=0}) = 0"),
+    # mq_sendrecv.c: the name is a path (no -s cut, its address when unreadable); mq_open's
+    # mq_flags in hex; a 32-byte sigevent whose signo, not a signal, is unsigned
+    ("mq_open", (0x1000, 0xc3, 0xdeadbeef, 0x2000), -14,
+     {0x1000: "61" * 40 + "00", 0x2000: "bbbcbdbebfc0c1c2" + "00" * 56}, {},
+     'mq_open("' + "a" * 40 + '", O_ACCMODE|O_CREAT|O_EXCL, 0137357, {mq_flags=0xc2c1c0bfbebdbcbb, mq_maxmsg=0, '
+     'mq_msgsize=0, mq_curmsgs=0}) = -1 EFAULT (Bad address)'),
+    ("mq_unlink", (0x1000,), -14, {0x1000: "61" * 40 + "00"}, {},
+     'mq_unlink("' + "a" * 40 + '") = -1 EFAULT (Bad address)'),
+    ("mq_notify", (0xdeadf00d, 0x1000), -22,
+     {0x1000: "ed0ddcbaefbeadde" "edfecefa" "edacef0d" + "00" * 16}, {},
+     "mq_notify(-559026163, {sigev_value={sival_int=-1159983635, sival_ptr=0xdeadbeefbadc0ded}, "
+     "sigev_signo=4207869677, sigev_notify=0xdefaced /* SIGEV_??? */}) = -1 EINVAL (Invalid argument)"),
 ]
 
 

@@ -34,11 +34,14 @@ def _d_siginfo(f, b, mem):
     return format_siginfo(siginfo_from_bytes(b))
 
 
+SIGEVENT_SIZE = 32    # what strace reads: value, signo, notify and the union's two pointers
+
+
 def _d_sigevent(f, b, mem):
     value, signo, notify, tid = struct.unpack_from("<Qiii", b)
     # as strace: the value only when not 0, the signal by name only when the event sends one
     text = f"{{sigev_value={{sival_int={s32(value)}, sival_ptr={pointer(value)}}}, " if value else "{"
-    sig = _x.signal_name(signo) if notify in (0, 2, 4) else str(signo)       # SIGNAL, THREAD, THREAD_ID
+    sig = _x.signal_name(signo) if notify in (0, 2, 4) else str(signo & 0xffffffff)   # SIGNAL, THREAD, THREAD_ID
     text += f"sigev_signo={sig}, sigev_notify={_x.format_enum('sigev_notify', notify)}"
     if notify == 4:
         text += f", sigev_notify_thread_id={tid}"
@@ -134,5 +137,5 @@ def _c_restart_syscall(f, st, mem):
 
 
 CALLS = {"rt_sigreturn": _c_rt_sigreturn, "restart_syscall": _c_restart_syscall}
-STRUCTS = {"siginfo": (SIGINFO.size, _d_siginfo), "sigevent": (64, _d_sigevent),
+STRUCTS = {"siginfo": (SIGINFO.size, _d_siginfo), "sigevent": (SIGEVENT_SIZE, _d_sigevent),
            **decoders(SIGACTION, STACK_T)}
