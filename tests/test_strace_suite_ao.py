@@ -155,6 +155,27 @@ CASES = [
      {0x1000: "ed0ddcbaefbeadde" "edfecefa" "edacef0d" + "00" * 16}, {},
      "mq_notify(-559026163, {sigev_value={sival_int=-1159983635, sival_ptr=0xdeadbeefbadc0ded}, "
      "sigev_signo=4207869677, sigev_notify=0xdefaced /* SIGEV_??? */}) = -1 EINVAL (Invalid argument)"),
+    # landlock_create_ruleset.c, landlock_add_rule.c
+    ("landlock_create_ruleset", (0x1000, 8, 0), 7, {0x1000: "0100000000000000"}, {},
+     "landlock_create_ruleset({handled_access_fs=LANDLOCK_ACCESS_FS_EXECUTE}, 8, 0) = 7"),
+    ("landlock_create_ruleset", (0x1000, 56, 0), -38, {0x1000: "0000ca00edeffeff" "0300000000000000" + "00" * 40}, {},
+     "landlock_create_ruleset({handled_access_fs=0xfffeefed00ca0000 /* LANDLOCK_ACCESS_FS_??? */, "
+     "handled_access_net=LANDLOCK_ACCESS_NET_BIND_TCP|LANDLOCK_ACCESS_NET_CONNECT_TCP, scoped=0, "
+     "quiet_access_fs=0, quiet_access_net=0, quiet_scoped=0, ...}, 56, 0) = -1 ENOSYS (Function not implemented)"),
+    ("landlock_create_ruleset", (0, 0, 1), 7, {}, {},
+     "landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) = 7"),
+    ("landlock_add_rule", (0xffffffff, 1, 0x1000, 0), -38, {0x1000: "0100000000000000" "ffffffff"}, {},
+     "landlock_add_rule(-1, LANDLOCK_RULE_PATH_BENEATH, {allowed_access=LANDLOCK_ACCESS_FS_EXECUTE, parent_fd=-1}, 0)"
+     " = -1 ENOSYS (Function not implemented)"),
+    ("landlock_add_rule", (0xffffffff, 2, 0x1000, 0), -38, {0x1000: "0100000000000000" "5000000000000000"}, {},
+     "landlock_add_rule(-1, LANDLOCK_RULE_NET_PORT, {allowed_access=LANDLOCK_ACCESS_NET_BIND_TCP, port=80}, 0)"
+     " = -1 ENOSYS (Function not implemented)"),
+    # fanotify_init.c, fanotify_mark.c: Linux 6.13-6.14's flags in strace's order
+    ("fanotify_init", (0x6000, 0), -38, {}, {},
+     "fanotify_init(FAN_CLASS_NOTIF|FAN_REPORT_FD_ERROR|FAN_REPORT_MNT, O_RDONLY) = -1 ENOSYS (Function not implemented)"),
+    ("fanotify_mark", (3, 0x111, 0x43100000, 0xffffff9c, 0), -38, {}, {},
+     "fanotify_mark(3, FAN_MARK_ADD|FAN_MARK_MNTNS, FAN_PRE_ACCESS|FAN_MNT_ATTACH|FAN_MNT_DETACH|FAN_ONDIR, "
+     "AT_FDCWD, NULL) = -1 ENOSYS (Function not implemented)"),
 ]
 
 
