@@ -176,6 +176,20 @@ CASES = [
     ("fanotify_mark", (3, 0x111, 0x43100000, 0xffffff9c, 0), -38, {}, {},
      "fanotify_mark(3, FAN_MARK_ADD|FAN_MARK_MNTNS, FAN_PRE_ACCESS|FAN_MNT_ATTACH|FAN_MNT_DETACH|FAN_ONDIR, "
      "AT_FDCWD, NULL) = -1 ENOSYS (Function not implemented)"),
+    # listmount(-success).c, listns(-success).c
+    ("listmount", (0x1000, 0x2000, 3, 1), 2,
+     {0x1000: "20000000" "ffffffff" + "ff" * 8 + "0000000000000000" "0100000000000000",
+      0x2000: "0100000000000000" "0200000000000000"}, {},
+     "listmount({size=32, mnt_ns_fd=-1, mnt_id=LSMT_ROOT, param=0, mnt_ns_id=0x1}, [0x1, 0x2], 3, LISTMOUNT_REVERSE) = 2"),
+    ("listmount", (0x1000, 0x2000, 1, 0), -38, {0x1000: "17000000"}, {},
+     "listmount({size=23}, 0x2000, 1, 0) = -1 ENOSYS (Function not implemented)"),
+    ("listmount", (0, 0x2000, 0, 0), -38, {}, {}, "listmount(NULL, [], 0, 0) = -1 ENOSYS (Function not implemented)"),
+    ("listns", (0x1000, 0, 0, 0), -38, {0x1000: "20000000" "00000000"}, {},
+     "listns({size=32, ???}, NULL, 0, 0) = -1 ENOSYS (Function not implemented)"),
+    ("listns", (0x1000, 0, 0, 0), -38,
+     {0x1000: "20000000" "00000000" "0500000000000000" "80000200" "00000000" + "ff" * 8}, {},
+     "listns({size=32, ns_id=0x5, ns_type=TIME_NS|MNT_NS, user_ns_id=LISTNS_CURRENT_USER}, NULL, 0, 0)"
+     " = -1 ENOSYS (Function not implemented)"),
 ]
 
 

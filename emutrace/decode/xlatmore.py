@@ -35,3 +35,11 @@ _F("landlock_ruleset_access_net", "LANDLOCK_ACCESS_NET_???", """
     LANDLOCK_ACCESS_NET_BIND_TCP=1 LANDLOCK_ACCESS_NET_CONNECT_TCP=2 LANDLOCK_ACCESS_NET_BIND_UDP=4
     LANDLOCK_ACCESS_NET_CONNECT_SEND_UDP=8""")
 _F("landlock_scope_flags", "LANDLOCK_SCOPE_???", "LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET=1 LANDLOCK_SCOPE_SIGNAL=2")
+
+# listmount, listns (linux/mount.h, linux/nsfs.h)
+_F("listmount_flags", "LISTMOUNT_???", "LISTMOUNT_REVERSE=1")
+_E("listmount_mnt_id", None, "LSMT_ROOT=0xffffffffffffffff")
+_E("listns_user_ns_id", None, "LISTNS_CURRENT_USER=0xffffffffffffffff")
+_F("ns_type", "???_NS", """
+    TIME_NS=0x80 MNT_NS=0x20000 CGROUP_NS=0x2000000 UTS_NS=0x4000000 IPC_NS=0x8000000
+    USER_NS=0x10000000 PID_NS=0x20000000 NET_NS=0x40000000""")
