@@ -190,6 +190,20 @@ CASES = [
      {0x1000: "20000000" "00000000" "0500000000000000" "80000200" "00000000" + "ff" * 8}, {},
      "listns({size=32, ns_id=0x5, ns_type=TIME_NS|MNT_NS, user_ns_id=LISTNS_CURRENT_USER}, NULL, 0, 0)"
      " = -1 ENOSYS (Function not implemented)"),
+    # lsm_get_self_attr(-success).c, lsm_set_self_attr.c, lsm_list_modules(-success).c
+    ("lsm_get_self_attr", (101, 0x1fe1, 0x3000, 1), -38, {0x1fe1: "00" * 31, 0x3000: "efbeadde"}, {},
+     "lsm_get_self_attr(LSM_ATTR_EXEC, 0x1fe1, [3735928559], LSM_FLAG_SINGLE) = -1 ENOSYS (Function not implemented)"),
+    ("lsm_get_self_attr", (100, 0x1000, 0x3000, 0), 1,
+     {0x1000: "6500000000000000" "0000000000000000" "2200000000000000" "0200000000000000" "6162",
+      0x3000: "22000000"}, {},
+     'lsm_get_self_attr(LSM_ATTR_CURRENT, [{id=LSM_ID_SELINUX, flags=0, len=34, ctx_len=2, ctx="\\x61\\x62"}], '
+     "[34], 0) = 1"),
+    ("lsm_set_self_attr", (100, 0x1000, 31, 1), -38, {0x1000: "00" * 32}, {},
+     "lsm_set_self_attr(LSM_ATTR_CURRENT, 0x1000, 31, 0x1) = -1 ENOSYS (Function not implemented)"),
+    ("lsm_list_modules", (0x1000, 0x3000, 0), 2, {0x1000: "6400000000000000" "ff00000000000000", 0x3000: "10000000"}, {},
+     "lsm_list_modules([LSM_ID_CAPABILITY, 0xff /* LSM_ID_??? */], [16], 0) = 2"),
+    ("lsm_list_modules", (0x1000, 0x3000, 0xffffffff), -38, {0x3000: "07000000"}, {},
+     "lsm_list_modules(0x1000, [7], 0xffffffff) = -1 ENOSYS (Function not implemented)"),
 ]
 
 

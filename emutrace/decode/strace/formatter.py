@@ -16,7 +16,7 @@ from emutrace.machine.words import s32, s64
 from emutrace.decode import xlat as _x
 from emutrace.decode.strace import (clock, creds, fcntl, fs, futex, ioctl, ipc, keyctl, kinds, mm, net, poll, prctl,
                                     process, resource, sched, signal, stat, system)
-from emutrace.decode.strace import fsmount, landlock, listmount, xattrat
+from emutrace.decode.strace import fsmount, landlock, listmount, lsm, xattrat
 from emutrace.decode.strace.common import (HEX, PATH_MAX, MASK64, NoMem, UnlinkedPath, _SHORT_MAX, _SHORT_QUOTED,
                                            hexval, is_error, pointer, quote_string, read_bytes, read_cstring)
 from emutrace.decode.strace.returns import format_return
@@ -506,7 +506,7 @@ class SyscallFormatter:
 # Every subject's tables, merged: its syscalls decoded by hand, its structs, its argument kinds.
 _SUBJECTS = (kinds, clock, creds, fcntl, fs, futex, ioctl, ipc, keyctl, mm, net, poll, prctl, process,
              resource, sched, signal, stat, system)
-_SUBJECTS += (fsmount, landlock, listmount, xattrat)
+_SUBJECTS += (fsmount, landlock, listmount, lsm, xattrat)
 
 
 def _merged(table: str) -> dict:
