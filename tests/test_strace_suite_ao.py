@@ -204,6 +204,16 @@ CASES = [
      "lsm_list_modules([LSM_ID_CAPABILITY, 0xff /* LSM_ID_??? */], [16], 0) = 2"),
     ("lsm_list_modules", (0x1000, 0x3000, 0xffffffff), -38, {0x3000: "07000000"}, {},
      "lsm_list_modules(0x1000, [7], 0xffffffff) = -1 ENOSYS (Function not implemented)"),
+    # move_pages.c (-s3): arrays cut at the limit, the element after it read too; status at exit
+    ("move_pages", (1000, 4, 0x1000, 0x2000, 0x3000, 0xfacefeed00000004), -38,
+     {0x1000: "0010000000000000" * 3, 0x2000: "22d1adde" "21d1adde" "20d1adde" "1fd1adde"}, {"string_limit": 3},
+     "move_pages(1000, 4, [0x1000, 0x1000, 0x1000, ... /* 0x1018 */], [-559034078, -559034079, -559034080, ...], "
+     "0x3000, MPOL_MF_MOVE_ALL) = -1 ENOSYS (Function not implemented)"),
+    ("move_pages", (1000, 2, 0x1000, 0, 0x3000, 2), 0,
+     {0x1000: "0010000000000000" * 2, 0x3000: "00000000" "f2ffffff"}, {},
+     "move_pages(1000, 2, [0x1000, 0x1000], NULL, [0, -EFAULT], MPOL_MF_MOVE) = 0"),
+    ("move_pages", (1000, 0, 0x1000, 0, 0x3000, 2), -38, {}, {},
+     "move_pages(1000, 0, [], NULL, [], MPOL_MF_MOVE) = -1 ENOSYS (Function not implemented)"),
 ]
 
 

@@ -223,3 +223,29 @@ def cstr_n(f, mem, addr: int, n: int) -> str:
     if found and len(data) < shown:
         return quote_string(data)
     return quote_string(data[:shown]) + ("..." if n else "")
+
+
+def array_of(f, mem, addr: int, n: int, size: int, render, most: int = 1 << 16) -> str:
+    """strace's print_array: n elements of `size` bytes, each rendered from its int; [] for none,
+    the address when the first cannot be read or the span wraps, '... /* addr */' where reading
+    stops, '...' after the string limit's count (not under -v)."""
+    if addr == 0:
+        return "NULL"
+    if n == 0:
+        return "[]"
+    if n * size > MASK64 - addr:
+        return hexval(addr)
+    most = most if f.verbose else f.string_limit
+    items = []
+    for k in range(min(n, most + 1)):      # (strace reads the element after the last shown too)
+        d = read_bytes(mem, addr + size * k, size)
+        if d is None:
+            if not items:
+                return hexval(addr)
+            items.append(f"... /* {hexval(addr + size * k)} */")
+            break
+        if k == most:
+            items.append("...")
+            break
+        items.append(render(int.from_bytes(d, "little")))
+    return "[" + ", ".join(items) + "]"

@@ -5,32 +5,10 @@ from __future__ import annotations
 import struct
 
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import MASK64, hexval, is_error, nonzero_tail, pointer, read_bytes, read_u32
+from emutrace.decode.strace.common import array_of, hexval, is_error, nonzero_tail, pointer, read_bytes, read_u32
 
 MNT_ID_REQ_SIZE_VER0, MNT_ID_REQ_SIZE_VER1 = 24, 32
 NS_ID_REQ_SIZE_VER0 = 32
-_VERBOSE_MOST = 1 << 16                 # (-v: every id, up to where memory ends or this many)
-
-
-def u64_array(f, mem, addr: int, n: int) -> str:
-    """strace's print_array of u64 in hex: [] for none, '... /* addr */' where reading stops."""
-    if addr == 0:
-        return "NULL"
-    if n == 0:
-        return "[]"
-    if n * 8 > MASK64 - addr:
-        return hexval(addr)
-    most = _VERBOSE_MOST if f.verbose else f.string_limit
-    items = []
-    for k in range(min(n, most)):
-        d = read_bytes(mem, addr + 8 * k, 8)
-        if d is None:
-            if not items:
-                return hexval(addr)
-            items.append(f"... /* {hexval(addr + 8 * k)} */")
-            return "[" + ", ".join(items) + "]"
-        items.append(hexval(int.from_bytes(d, "little")))
-    return "[" + ", ".join(items) + (", ...]" if n > most else "]")
 
 
 def _sized_req(f, mem, addr: int, ver0: int, fields) -> str:
@@ -83,7 +61,7 @@ def _list_call(req_text, flags_text):
         def written(ret, m):
             if is_error(ret):
                 return "[]" if ids and nr == 0 else pointer(ids)
-            return u64_array(f, m, ids, min(nr, ret))
+            return array_of(f, m, ids, min(nr, ret), 8, hexval)
         a.later(written)
         a.now(str(nr))
         a.now(flags_text(fl & 0xffffffff))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import hexval, is_error, pointer, read_bytes, read_u32
+from emutrace.decode.strace.common import array_of, hexval, is_error, pointer, read_bytes, read_u32
 
 LSM_CTX_HEADER = 32                   # struct lsm_ctx {u64 id, flags, len, ctx_len; u8 ctx[]}
 LSM_FLAG_SINGLE = 1
@@ -104,24 +104,6 @@ def _c_lsm_set_self_attr(f, st, mem):
     a.now(hexval(fl & 0xffffffff))
 
 
-def _lsm_ids(f, mem, addr: int, n: int) -> str:
-    if addr == 0:
-        return "NULL"
-    if n == 0:
-        return "[]"
-    most = _VERBOSE_MOST if f.verbose else f.string_limit
-    items = []
-    for k in range(min(n, most)):
-        d = read_bytes(mem, addr + 8 * k, 8)
-        if d is None:
-            if not items:
-                return hexval(addr)
-            items.append(f"... /* {hexval(addr + 8 * k)} */")
-            return "[" + ", ".join(items) + "]"
-        items.append(_lsm_id(int.from_bytes(d, "little"), dflt=True))
-    return "[" + ", ".join(items) + (", ...]" if n > most else "]")
-
-
 def _c_lsm_list_modules(f, st, mem):
     p_ids, p_size, fl = st.args[:3]
     a = st.a
@@ -133,7 +115,7 @@ def _c_lsm_list_modules(f, st, mem):
     def ids(ret, m):
         if read_u32(m, p_size) is None or is_error(ret):
             return pointer(p_ids)
-        return _lsm_ids(f, m, p_ids, ret)
+        return array_of(f, m, p_ids, ret, 8, lambda v: _lsm_id(v, dflt=True))
 
     def size_text(ret, m):
         now = read_u32(m, p_size)
