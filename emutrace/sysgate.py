@@ -102,6 +102,19 @@ def _poll_fds(proc, args):
 _INDIRECT_FDS = {"select": _select_fds, "pselect6": _select_fds, "poll": _poll_fds, "ppoll": _poll_fds}
 
 
+def _fsconfig_args(args):
+    """fsconfig names a path and a descriptor only by some commands, and its first descriptor
+    (the filesystem context) never counts (strace's pathtrace.c)."""
+    cmd = args[1] & 0xFFFFFFFF
+    if cmd in (3, 4):                       # FSCONFIG_SET_PATH, FSCONFIG_SET_PATH_EMPTY
+        return (3,), (4,)
+    return (), ((4,) if cmd == 5 else ())   # FSCONFIG_SET_FD
+
+
+# calls whose path and descriptor arguments depend on another argument: args -> (paths, fds)
+_ARGS_BY_CALL = {"fsconfig": _fsconfig_args}
+
+
 def call_fds(proc, sc, args, fd_args):
     """Every descriptor a call names: its descriptor arguments, then those inside its arguments."""
     for i in fd_args:
@@ -134,7 +147,8 @@ class PathSelection:
         return got
 
     def matches(self, proc, sc, args, read_path, fd_path) -> bool:
-        paths, fds = self._args_of(sc)
+        own = _ARGS_BY_CALL.get(sc.name)
+        paths, fds = own(args) if own is not None else self._args_of(sc)
         for i in paths:
             if i < len(args) and args[i] and read_path(proc, args[i]) in self.paths:
                 return True

@@ -240,8 +240,3 @@ def sys_madvise(proc, addr, length, advice, *_):
 
 def sys_mlock(proc, *_):
     return 0
-
-
-def sys_membarrier(proc, cmd, *_):
-    # MEMBARRIER_CMD_QUERY answers "no commands supported"; one CPU runs at a time anyway
-    return 0 if cmd == 0 else -E.EINVAL

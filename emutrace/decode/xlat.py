@@ -28,6 +28,7 @@ from typing import Optional
 
 from emutrace.decode.xlatcore import SETS, STYLE, Style, Xlat, _hex, octal   # noqa: F401 (the API)
 from emutrace.decode.xlatsets import format_ioctl, ioctl_arg_style           # noqa: F401 (the API)
+from emutrace.decode import xlatmore                                         # noqa: F401 (its sets)
 
 # ---------------------------------------------------------------------------------------------
 # signals

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Dict
 
-from emutrace.linux import auxv, elf, fcntl, futex, ipc, mman, net, poll, prctl, resource, sched, signal
+from emutrace.linux import auxv, elf, fcntl, futex, ipc, membarrier, mman, net, poll, prctl, resource, sched, signal
 
-SUBJECTS = (auxv, elf, fcntl, futex, ipc, mman, net, poll, prctl, resource, sched, signal)
+SUBJECTS = (auxv, elf, fcntl, futex, ipc, membarrier, mman, net, poll, prctl, resource, sched, signal)
 
 
 def _declared(module) -> Dict[str, int]:

@@ -258,3 +258,50 @@ def element_array(f, mem, addr: int, count: int, size: int, render) -> str:
             break
         items.append(render(data))
     return "[" + ", ".join(items) + "]"
+
+
+def cstr_n(f, mem, addr: int, n: int) -> str:
+    """strace's printstr_ex(addr, n, QUOTE_0_TERMINATED): a NUL-terminated string of at most n
+    bytes (memfd_create's name, fsconfig's key), at most the string limit shown; '...' when no
+    NUL came within what was shown."""
+    if addr == 0:
+        return "NULL"
+    limit = f.string_limit
+    size = min(limit + 1, n)
+    # (a reader's cstring(addr, k) reads k + 1 bytes: here no byte past size may be needed)
+    got = read_cstring(mem, addr, size - 1) if size else (b"", False)
+    if got is None:
+        return hexval(addr)
+    data, found = got
+    if not found and size:
+        data = read_bytes(mem, addr, size) or data
+    shown = min(size, limit)
+    if found and len(data) < shown:
+        return quote_string(data)
+    return quote_string(data[:shown]) + ("..." if n else "")
+
+
+def array_of(f, mem, addr: int, n: int, size: int, render, most: int = 1 << 16) -> str:
+    """strace's print_array: n elements of `size` bytes, each rendered from its int; [] for none,
+    the address when the first cannot be read or the span wraps, '... /* addr */' where reading
+    stops, '...' after the string limit's count (not under -v)."""
+    if addr == 0:
+        return "NULL"
+    if n == 0:
+        return "[]"
+    if n * size > MASK64 - addr:
+        return hexval(addr)
+    most = most if f.verbose else f.string_limit
+    items = []
+    for k in range(min(n, most + 1)):      # (strace reads the element after the last shown too)
+        d = read_bytes(mem, addr + size * k, size)
+        if d is None:
+            if not items:
+                return hexval(addr)
+            items.append(f"... /* {hexval(addr + size * k)} */")
+            break
+        if k == most:
+            items.append("...")
+            break
+        items.append(render(int.from_bytes(d, "little")))
+    return "[" + ", ".join(items) + "]"

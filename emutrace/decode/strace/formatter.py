@@ -20,6 +20,7 @@ from emutrace.decode.strace import (clock, creds, fcntl, fs, futex, ioctl, ipc, 
 from emutrace.decode.strace.common import (ELLIPSIS, HEX, NON_ASCII_CHARS, NULL, PATH_MAX, MASK64, NoMem,
                                            UnlinkedPath, _SHORT_MAX, _SHORT_QUOTED, hexval, is_error, pointer,
                                            quote_string, read_bytes, read_cstring)
+from emutrace.decode.strace import fsmount, landlock, listmount, lsm, xattrat
 from emutrace.decode.strace.returns import format_return
 
 
@@ -342,13 +343,12 @@ class SyscallFormatter:
         fd = s32(v)
         if fd == -100:
             style = _x.STYLE.xlat              # (-X: strace prints AT_FDCWD as a constant of its set)
-            if style != "abbrev":
-                return "-100" if style == "raw" else "-100 /* AT_FDCWD */"
+            name = "AT_FDCWD" if style == "abbrev" else "-100" if style == "raw" else "-100 /* AT_FDCWD */"
             if self.fd_paths and self.fd_path is not None and "path" in self.decode_fds:
                 path = self.fd_path(-100)
-                if path:
-                    return f"AT_FDCWD<{quote_string(_path_bytes(path), quotes=False, extra_escape='<>')}>"
-            return "AT_FDCWD"
+                if path:                        # (the directory follows the constant in any style)
+                    return f"{name}<{quote_string(_path_bytes(path), quotes=False, extra_escape='<>')}>"
+            return name
         return self.fd(fd)
 
     def buf(self, mem, addr: int, length: int, force_hex: bool = False) -> str:
@@ -519,6 +519,7 @@ class SyscallFormatter:
 # Every subject's tables, merged: its syscalls decoded by hand, its structs, its argument kinds.
 _SUBJECTS = (kinds, clock, creds, fcntl, fs, futex, ioctl, ipc, keyctl, mm, net, poll, prctl, process,
              resource, sched, signal, stat, system, quota, xattr)
+_SUBJECTS += (fsmount, landlock, listmount, lsm, xattrat)
 
 
 def _merged(table: str) -> dict:

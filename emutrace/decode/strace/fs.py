@@ -6,7 +6,7 @@ import struct
 
 from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import (PATH_MAX, date_text, hexval, is_error, pointer, quote_string, read_bytes,
+from emutrace.decode.strace.common import (PATH_MAX, cstr_n, date_text, hexval, is_error, pointer, quote_string, read_bytes,
                                            nonzero_tail, time_comment)
 from emutrace.decode.strace.fields import TIMESPEC, TIMEVAL, StructText, decoders, flags
 
@@ -19,12 +19,50 @@ def path_out(f, mem, addr, ret):
     return pointer(addr) if data is None else quote_string(data)
 
 
+D_NAME_LEN_MAX = 256              # strace prints at most this much of a name
+
+
+def _dirent_name(data: bytes) -> str:
+    """printpathn(name, n): up to its NUL; '...' when n bytes hold none."""
+    end = data.find(b"\0")
+    return quote_string(data[:end]) if end >= 0 else quote_string(data[:-1]) + "..."
+
+
+def _dirents_full(f, data: bytes, kind: str) -> str:
+    """strace -v: every entry. linux_dirent's type is the last byte of its record, after the
+    name; linux_dirent64 has it before the name (and strace prints it there)."""
+    head = 19 if kind == "dirents64" else 18
+    items, off = [], 0
+    while len(data) - off >= head:
+        ino, d_off, reclen = struct.unpack_from("<QqH", data, off)
+        reclen = max(min(reclen, len(data) - off), head)
+        text = f"{{d_ino={ino}, d_off={d_off}, d_reclen={reclen}"
+        tail = data[off + head:off + reclen]
+        if kind == "dirents64":
+            text += f", d_type={_x.format_enum('dirent_types', data[off + 18])}"
+            if tail:
+                text += f", d_name={_dirent_name(tail[:D_NAME_LEN_MAX])}"
+        elif tail:
+            if len(tail) > 1:
+                text += f", d_name={_dirent_name(tail[:-1][:D_NAME_LEN_MAX])}"
+            text += f", d_type={_x.format_enum('dirent_types', tail[-1])}"
+        items.append(text + "}")
+        off += reclen
+    rest = len(data) - off
+    if rest:
+        items.append(quote_string(data[off:off + min(rest, f.string_limit)], force_hex=True)
+                     + ("..." if rest > f.string_limit else ""))
+    return "[" + ", ".join(items) + "]"
+
+
 def dirents(f, mem, addr: int, size: int, kind: str) -> str:
     n = 0
     off = 0
     data = read_bytes(mem, addr, size) if size > 0 else b""
     if data is None:
         return hexval(addr)
+    if f.verbose:
+        return _dirents_full(f, data, kind)
     while off + 18 <= len(data):
         reclen = struct.unpack_from("<H", data, off + 16)[0]
         if reclen == 0:
@@ -127,11 +165,6 @@ def _c_openat2(f, st, mem):
     a.now(str(size))
 
 
-MOUNT_ATTR = StructText("mount_attr", 32, [
-    ("attr_set", 0, "Q", flags("mount_attr_flags")), ("attr_clr", 8, "Q", flags("mount_attr_flags")),
-    ("propagation", 16, "Q", flags("mount_flags")), ("userns_fd", 24, "Q")])
-
-
 def _c_sendfile(f, st, mem):
     out_fd, in_fd, off, count = st.args[:4]
     a = st.a
@@ -168,6 +201,8 @@ def _k_open_mode(f, st, mem, v, param, i, base):
 
 
 CACHESTAT_RANGE = StructText("cachestat_range", 16, [("off", 0, "Q", hexval), ("len", 8, "Q")])
+CACHESTAT = StructText("cachestat", 40, [("nr_cache", 0, "Q"), ("nr_dirty", 8, "Q"), ("nr_writeback", 16, "Q"),
+                                         ("nr_evicted", 24, "Q"), ("nr_recently_evicted", 32, "Q")])
 
 
 def _fan_dirfd(f, st, mem, v, param, n) -> str:
@@ -206,9 +241,19 @@ def _c_mount(f, st, mem):
     a.now(pointer(data) if no_data else f.cstr(mem, data))
 
 
-CALLS = {"openat2": _c_openat2, "file_getattr": _c_file_attr, "file_setattr": _c_file_attr, "sendfile": _c_sendfile, "mknod": _c_mknod, "mknodat": _c_mknod, "mount": _c_mount}
+MFD_NAME_MAX = 255 - len("memfd:")          # (the kernel's limit on memfd_create's name)
+
+
+def _c_memfd_create(f, st, mem):
+    """memfd_create(name, flags): strace reads the name up to the kernel's limit and a byte."""
+    a = st.a
+    a.now(cstr_n(f, mem, st.args[0], MFD_NAME_MAX + 1))
+    a.now(_x.format_flags("memfd_create_flags", st.args[1] & 0xffffffff))
+
+
+CALLS = {"memfd_create": _c_memfd_create, "openat2": _c_openat2, "file_getattr": _c_file_attr, "file_setattr": _c_file_attr, "sendfile": _c_sendfile, "mknod": _c_mknod, "mknodat": _c_mknod, "mount": _c_mount}
 STRUCTS = {"timeval_pair": (32, _d_timeval_pair), "timespec_pair": (32, _d_timespec_pair),
-           "utimbuf": (16, _d_utimbuf), **decoders(OPEN_HOW, MOUNT_ATTR, CACHESTAT_RANGE)}
+           "utimbuf": (16, _d_utimbuf), **decoders(OPEN_HOW, CACHESTAT_RANGE, CACHESTAT)}
 AT_ENTRY = {"fan_dirfd": _fan_dirfd}
 AT_EXIT = {
     "dirents": lambda f, m, v, param, n, base, ret: dirents(f, m, v, ret, base),

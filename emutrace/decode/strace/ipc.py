@@ -106,16 +106,20 @@ def _ipc_ds(a, mem, cmd: int, addr: int, kind: str) -> None:
 def _c_mq_open(f, st, mem):
     name, flags, mode, attr = st.args[:4]
     a = st.a
-    a.now(f.cstr(mem, name))
+    a.now(f.path(mem, name))                       # (strace's printpath: no -s cut)
     a.now(_x.format_flags("open_flags", flags & 0xffffffff))
     if flags & 0x40:                               # O_CREAT
         a.now(_x.octal(mode & 0xffff))
-        a.now(f.struct("mq_attr", mem, attr))
+        data = read_bytes(mem, attr, MQ_ATTR_OPEN.size) if attr else None
+        a.now(MQ_ATTR_OPEN.text(data) if data is not None else pointer(attr))
 
 
 MQ_ATTR = StructText("mq_attr", 64, [
     ("mq_flags", 0, "q", lambda v: _x.format_flags("open_mode_flags", v & 0x800) if v else "0"),
     ("mq_maxmsg", 8, "q"), ("mq_msgsize", 16, "q"), ("mq_curmsgs", 24, "q")])
+# mq_open's: strace does not decode its mq_flags (printmqattr(..., false): the flags in hex)
+MQ_ATTR_OPEN = StructText("mq_attr", 64, [
+    ("mq_flags", 0, "Q", hexval), ("mq_maxmsg", 8, "q"), ("mq_msgsize", 16, "q"), ("mq_curmsgs", 24, "q")])
 
 
 CALLS = {"semctl": _c_semctl, "shmctl": _c_ipcctl, "msgctl": _c_ipcctl, "mq_open": _c_mq_open}

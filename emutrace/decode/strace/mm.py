@@ -1,8 +1,10 @@
 """Memory mappings (strace's mem.c, numa.c): mremap, mincore, memory policies."""
 from __future__ import annotations
 
+from emutrace.kernel import errno as _errno
+from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import MASK64, element_array, hexval, is_error, pointer, read_bytes
+from emutrace.decode.strace.common import MASK64, array_of, element_array, hexval, is_error, pointer, read_bytes
 
 
 def _mpol_mode(v: int, wide: bool) -> str:
@@ -82,5 +84,29 @@ def _c_mincore(f, st, mem):
     st.a.later(out)
 
 
-CALLS = {"mremap": _c_mremap, "mincore": _c_mincore, "set_mempolicy": _c_set_mempolicy}
+def _page_status(v: int) -> str:
+    """strace's print_err(status, negated): a negative errno by name, -EFAULT."""
+    v = s32(v)
+    name = _errno.NAME.get(-v) if v < 0 else None
+    style = _x.STYLE.xlat
+    if name is None or style == "raw":
+        return str(v)
+    return f"-{name}" if style == "abbrev" else f"{v} /* -{name} */"
+
+
+def _c_move_pages(f, st, mem):
+    """move_pages(pid, count, pages, nodes, status, flags): status is written by the call."""
+    pid, n, pages, nodes, status, fl = st.args[:6]
+    a = st.a
+    a.now(str(s32(pid)))
+    a.now(str(n))
+    a.now(array_of(f, mem, pages, n, 8, pointer))
+    a.now(array_of(f, mem, nodes, n, 4, lambda v: str(s32(v))))
+    a.later(lambda ret, m: (hexval(status) if is_error(ret) and n and status else
+                            array_of(f, m, status, n, 4, _page_status)))
+    a.now(_x.format_flags("move_pages_flags", fl & 0xffffffff))
+
+
+CALLS = {"mremap": _c_mremap, "mincore": _c_mincore, "set_mempolicy": _c_set_mempolicy,
+         "move_pages": _c_move_pages}
 AT_ENTRY = {"mpol_mode": lambda f, st, mem, v, param, n: _mpol_mode(v, st.name == "mbind")}

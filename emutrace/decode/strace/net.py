@@ -7,6 +7,7 @@ import struct
 from emutrace.kernel import errno as _errno
 from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
+from emutrace.decode.strace import sockpacket
 from emutrace.decode.strace.common import (hexval, is_error, pointer, quote_string, read_bytes, read_u32,
                                            written_u32)
 from emutrace.decode.strace.fields import StructText, enum, flags
@@ -143,7 +144,8 @@ def _c_socket(f, st, mem):
         a.later(lambda ret, m: pointer(sv) if is_error(ret) else f.fdpair(m, sv))
 
 
-_SOCKOPT_SETS = {0: "sockopt_ip", 1: "sockopt_socket", 6: "sockopt_tcp", 41: "sockopt_ipv6", 271: "sockopt_tipc"}
+_SOCKOPT_SETS = {0: "sockopt_ip", 1: "sockopt_socket", 6: "sockopt_tcp", 41: "sockopt_ipv6", 271: "sockopt_tipc",
+                 sockpacket.SOL_PACKET: "sockopt_packet", sockpacket.SOL_RAW: "sockopt_raw"}
 
 UCRED = StructText("ucred", 12, [("pid", 0, "i"), ("uid", 4, "I"), ("gid", 8, "I")])
 LINGER = StructText("linger", 8, [("l_onoff", 0, "i"), ("l_linger", 4, "i")])
@@ -202,6 +204,9 @@ def _sockopt_value(f, mem, level, name, addr, length, got: bool = False) -> str:
     nothing to show: the address)."""
     if addr == 0:
         return "NULL"
+    own = (sockpacket.GOT_VALUES if got else sockpacket.SET_VALUES).get((level, name))
+    if own is not None:
+        return own(f, mem, addr, length)
     if length < 0 or length == 0 and got:
         return hexval(addr)
     if level == 1 and name in _SO_INT_LIKE:

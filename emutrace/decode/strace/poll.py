@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import struct
 
+from emutrace.linux.poll import EPOLL_CTL_DEL
 from emutrace.machine.words import s32
 from emutrace.decode import xlat as _x
-from emutrace.decode.strace.common import hexval, read_bytes
+from emutrace.decode.strace.common import hexval, pointer, read_bytes
 from emutrace.decode.strace.fields import StructText, decoders, flags
 
 
@@ -68,7 +69,7 @@ def epoll_events(f, mem, addr: int, n: int) -> str:
 
 EPOLL_EVENT = StructText("epoll_event", 12, [
     ("events", 0, "I", flags("epollevents")),
-    ("data", 4, "Q", lambda data: f"{{u32={data & 0xffffffff}, u64={data}}}")])   # (a union, both ways)
+    ("data", 4, "Q", hexval)])       # (strace 7's PRINT_FIELD_X; 6.1 printed the union both ways)
 
 
 def _d_pselect6_data(f, b, mem):
@@ -129,7 +130,18 @@ def _k_pollfd(f, st, mem, addr, param, i, base):
     st.aux = aux
 
 
-CALLS = {"select": _c_select, "pselect6": _c_select}
+def _c_epoll_ctl(f, st, mem):
+    """epoll_ctl(epfd, op, fd, event): EPOLL_CTL_DEL ignores the event, so strace shows only
+    its address."""
+    epfd, op, fd, event = st.args[:4]
+    a = st.a
+    a.now(f.fd(epfd))
+    a.now(_x.format_enum("epoll_ctl_ops", op & 0xffffffff))
+    a.now(f.fd(fd))
+    a.now(pointer(event) if op & 0xffffffff == EPOLL_CTL_DEL else f.struct("epoll_event", mem, event))
+
+
+CALLS = {"select": _c_select, "pselect6": _c_select, "epoll_ctl": _c_epoll_ctl}
 STRUCTS = {"pselect6_data": (16, _d_pselect6_data), **decoders(EPOLL_EVENT)}
 AT_ENTRY = {"fdset": lambda f, st, mem, v, param, n: fdset(f, mem, v, s32(n))}
 AT_EXIT = {"epoll_events": lambda f, m, v, param, n, base, ret: epoll_events(f, m, v, ret)}

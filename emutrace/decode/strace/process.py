@@ -63,25 +63,32 @@ def _pointer_array(mem, addr: int, most: int):
 
 
 def argv(f, mem, addr: int) -> str:
+    """strace's printargv: the strings, at most the string limit of them unless -v; an array
+    that stops being readable ends with '... /* the address */'."""
     if addr == 0:
         return "NULL"
-    pointers, end = _pointer_array(mem, addr, f.string_limit)
+    most = (1 << 16) + 1 if f.verbose else f.string_limit
+    pointers, end = _pointer_array(mem, addr, most)
     if end == "unreadable" and not pointers:
         return hexval(addr)
     items = [f.cstr(mem, p) for p in pointers]
     if end == "unreadable":
-        items.append(hexval(addr + 8 * len(pointers)))
+        items.append(f"... /* {hexval(addr + 8 * len(pointers))} */")
     return "[" + ", ".join(items) + (", ...]" if end == "more" else "]")
 
 
 def envp(f, mem, addr: int) -> str:
+    """strace's printargc: the address and how many variables (-v: every one, as argv)."""
     if addr == 0:
         return "NULL"
+    if f.verbose:
+        return argv(f, mem, addr)
     pointers, end = _pointer_array(mem, addr, (1 << 16) + 1)
     if end == "unreadable" and not pointers:
         return hexval(addr)
     n = len(pointers)
-    return f"{hexval(addr)} /* {n} var{'s' if n != 1 else ''} */"
+    tail = ", unterminated" if end == "unreadable" else ""
+    return f"{hexval(addr)} /* {n} var{'s' if n != 1 else ''}{tail} */"
 
 
 def _clone_flags_text(flags: int) -> str:

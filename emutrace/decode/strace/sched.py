@@ -23,8 +23,13 @@ def cpuset(f, mem, addr: int, size: int) -> str:
 
 
 def _ioprio(v: int) -> str:
+    """strace's print_ioprio: the int itself under -Xraw, the macro after it under -Xverbose."""
     v &= 0xffffffff
-    return (f"IOPRIO_PRIO_VALUE({_x.format_enum('ioprio_class', v >> 13)}, {v & 0x1fff})")
+    style = _x.STYLE.xlat
+    if style == "raw":
+        return str(s32(v))
+    text = f"IOPRIO_PRIO_VALUE({_x.format_enum('ioprio_class', v >> 13)}, {v & 0x1fff})"
+    return f"{s32(v)} /* {text} */" if style == "verbose" else text
 
 
 def _d_sched_param(f, b, mem):

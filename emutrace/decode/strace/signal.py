@@ -36,6 +36,9 @@ def _d_siginfo(f, b, mem):
     return format_siginfo(siginfo_from_bytes(b))
 
 
+SIGEVENT_SIZE = 32    # what strace reads: value, signo, notify and the union's two pointers
+
+
 def _d_sigevent(f, b, mem):
     value, signo, notify, tid = struct.unpack_from("<Qiii", b)
     # as strace: the value only when not 0, the signal by name only when the event sends one
@@ -137,5 +140,5 @@ def _c_restart_syscall(f, st, mem):
 
 
 CALLS = {"rt_sigreturn": _c_rt_sigreturn, "restart_syscall": _c_restart_syscall}
-STRUCTS = {"siginfo": (SIGINFO.size, _d_siginfo), "sigevent": (64, _d_sigevent),
+STRUCTS = {"siginfo": (SIGINFO.size, _d_siginfo), "sigevent": (SIGEVENT_SIZE, _d_sigevent),
            **decoders(SIGACTION, STACK_T)}

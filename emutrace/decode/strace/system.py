@@ -85,6 +85,19 @@ def _c_membarrier(f, st, mem):
     a.now(_x.format_flags("membarrier_flags", flags))
     if flags & 1:
         a.now(str(s32(st.args[2])))
+    if st.args[0] & 0xffffffff == 0:         # QUERY: the commands the kernel has, after the mask
+        st.ret_kind = "hex"
+        st.aux = lambda ret, m: _cmd_mask(ret) if ret > 0 else None
+
+
+def _cmd_mask(v: int) -> str:
+    """strace's sprintflags("", membarrier_cmds, v): each command's bit by name."""
+    names = []
+    for bit, name in _x.SETS["membarrier_cmds"].pairs:
+        if bit and v & bit == bit:
+            names.append(name)
+            v &= ~bit
+    return "|".join(names + ([hexval(v)] if v else []))
 
 
 SOCK_FPROG = StructText("sock_fprog", 16, [("len", 0, "H"), ("filter", 8, "Q", pointer)])
