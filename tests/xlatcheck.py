@@ -1,5 +1,5 @@
 """Shared by test_xlat_sets_files.py and test_xlat_sets_system.py: one flag/enum set against the
-lines strace 6.1 printed for its values."""
+lines strace printed for its values (6.1, or 7.2 where issue 39's snapshot added flags)."""
 from emutrace.decode import xlat
 from emutrace.decode.xlat import SETS
 

@@ -178,7 +178,7 @@ _E("mpol_modes", "MPOL_???", """
 _F("mbind_flags", "MPOL_???", "MPOL_MF_STRICT=1 MPOL_MF_MOVE=2 MPOL_MF_MOVE_ALL=4")
 _F("move_pages_flags", "MPOL_???", "MPOL_MF_MOVE=2 MPOL_MF_MOVE_ALL=4")
 _F("mpol_mode_flags", "MPOL_F_???", "MPOL_F_STATIC_NODES MPOL_F_RELATIVE_NODES MPOL_F_NUMA_BALANCING")
-_F("membarrier_flags", "MEMBARRIER_CMD_FLAG_???", "MEMBARRIER_CMD_FLAG_CPU=1")
+_F("membarrier_flags", "MEMBARRIER_CMD_FLAG_???", "MEMBARRIER_CMD_FLAG_CPU")
 _F("get_mempolicy_flags", "MPOL_???", "MPOL_F_NODE=1 MPOL_F_ADDR=2 MPOL_F_MEMS_ALLOWED=4")
 _E("membarrier_cmds", "MEMBARRIER_CMD_???", """
     MEMBARRIER_CMD_QUERY MEMBARRIER_CMD_GLOBAL MEMBARRIER_CMD_GLOBAL_EXPEDITED
