@@ -17,7 +17,9 @@ moment its last process leaves, so N live processes cannot hold more than --max-
 Reuse: a retired exec engine is not closed but pooled (at most POOL_MAX, each charged to the
 budget as a live engine is), renewed and given to the next exec with its translations where they
 still hold (emutrace/machine/reuse.py): most of a short process's host time is translating ld.so's
-and libc's code again. EMUTRACE_ENGINE_POOL=0 turns it off (every exec gets a new engine).
+and libc's code again. It is off unless EMUTRACE_ENGINE_POOL=1: a known defect
+(docs/processes.md, tests/test_engine_pool.py's xfail) lets a page that was code, then data, then
+code again in three programs keep the first program's translation.
 """
 from __future__ import annotations
 
@@ -35,8 +37,8 @@ POOL_MAX = 3
 
 
 def pooling_wanted() -> bool:
-    """EMUTRACE_ENGINE_POOL=0: no reuse (each exec gets a new engine)."""
-    return os.environ.get("EMUTRACE_ENGINE_POOL", "1") != "0"
+    """EMUTRACE_ENGINE_POOL=1: reuse (off by default until the known defect above is fixed)."""
+    return os.environ.get("EMUTRACE_ENGINE_POOL", "0") == "1"
 
 
 class Engines:

@@ -86,6 +86,7 @@ def test_pooled_engine_is_charged_and_reused(monkeypatch):
     next new() of its kind with its Backings (pages given back: zero) and its charge moves to
     the new address space; a pooled engine gives way when a new one would not fit; with
     EMUTRACE_ENGINE_POOL=0 nothing is pooled."""
+    monkeypatch.setenv("EMUTRACE_ENGINE_POOL", "1")
     from emutrace.kernel.engines import Engines
     from emutrace.machine.budget import MemoryBudget
     from emutrace.machine.cpu import ENGINE_BASE_COST, TCG_BUFFER
@@ -120,3 +121,16 @@ def test_pooled_engine_is_charged_and_reused(monkeypatch):
     engines.close_retired()
     engines.close_pool()
     assert engines.budget.used == 0 and engines.live == 0
+
+
+@pytest.mark.xfail(strict=True, reason="known defect of the pool (docs/processes.md): a page that "
+                   "was code in one program, data in the next and code again in a third keeps a "
+                   "translation of the first program; grep then stores into its own text")
+def test_three_programs_with_code_data_code_at_one_page():
+    """ls's text, stat's .bss and grep's text share the page 0x55555556c000 (their PIE layouts):
+    with the pool on, grep must still run as with it off."""
+    script = "ls -A / >/dev/null; stat -c %a / >/dev/null; grep shm /proc/self/mounts; echo rc=$?"
+    off = _run(["--no-trace", "sh", "-c", script], "0")
+    on = _run(["--no-trace", "sh", "-c", script], "1")
+    assert off.stdout.endswith(b"rc=0\n")
+    assert on.stdout == off.stdout
